@@ -1,0 +1,38 @@
+"""Lazy import of optional dependencies with an install hint."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from ._errors import MissingDependencyError
+
+_EXTRA_OF = {
+    "polars": "polars",
+    "duckdb": "duckdb",
+    "matplotlib": "plot",
+    "matplotlib.pyplot": "plot",
+    "pyspark": "spark",
+    "sklearn": "test",
+}
+
+
+def require(module: str, *, feature: str) -> ModuleType:
+    """Import ``module`` or raise :class:`MissingDependencyError` with an install hint.
+
+    Parameters
+    ----------
+    module : str
+        Dotted module name, e.g. ``"matplotlib.pyplot"``.
+    feature : str
+        What the caller wanted to do, used in the message.
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.split(".")[0]
+        extra = _EXTRA_OF.get(module, _EXTRA_OF.get(top, top))
+        raise MissingDependencyError(
+            f"{feature} needs the optional package '{top}', which is not installed; "
+            f"install it with: pip install 'ereval[{extra}]'"
+        ) from exc

@@ -1,0 +1,27 @@
+"""Assembly of the Typer application from the sub-command modules."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="ereval",
+    help="Evaluate entity resolution: metrics, estimates from labelled samples, OASIS, PAULA.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Sub-command modules, each exposing ``register(app: typer.Typer) -> None``.
+_COMMAND_MODULES: tuple[str, ...] = (
+)
+
+for _name in _COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
+
+
+def main() -> None:
+    """Entry point of the ``ereval`` console script."""
+    app()

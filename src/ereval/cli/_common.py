@@ -1,0 +1,143 @@
+"""Helpers shared by the sub-commands: error handling and output formats."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+import math
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal, ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .._errors import InputError, InputTypeError, MissingDependencyError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+OutputFormat = Literal["table", "json", "csv"]
+
+#: Exit code for bad input (same as a usage error).
+EXIT_BAD_INPUT = 2
+
+_stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``message`` as an error and return the Exit to raise (code 2)."""
+    _stderr.print(f"[bold red]error:[/bold red] {message}", markup=True, highlight=False)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn input errors into a one-line message and exit code 2, with no traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except (InputError, InputTypeError, MissingDependencyError) as exc:
+            raise fail(_escape(str(exc))) from None
+        except FileNotFoundError as exc:
+            raise fail(_escape(f"file not found: {exc.filename}")) from None
+        except OSError as exc:
+            raise fail(_escape(f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}")) from None
+
+    return wrapper
+
+
+def _escape(text: str) -> str:
+    return text.replace("[", r"\[")
+
+
+def json_ready(value: Any) -> Any:
+    """Recursively replace NaN/inf floats by None and NumPy scalars by Python ones."""
+    if isinstance(value, Mapping):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def dumps_json(value: Any) -> str:
+    """JSON text with NaN written as ``null`` (never the invalid token ``NaN``)."""
+    return json.dumps(json_ready(value), indent=2, allow_nan=False)
+
+
+def format_number(value: Any, digits: int = 6) -> str:
+    """Render a cell of a human-readable table."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.{digits}g}"
+    return str(value)
+
+
+def emit_mapping(
+    values: Mapping[str, Any],
+    fmt: OutputFormat,
+    *,
+    title: str | None = None,
+    key_header: str = "metric",
+    value_header: str = "value",
+) -> None:
+    """Print a flat mapping of names to values as a table, JSON object or CSV."""
+    if fmt == "json":
+        sys.stdout.write(dumps_json(dict(values)) + "\n")
+    elif fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow([key_header, value_header])
+        for key, value in json_ready(dict(values)).items():
+            writer.writerow([key, "" if value is None else value])
+        sys.stdout.write(buf.getvalue())
+    else:
+        table = Table(title=title, show_header=True, header_style="bold")
+        table.add_column(key_header)
+        table.add_column(value_header, justify="right")
+        for key, value in values.items():
+            table.add_row(key, format_number(value))
+        Console().print(table)
+
+
+def emit_records(
+    rows: list[Mapping[str, Any]],
+    columns: list[str],
+    fmt: OutputFormat,
+    *,
+    title: str | None = None,
+) -> None:
+    """Print rows (a list of mappings sharing ``columns``) as a table, JSON list or CSV."""
+    if fmt == "json":
+        sys.stdout.write(dumps_json([{c: r.get(c) for c in columns} for r in rows]) + "\n")
+    elif fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for row in json_ready(rows):
+            writer.writerow(["" if row.get(c) is None else row.get(c) for c in columns])
+        sys.stdout.write(buf.getvalue())
+    else:
+        table = Table(title=title, show_header=True, header_style="bold")
+        for c in columns:
+            table.add_column(c)
+        for row in rows:
+            table.add_row(*(format_number(row.get(c)) for c in columns))
+        Console().print(table)
+
+
+def output_path_option(path: Path | None) -> Path | None:
+    """Validate an output path's parent directory exists."""
+    if path is not None and not path.parent.exists():
+        raise InputError(f"output directory '{path.parent}' does not exist")
+    return path
