@@ -1,0 +1,416 @@
+"""The sparse contingency table shared by every clustering metric.
+
+For a true clustering with clusters ``T_1..T_K`` and a predicted clustering with
+clusters ``P_1..P_R``, the table holds the non-zero counts
+``n_ij = |T_i ∩ P_j|`` (as coordinate lists sorted by ``(i, j)``) and the
+marginals ``a_i = |T_i|`` and ``b_j = |P_j|``. Only non-zero cells are stored:
+their number is at most the number of records, whatever ``K`` and ``R`` are.
+
+When the two clusterings cover different record sets the caller chooses
+(``on_mismatch``): raise an error (default), keep only the records in both
+(``"intersection"``), or keep every record (``"twinless"``, as the
+coreference literature scores twinless mentions). In the twinless case the
+marginals count each side's own records, so ``a_i`` may exceed ``sum_j n_ij``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ._errors import InputError, RecordMismatchError
+from ._validation import check_choice, examples
+from .io import Membership, as_membership
+
+__all__ = [
+    "Alignment",
+    "ContingencyTable",
+    "MismatchPolicy",
+    "align",
+    "contingency_table",
+]
+
+MismatchPolicy = Literal["error", "intersection", "twinless"]
+_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinless")
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class Alignment:
+    """Two clusterings factorised over the union of their records.
+
+    ``true_codes[k]`` / ``pred_codes[k]`` is the dense cluster code of record
+    ``records[k]`` on each side, or ``-1`` where the record is absent from that
+    side (only with ``on_mismatch="twinless"``). ``true_labels[c]`` is the
+    original id of true cluster code ``c`` (likewise ``pred_labels``).
+    """
+
+    records: npt.NDArray[Any]
+    true_codes: IntArray
+    pred_codes: IntArray
+    true_labels: npt.NDArray[Any]
+    pred_labels: npt.NDArray[Any]
+    policy: MismatchPolicy = "error"
+
+    @property
+    def n_true_clusters(self) -> int:
+        return int(self.true_labels.shape[0])
+
+    @property
+    def n_pred_clusters(self) -> int:
+        return int(self.pred_labels.shape[0])
+
+    def table(self) -> ContingencyTable:
+        """Build the sparse contingency table of this alignment."""
+        return ContingencyTable.from_codes(
+            self.true_codes,
+            self.pred_codes,
+            n_true_clusters=self.n_true_clusters,
+            n_pred_clusters=self.n_pred_clusters,
+            policy=self.policy,
+        )
+
+
+def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques)
+
+
+def _same_records(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+        return bool(np.array_equal(a, b))
+    if a.dtype.kind != b.dtype.kind:
+        return False
+    try:
+        return bool(np.all(a == b))
+    except (TypeError, ValueError):
+        return False
+
+
+def _concat(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    if a.dtype == b.dtype or (a.dtype.kind in "iu" and b.dtype.kind in "iu"):
+        return np.concatenate([a, b])
+    return np.concatenate([a.astype(object), b.astype(object)])
+
+
+def align(
+    truth: Any,
+    pred: Any,
+    *,
+    on_mismatch: MismatchPolicy = "error",
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+) -> Alignment:
+    """Factorise two clusterings once over the union of their record ids.
+
+    Parameters
+    ----------
+    truth, pred : clustering
+        Any form accepted by :func:`ereval.io.as_membership`.
+    on_mismatch : {"error", "intersection", "twinless"}, default "error"
+        What to do when the record sets differ: raise
+        :class:`~ereval.RecordMismatchError` naming how many records are only on
+        each side (with examples); keep only the common records; or keep all
+        records, each absent side coded ``-1``.
+    record_col, cluster_col : str
+        Column names for tables and files.
+    """
+    policy = check_choice("on_mismatch", on_mismatch, _POLICIES)
+    t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
+    p = as_membership(pred, name="pred", record_col=record_col, cluster_col=cluster_col)
+    t_codes, t_labels = _factorize(t.clusters)
+    p_codes, p_labels = _factorize(p.clusters)
+    if _same_records(t.records, p.records):
+        return Alignment(t.records, t_codes, p_codes, t_labels, p_labels, policy)
+    nt = len(t)
+    rec_codes, union = _factorize(_concat(t.records, p.records))
+    n_union = union.shape[0]
+    true_of = np.full(n_union, -1, dtype=np.int64)
+    pred_of = np.full(n_union, -1, dtype=np.int64)
+    true_of[rec_codes[:nt]] = t_codes
+    pred_of[rec_codes[nt:]] = p_codes
+    only_true = pred_of < 0
+    only_pred = true_of < 0
+    if not (only_true.any() or only_pred.any()):
+        return Alignment(union, true_of, pred_of, t_labels, p_labels, policy)
+    if policy == "error":
+        _raise_mismatch(union, only_true, only_pred)
+    if policy == "twinless":
+        return Alignment(union, true_of, pred_of, t_labels, p_labels, policy)
+    keep = ~(only_true | only_pred)
+    if not keep.any():
+        raise RecordMismatchError("'truth' and 'pred' have no record in common")
+    tc, t_idx = _factorize(true_of[keep])
+    pc, p_idx = _factorize(pred_of[keep])
+    return Alignment(union[keep], tc, pc, t_labels[t_idx], p_labels[p_idx], policy)
+
+
+def _raise_mismatch(
+    union: npt.NDArray[Any], only_true: npt.NDArray[np.bool_], only_pred: npt.NDArray[np.bool_]
+) -> None:
+    parts = []
+    n_t, n_p = int(only_true.sum()), int(only_pred.sum())
+    if n_t:
+        parts.append(f"{n_t} record(s) only in 'truth' (e.g. {examples(union[only_true])})")
+    if n_p:
+        parts.append(f"{n_p} record(s) only in 'pred' (e.g. {examples(union[only_pred])})")
+    raise RecordMismatchError(
+        "'truth' and 'pred' cover different records: "
+        + "; ".join(parts)
+        + ". Pass on_mismatch='intersection' to score the common records only, or "
+        "on_mismatch='twinless' to score twinless records as coreference scorers do."
+    )
+
+
+def _pairs(x: IntArray) -> int:
+    """Exact sum of C(x, 2) over an integer array."""
+    if x.size == 0:
+        return 0
+    return int((x * (x - 1) // 2).sum(dtype=np.int64))
+
+
+@dataclass(frozen=True, eq=False)
+class ContingencyTable:
+    """Sparse contingency table ``n_ij = |T_i ∩ P_j|`` with marginals.
+
+    Attributes
+    ----------
+    rows, cols, counts : ndarray of int64
+        Coordinates and values of the non-zero cells, sorted by ``(row, col)``.
+    true_sizes : ndarray of int64, shape (K,)
+        ``a_i``, the size of every true cluster (over the truth's own records).
+    pred_sizes : ndarray of int64, shape (R,)
+        ``b_j``, the size of every predicted cluster.
+    policy : {"error", "intersection", "twinless"}
+        How a record-set mismatch was handled.
+    """
+
+    rows: IntArray
+    cols: IntArray
+    counts: IntArray
+    true_sizes: IntArray
+    pred_sizes: IntArray
+    policy: MismatchPolicy = "error"
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        k, r = self.true_sizes.shape[0], self.pred_sizes.shape[0]
+        if not (self.rows.shape == self.cols.shape == self.counts.shape):
+            raise InputError("contingency cells: rows, cols and counts must have equal length")
+        if self.counts.size and (self.counts.min() <= 0):
+            raise InputError("contingency cells must hold positive counts")
+        if self.rows.size and (self.rows.max() >= k or self.cols.max() >= r or self.rows.min() < 0 or self.cols.min() < 0):
+            raise InputError("contingency cells refer to clusters outside the marginals")
+
+    # -- construction -----------------------------------------------------------
+
+    @classmethod
+    def from_codes(
+        cls,
+        true_codes: IntArray,
+        pred_codes: IntArray,
+        *,
+        n_true_clusters: int,
+        n_pred_clusters: int,
+        policy: MismatchPolicy = "error",
+    ) -> ContingencyTable:
+        """Count cells from per-record cluster codes (``-1`` = absent on that side)."""
+        t = np.asarray(true_codes, dtype=np.int64)
+        p = np.asarray(pred_codes, dtype=np.int64)
+        present_t = t >= 0
+        present_p = p >= 0
+        if present_t.all() and present_p.all():
+            true_sizes = np.bincount(t, minlength=n_true_clusters).astype(np.int64)
+            pred_sizes = np.bincount(p, minlength=n_pred_clusters).astype(np.int64)
+            tt, pp = t, p
+        else:
+            true_sizes = np.bincount(t[present_t], minlength=n_true_clusters).astype(np.int64)
+            pred_sizes = np.bincount(p[present_p], minlength=n_pred_clusters).astype(np.int64)
+            both = present_t & present_p
+            tt, pp = t[both], p[both]
+        rows, cols, counts = _count_cells(tt, pp, n_pred_clusters)
+        return cls(rows, cols, counts, true_sizes, pred_sizes, policy)
+
+    # -- sizes ------------------------------------------------------------------
+
+    @property
+    def n_true_clusters(self) -> int:
+        """K, the number of true clusters."""
+        return int(self.true_sizes.shape[0])
+
+    @property
+    def n_pred_clusters(self) -> int:
+        """R, the number of predicted clusters."""
+        return int(self.pred_sizes.shape[0])
+
+    @cached_property
+    def n_common(self) -> int:
+        """Number of records present in both clusterings (``sum n_ij``)."""
+        return int(self.counts.sum())
+
+    @cached_property
+    def n_true_records(self) -> int:
+        """Number of records in the true clustering (``sum a_i``)."""
+        return int(self.true_sizes.sum())
+
+    @cached_property
+    def n_pred_records(self) -> int:
+        """Number of records in the predicted clustering (``sum b_j``)."""
+        return int(self.pred_sizes.sum())
+
+    @property
+    def n_records(self) -> int:
+        """Number of distinct records over both sides."""
+        return self.n_true_records + self.n_pred_records - self.n_common
+
+    @property
+    def has_twinless(self) -> bool:
+        """True when some record is present on one side only."""
+        return self.n_true_records != self.n_common or self.n_pred_records != self.n_common
+
+    # -- derived sufficient statistics (exact integers) ----------------------------
+
+    @cached_property
+    def pairs_both(self) -> int:
+        """Record pairs in the same true and the same predicted cluster: ``sum C(n_ij, 2)``."""
+        return _pairs(self.counts)
+
+    @cached_property
+    def pairs_true(self) -> int:
+        """True coreferent pairs: ``sum C(a_i, 2)``."""
+        return _pairs(self.true_sizes)
+
+    @cached_property
+    def pairs_pred(self) -> int:
+        """Predicted coreferent pairs: ``sum C(b_j, 2)``."""
+        return _pairs(self.pred_sizes)
+
+    @cached_property
+    def row_common(self) -> IntArray:
+        """``sum_j n_ij`` per true cluster (equals ``a_i`` without twinless records)."""
+        if not self.has_twinless:
+            return self.true_sizes
+        return _sum_by(self.rows, self.counts, self.n_true_clusters)
+
+    @cached_property
+    def col_common(self) -> IntArray:
+        """``sum_i n_ij`` per predicted cluster."""
+        if not self.has_twinless:
+            return self.pred_sizes
+        return _sum_by(self.cols, self.counts, self.n_pred_clusters)
+
+    @cached_property
+    def row_cells(self) -> IntArray:
+        """Number of non-zero cells per true cluster (predicted clusters it meets)."""
+        return np.bincount(self.rows, minlength=self.n_true_clusters).astype(np.int64)
+
+    @cached_property
+    def col_cells(self) -> IntArray:
+        """Number of non-zero cells per predicted cluster."""
+        return np.bincount(self.cols, minlength=self.n_pred_clusters).astype(np.int64)
+
+    def extended_with_singletons(self) -> ContingencyTable:
+        """The table over the union of records, each twinless record a singleton on the
+        side where it is missing. Returns ``self`` when there are no twinless records."""
+        if not self.has_twinless:
+            return self
+        miss_t = self.pred_sizes - self.col_common  # per pred cluster: records absent from truth
+        miss_p = self.true_sizes - self.row_common  # per true cluster: records absent from pred
+        k, r = self.n_true_clusters, self.n_pred_clusters
+        n_new_t = int(miss_t.sum())
+        n_new_p = int(miss_p.sum())
+        # records only in pred: new true singleton rows k.., in their pred column
+        rows_a = k + np.arange(n_new_t, dtype=np.int64)
+        cols_a = np.repeat(np.arange(r, dtype=np.int64), miss_t)
+        # records only in truth: new pred singleton columns r.., in their true row
+        rows_b = np.repeat(np.arange(k, dtype=np.int64), miss_p)
+        cols_b = r + np.arange(n_new_p, dtype=np.int64)
+        rows = np.concatenate([self.rows, rows_a, rows_b])
+        cols = np.concatenate([self.cols, cols_a, cols_b])
+        counts = np.concatenate([self.counts, np.ones(n_new_t + n_new_p, dtype=np.int64)])
+        order = np.lexsort((cols, rows))
+        return ContingencyTable(
+            rows[order],
+            cols[order],
+            counts[order],
+            np.concatenate([self.true_sizes, np.ones(n_new_t, dtype=np.int64)]),
+            np.concatenate([self.pred_sizes, np.ones(n_new_p, dtype=np.int64)]),
+            "error",
+        )
+
+    def transpose(self) -> ContingencyTable:
+        """The table with truth and prediction swapped."""
+        order = np.lexsort((self.rows, self.cols))
+        return ContingencyTable(
+            self.cols[order],
+            self.rows[order],
+            self.counts[order],
+            self.pred_sizes,
+            self.true_sizes,
+            self.policy,
+        )
+
+
+def _sum_by(index: IntArray, values: IntArray, size: int) -> IntArray:
+    # float64 sums are exact below 2**53, far beyond any record count
+    return np.bincount(index, weights=values, minlength=size).astype(np.int64)
+
+
+def _count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Non-zero cells of the (t, p) co-occurrence counts, sorted by (t, p)."""
+    if t.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy(), empty.copy()
+    key = t * np.int64(max(n_pred, 1)) + p
+    codes, uniq = pd.factorize(key, sort=False)
+    counts = np.bincount(codes).astype(np.int64)
+    uniq = np.asarray(uniq, dtype=np.int64)
+    order = np.argsort(uniq, kind="stable")
+    uniq = uniq[order]
+    counts = counts[order]
+    return uniq // n_pred, uniq % n_pred, counts
+
+
+def contingency_table(
+    truth: Any,
+    pred: Any,
+    *,
+    on_mismatch: MismatchPolicy = "error",
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+) -> ContingencyTable:
+    """Build the sparse contingency table of two clusterings.
+
+    Parameters are those of :func:`align`. An existing
+    :class:`ContingencyTable` passed as ``truth`` (with ``pred=None``) is
+    returned unchanged.
+
+    Examples
+    --------
+    >>> tab = contingency_table([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]])
+    >>> tab.counts.tolist(), tab.true_sizes.tolist(), tab.pred_sizes.tolist()
+    ([2, 1, 2], [3, 2], [2, 3])
+    """
+    if isinstance(truth, ContingencyTable):
+        if pred is not None:
+            raise InputError("'pred' must be None when 'truth' is already a ContingencyTable")
+        return truth
+    return align(
+        truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+    ).table()
+
+
+def membership_of(alignment: Alignment, side: Literal["truth", "pred"]) -> Membership:
+    """The membership of one side of an alignment (records present on that side)."""
+    codes = alignment.true_codes if side == "truth" else alignment.pred_codes
+    labels = alignment.true_labels if side == "truth" else alignment.pred_labels
+    keep = codes >= 0
+    return Membership(alignment.records[keep], labels[codes[keep]])

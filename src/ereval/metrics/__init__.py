@@ -1,0 +1,108 @@
+"""Clustering-comparison metrics, all computed from one sparse contingency table.
+
+Every scalar function takes ``(truth, pred)`` in any form accepted by
+:func:`ereval.io.as_membership` (or a precomputed
+:class:`~ereval.contingency.ContingencyTable` as ``truth`` with ``pred=None``)
+and returns a ``float``. Family functions return several related scores at
+once; :func:`evaluate` computes any selection from a single table.
+"""
+
+from __future__ import annotations
+
+from ._scalar import (
+    adjusted_rand_index,
+    b3_entity_f1,
+    b3_entity_precision,
+    b3_entity_recall,
+    b3_f1,
+    b3_precision,
+    b3_recall,
+    blanc_f1,
+    blanc_precision,
+    blanc_recall,
+    bmd,
+    ceafe_f1,
+    ceafe_precision,
+    ceafe_recall,
+    ceafm_f1,
+    ceafm_precision,
+    ceafm_recall,
+    closest_cluster_f1,
+    closest_cluster_precision,
+    closest_cluster_recall,
+    cluster_f1,
+    cluster_precision,
+    cluster_recall,
+    completeness,
+    fowlkes_mallows,
+    gmd,
+    homogeneity,
+    lea_f1,
+    lea_precision,
+    lea_recall,
+    muc_f1,
+    muc_precision,
+    muc_recall,
+    pairwise_f1,
+    pairwise_precision,
+    pairwise_recall,
+    rand_index,
+    v_measure,
+    variation_of_information,
+)
+from .merge import pairwise_cost, vi_costs
+from .pairwise import PairCounts, pair_counts, pairwise_scores_from_pairs
+from .records import cluster_errors, record_errors
+from .registry import CANONICAL_METRICS, EXTRA_METRICS, evaluate
+
+__all__ = [
+    "CANONICAL_METRICS",
+    "EXTRA_METRICS",
+    "PairCounts",
+    "adjusted_rand_index",
+    "b3_entity_f1",
+    "b3_entity_precision",
+    "b3_entity_recall",
+    "b3_f1",
+    "b3_precision",
+    "b3_recall",
+    "blanc_f1",
+    "blanc_precision",
+    "blanc_recall",
+    "bmd",
+    "ceafe_f1",
+    "ceafe_precision",
+    "ceafe_recall",
+    "ceafm_f1",
+    "ceafm_precision",
+    "ceafm_recall",
+    "closest_cluster_f1",
+    "closest_cluster_precision",
+    "closest_cluster_recall",
+    "cluster_errors",
+    "cluster_f1",
+    "cluster_precision",
+    "cluster_recall",
+    "completeness",
+    "evaluate",
+    "fowlkes_mallows",
+    "gmd",
+    "homogeneity",
+    "lea_f1",
+    "lea_precision",
+    "lea_recall",
+    "muc_f1",
+    "muc_precision",
+    "muc_recall",
+    "pair_counts",
+    "pairwise_cost",
+    "pairwise_f1",
+    "pairwise_precision",
+    "pairwise_recall",
+    "pairwise_scores_from_pairs",
+    "rand_index",
+    "record_errors",
+    "v_measure",
+    "variation_of_information",
+    "vi_costs",
+]

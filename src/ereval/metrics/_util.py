@@ -1,0 +1,69 @@
+"""Small numeric helpers shared by the metric modules."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from .._validation import check_real
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def ratio(num: float, den: float) -> float:
+    """``num / den``, or NaN for an undefined ``0 / 0`` (never a silent 1.0)."""
+    if den == 0:
+        return math.nan
+    return float(num / den)
+
+
+def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
+    """Weighted harmonic mean ``(1 + b^2) P R / (b^2 P + R)``.
+
+    NaN if either input is NaN; 0 when both are 0.
+    """
+    if math.isnan(precision) or math.isnan(recall):
+        return math.nan
+    b2 = beta * beta
+    den = b2 * precision + recall
+    if den == 0:
+        return 0.0
+    return float((1 + b2) * precision * recall / den)
+
+
+def coref_prf(
+    num_r: float, den_r: float, num_p: float, den_p: float, beta: float = 1.0
+) -> tuple[float, float, float]:
+    """Recall, precision and F as the CoNLL reference scorer (v8.01) computes them.
+
+    An empty denominator gives 0 for that score, and F is 0 whenever either
+    denominator is empty or ``P + R = 0``.
+    """
+    r = num_r / den_r if den_r > 0 else 0.0
+    p = num_p / den_p if den_p > 0 else 0.0
+    if den_r <= 0 or den_p <= 0:
+        return float(r), float(p), 0.0
+    b2 = beta * beta
+    den = b2 * p + r
+    f = (1 + b2) * p * r / den if den > 0 else 0.0
+    return float(r), float(p), float(f)
+
+
+def check_beta(beta: float) -> float:
+    """Validate the F-measure weight ``beta`` (finite, > 0)."""
+    out = check_real("beta", beta)
+    if out <= 0:
+        from .._errors import InputError
+
+        raise InputError(f"'beta' must be > 0; received {out!r}")
+    return out
+
+
+def xlogy(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``x * log(y)`` with ``0 * log(0) = 0`` (natural log)."""
+    out = np.zeros_like(x, dtype=np.float64)
+    mask = x != 0
+    out[mask] = x[mask] * np.log(y[mask])
+    return out

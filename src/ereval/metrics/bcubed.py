@@ -1,0 +1,110 @@
+"""B-cubed precision and recall, record-weighted and entity-weighted.
+
+Record-weighted (Bagga & Baldwin 1998; the CoNLL scorer), ``b3_*``::
+
+    R = sum_ij n_ij^2 / a_i / sum_i a_i,     P = sum_ij n_ij^2 / b_j / sum_j b_j
+
+Entity-weighted (Binette et al. 2024, eq. 15; er-evaluation's ``b_cubed``),
+``b3_entity_*``: every true cluster weighs the same::
+
+    R = (1/K) sum_ij n_ij^2 / a_i^2,         P = (1/K) sum_ij n_ij^2 / (a_i b_j)
+
+The record-weighted scores follow the CoNLL reference scorer v8.01, including
+twinless mentions (they count in the denominators and never in the numerators)
+and its empty-denominator convention (score 0). The twinless variants of
+Cai & Strube (2010) are in :func:`b3_twinless_scores`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..contingency import ContingencyTable
+from ._twinless import (
+    drop_pred_twinless,
+    pred_twinless_as_true_singletons,
+    true_twinless_as_pred_singletons,
+)
+from ._util import check_beta, coref_prf, f_beta, ratio
+
+__all__ = ["b3_entity_scores", "b3_scores", "b3_sums", "b3_twinless_scores"]
+
+
+def b3_sums(table: ContingencyTable) -> tuple[float, int, float, int]:
+    """``(recall numerator, recall denominator, precision numerator, precision denominator)``."""
+    n2 = table.counts.astype(np.float64) ** 2
+    num_r = float((n2 / table.true_sizes[table.rows]).sum())
+    num_p = float((n2 / table.pred_sizes[table.cols]).sum())
+    return num_r, table.n_true_records, num_p, table.n_pred_records
+
+
+def _named(prefix: str, r: float, p: float, f: float, fb: float | None) -> dict[str, float]:
+    out = {f"{prefix}_precision": p, f"{prefix}_recall": r, f"{prefix}_f1": f}
+    if fb is not None:
+        out[f"{prefix}_fbeta"] = fb
+    return out
+
+
+def b3_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """Record-weighted B-cubed precision, recall, F1 (CoNLL v8.01 conventions)."""
+    beta = check_beta(beta)
+    sums = b3_sums(table)
+    r, p, f = coref_prf(*sums)
+    return _named("b3", r, p, f, coref_prf(*sums, beta)[2] if beta != 1.0 else None)
+
+
+def b3_entity_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """Entity-weighted B-cubed (Binette et al. 2024, eq. 15): each true cluster weighs 1/K."""
+    beta = check_beta(beta)
+    n = table.counts.astype(np.float64)
+    a = table.true_sizes[table.rows].astype(np.float64)
+    b = table.pred_sizes[table.cols].astype(np.float64)
+    k = table.n_true_clusters
+    p = ratio(float((n * n / (a * b)).sum()), k)
+    r = ratio(float((n * n / (a * a)).sum()), k)
+    return _named("b3_entity", r, p, f_beta(p, r), f_beta(p, r, beta) if beta != 1.0 else None)
+
+
+def b3_twinless_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """The twinless-mention variants of B-cubed compared by Cai & Strube (2010).
+
+    * ``b3_all`` (Stoyanov et al. 2009): keeps every twinless mention; a twinless
+      response mention gets precision ``1/|R_m|``, a twinless key mention recall
+      ``1/|K_m|``.
+    * ``b3_0`` (Stoyanov et al. 2009): discards twinless response mentions;
+      twinless key mentions get recall 0.
+    * ``b3_rn`` (Rahman & Ng 2009): discards twinless response mentions that are
+      singletons, then scores as usual.
+    * ``b3_sys`` (Cai & Strube 2010): twinless key mentions join the response as
+      singletons and twinless singleton response mentions are discarded; for
+      precision the remaining twinless response mentions join the key as
+      singletons, for recall they are discarded.
+
+    Each returns ``<name>_precision``, ``<name>_recall``, ``<name>_f1`` (and
+    ``_fbeta``), with the CoNLL empty-denominator convention.
+    """
+    beta = check_beta(beta)
+    out: dict[str, float] = {}
+
+    def add(prefix: str, t_recall: ContingencyTable, t_precision: ContingencyTable) -> None:
+        nr, dr, _, _ = b3_sums(t_recall)
+        _, _, np_, dp = b3_sums(t_precision)
+        r, p, f = coref_prf(nr, dr, np_, dp)
+        out.update(_named(prefix, r, p, f, coref_prf(nr, dr, np_, dp, beta)[2] if beta != 1.0 else None))
+
+    add("b3_all", true_twinless_as_pred_singletons(table), pred_twinless_as_true_singletons(table))
+    dropped = drop_pred_twinless(table, singletons_only=False)
+    add("b3_0", dropped, dropped)
+    rn = drop_pred_twinless(table, singletons_only=True)
+    add("b3_rn", rn, rn)
+    sys_p, sys_r = sys_tables(table)
+    add("b3_sys", sys_r, sys_p)
+    return out
+
+
+def sys_tables(table: ContingencyTable) -> tuple[ContingencyTable, ContingencyTable]:
+    """The (precision, recall) key/response pairs of Cai & Strube's ``_sys`` metrics."""
+    base = true_twinless_as_pred_singletons(drop_pred_twinless(table, singletons_only=True))
+    precision_table = pred_twinless_as_true_singletons(base)
+    recall_table = true_twinless_as_pred_singletons(drop_pred_twinless(table, singletons_only=False))
+    return precision_table, recall_table

@@ -1,0 +1,62 @@
+"""Cluster and closest-cluster precision, recall and F-measure.
+
+*Cluster* metrics (Huang et al. 2006; Menestrina et al. 2010; Binette 2024
+Remark 3) count predicted clusters that equal a true cluster exactly:
+``P = |T ∩ P| / |P|`` and ``R = |T ∩ P| / |T|``.
+
+*Closest-cluster* metrics (Benjelloun et al. 2009; Maidasani et al. 2012
+§3.2.2) credit each cluster with its best Jaccard similarity on the other side:
+``P = sum_{p} max_t J(p, t) / |P|`` and ``R = sum_{t} max_p J(t, p) / |T|`` with
+``J(t, p) = n_tp / (a_t + b_p - n_tp)``.
+
+Both sides always have at least one cluster, so these are always defined.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..contingency import ContingencyTable
+from ._util import check_beta, f_beta, ratio
+
+__all__ = ["closest_cluster_scores", "cluster_scores", "exact_matches"]
+
+
+def exact_matches(table: ContingencyTable) -> np.ndarray:
+    """Boolean mask over cells: the true and predicted clusters are identical."""
+    a = table.true_sizes[table.rows]
+    b = table.pred_sizes[table.cols]
+    return (table.counts == a) & (table.counts == b)
+
+
+def cluster_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """Cluster precision, recall, F1 (and F-beta when ``beta != 1``)."""
+    beta = check_beta(beta)
+    matches = int(exact_matches(table).sum())
+    p = ratio(matches, table.n_pred_clusters)
+    r = ratio(matches, table.n_true_clusters)
+    out = {"cluster_precision": p, "cluster_recall": r, "cluster_f1": f_beta(p, r, 1.0)}
+    if beta != 1.0:
+        out["cluster_fbeta"] = f_beta(p, r, beta)
+    return out
+
+
+def closest_cluster_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """Closest-cluster (best Jaccard) precision, recall, F1 (and F-beta)."""
+    beta = check_beta(beta)
+    n = table.counts.astype(np.float64)
+    jac = n / (table.true_sizes[table.rows] + table.pred_sizes[table.cols] - n)
+    best_row = np.zeros(table.n_true_clusters)
+    best_col = np.zeros(table.n_pred_clusters)
+    np.maximum.at(best_row, table.rows, jac)
+    np.maximum.at(best_col, table.cols, jac)
+    p = ratio(float(best_col.sum()), table.n_pred_clusters)
+    r = ratio(float(best_row.sum()), table.n_true_clusters)
+    out = {
+        "closest_cluster_precision": p,
+        "closest_cluster_recall": r,
+        "closest_cluster_f1": f_beta(p, r, 1.0),
+    }
+    if beta != 1.0:
+        out["closest_cluster_fbeta"] = f_beta(p, r, beta)
+    return out

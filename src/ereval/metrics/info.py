@@ -1,0 +1,62 @@
+"""Information-theoretic comparisons: variation of information, homogeneity,
+completeness and V-measure.
+
+Entropies use the natural log (nats), as scikit-learn does::
+
+    H(T) = -sum_i (a_i/N) log(a_i/N)           H(T|P) = -sum_ij (n_ij/N) log(n_ij/b_j)
+    VI = H(T|P) + H(P|T)                        (Meila 2007)
+    h = 1 - H(T|P) / H(T)    c = 1 - H(P|T) / H(P)   (Rosenberg & Hirschberg 2007)
+    V_beta = (1 + beta) h c / (beta h + c)
+
+Conventions: following Rosenberg & Hirschberg (and scikit-learn), homogeneity
+is 1 when ``H(T) = 0`` (a single true cluster: every predicted cluster is
+trivially homogeneous) and completeness is 1 when ``H(P) = 0``; V is 0 when
+``h + c = 0``. These metrics compare partitions of one record set: with twinless
+records each side's missing records are added as singletons.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..contingency import ContingencyTable
+from ._util import check_beta
+
+__all__ = ["entropies", "info_scores"]
+
+
+def entropies(table: ContingencyTable) -> tuple[float, float, float, float]:
+    """``(H(T), H(P), H(T|P), H(P|T))`` in nats over the union of records."""
+    ext = table.extended_with_singletons()
+    n = float(ext.n_common)
+    a = ext.true_sizes.astype(np.float64)
+    b = ext.pred_sizes.astype(np.float64)
+    c = ext.counts.astype(np.float64)
+    h_t = float(-(a / n * np.log(a / n)).sum())
+    h_p = float(-(b / n * np.log(b / n)).sum())
+    h_t_given_p = float(-(c / n * np.log(c / b[ext.cols])).sum())
+    h_p_given_t = float(-(c / n * np.log(c / a[ext.rows])).sum())
+    # exact zeros when there is no uncertainty (avoid -0.0 and rounding noise)
+    return max(h_t, 0.0), max(h_p, 0.0), max(h_t_given_p, 0.0), max(h_p_given_t, 0.0)
+
+
+def info_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """VI, homogeneity, completeness and V-measure (V-beta when ``beta != 1``)."""
+    beta = check_beta(beta)
+    h_t, h_p, h_tp, h_pt = entropies(table)
+    hom = 1.0 if h_t == 0 else 1.0 - h_tp / h_t
+    com = 1.0 if h_p == 0 else 1.0 - h_pt / h_p
+
+    def v(bb: float) -> float:
+        den = bb * hom + com
+        return 0.0 if den == 0 else (1 + bb) * hom * com / den
+
+    out = {
+        "variation_of_information": h_tp + h_pt,
+        "homogeneity": hom,
+        "completeness": com,
+        "v_measure": v(1.0),
+    }
+    if beta != 1.0:
+        out["v_measure_beta"] = v(beta)
+    return out

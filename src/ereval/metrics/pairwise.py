@@ -1,0 +1,145 @@
+"""Pairwise precision, recall and F-measure (Maidasani et al. 2012, §3.1).
+
+A pair of records is *predicted* when both records share a predicted cluster and
+*true* when they share a true cluster. With ``TP = sum_ij C(n_ij, 2)``,
+``|pred| = sum_j C(b_j, 2)`` and ``|true| = sum_i C(a_i, 2)``:
+
+    P = TP / |pred|,   R = TP / |true|,   F_beta = (1 + b^2) P R / (b^2 P + R).
+
+Counts are exact integers until the final division. An empty denominator
+(no predicted or no true pair) gives NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError, RecordMismatchError
+from .._validation import check_choice, examples
+from ..contingency import ContingencyTable, MismatchPolicy
+from ..io import PairList, as_membership, as_pairs
+from ._util import check_beta, f_beta, ratio
+
+__all__ = ["PairCounts", "pair_counts", "pairwise_scores", "pairwise_scores_from_pairs"]
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Exact pair confusion counts.
+
+    ``true_positives`` pairs are together in both clusterings; ``false_positives``
+    only in the prediction; ``false_negatives`` only in the truth;
+    ``true_negatives`` apart in both (over all ``C(n, 2)`` pairs of records).
+    """
+
+    true_positives: int
+    false_positives: int
+    false_negatives: int
+    true_negatives: int
+
+
+def pair_counts(table: ContingencyTable) -> PairCounts:
+    """Pair confusion counts from the contingency table (records on both sides)."""
+    ext = table.extended_with_singletons()
+    n = ext.n_common
+    tp = ext.pairs_both
+    fp = ext.pairs_pred - tp
+    fn = ext.pairs_true - tp
+    tn = n * (n - 1) // 2 - tp - fp - fn
+    return PairCounts(tp, fp, fn, tn)
+
+
+def _scores(tp: int, n_pred: int, n_true: int, beta: float) -> dict[str, float]:
+    p = ratio(tp, n_pred)
+    r = ratio(tp, n_true)
+    out = {
+        "pairwise_precision": p,
+        "pairwise_recall": r,
+        "pairwise_f1": f_beta(p, r, 1.0),
+    }
+    if beta != 1.0:
+        out["pairwise_fbeta"] = f_beta(p, r, beta)
+    return out
+
+
+def pairwise_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """Pairwise precision, recall, F1 (and F-beta when ``beta != 1``).
+
+    With twinless records, predicted pairs are counted over the prediction's
+    records and true pairs over the truth's records; a pair involving a record
+    missing from the other side is never a true positive.
+    """
+    beta = check_beta(beta)
+    return _scores(table.pairs_both, table.pairs_pred, table.pairs_true, beta)
+
+
+def pairwise_scores_from_pairs(
+    truth: Any,
+    pairs: Any,
+    *,
+    beta: float = 1.0,
+    on_mismatch: MismatchPolicy = "error",
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+) -> dict[str, float]:
+    """Pairwise scores of predicted pairs that need not be transitive.
+
+    Parameters
+    ----------
+    truth : clustering
+        The true clustering (any form of :func:`ereval.io.as_membership`).
+    pairs : pairs
+        Predicted matching pairs (any form of :func:`ereval.io.as_pairs`).
+    beta : float, default 1.0
+        Weight of recall in F-beta.
+    on_mismatch : {"error", "intersection", "twinless"}
+        Pairs naming records absent from ``truth``: raise (default), drop those
+        pairs, or keep them as false positives.
+
+    Notes
+    -----
+    ``P = TP / |pairs|`` and ``R = TP / sum_i C(a_i, 2)``, where ``TP`` counts
+    the given pairs whose two records share a true cluster.
+
+    Examples
+    --------
+    >>> s = pairwise_scores_from_pairs([[1, 2, 3], [4]], [(1, 2), (2, 4)])
+    >>> s["pairwise_precision"], s["pairwise_recall"]
+    (0.5, 0.3333333333333333)
+    """
+    beta = check_beta(beta)
+    policy = check_choice("on_mismatch", on_mismatch, ("error", "intersection", "twinless"))
+    t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
+    pl: PairList = as_pairs(pairs, name="pairs")
+    if len(pl) == 0:
+        raise InputError("'pairs' is empty; expected at least one predicted pair")
+    nt = len(t)
+    both = np.concatenate([t.records.astype(object), pl.left.astype(object), pl.right.astype(object)])
+    codes, _ = pd.factorize(both)
+    t_codes, _ = pd.factorize(t.clusters)
+    n_union = int(codes.max()) + 1
+    cluster_of = np.full(n_union, -1, dtype=np.int64)
+    cluster_of[codes[:nt]] = t_codes
+    m = len(pl)
+    cl = cluster_of[codes[nt : nt + m]]
+    cr = cluster_of[codes[nt + m :]]
+    unknown = (cl < 0) | (cr < 0)
+    n_pred = m
+    if unknown.any():
+        if policy == "error":
+            bad = np.where(cl < 0, pl.left, pl.right)[unknown]
+            raise RecordMismatchError(
+                f"'pairs' names {int(unknown.sum())} pair(s) with records absent from 'truth' "
+                f"(e.g. {examples(bad)}); pass on_mismatch='intersection' to drop them or "
+                "'twinless' to count them as false positives"
+            )
+        if policy == "intersection":
+            n_pred = int((~unknown).sum())
+    tp = int(((cl == cr) & ~unknown).sum())
+    sizes = np.bincount(t_codes).astype(np.int64)
+    n_true = int((sizes * (sizes - 1) // 2).sum())
+    return _scores(tp, n_pred, n_true, beta)

@@ -1,0 +1,210 @@
+"""The registry of every metric, and :func:`evaluate` to compute many at once.
+
+Metrics come in families that share their work (precision, recall and F of one
+kind are computed together). :data:`CANONICAL_METRICS` lists the names every
+evaluation reports by default; :data:`EXTRA_METRICS` are available on request
+(and the twinless variants are added by default when twinless records are
+scored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import InputError, InputTypeError
+from ..contingency import ContingencyTable, MismatchPolicy, contingency_table
+from ._util import check_beta, coref_prf
+from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
+from .blanc import blanc_scores
+from .ceaf import ceaf_scores, ceaf_similarity, max_weight_alignment
+from .cluster import closest_cluster_scores, cluster_scores
+from .info import info_scores
+from .lea import lea_scores
+from .merge import bmd, bmd_normalized, gmd
+from .muc import muc_scores
+from .pairwise import pairwise_scores
+from .rand import rand_scores
+
+__all__ = ["CANONICAL_METRICS", "EXTRA_METRICS", "MetricFamily", "evaluate", "family_of", "resolve_metrics"]
+
+Compute = Callable[[ContingencyTable, float], dict[str, float]]
+
+
+@dataclass(frozen=True)
+class MetricFamily:
+    """Metrics computed together.
+
+    ``keys`` are the names it produces (without ``_fbeta`` variants);
+    ``coreference`` marks CoNLL-convention metrics (empty denominators give 0).
+    """
+
+    name: str
+    keys: tuple[str, ...]
+    compute: Compute
+    coreference: bool = False
+
+
+def _prf(prefix: str) -> tuple[str, str, str]:
+    return (f"{prefix}_precision", f"{prefix}_recall", f"{prefix}_f1")
+
+
+def _ceaf_sys(table: ContingencyTable, beta: float) -> dict[str, float]:
+    t_p, t_r = sys_tables(table)
+    num_p = max_weight_alignment(t_p, ceaf_similarity(t_p, 3))
+    num_r = max_weight_alignment(t_r, ceaf_similarity(t_r, 3))
+    r, p, f = coref_prf(num_r, t_r.n_true_records, num_p, t_p.n_pred_records)
+    out = {"ceaf_sys_precision": p, "ceaf_sys_recall": r, "ceaf_sys_f1": f}
+    if beta != 1.0:
+        out["ceaf_sys_fbeta"] = coref_prf(num_r, t_r.n_true_records, num_p, t_p.n_pred_records, beta)[2]
+    return out
+
+
+FAMILIES: tuple[MetricFamily, ...] = (
+    MetricFamily("pairwise", _prf("pairwise"), lambda t, b: pairwise_scores(t, beta=b)),
+    MetricFamily("cluster", _prf("cluster"), lambda t, b: cluster_scores(t, beta=b)),
+    MetricFamily("closest_cluster", _prf("closest_cluster"), lambda t, b: closest_cluster_scores(t, beta=b)),
+    MetricFamily("muc", _prf("muc"), lambda t, b: muc_scores(t, beta=b), True),
+    MetricFamily("b3", _prf("b3"), lambda t, b: b3_scores(t, beta=b), True),
+    MetricFamily("b3_entity", _prf("b3_entity"), lambda t, b: b3_entity_scores(t, beta=b)),
+    MetricFamily("ceafm", _prf("ceafm"), lambda t, b: ceaf_scores(t, phi=3, beta=b), True),
+    MetricFamily("ceafe", _prf("ceafe"), lambda t, b: ceaf_scores(t, phi=4, beta=b), True),
+    MetricFamily("blanc", _prf("blanc"), lambda t, b: blanc_scores(t, beta=b), True),
+    MetricFamily("lea", _prf("lea"), lambda t, b: lea_scores(t, beta=b), True),
+    MetricFamily("bmd", ("bmd",), lambda t, b: {"bmd": bmd(t)}),
+    MetricFamily("gmd", ("gmd",), lambda t, b: {"gmd": gmd(t)}),
+    MetricFamily(
+        "info",
+        ("variation_of_information", "homogeneity", "completeness", "v_measure"),
+        lambda t, b: info_scores(t, beta=b),
+    ),
+    MetricFamily("rand", ("rand_index", "adjusted_rand_index", "fowlkes_mallows"), lambda t, b: rand_scores(t)),
+)
+
+EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
+    MetricFamily("ceaf_phi1", _prf("ceaf_phi1"), lambda t, b: ceaf_scores(t, phi=1, beta=b), True),
+    MetricFamily("ceaf_phi2", _prf("ceaf_phi2"), lambda t, b: ceaf_scores(t, phi=2, beta=b), True),
+    MetricFamily(
+        "b3_twinless",
+        _prf("b3_all") + _prf("b3_0") + _prf("b3_rn") + _prf("b3_sys"),
+        lambda t, b: b3_twinless_scores(t, beta=b),
+        True,
+    ),
+    MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True),
+    MetricFamily("bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}),
+)
+
+#: The canonical metric names, in report order.
+CANONICAL_METRICS: tuple[str, ...] = tuple(k for fam in FAMILIES for k in fam.keys)
+#: Further metrics available by name.
+EXTRA_METRICS: tuple[str, ...] = tuple(k for fam in EXTRA_FAMILIES for k in fam.keys)
+_TWINLESS_DEFAULTS = tuple(
+    k for fam in EXTRA_FAMILIES if fam.name in ("b3_twinless", "ceaf_sys") for k in fam.keys
+)
+
+_FAMILY_OF: dict[str, MetricFamily] = {k: fam for fam in FAMILIES + EXTRA_FAMILIES for k in fam.keys}
+
+
+def family_of(name: str) -> MetricFamily:
+    """The family that computes metric ``name``."""
+    return _FAMILY_OF[name]
+
+
+def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Validate metric names (a list, or a comma-separated string; ``None`` = canonical).
+
+    A family name (``"pairwise"``, ``"ceafe"``, ``"info"``, ...) selects all of its
+    metrics.
+    """
+    if metrics is None:
+        return CANONICAL_METRICS
+    if isinstance(metrics, str):
+        names = [m.strip() for m in metrics.split(",") if m.strip()]
+    else:
+        try:
+            names = [str(m) for m in metrics]
+        except TypeError as exc:
+            raise InputTypeError(f"'metrics' must be a list of metric names; received {type(metrics).__name__}") from exc
+    if not names:
+        raise InputError("'metrics' is empty; expected at least one metric name")
+    by_family = {fam.name: fam.keys for fam in FAMILIES + EXTRA_FAMILIES}
+    out: list[str] = []
+    unknown = []
+    for nm in names:
+        if nm in _FAMILY_OF:
+            out.append(nm)
+        elif nm in by_family:
+            out.extend(by_family[nm])
+        else:
+            unknown.append(nm)
+    if unknown:
+        known = ", ".join(CANONICAL_METRICS + EXTRA_METRICS)
+        raise InputError(f"'metrics' has unknown name(s) {unknown!r}; known metrics: {known}")
+    return tuple(dict.fromkeys(out))
+
+
+def evaluate(
+    truth: Any,
+    pred: Any = None,
+    *,
+    metrics: str | Sequence[str] | None = None,
+    beta: float = 1.0,
+    on_mismatch: MismatchPolicy = "error",
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, float]:
+    """Compute many metrics from one contingency table.
+
+    Parameters
+    ----------
+    truth, pred : clustering
+        Any form accepted by :func:`ereval.io.as_membership`; or a
+        :class:`~ereval.contingency.ContingencyTable` as ``truth`` with
+        ``pred=None``.
+    metrics : list of str or comma-separated str, optional
+        Metric or family names; default all canonical metrics (plus the
+        twinless variants when twinless records are scored).
+    beta : float, default 1.0
+        Weight of recall: when not 1, every family also reports ``*_fbeta`` (and
+        ``v_measure_beta``).
+    on_mismatch : {"error", "intersection", "twinless"}, default "error"
+        See :func:`ereval.contingency.align`.
+    progress : callable, optional
+        Called with each family's name before it is computed.
+
+    Returns
+    -------
+    dict
+        Metric name to value (``float``; NaN where undefined).
+
+    Examples
+    --------
+    >>> s = evaluate([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]], metrics="pairwise")
+    >>> s["pairwise_precision"], s["pairwise_recall"]
+    (0.25, 0.25)
+    """
+    beta = check_beta(beta)
+    explicit = metrics is not None
+    names = resolve_metrics(metrics)
+    table = contingency_table(truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col)
+    if not explicit and table.has_twinless:
+        names = names + _TWINLESS_DEFAULTS
+    results: dict[str, float] = {}
+    done: set[str] = set()
+    for nm in names:
+        fam = _FAMILY_OF[nm]
+        if fam.name in done:
+            continue
+        if progress is not None:
+            progress(fam.name)
+        results.update(fam.compute(table, beta))
+        done.add(fam.name)
+    wanted = set(names)
+    out = {k: float(v) for k, v in results.items() if k in wanted}
+    if beta != 1.0:
+        for k, v in results.items():
+            if k.endswith(("_fbeta", "_beta")) and (k.replace("_fbeta", "_f1") in wanted or (k == "v_measure_beta" and "v_measure" in wanted)):
+                out[k] = float(v)
+    return out
