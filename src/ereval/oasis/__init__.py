@@ -1,0 +1,76 @@
+"""OASIS: estimate pairwise F-measure, precision and recall from a few hundred labels.
+
+Adaptive importance sampling of record pairs (Marchant & Rubinstein, PVLDB 2017)
+and the baselines it is compared with, behind one interface:
+
+>>> from ereval.oasis import OASISSampler, synthetic_pool
+>>> pool = synthetic_pool(20_000, imbalance=300, seed=0)
+>>> est = OASISSampler(pool, seed=0).run(budget=500)
+>>> est.labels_used
+500
+
+See ``docs/oasis.md`` for a guide.
+"""
+
+from __future__ import annotations
+
+from ._base import Oracle, Query, Sampler, StopReason
+from .adaptive import OASISSampler
+from .estimates import Estimates, MeasureEstimate, stratified_ratio, weighted_ratio
+from .model import (
+    epsilon_greedy,
+    initial_f_guess,
+    optimal_item_weights,
+    optimal_strata_weights,
+    posterior_mean,
+    prior_pseudo_counts,
+)
+from .oracles import ConsoleOracle, LabelOracle, NoisyOracle
+from .pool import Pool, ScoreKind, pool_from_frame, read_pool, scores_to_probabilities
+from .samplers import (
+    ImportanceSampler,
+    Method,
+    PassiveSampler,
+    StratifiedSampler,
+    load_sampler,
+    make_sampler,
+)
+from .strata import Strata, StrataMethod, csf_boundaries, stratify
+from .synthetic import synthetic_pool
+
+__all__ = [
+    "ConsoleOracle",
+    "Estimates",
+    "ImportanceSampler",
+    "LabelOracle",
+    "MeasureEstimate",
+    "Method",
+    "NoisyOracle",
+    "OASISSampler",
+    "Oracle",
+    "PassiveSampler",
+    "Pool",
+    "Query",
+    "Sampler",
+    "ScoreKind",
+    "StopReason",
+    "Strata",
+    "StrataMethod",
+    "StratifiedSampler",
+    "csf_boundaries",
+    "epsilon_greedy",
+    "initial_f_guess",
+    "load_sampler",
+    "make_sampler",
+    "optimal_item_weights",
+    "optimal_strata_weights",
+    "pool_from_frame",
+    "posterior_mean",
+    "prior_pseudo_counts",
+    "read_pool",
+    "scores_to_probabilities",
+    "stratified_ratio",
+    "stratify",
+    "synthetic_pool",
+    "weighted_ratio",
+]

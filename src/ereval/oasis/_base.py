@@ -1,0 +1,498 @@
+"""The machinery shared by every sampler: label cache, ask/tell, oracle loop, state.
+
+A sampler repeatedly *draws* a pair; a pair whose label is already known is
+consumed at once (a redraw costs no label), otherwise it is *proposed* and waits
+for its label.  The label budget counts distinct pairs labelled.
+
+Redraws of labelled pairs are kept in check in two ways.  (1) A stratum whose
+every pair is labelled is *exhausted*: its counts are then known exactly, the
+instrumental distribution gives it no more mass, and the estimator adds its exact
+counts to every later term (see :mod:`ereval.oasis.estimates`); this removes the
+usual cause of long runs of redraws, a small high-score stratum that the sampler
+keeps returning to.  (2) More than ``max_redraws`` consecutive redraws stop the
+sampler with ``stop_reason == "stalled"``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .._errors import InputError, InputTypeError
+from .._validation import check_in_range, check_int, check_rng, describe
+from .estimates import Estimates, MeasureEstimate, stratified_ratio, weighted_ratio
+from .pool import Pool
+from .strata import Strata
+
+__all__ = ["Oracle", "Query", "Sampler", "StopReason", "check_label"]
+
+#: An oracle maps the index of a pair in the pool to its 0/1 label.
+Oracle = Callable[[int], int]
+
+StopReason = Literal["budget", "ci_width", "exhausted", "stalled", "max_iterations"]
+
+_STATE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Query:
+    """A pair proposed for labelling.
+
+    Attributes
+    ----------
+    index : int
+        Position of the pair in the pool.
+    pair_id : Any
+        Its identifier.
+    score : float
+        Its similarity score.
+    prediction : int
+        The system's 0/1 prediction.
+    stratum : int
+        Its stratum (0 for samplers without strata).
+    """
+
+    index: int
+    pair_id: Any
+    score: float
+    prediction: int
+    stratum: int
+
+
+def check_label(label: Any, *, source: str) -> int:
+    """Return ``label`` as 0 or 1; reject anything else with a clear message."""
+    if type(label) is int and (label == 0 or label == 1):
+        return label
+    if isinstance(label, bool | np.bool_):
+        return int(label)
+    if isinstance(label, numbers.Integral) and int(label) in (0, 1):
+        return int(label)
+    if isinstance(label, numbers.Integral):
+        raise InputError(f"the label from {source} must be 0 or 1; received {int(label)}")
+    raise InputTypeError(f"the label from {source} must be the integer 0 or 1; received {describe(label)}")
+
+
+class Sampler(ABC):
+    """Base class of the samplers (see :class:`~ereval.oasis.OASISSampler`)."""
+
+    method: ClassVar[str]
+    _estimator: Literal["weighted", "stratified"]
+
+    def __init__(
+        self,
+        pool: Pool,
+        strata: Strata,
+        *,
+        alpha: float,
+        seed: Any,
+        max_redraws: int,
+    ) -> None:
+        if not isinstance(pool, Pool):
+            raise InputTypeError(f"'pool' must be an ereval.oasis.Pool; received {describe(pool)}")
+        if strata.n_items != pool.size:
+            raise InputError(
+                f"'strata' cover {strata.n_items} pairs but the pool has {pool.size}"
+            )
+        self._pool = pool
+        self._strata = strata
+        self._alpha = check_in_range("alpha", alpha, low=0.0, high=1.0)
+        self._rng = check_rng(seed)
+        self._max_redraws = check_int("max_redraws", max_redraws, minimum=1)
+        k = strata.n_strata
+        self._pred = pool.predictions
+        self._labels = np.full(pool.size, -1, dtype=np.int8)
+        self._label_order: list[int] = []
+        self._unlabelled = strata.sizes.copy()
+        # distinct-label counts per stratum: labelled, TP, PP, P
+        self._n_k = np.zeros(k, dtype=np.int64)
+        self._tp_k = np.zeros(k, dtype=np.int64)
+        self._pp_k = np.zeros(k, dtype=np.int64)
+        self._pos_k = np.zeros(k, dtype=np.int64)
+        # weighted estimator: running sums of x_t and x_t x_t' (TP, PP, P)
+        self._sums = [0.0, 0.0, 0.0]
+        self._cross = [0.0] * 6
+        self._census = [0.0, 0.0, 0.0]
+        self._iterations = 0
+        self._hist_index: list[int] = []
+        self._hist_weight: list[float] = []
+        self._pending: tuple[int, float, int] | None = None
+        self._drawn_wo = np.zeros(k, dtype=np.int64)
+        self._perm: npt.NDArray[np.int64] | None = None
+        self.stop_reason: StopReason | None = None
+
+    # ------------------------------------------------------------------ API
+    @property
+    def pool(self) -> Pool:
+        """The pool being sampled."""
+        return self._pool
+
+    @property
+    def strata(self) -> Strata:
+        """The strata (a single stratum for Passive and IS)."""
+        return self._strata
+
+    @property
+    def alpha(self) -> float:
+        """Weight of the target F-measure."""
+        return self._alpha
+
+    @property
+    def labels_used(self) -> int:
+        """Distinct pairs labelled so far."""
+        return len(self._label_order)
+
+    @property
+    def iterations(self) -> int:
+        """Draws consumed so far (a redraw of a labelled pair counts, a label does not)."""
+        return self._iterations
+
+    @property
+    def labelled(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8]]:
+        """Indices of the labelled pairs in labelling order, and their labels."""
+        idx = np.asarray(self._label_order, dtype=np.int64)
+        return idx, self._labels[idx]
+
+    @property
+    def history(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Index and weight ``W_t = N p(z_t) / q_t(z_t)`` of every draw."""
+        return np.asarray(self._hist_index, dtype=np.int64), np.asarray(self._hist_weight)
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether every pair of the pool is labelled."""
+        return len(self._label_order) == self._pool.size
+
+    def ask(self) -> Query | None:
+        """Propose the next pair to label, or ``None`` when sampling cannot go on.
+
+        Draws whose pair is already labelled are consumed on the way.  Calling
+        ``ask`` again before :meth:`tell` returns the same pair.  ``None`` comes
+        with :attr:`stop_reason` ``"exhausted"`` (all labelled) or ``"stalled"``
+        (``max_redraws`` consecutive redraws).
+        """
+        if self._pending is None:
+            self._pending = self._next_draw()
+        return None if self._pending is None else self._query(self._pending)
+
+    def _next_draw(self) -> tuple[int, float, int] | None:
+        """Draw until a pair without a label comes up; consume the redraws on the way."""
+        labels = self._labels
+        redraws = 0
+        while True:
+            if len(self._label_order) == self._pool.size:
+                self.stop_reason = "exhausted"
+                return None
+            draw = self._draw()
+            label = int(labels[draw[0]])
+            if label < 0:
+                return draw
+            self._consume(draw, label)
+            redraws += 1
+            if redraws >= self._max_redraws:
+                self.stop_reason = "stalled"
+                return None
+
+    def tell(self, label: Any, *, index: int | None = None) -> None:
+        """Record the label (0 or 1) of the pair proposed by :meth:`ask`.
+
+        ``index``, when given, must be the proposed pair's index (a guard for
+        applications that keep the query elsewhere).
+        """
+        if self._pending is None:
+            raise InputError("no pair is waiting for a label: call ask() first")
+        if index is not None and index != self._pending[0]:
+            raise InputError(
+                f"'index' must be the proposed pair's index {self._pending[0]}; received {index!r}"
+            )
+        value = check_label(label, source="tell()")
+        draw = self._pending
+        self._pending = None
+        self._add_label(draw[0], draw[2], value)
+        self._consume(draw, value)
+
+    def run(
+        self,
+        oracle: Oracle | None = None,
+        *,
+        budget: int | None = None,
+        target_ci_width: float | None = None,
+        min_labels: int = 100,
+        max_iterations: int | None = None,
+        confidence: float = 0.95,
+    ) -> Estimates:
+        """Label pairs with ``oracle`` until a stopping rule holds; return the estimates.
+
+        Parameters
+        ----------
+        oracle : callable, optional
+            ``oracle(index) -> 0 or 1``; default: the pool's label column.
+        budget : int, optional
+            Stop once this many distinct pairs are labelled in total (counting
+            earlier runs of this sampler); at most the pool size.
+        target_ci_width : float, optional
+            Stop once the interval of the target F-alpha is at most this wide
+            (checked after each new label, from ``min_labels`` labels on).
+        min_labels : int, default 100
+            Labels needed before the width rule may stop the run.
+        max_iterations : int, optional
+            Stop after this many draws in total.
+        confidence : float, default 0.95
+            Interval level, for the width rule and the returned estimates.
+
+        At least one of ``budget`` and ``target_ci_width`` is required.  Sampling
+        also stops when every pair is labelled or it stalls; see
+        :attr:`stop_reason`.
+        """
+        if oracle is None:
+            if self._pool.labels is None:
+                raise InputError("'oracle' is required: the pool has no label column")
+            labels = self._pool.labels
+            oracle = labels.item
+        if budget is None and target_ci_width is None:
+            raise InputError("give a 'budget', a 'target_ci_width' or both")
+        cap = math.inf
+        if budget is not None:
+            cap = check_int("budget", budget, minimum=1)
+            if cap > self._pool.size:
+                raise InputError(
+                    f"'budget' must not exceed the pool size {self._pool.size}; received {budget}"
+                )
+        width = None
+        if target_ci_width is not None:
+            width = check_in_range("target_ci_width", target_ci_width, low=0.0, low_open=True)
+        floor = check_int("min_labels", min_labels, minimum=1)
+        max_it = math.inf if max_iterations is None else check_int("max_iterations", max_iterations, minimum=1)
+        check_in_range("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
+        self.stop_reason = None
+        while True:
+            if self.labels_used >= cap:
+                self.stop_reason = "budget"
+                break
+            if self._iterations >= max_it:
+                self.stop_reason = "max_iterations"
+                break
+            if self._pending is None:
+                self._pending = self._next_draw()
+            draw = self._pending
+            if draw is None:
+                break
+            label = check_label(oracle(draw[0]), source="the oracle")
+            self._pending = None
+            self._add_label(draw[0], draw[2], label)
+            self._consume(draw, label)
+            if width is not None and self.labels_used >= floor:
+                est = self._measure(self._alpha, confidence)
+                if math.isfinite(est.std) and est.ci_high - est.ci_low <= width:
+                    self.stop_reason = "ci_width"
+                    break
+        return self.estimate(confidence=confidence)
+
+    def estimate(self, *, confidence: float = 0.95) -> Estimates:
+        """Current estimates of F-alpha, precision and recall (see :mod:`~ereval.oasis.estimates`)."""
+        return Estimates(
+            f_measure=self._measure(self._alpha, confidence),
+            precision=self._measure(1.0, confidence),
+            recall=self._measure(0.0, confidence),
+            alpha=self._alpha,
+            confidence=float(confidence),
+            labels_used=self.labels_used,
+            iterations=self._iterations,
+            method=self.method,
+        )
+
+    def save(self, path: str | Path) -> None:
+        """Save the whole sampler state to ``path`` (a ``.npz`` file, no pickle).
+
+        :func:`~ereval.oasis.load_sampler` with the same pool continues exactly
+        where this left off: same proposals, same estimates.
+        """
+        meta, arrays = self._state()
+        payload: dict[str, Any] = {"__meta__": np.array(json.dumps(meta)), **arrays}
+        np.savez_compressed(Path(path), **payload)
+
+    # ------------------------------------------------------------ internals
+    @abstractmethod
+    def _draw(self) -> tuple[int, float, int]:
+        """Draw (index, weight W_t, stratum) from the current instrumental distribution."""
+
+    def _observe(self, stratum: int, label: int) -> None:  # noqa: B027
+        """Update the sampler's model after a draw (default: nothing)."""
+
+    @abstractmethod
+    def _options(self) -> dict[str, Any]:
+        """Constructor options needed to rebuild the sampler."""
+
+    def _query(self, draw: tuple[int, float, int]) -> Query:
+        i = draw[0]
+        return Query(
+            index=i,
+            pair_id=self._pool.pair_ids[i].item() if hasattr(self._pool.pair_ids[i], "item") else self._pool.pair_ids[i],
+            score=float(self._pool.scores[i]),
+            prediction=int(self._pred[i]),
+            stratum=draw[2],
+        )
+
+    def _add_label(self, index: int, stratum: int, label: int) -> None:
+        self._labels[index] = label
+        self._label_order.append(index)
+        pred = int(self._pred[index])
+        self._n_k[stratum] += 1
+        self._tp_k[stratum] += label & pred
+        self._pp_k[stratum] += pred
+        self._pos_k[stratum] += label
+        self._unlabelled[stratum] -= 1
+        if self._unlabelled[stratum] == 0:
+            self._census[0] += float(self._tp_k[stratum])
+            self._census[1] += float(self._pp_k[stratum])
+            self._census[2] += float(self._pos_k[stratum])
+            self._on_exhausted(stratum)
+
+    def _on_exhausted(self, stratum: int) -> None:  # noqa: B027
+        """Hook: stratum ``stratum`` has just become fully labelled."""
+
+    def _consume(self, draw: tuple[int, float, int], label: int) -> None:
+        index, w, k = draw
+        pred = int(self._pred[index])
+        c = self._census
+        x0 = c[0] + w * (label & pred)
+        x1 = c[1] + w * pred
+        x2 = c[2] + w * label
+        s = self._sums
+        s[0] += x0
+        s[1] += x1
+        s[2] += x2
+        q = self._cross
+        q[0] += x0 * x0
+        q[1] += x0 * x1
+        q[2] += x0 * x2
+        q[3] += x1 * x1
+        q[4] += x1 * x2
+        q[5] += x2 * x2
+        self._iterations += 1
+        self._hist_index.append(index)
+        self._hist_weight.append(w)
+        self._observe(k, label)
+
+    def _current_f(self) -> float:
+        s = self._sums
+        den = self._alpha * s[1] + (1.0 - self._alpha) * s[2]
+        return s[0] / den if den > 0.0 else math.nan
+
+    def _measure(self, alpha: float, confidence: float) -> MeasureEstimate:
+        if self._estimator == "stratified":
+            return stratified_ratio(
+                self._strata.sizes, self._n_k, self._tp_k, self._pp_k, self._pos_k,
+                alpha, confidence=confidence,
+            )
+        q = self._cross
+        cross = np.array([[q[0], q[1], q[2]], [q[1], q[3], q[4]], [q[2], q[4], q[5]]])
+        return weighted_ratio(np.array(self._sums), cross, alpha, confidence=confidence)
+
+    def _draw_without_replacement(self, k: int, u: float) -> int:
+        """Uniform unlabelled pair of stratum ``k`` (partial Fisher-Yates shuffle)."""
+        if self._perm is None:
+            self._perm = self._strata.order.copy()
+        start = int(self._strata.offsets[k])
+        m = int(self._drawn_wo[k])
+        j = start + m + int(u * (int(self._strata.sizes[k]) - m))
+        perm = self._perm
+        perm[start + m], perm[j] = perm[j], perm[start + m]
+        self._drawn_wo[k] = m + 1
+        return int(perm[start + m])
+
+    # ------------------------------------------------------------ state
+    def _state(self) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
+        bit_gen = self._rng.bit_generator
+        meta: dict[str, Any] = {
+            "version": _STATE_VERSION,
+            "method": self.method,
+            "options": self._options(),
+            "pool_fingerprint": self._pool.fingerprint(),
+            "pool_size": self._pool.size,
+            "strata_method": self._strata.method,
+            "bit_generator": type(bit_gen).__name__,
+            "rng_state": _jsonable(bit_gen.state),
+            "sums": self._sums,
+            "cross": self._cross,
+            "census": self._census,
+            "iterations": self._iterations,
+            "pending": list(self._pending) if self._pending is not None else None,
+            "stop_reason": self.stop_reason,
+            "extra": self._extra_meta(),
+        }
+        arrays: dict[str, npt.NDArray[Any]] = {
+            "allocations": self._strata.allocations,
+            "boundaries": self._strata.boundaries,
+            "label_order": np.asarray(self._label_order, dtype=np.int64),
+            "label_values": self._labels[np.asarray(self._label_order, dtype=np.int64)],
+            "hist_index": np.asarray(self._hist_index, dtype=np.int64),
+            "hist_weight": np.asarray(self._hist_weight, dtype=np.float64),
+            "drawn_wo": self._drawn_wo,
+        }
+        if self._perm is not None:
+            arrays["perm"] = self._perm
+        arrays.update(self._extra_arrays())
+        return meta, arrays
+
+    def _extra_meta(self) -> dict[str, Any]:
+        return {}
+
+    def _extra_arrays(self) -> dict[str, npt.NDArray[Any]]:
+        return {}
+
+    def _restore(self, meta: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
+        """Load the dynamic state saved by :meth:`_state` into a freshly built sampler."""
+        bit_gen = self._rng.bit_generator
+        if type(bit_gen).__name__ != meta["bit_generator"]:
+            bit_cls = getattr(np.random, meta["bit_generator"])
+            self._rng = np.random.Generator(bit_cls())
+            bit_gen = self._rng.bit_generator
+        bit_gen.state = _from_jsonable(meta["rng_state"])
+        order = arrays["label_order"]
+        values = arrays["label_values"]
+        for i, v in zip(order.tolist(), values.tolist(), strict=True):
+            self._add_label(i, int(self._strata.allocations[i]), int(v))
+        self._sums = [float(v) for v in meta["sums"]]
+        self._cross = [float(v) for v in meta["cross"]]
+        self._census = [float(v) for v in meta["census"]]
+        self._iterations = int(meta["iterations"])
+        self._hist_index = arrays["hist_index"].tolist()
+        self._hist_weight = arrays["hist_weight"].tolist()
+        pending = meta["pending"]
+        self._pending = (int(pending[0]), float(pending[1]), int(pending[2])) if pending else None
+        self._drawn_wo = arrays["drawn_wo"].astype(np.int64)
+        self._perm = arrays["perm"].astype(np.int64) if "perm" in arrays else None
+        self.stop_reason = meta["stop_reason"]
+        self._restore_extra(meta["extra"], arrays)
+
+    def _restore_extra(  # noqa: B027
+        self, extra: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]
+    ) -> None:
+        """Hook: restore the subclass's own state."""
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return {"__ndarray__": value.tolist(), "dtype": str(value.dtype)}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _from_jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "__ndarray__" in value:
+            return np.asarray(value["__ndarray__"], dtype=value["dtype"])
+        return {k: _from_jsonable(v) for k, v in value.items()}
+    return value

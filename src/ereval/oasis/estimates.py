@@ -1,0 +1,257 @@
+"""Estimates of F-alpha, precision and recall with standard errors and intervals.
+
+Two estimators cover every sampler.
+
+Importance-weighted ratio (Passive with replacement, IS, OASIS)
+---------------------------------------------------------------
+At iteration ``t`` the sampler draws pair ``z_t`` from ``q_t`` (which depends on
+the past) and forms, for each count ``c`` in (TP, PP = TP + FP, P = TP + FN),
+
+.. math:: x^c_t = C^c_t + W_t f^c(z_t), \\qquad W_t = \\frac{N p(z_t)}{q_t(z_t)},
+
+with ``f^TP = l lhat``, ``f^PP = lhat``, ``f^P = l`` and ``C^c_t`` the exact count
+over the strata whose every pair was labelled before ``t`` (``q_t`` is then 0
+there; ``C = 0`` without such strata).  Each ``x^c_t`` has conditional mean
+``E[x^c_t | past] = c`` (the pool total), so ``hat c = (1/T) sum_t x^c_t`` is
+unbiased and, by Theorem 2 of the paper, ``hat F = hat TP / (alpha hat PP +
+(1 - alpha) hat P)`` is consistent.
+
+*Variance.*  Write ``a_t = x^TP_t`` and ``b_t = alpha x^PP_t + (1 - alpha) x^P_t``
+and ``D = alpha PP + (1 - alpha) P``.  A first-order expansion of the ratio gives
+
+.. math:: \\hat F - F \\approx \\frac{1}{T D} \\sum_{t=1}^T u_t, \\qquad u_t = a_t - F b_t .
+
+Because ``E[a_t | past] = TP = F D = F E[b_t | past]``, the ``u_t`` form a
+martingale difference sequence even though ``q_t`` adapts.  The martingale
+central limit theorem (with the conditional variances ``E[u_t^2 | past]``
+averaging to a limit, as they do once ``q_t`` settles) gives asymptotic normality
+with variance ``sum_t E[u_t^2 | past] / (T D)^2``, and ``u_t^2 - E[u_t^2 | past]``
+is itself a martingale difference, so the plug-in
+
+.. math:: \\widehat{\\operatorname{Var}}(\\hat F) = \\frac{\\sum_t (a_t - \\hat F b_t)^2}{(\\sum_t b_t)^2}
+
+is consistent for it.  It needs only the running sums of ``x^c_t x^{c'}_t``.
+
+Stratified ratio (Stratified, Passive without replacement)
+----------------------------------------------------------
+With ``n_k`` distinct pairs drawn without replacement from stratum ``k``
+(``N_k`` pairs), ``hat c = sum_k N_k bar f^c_k`` and the linearised variance with
+finite-population correction (Cochran 1977, §6.11) is
+
+.. math:: \\widehat{\\operatorname{Var}}(\\hat F) = \\frac{1}{\\hat D^2} \\sum_k N_k^2
+          \\Big(1 - \\frac{n_k}{N_k}\\Big) \\frac{s_k^2}{n_k},
+
+``s_k^2`` the sample variance of ``e = f^TP - hat F (alpha f^PP + (1 - alpha) f^P)``
+in stratum ``k``.  Labels are 0/1, so every cross moment is a count
+(``f^TP f^PP = f^TP`` ...) and ``s_k^2`` follows from ``n_k`` and the three counts.
+
+Intervals are Wald intervals ``hat F +- z_{(1+level)/2} sd`` clipped to [0, 1];
+an undefined ratio (denominator 0) gives ``nan`` everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._validation import check_in_range
+
+__all__ = [
+    "Estimates",
+    "MeasureEstimate",
+    "stratified_ratio",
+    "weighted_ratio",
+]
+
+
+@dataclass(frozen=True)
+class MeasureEstimate:
+    """One estimated measure.
+
+    Attributes
+    ----------
+    estimate : float
+        Point estimate (``nan`` when undefined).
+    std : float
+        Estimated standard error.
+    ci_low, ci_high : float
+        Bounds of the Wald confidence interval, clipped to [0, 1].
+    """
+
+    estimate: float
+    std: float
+    ci_low: float
+    ci_high: float
+
+    def to_dict(self) -> dict[str, float]:
+        """The four fields as a plain dict."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """F-alpha, precision and recall estimated together from one sampling run.
+
+    Attributes
+    ----------
+    f_measure, precision, recall : MeasureEstimate
+    alpha : float
+        Weight of the F-measure (``f_measure`` is F-alpha).
+    confidence : float
+        Level of the intervals.
+    labels_used : int
+        Distinct pairs labelled (the label budget spent).
+    iterations : int
+        Draws made (a pair drawn again reuses its label).
+    method : str
+        Sampler that produced the estimates.
+    """
+
+    f_measure: MeasureEstimate
+    precision: MeasureEstimate
+    recall: MeasureEstimate
+    alpha: float
+    confidence: float
+    labels_used: int
+    iterations: int
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready nested dict (``nan`` stays ``nan``; the CLI writes it as null)."""
+        return {
+            "f_measure": self.f_measure.to_dict(),
+            "precision": self.precision.to_dict(),
+            "recall": self.recall.to_dict(),
+            "labels_used": self.labels_used,
+            "iterations": self.iterations,
+            "alpha": self.alpha,
+            "confidence": self.confidence,
+            "method": self.method,
+        }
+
+    def measure(self, alpha: float) -> MeasureEstimate:
+        """The estimate for weight ``alpha`` among 1 (precision), 0 (recall) and :attr:`alpha`."""
+        if alpha == self.alpha:
+            return self.f_measure
+        if alpha == 1.0:
+            return self.precision
+        if alpha == 0.0:
+            return self.recall
+        raise KeyError(alpha)
+
+
+def _z(confidence: float) -> float:
+    level = check_in_range("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
+    return NormalDist().inv_cdf(0.5 + level / 2.0)
+
+
+def _wald(est: float, var: float, z: float) -> MeasureEstimate:
+    if not math.isfinite(est):
+        return MeasureEstimate(math.nan, math.nan, math.nan, math.nan)
+    sd = math.sqrt(max(var, 0.0))
+    return MeasureEstimate(est, sd, max(0.0, est - z * sd), min(1.0, est + z * sd))
+
+
+def weighted_ratio(
+    sums: npt.NDArray[np.float64],
+    cross: npt.NDArray[np.float64],
+    alpha: float,
+    *,
+    confidence: float = 0.95,
+) -> MeasureEstimate:
+    """F-alpha from the importance-weighted running sums (module docstring).
+
+    Parameters
+    ----------
+    sums : array of shape (3,)
+        ``sum_t x^c_t`` for c = TP, PP, P.
+    cross : array of shape (3, 3)
+        ``sum_t x^c_t x^{c'}_t``.
+    alpha : float
+        Weight of the F-measure.
+    confidence : float, default 0.95
+        Interval level.
+
+    Examples
+    --------
+    Three unit-weight draws: a true positive, a false positive, a false negative;
+    ``hat F_{1/2} = 1 / (1/2 * 2 + 1/2 * 2) = 1/2``, ``u = (1 - 1/2, -1/4, -1/4)``,
+    ``Var = (1/4 + 1/16 + 1/16) / 2^2 = 3/32``.
+
+    >>> x = np.array([[1., 1, 1], [0, 1, 0], [0, 0, 1]])
+    >>> e = weighted_ratio(x.sum(0), x.T @ x, 0.5)
+    >>> e.estimate, round(e.std ** 2, 6)
+    (0.5, 0.09375)
+    """
+    a = np.array([1.0, 0.0, 0.0])
+    b = np.array([0.0, alpha, 1.0 - alpha])
+    num = float(a @ sums)
+    den = float(b @ sums)
+    z = _z(confidence)
+    if den <= 0.0:
+        return _wald(math.nan, math.nan, z)
+    f = num / den
+    e = a - f * b
+    var = float(e @ cross @ e) / den**2
+    return _wald(f, var, z)
+
+
+def stratified_ratio(
+    sizes: npt.NDArray[np.int64],
+    n: npt.NDArray[np.int64],
+    tp: npt.NDArray[np.int64],
+    pp: npt.NDArray[np.int64],
+    pos: npt.NDArray[np.int64],
+    alpha: float,
+    *,
+    confidence: float = 0.95,
+) -> MeasureEstimate:
+    """F-alpha from per-stratum counts of a stratified sample without replacement.
+
+    Strata with no labelled pair borrow the pooled sample mean of the labelled
+    ones (collapsed post-stratification); they add no variance term.
+
+    Examples
+    --------
+    One stratum of 10 pairs, 4 labelled: 2 TP, 1 FP, 1 FN.  ``hat F = 2 / (1/2 * 3 +
+    1/2 * 3) * 4/10 = 2/3``; ``e = (1/3, 1/3, -1/3, -1/3)``, ``s^2 = 4/27``;
+    ``Var = 10^2 (1 - 4/10) (4/27) / 4 / 7.5^2 = 0.03951``.
+
+    >>> one = np.array([1])
+    >>> e = stratified_ratio(10 * one, 4 * one, 2 * one, 3 * one, 3 * one, 0.5)
+    >>> round(e.estimate, 6), round(e.std ** 2, 5)
+    (0.666667, 0.03951)
+    """
+    z = _z(confidence)
+    big = sizes.astype(np.float64)
+    nk = n.astype(np.float64)
+    counts = np.stack([tp, pp, pos]).astype(np.float64)  # (3, K)
+    seen = nk > 0
+    if not seen.any():
+        return _wald(math.nan, math.nan, z)
+    means = np.empty_like(counts)
+    means[:, seen] = counts[:, seen] / nk[seen]
+    means[:, ~seen] = (counts[:, seen].sum(axis=1) / nk[seen].sum())[:, None]
+    totals = means @ big
+    den = alpha * totals[1] + (1.0 - alpha) * totals[2]
+    if den <= 0.0:
+        return _wald(math.nan, math.nan, z)
+    f = float(totals[0] / den)
+    t, p, q = counts
+    # sum of e^2 and of e within each stratum, for 0/1 labels.
+    sum_e = t - f * (alpha * p + (1.0 - alpha) * q)
+    sum_e2 = t * (1.0 - 2.0 * f) + f**2 * (
+        alpha**2 * p + 2.0 * alpha * (1.0 - alpha) * t + (1.0 - alpha) ** 2 * q
+    )
+    var = 0.0
+    use = nk >= 2
+    if use.any():
+        s2 = (sum_e2[use] - sum_e[use] ** 2 / nk[use]) / (nk[use] - 1.0)
+        fpc = 1.0 - nk[use] / big[use]
+        var = float(np.sum(big[use] ** 2 * fpc * np.maximum(s2, 0.0) / nk[use])) / float(den) ** 2
+    return _wald(f, var, z)
