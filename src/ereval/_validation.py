@@ -63,9 +63,8 @@ def check_in_range(
 ) -> float:
     """Return ``value`` as a float after checking it lies in the given interval."""
     out = check_real(name, value)
-    bad = (
-        (low is not None and (out < low or (low_open and out == low)))
-        or (high is not None and (out > high or (high_open and out == high)))
+    bad = (low is not None and (out < low or (low_open and out == low))) or (
+        high is not None and (out > high or (high_open and out == high))
     )
     if bad:
         left = "(" if low_open else "["

@@ -23,9 +23,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ._errors import InputError, RecordMismatchError
-from ._validation import check_choice, examples
-from .io import Membership, as_membership
+from ._errors import InputError, InputTypeError, RecordMismatchError
+from ._validation import check_choice, describe, examples
+from .io import as_membership
 
 __all__ = [
     "Alignment",
@@ -202,12 +202,28 @@ class ContingencyTable:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        for name in ("rows", "cols", "counts", "true_sizes", "pred_sizes"):
+            value = getattr(self, name)
+            arr = np.asarray(value)
+            if arr.ndim != 1 or arr.dtype.kind not in "iu":
+                raise InputTypeError(
+                    f"contingency '{name}' must be a 1-D array of integers; received "
+                    f"{describe(value)} (floats are never truncated to counts)"
+                )
+            object.__setattr__(self, name, arr.astype(np.int64, copy=False))
         k, r = self.true_sizes.shape[0], self.pred_sizes.shape[0]
         if not (self.rows.shape == self.cols.shape == self.counts.shape):
             raise InputError("contingency cells: rows, cols and counts must have equal length")
+        if (self.true_sizes < 0).any() or (self.pred_sizes < 0).any():
+            raise InputError("contingency marginals must be non-negative")
         if self.counts.size and (self.counts.min() <= 0):
             raise InputError("contingency cells must hold positive counts")
-        if self.rows.size and (self.rows.max() >= k or self.cols.max() >= r or self.rows.min() < 0 or self.cols.min() < 0):
+        if self.rows.size and (
+            self.rows.max() >= k
+            or self.cols.max() >= r
+            or self.rows.min() < 0
+            or self.cols.min() < 0
+        ):
             raise InputError("contingency cells refer to clusters outside the marginals")
 
     # -- construction -----------------------------------------------------------
@@ -406,11 +422,3 @@ def contingency_table(
     return align(
         truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
     ).table()
-
-
-def membership_of(alignment: Alignment, side: Literal["truth", "pred"]) -> Membership:
-    """The membership of one side of an alignment (records present on that side)."""
-    codes = alignment.true_codes if side == "truth" else alignment.pred_codes
-    labels = alignment.true_labels if side == "truth" else alignment.pred_labels
-    keep = codes >= 0
-    return Membership(alignment.records[keep], labels[codes[keep]])

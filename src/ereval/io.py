@@ -69,7 +69,9 @@ class Membership:
         """Number of distinct cluster ids."""
         return int(pd.unique(self.clusters).shape[0])
 
-    def to_frame(self, *, record_col: str = "record_id", cluster_col: str = "cluster_id") -> pd.DataFrame:
+    def to_frame(
+        self, *, record_col: str = "record_id", cluster_col: str = "cluster_id"
+    ) -> pd.DataFrame:
         """The clustering as a two-column pandas DataFrame."""
         return pd.DataFrame({record_col: self.records, cluster_col: self.clusters})
 
@@ -119,9 +121,13 @@ def read_table(path: str | os.PathLike[str], *, name: str = "file") -> pd.DataFr
 
             return pq.read_table(p).to_pandas()
         if kind in (".csv", ".csv.gz", ".txt", ".txt.gz"):
-            return pd.read_csv(p, dtype_backend="numpy_nullable", keep_default_na=False, na_values=[""])
+            return pd.read_csv(
+                p, dtype_backend="numpy_nullable", keep_default_na=False, na_values=[""]
+            )
         if kind in (".tsv", ".tsv.gz"):
-            return pd.read_csv(p, sep="\t", dtype_backend="numpy_nullable", keep_default_na=False, na_values=[""])
+            return pd.read_csv(
+                p, sep="\t", dtype_backend="numpy_nullable", keep_default_na=False, na_values=[""]
+            )
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"'{name}': cannot read '{p}' as {kind.lstrip('.')} ({exc})") from exc
     except Exception as exc:  # parser-specific errors of pyarrow / pandas
@@ -138,16 +144,20 @@ def read_table(path: str | os.PathLike[str], *, name: str = "file") -> pd.DataFr
 def _column_values(values: Any) -> npt.NDArray[Any]:
     """A column (pandas / polars / pyarrow) as a NumPy array, missing values as None/NaN."""
     if isinstance(values, pd.Series):
+        out: npt.NDArray[Any]
         if isinstance(values.dtype, pd.api.extensions.ExtensionDtype):
-            if values.hasnans:
-                return values.astype(object).to_numpy()
             kind = getattr(values.dtype, "kind", "O")
-            if kind in "iub":
-                return values.to_numpy(dtype=values.dtype.numpy_dtype)  # type: ignore[union-attr]
-            if kind == "f":
-                return values.to_numpy(dtype=np.float64)
-            return values.to_numpy(dtype=object)
-        return values.to_numpy()
+            if values.hasnans:
+                out = values.astype(object).to_numpy()
+            elif kind in "iub":
+                out = values.to_numpy(dtype=getattr(values.dtype, "numpy_dtype", None))
+            elif kind == "f":
+                out = values.to_numpy(dtype=np.float64)
+            else:
+                out = values.to_numpy(dtype=object)
+        else:
+            out = values.to_numpy()
+        return out
     module = type(values).__module__
     if module.startswith("pyarrow"):
         return _column_values(values.to_pandas())
@@ -157,11 +167,13 @@ def _column_values(values: Any) -> npt.NDArray[Any]:
 
 
 def _table_columns(table: Any, *, name: str) -> list[str]:
-    cols = getattr(table, "columns", None)
+    cols = getattr(table, "column_names", None)  # pyarrow (its .columns are the data)
     if cols is None:
-        cols = getattr(table, "column_names", None)
+        cols = getattr(table, "columns", None)
     if cols is None:
-        raise InputTypeError(f"'{name}' is not a table with named columns; received {describe(table)}")
+        raise InputTypeError(
+            f"'{name}' is not a table with named columns; received {describe(table)}"
+        )
     return [str(c) for c in cols]
 
 
@@ -187,9 +199,9 @@ def _missing_mask(arr: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     if arr.dtype.kind in "iub":
         return np.zeros(arr.shape[0], dtype=bool)
     if arr.dtype.kind in "fc":
-        return np.isnan(arr)
+        return np.asarray(np.isnan(arr), dtype=bool)
     if arr.dtype.kind in "mM":
-        return np.isnat(arr)
+        return np.asarray(np.isnat(arr), dtype=bool)
     return np.asarray(pd.isna(arr), dtype=bool)
 
 
@@ -236,7 +248,9 @@ def _from_clusters(clusters: Iterable[Any], *, name: str) -> Membership:
             )
         members = list(cluster)
         if not members:
-            raise InputError(f"'{name}': cluster {k} is empty; every cluster needs at least one record")
+            raise InputError(
+                f"'{name}': cluster {k} is empty; every cluster needs at least one record"
+            )
         recs.extend(members)
         labels.extend([k] * len(members))
     records = np.empty(len(recs), dtype=object)
@@ -260,7 +274,9 @@ def _tighten(arr: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 def _labels(values: npt.NDArray[Any], *, name: str) -> Membership:
     if values.ndim != 1:
-        raise InputError(f"'{name}': a label array must be 1-dimensional; received shape {values.shape}")
+        raise InputError(
+            f"'{name}': a label array must be 1-dimensional; received shape {values.shape}"
+        )
     return _finalise(np.arange(values.shape[0], dtype=np.int64), values, name=name)
 
 
@@ -383,8 +399,11 @@ def as_pairs(
         )
     _check_ids(lv, name=name, what="record ids (first column)")
     _check_ids(rv, name=name, what="record ids (second column)")
-    codes, uniques = pd.factorize(np.concatenate([lv, rv]) if lv.dtype == rv.dtype else
-                                  np.concatenate([lv.astype(object), rv.astype(object)]))
+    codes, uniques = pd.factorize(
+        np.concatenate([lv, rv])
+        if lv.dtype == rv.dtype
+        else np.concatenate([lv.astype(object), rv.astype(object)])
+    )
     n = lv.shape[0]
     a, b = codes[:n].astype(np.int64), codes[n:].astype(np.int64)
     if (a == b).any():

@@ -47,7 +47,9 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         except FileNotFoundError as exc:
             raise fail(_escape(f"file not found: {exc.filename}")) from None
         except OSError as exc:
-            raise fail(_escape(f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}")) from None
+            raise fail(
+                _escape(f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}")
+            ) from None
 
     return wrapper
 

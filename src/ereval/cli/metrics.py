@@ -17,11 +17,18 @@ from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import evaluate, resolve_metrics
 from ._common import OutputFormat, emit_mapping, emit_records, handle_errors
 
-TruthArg = Annotated[Path, typer.Argument(help="True clustering: CSV or Parquet with record and cluster id columns.")]
-PredArg = Annotated[Path, typer.Argument(help="Predicted clustering (or predicted pairs with --pairs), CSV or Parquet.")]
+TruthArg = Annotated[
+    Path, typer.Argument(help="True clustering: CSV or Parquet with record and cluster id columns.")
+]
+PredArg = Annotated[
+    Path,
+    typer.Argument(help="Predicted clustering (or predicted pairs with --pairs), CSV or Parquet."),
+]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 RecordColOpt = Annotated[str, typer.Option("--record-col", help="Record id column in both files.")]
-ClusterColOpt = Annotated[str, typer.Option("--cluster-col", help="Cluster id column in both files.")]
+ClusterColOpt = Annotated[
+    str, typer.Option("--cluster-col", help="Cluster id column in both files.")
+]
 MismatchOpt = Annotated[
     MismatchPolicy,
     typer.Option(
@@ -46,22 +53,39 @@ def metrics_command(
     fmt: FormatOpt = "table",
     metrics: Annotated[
         str | None,
-        typer.Option("--metrics", "-m", help="Comma-separated metric or family names (default: all canonical)."),
+        typer.Option(
+            "--metrics",
+            "-m",
+            help="Comma-separated metric or family names (default: all canonical).",
+        ),
     ] = None,
-    beta: Annotated[float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys when not 1).")] = 1.0,
+    beta: Annotated[
+        float,
+        typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys when not 1)."),
+    ] = 1.0,
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
     on_mismatch: MismatchOpt = "error",
     pairs: Annotated[
         bool,
-        typer.Option("--pairs", help="PRED lists predicted matching pairs (columns --left-col, --right-col)."),
+        typer.Option(
+            "--pairs", help="PRED lists predicted matching pairs (columns --left-col, --right-col)."
+        ),
     ] = False,
-    left_col: Annotated[str, typer.Option("--left-col", help="First record id column of a pairs file.")] = "record_id_1",
-    right_col: Annotated[str, typer.Option("--right-col", help="Second record id column of a pairs file.")] = "record_id_2",
+    left_col: Annotated[
+        str, typer.Option("--left-col", help="First record id column of a pairs file.")
+    ] = "record_id_1",
+    right_col: Annotated[
+        str, typer.Option("--right-col", help="Second record id column of a pairs file.")
+    ] = "record_id_2",
 ) -> None:
     """Score a predicted clustering against the truth with every clustering metric."""
     if pairs:
-        names = resolve_metrics(metrics) if metrics else ("pairwise_precision", "pairwise_recall", "pairwise_f1")
+        names = (
+            resolve_metrics(metrics)
+            if metrics
+            else ("pairwise_precision", "pairwise_recall", "pairwise_f1")
+        )
         if any(not n.startswith("pairwise_") for n in names):
             raise InputError("'--metrics': with --pairs only the pairwise metrics can be computed")
         from ..io import read_table
@@ -70,16 +94,27 @@ def metrics_command(
         if left_col in table_pairs.columns and right_col in table_pairs.columns:
             table_pairs = table_pairs[[left_col, right_col]]
         scores = pairwise_scores_from_pairs(
-            truth, table_pairs, beta=beta, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+            truth,
+            table_pairs,
+            beta=beta,
+            on_mismatch=on_mismatch,
+            record_col=record_col,
+            cluster_col=cluster_col,
         )
-        emit_mapping({k: v for k, v in scores.items() if k in names or k.endswith("_fbeta")}, fmt, title="pairwise metrics")
+        emit_mapping(
+            {k: v for k, v in scores.items() if k in names or k.endswith("_fbeta")},
+            fmt,
+            title="pairwise metrics",
+        )
         return
     resolve_metrics(metrics)  # validate names before reading large files
-    console, status = _progress_printer()
+    _console, status = _progress_printer()
     if status is not None:
         status.start()  # type: ignore[attr-defined]
     try:
-        table = contingency_table(truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col)
+        table = contingency_table(
+            truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+        )
 
         def report(family: str) -> None:
             if status is not None:
@@ -118,13 +153,18 @@ def errors_command(
     truth: TruthArg,
     pred: PredArg,
     records_out: Annotated[
-        Path | None, typer.Option("--records-out", help="Write the record-wise table here (.csv or .parquet).")
+        Path | None,
+        typer.Option("--records-out", help="Write the record-wise table here (.csv or .parquet)."),
     ] = None,
     clusters_out: Annotated[
-        Path | None, typer.Option("--clusters-out", help="Write the cluster-wise table here (.csv or .parquet).")
+        Path | None,
+        typer.Option(
+            "--clusters-out", help="Write the cluster-wise table here (.csv or .parquet)."
+        ),
     ] = None,
     level: Annotated[
-        Literal["cluster", "record"], typer.Option("--level", help="Table printed when no output file is given.")
+        Literal["cluster", "record"],
+        typer.Option("--level", help="Table printed when no output file is given."),
     ] = "cluster",
     fmt: FormatOpt = "csv",
     record_col: RecordColOpt = "record_id",
@@ -136,15 +176,20 @@ def errors_command(
     TRUTH may be a sample of true clusters scored against a full PRED with
     --on-mismatch twinless.
     """
-    opts = {"on_mismatch": on_mismatch, "record_col": record_col, "cluster_col": cluster_col}
+    def table(kind: str) -> pd.DataFrame:
+        fn = record_errors if kind == "record" else cluster_errors
+        return fn(truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col)
+
     if records_out is None and clusters_out is None:
-        frame = record_errors(truth, pred, **opts) if level == "record" else cluster_errors(truth, pred, **opts)  # type: ignore[arg-type]
-        emit_records(frame.to_dict("records"), [str(c) for c in frame.columns], fmt, title=f"{level} errors")
+        frame = table(level)
+        emit_records(
+            frame.to_dict("records"), [str(c) for c in frame.columns], fmt, title=f"{level} errors"
+        )
         return
     if records_out is not None:
-        _write(record_errors(truth, pred, **opts), records_out)  # type: ignore[arg-type]
+        _write(table("record"), records_out)
     if clusters_out is not None:
-        _write(cluster_errors(truth, pred, **opts), clusters_out)  # type: ignore[arg-type]
+        _write(table("cluster"), clusters_out)
 
 
 def register(app: typer.Typer) -> None:

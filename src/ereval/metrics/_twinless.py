@@ -43,7 +43,11 @@ def drop_pred_twinless(table: ContingencyTable, *, singletons_only: bool) -> Con
         keep = sizes > 0
     new_index = np.cumsum(keep) - 1
     return _build(
-        table.rows.copy(), new_index[table.cols], table.counts.copy(), table.true_sizes.copy(), sizes[keep]
+        table.rows.copy(),
+        new_index[table.cols],
+        table.counts.copy(),
+        table.true_sizes.copy(),
+        sizes[keep],
     )
 
 

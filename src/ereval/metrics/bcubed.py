@@ -90,7 +90,9 @@ def b3_twinless_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[st
         nr, dr, _, _ = b3_sums(t_recall)
         _, _, np_, dp = b3_sums(t_precision)
         r, p, f = coref_prf(nr, dr, np_, dp)
-        out.update(_named(prefix, r, p, f, coref_prf(nr, dr, np_, dp, beta)[2] if beta != 1.0 else None))
+        out.update(
+            _named(prefix, r, p, f, coref_prf(nr, dr, np_, dp, beta)[2] if beta != 1.0 else None)
+        )
 
     add("b3_all", true_twinless_as_pred_singletons(table), pred_twinless_as_true_singletons(table))
     dropped = drop_pred_twinless(table, singletons_only=False)
@@ -106,5 +108,7 @@ def sys_tables(table: ContingencyTable) -> tuple[ContingencyTable, ContingencyTa
     """The (precision, recall) key/response pairs of Cai & Strube's ``_sys`` metrics."""
     base = true_twinless_as_pred_singletons(drop_pred_twinless(table, singletons_only=True))
     precision_table = pred_twinless_as_true_singletons(base)
-    recall_table = true_twinless_as_pred_singletons(drop_pred_twinless(table, singletons_only=False))
+    recall_table = true_twinless_as_pred_singletons(
+        drop_pred_twinless(table, singletons_only=False)
+    )
     return precision_table, recall_table

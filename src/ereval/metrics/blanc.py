@@ -11,7 +11,9 @@ BLANC averages the coreference and non-coreference scores (R, P and the two
 F1s). When the key has no coreference link, only the non-coreference scores
 count; when it has no non-coreference link, only the coreference scores; when it
 has neither (at most one key mention), everything is 0. Empty precision
-denominators give 0. All counts are exact integers computed from the table.
+denominators give 0. Because these special cases look at the key only, swapping
+truth and prediction swaps precision and recall only when both sides have links
+of both kinds. All counts are exact integers computed from the table.
 """
 
 from __future__ import annotations

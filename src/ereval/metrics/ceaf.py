@@ -31,7 +31,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
-from .._validation import check_choice
+from .._errors import InputError
 from ..contingency import ContingencyTable
 from ._util import check_beta, coref_prf
 
@@ -46,12 +46,12 @@ def ceaf_similarity(table: ContingencyTable, phi: Phi) -> npt.NDArray[np.float64
     a = table.true_sizes[table.rows]
     b = table.pred_sizes[table.cols]
     if phi == 1:
-        return ((table.counts == a) & (table.counts == b)).astype(np.float64)
+        return np.asarray((table.counts == a) & (table.counts == b), dtype=np.float64)
     if phi == 2:
         return np.ones_like(n)
     if phi == 3:
         return n
-    return 2.0 * n / (a + b)
+    return np.asarray(2.0 * n / (a + b), dtype=np.float64)
 
 
 def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float64]) -> float:
@@ -109,7 +109,8 @@ def ceaf_scores(
     ``ceaf_phi1_*`` / ``ceaf_phi2_*`` otherwise (or ``prefix``).
     """
     beta = check_beta(beta)
-    phi = check_choice("phi", phi, (1, 2, 3, 4))
+    if phi not in (1, 2, 3, 4):
+        raise InputError(f"'phi' must be one of 1, 2, 3, 4; received {phi!r}")
     name = prefix or {1: "ceaf_phi1", 2: "ceaf_phi2", 3: "ceafm", 4: "ceafe"}[phi]
     total = max_weight_alignment(table, ceaf_similarity(table, phi))
     if phi == 3:

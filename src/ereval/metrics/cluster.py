@@ -15,6 +15,7 @@ Both sides always have at least one cluster, so these are always defined.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ..contingency import ContingencyTable
 from ._util import check_beta, f_beta, ratio
@@ -22,11 +23,11 @@ from ._util import check_beta, f_beta, ratio
 __all__ = ["closest_cluster_scores", "cluster_scores", "exact_matches"]
 
 
-def exact_matches(table: ContingencyTable) -> np.ndarray:
+def exact_matches(table: ContingencyTable) -> npt.NDArray[np.bool_]:
     """Boolean mask over cells: the true and predicted clusters are identical."""
     a = table.true_sizes[table.rows]
     b = table.pred_sizes[table.cols]
-    return (table.counts == a) & (table.counts == b)
+    return np.asarray((table.counts == a) & (table.counts == b), dtype=bool)
 
 
 def cluster_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:

@@ -23,7 +23,11 @@ __all__ = ["lea_scores", "lea_sums"]
 
 
 def _side(
-    own: np.ndarray, other: np.ndarray, own_idx: np.ndarray, other_idx: np.ndarray, counts: np.ndarray
+    own: np.ndarray,
+    other: np.ndarray,
+    own_idx: np.ndarray,
+    other_idx: np.ndarray,
+    counts: np.ndarray,
 ) -> float:
     size = own.astype(np.float64)
     links = size * (size - 1) / 2

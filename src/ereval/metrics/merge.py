@@ -43,7 +43,11 @@ def bmd(table: ContingencyTable) -> float:
 
 
 def bmd_normalized(table: ContingencyTable) -> float:
-    """``1 - BMD / (N - 1)`` as reported in Maidasani et al. (2012), Table 3; NaN for N = 1."""
+    """``1 - BMD / (N - 1)`` as reported in Maidasani et al. (2012), Table 3; NaN for N = 1.
+
+    BMD can reach ``2 (N - 1)`` (e.g. a prediction that is a derangement of pairs), so
+    this normalised value is at most 1 but can be negative.
+    """
     n = table.extended_with_singletons().n_common
     if n <= 1:
         return float("nan")
@@ -60,30 +64,44 @@ def vi_costs(n_records: int) -> CostFunction:
 
     def cost(x: npt.NDArray[np.int64], y: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         xf, yf = x.astype(np.float64), y.astype(np.float64)
-        h = lambda v: v * np.log(v) / n_records  # noqa: E731
-        return np.asarray(h(xf + yf) - h(xf) - h(yf))
+
+        def h(v: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+            return np.asarray(v * np.log(v) / n_records)
+
+        return h(xf + yf) - h(xf) - h(yf)
 
     return cost
 
 
-def _apply(cost: CostFunction, x: npt.NDArray[np.int64], y: npt.NDArray[np.int64], name: str) -> float:
+def _apply(
+    cost: CostFunction, x: npt.NDArray[np.int64], y: npt.NDArray[np.int64], name: str
+) -> float:
     if x.size == 0:
         return 0.0
     try:
         out = np.asarray(cost(x, y), dtype=np.float64)
     except (TypeError, ValueError):
         # a scalar cost function: evaluate it element by element
-        out = np.fromiter((float(cost(int(a), int(b))) for a, b in zip(x, y, strict=True)), dtype=np.float64, count=x.size)  # type: ignore[arg-type]
+        scalar_cost: Callable[[int, int], Any] = cost  # type: ignore[assignment]
+        out = np.fromiter(
+            (float(scalar_cost(int(a), int(b))) for a, b in zip(x, y, strict=True)),
+            dtype=np.float64,
+            count=x.size,
+        )
     if out.shape == ():
         out = np.full(x.shape, float(out))
     if out.shape != x.shape:
-        raise InputError(f"'{name}' must return one cost per (x, y) pair; received shape {out.shape} for {x.size} pairs")
+        raise InputError(
+            f"'{name}' must return one cost per (x, y) pair; received shape {out.shape} for {x.size} pairs"
+        )
     if not np.all(np.isfinite(out)) or (out < 0).any():
         raise InputError(f"'{name}' must return finite non-negative costs")
     return float(out.sum())
 
 
-def _sequential(group: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+def _sequential(
+    group: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """For pieces grouped by ``group`` (sorted), pairs ``(piece, accumulated so far)``
     for every piece after the first of its group."""
     csum = np.cumsum(sizes)

@@ -118,7 +118,9 @@ def pairwise_scores_from_pairs(
     if len(pl) == 0:
         raise InputError("'pairs' is empty; expected at least one predicted pair")
     nt = len(t)
-    both = np.concatenate([t.records.astype(object), pl.left.astype(object), pl.right.astype(object)])
+    both = np.concatenate(
+        [t.records.astype(object), pl.left.astype(object), pl.right.astype(object)]
+    )
     codes, _ = pd.factorize(both)
     t_codes, _ = pd.factorize(t.clusters)
     n_union = int(codes.max()) + 1

@@ -52,7 +52,7 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
     a = np.bincount(t, minlength=al.n_true_clusters)
     b = np.bincount(al.pred_codes[al.pred_codes >= 0], minlength=al.n_pred_clusters)
     key = t * np.int64(max(al.n_pred_clusters, 1)) + p
-    codes, uniq = pd.factorize(key)
+    codes, _uniq = pd.factorize(key)
     n = np.bincount(codes)[codes]
     at, bp = a[t], b[p]
     oce = bp - n

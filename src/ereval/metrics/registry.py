@@ -27,7 +27,14 @@ from .muc import muc_scores
 from .pairwise import pairwise_scores
 from .rand import rand_scores
 
-__all__ = ["CANONICAL_METRICS", "EXTRA_METRICS", "MetricFamily", "evaluate", "family_of", "resolve_metrics"]
+__all__ = [
+    "CANONICAL_METRICS",
+    "EXTRA_METRICS",
+    "MetricFamily",
+    "evaluate",
+    "family_of",
+    "resolve_metrics",
+]
 
 Compute = Callable[[ContingencyTable, float], dict[str, float]]
 
@@ -57,14 +64,18 @@ def _ceaf_sys(table: ContingencyTable, beta: float) -> dict[str, float]:
     r, p, f = coref_prf(num_r, t_r.n_true_records, num_p, t_p.n_pred_records)
     out = {"ceaf_sys_precision": p, "ceaf_sys_recall": r, "ceaf_sys_f1": f}
     if beta != 1.0:
-        out["ceaf_sys_fbeta"] = coref_prf(num_r, t_r.n_true_records, num_p, t_p.n_pred_records, beta)[2]
+        out["ceaf_sys_fbeta"] = coref_prf(
+            num_r, t_r.n_true_records, num_p, t_p.n_pred_records, beta
+        )[2]
     return out
 
 
 FAMILIES: tuple[MetricFamily, ...] = (
     MetricFamily("pairwise", _prf("pairwise"), lambda t, b: pairwise_scores(t, beta=b)),
     MetricFamily("cluster", _prf("cluster"), lambda t, b: cluster_scores(t, beta=b)),
-    MetricFamily("closest_cluster", _prf("closest_cluster"), lambda t, b: closest_cluster_scores(t, beta=b)),
+    MetricFamily(
+        "closest_cluster", _prf("closest_cluster"), lambda t, b: closest_cluster_scores(t, beta=b)
+    ),
     MetricFamily("muc", _prf("muc"), lambda t, b: muc_scores(t, beta=b), True),
     MetricFamily("b3", _prf("b3"), lambda t, b: b3_scores(t, beta=b), True),
     MetricFamily("b3_entity", _prf("b3_entity"), lambda t, b: b3_entity_scores(t, beta=b)),
@@ -79,7 +90,11 @@ FAMILIES: tuple[MetricFamily, ...] = (
         ("variation_of_information", "homogeneity", "completeness", "v_measure"),
         lambda t, b: info_scores(t, beta=b),
     ),
-    MetricFamily("rand", ("rand_index", "adjusted_rand_index", "fowlkes_mallows"), lambda t, b: rand_scores(t)),
+    MetricFamily(
+        "rand",
+        ("rand_index", "adjusted_rand_index", "fowlkes_mallows"),
+        lambda t, b: rand_scores(t),
+    ),
 )
 
 EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
@@ -92,7 +107,9 @@ EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
         True,
     ),
     MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True),
-    MetricFamily("bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}),
+    MetricFamily(
+        "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
+    ),
 )
 
 #: The canonical metric names, in report order.
@@ -103,7 +120,9 @@ _TWINLESS_DEFAULTS = tuple(
     k for fam in EXTRA_FAMILIES if fam.name in ("b3_twinless", "ceaf_sys") for k in fam.keys
 )
 
-_FAMILY_OF: dict[str, MetricFamily] = {k: fam for fam in FAMILIES + EXTRA_FAMILIES for k in fam.keys}
+_FAMILY_OF: dict[str, MetricFamily] = {
+    k: fam for fam in FAMILIES + EXTRA_FAMILIES for k in fam.keys
+}
 
 
 def family_of(name: str) -> MetricFamily:
@@ -125,7 +144,9 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
         try:
             names = [str(m) for m in metrics]
         except TypeError as exc:
-            raise InputTypeError(f"'metrics' must be a list of metric names; received {type(metrics).__name__}") from exc
+            raise InputTypeError(
+                f"'metrics' must be a list of metric names; received {type(metrics).__name__}"
+            ) from exc
     if not names:
         raise InputError("'metrics' is empty; expected at least one metric name")
     by_family = {fam.name: fam.keys for fam in FAMILIES + EXTRA_FAMILIES}
@@ -188,7 +209,9 @@ def evaluate(
     beta = check_beta(beta)
     explicit = metrics is not None
     names = resolve_metrics(metrics)
-    table = contingency_table(truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col)
+    table = contingency_table(
+        truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+    )
     if not explicit and table.has_twinless:
         names = names + _TWINLESS_DEFAULTS
     results: dict[str, float] = {}
@@ -202,9 +225,9 @@ def evaluate(
         results.update(fam.compute(table, beta))
         done.add(fam.name)
     wanted = set(names)
-    out = {k: float(v) for k, v in results.items() if k in wanted}
     if beta != 1.0:
-        for k, v in results.items():
-            if k.endswith(("_fbeta", "_beta")) and (k.replace("_fbeta", "_f1") in wanted or (k == "v_measure_beta" and "v_measure" in wanted)):
-                out[k] = float(v)
+        wanted |= {n.replace("_f1", "_fbeta") for n in names if n.endswith("_f1")}
+        if "v_measure" in wanted:
+            wanted.add("v_measure_beta")
+    out = {k: float(v) for k, v in results.items() if k in wanted}
     return out

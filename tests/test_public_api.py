@@ -1,0 +1,40 @@
+"""The exported names stay sorted, complete and importable."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+PACKAGES = ["ereval", "ereval.metrics", "ereval.io", "ereval.contingency"]
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_sorted_and_resolvable(name: str) -> None:
+    module = importlib.import_module(name)
+    exported = list(module.__all__)
+    assert exported == sorted(exported), f"{name}.__all__ is not sorted"
+    assert len(exported) == len(set(exported))
+    for item in exported:
+        assert hasattr(module, item), f"{name}.{item} missing"
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_all_is_complete(name: str) -> None:
+    module = importlib.import_module(name)
+    public = {
+        n
+        for n, v in vars(module).items()
+        if not n.startswith("_")
+        and (inspect.isfunction(v) or inspect.isclass(v))
+        and getattr(v, "__module__", "").startswith(name)
+    }
+    assert public <= set(module.__all__), sorted(public - set(module.__all__))
+
+
+def test_every_canonical_metric_has_a_function() -> None:
+    metrics = importlib.import_module("ereval.metrics")
+    for name in metrics.CANONICAL_METRICS:
+        func = getattr(metrics, name)
+        assert callable(func) and func.__doc__
