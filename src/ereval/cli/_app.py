@@ -15,7 +15,9 @@ app = typer.Typer(
 )
 
 # Sub-command modules, each exposing ``register(app: typer.Typer) -> None``.
-_COMMAND_MODULES: tuple[str, ...] = ("ereval.cli.metrics",)
+_COMMAND_MODULES: tuple[str, ...] = (
+    "ereval.cli.metrics",
+)
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(_name).register(app)
