@@ -17,6 +17,7 @@ app = typer.Typer(
 # Sub-command modules, each exposing ``register(app: typer.Typer) -> None``.
 _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.metrics",
+    "ereval.cli.oasis",
 )
 
 for _name in _COMMAND_MODULES:

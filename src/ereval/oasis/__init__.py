@@ -17,6 +17,7 @@ from __future__ import annotations
 from ._base import Oracle, Query, Sampler, StopReason
 from .adaptive import OASISSampler
 from .estimates import Estimates, MeasureEstimate, stratified_ratio, weighted_ratio
+from .experiment import ExperimentResult, ExperimentRow, plot_experiment, run_experiment
 from .model import (
     epsilon_greedy,
     initial_f_guess,
@@ -41,6 +42,8 @@ from .synthetic import synthetic_pool
 __all__ = [
     "ConsoleOracle",
     "Estimates",
+    "ExperimentResult",
+    "ExperimentRow",
     "ImportanceSampler",
     "LabelOracle",
     "MeasureEstimate",
@@ -64,10 +67,12 @@ __all__ = [
     "make_sampler",
     "optimal_item_weights",
     "optimal_strata_weights",
+    "plot_experiment",
     "pool_from_frame",
     "posterior_mean",
     "prior_pseudo_counts",
     "read_pool",
+    "run_experiment",
     "scores_to_probabilities",
     "stratified_ratio",
     "stratify",
