@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -138,3 +140,20 @@ def test_ceaf_hard_component_needs_a_real_assignment() -> None:
 def test_bmd_matches_definition_on_maidasani_results() -> None:
     truth = {"r1": 1, "r2": 1, "r3": 1, "r4": 2, "r5": 2, "r6": 2, "r7": 3, "r8": 3}
     assert bmd(contingency_table(truth, truth)) == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ceaf_on_noisy_medium_clusterings_matches_dense_hungarian(seed: int) -> None:
+    """Many ties and large connected components: exercises every reduction rule and
+    the sparse assignment of what remains."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    truth = rng.integers(0, [60, 150, 300, 30, 100, 200][seed], size=n)
+    pred = truth.copy()
+    moved = rng.random(n) < [0.2, 0.5, 0.9, 0.3, 0.6, 0.4][seed]
+    pred[moved] = rng.integers(0, 120, size=int(moved.sum()))
+    t = dict(enumerate(truth.tolist()))
+    p = dict(enumerate(pred.tolist()))
+    res = evaluate(t, p, metrics=["ceafm", "ceafe", "ceaf_phi1", "ceaf_phi2"])
+    for prefix, phi in (("ceafm", 3), ("ceafe", 4), ("ceaf_phi1", 1), ("ceaf_phi2", 2)):
+        check_pr(res, prefix, ref.ceaf(t, p, phi))

@@ -22,10 +22,11 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import scipy.sparse as sp
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
 from ._validation import check_choice, describe, examples
-from .io import as_membership
+from .io import _dense_int_span, as_membership
 
 __all__ = [
     "Alignment",
@@ -45,10 +46,12 @@ IntArray = npt.NDArray[np.int64]
 class Alignment:
     """Two clusterings factorised over the union of their records.
 
-    ``true_codes[k]`` / ``pred_codes[k]`` is the dense cluster code of record
+    ``true_codes[k]`` / ``pred_codes[k]`` is the cluster code of record
     ``records[k]`` on each side, or ``-1`` where the record is absent from that
     side (only with ``on_mismatch="twinless"``). ``true_labels[c]`` is the
-    original id of true cluster code ``c`` (likewise ``pred_labels``).
+    original id of true cluster code ``c`` (likewise ``pred_labels``). Codes are
+    small non-negative integers, but a code need not be used by any record
+    (integer cluster ids are coded by offset from their minimum).
     """
 
     records: npt.NDArray[Any]
@@ -59,11 +62,13 @@ class Alignment:
     policy: MismatchPolicy = "error"
 
     @property
-    def n_true_clusters(self) -> int:
+    def n_true_codes(self) -> int:
+        """Number of true cluster codes (an upper bound on the number of clusters)."""
         return int(self.true_labels.shape[0])
 
     @property
-    def n_pred_clusters(self) -> int:
+    def n_pred_codes(self) -> int:
+        """Number of predicted cluster codes (an upper bound on the number of clusters)."""
         return int(self.pred_labels.shape[0])
 
     def table(self) -> ContingencyTable:
@@ -71,13 +76,24 @@ class Alignment:
         return ContingencyTable.from_codes(
             self.true_codes,
             self.pred_codes,
-            n_true_clusters=self.n_true_clusters,
-            n_pred_clusters=self.n_pred_clusters,
+            n_true_codes=self.n_true_codes,
+            n_pred_codes=self.n_pred_codes,
             policy=self.policy,
         )
 
 
 def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
+    """Integer codes and the value of each code.
+
+    Integers in a range at most a few times their count are coded by offset
+    (``code = value - min``; every value of the range gets a label, used or not);
+    anything else is hashed to dense codes in order of first appearance.
+    """
+    dense = _dense_int_span(values)
+    if dense is not None:
+        lo, span = dense
+        labels = np.arange(lo, lo + span, dtype=np.int64).astype(values.dtype, copy=False)
+        return (values - lo).astype(np.int64, copy=False), labels
     codes, uniques = pd.factorize(values)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
@@ -130,13 +146,7 @@ def align(
     p_codes, p_labels = _factorize(p.clusters)
     if _same_records(t.records, p.records):
         return Alignment(t.records, t_codes, p_codes, t_labels, p_labels, policy)
-    nt = len(t)
-    rec_codes, union = _factorize(_concat(t.records, p.records))
-    n_union = union.shape[0]
-    true_of = np.full(n_union, -1, dtype=np.int64)
-    pred_of = np.full(n_union, -1, dtype=np.int64)
-    true_of[rec_codes[:nt]] = t_codes
-    pred_of[rec_codes[nt:]] = p_codes
+    union, true_of, pred_of = _union(t.records, p.records, t_codes, p_codes)
     only_true = pred_of < 0
     only_pred = true_of < 0
     if not (only_true.any() or only_pred.any()):
@@ -151,6 +161,29 @@ def align(
     tc, t_idx = _factorize(true_of[keep])
     pc, p_idx = _factorize(pred_of[keep])
     return Alignment(union[keep], tc, pc, t_labels[t_idx], p_labels[p_idx], policy)
+
+
+def _union(
+    t_rec: npt.NDArray[Any], p_rec: npt.NDArray[Any], t_codes: IntArray, p_codes: IntArray
+) -> tuple[npt.NDArray[Any], IntArray, IntArray]:
+    """The union of two record-id arrays and each side's cluster code per union record."""
+    both = _concat(t_rec, p_rec)
+    dense = _dense_int_span(both)
+    if dense is not None:
+        lo, span = dense
+        true_of = np.full(span, -1, dtype=np.int64)
+        pred_of = np.full(span, -1, dtype=np.int64)
+        true_of[(t_rec - lo).astype(np.int64)] = t_codes
+        pred_of[(p_rec - lo).astype(np.int64)] = p_codes
+        present = np.flatnonzero((true_of >= 0) | (pred_of >= 0))
+        return (present + lo).astype(both.dtype), true_of[present], pred_of[present]
+    rec_codes, union = _factorize(both)
+    nt = t_rec.shape[0]
+    true_of = np.full(union.shape[0], -1, dtype=np.int64)
+    pred_of = np.full(union.shape[0], -1, dtype=np.int64)
+    true_of[rec_codes[:nt]] = t_codes
+    pred_of[rec_codes[nt:]] = p_codes
+    return union, true_of, pred_of
 
 
 def _raise_mismatch(
@@ -234,25 +267,31 @@ class ContingencyTable:
         true_codes: IntArray,
         pred_codes: IntArray,
         *,
-        n_true_clusters: int,
-        n_pred_clusters: int,
+        n_true_codes: int,
+        n_pred_codes: int,
         policy: MismatchPolicy = "error",
     ) -> ContingencyTable:
-        """Count cells from per-record cluster codes (``-1`` = absent on that side)."""
+        """Count cells from per-record cluster codes (``-1`` = absent on that side).
+
+        Codes in ``0..n_*_codes-1`` that no record uses are dropped, so the table
+        has exactly one row per true cluster and one column per predicted cluster.
+        """
         t = np.asarray(true_codes, dtype=np.int64)
         p = np.asarray(pred_codes, dtype=np.int64)
         present_t = t >= 0
         present_p = p >= 0
         if present_t.all() and present_p.all():
-            true_sizes = np.bincount(t, minlength=n_true_clusters).astype(np.int64)
-            pred_sizes = np.bincount(p, minlength=n_pred_clusters).astype(np.int64)
+            true_sizes = np.bincount(t, minlength=n_true_codes).astype(np.int64)
+            pred_sizes = np.bincount(p, minlength=n_pred_codes).astype(np.int64)
             tt, pp = t, p
         else:
-            true_sizes = np.bincount(t[present_t], minlength=n_true_clusters).astype(np.int64)
-            pred_sizes = np.bincount(p[present_p], minlength=n_pred_clusters).astype(np.int64)
+            true_sizes = np.bincount(t[present_t], minlength=n_true_codes).astype(np.int64)
+            pred_sizes = np.bincount(p[present_p], minlength=n_pred_codes).astype(np.int64)
             both = present_t & present_p
             tt, pp = t[both], p[both]
-        rows, cols, counts = _count_cells(tt, pp, n_pred_clusters)
+        rows, cols, counts = _count_cells(tt, pp, n_pred_codes)
+        rows, true_sizes = _compact(rows, true_sizes)
+        cols, pred_sizes = _compact(cols, pred_sizes)
         return cls(rows, cols, counts, true_sizes, pred_sizes, policy)
 
     # -- sizes ------------------------------------------------------------------
@@ -375,6 +414,15 @@ class ContingencyTable:
         )
 
 
+def _compact(index: IntArray, sizes: IntArray) -> tuple[IntArray, IntArray]:
+    """Drop codes of size 0, renumbering the cell index accordingly."""
+    used = sizes > 0
+    if used.all():
+        return index, sizes
+    mapping = np.cumsum(used, dtype=np.int64) - 1
+    return mapping[index], sizes[used]
+
+
 def _sum_by(index: IntArray, values: IntArray, size: int) -> IntArray:
     # float64 sums are exact below 2**53, far beyond any record count
     return np.bincount(index, weights=values, minlength=size).astype(np.int64)
@@ -385,14 +433,12 @@ def _count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntAr
     if t.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), empty.copy()
-    key = t * np.int64(max(n_pred, 1)) + p
-    codes, uniq = pd.factorize(key, sort=False)
-    counts = np.bincount(codes).astype(np.int64)
-    uniq = np.asarray(uniq, dtype=np.int64)
-    order = np.argsort(uniq, kind="stable")
-    uniq = uniq[order]
-    counts = counts[order]
-    return uniq // n_pred, uniq % n_pred, counts
+    n_true = int(t.max()) + 1
+    # COO -> CSR sums duplicate (t, p) entries with a counting sort by row
+    mat = sp.csr_matrix((np.ones(t.size, dtype=np.int64), (t, p)), shape=(n_true, max(n_pred, 1)))
+    mat.sum_duplicates()
+    rows = np.repeat(np.arange(n_true, dtype=np.int64), np.diff(mat.indptr))
+    return rows, mat.indices.astype(np.int64), mat.data.astype(np.int64)
 
 
 def contingency_table(

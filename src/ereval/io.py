@@ -217,7 +217,40 @@ def _check_ids(arr: npt.NDArray[Any], *, name: str, what: str) -> npt.NDArray[An
     return arr
 
 
-def _finalise(records: npt.NDArray[Any], clusters: npt.NDArray[Any], *, name: str) -> Membership:
+def _dense_int_span(values: npt.NDArray[Any]) -> tuple[int, int] | None:
+    """``(min, span)`` of an integer array whose range is at most a few times its size."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    span = hi - lo + 1
+    if span > 4 * values.size + 1024:
+        return None
+    return lo, span
+
+
+def _duplicates(records: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], int]:
+    """The record ids that occur more than once, and the number of surplus copies."""
+    dense = _dense_int_span(records)
+    if dense is not None:
+        lo, span = dense
+        counts = np.bincount((records - lo).astype(np.int64), minlength=span)
+        dup = np.flatnonzero(counts > 1)
+        return dup + lo, int((counts[dup] - 1).sum())
+    codes, uniques = pd.factorize(records)
+    if uniques.shape[0] == records.shape[0]:
+        return records[:0], 0
+    counts = np.bincount(codes)
+    dup = np.flatnonzero(counts > 1)
+    return np.asarray(uniques)[dup], int((counts[dup] - 1).sum())
+
+
+def _finalise(
+    records: npt.NDArray[Any],
+    clusters: npt.NDArray[Any],
+    *,
+    name: str,
+    unique_records: bool = False,
+) -> Membership:
     if records.shape[0] != clusters.shape[0]:
         raise InputError(
             f"'{name}': {records.shape[0]} record ids but {clusters.shape[0]} cluster ids"
@@ -226,14 +259,13 @@ def _finalise(records: npt.NDArray[Any], clusters: npt.NDArray[Any], *, name: st
         raise InputError(f"'{name}' is empty; expected at least one record")
     _check_ids(records, name=name, what="record ids")
     _check_ids(clusters, name=name, what="cluster ids")
-    codes, uniques = pd.factorize(records)
-    if uniques.shape[0] != records.shape[0]:
-        counts = np.bincount(codes)
-        dup = np.flatnonzero(counts > 1)
-        raise InputError(
-            f"'{name}' has {int((counts[dup] - 1).sum())} duplicate record ids "
-            f"(e.g. {examples(np.asarray(uniques)[dup])}); each record must belong to exactly one cluster"
-        )
+    if not unique_records:
+        dup, surplus = _duplicates(records)
+        if surplus:
+            raise InputError(
+                f"'{name}' has {surplus} duplicate record ids (e.g. {examples(dup)}); "
+                "each record must belong to exactly one cluster"
+            )
     return Membership(records=records, clusters=clusters)
 
 
@@ -277,7 +309,7 @@ def _labels(values: npt.NDArray[Any], *, name: str) -> Membership:
         raise InputError(
             f"'{name}': a label array must be 1-dimensional; received shape {values.shape}"
         )
-    return _finalise(np.arange(values.shape[0], dtype=np.int64), values, name=name)
+    return _finalise(np.arange(values.shape[0], dtype=np.int64), values, name=name, unique_records=True)
 
 
 # ---------------------------------------------------------------------------

@@ -54,31 +54,136 @@ def ceaf_similarity(table: ContingencyTable, phi: Phi) -> npt.NDArray[np.float64
     return np.asarray(2.0 * n / (a + b), dtype=np.float64)
 
 
+def _first_per_group(
+    group: npt.NDArray[np.int64], candidate: npt.NDArray[np.bool_], size: int
+) -> npt.NDArray[np.bool_]:
+    """Mask of the first candidate cell (lowest position) of each group."""
+    pos = np.flatnonzero(candidate)
+    first_pos = np.full(size, group.size, dtype=np.int64)
+    np.minimum.at(first_pos, group[pos], pos)
+    out = np.zeros(group.size, dtype=bool)
+    out[pos] = first_pos[group[pos]] == pos
+    return out
+
+
+def _top_two(
+    group: npt.NDArray[np.int64], w: npt.NDArray[np.float64], size: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+    """Per group: best weight, second-best weight (0 if none) and, per cell, whether
+    it is the (first) best cell of its group."""
+    top1 = np.zeros(size)
+    np.maximum.at(top1, group, w)
+    first = _first_per_group(group, w == top1[group], size)
+    top2 = np.zeros(size)
+    rest = ~first
+    np.maximum.at(top2, group[rest], w[rest])
+    return top1, top2, first
+
+
+def _leaf_cells(
+    leaf_side: npt.NDArray[np.int64],
+    other_side: npt.NDArray[np.int64],
+    w: npt.NDArray[np.float64],
+    n_leaf: int,
+    n_other: int,
+) -> npt.NDArray[np.bool_]:
+    """Cells whose ``leaf_side`` node has no other cell and whose weight is the best of
+    its ``other_side`` node (one such cell per ``other_side`` node)."""
+    degree = np.bincount(leaf_side, minlength=n_leaf)
+    best = np.zeros(n_other)
+    np.maximum.at(best, other_side, w)
+    ok = (degree[leaf_side] == 1) & (w >= best[other_side])
+    return _first_per_group(other_side, ok, n_other)
+
+
+def _fix_dominant_cells(
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    w: npt.NDArray[np.float64],
+    k: int,
+    r: int,
+) -> tuple[float, npt.NDArray[np.bool_]]:
+    """Exact reductions that align cells some optimal alignment is known to contain.
+
+    * Dominance: if ``w_ij > R_i + C_j``, where ``R_i`` (``C_j``) is the largest other
+      weight in row ``i`` (column ``j``), exchanging ``(i, j)`` into any alignment
+      never lowers its total. Such cells never share a row or a column, so all of
+      them are fixed at once.
+    * Leaves: a row with a single cell ``(i, j)`` whose weight is the best of column
+      ``j`` can take ``j`` from any partner without loss (one such row per column);
+      likewise for columns with a single cell.
+
+    Fixed rows and columns leave the problem and the rules are applied again to
+    what remains. Returns the fixed total and the mask of cells still undecided.
+    """
+    active = np.ones(rows.size, dtype=bool)
+    done_rows = np.zeros(k, dtype=bool)
+    done_cols = np.zeros(r, dtype=bool)
+    total = 0.0
+    for _ in range(100):
+        changed = False
+        for rule in ("dominance", "leaf_rows", "leaf_cols"):
+            idx = np.flatnonzero(active)
+            if idx.size == 0:
+                return total, active
+            ri, ci, wi = rows[idx], cols[idx], w[idx]
+            if rule == "dominance":
+                r1, r2, r_first = _top_two(ri, wi, k)
+                c1, c2, c_first = _top_two(ci, wi, r)
+                other_r = np.where(r_first, r2[ri], r1[ri])
+                other_c = np.where(c_first, c2[ci], c1[ci])
+                fixed = wi > other_r + other_c
+            elif rule == "leaf_rows":
+                fixed = _leaf_cells(ri, ci, wi, k, r)
+            else:
+                fixed = _leaf_cells(ci, ri, wi, r, k)
+            if not fixed.any():
+                continue
+            changed = True
+            total += float(wi[fixed].sum())
+            done_rows[ri[fixed]] = True
+            done_cols[ci[fixed]] = True
+            active[idx] = ~(done_rows[ri] | done_cols[ci])
+        if not changed:
+            break
+    return total, active
+
+
 def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float64]) -> float:
     """Maximum total weight of a one-to-one alignment using only non-zero cells.
 
-    ``weights`` holds one non-negative weight per cell of ``table``.
+    ``weights`` holds one non-negative weight per cell of ``table``. Dominant
+    cells are fixed first (:func:`_fix_dominant_cells`); the rest is split into
+    connected components, stars are read off, and the remaining components are
+    solved exactly as one sparse assignment problem.
     """
-    rows, cols = table.rows, table.cols
-    if rows.size == 0:
+    if table.rows.size == 0:
         return 0.0
     k, r = table.n_true_clusters, table.n_pred_clusters
+    total, active = _fix_dominant_cells(table.rows, table.cols, weights, k, r)
+    rows, cols, w = table.rows[active], table.cols[active], weights[active]
+    if rows.size == 0:
+        return total
     graph = sp.coo_matrix(
         (np.ones(rows.size, dtype=np.int8), (rows, cols + k)), shape=(k + r, k + r)
     ).tocsr()
     _, label = connected_components(graph, directed=False)
     comp = label[rows]
     n_comp = int(label.max()) + 1
-    rows_per = np.bincount(label[:k][table.row_cells > 0], minlength=n_comp)
-    cols_per = np.bincount(label[k:][table.col_cells > 0], minlength=n_comp)
+    row_has = np.zeros(k, dtype=bool)
+    row_has[rows] = True
+    col_has = np.zeros(r, dtype=bool)
+    col_has[cols] = True
+    rows_per = np.bincount(label[:k][row_has], minlength=n_comp)
+    cols_per = np.bincount(label[k:][col_has], minlength=n_comp)
     star = (rows_per[comp] == 1) | (cols_per[comp] == 1)
     # a component with one true (or one predicted) cluster aligns its best cell
     best = np.zeros(n_comp)
-    np.maximum.at(best, comp[star], weights[star])
-    total = float(best.sum())
+    np.maximum.at(best, comp[star], w[star])
+    total += float(best.sum())
     hard = ~star
     if hard.any():
-        total += _sparse_assignment(rows[hard], cols[hard], weights[hard])
+        total += _sparse_assignment(rows[hard], cols[hard], w[hard])
     return total
 
 

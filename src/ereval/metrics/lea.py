@@ -31,12 +31,10 @@ def _side(
 ) -> float:
     size = own.astype(np.float64)
     links = size * (size - 1) / 2
-    resolved = np.zeros(own.shape[0])
     pair_links = counts.astype(np.float64) * (counts - 1) / 2
-    np.add.at(resolved, own_idx, pair_links)
     # singletons: resolved iff the record is also a singleton on the other side
     single_hit = (own[own_idx] == 1) & (other[other_idx] == 1) & (counts == 1)
-    np.add.at(resolved, own_idx[single_hit], 1.0)
+    resolved = np.bincount(own_idx, weights=pair_links + single_hit, minlength=own.shape[0])
     links = np.where(own == 1, 1.0, links)
     return float((size * resolved / links).sum())
 
