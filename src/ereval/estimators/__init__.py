@@ -1,0 +1,57 @@
+"""Estimate true performance from a small weighted sample of labelled true clusters.
+
+A team labels a few hundred true clusters, drawn with known (relative)
+probabilities, and needs nearly unbiased estimates with standard errors for
+its whole database (Binette et al. 2022; Binette et al. 2024, §3.1 and §3.4):
+
+>>> from ereval.estimators import estimate
+>>> pred = {1: 1, 2: 1, 3: 2, 4: 3, 5: 2, 6: 4, 7: 4, 8: 4}
+>>> sample = {1: "c1", 2: "c1", 3: "c1", 4: "c2", 5: "c2", 8: "c4"}
+>>> est = estimate(pred, sample, design="cluster", weights="uniform")
+>>> round(est["pairwise_precision"].estimate, 4), round(est["pairwise_precision"].std, 4)
+(0.3889, 0.2546)
+
+See ``docs/estimation.md`` for a guide to designs and estimators.
+"""
+
+from __future__ import annotations
+
+from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
+from .designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
+from .metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
+from .naive import NAIVE_METRICS, naive_values
+from .ratio import (
+    Estimate,
+    EstimationWarning,
+    confidence_interval,
+    fpc_theta,
+    normal_quantile,
+    ratio_estimate,
+    ratio_of_means,
+)
+
+__all__ = [
+    "ClusterSample",
+    "ClusterTerms",
+    "DESIGNS",
+    "Design",
+    "Estimate",
+    "EstimationWarning",
+    "NAIVE_METRICS",
+    "PreparedPrediction",
+    "WeightKind",
+    "as_sample",
+    "available_estimators",
+    "cluster_terms",
+    "confidence_interval",
+    "draw_sample",
+    "estimate",
+    "estimate_by_group",
+    "estimate_from_terms",
+    "fpc_theta",
+    "naive_values",
+    "normal_quantile",
+    "prepare_prediction",
+    "ratio_estimate",
+    "ratio_of_means",
+]

@@ -1,0 +1,308 @@
+"""Per-cluster sufficient statistics of a sample of true clusters against a prediction.
+
+For a sampled true cluster ``c`` of size ``a`` meeting predicted clusters ``j``
+in ``n_j = |c ∩ ĉ_j|`` records, with ``b_j = |ĉ_j|`` counted over the *whole*
+prediction, every estimator of :mod:`ereval.estimators` needs only:
+
+* ``size = a``, ``sq = sum_j n_j^2``, ``nb = sum_j n_j b_j``;
+* ``frac = sum_j n_j / b_j`` and ``b3p = sum_j n_j^2 / b_j``;
+* ``ent_pred = sum_j n_j log(n_j / b_j)`` and ``ent_true = sum_j n_j log(n_j / a)``;
+* ``exact`` (1 when ``c`` is a predicted cluster), and, with record names,
+  ``homonym`` and ``variation`` indicators (Binette et al. 2024, eqs. 2-3).
+
+In the notation of Binette et al. (2024, §3.3.1): ``sum_{r in c} UCE(r) =
+a^2 - sq``, ``sum_{r in c} SDE(r) = nb - a^2``, ``sum_{r in c} ROCE(r) = a - b3p``
+and ``EI(c) = 1 - exact``. The prediction is factorised once
+(:func:`prepare_prediction`) and can be reused for many samples.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from .._errors import InputError, InputTypeError, RecordMismatchError
+from .._validation import describe, examples
+from ..io import Membership, _column_values, as_membership, read_table
+from .designs import ClusterSample
+
+__all__ = ["ClusterTerms", "PreparedPrediction", "cluster_terms", "prepare_prediction"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedPrediction:
+    """A predicted clustering factorised once: cluster codes, sizes and (optionally) names.
+
+    Build it with :func:`prepare_prediction` and pass it to
+    :func:`ereval.estimators.estimate` to score many samples against one
+    prediction without re-reading it.
+    """
+
+    records: npt.NDArray[Any]
+    codes: IntArray
+    labels: npt.NDArray[Any]
+    sizes: IntArray
+    name_codes: IntArray | None = None
+    name_counts: IntArray | None = None
+    indexed: bool = False
+
+    @property
+    def n_records(self) -> int:
+        """``N``, the number of records of the population."""
+        return int(self.records.shape[0])
+
+    @property
+    def n_clusters(self) -> int:
+        """``|Ĉ|``, the number of predicted clusters."""
+        return int(self.sizes.shape[0])
+
+    @cached_property
+    def n_pairs(self) -> int:
+        """``|P| = sum_j C(b_j, 2)``, the number of predicted pairs (exact)."""
+        return int((self.sizes * (self.sizes - 1) // 2).sum(dtype=np.int64))
+
+    @cached_property
+    def entropy(self) -> float:
+        """``H(Ĉ) = -sum_j (b_j/N) log(b_j/N)`` in nats."""
+        p = self.sizes / float(self.n_records)
+        return max(float(-(p * np.log(p)).sum()), 0.0)
+
+    @cached_property
+    def _index(self) -> pd.Index:
+        return pd.Index(self.records)
+
+    def locate(self, records: npt.NDArray[Any]) -> IntArray:
+        """Positions of ``records`` in the prediction (``-1`` where absent)."""
+        if self.indexed:
+            found: IntArray = self._index.get_indexer(records).astype(np.int64)
+            return found
+        small = pd.Index(records)
+        hit = small.get_indexer(self.records)
+        found = np.flatnonzero(hit >= 0)
+        out = np.full(records.shape[0], -1, dtype=np.int64)
+        out[hit[found]] = found
+        return out
+
+
+def prepare_prediction(
+    pred: Any,
+    *,
+    names: Any = None,
+    index: bool = True,
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+) -> PreparedPrediction:
+    """Factorise a predicted clustering once for repeated estimation.
+
+    Parameters
+    ----------
+    pred : clustering or PreparedPrediction
+        The prediction over the *whole* population the sample was drawn from
+        (any form of :func:`ereval.io.as_membership`).
+    names : str, mapping or Series, optional
+        A name (label) per record, for the homonymy and name-variation rates
+        (Binette et al. 2024, Definition 2): a column of the prediction table,
+        or a mapping from record id to name covering every record of ``pred``.
+    index : bool, default True
+        Build a hash index of the record ids now, so that each later sample is
+        located in time proportional to its size (otherwise every lookup scans
+        the prediction once).
+    record_col, cluster_col : str
+        Column names for tables and files.
+
+    Returns
+    -------
+    PreparedPrediction
+    """
+    if isinstance(pred, PreparedPrediction):
+        if names is not None:
+            raise InputError("'names' must be given when the prediction is prepared, not later")
+        return pred
+    frame = read_table(pred, name="pred") if isinstance(pred, str | os.PathLike) else pred
+    m = as_membership(frame, name="pred", record_col=record_col, cluster_col=cluster_col)
+    codes, labels = pd.factorize(m.clusters)
+    codes = codes.astype(np.int64)
+    sizes = np.bincount(codes).astype(np.int64)
+    name_codes, name_counts = _names(names, frame, m)
+    out = PreparedPrediction(
+        m.records, codes, np.asarray(labels), sizes, name_codes, name_counts, indexed=index
+    )
+    if index:
+        out.locate(m.records[:1])  # builds the hash table once
+    return out
+
+
+def _names(names: Any, frame: Any, m: Membership) -> tuple[IntArray | None, IntArray | None]:
+    if names is None:
+        return None, None
+    if isinstance(names, str):
+        if not isinstance(frame, pd.DataFrame) and not type(frame).__module__.startswith(
+            ("polars", "pyarrow")
+        ):
+            raise InputError(
+                f"'names' names a column ('{names}') but 'pred' is not a table; give a mapping "
+                "from record id to name instead"
+            )
+        table = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
+        if names not in table.columns:
+            raise InputError(
+                f"'names': the prediction has no column '{names}'; its columns are "
+                f"{[str(c) for c in table.columns]}"
+            )
+        values = _column_values(table[names])
+    elif isinstance(names, Mapping | pd.Series):
+        series = names if isinstance(names, pd.Series) else pd.Series(dict(names), dtype=object)
+        if not series.index.is_unique:
+            raise InputError("'names' has repeated record ids")
+        pos = series.index.get_indexer(m.records)
+        if (pos < 0).any():
+            raise InputError(
+                f"'names' has no name for {int((pos < 0).sum())} record(s) of 'pred' (e.g. "
+                f"{examples(m.records[pos < 0])}); homonymy needs the name of every record"
+            )
+        if series.shape[0] != m.records.shape[0]:
+            extra = series.shape[0] - m.records.shape[0]
+            raise InputError(
+                f"'names' covers {extra} record(s) that are not in 'pred'; the prediction must "
+                "cover the whole population whose names are counted"
+            )
+        values = np.asarray(_column_values(series))[pos]
+    else:
+        raise InputTypeError(
+            "'names' must be a column of the prediction or a mapping from record id to name; "
+            f"received {describe(names)}"
+        )
+    missing = np.asarray(pd.isna(values))
+    if missing.any():
+        raise InputError(
+            f"'names' is missing (None/NaN) for {int(missing.sum())} record(s), e.g. "
+            f"{examples(m.records[missing])}"
+        )
+    codes, uniq = pd.factorize(values)
+    return codes.astype(np.int64), np.bincount(codes, minlength=uniq.shape[0]).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterTerms:
+    """Per-cluster sufficient statistics (indexed by sample cluster code) and population constants.
+
+    ``rows, cols, counts`` are the sample's contingency cells against the
+    prediction (``cols`` are prediction cluster codes). ``name_rows``,
+    ``name_codes`` and ``name_counts`` give, per (cluster, name) pair, how many of
+    the cluster's records carry the name (for the naive homonymy rate).
+    """
+
+    size: FloatArray
+    sq: FloatArray
+    nb: FloatArray
+    frac: FloatArray
+    b3p: FloatArray
+    ent_pred: FloatArray
+    ent_true: FloatArray
+    exact: FloatArray
+    homonym: FloatArray | None
+    variation: FloatArray | None
+    rows: IntArray
+    cols: IntArray
+    counts: IntArray
+    name_rows: IntArray | None
+    name_codes: IntArray | None
+    name_counts: IntArray | None
+    n_records: int
+    n_pred_clusters: int
+    n_pred_pairs: int
+    pred_entropy: float
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.size.shape[0])
+
+    @property
+    def has_names(self) -> bool:
+        return self.homonym is not None
+
+
+def _sum_by(index: IntArray, values: npt.ArrayLike, k: int) -> FloatArray:
+    out: FloatArray = np.bincount(
+        index, weights=np.asarray(values, dtype=np.float64), minlength=k
+    ).astype(np.float64)
+    return out
+
+
+def cluster_terms(prepared: PreparedPrediction, sample: ClusterSample) -> ClusterTerms:
+    """Compute the per-cluster statistics of ``sample`` against the whole prediction.
+
+    Raises :class:`~ereval.RecordMismatchError` when sampled records are absent
+    from the prediction (the prediction must cover the whole population).
+    """
+    pos = prepared.locate(sample.records)
+    absent = pos < 0
+    if absent.any():
+        raise RecordMismatchError(
+            f"{int(absent.sum())} sampled record(s) are absent from 'pred' (e.g. "
+            f"{examples(sample.records[absent])}); the prediction must cover every record of "
+            "the population the sample was drawn from"
+        )
+    k = sample.n_clusters
+    tc = sample.cluster_codes
+    pc = prepared.codes[pos]
+    width = np.int64(max(prepared.n_clusters, 1))
+    cell_key, cell_of_record = np.unique(tc * width + pc, return_inverse=True)
+    counts = np.bincount(cell_of_record.ravel()).astype(np.int64)
+    rows = cell_key // width
+    cols = cell_key % width
+    n = counts.astype(np.float64)
+    b = prepared.sizes[cols].astype(np.float64)
+    a = np.bincount(tc, minlength=k).astype(np.float64)
+    a_cell = a[rows]
+    exact_cell = (n == a_cell) & (n == b)
+    homonym = variation = None
+    name_rows = name_codes = name_counts = None
+    if prepared.name_codes is not None and prepared.name_counts is not None:
+        nc = prepared.name_codes[pos]
+        name_key, name_of_record = np.unique(tc * np.int64(prepared.name_counts.shape[0]) + nc,
+                                             return_inverse=True)
+        name_counts = np.bincount(name_of_record.ravel()).astype(np.int64)
+        name_rows = name_key // np.int64(prepared.name_counts.shape[0])
+        name_codes = name_key % np.int64(prepared.name_counts.shape[0])
+        shared = prepared.name_counts[name_codes] > name_counts
+        homonym = (_sum_by(name_rows, shared, k) > 0).astype(np.float64)
+        variation = (np.bincount(name_rows, minlength=k) > 1).astype(np.float64)
+    return ClusterTerms(
+        size=a,
+        sq=_sum_by(rows, n * n, k),
+        nb=_sum_by(rows, n * b, k),
+        frac=_sum_by(rows, n / b, k),
+        b3p=_sum_by(rows, n * n / b, k),
+        ent_pred=_sum_by(rows, n * np.log(n / b), k),
+        ent_true=_sum_by(rows, n * np.log(n / a_cell), k),
+        exact=(_sum_by(rows, exact_cell, k) > 0).astype(np.float64),
+        homonym=homonym,
+        variation=variation,
+        rows=rows,
+        cols=cols,
+        counts=counts,
+        name_rows=name_rows,
+        name_codes=name_codes,
+        name_counts=name_counts,
+        n_records=prepared.n_records,
+        n_pred_clusters=prepared.n_clusters,
+        n_pred_pairs=prepared.n_pairs,
+        pred_entropy=prepared.entropy,
+    )
+
+
+def log_ratio(size: FloatArray, n_records: int) -> FloatArray:
+    """``a log(a / N)`` per cluster (the entropy term of Binette et al. 2024, Lemma 5)."""
+    return size * (np.log(size) - math.log(n_records))

@@ -1,0 +1,449 @@
+"""Sampling designs for labelled true clusters, and a helper that draws such samples.
+
+A labelled benchmark is a probability sample of *units* — true clusters, or
+disjoint blocks of whole true clusters — each drawn with a probability ``p_u``
+known up to a constant (Binette et al. 2024, §3.2.1; Binette et al. 2022, §2.3):
+
+``"record"``
+    Records drawn uniformly with replacement, and the true cluster of each
+    recovered: clusters are drawn with ``p_c`` proportional to ``|c|``.
+``"cluster"``
+    True clusters drawn with ``p_c`` uniform (``"uniform"``), proportional to size
+    (``"cluster_size"``) or given by the user per cluster.
+``"block"``
+    Disjoint blocks drawn with ``p_b`` uniform, proportional to the block's number
+    of records, or given per block. Each block holds whole true clusters.
+``"single_block"``
+    One block (e.g. all the clusters of a region): estimates are ratios of sums
+    and no variance can be estimated.
+
+Draws with replacement are kept as separate rows: a cluster drawn twice counts
+twice in every mean. Without replacement, a population size enables the
+finite-population correction (see :func:`ereval.estimators.fpc_theta`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from .._errors import InputError
+from .._validation import check_choice, check_int, check_rng, describe, examples
+from ..io import Membership
+from ._sample_input import SampleTable, draw_codes, per_unit_values, sample_table, unit_codes
+from .ratio import fpc_theta
+
+__all__ = [
+    "DESIGNS",
+    "ClusterSample",
+    "Design",
+    "WeightKind",
+    "as_sample",
+    "draw_sample",
+]
+
+Design = Literal["record", "cluster", "block", "single_block"]
+WeightKind = Literal["probability", "inverse_probability"]
+DESIGNS: tuple[Design, ...] = ("record", "cluster", "block", "single_block")
+_SCHEMES = ("uniform", "cluster_size")
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterSample:
+    """A validated probability sample of true clusters.
+
+    Attributes
+    ----------
+    records, clusters : ndarray
+        Each sampled record and the id of its true cluster (each cluster once).
+    cluster_codes : ndarray of int64
+        Dense code (``0..K_s-1``) of each record's cluster.
+    cluster_labels : ndarray
+        Cluster id of each code.
+    unit_of_cluster : ndarray of int64
+        Sampling unit of each cluster code: the cluster itself, or its block.
+    unit_labels : ndarray
+        Id of each unit (a cluster id, or a block id).
+    probabilities : ndarray of float64
+        ``p_u`` of each unit, up to a constant.
+    draws : ndarray of int64
+        The units in draw order; a unit drawn twice appears twice.
+    design : {"record", "cluster", "block", "single_block"}
+    weights : str
+        ``"uniform"``, ``"cluster_size"`` or ``"custom"``.
+    replace : bool
+        Whether units were drawn with replacement.
+    population_size : int or None
+        Number of units in the population (finite-population correction).
+    """
+
+    records: npt.NDArray[Any]
+    clusters: npt.NDArray[Any]
+    cluster_codes: IntArray
+    cluster_labels: npt.NDArray[Any]
+    unit_of_cluster: IntArray
+    unit_labels: npt.NDArray[Any]
+    probabilities: FloatArray
+    draws: IntArray
+    design: Design
+    weights: str
+    replace: bool = True
+    population_size: int | None = None
+
+    @property
+    def n_draws(self) -> int:
+        """Number of draws (rows of every estimator)."""
+        return int(self.draws.shape[0])
+
+    @property
+    def n_clusters(self) -> int:
+        """Number of distinct sampled true clusters."""
+        return int(self.cluster_labels.shape[0])
+
+    @property
+    def n_units(self) -> int:
+        """Number of distinct sampled units."""
+        return int(self.unit_labels.shape[0])
+
+    @property
+    def cluster_sizes(self) -> IntArray:
+        """Number of records of each sampled cluster (by cluster code)."""
+        return np.bincount(self.cluster_codes, minlength=self.n_clusters).astype(np.int64)
+
+    @property
+    def theta(self) -> float:
+        """Finite-population correction for this sample (1 with replacement)."""
+        if self.replace or self.population_size is None:
+            return 1.0
+        return fpc_theta(self.n_draws, self.population_size)
+
+    def membership(self) -> Membership:
+        """The sampled true clusters as a :class:`~ereval.io.Membership`."""
+        return Membership(self.records, self.clusters)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per record: ``record_id, cluster_id, unit_id, probability, draws``."""
+        unit = self.unit_of_cluster[self.cluster_codes]
+        counts = np.bincount(self.draws, minlength=self.n_units)
+        return pd.DataFrame(
+            {
+                "record_id": self.records,
+                "cluster_id": self.clusters,
+                "unit_id": self.unit_labels[unit],
+                "probability": self.probabilities[unit],
+                "draws": counts[unit],
+            }
+        )
+
+
+def as_sample(
+    sample: Any,
+    *,
+    design: Design | None = None,
+    weights: Any = None,
+    weight_kind: WeightKind = "probability",
+    blocks: Any = None,
+    draws: Any = None,
+    replace: bool = True,
+    population_size: int | None = None,
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+) -> ClusterSample:
+    """Validate a labelled sample of true clusters and its design.
+
+    Parameters
+    ----------
+    sample : clustering or ClusterSample
+        The sampled true clusters in any form of :func:`ereval.io.as_membership`
+        (a table may carry extra per-record columns named by ``weights``,
+        ``blocks`` or ``draws``). A :class:`ClusterSample` is returned unchanged
+        (no other option may then be given).
+    design : {"record", "cluster", "block", "single_block"}
+        How the units were drawn (required; see the module docstring).
+    weights : {"uniform", "cluster_size"}, str, mapping or Series, optional
+        The sampling probabilities ``p_u`` up to a constant: a scheme name, a
+        column of the sample table (constant within each unit), or a mapping from
+        unit id (cluster id; block id for ``design="block"``) to value. Required
+        for ``"cluster"`` and ``"block"``; ``"record"`` implies ``"cluster_size"``
+        and ``"single_block"`` needs none. ``"cluster_size"`` for blocks means the
+        block's number of records.
+    weight_kind : {"probability", "inverse_probability"}, default "probability"
+        Whether custom values are probabilities ``p_u`` or design weights ``1/p_u``.
+    blocks : str or mapping, optional
+        For ``design="block"``: a column of the sample table, or a mapping from
+        cluster id to block id. Every true cluster must lie in one block.
+    draws : str, mapping or sequence, optional
+        Repeated draws (with replacement): a column of per-unit draw counts, a
+        mapping unit id -> count, or the sequence of drawn unit ids in draw
+        order. Default: each unit drawn once.
+    replace : bool, default True
+        Whether units were drawn with replacement.
+    population_size : int, optional
+        Number of units in the population, for the finite-population
+        correction of a sample drawn without replacement.
+    record_col, cluster_col : str
+        Column names for tables and files.
+
+    Returns
+    -------
+    ClusterSample
+
+    Examples
+    --------
+    >>> s = as_sample({1: "c1", 2: "c1", 3: "c2"}, design="cluster", weights="uniform",
+    ...               draws=["c1", "c2", "c1"])
+    >>> s.n_draws, s.n_clusters, s.probabilities.tolist()
+    (3, 2, [1.0, 1.0])
+    """
+    if isinstance(sample, ClusterSample):
+        given = {"design": design, "weights": weights, "blocks": blocks, "draws": draws,
+                 "population_size": population_size}
+        extra = [k for k, v in given.items() if v is not None]
+        if extra or not replace or weight_kind != "probability":
+            raise InputError(
+                "'sample' is already a ClusterSample; its design cannot be changed "
+                f"(received {', '.join(extra) or 'replace/weight_kind'})"
+            )
+        return sample
+    if design is None:
+        raise InputError(
+            "'design' is required: one of 'record', 'cluster', 'block', 'single_block'"
+        )
+    design = check_choice("design", design, DESIGNS)
+    weight_kind = check_choice("weight_kind", weight_kind, ("probability", "inverse_probability"))
+    if not isinstance(replace, bool):
+        raise InputError(f"'replace' must be True or False; received {describe(replace)}")
+    if design == "single_block" and (draws is not None or population_size is not None):
+        raise InputError(
+            "design='single_block' has exactly one draw of one block; 'draws' and "
+            "'population_size' do not apply"
+        )
+    table = sample_table(sample, record_col=record_col, cluster_col=cluster_col)
+    units, unit_labels = unit_codes(table, design=design, blocks=blocks)
+    probs, scheme = _probabilities(table, design, weights, weight_kind, units, unit_labels)
+    drawn = draw_codes(table, draws, units, unit_labels)
+    population_size = _check_replacement(design, replace, population_size, drawn, unit_labels)
+    return ClusterSample(
+        records=table.records,
+        clusters=table.clusters,
+        cluster_codes=table.codes,
+        cluster_labels=table.labels,
+        unit_of_cluster=units,
+        unit_labels=unit_labels,
+        probabilities=probs,
+        draws=drawn,
+        design=design,
+        weights=scheme,
+        replace=replace,
+        population_size=population_size,
+    )
+
+
+def _probabilities(
+    table: SampleTable,
+    design: Design,
+    weights: Any,
+    weight_kind: WeightKind,
+    units: IntArray,
+    unit_labels: npt.NDArray[Any],
+) -> tuple[FloatArray, str]:
+    n_units = unit_labels.shape[0]
+    if design == "record":
+        if weights not in (None, "cluster_size"):
+            raise InputError(
+                "design='record' draws clusters with probability proportional to their size; "
+                f"'weights' must be left unset or 'cluster_size'; received {describe(weights)} "
+                "(use design='cluster' for other probabilities)"
+            )
+        weights = "cluster_size"
+    elif design == "single_block":
+        if weights not in (None, "uniform"):
+            raise InputError(
+                "design='single_block' has one unit, so sampling probabilities play no role; "
+                f"'weights' must be left unset; received {describe(weights)}"
+            )
+        return np.ones(n_units), "uniform"
+    elif weights is None:
+        raise InputError(
+            f"design='{design}' needs 'weights': 'uniform', 'cluster_size', a column of the "
+            "sample or a mapping from unit id to sampling probability"
+        )
+    if isinstance(weights, str) and weights in _SCHEMES:
+        if weight_kind != "probability":
+            raise InputError(
+                f"'weight_kind' applies to custom weights only; weights='{weights}' is a scheme"
+            )
+        if weights == "uniform":
+            return np.ones(n_units), "uniform"
+        record_units = units[table.codes]
+        sizes = np.bincount(record_units, minlength=n_units).astype(np.float64)
+        return sizes, "cluster_size"
+    what = "block" if design == "block" else "cluster"
+    values = per_unit_values(table, weights, units, unit_labels, name="weights", what=what)
+    bad = ~np.isfinite(values) | (values <= 0)
+    if bad.any():
+        idx = np.flatnonzero(bad)
+        raise InputError(
+            f"'weights' must be finite and > 0 for every sampled {what}; received "
+            f"{examples(values[idx])} for {what}(s) {examples(unit_labels[idx])}"
+        )
+    if weight_kind == "inverse_probability":
+        values = 1.0 / values
+    return values, "custom"
+
+
+def _check_replacement(
+    design: Design,
+    replace: bool,
+    population_size: int | None,
+    drawn: IntArray,
+    unit_labels: npt.NDArray[Any],
+) -> int | None:
+    if replace:
+        if population_size is not None:
+            raise InputError(
+                "'population_size' is used only for samples drawn without replacement "
+                "(replace=False); a sample drawn with replacement needs no finite-population "
+                "correction"
+            )
+        return None
+    if design == "record":
+        raise InputError(
+            "design='record' is treated as drawing records with replacement; with few records "
+            "drawn from a large population, drawing without replacement is practically the same "
+            "(leave replace=True), otherwise use design='cluster' with replace=False"
+        )
+    counts = np.bincount(drawn, minlength=unit_labels.shape[0])
+    if (counts > 1).any():
+        raise InputError(
+            "replace=False but some units were drawn more than once "
+            f"(e.g. {examples(unit_labels[counts > 1])})"
+        )
+    if population_size is None:
+        return None
+    t = check_int("population_size", population_size, minimum=2)
+    if t < drawn.shape[0]:
+        raise InputError(
+            f"'population_size' ({t}) is smaller than the number of units drawn "
+            f"without replacement ({drawn.shape[0]})"
+        )
+    return t
+
+
+def draw_sample(
+    truth: Any,
+    *,
+    n: int,
+    design: Design,
+    weights: Any = None,
+    blocks: Any = None,
+    replace: bool = True,
+    seed: Any = None,
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+) -> ClusterSample:
+    """Draw a sample of true clusters from a (fully known) clustering.
+
+    Useful to plan a labelling campaign on a predicted clustering, and for
+    simulation studies.
+
+    Parameters
+    ----------
+    truth : clustering
+        The population clustering (any form of :func:`ereval.io.as_membership`).
+    n : int
+        Number of draws (records for ``"record"``, clusters for ``"cluster"``,
+        blocks for ``"block"``; ignored by ``"single_block"``, which draws one).
+    design : {"record", "cluster", "block", "single_block"}
+    weights : {"uniform", "cluster_size"} or mapping, optional
+        As for :func:`as_sample`; a mapping is keyed by cluster id (block id for
+        block designs) and holds probabilities up to a constant.
+    blocks : mapping, optional
+        Cluster id -> block id, for the block designs.
+    replace : bool, default True
+        Draw with replacement; without it, the sample records the population size
+        so that the finite-population correction applies.
+    seed : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    ClusterSample
+
+    Examples
+    --------
+    >>> s = draw_sample([[1, 2, 3], [4], [5, 6]], n=5, design="record", seed=0)
+    >>> s.n_draws, s.design, s.weights
+    (5, 'record', 'cluster_size')
+    """
+    rng = check_rng(seed)
+    design = check_choice("design", design, DESIGNS)
+    n = check_int("n", n, minimum=1)
+    population_design: Design = (
+        "cluster" if design == "record" else "block" if design == "single_block" else design
+    )
+    if design == "record":
+        if weights not in (None, "cluster_size"):
+            raise InputError(
+                "design='record' draws clusters with probability proportional to their size; "
+                f"'weights' must be left unset or 'cluster_size'; received {describe(weights)}"
+            )
+        weights = "cluster_size"
+    elif design == "single_block" and weights is None:
+        weights = "uniform"
+    population = as_sample(
+        truth,
+        design=population_design,
+        weights=weights,
+        blocks=blocks,
+        record_col=record_col,
+        cluster_col=cluster_col,
+    )
+    n_units = population.n_units
+    p = population.probabilities / population.probabilities.sum()
+    if design == "single_block":
+        chosen = rng.choice(n_units, size=1, p=p).astype(np.int64)
+    elif design == "record":
+        if not replace:
+            raise InputError("design='record' draws records with replacement; use replace=True")
+        record_units = population.unit_of_cluster[population.cluster_codes]
+        chosen = record_units[rng.integers(0, record_units.shape[0], size=n)]
+    else:
+        if not replace and n > n_units:
+            raise InputError(
+                f"cannot draw {n} units without replacement from a population of {n_units}"
+            )
+        chosen = rng.choice(n_units, size=n, replace=replace, p=p).astype(np.int64)
+    return _subsample(population, chosen, design=design, replace=replace)
+
+
+def _subsample(
+    population: ClusterSample, chosen: IntArray, *, design: Design, replace: bool
+) -> ClusterSample:
+    kept_units, draws = np.unique(chosen, return_inverse=True)
+    keep_cluster = np.isin(population.unit_of_cluster, kept_units)
+    new_cluster_code = np.cumsum(keep_cluster) - 1
+    keep_record = keep_cluster[population.cluster_codes]
+    unit_map = np.full(population.n_units, -1, dtype=np.int64)
+    unit_map[kept_units] = np.arange(kept_units.shape[0], dtype=np.int64)
+    return ClusterSample(
+        records=population.records[keep_record],
+        clusters=population.clusters[keep_record],
+        cluster_codes=new_cluster_code[population.cluster_codes[keep_record]].astype(np.int64),
+        cluster_labels=population.cluster_labels[keep_cluster],
+        unit_of_cluster=unit_map[population.unit_of_cluster[keep_cluster]],
+        unit_labels=population.unit_labels[kept_units],
+        probabilities=population.probabilities[kept_units],
+        draws=draws.astype(np.int64).ravel(),
+        design=design,
+        weights=population.weights,
+        replace=replace,
+        population_size=None if replace or design == "single_block" else population.n_units,
+    )

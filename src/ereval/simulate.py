@@ -1,0 +1,325 @@
+"""Simulation studies: check the estimators on data like your own before trusting them.
+
+Following Binette et al. (2022, §2.4) and Binette et al. (2024, §4.4): take a
+clustering as the truth, derive a prediction from it (yours, or one with a
+given share of records moved to other clusters), then draw many samples of
+true clusters with a chosen design, estimate, and compare each estimator with
+the metric's exact value: bias, RMSE, the spread of the estimates against the
+reported standard deviations, and the coverage of the confidence intervals.
+
+The ratio estimators are evaluated for all repeats at once (one array row per
+repeat), so thousands of repeats take seconds; naive estimates are computed
+per repeat.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ._errors import InputError
+from ._validation import check_choice, check_in_range, check_int, check_rng
+from .estimators._specs import SPEC_BY_KEY
+from .estimators._terms import ClusterTerms, cluster_terms, prepare_prediction
+from .estimators.designs import ClusterSample, Design, as_sample
+from .estimators.metrics import available_estimators, resolve_estimators
+from .estimators.naive import naive_values
+from .estimators.ratio import normal_quantile, ratio_of_means
+from .io import Membership, as_membership
+from .metrics import CANONICAL_METRICS, evaluate
+from .metrics._util import check_beta
+
+__all__ = ["SimulationDesign", "SimulationResult", "inject_errors", "simulate"]
+
+SimulationDesign = Literal["record", "cluster", "block"]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+SUMMARY_COLUMNS = (
+    "estimator", "metric", "form", "true_value", "mean", "bias", "bias_se", "rmse",
+    "empirical_std", "mean_std", "coverage", "coverage_se", "n_undefined",
+)
+
+
+def inject_errors(
+    clustering: Any,
+    *,
+    rate: float,
+    seed: Any = None,
+    record_col: str = "record_id",
+    cluster_col: str = "cluster_id",
+) -> Membership:
+    """Move a share of records to other clusters (Binette et al. 2022, §2.4).
+
+    ``round(rate * N)`` records are picked uniformly without replacement; each
+    joins the (original) cluster of another record picked uniformly among the
+    records of *other* clusters, so larger clusters receive and lose more
+    records. Every picked record changes cluster, so ``rate`` is exactly the
+    share of records moved.
+
+    Parameters
+    ----------
+    clustering : clustering
+        Any form of :func:`ereval.io.as_membership`.
+    rate : float
+        Share of records to move, in ``[0, 1]``.
+    seed : None, int or numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    Membership
+        The same records, with cluster ids taken from ``clustering``.
+
+    Examples
+    --------
+    >>> m = inject_errors([[1, 2, 3], [4, 5], [6]], rate=0.5, seed=0)
+    >>> len(m), len(set(m.clusters.tolist())) <= 3
+    (6, True)
+    """
+    m = as_membership(clustering, name="clustering", record_col=record_col, cluster_col=cluster_col)
+    rate = check_in_range("rate", rate, low=0.0, high=1.0)
+    rng = check_rng(seed)
+    codes, labels = pd.factorize(m.clusters)
+    n = len(m)
+    k = int(np.rint(rate * n))
+    if k == 0:
+        return Membership(m.records.copy(), m.clusters.copy())
+    if labels.shape[0] < 2:
+        raise InputError("'clustering' has a single cluster; records cannot move to another one")
+    movers = rng.choice(n, size=k, replace=False)
+    targets = rng.integers(0, n, size=k)
+    same = codes[targets] == codes[movers]
+    while same.any():
+        targets[same] = rng.integers(0, n, size=int(same.sum()))
+        same = codes[targets] == codes[movers]
+    new = codes.copy()
+    new[movers] = codes[targets]
+    return Membership(m.records.copy(), np.asarray(labels)[new])
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationResult:
+    """Repeated-sampling behaviour of each estimator.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per estimator: ``estimator, metric, form, true_value, mean,
+        bias, bias_se, rmse, empirical_std, mean_std, coverage, coverage_se,
+        n_undefined``. ``bias_se`` and ``coverage_se`` are Monte Carlo standard
+        errors; coverage is over repeats with a defined interval.
+    estimates, stds : dict of str to ndarray
+        The estimate and reported standard deviation of every repeat.
+    true_values : dict of str to float
+        The exact value of each estimated quantity.
+    settings : dict
+        The simulation's parameters.
+    """
+
+    summary: pd.DataFrame
+    estimates: dict[str, FloatArray]
+    stds: dict[str, FloatArray]
+    true_values: dict[str, float]
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def _draw_units(
+    population: ClusterSample, design: SimulationDesign, n: int, repeats: int, replace: bool,
+    rng: np.random.Generator,
+) -> IntArray:
+    """Unit codes drawn, shape ``(repeats, n)``."""
+    if design == "record":
+        record_units = population.unit_of_cluster[population.cluster_codes]
+        return record_units[rng.integers(0, record_units.shape[0], size=(repeats, n))]
+    p = population.probabilities / population.probabilities.sum()
+    if replace:
+        return rng.choice(population.n_units, size=(repeats, n), replace=True, p=p)
+    if n > population.n_units:
+        raise InputError(
+            f"cannot draw {n} units without replacement from a population of {population.n_units}"
+        )
+    return np.stack([rng.choice(population.n_units, size=n, replace=False, p=p)
+                     for _ in range(repeats)]).astype(np.int64)
+
+
+def _true_values(keys: list[str], truth: Membership, pred: Membership, terms: ClusterTerms,
+                 beta: float) -> dict[str, float]:
+    wanted = set()
+    for key in keys:
+        metric = key[: -len("_naive")] if key.endswith("_naive") else SPEC_BY_KEY[key].metric
+        metric = metric.replace("_fbeta", "_f1")
+        if metric in CANONICAL_METRICS:
+            wanted.add(metric)
+    exact = evaluate(truth, pred, beta=beta, metrics=sorted(wanted)) if wanted else {}
+    out: dict[str, float] = {}
+    for key in keys:
+        metric = key[: -len("_naive")] if key.endswith("_naive") else SPEC_BY_KEY[key].metric
+        if metric in exact:
+            out[key] = float(exact[metric])
+            continue
+        spec = SPEC_BY_KEY[metric]
+        f, g = spec.terms(terms, beta)
+        affine = spec.affine(terms)
+        off, sc = (1.0, 0.0) if affine is None else affine
+        out[key] = off + sc * float(f.sum()) / float(g.sum())
+    return out
+
+
+def simulate(
+    truth: Any,
+    pred: Any = None,
+    *,
+    error_rate: float | None = None,
+    sample_size: int = 400,
+    repeats: int = 200,
+    design: SimulationDesign = "record",
+    weights: Any = None,
+    blocks: Any = None,
+    replace: bool = True,
+    estimators: str | Iterable[str] | None = None,
+    beta: float = 1.0,
+    level: float = 0.95,
+    names: Any = None,
+    naive: bool = True,
+    seed: Any = None,
+) -> SimulationResult:
+    """Repeat sampling and estimation; report bias, RMSE and CI coverage per estimator.
+
+    Parameters
+    ----------
+    truth : clustering
+        The clustering taken as the truth (the population).
+    pred : clustering, optional
+        A prediction of the same records. Give either ``pred`` or ``error_rate``.
+    error_rate : float, optional
+        Build the prediction with :func:`inject_errors` at this rate.
+    sample_size : int, default 400
+        Draws per sample (records for ``"record"``, clusters, or blocks).
+    repeats : int, default 200
+        Number of samples.
+    design : {"record", "cluster", "block"}, default "record"
+        The sampling design (see :func:`ereval.estimators.as_sample`).
+    weights, blocks
+        As for :func:`ereval.estimators.draw_sample` (``blocks`` maps cluster id
+        to block id).
+    replace : bool, default True
+        Draw with replacement; without it the finite-population correction is
+        applied with the population's number of units.
+    estimators : str or list of str, optional
+        Estimator keys; default all that the design and data allow.
+    beta, level, names, naive
+        As for :func:`ereval.estimators.estimate`.
+    seed : None, int or numpy.random.Generator
+        Source of randomness (error injection and sampling).
+
+    Returns
+    -------
+    SimulationResult
+    """
+    rng = check_rng(seed)
+    design = check_choice("design", design, ("record", "cluster", "block"))
+    n = check_int("sample_size", sample_size, minimum=2)
+    repeats = check_int("repeats", repeats, minimum=1)
+    beta = check_beta(beta)
+    z = normal_quantile(level)
+    t = as_membership(truth, name="truth")
+    if (pred is None) == (error_rate is None):
+        raise InputError("give exactly one of 'pred' and 'error_rate'")
+    p = inject_errors(t, rate=error_rate, seed=rng) if error_rate is not None else as_membership(
+        pred, name="pred")
+    if design == "record":
+        if weights not in (None, "cluster_size"):
+            raise InputError("design='record' implies weights='cluster_size'")
+        population = as_sample(t, design="cluster", weights="cluster_size")
+        label_design: Design = "record"
+    else:
+        population = as_sample(t, design=design, weights=weights, blocks=blocks)
+        label_design = design
+    terms = cluster_terms(prepare_prediction(p, names=names, index=False), population)
+    shape = ClusterSample(population.records, population.clusters, population.cluster_codes,
+                          population.cluster_labels, population.unit_of_cluster,
+                          population.unit_labels, population.probabilities, population.draws,
+                          label_design, population.weights, replace)
+    keys = (available_estimators(shape, terms, beta=beta, naive=naive) if estimators is None
+            else resolve_estimators(estimators, shape, terms, False))
+    drawn = _draw_units(population, design, n, repeats, replace, rng)
+    theta = 1.0 if replace else 1.0 - (n - 1) / (population.n_units - 1)
+    inv_p = 1.0 / population.probabilities[drawn]
+    estimates: dict[str, FloatArray] = {}
+    stds: dict[str, FloatArray] = {}
+    units = population.unit_of_cluster
+    for key in keys:
+        if key.endswith("_naive") and key not in SPEC_BY_KEY:
+            continue
+        spec = SPEC_BY_KEY[key]
+        f, g = spec.terms(terms, beta)
+        fu = np.bincount(units, weights=f, minlength=population.n_units)
+        gu = np.bincount(units, weights=g, minlength=population.n_units)
+        est, std = ratio_of_means(fu[drawn] * inv_p, gu[drawn] * inv_p, theta=theta)
+        affine = spec.affine(terms)
+        off, sc = (1.0, 0.0) if affine is None else affine
+        estimates[key], stds[key] = off + sc * est, abs(sc) * std
+    naive_keys = [k for k in keys if k.endswith("_naive") and k not in SPEC_BY_KEY]
+    if naive_keys:
+        _naive_repeats(naive_keys, terms, population, drawn, beta, estimates, stds)
+    true = _true_values(keys, t, p, terms, beta)
+    summary = _summarise(keys, estimates, stds, true, z)
+    settings = {"design": design, "sample_size": n, "repeats": repeats, "error_rate": error_rate,
+                "level": level, "beta": beta, "replace": replace,
+                "weights": population.weights if design != "record" else "cluster_size"}
+    return SimulationResult(summary, estimates, stds, true, settings)
+
+
+def _naive_repeats(keys: list[str], terms: ClusterTerms, population: ClusterSample,
+                   drawn: IntArray, beta: float, estimates: dict[str, FloatArray],
+                   stds: dict[str, FloatArray]) -> None:
+    repeats = drawn.shape[0]
+    values = {k: np.full(repeats, math.nan) for k in keys}
+    for r in range(repeats):
+        kept_units = np.zeros(population.n_units, dtype=bool)
+        kept_units[drawn[r]] = True
+        nv = naive_values(terms, keep=kept_units[population.unit_of_cluster], beta=beta)
+        for k in keys:
+            values[k][r] = nv.get(k[: -len("_naive")], math.nan)
+    for k in keys:
+        estimates[k] = values[k]
+        stds[k] = np.full(repeats, math.nan)
+
+
+def _summarise(keys: list[str], estimates: dict[str, FloatArray], stds: dict[str, FloatArray],
+               true: dict[str, float], z: float) -> pd.DataFrame:
+    rows = []
+    for key in keys:
+        e, s, t0 = estimates[key], stds[key], true[key]
+        ok = ~np.isnan(e)
+        m = int(ok.sum())
+        ev = e[ok]
+        err = ev - t0
+        sd = float(ev.std(ddof=1)) if m > 1 else math.nan
+        with_ci = ok & ~np.isnan(s)
+        covered = np.abs(e[with_ci] - t0) <= z * s[with_ci]
+        cov = float(covered.mean()) if covered.size else math.nan
+        naive = key.endswith("_naive") and key not in SPEC_BY_KEY
+        rows.append({
+            "estimator": key,
+            "metric": key[: -len("_naive")] if naive else SPEC_BY_KEY[key].metric,
+            "form": "naive" if naive else SPEC_BY_KEY[key].form,
+            "true_value": t0,
+            "mean": float(ev.mean()) if m else math.nan,
+            "bias": float(err.mean()) if m else math.nan,
+            "bias_se": sd / math.sqrt(m) if m > 1 else math.nan,
+            "rmse": float(np.sqrt((err * err).mean())) if m else math.nan,
+            "empirical_std": sd,
+            "mean_std": float(s[ok].mean()) if m and not naive else math.nan,
+            "coverage": cov,
+            "coverage_se": math.sqrt(cov * (1 - cov) / covered.size) if covered.size else math.nan,
+            "n_undefined": int(e.shape[0] - m),
+        })
+    return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
