@@ -16,6 +16,8 @@ app = typer.Typer(
 
 # Sub-command modules, each exposing ``register(app: typer.Typer) -> None``.
 _COMMAND_MODULES: tuple[str, ...] = (
+    "ereval.cli.estimate",
+    "ereval.cli.simulate",
     "ereval.cli.metrics",
     "ereval.cli.oasis",
 )

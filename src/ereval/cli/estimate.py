@@ -1,0 +1,204 @@
+"""``ereval estimate``: performance estimates from a weighted sample of labelled true clusters."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import typer
+from rich.console import Console
+
+from .._errors import InputError
+from ..estimators import Estimate, as_sample, estimate, estimate_by_group, prepare_prediction
+from ..io import read_table
+from ._common import OutputFormat, dumps_json, emit_records, handle_errors
+
+DesignChoice = Literal["record", "cluster", "block", "single-block"]
+WeightKindChoice = Literal["probability", "inverse-probability"]
+ESTIMATE_FIELDS = ("estimate", "std", "ci_low", "ci_high", "n")
+
+T = TypeVar("T")
+
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+RecordColOpt = Annotated[str, typer.Option("--record-col", help="Record id column in both files.")]
+ClusterColOpt = Annotated[
+    str, typer.Option("--cluster-col", help="Cluster id column in both files.")
+]
+
+
+def weights_value(text: str | None) -> str | None:
+    """Map the CLI spelling of a weights scheme to the API's (other text is a column name)."""
+    if text is None:
+        return None
+    return {"cluster-size": "cluster_size", "uniform": "uniform"}.get(text, text)
+
+
+def run_with_warnings(func: Callable[[], T]) -> T:
+    """Run ``func``, printing each warning it raises as one line on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = func()
+    if caught:
+        console = Console(stderr=True, highlight=False, soft_wrap=True)
+        for w in caught:
+            console.print(f"[yellow]warning:[/yellow] {w.message}", markup=True)
+    return out
+
+
+def estimate_row(key: str, est: Estimate) -> dict[str, Any]:
+    """One output row: the estimator key and the fields of ``est``."""
+    return {"estimator": key, **{f: getattr(est, f) for f in ESTIMATE_FIELDS}}
+
+
+def estimate_mapping(results: dict[str, Estimate]) -> dict[str, dict[str, Any]]:
+    """``{key: {estimate, std, ci_low, ci_high, n}}`` (NaN becomes null in JSON)."""
+    return {k: {f: getattr(e, f) for f in ESTIMATE_FIELDS} for k, e in results.items()}
+
+
+@handle_errors
+def estimate_command(
+    pred: Annotated[
+        Path,
+        typer.Option("--pred", help="Predicted clustering of the whole population (CSV/Parquet)."),
+    ],
+    sample: Annotated[
+        Path,
+        typer.Option("--sample", help="Labelled true clusters (CSV/Parquet), one row per record."),
+    ],
+    design: Annotated[
+        DesignChoice, typer.Option("--design", help="How the sampled units were drawn.")
+    ],
+    weights: Annotated[
+        str | None,
+        typer.Option(
+            "--weights",
+            help="Sampling probabilities: uniform, cluster-size, or a column of the sample "
+            "(constant per cluster, or per block with --design block).",
+        ),
+    ] = None,
+    weight_kind: Annotated[
+        WeightKindChoice,
+        typer.Option("--weight-kind", help="Whether a weights column holds p or 1/p."),
+    ] = "probability",
+    blocks: Annotated[
+        str | None, typer.Option("--blocks", help="Column of the sample holding each block id.")
+    ] = None,
+    draws: Annotated[
+        str | None,
+        typer.Option("--draws", help="Column of the sample holding each unit's number of draws."),
+    ] = None,
+    without_replacement: Annotated[
+        bool,
+        typer.Option("--without-replacement", help="Units were drawn without replacement."),
+    ] = False,
+    population_size: Annotated[
+        int | None,
+        typer.Option(
+            "--population-size",
+            help="Number of units in the population (finite-population correction; "
+            "needs --without-replacement).",
+        ),
+    ] = None,
+    names: Annotated[
+        str | None,
+        typer.Option(
+            "--names", help="Column of PRED with a name per record (homonymy, name variation)."
+        ),
+    ] = None,
+    group: Annotated[
+        str | None,
+        typer.Option("--group", help="Column of the sample: estimate per subgroup of clusters."),
+    ] = None,
+    metrics: Annotated[
+        str | None,
+        typer.Option("--metrics", "-m", help="Comma-separated estimator keys (default: all)."),
+    ] = None,
+    beta: Annotated[
+        float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys).")
+    ] = 1.0,
+    level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
+    naive: Annotated[
+        bool, typer.Option("--naive/--no-naive", help="Include the naive (benchmark-only) values.")
+    ] = True,
+    fmt: FormatOpt = "table",
+    record_col: RecordColOpt = "record_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+) -> None:
+    """Estimate PRED's performance from a weighted sample of labelled true clusters.
+
+    JSON output is one object keyed by estimator (the recommended form of each
+    metric under its canonical name, other forms suffixed _cluster, _record,
+    _naive), each with estimate, std, ci_low, ci_high and n.
+    """
+    sample_frame = read_table(sample, name="sample")
+    pred_frame = read_table(pred, name="pred")
+    s = as_sample(
+        sample_frame,
+        design="single_block" if design == "single-block" else design,
+        weights=weights_value(weights),
+        weight_kind="inverse_probability" if weight_kind == "inverse-probability" else "probability",
+        blocks=blocks,
+        draws=draws,
+        replace=not without_replacement,
+        population_size=population_size,
+        record_col=record_col,
+        cluster_col=cluster_col,
+    )
+    prepared = prepare_prediction(
+        pred_frame, names=names, index=False, record_col=record_col, cluster_col=cluster_col
+    )
+    if group is not None:
+        groups = _groups(sample_frame, group, record_col, cluster_col)
+        by_group = run_with_warnings(
+            lambda: estimate_by_group(prepared, s, groups, metrics=metrics, beta=beta,
+                                      level=level, naive=naive)
+        )
+        if fmt == "json":
+            sys.stdout.write(
+                dumps_json({str(g): estimate_mapping(r) for g, r in by_group.items()}) + "\n"
+            )
+        else:
+            rows: list[Mapping[str, Any]] = [
+                {"group": g, **estimate_row(k, e)} for g, r in by_group.items() for k, e in r.items()
+            ]
+            emit_records(rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt,
+                         title=f"estimates by {group}")
+        return
+    results = run_with_warnings(
+        lambda: estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)
+    )
+    if fmt == "json":
+        sys.stdout.write(dumps_json(estimate_mapping(results)) + "\n")
+    else:
+        flat: list[Mapping[str, Any]] = [estimate_row(k, e) for k, e in results.items()]
+        title = f"{pred.name}: estimates from {s.n_draws} draws ({s.design}, {s.weights})"
+        emit_records(flat, ["estimator", *ESTIMATE_FIELDS], fmt, title=title)
+
+
+def _groups(frame: Any, column: str, record_col: str, cluster_col: str) -> dict[Any, Any]:
+    """Cluster id -> group label from a column of the sample (checked constant per cluster)."""
+    if column not in frame.columns:
+        raise InputError(
+            f"'--group': the sample has no column '{column}'; its columns are "
+            f"{[str(c) for c in frame.columns]}"
+        )
+    if cluster_col not in frame.columns:
+        raise InputError(f"'--group' needs the sample's cluster column '{cluster_col}'")
+    if frame[column].isna().any():
+        raise InputError(f"'--group': column '{column}' has missing values")
+    per = frame.groupby(cluster_col, sort=False)[column]
+    counts = per.nunique()
+    if (counts > 1).any():
+        bad = counts.index[counts.to_numpy() > 1][0]
+        raise InputError(
+            f"'--group' must be constant within each cluster; cluster {bad!r} has several groups"
+        )
+    return dict(per.first().items())
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``estimate`` to the application."""
+    app.command("estimate")(estimate_command)

@@ -1,0 +1,143 @@
+"""``ereval simulate``: check the estimators by repeated sampling on data like your own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import pandas as pd
+import typer
+
+from .._errors import InputError
+from ..io import as_membership, read_table
+from ..simulate import SUMMARY_COLUMNS, simulate
+from ._common import OutputFormat, emit_records, handle_errors
+from .estimate import run_with_warnings
+
+SimDesignChoice = Literal["record", "cluster", "block"]
+SchemeChoice = Literal["uniform", "cluster-size"]
+
+
+def _check_column(frame: pd.DataFrame, column: str, key_col: str, option: str) -> None:
+    if column not in frame.columns:
+        raise InputError(
+            f"'{option}': TRUTH has no column '{column}'; its columns are "
+            f"{[str(c) for c in frame.columns]}"
+        )
+    if key_col not in frame.columns:
+        raise InputError(f"'{option}' needs TRUTH's column '{key_col}'")
+    if frame[column].isna().any():
+        raise InputError(f"'{option}': column '{column}' has missing values")
+
+
+def _blocks_of_clusters(frame: pd.DataFrame, column: str, cluster_col: str) -> pd.Series:
+    """Cluster id -> block id (a block must hold whole clusters)."""
+    _check_column(frame, column, cluster_col, "--blocks")
+    per = frame.groupby(cluster_col, sort=False)[column]
+    if (per.nunique() > 1).any():
+        raise InputError("'--blocks' cuts a true cluster: every cluster must lie in one block")
+    return per.first()
+
+
+def _names_of_records(frame: pd.DataFrame, column: str, record_col: str) -> pd.Series:
+    """Record id -> name."""
+    _check_column(frame, column, record_col, "--names")
+    return pd.Series(frame[column].to_numpy(), index=frame[record_col].to_numpy())
+
+
+@handle_errors
+def simulate_command(
+    truth: Annotated[
+        Path, typer.Option("--truth", help="Clustering taken as the truth (CSV/Parquet).")
+    ],
+    pred: Annotated[
+        Path | None,
+        typer.Option("--pred", help="A prediction of the same records (or use --error-rate)."),
+    ] = None,
+    error_rate: Annotated[
+        float | None,
+        typer.Option("--error-rate", help="Build the prediction by moving this share of records."),
+    ] = None,
+    sample_size: Annotated[
+        int, typer.Option("--sample-size", "-n", help="Draws per sample.")
+    ] = 400,
+    repeats: Annotated[int, typer.Option("--repeats", "-r", help="Number of samples.")] = 200,
+    design: Annotated[
+        SimDesignChoice, typer.Option("--design", help="Sampling design.")
+    ] = "record",
+    weights: Annotated[
+        SchemeChoice | None,
+        typer.Option("--weights", help="Cluster/block probabilities (cluster and block designs)."),
+    ] = None,
+    blocks: Annotated[
+        str | None, typer.Option("--blocks", help="Column of TRUTH holding each block id.")
+    ] = None,
+    without_replacement: Annotated[
+        bool, typer.Option("--without-replacement", help="Draw units without replacement.")
+    ] = False,
+    names: Annotated[
+        str | None, typer.Option("--names", help="Column of TRUTH with a name per record.")
+    ] = None,
+    estimators: Annotated[
+        str | None,
+        typer.Option("--estimators", "-m", help="Comma-separated estimator keys (default: all)."),
+    ] = None,
+    beta: Annotated[float, typer.Option("--beta", help="Weight of recall in F-beta.")] = 1.0,
+    level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
+    naive: Annotated[
+        bool, typer.Option("--naive/--no-naive", help="Include the naive estimates.")
+    ] = True,
+    seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    record_col: Annotated[str, typer.Option("--record-col", help="Record id column.")] = "record_id",
+    cluster_col: Annotated[
+        str, typer.Option("--cluster-col", help="Cluster id column.")
+    ] = "cluster_id",
+) -> None:
+    """Repeat sampling and estimation: bias, RMSE and CI coverage of every estimator.
+
+    Takes TRUTH as the population, a prediction (PRED, or TRUTH with a share of
+    records moved), draws REPEATS samples and compares each estimator with the
+    exact value of its metric.
+    """
+    frame = read_table(truth, name="truth")
+    membership = as_membership(frame, name="truth", record_col=record_col, cluster_col=cluster_col)
+    kwargs: dict[str, Any] = {}
+    if blocks is not None:
+        kwargs["blocks"] = _blocks_of_clusters(frame, blocks, cluster_col)
+    if names is not None:
+        kwargs["names"] = _names_of_records(frame, names, record_col)
+    pred_m = None
+    if pred is not None:
+        pred_m = as_membership(pred, name="pred", record_col=record_col, cluster_col=cluster_col)
+    result = run_with_warnings(
+        lambda: simulate(
+            membership,
+            pred_m,
+            error_rate=error_rate,
+            sample_size=sample_size,
+            repeats=repeats,
+            design=design,
+            weights=None if weights is None else weights.replace("-", "_"),
+            replace=not without_replacement,
+            estimators=estimators,
+            beta=beta,
+            level=level,
+            naive=naive,
+            seed=seed,
+            **kwargs,
+        )
+    )
+    rows: list[Mapping[str, Any]] = [
+        {str(k): v for k, v in row.items()} for row in result.summary.to_dict(orient="records")
+    ]
+    settings = result.settings
+    title = (f"{settings['repeats']} samples of {settings['sample_size']} ({settings['design']}, "
+             f"{settings['weights']})")
+    emit_records(rows, list(SUMMARY_COLUMNS), fmt, title=title)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``simulate`` to the application."""
+    app.command("simulate")(simulate_command)
