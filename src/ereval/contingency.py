@@ -87,14 +87,20 @@ def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
 
     Integers in a range at most a few times their count are coded by offset
     (``code = value - min``; every value of the range gets a label, used or not);
-    anything else is hashed to dense codes in order of first appearance.
+    anything else is hashed to dense codes in sorted order of the values (in
+    order of first appearance when the values cannot be ordered).
     """
     dense = _dense_int_span(values)
     if dense is not None:
         lo, span = dense
         labels = np.arange(lo, lo + span, dtype=np.int64).astype(values.dtype, copy=False)
         return (values - lo).astype(np.int64, copy=False), labels
-    codes, uniques = pd.factorize(values)
+    try:
+        # sorted codes make the cell order (hence every floating-point sum) independent
+        # of the input order and identical to the DuckDB engine's
+        codes, uniques = pd.factorize(values, sort=True)
+    except TypeError:  # ids of mutually unorderable types
+        codes, uniques = pd.factorize(values)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 

@@ -72,6 +72,13 @@ def metrics_command(
             "--pairs", help="PRED lists predicted matching pairs (columns --left-col, --right-col)."
         ),
     ] = False,
+    engine: Annotated[
+        Literal["numpy", "duckdb"],
+        typer.Option(
+            "--engine",
+            help="Build the contingency table in memory (numpy) or inside DuckDB from the files.",
+        ),
+    ] = "numpy",
     left_col: Annotated[
         str, typer.Option("--left-col", help="First record id column of a pairs file.")
     ] = "record_id_1",
@@ -112,9 +119,16 @@ def metrics_command(
     if status is not None:
         status.start()  # type: ignore[attr-defined]
     try:
-        table = contingency_table(
-            truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
-        )
+        if engine == "duckdb":
+            from ..engines import duckdb_contingency_table
+
+            table = duckdb_contingency_table(
+                truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+            )
+        else:
+            table = contingency_table(
+                truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+            )
 
         def report(family: str) -> None:
             if status is not None:
@@ -176,9 +190,12 @@ def errors_command(
     TRUTH may be a sample of true clusters scored against a full PRED with
     --on-mismatch twinless.
     """
+
     def table(kind: str) -> pd.DataFrame:
         fn = record_errors if kind == "record" else cluster_errors
-        return fn(truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col)
+        return fn(
+            truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+        )
 
     if records_out is None and clusters_out is None:
         frame = table(level)

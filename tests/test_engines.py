@@ -1,0 +1,84 @@
+"""The DuckDB engine gives the same table, hence identical metrics, as the in-memory one."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ereval import InputError, RecordMismatchError
+from ereval.cli import app
+from ereval.engines import duckdb_contingency_table
+from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
+
+
+def _write(tmp: Path, name: str, records: np.ndarray, clusters: np.ndarray, kind: str) -> Path:
+    frame = pd.DataFrame({"record_id": records, "cluster_id": clusters})
+    path = tmp / f"{name}.{kind}"
+    if kind == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+@pytest.mark.parametrize("policy", ["error", "intersection", "twinless"])
+def test_identical_metrics(tmp_path: Path, kind: str, policy: str) -> None:
+    rng = np.random.default_rng(7)
+    n = 3000
+    truth = rng.integers(0, 400, size=n)
+    pred = truth.copy()
+    moved = rng.random(n) < 0.2
+    pred[moved] = rng.integers(0, 450, size=int(moved.sum()))
+    recs = np.array([f"id{i}" for i in range(n)])
+    order = rng.permutation(n)
+    keep_t = slice(0, n) if policy == "error" else slice(0, n - 50)
+    keep_p = slice(0, n) if policy == "error" else slice(30, n)
+    t_path = _write(tmp_path, "t", recs[keep_t], truth[keep_t], kind)
+    p_path = _write(
+        tmp_path, "p", recs[order][keep_p], [f"c{v}" for v in pred[order][keep_p]], kind
+    )
+    names = list(CANONICAL_METRICS) + (list(EXTRA_METRICS) if policy == "twinless" else [])
+    expected = evaluate(t_path, p_path, on_mismatch=policy, metrics=names)  # type: ignore[arg-type]
+    table = duckdb_contingency_table(t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
+    got = evaluate(table, metrics=names)
+    for name in names:
+        a, b = expected[name], got[name]
+        assert (math.isnan(a) and math.isnan(b)) or a == b, name  # bit for bit
+
+
+def test_errors(tmp_path: Path) -> None:
+    t = _write(tmp_path, "t", np.array([1, 2, 2]), np.array([1, 1, 2]), "csv")
+    ok = _write(tmp_path, "ok", np.array([1, 2]), np.array([1, 1]), "csv")
+    with pytest.raises(InputError, match=r"'truth' has 1 duplicate record ids \(e\.g\. 2\)"):
+        duckdb_contingency_table(t, ok)
+    other = _write(tmp_path, "o", np.array([1, 3]), np.array([1, 1]), "csv")
+    with pytest.raises(RecordMismatchError, match=r"1 record\(s\) only in 'truth' \(e\.g\. 2\)"):
+        duckdb_contingency_table(ok, other)
+    with pytest.raises(InputError, match=r"no column\(s\) 'zz'"):
+        duckdb_contingency_table(ok, ok, record_col="zz")
+    with pytest.raises(InputError, match=r"file not found"):
+        duckdb_contingency_table(tmp_path / "none.parquet", ok)
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"nope")
+    with pytest.raises(InputError, match=r"'pred': cannot read"):
+        duckdb_contingency_table(ok, bad)
+    nulls = tmp_path / "n.csv"
+    nulls.write_text("record_id,cluster_id\n1,\n2,3\n")
+    with pytest.raises(InputError, match=r"1 missing cluster ids"):
+        duckdb_contingency_table(nulls, ok)
+
+
+def test_cli_engine_option(tmp_path: Path) -> None:
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    runner = CliRunner()
+    args = ["metrics", str(examples / "truth.csv"), str(examples / "pred.csv"), "-f", "json"]
+    a = runner.invoke(app, args)
+    b = runner.invoke(app, [*args, "--engine", "duckdb"])
+    assert a.exit_code == 0 and b.exit_code == 0, b.output
+    assert a.stdout == b.stdout
