@@ -25,6 +25,11 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
+def plain(value: Any) -> Any:
+    """A NumPy scalar as the Python value (for readable error messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 @dataclass(frozen=True, eq=False)
 class SampleTable:
     """The sampled records with their cluster codes, and the table they came from."""
@@ -90,13 +95,13 @@ def _check_repeated_records(frame: pd.DataFrame, record_col: str, cluster_col: s
         where = sub.loc[sub[record_col] == rec, cluster_col].unique().tolist()
         raise InputError(
             f"'sample': {len(split)} record(s) belong to several sampled clusters (e.g. record "
-            f"{rec!r} is in clusters {where!r}); a record belongs to one true cluster. If one "
+            f"{plain(rec)!r} is in clusters {where!r}); a record belongs to one true cluster. If one "
             "true cluster was labelled under several ids, merge them; if a cluster was drawn "
             "more than once, list it once and pass 'draws'"
         )
     rec = recs[dup.to_numpy()].iloc[0]
     raise InputError(
-        f"'sample' lists {int(dup.sum())} rows for repeated records (e.g. {rec!r}); list each "
+        f"'sample' lists {int(dup.sum())} rows for repeated records (e.g. {plain(rec)!r}); list each "
         "sampled cluster once and give repeated draws with 'draws'"
     )
 
@@ -111,7 +116,7 @@ def _per_group(
         g = group[np.flatnonzero(missing)[0]]
         raise InputError(
             f"'{name}' is missing (None/NaN) for {int(np.sum(missing))} sampled record(s), "
-            f"e.g. in {what} {group_labels[g]!r}"
+            f"e.g. in {what} {plain(group_labels[g])!r}"
         )
     nunique = pd.Series(values).groupby(group).nunique()
     split = nunique.index[nunique.to_numpy() > 1]
@@ -120,7 +125,7 @@ def _per_group(
         seen = pd.unique(values[group == g])[:3].tolist()
         raise InputError(
             f"'{name}' must be constant within each sampled {what}; {len(split)} {what}(s) "
-            f"have several values (e.g. {what} {group_labels[g]!r} has {seen!r})"
+            f"have several values (e.g. {what} {plain(group_labels[g])!r} has {seen!r})"
         )
     first = np.full(n_groups, -1, dtype=np.int64)
     order = np.arange(group.shape[0] - 1, -1, -1)
@@ -133,7 +138,7 @@ def _lookup(
 ) -> npt.NDArray[Any]:
     series = spec if isinstance(spec, pd.Series) else pd.Series(dict(spec), dtype=object)
     if not series.index.is_unique:
-        raise InputError(f"'{name}' has repeated keys (e.g. {series.index[series.index.duplicated()][0]!r})")
+        raise InputError(f"'{name}' has repeated keys (e.g. {plain(series.index[series.index.duplicated()][0])!r})")
     pos = series.index.get_indexer(pd.Index(labels, dtype=object))
     if (pos < 0).any():
         miss = labels[pos < 0]
@@ -178,7 +183,7 @@ def unit_codes(table: SampleTable, *, design: str, blocks: Any) -> tuple[IntArra
         if missing.any():
             raise InputError(
                 f"'blocks' is missing for {int(missing.sum())} sampled record(s), e.g. record "
-                f"{table.records[np.flatnonzero(missing)[0]]!r}"
+                f"{plain(table.records[np.flatnonzero(missing)[0]])!r}"
             )
         nunique = pd.Series(per_record).groupby(table.codes).nunique()
         cut = nunique.index[nunique.to_numpy() > 1]
@@ -187,7 +192,7 @@ def unit_codes(table: SampleTable, *, design: str, blocks: Any) -> tuple[IntArra
             parts = pd.unique(per_record[table.codes == c])[:3].tolist()
             raise InputError(
                 f"{len(cut)} true cluster(s) are cut by the blocks (e.g. cluster "
-                f"{table.labels[c]!r} lies in blocks {parts!r}); block sampling needs every "
+                f"{plain(table.labels[c])!r} lies in blocks {parts!r}); block sampling needs every "
                 "true cluster inside one block (Binette et al. 2022, Lemma 3)"
             )
         per_cluster = _per_group(per_record, table.codes, k, table.labels, name="blocks", what="cluster")

@@ -52,7 +52,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import describe, examples
 from ..metrics._util import check_beta
-from ._sample_input import sample_table
+from ._sample_input import plain, sample_table
 from ._specs import SPEC_BY_KEY, SPECS, EstimatorSpec
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 from .designs import ClusterSample, Design, as_sample
@@ -380,7 +380,7 @@ def estimate_by_group(
         n_draws = _kept_draws(s, keep)
         if n_draws < 2 and s.design != "single_block":
             warnings.warn(
-                f"group {label!r} has {n_draws} draw(s): no standard error can be estimated",
+                f"group {plain(label)!r} has {n_draws} draw(s): no standard error can be estimated",
                 EstimationWarning,
                 stacklevel=2,
             )
@@ -404,7 +404,7 @@ def _group_labels(raw: Any, sample: ClusterSample, groups: Any, record_col: str,
         per = pd.Series(values).groupby(table.codes).agg(["nunique", "first"])
         if (per["nunique"] > 1).any():
             bad = table.labels[int(per.index[per["nunique"].to_numpy() > 1][0])]
-            raise InputError(f"'groups' must be constant within each cluster; cluster {bad!r} "
+            raise InputError(f"'groups' must be constant within each cluster; cluster {plain(bad)!r} "
                              "has several groups")
         by_label = pd.Series(per["first"].to_numpy(), index=pd.Index(table.labels, dtype=object))
         return np.asarray(by_label.reindex(pd.Index(sample.cluster_labels, dtype=object)))
