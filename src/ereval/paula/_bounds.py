@@ -1,0 +1,486 @@
+"""PAULA's bounds on the precision function (Sabharwal & Sedghi 2017, Algorithm 2)."""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from .._errors import InputError, InputTypeError
+from .._validation import as_1d_array, check_choice, check_real, describe, examples
+from ._diagnostics import MonotonicityReport, MonotonicityWarning, diagnose
+from ._labels import PlanLabels, align_labels
+from ._plan import PaulaPlan
+
+__all__ = ["Interval", "PaulaBounds", "PrecisionCurve", "paula_bounds"]
+
+OnViolation = Literal["warn", "raise", "ignore"]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval ``[lower, upper]``."""
+
+    lower: float
+    upper: float
+
+    @property
+    def width(self) -> float:
+        """``upper - lower``."""
+        return self.upper - self.lower
+
+
+@dataclass(frozen=True, eq=False)
+class PrecisionCurve:
+    """Bounds on the precision, yield and (optionally) recall at a set of ranks.
+
+    The precision-yield curve is precision against yield ``r * p(r)``; the PR curve
+    is precision against recall ``r * p(r) / n_positives``. Each is bounded by the
+    curve of the lower bounds and the curve of the upper bounds.
+    """
+
+    ranks: IntArray
+    precision_lower: FloatArray
+    precision_upper: FloatArray
+    yield_lower: FloatArray
+    yield_upper: FloatArray
+    recall_lower: FloatArray | None = None
+    recall_upper: FloatArray | None = None
+    n_positives: Interval | None = None
+
+    def to_frame(self) -> pd.DataFrame:
+        """The curve as a DataFrame, one row per rank."""
+        cols: dict[str, Any] = {
+            "rank": self.ranks,
+            "precision_lower": self.precision_lower,
+            "precision_upper": self.precision_upper,
+            "yield_lower": self.yield_lower,
+            "yield_upper": self.yield_upper,
+        }
+        if self.recall_lower is not None and self.recall_upper is not None:
+            cols["recall_lower"] = self.recall_lower
+            cols["recall_upper"] = self.recall_upper
+        return pd.DataFrame(cols)
+
+
+@dataclass(frozen=True, eq=False)
+class PaulaBounds:
+    r"""Bounds on the precision function of a ranked list, from PAULA's annotations.
+
+    Build it with :func:`paula_bounds`. Two pairs of bounds are offered:
+
+    * :meth:`lower` / :meth:`upper`, the *envelope*: bounds on :math:`p(r)` at every
+      rank :math:`r`, valid whenever assumption A.2 holds. At the points
+      :math:`g_k` they are Algorithm 2's :math:`q^\pm(g_k) = Y_\pm^k / g_k`;
+      between points they combine the yield bounds of the neighbouring points
+      with the facts that the yield never decreases, grows by at most one per
+      rank and, by A.2, by at most the local precision :math:`p_\Delta(a)` per rank
+      after a point :math:`a \le r - m`.
+    * :meth:`step_lower` / :meth:`step_upper`: the paper's output
+      :math:`step^{q^-}_{\epsilon,\ell}`, :math:`step^{q^+}_{\epsilon,\ell}`
+      (Definition 5), each a pointwise :math:`\gamma(1+\epsilon)`-approximation of
+      :math:`p` (Theorem 3), but constant between points, so :math:`p` may leave
+      them there.
+
+    Ranks :math:`r \le g_\ell` are annotated, so every bound equals :math:`p(r)`.
+
+    Attributes
+    ----------
+    plan : PaulaPlan
+    grid : numpy.ndarray
+        The points :math:`g_\ell, \dots, g_L`.
+    window_positives : numpy.ndarray
+        Positives among the :math:`\Delta` ranks ending at each point,
+        :math:`\Delta\, p_\Delta(g_k)`.
+    yield_lower_grid, yield_upper_grid : numpy.ndarray
+        :math:`Y_-^k` and :math:`Y_+^k` (Definition 6) at each point.
+    diagnostic : MonotonicityReport
+        What the annotations reveal about assumptions A.1/A.2.
+    """
+
+    plan: PaulaPlan
+    grid: IntArray = field(repr=False)
+    window_positives: IntArray = field(repr=False)
+    yield_lower_grid: FloatArray = field(repr=False)
+    yield_upper_grid: FloatArray = field(repr=False)
+    diagnostic: MonotonicityReport
+    known_positives: int
+    _prefix_yield: IntArray = field(repr=False)
+    _anchor_rank: IntArray = field(repr=False)
+    _anchor_lo: FloatArray = field(repr=False)
+    _anchor_hi: FloatArray = field(repr=False)
+    _anchor_pdelta: FloatArray = field(repr=False)
+
+    # ------------------------------------------------------------------ helpers
+    def _ranks(self, ranks: Any, name: str = "ranks") -> IntArray:
+        if isinstance(ranks, numbers.Integral) and not isinstance(ranks, bool):
+            arr = np.asarray([int(ranks)], dtype=np.int64)
+        else:
+            raw = as_1d_array(name, ranks)
+            if raw.dtype.kind not in "iu":
+                raise InputTypeError(
+                    f"'{name}' must hold integer ranks; received dtype {raw.dtype}"
+                )
+            arr = raw.astype(np.int64)
+        bad = arr[(arr < 1) | (arr > self.plan.n)]
+        if bad.size:
+            raise InputError(
+                f"'{name}' must lie in 1..{self.plan.n}; received {bad.size} rank(s) "
+                f"outside it (e.g. {examples(bad)})"
+            )
+        return arr
+
+    def _yield_envelope(self, r: IntArray) -> tuple[FloatArray, FloatArray]:
+        p_end = self.plan.prefix_end
+        lo = np.empty(r.size, dtype=np.float64)
+        hi = np.empty(r.size, dtype=np.float64)
+        exact = r <= p_end
+        lo[exact] = hi[exact] = self._prefix_yield[r[exact]]
+        rest = ~exact
+        if not rest.any():
+            return lo, hi
+        x = r[rest]
+        xf = x.astype(np.float64)
+        a, ylo, yhi, pd_ = self._anchor_rank, self._anchor_lo, self._anchor_hi, self._anchor_pdelta
+        n_a = a.size
+        m = self.plan.m
+        i0 = np.searchsorted(a, x, side="right") - 1  # last anchor <= r (>= g_ell)
+        j0 = np.searchsorted(a, x, side="left")  # first anchor >= r
+        i1 = np.searchsorted(a, x - m, side="right") - 1  # last anchor <= r - m
+        has_j0, has_i1 = j0 < n_a, i1 >= 0
+        j0c, i1c = np.minimum(j0, n_a - 1), np.maximum(i1, 0)
+
+        # Upper bounds on the yield Y(r): at most one positive per rank after the
+        # anchor before r; Y non-decreasing up to the anchor after r; and, by A.2 on
+        # (a, r] with a <= r - m, at most p_delta(a) positives per rank after a.
+        up = np.minimum(xf, yhi[i0] + (xf - a[i0]))
+        up = np.where(has_j0, np.minimum(up, yhi[j0c]), up)
+        up = np.where(has_i1, np.minimum(up, yhi[i1c] + (xf - a[i1c]) * pd_[i1c]), up)
+        # Lower bounds: Y non-decreasing from the anchor before r; at most one
+        # positive per rank between r and the anchor after it.
+        low = ylo[i0].astype(np.float64)
+        low = np.where(has_j0, np.maximum(low, ylo[j0c] - (a[j0c] - xf)), low)
+        lo[rest] = np.maximum(low, 0.0)
+        hi[rest] = up
+        return lo, hi
+
+    def _step(self, r: IntArray, grid_yield: FloatArray) -> FloatArray:
+        out = np.empty(r.size, dtype=np.float64)
+        exact = r <= self.plan.prefix_end
+        out[exact] = self._prefix_yield[r[exact]] / r[exact]
+        rest = ~exact
+        if rest.any():
+            k = np.searchsorted(self.grid, r[rest], side="right") - 1
+            out[rest] = grid_yield[k] / self.grid[k]
+        return out
+
+    # ------------------------------------------------------------------ bounds
+    def yield_lower(self, ranks: Any) -> FloatArray:
+        """Lower bounds on the yield :math:`r\\,p(r)` (number of positives in the top r)."""
+        r = self._ranks(ranks)
+        return self._yield_envelope(r)[0]
+
+    def yield_upper(self, ranks: Any) -> FloatArray:
+        """Upper bounds on the yield :math:`r\\,p(r)`."""
+        r = self._ranks(ranks)
+        return self._yield_envelope(r)[1]
+
+    def lower(self, ranks: Any) -> FloatArray:
+        r"""Lower bounds on :math:`p(r)`, valid at every rank under A.2.
+
+        For :math:`g_k \le r < g_{k+1}` (:math:`g_{L+1} = \infty`):
+
+        .. math:: \max\bigl(Y_-^k,\; Y_-^{k+1} - (g_{k+1} - r)\bigr) / r
+
+        (the yield never decreases, and grows by at most one per rank). It is
+        :math:`q^-(g_k)` at the points and within a factor :math:`1+\epsilon` of it
+        in between (the argument of Theorem 1).
+        """
+        r = self._ranks(ranks)
+        return self._yield_envelope(r)[0] / r
+
+    def upper(self, ranks: Any) -> FloatArray:
+        r"""Upper bounds on :math:`p(r)`, valid at every rank under A.2.
+
+        For :math:`g_k \le r < g_{k+1}` (:math:`g_{L+1} = \infty`):
+
+        .. math:: \min\bigl(r,\; Y_+^k + (r - g_k),\; Y_+^{k+1},\;
+                  Y_+(a) + (r - a)\,p_\Delta(a)\bigr) / r
+
+        where :math:`a` is the last point (or annotated prefix rank
+        :math:`\ge \tilde r`) with :math:`a \le r - m`: by A.2 the interval
+        :math:`(a, r]` holds at most a :math:`p_\Delta(a)` share of positives. It is
+        :math:`q^+(g_k)` at the points. Under A.2 and :math:`p(g_\ell) \ge
+        p_\Delta(g_\ell)`, its ratio to :meth:`lower` is at most :math:`\gamma` at the
+        points (Lemma 4) and below :math:`\gamma + \epsilon \le \gamma(1+\epsilon)`
+        at every rank :math:`r \ge g_\ell + m`; just after :math:`g_\ell` it is below
+        :math:`1 + m / Y(g_\ell)`.
+        """
+        r = self._ranks(ranks)
+        return self._yield_envelope(r)[1] / r
+
+    def step_lower(self, ranks: Any) -> FloatArray:
+        r""":math:`step^{q^-}_{\epsilon,\ell}(r)`: :math:`p(r)` for :math:`r \le g_\ell`,
+        else :math:`q^-(g_j) = Y_-^j / g_j` for the largest :math:`g_j \le r`
+        (Definition 5, Algorithm 2)."""
+        return self._step(self._ranks(ranks), self.yield_lower_grid)
+
+    def step_upper(self, ranks: Any) -> FloatArray:
+        r""":math:`step^{q^+}_{\epsilon,\ell}(r)`, as :meth:`step_lower` with :math:`Y_+`."""
+        return self._step(self._ranks(ranks), self.yield_upper_grid)
+
+    # ------------------------------------------------------------------ read-offs
+    def precision_at(self, k: int) -> Interval:
+        """Bounds on Prec@k, the precision of the top ``k`` items."""
+        r = self._ranks(k, "k")
+        lo, hi = self._yield_envelope(r)
+        return Interval(float(lo[0] / r[0]), float(hi[0] / r[0]))
+
+    def yield_at(self, k: int) -> Interval:
+        """Bounds on the number of positives among the top ``k`` items."""
+        r = self._ranks(k, "k")
+        lo, hi = self._yield_envelope(r)
+        return Interval(float(lo[0]), float(hi[0]))
+
+    def recall_at(self, k: int, *, n_positives: Any) -> Interval:
+        """Bounds on the recall of the top ``k`` items, ``yield / n_positives``."""
+        r = self._ranks(k, "k")
+        npos = self._n_positives(n_positives)
+        lo, hi = self._yield_envelope(r)
+        return Interval(float(min(lo[0] / npos.upper, 1.0)), float(min(hi[0] / npos.lower, 1.0)))
+
+    # ------------------------------------------------------------------ curves
+    def default_ranks(self, *, points_per_step: int = 4) -> IntArray:
+        """Ranks at which to draw the curves: every prefix rank, each point
+        :math:`g_k`, the envelope's break points ``g_k + m``, ``g_{k+1} - m`` and
+        ``points_per_step`` evenly spaced ranks in each step, and ``n``."""
+        p_end, n, m = self.plan.prefix_end, self.plan.n, self.plan.m
+        parts = [np.arange(1, p_end + 1, dtype=np.int64), self.grid, np.asarray([n])]
+        if self.grid.size and n > p_end:
+            left = self.grid
+            right = np.append(self.grid[1:], n)
+            parts += [left + m - 1, left + m, right - m, right - m + 1, right - 1]
+            for i in range(1, points_per_step + 1):
+                parts.append(left + (right - left) * i // (points_per_step + 1))
+        out = np.unique(np.concatenate(parts))
+        return out[(out >= 1) & (out <= n)]
+
+    def table_ranks(self) -> IntArray:
+        r"""The geometric points :math:`\lceil(1+\epsilon)^j\rceil \le n` for
+        :math:`j = 0, \dots, L`, plus ``n``: a log-spaced table of the whole list."""
+        plan = self.plan
+        pts = plan.geometric_points(0, plan.L)
+        out = np.unique(np.concatenate([pts, np.asarray([plan.n])]))
+        return out[(out >= 1) & (out <= plan.n)]
+
+    def curve(self, ranks: Any = None, *, n_positives: Any = None) -> PrecisionCurve:
+        """Bounds on the precision-yield curve and, given ``n_positives``, the PR curve.
+
+        Parameters
+        ----------
+        ranks : array-like of int, optional
+            Where to evaluate; :meth:`default_ranks` by default.
+        n_positives : int, float or (low, high), optional
+            The number of positive items in the universe (the recall denominator),
+            known exactly or as an interval estimate. Recall bounds are
+            ``yield_lower / high`` and ``min(1, yield_upper / low)``.
+
+        Returns
+        -------
+        PrecisionCurve
+        """
+        r = self.default_ranks() if ranks is None else self._ranks(ranks)
+        lo, hi = self._yield_envelope(r)
+        rf = r.astype(np.float64)
+        if n_positives is None:
+            return PrecisionCurve(r, lo / rf, hi / rf, lo, hi)
+        npos = self._n_positives(n_positives)
+        return PrecisionCurve(
+            r,
+            lo / rf,
+            hi / rf,
+            lo,
+            hi,
+            recall_lower=np.minimum(lo / npos.upper, 1.0),
+            recall_upper=np.minimum(hi / npos.lower, 1.0),
+            n_positives=npos,
+        )
+
+    def _n_positives(self, value: Any) -> Interval:
+        if isinstance(value, tuple | list):
+            if len(value) != 2:
+                raise InputError(
+                    f"'n_positives' must be a number or a (low, high) pair; received {describe(value)}"
+                )
+            low = check_real("n_positives", value[0])
+            high = check_real("n_positives", value[1])
+            if low > high:
+                raise InputError(
+                    f"'n_positives' must be a (low, high) pair with low <= high; received {value!r}"
+                )
+        else:
+            low = high = check_real("n_positives", value)
+        if low <= 0:
+            raise InputError(f"'n_positives' must be positive; received {low!r}")
+        if high < self.known_positives:
+            raise InputError(
+                f"'n_positives' must be at least the {self.known_positives} positives already "
+                f"seen among the annotated items; received {high!r}"
+            )
+        return Interval(low, high)
+
+    def table(self, ranks: Any = None, *, n_positives: Any = None) -> pd.DataFrame:
+        """All bounds at ``ranks`` (default :meth:`table_ranks`) as a DataFrame.
+
+        Columns: ``rank``, ``exact`` (rank in the annotated prefix),
+        ``precision_lower``, ``precision_upper`` (the envelope), ``step_lower``,
+        ``step_upper`` (Definition 5), ``yield_lower``, ``yield_upper`` and, given
+        ``n_positives``, ``recall_lower``, ``recall_upper``.
+        """
+        r = self.table_ranks() if ranks is None else self._ranks(ranks)
+        curve = self.curve(r, n_positives=n_positives)
+        frame = curve.to_frame()
+        frame.insert(1, "exact", r <= self.plan.prefix_end)
+        frame.insert(4, "step_lower", self._step(r, self.yield_lower_grid))
+        frame.insert(5, "step_upper", self._step(r, self.yield_upper_grid))
+        return frame
+
+
+def paula_bounds(
+    plan: PaulaPlan,
+    ranks: Any,
+    labels: Any,
+    *,
+    on_violation: OnViolation = "warn",
+    tolerance: float = 0.0,
+) -> PaulaBounds:
+    r"""Bound the precision function from the labels of a PAULA plan (Algorithm 2).
+
+    With the prefix :math:`1..g_\ell` and the windows before each :math:`g_k`
+    labelled, Algorithm 2 computes the yield bounds of Definition 6,
+
+    .. math::
+
+        Y_-^{\ell} = Y_+^{\ell} = g_\ell\, p(g_\ell), \qquad
+        Y_-^{k+1} = Y_-^k + (g_{k+1} - g_k)\, p_\Delta(g_{k+1}), \qquad
+        Y_+^{k+1} = Y_+^k + (g_{k+1} - g_k)\, p_\Delta(g_k),
+
+    and :math:`q^\pm(g_k) = Y_\pm^k / g_k`. Under A.2,
+    :math:`Y_-^k \le g_k p(g_k) \le Y_+^k` (Lemma 3); if moreover
+    :math:`p(g_\ell) \ge p_\Delta(g_\ell)`, :math:`\gamma Y_-^k \ge Y_+^k` (Lemma 4).
+    The result offers these bounds at every rank (see :class:`PaulaBounds`). Sums
+    are kept in exact integers (:math:`\Delta Y_\pm`) until the final division.
+
+    Parameters
+    ----------
+    plan : PaulaPlan
+        The plan whose ranks were labelled (:func:`paula_plan`).
+    ranks : array-like of int
+        The labelled ranks (1-based), exactly ``plan.ranks()`` in any order.
+    labels : array-like of {0, 1} or bool
+        The true label of each rank.
+    on_violation : {"warn", "raise", "ignore"}, default "warn"
+        What to do when the labels contradict the monotonicity assumptions (see
+        :func:`check_monotonicity`): emit a :class:`MonotonicityWarning`, raise
+        :class:`~ereval.InputError`, or only record it in ``diagnostic``.
+    tolerance : float, default 0.0
+        Rises of (local) precision up to this size are not counted as violations
+        (see :func:`check_monotonicity`). The bounds themselves do not change.
+
+    Returns
+    -------
+    PaulaBounds
+
+    Raises
+    ------
+    InputError
+        Labels for ranks outside the plan, planned ranks without a label, duplicate
+        ranks, labels other than 0/1.
+
+    References
+    ----------
+    Sabharwal and Sedghi (2017), Algorithm 2, Definitions 5-6, Lemmas 3-4, Theorem 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ereval.paula import paula_bounds, paula_plan
+    >>> plan = paula_plan(10_000, epsilon=0.1, delta=10)
+    >>> plan.annotations
+    580
+    >>> truth = (np.arange(10_000) < 7_000).astype(int)  # the first 7,000 are correct
+    >>> bounds = paula_bounds(plan, plan.ranks(), plan.select(truth))
+    >>> iv = bounds.precision_at(10_000)  # the true Prec@10000 is 0.7
+    >>> round(iv.lower, 4), round(iv.upper, 4)
+    (0.6429, 0.7072)
+    """
+    on_violation = check_choice("on_violation", on_violation, ("warn", "raise", "ignore"))
+    lab = align_labels(plan, ranks, labels)
+    report = diagnose(plan, lab, tolerance=tolerance)
+    if not report.holds:
+        if on_violation == "raise":
+            raise InputError(f"the labels contradict PAULA's assumptions: {report.summary()}")
+        if on_violation == "warn":
+            warnings.warn(report.summary(), MonotonicityWarning, stacklevel=2)
+    return _build(plan, lab, report)
+
+
+def _build(plan: PaulaPlan, lab: PlanLabels, report: MonotonicityReport) -> PaulaBounds:
+    delta, p_end = plan.delta, plan.prefix_end
+    cum = np.concatenate([[0], np.cumsum(lab.prefix, dtype=np.int64)])
+    win = lab.windows.sum(axis=1, dtype=np.int64)
+    known = int(cum[p_end] + win.sum())
+    if plan.exhaustive:
+        empty_f = np.empty(0, dtype=np.float64)
+        empty_i = np.empty(0, dtype=np.int64)
+        return PaulaBounds(
+            plan=plan,
+            grid=empty_i,
+            window_positives=empty_i,
+            yield_lower_grid=empty_f,
+            yield_upper_grid=empty_f,
+            diagnostic=report,
+            known_positives=known,
+            _prefix_yield=cum,
+            _anchor_rank=empty_i,
+            _anchor_lo=empty_f,
+            _anchor_hi=empty_f,
+            _anchor_pdelta=empty_f,
+        )
+    grid = plan.grid
+    s = np.concatenate([[cum[p_end] - cum[p_end - delta]], win]).astype(np.int64)
+    gaps = np.diff(grid)
+    exact_dtype: Any = np.int64 if delta * plan.n < 2**62 else object
+    base = delta * int(cum[p_end])
+    num_lo = base + np.concatenate([[0], np.cumsum(gaps.astype(exact_dtype) * s[1:])])
+    num_hi = base + np.concatenate([[0], np.cumsum(gaps.astype(exact_dtype) * s[:-1])])
+    y_lo = num_lo.astype(np.float64) / delta
+    y_hi = num_hi.astype(np.float64) / delta
+
+    pre = np.arange(plan.r_tilde, p_end + 1, dtype=np.int64)
+    anchor_rank = np.concatenate([pre, grid[1:]])
+    pre_y = cum[pre].astype(np.float64)
+    anchor_lo = np.concatenate([pre_y, y_lo[1:]])
+    anchor_hi = np.concatenate([pre_y, y_hi[1:]])
+    anchor_pd = np.concatenate([(cum[pre] - cum[pre - delta]) / delta, s[1:] / delta])
+    return PaulaBounds(
+        plan=plan,
+        grid=grid,
+        window_positives=s,
+        yield_lower_grid=y_lo,
+        yield_upper_grid=y_hi,
+        diagnostic=report,
+        known_positives=known,
+        _prefix_yield=cum,
+        _anchor_rank=anchor_rank,
+        _anchor_lo=anchor_lo,
+        _anchor_hi=anchor_hi,
+        _anchor_pdelta=anchor_pd.astype(np.float64),
+    )
