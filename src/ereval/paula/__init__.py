@@ -8,27 +8,63 @@ Approximating Precision-Recall Curves for Massive Datasets", UAI.
   precision function and the curves derived from it (precision-yield, PR,
   precision at k);
 * :func:`check_monotonicity` reports where the labels contradict the
-  monotonicity assumptions under which the bounds are guaranteed.
+  monotonicity assumptions under which the bounds are guaranteed;
+* the baselines: uniform random sampling with Hoeffding intervals
+  (:func:`random_sampling_curve`, eqs. 2-5) and logarithmic stratified sampling
+  (:func:`stratified_design`, Algorithm 1);
+* :func:`annotation_counts` compares the annotations each method needs (Figure 1).
 """
 
 from __future__ import annotations
 
+from ._baselines import (
+    AnnotationCounts,
+    SampledPrecision,
+    StratifiedDesign,
+    StratifiedEstimate,
+    annotation_counts,
+    hoeffding_half_width,
+    hoeffding_sample_size,
+    random_sampling_annotations,
+    random_sampling_curve,
+    random_sampling_threshold,
+    stratified_annotations,
+    stratified_design,
+    stratified_sample_size,
+    uniform_sample_ranks,
+)
 from ._bounds import Interval, PaulaBounds, PrecisionCurve, paula_bounds
 from ._diagnostics import MonotonicityReport, MonotonicityWarning, Violation, check_monotonicity
 from ._labels import load_labels
 from ._plan import PaulaPlan, minimum_r_tilde, paula_plan
+from ._plot import plot_bounds
 
 __all__ = [
+    "AnnotationCounts",
     "Interval",
     "MonotonicityReport",
     "MonotonicityWarning",
     "PaulaBounds",
     "PaulaPlan",
     "PrecisionCurve",
+    "SampledPrecision",
+    "StratifiedDesign",
+    "StratifiedEstimate",
     "Violation",
+    "annotation_counts",
     "check_monotonicity",
+    "hoeffding_half_width",
+    "hoeffding_sample_size",
     "load_labels",
     "minimum_r_tilde",
     "paula_bounds",
     "paula_plan",
+    "plot_bounds",
+    "random_sampling_annotations",
+    "random_sampling_curve",
+    "random_sampling_threshold",
+    "stratified_annotations",
+    "stratified_design",
+    "stratified_sample_size",
+    "uniform_sample_ranks",
 ]
