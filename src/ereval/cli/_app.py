@@ -20,6 +20,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.simulate",
     "ereval.cli.metrics",
     "ereval.cli.oasis",
+    "ereval.cli.paula",
 )
 
 for _name in _COMMAND_MODULES:
