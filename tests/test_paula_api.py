@@ -11,13 +11,15 @@ import pytest
 import ereval.paula as paula
 
 MODULES = [
-    "ereval.paula._baselines",
     "ereval.paula._bounds",
+    "ereval.paula._counts",
     "ereval.paula._diagnostics",
     "ereval.paula._geometry",
     "ereval.paula._labels",
     "ereval.paula._plan",
     "ereval.paula._plot",
+    "ereval.paula._sampling",
+    "ereval.paula._stratified",
 ]
 
 

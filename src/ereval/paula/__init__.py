@@ -17,27 +17,28 @@ Approximating Precision-Recall Curves for Massive Datasets", UAI.
 
 from __future__ import annotations
 
-from ._baselines import (
-    AnnotationCounts,
+from ._bounds import Interval, PaulaBounds, PrecisionCurve, paula_bounds
+from ._counts import AnnotationCounts, annotation_counts
+from ._diagnostics import MonotonicityReport, MonotonicityWarning, Violation, check_monotonicity
+from ._labels import load_labels
+from ._plan import PaulaPlan, minimum_r_tilde, paula_plan
+from ._plot import plot_bounds
+from ._sampling import (
     SampledPrecision,
-    StratifiedDesign,
-    StratifiedEstimate,
-    annotation_counts,
     hoeffding_half_width,
     hoeffding_sample_size,
     random_sampling_annotations,
     random_sampling_curve,
     random_sampling_threshold,
+    uniform_sample_ranks,
+)
+from ._stratified import (
+    StratifiedDesign,
+    StratifiedEstimate,
     stratified_annotations,
     stratified_design,
     stratified_sample_size,
-    uniform_sample_ranks,
 )
-from ._bounds import Interval, PaulaBounds, PrecisionCurve, paula_bounds
-from ._diagnostics import MonotonicityReport, MonotonicityWarning, Violation, check_monotonicity
-from ._labels import load_labels
-from ._plan import PaulaPlan, minimum_r_tilde, paula_plan
-from ._plot import plot_bounds
 
 __all__ = [
     "AnnotationCounts",
