@@ -121,6 +121,9 @@ class Sampler(ABC):
         self._sums = [0.0, 0.0, 0.0]
         self._cross = [0.0] * 6
         self._census = [0.0, 0.0, 0.0]
+        self._to_exhaust: list[int] = []
+        # iterations completed when each stratum became fully labelled (-1: not yet)
+        self._exhausted_at = np.full(k, -1, dtype=np.int64)
         self._iterations = 0
         self._hist_index: list[int] = []
         self._hist_weight: list[float] = []
@@ -351,10 +354,18 @@ class Sampler(ABC):
         self._pos_k[stratum] += label
         self._unlabelled[stratum] -= 1
         if self._unlabelled[stratum] == 0:
-            self._census[0] += float(self._tp_k[stratum])
-            self._census[1] += float(self._pp_k[stratum])
-            self._census[2] += float(self._pos_k[stratum])
-            self._on_exhausted(stratum)
+            # The stratum leaves the instrumental distribution from the next draw on;
+            # the draw that labelled its last pair was made while it was still in.
+            self._to_exhaust.append(stratum)
+
+    def _flush_exhausted(self) -> None:
+        for k in self._to_exhaust:
+            self._census[0] += float(self._tp_k[k])
+            self._census[1] += float(self._pp_k[k])
+            self._census[2] += float(self._pos_k[k])
+            self._exhausted_at[k] = self._iterations
+            self._on_exhausted(k)
+        self._to_exhaust.clear()
 
     def _on_exhausted(self, stratum: int) -> None:  # noqa: B027
         """Hook: stratum ``stratum`` has just become fully labelled."""
@@ -381,6 +392,8 @@ class Sampler(ABC):
         self._hist_index.append(index)
         self._hist_weight.append(w)
         self._observe(k, label)
+        if self._to_exhaust:
+            self._flush_exhausted()
 
     def _current_f(self) -> float:
         s = self._sums
@@ -388,6 +401,12 @@ class Sampler(ABC):
         return s[0] / den if den > 0.0 else math.nan
 
     def _measure(self, alpha: float, confidence: float) -> MeasureEstimate:
+        if self.exhausted:
+            # every pair is labelled: the measure is known exactly
+            tp, pp, pos = int(self._tp_k.sum()), int(self._pp_k.sum()), int(self._pos_k.sum())
+            den = alpha * pp + (1.0 - alpha) * pos
+            f = tp / den if den > 0 else math.nan
+            return MeasureEstimate(f, 0.0, f, f) if den > 0 else MeasureEstimate(f, f, f, f)
         if self._estimator == "stratified":
             return stratified_ratio(
                 self._strata.sizes, self._n_k, self._tp_k, self._pp_k, self._pos_k,
@@ -437,6 +456,7 @@ class Sampler(ABC):
             "hist_index": np.asarray(self._hist_index, dtype=np.int64),
             "hist_weight": np.asarray(self._hist_weight, dtype=np.float64),
             "drawn_wo": self._drawn_wo,
+            "exhausted_at": self._exhausted_at,
         }
         if self._perm is not None:
             arrays["perm"] = self._perm
@@ -461,6 +481,8 @@ class Sampler(ABC):
         values = arrays["label_values"]
         for i, v in zip(order.tolist(), values.tolist(), strict=True):
             self._add_label(i, int(self._strata.allocations[i]), int(v))
+        self._flush_exhausted()
+        self._exhausted_at = arrays["exhausted_at"].astype(np.int64)
         self._sums = [float(v) for v in meta["sums"]]
         self._cross = [float(v) for v in meta["cross"]]
         self._census = [float(v) for v in meta["census"]]

@@ -11,6 +11,7 @@ import numpy.typing as npt
 from .._errors import InputTypeError
 from .._validation import check_in_range, check_int, describe
 from ._base import Sampler
+from .estimates import MeasureEstimate, adaptive_variance_sum, wald_interval
 from .model import initial_f_guess, posterior_mean, prior_pseudo_counts
 from .pool import Pool
 from .strata import DEFAULT_N_STRATA, Strata, StrataMethod, stratify
@@ -19,6 +20,7 @@ __all__ = ["OASISSampler", "resolve_strata"]
 
 DEFAULT_EPSILON = 1e-3
 DEFAULT_MAX_REDRAWS = 10_000
+DEFAULT_VARIANCE_PRIOR = 20.0
 
 
 def resolve_strata(
@@ -79,6 +81,12 @@ class OASISSampler(Sampler):
         Source of randomness.
     max_redraws : int, default 10000
         Consecutive draws of labelled pairs after which sampling stops as stalled.
+    variance_prior : float, default 20
+        Pseudo-labels given to the score-based match rates (the pool's
+        probabilities) in the model-based variance
+        (:func:`~ereval.oasis.estimates.adaptive_variance_sum`); larger is more
+        conservative where few labels have been drawn.  It does not affect
+        sampling or the point estimate.
 
     References
     ----------
@@ -114,12 +122,14 @@ class OASISSampler(Sampler):
         strata_method: StrataMethod = "csf",
         seed: Any = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
+        variance_prior: float = DEFAULT_VARIANCE_PRIOR,
     ) -> None:
         if not isinstance(pool, Pool):
             raise InputTypeError(f"'pool' must be an ereval.oasis.Pool; received {describe(pool)}")
         st = resolve_strata(pool, strata, n_strata, strata_method)
         super().__init__(pool, st, alpha=alpha, seed=seed, max_redraws=max_redraws)
         k = st.n_strata
+        self._variance_prior = check_in_range("variance_prior", variance_prior, low=0.0, low_open=True)
         self._epsilon = check_in_range("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
         eta = 2.0 * k if prior_strength is None else check_in_range(
             "prior_strength", prior_strength, low=0.0, low_open=True
@@ -148,8 +158,24 @@ class OASISSampler(Sampler):
         self._coef_g = omega * (1.0 - a) * (1.0 - self._lam)
         self._coef_h = omega * self._lam
         self._active = np.ones(k)
+        self._active_mask = np.ones(k, dtype=bool)
         self._hr = [0.0] * k
+        self._hr_arr = np.zeros(k)
         self._cum_g = np.empty(k)
+        self._vbuf = np.empty(k)
+        self._inv_v = np.zeros(k)
+        self._inv_v_sums = np.zeros(k)
+        # for the model-based variance: predicted matches and prior match rates
+        # of the predicted-1 and predicted-0 pairs of each stratum
+        alloc = st.allocations
+        pred = pool.predictions.astype(np.float64)
+        self._pred_total = np.bincount(alloc, weights=pred, minlength=k).astype(np.int64)
+        pp1 = np.bincount(alloc, weights=pool.probabilities * pred, minlength=k)
+        pp0 = np.bincount(alloc, weights=pool.probabilities * (1.0 - pred), minlength=k)
+        n1 = self._pred_total.astype(np.float64)
+        n0 = st.sizes - n1
+        self._rate1 = np.divide(pp1, n1, out=self._pi0.copy(), where=n1 > 0)
+        self._rate0 = np.divide(pp0, n0, out=self._pi0.copy(), where=n0 > 0)
         self._refresh_model()
         self._refresh_passive()
 
@@ -193,6 +219,7 @@ class OASISSampler(Sampler):
         total = float(om.sum())
         self._passive = om / total if total > 0 else om
         self._passive_list = self._passive.tolist()
+        self._eps_passive = self._epsilon * self._passive
         self._cum_passive = np.cumsum(self._passive)
         h = self._coef_h * self._active
         self._h_list = h.tolist()
@@ -225,6 +252,7 @@ class OASISSampler(Sampler):
         h = self._h_list
         hr = self._hr
         big_h = 0.0
+        hr_arr = self._hr_arr
         for k in self._pset:
             p = pi[k]
             x = h[k] * math.sqrt(a2f2 * (1.0 - p) + b2 * p)
@@ -257,6 +285,18 @@ class OASISSampler(Sampler):
                         if x < hr[j]:
                             break
                         x -= hr[j]
+        # 1 / v_t for every stratum, added to S_k when the draw is consumed
+        vfull = self._vbuf
+        if valid:
+            coef = (1.0 - eps) / total
+            for j in self._pset:
+                hr_arr[j] = hr[j] * coef
+            np.multiply(self._g, f * coef, out=vfull)
+            vfull += hr_arr
+            vfull += self._eps_passive
+        else:
+            vfull[:] = self._passive
+        np.divide(1.0, vfull, out=self._inv_v, where=self._active_mask)
         if valid:
             gk = float(self._g[k])
             vk = eps * self._passive_list[k] + (1.0 - eps) * (f * gk + (hr[k] if h[k] > 0.0 else 0.0)) / total
@@ -267,6 +307,7 @@ class OASISSampler(Sampler):
         return i, size / vk, k
 
     def _observe(self, stratum: int, label: int) -> None:
+        self._inv_v_sums += self._inv_v
         k = stratum
         m = self._m_list[k] + label
         n = self._n_list[k] + 1.0
@@ -281,10 +322,39 @@ class OASISSampler(Sampler):
 
     def _on_exhausted(self, stratum: int) -> None:
         self._active[stratum] = 0.0
+        self._active_mask[stratum] = False
         self._g[stratum] = 0.0
         self._coef_g_list[stratum] = 0.0
         self._hr[stratum] = 0.0
+        self._hr_arr[stratum] = 0.0
+        self._inv_v[stratum] = 0.0
         self._refresh_passive()
+
+    def _measure(self, alpha: float, confidence: float) -> MeasureEstimate:
+        """Ratio estimate with the model-based variance of :func:`adaptive_variance_sum`."""
+        plain = super()._measure(alpha, confidence)
+        f = plain.estimate
+        if not math.isfinite(f):
+            return plain
+        s = self._sums
+        den = alpha * s[1] + (1.0 - alpha) * s[2]
+        var_sum = adaptive_variance_sum(
+            alpha,
+            f,
+            sizes=self._strata.sizes,
+            inv_v_sums=self._inv_v_sums,
+            exhausted_at=self._exhausted_at,
+            iterations=self._iterations,
+            n_labelled=self._n_k,
+            tp=self._tp_k,
+            pp=self._pp_k,
+            pos=self._pos_k,
+            predicted=self._pred_total,
+            prior_rate_predicted=self._rate1,
+            prior_rate_other=self._rate0,
+            prior_strength=self._variance_prior,
+        )
+        return wald_interval(f, var_sum / den**2, confidence=confidence)
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -295,12 +365,20 @@ class OASISSampler(Sampler):
             "n_strata": self._n_strata_goal,
             "strata_method": self._strata_method,
             "max_redraws": self._max_redraws,
+            "variance_prior": self._variance_prior,
         }
 
     def _extra_arrays(self) -> dict[str, npt.NDArray[Any]]:
-        return {"oasis_m": np.asarray(self._m_list), "oasis_n": np.asarray(self._n_list)}
+        return {
+            "oasis_m": np.asarray(self._m_list),
+            "oasis_n": np.asarray(self._n_list),
+            "oasis_inv_v": self._inv_v,
+            "oasis_inv_v_sums": self._inv_v_sums,
+        }
 
     def _restore_extra(self, extra: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
         self._m_list = arrays["oasis_m"].astype(np.float64).tolist()
         self._n_list = arrays["oasis_n"].astype(np.float64).tolist()
+        self._inv_v = arrays["oasis_inv_v"].astype(np.float64)
+        self._inv_v_sums = arrays["oasis_inv_v_sums"].astype(np.float64)
         self._refresh_model()

@@ -64,7 +64,9 @@ from .._validation import check_in_range
 __all__ = [
     "Estimates",
     "MeasureEstimate",
+    "adaptive_variance_sum",
     "stratified_ratio",
+    "wald_interval",
     "weighted_ratio",
 ]
 
@@ -157,6 +159,11 @@ def _wald(est: float, var: float, z: float) -> MeasureEstimate:
     return MeasureEstimate(est, sd, max(0.0, est - z * sd), min(1.0, est + z * sd))
 
 
+def wald_interval(estimate: float, variance: float, *, confidence: float = 0.95) -> MeasureEstimate:
+    """``estimate +- z sqrt(variance)`` clipped to [0, 1] (all ``nan`` if the estimate is)."""
+    return _wald(estimate, variance, _z(confidence))
+
+
 def weighted_ratio(
     sums: npt.NDArray[np.float64],
     cross: npt.NDArray[np.float64],
@@ -199,6 +206,75 @@ def weighted_ratio(
     e = a - f * b
     var = float(e @ cross @ e) / den**2
     return _wald(f, var, z)
+
+
+def adaptive_variance_sum(
+    alpha: float,
+    f: float,
+    *,
+    sizes: npt.NDArray[np.int64],
+    inv_v_sums: npt.NDArray[np.float64],
+    exhausted_at: npt.NDArray[np.int64],
+    iterations: int,
+    n_labelled: npt.NDArray[np.int64],
+    tp: npt.NDArray[np.int64],
+    pp: npt.NDArray[np.int64],
+    pos: npt.NDArray[np.int64],
+    predicted: npt.NDArray[np.int64],
+    prior_rate_predicted: npt.NDArray[np.float64],
+    prior_rate_other: npt.NDArray[np.float64],
+    prior_strength: float,
+) -> float:
+    r"""Model-based sum of conditional variances ``sum_t Var(u_t | past)`` for OASIS.
+
+    For a stratified instrumental pmf ``v_t`` the conditional variance of
+    ``u_t = x^TP_t - F x^D_t`` is exactly
+
+    .. math:: \operatorname{Var}(u_t \mid \text{past}) = \sum_{k \in A_t}
+              \frac{N_k^2 \mu_{2,k}}{v_{k,t}} - \Big(\sum_{k \in A_t} N_k \mu_{1,k}\Big)^2,
+
+    ``A_t`` the strata not yet exhausted at ``t`` and ``mu_{1,k}``, ``mu_{2,k}``
+    the mean of ``e`` and ``e^2`` over the pairs of stratum ``k``
+    (``e = l lhat - F (alpha lhat + (1 - alpha) l)``).  Summed over ``t`` this is
+    ``sum_k N_k^2 mu_{2,k} S_k - sum_t (sum_{k in A_t} N_k mu_{1,k})^2`` with
+    ``S_k = sum_t 1 / v_{k,t}`` (``inv_v_sums``).  The ``mu`` use the labels where
+    known; for the other pairs of a stratum, the match rate of the labelled pairs
+    with the same prediction, shrunk towards the mean probability of those pairs
+    (``prior_rate_*``) by ``prior_strength`` pseudo-labels.  Unlike the empirical
+    ``sum_t u_t^2``, this accounts for strata the sampler rarely visits but would
+    give a large weight, whose absence from the sample otherwise makes the
+    interval too short.
+
+    Returns
+    -------
+    float
+        The sum (count units), at least 0.
+    """
+    big = sizes.astype(np.float64)
+    n = n_labelled.astype(np.float64)
+    t, p, q = tp.astype(np.float64), pp.astype(np.float64), pos.astype(np.float64)
+    s = prior_strength
+    a = alpha
+    # labelled pairs: exact sums of e and e^2 (0/1 labels)
+    sum_e = t - f * (a * p + (1.0 - a) * q)
+    sum_e2 = t * (1.0 - 2.0 * f) + f**2 * (a**2 * p + 2.0 * a * (1.0 - a) * t + (1.0 - a) ** 2 * q)
+    # unlabelled pairs, by prediction
+    u1 = predicted.astype(np.float64) - p
+    u0 = (big - n) - u1
+    r1 = (t + s * prior_rate_predicted) / (p + s)
+    r0 = (q - t + s * prior_rate_other) / ((n - p) + s)
+    sum_e += u1 * (r1 * (1.0 - f) - (1.0 - r1) * a * f) - u0 * r0 * (1.0 - a) * f
+    sum_e2 += u1 * (r1 * (1.0 - f) ** 2 + (1.0 - r1) * (a * f) ** 2) + u0 * r0 * ((1.0 - a) * f) ** 2
+    total = float(np.sum(big * sum_e2 * inv_v_sums))  # N_k^2 mu_2k S_k with mu_2k = sum_e2 / N_k
+    # minus sum_t (sum_{k active at t} sum_e_k)^2, piecewise constant between exhaustions
+    ends = np.where(exhausted_at < 0, iterations, exhausted_at)
+    start = 0
+    for end in np.unique(ends):
+        if end > start:
+            active = ends >= end
+            total -= float(end - start) * float(sum_e[active].sum()) ** 2
+        start = int(end)
+    return max(total, 0.0)
 
 
 def stratified_ratio(
