@@ -11,8 +11,8 @@ pool's ``probability`` column) are given to the reference package.
 Usage::
 
     python benchmarks/oasis_label_efficiency.py [--repeats 100] [--pools abt-buy,...]
-        [--ref-repeats 100] [--ref-is-max-n 200000] [--ref-max-iter 50000]
-        [--no-reference] [--out results.json]
+        [--ref-repeats 100] [--ref-is-max-n 200000] [--ref-max-iter 20000]
+        [--no-reference] [--out results.json] [--ref-cache ref.json]
 
 The reference side needs the separate environment described in
 ``benchmarks/_oasis_reference.py``; without it only ereval's side runs.  The
@@ -89,16 +89,21 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=100)
     parser.add_argument("--ref-repeats", type=int, default=100)
     parser.add_argument("--ref-is-max-n", type=int, default=200_000)
-    parser.add_argument("--ref-max-iter", type=int, default=50_000,
+    parser.add_argument("--ref-max-iter", type=int, default=20_000,
                         help="draws after which a reference run counts as not reaching the budget")
     parser.add_argument("--pools", default="abt-buy,dblp-acm,restaurant,synthetic-1e5,synthetic-1e6")
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--ref-cache", type=Path, default=None,
+                        help="JSON file keeping reference results between runs (they do not change)")
     args = parser.parse_args()
     use_ref = not args.no_reference and ref.available()
     if not args.no_reference and not use_ref:
         print(f"reference interpreter {ref.REF_PYTHON} not usable: running ereval only\n")
     results: dict[str, object] = {}
+    cache: dict[str, dict[str, dict[str, float]]] = {}
+    if args.ref_cache is not None and args.ref_cache.exists():
+        cache = json.loads(args.ref_cache.read_text())
     for name in args.pools.split(","):
         pool = load(name)
         strata = stratify(pool.scores)
@@ -115,11 +120,18 @@ def main() -> None:
         ref_all: dict[str, dict[int, dict[str, float]]] = {}
         for method in METHODS:
             ref_rows = None
-            if use_ref and not (method == "importance" and pool.size > args.ref_is_max_n):
+            key = f"{name}/{method}/{args.ref_repeats}/{args.ref_max_iter}/{strata.n_strata}"
+            if key in cache:
+                ref_rows = {int(b): v for b, v in cache[key].items()}
+                ref_all[method] = ref_rows
+            elif use_ref and not (method == "importance" and pool.size > args.ref_is_max_n):
                 t1 = time.perf_counter()
                 ref_rows = reference_rows(pool, strata.allocations, method, args.ref_repeats, truth, args.ref_max_iter)
                 ref_all[method] = ref_rows
                 print(f"   (reference {method}: {time.perf_counter() - t1:.1f} s for {args.ref_repeats} runs)", flush=True)
+                if args.ref_cache is not None:
+                    cache[key] = ref_rows
+                    args.ref_cache.write_text(json.dumps(cache, indent=1))
             for b in BUDGETS:
                 row = exp.row(method, b)
                 line = (f"   {method:<11}{b:>7}{row.mae:>10.4f}{row.std:>10.4f}{row.coverage:>7.2f}"
