@@ -1,0 +1,141 @@
+"""The ``ereval oasis`` commands, in process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ereval.cli import app
+from ereval.oasis import synthetic_pool
+
+from ._oasis_support import POOLS_DIR
+
+runner = CliRunner()
+ABT = str(POOLS_DIR / "abt-buy-svm.csv.gz")
+
+
+@pytest.fixture(scope="module")
+def small_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pool = synthetic_pool(3000, imbalance=30, seed=2)
+    path = tmp_path_factory.mktemp("oasis") / "pool.csv"
+    pd.DataFrame(
+        {
+            "id": [f"p{i}" for i in range(pool.size)],
+            "sim": pool.scores,
+            "prob": pool.probabilities,
+            "yhat": pool.predictions,
+            "truth": pool.labels,
+        }
+    ).to_csv(path, index=False)
+    return path
+
+
+def test_estimate_json_on_a_shared_pool() -> None:
+    result = runner.invoke(app, ["oasis", "estimate", ABT, "--budget", "300", "--seed", "1", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    for key in ("f_measure", "precision", "recall"):
+        assert set(data[key]) == {"estimate", "std", "ci_low", "ci_high"}
+        assert 0.0 <= data[key]["ci_low"] <= data[key]["estimate"] <= data[key]["ci_high"] <= 1.0
+    assert data["labels_used"] == 300
+    assert data["iterations"] >= 300
+    assert data["method"] == "oasis" and data["n_strata"] == 30 and data["stop_reason"] == "budget"
+
+
+@pytest.mark.parametrize("method", ["oasis", "passive", "stratified", "importance"])
+def test_estimate_renamed_columns_every_method(small_csv: Path, method: str) -> None:
+    args = [
+        "oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
+        "--score-col", "sim", "--prediction-col", "yhat", "--probability-col", "prob",
+        "--budget", "200", "--method", method, "--strata", "10", "--seed", "3", "--format", "json",
+    ]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["method"] == method and data["labels_used"] == 200
+
+
+def test_estimate_table_and_csv(small_csv: Path) -> None:
+    base = ["oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
+            "--score-col", "sim", "--prediction-col", "yhat", "--budget", "100", "--seed", "0"]
+    table = runner.invoke(app, base)
+    assert table.exit_code == 0 and "f_measure" in table.stdout and "stopped by budget" in table.stdout
+    csv = runner.invoke(app, [*base, "--format", "csv"])
+    assert csv.exit_code == 0
+    assert csv.stdout.splitlines()[0] == "measure,estimate,std,ci_low,ci_high"
+
+
+def test_estimate_save_and_resume(small_csv: Path, tmp_path: Path) -> None:
+    base = ["oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
+            "--score-col", "sim", "--prediction-col", "yhat", "--seed", "4", "--format", "json"]
+    state = tmp_path / "state.npz"
+    first = runner.invoke(app, [*base, "--budget", "100", "--save", str(state)])
+    assert first.exit_code == 0, first.output
+    resumed = runner.invoke(app, [*base, "--budget", "250", "--resume", str(state)])
+    straight = runner.invoke(app, [*base, "--budget", "250"])
+    assert resumed.exit_code == 0 and straight.exit_code == 0
+    assert json.loads(resumed.stdout) == json.loads(straight.stdout)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--alpha", "1.5"], "'alpha' must lie in [0, 1]; received 1.5"),
+        (["--epsilon", "0"], "'epsilon' must lie in (0, 1]; received 0.0"),
+        (["--budget", "10000"], "'budget' must not exceed the pool size 3000; received 10000"),
+        (["--method", "magic"], "'method' must be one of"),
+        (["--format", "xml"], "'format' must be one of"),
+        (["--label-col", "nope"], "column 'nope' not found"),
+        (["--probability-col", "nope"], "column 'nope' not found"),
+        (["--strata-method", "kmeans"], "'strata-method' must be one of"),
+        (["--noise", "2"], "'flip_probability' must lie in [0, 1]"),
+    ],
+)
+def test_estimate_bad_input_exits_2(small_csv: Path, extra: list[str], message: str) -> None:
+    args = ["oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
+            "--score-col", "sim", "--prediction-col", "yhat", "--budget", "50"]
+    overrides = dict(zip(extra[::2], extra[1::2], strict=True))
+    for i in range(len(args) - 1):
+        if args[i] in overrides:
+            args[i + 1] = overrides.pop(args[i])
+    for k, v in overrides.items():
+        args += [k, v]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+    assert "Traceback" not in result.output
+
+
+def test_estimate_missing_file_and_bad_values(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["oasis", "estimate", str(tmp_path / "x.csv"), "--budget", "5"])
+    assert missing.exit_code == 2 and "file not found" in missing.output
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"pair_id": [1, 2], "score": [np.nan, 0.2], "prediction": [1, 0], "label": [1, 0]}).to_csv(bad, index=False)
+    result = runner.invoke(app, ["oasis", "estimate", str(bad), "--budget", "1"])
+    assert result.exit_code == 2 and "'scores' must be finite" in result.output
+    bad2 = tmp_path / "bad2.csv"
+    pd.DataFrame({"pair_id": [1, 2], "score": [0.9, 0.2], "prediction": [1, 3], "label": [1, 0]}).to_csv(bad2, index=False)
+    result = runner.invoke(app, ["oasis", "estimate", str(bad2), "--budget", "1"])
+    assert result.exit_code == 2 and "'predictions' must hold only 0 and 1" in result.output
+    result = runner.invoke(app, ["oasis", "estimate", ABT])
+    assert result.exit_code == 2 and "give --budget, --target-ci-width or both" in result.output
+
+
+def test_experiment_command(small_csv: Path, tmp_path: Path) -> None:
+    plot = tmp_path / "fig.png"
+    args = ["oasis", "experiment", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
+            "--score-col", "sim", "--prediction-col", "yhat", "--budgets", "50,100", "--repeats", "3",
+            "--methods", "oasis,passive", "--strata", "10", "--format", "json", "--plot", str(plot)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["method"], r["budget"]) for r in rows] == [("oasis", 50), ("oasis", 100), ("passive", 50), ("passive", 100)]
+    assert {"mae", "std", "coverage", "defined", "true_value"} <= set(rows[0])
+    assert plot.exists() and plot.stat().st_size > 1000
+    bad = runner.invoke(app, [*args[:-4], "--budgets", "50,x"])
+    assert bad.exit_code == 2 and "'budgets' must be comma-separated integers" in bad.output
