@@ -162,3 +162,25 @@ class TestDrawSample:
         s = draw_sample(self.TRUTH, n=6, design="record", seed=4)
         out = estimate(pred, s, metrics="pairwise_recall,b3_recall")
         assert set(out) == {"pairwise_recall", "b3_recall"}
+
+
+@pytest.mark.parametrize("index", [True, False])
+@pytest.mark.parametrize(
+    "ids",
+    [
+        np.arange(10, 18),  # dense integers (position table)
+        np.array([5, 10**12, 7, 3, 10**9, 8, 1, 2]),  # sparse integers (hashing)
+        np.array([f"r{i}" for i in range(8)], dtype=object),  # strings
+    ],
+)
+def test_every_lookup_path_finds_the_same_records(ids: np.ndarray, index: bool) -> None:
+    pred = pd.Series([1, 1, 2, 3, 2, 4, 4, 4], index=ids)
+    prepared = prepare_prediction(pred, index=index)
+    absent = np.array(["zz"], dtype=object) if ids.dtype == object else np.array([999])
+    pos = prepared.locate(np.concatenate([ids[[5, 0, 7]], absent]))
+    assert pos.tolist() == [5, 0, 7, -1]
+    sample = {ids[0]: "c1", ids[1]: "c1", ids[2]: "c1", ids[3]: "c2", ids[4]: "c2",
+              ids[7]: "c4"}
+    e = estimate(prepared, sample, design="cluster", weights="uniform",
+                 metrics="pairwise_precision")
+    assert e["pairwise_precision"].estimate == 0.3888888888888889

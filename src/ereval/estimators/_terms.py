@@ -31,7 +31,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import describe, examples
-from ..io import Membership, _column_values, as_membership, read_table
+from ..io import Membership, _column_values, _dense_int_span, as_membership, read_table
 from .designs import ClusterSample
 
 __all__ = ["ClusterTerms", "PreparedPrediction", "cluster_terms", "prepare_prediction"]
@@ -82,8 +82,28 @@ class PreparedPrediction:
     def _index(self) -> pd.Index:
         return pd.Index(self.records)
 
+    @cached_property
+    def _dense(self) -> tuple[int, IntArray] | None:
+        """``(min, position of each id - min)`` when the record ids are dense integers."""
+        span = _dense_int_span(self.records)
+        if span is None:
+            return None
+        lo, width = span
+        pos = np.full(width, -1, dtype=np.int64)
+        pos[(self.records - lo).astype(np.int64)] = np.arange(self.n_records, dtype=np.int64)
+        return lo, pos
+
     def locate(self, records: npt.NDArray[Any]) -> IntArray:
         """Positions of ``records`` in the prediction (``-1`` where absent)."""
+        dense = self._dense if self.indexed or _dense_int_span(self.records) else None
+        if dense is not None:
+            lo, table = dense
+            out = np.full(records.shape[0], -1, dtype=np.int64)
+            if records.dtype.kind in "iu":
+                rel = records.astype(np.int64) - lo
+                inside = (rel >= 0) & (rel < table.shape[0])
+                out[inside] = table[rel[inside]]
+                return out
         if self.indexed:
             found: IntArray = self._index.get_indexer(records).astype(np.int64)
             return found
@@ -131,8 +151,7 @@ def prepare_prediction(
         return pred
     frame = read_table(pred, name="pred") if isinstance(pred, str | os.PathLike) else pred
     m = as_membership(frame, name="pred", record_col=record_col, cluster_col=cluster_col)
-    codes, labels = pd.factorize(m.clusters)
-    codes = codes.astype(np.int64)
+    codes, labels = _cluster_codes(m.clusters)
     sizes = np.bincount(codes).astype(np.int64)
     name_codes, name_counts = _names(names, frame, m)
     out = PreparedPrediction(
@@ -141,6 +160,19 @@ def prepare_prediction(
     if index:
         out.locate(m.records[:1])  # builds the hash table once
     return out
+
+
+def _cluster_codes(clusters: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
+    """Dense codes ``0..R-1`` of the cluster ids, and the id of each code."""
+    span = _dense_int_span(clusters)
+    if span is None:
+        codes, labels = pd.factorize(clusters)
+        return codes.astype(np.int64), np.asarray(labels)
+    lo, width = span
+    offset = (clusters - lo).astype(np.int64)
+    present = np.bincount(offset, minlength=width) > 0
+    remap = np.cumsum(present, dtype=np.int64) - 1
+    return remap[offset], (np.flatnonzero(present) + lo).astype(clusters.dtype)
 
 
 def _names(names: Any, frame: Any, m: Membership) -> tuple[IntArray | None, IntArray | None]:
