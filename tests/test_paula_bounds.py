@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from ereval import InputError, InputTypeError
 from ereval.paula import (
     MonotonicityWarning,
+    PaulaPlan,
     load_labels,
     minimum_r_tilde,
     paula_bounds,
@@ -157,7 +158,7 @@ monotone_cases = st.fixed_dictionaries(
 )
 
 
-def monotone_case(case: dict[str, object]) -> tuple[object, np.ndarray]:
+def monotone_case(case: dict[str, object]) -> tuple[PaulaPlan, np.ndarray]:
     eps = float(case["epsilon"])  # type: ignore[arg-type]
     delta = int(case["delta"])  # type: ignore[call-overload]
     r_tilde = minimum_r_tilde(epsilon=eps, delta=delta) * int(case["factor"])  # type: ignore[call-overload]
@@ -168,14 +169,12 @@ def monotone_case(case: dict[str, object]) -> tuple[object, np.ndarray]:
     return plan, v
 
 
-@settings(max_examples=60)
-@given(case=monotone_cases)
-def test_bounds_contain_the_precision_on_monotone_lists(case: dict[str, object]) -> None:
-    plan, v = monotone_case(case)
-    assume(ref.a2_holds(v, plan.delta, plan.m, plan.r_tilde))  # type: ignore[attr-defined]
+def check_guarantees(plan: PaulaPlan, v: np.ndarray) -> tuple[bool, bool]:
+    """Assert the guarantees on a (Delta, m)-monotone list ``v``; report which applied
+    (Lemma 4's condition, A.1)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no MonotonicityWarning on a list satisfying A.2
-        b = paula_bounds(plan, plan.ranks(), plan.select(v))  # type: ignore[attr-defined]
+        b = paula_bounds(plan, plan.ranks(), plan.select(v))
     n = v.size
     r = np.arange(1, n + 1)
     yield_true = np.cumsum(v)
@@ -190,19 +189,50 @@ def test_bounds_contain_the_precision_on_monotone_lists(case: dict[str, object])
         assert np.all(b.yield_lower_grid <= y_at + 1e-9)
         assert np.all(y_at <= b.yield_upper_grid + 1e-9)
     if not b.diagnostic.ratio_condition:
-        return
-    # Lemma 4 at the points, gamma(1+epsilon) at every rank
-    gamma, approx = plan.gamma, plan.approximation  # type: ignore[attr-defined]
+        return False, False
+    # Lemma 4 at the points, gamma(1+epsilon) at every rank, gamma+epsilon beyond g_ell+m
+    gamma, approx = plan.gamma, plan.approximation
     assert np.all(b.yield_upper_grid <= gamma * b.yield_lower_grid + 1e-9)
     pos = p > 0
     assert np.all(hi[pos] <= approx * lo[pos] * (1 + 1e-12))
-    beyond = r >= plan.g_ell + plan.m  # type: ignore[attr-defined]
-    assert np.all(hi[beyond & pos] <= (gamma + plan.epsilon) * lo[beyond & pos] * (1 + 1e-12))  # type: ignore[attr-defined]
-    if ref.a1_holds(v, plan.m, plan.r_tilde):  # type: ignore[attr-defined]
-        # Theorem 3: both step functions are pointwise gamma(1+epsilon)-approximations
-        for step in (b.step_lower(r), b.step_upper(r)):
-            assert np.all(step <= approx * p + 1e-12)
-            assert np.all(p <= approx * step + 1e-12)
+    far = (r >= plan.g_ell + plan.m) & pos
+    assert np.all(hi[far] <= (gamma + plan.epsilon) * lo[far] * (1 + 1e-12))
+    if not ref.a1_holds(v, plan.m, plan.r_tilde):
+        return True, False
+    # Theorem 3: both step functions are pointwise gamma(1+epsilon)-approximations
+    for step in (b.step_lower(r), b.step_upper(r)):
+        assert np.all(step <= approx * p + 1e-12)
+        assert np.all(p <= approx * step + 1e-12)
+    return True, True
+
+
+@settings(max_examples=80)
+@given(case=monotone_cases)
+def test_bounds_contain_the_precision_on_monotone_lists(case: dict[str, object]) -> None:
+    plan, v = monotone_case(case)
+    assume(ref.a2_holds(v, plan.delta, plan.m, plan.r_tilde))
+    check_guarantees(plan, v)
+
+
+def test_guarantees_over_a_seeded_sweep_of_larger_lists() -> None:
+    # 30 seeded lists of up to 4,000 items with windows of up to 40 ranks and
+    # r~ up to four times its minimum, beyond what the property test favours.
+    rng = np.random.default_rng(20170811)
+    applied = []
+    for _ in range(30):
+        eps = float(rng.choice([0.05, 0.1, 0.2, 0.3]))
+        delta = int(rng.integers(5, 41))
+        r_tilde = minimum_r_tilde(epsilon=eps, delta=delta) * int(rng.integers(1, 5))
+        n = min(int(r_tilde * rng.uniform(2.0, 8.0)), 4000)
+        if n <= r_tilde:
+            continue
+        plan = paula_plan(n, epsilon=eps, delta=delta, r_tilde=r_tilde)
+        v = ref.monotone_list(n, delta=delta, m=plan.m, r_tilde=r_tilde, rng=rng)
+        if ref.a2_holds(v, delta, plan.m, r_tilde):
+            applied.append(check_guarantees(plan, v))
+    # the sweep really exercised every guarantee on most lists
+    assert len(applied) >= 20
+    assert sum(a1 for _, a1 in applied) >= 15
 
 
 def test_monotone_generator_satisfies_a2() -> None:
