@@ -158,9 +158,7 @@ class OASISSampler(Sampler):
         self._coef_g = omega * (1.0 - a) * (1.0 - self._lam)
         self._coef_h = omega * self._lam
         self._active = np.ones(k)
-        self._active_mask = np.ones(k, dtype=bool)
         self._hr = [0.0] * k
-        self._hr_arr = np.zeros(k)
         self._cum_g = np.empty(k)
         self._vbuf = np.empty(k)
         self._inv_v = np.zeros(k)
@@ -220,6 +218,9 @@ class OASISSampler(Sampler):
         self._passive = om / total if total > 0 else om
         self._passive_list = self._passive.tolist()
         self._eps_passive = self._epsilon * self._passive
+        self._eps_passive_list = self._eps_passive.tolist()
+        self._inactive_inf = np.where(self._active > 0.0, 0.0, np.inf)
+        self._offset = self._eps_passive + self._inactive_inf
         self._cum_passive = np.cumsum(self._passive)
         h = self._coef_h * self._active
         self._h_list = h.tolist()
@@ -243,7 +244,9 @@ class OASISSampler(Sampler):
         # v_k = eps omega_k + (1 - eps) (f g_k + h_k r_k) / total  (eq. 12), sampled as a
         # mixture: the passive part, the "f g" part (one cumulative sum) and the "h r"
         # part, which lives only on the few strata holding predicted matches.
-        f = self._current_f()
+        sums = self._sums
+        den = self._alpha * sums[1] + (1.0 - self._alpha) * sums[2]
+        f = sums[0] / den if den > 0.0 else self._f0
         if not math.isfinite(f):
             f = self._f0
         a2f2 = (self._alpha * f) ** 2
@@ -252,13 +255,12 @@ class OASISSampler(Sampler):
         h = self._h_list
         hr = self._hr
         big_h = 0.0
-        hr_arr = self._hr_arr
         for k in self._pset:
             p = pi[k]
             x = h[k] * math.sqrt(a2f2 * (1.0 - p) + b2 * p)
             hr[k] = x
             big_h += x
-        cum_g = np.cumsum(self._g, out=self._cum_g)
+        cum_g = self._g.cumsum(out=self._cum_g)
         fg = f * float(cum_g[-1])
         total = fg + big_h
         u0, u1, u2 = self._rng.random(3).tolist()
@@ -286,17 +288,19 @@ class OASISSampler(Sampler):
                             break
                         x -= hr[j]
         # 1 / v_t for every stratum, added to S_k when the draw is consumed
+        # (exhausted strata have an infinite offset, so their 1 / v is 0)
         vfull = self._vbuf
         if valid:
             coef = (1.0 - eps) / total
+            offset = self._offset
+            epsp = self._eps_passive_list
             for j in self._pset:
-                hr_arr[j] = hr[j] * coef
+                offset[j] = epsp[j] + hr[j] * coef
             np.multiply(self._g, f * coef, out=vfull)
-            vfull += hr_arr
-            vfull += self._eps_passive
+            vfull += offset
         else:
-            vfull[:] = self._passive
-        np.divide(1.0, vfull, out=self._inv_v, where=self._active_mask)
+            np.add(self._passive, self._inactive_inf, out=vfull)
+        np.reciprocal(vfull, out=self._inv_v)
         if valid:
             gk = float(self._g[k])
             vk = eps * self._passive_list[k] + (1.0 - eps) * (f * gk + (hr[k] if h[k] > 0.0 else 0.0)) / total
@@ -322,11 +326,9 @@ class OASISSampler(Sampler):
 
     def _on_exhausted(self, stratum: int) -> None:
         self._active[stratum] = 0.0
-        self._active_mask[stratum] = False
         self._g[stratum] = 0.0
         self._coef_g_list[stratum] = 0.0
         self._hr[stratum] = 0.0
-        self._hr_arr[stratum] = 0.0
         self._inv_v[stratum] = 0.0
         self._refresh_passive()
 
