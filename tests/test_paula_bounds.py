@@ -272,6 +272,16 @@ def test_bounds_on_a_huge_list_need_only_the_planned_labels() -> None:
     assert len(table) < 800
 
 
+def test_sums_beyond_int64_stay_exact_until_the_division() -> None:
+    # Delta * N > 2^62: the integer sums Delta * Y are kept as Python integers.
+    plan = paula_plan(10**18, epsilon=0.5, delta=10)
+    b = paula_bounds(plan, plan.ranks(), np.ones(plan.annotations, dtype=int))
+    # every planned label positive: Y- = Y+ = g_k at every point
+    np.testing.assert_allclose(b.yield_lower_grid, plan.grid.astype(float), rtol=1e-15)
+    np.testing.assert_allclose(b.yield_upper_grid, plan.grid.astype(float), rtol=1e-15)
+    assert b.precision_at(int(plan.grid[-1])).lower == pytest.approx(1.0, rel=1e-15)
+
+
 # --------------------------------------------------------------------------- curves
 
 
@@ -383,6 +393,12 @@ def test_bad_read_off_arguments() -> None:
         b.precision_at(0)
     with pytest.raises(InputTypeError, match="'ranks' must hold integer ranks"):
         b.lower([1.5])
+    with pytest.raises(
+        InputTypeError, match=r"'k' must be an integer rank; received list \[5, 6\]"
+    ):
+        b.precision_at([5, 6])  # type: ignore[arg-type]
+    with pytest.raises(InputTypeError, match=r"'k' must be an integer rank; received 5.0"):
+        b.yield_at(5.0)  # type: ignore[arg-type]
     with pytest.raises(
         InputError, match=r"'n_positives' must be at least the 16 positives already seen"
     ):

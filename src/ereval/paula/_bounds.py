@@ -119,6 +119,12 @@ class PaulaBounds:
     _anchor_pdelta: FloatArray = field(repr=False)
 
     # ------------------------------------------------------------------ helpers
+    def _rank(self, k: Any) -> IntArray:
+        """One rank ``k`` as a one-element array (rejecting sequences and non-integers)."""
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+            raise InputTypeError(f"'k' must be an integer rank; received {describe(k)}")
+        return self._ranks(k, "k")
+
     def _ranks(self, ranks: Any, name: str = "ranks") -> IntArray:
         if isinstance(ranks, numbers.Integral) and not isinstance(ranks, bool):
             arr = np.asarray([int(ranks)], dtype=np.int64)
@@ -239,19 +245,19 @@ class PaulaBounds:
     # ------------------------------------------------------------------ read-offs
     def precision_at(self, k: int) -> Interval:
         """Bounds on Prec@k, the precision of the top ``k`` items."""
-        r = self._ranks(k, "k")
+        r = self._rank(k)
         lo, hi = self._yield_envelope(r)
         return Interval(float(lo[0] / r[0]), float(hi[0] / r[0]))
 
     def yield_at(self, k: int) -> Interval:
         """Bounds on the number of positives among the top ``k`` items."""
-        r = self._ranks(k, "k")
+        r = self._rank(k)
         lo, hi = self._yield_envelope(r)
         return Interval(float(lo[0]), float(hi[0]))
 
     def recall_at(self, k: int, *, n_positives: Any) -> Interval:
         """Bounds on the recall of the top ``k`` items, ``yield / n_positives``."""
-        r = self._ranks(k, "k")
+        r = self._rank(k)
         npos = self._n_positives(n_positives)
         lo, hi = self._yield_envelope(r)
         return Interval(float(min(lo[0] / npos.upper, 1.0)), float(min(hi[0] / npos.lower, 1.0)))

@@ -20,7 +20,6 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import InputError
 from .._validation import check_in_range, check_int
 
 __all__ = ["Geometry", "exact_epsilon", "geometry"]
@@ -165,8 +164,6 @@ def geometry(n: int, epsilon: float, r_tilde: int) -> Geometry:
     eps_f = check_in_range("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
     r_tilde = check_int("r_tilde", r_tilde, minimum=1)
     eps = exact_epsilon(eps_f)
-    if eps <= 0:  # pragma: no cover - excluded by the range check
-        raise InputError(f"'epsilon' must lie in (0, 1]; received {eps_f!r}")
     power = _Power(1 + eps)
     ell = power.smallest_power_at_least(r_tilde)
     big_l = power.largest_power_at_most(n)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._errors import InputError
-from .._validation import as_1d_array, check_int, describe
+from .._validation import as_1d_array, check_in_range, check_int, describe
 from ._geometry import Geometry, _Power, exact_epsilon, geometry
 
 __all__ = ["PaulaPlan", "minimum_r_tilde", "paula_plan"]
@@ -49,8 +48,6 @@ def minimum_r_tilde(*, epsilon: float, delta: int) -> int:
     >>> minimum_r_tilde(epsilon=0.03, delta=100)
     3400
     """
-    from .._validation import check_in_range
-
     eps = check_in_range("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
     delta = check_int("delta", delta, minimum=1)
     frac = (delta + 2) / exact_epsilon(eps)
@@ -306,11 +303,9 @@ def paula_plan(n: int, *, epsilon: float, delta: int, r_tilde: int | None = None
 
 
 def _plan_from_geometry(geo: Geometry, delta: int) -> PaulaPlan:
+    # r_tilde >= ceil((delta + 2) / epsilon) makes m >= delta + 1, so the windows
+    # before consecutive points never overlap and gamma is finite.
     grid = geo.grid() if geo.L >= geo.ell else np.empty(0, dtype=np.int64)
-    if geo.m < delta:  # pragma: no cover - implied by r_tilde >= ceil((delta + 2) / epsilon)
-        raise InputError(f"m = {geo.m} is smaller than delta = {delta}")
-    if not math.isfinite(geo.gamma):  # pragma: no cover - m >= delta + 1 >= 2
-        raise InputError("gamma is not finite")
     return PaulaPlan(
         n=geo.n,
         epsilon=geo.epsilon,
