@@ -3,12 +3,13 @@
 For synthetic pools of 10^5 and 10^6 pairs (~1:1000 imbalance, 30 strata of the
 default stratification, labels answered from the label column) print the CPU
 time per iteration (one draw, plus a label when the pair is new) of each
-sampler, ereval's and the reference's, and their ratio.  Then show how the cost
+sampler, ereval's and the reference's (best of ``--repeat`` measurements), and
+their ratio.  Then show how the cost
 of one static IS draw grows with N (a binary search: O(log N)).
 
 Usage::
 
-    python benchmarks/oasis_timing.py [--iterations 20000] [--no-reference]
+    python benchmarks/oasis_timing.py [--iterations 20000] [--repeat 3] [--no-reference]
 
 The reference side needs the environment described in
 ``benchmarks/_oasis_reference.py``; without it only ereval's side runs.  Times
@@ -75,6 +76,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=20_000)
     parser.add_argument("--ref-iterations", type=int, default=5_000)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many measurements")
     parser.add_argument("--no-reference", action="store_true")
     args = parser.parse_args()
     use_ref = not args.no_reference and ref.available()
@@ -86,11 +88,13 @@ def main() -> None:
         print(f"== N = {n:,} ({int(pool.labels.sum())} matches, {strata.n_strata} strata)")  # type: ignore[union-attr]
         print(f"   {'method':<11}{'ereval us/it':>14}{'reference us/it':>17}{'ratio':>8}")
         for method in METHODS:
-            ours = ours_per_iteration(pool, method, args.iterations, strata)
+            ours = min(ours_per_iteration(pool, method, args.iterations, strata) for _ in range(args.repeat))
             line = f"   {method:<11}{ours * 1e6:>14.2f}"
             if use_ref:
                 its = REF_IS_ITERATIONS[n] if method == "importance" else args.ref_iterations
-                theirs = reference_per_iteration(pool, method, its, strata.allocations)
+                theirs = min(
+                    reference_per_iteration(pool, method, its, strata.allocations) for _ in range(args.repeat)
+                )
                 line += f"{theirs * 1e6:>17.2f}{theirs / ours:>8.1f}"
             print(line, flush=True)
     is_draw_scaling((10_000, 100_000, 1_000_000, 10_000_000), 50_000)
