@@ -17,8 +17,8 @@ from .._errors import InputError
 from ._common import OutputFormat, dumps_json, emit_mapping, emit_records, handle_errors
 
 paula_app = typer.Typer(
-    help="PAULA: guaranteed bounds on the precision of a ranked list from O(log N) annotations "
-    "(Sabharwal & Sedghi 2017).",
+    help="PAULA: bounds on the precision of a ranked list from O(log N) annotations, "
+    "guaranteed under its monotonicity assumptions (Sabharwal & Sedghi 2017).",
     no_args_is_help=True,
 )
 
@@ -228,7 +228,7 @@ def plan_command(
     The plan labels every rank up to g_ell and the Delta ranks before each later
     geometric point g_k = ceil((1+epsilon)^k): g_ell + Delta (L - ell) items. JSON
     output has the constants of the paper's §4.2, `annotations` and `ranges` (inclusive
-    [first, last] rank ranges to label); CSV output lists the ranges.
+    first-last rank ranges to label); CSV output lists the ranges.
     """
     from ..paula import paula_plan
 
@@ -293,7 +293,8 @@ def bounds_command(
     out_plot: Annotated[
         Path | None,
         typer.Option(
-            "--out-plot", help="Write a plot of the bounds (PNG, PDF or SVG; needs ereval[plot])."
+            "--out-plot",
+            help="Write a plot of the bounds (PNG, PDF or SVG; needs the extra ereval\\[plot]).",
         ),
     ] = None,
     plot_kind: Annotated[
