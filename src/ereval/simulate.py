@@ -237,6 +237,11 @@ def simulate(
     if design == "record":
         if weights not in (None, "cluster_size"):
             raise InputError("design='record' implies weights='cluster_size'")
+        if not replace:
+            raise InputError(
+                "design='record' draws records with replacement; use replace=True, or "
+                "design='cluster' with weights='cluster_size' and replace=False"
+            )
         population = as_sample(t, design="cluster", weights="cluster_size")
         label_design: Design = "record"
     else:

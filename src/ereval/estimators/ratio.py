@@ -66,7 +66,8 @@ class Estimate:
     ci_low, ci_high : float
         Normal confidence interval at ``level``.
     n : int
-        Number of sampled units (rows; repeated draws count separately).
+        Number of sampled units (rows; repeated draws count separately); for a
+        naive estimate, the number of distinct sampled clusters.
     design : str
         The sampling design (``"record"``, ``"cluster"``, ``"block"``,
         ``"single_block"``).
