@@ -7,7 +7,17 @@ import inspect
 
 import pytest
 
-PACKAGES = ["ereval", "ereval.metrics", "ereval.io", "ereval.contingency"]
+PACKAGES = [
+    "ereval",
+    "ereval.contingency",
+    "ereval.engines",
+    "ereval.estimators",
+    "ereval.io",
+    "ereval.metrics",
+    "ereval.oasis",
+    "ereval.paula",
+    "ereval.simulate",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

@@ -7,7 +7,10 @@ For a record ``r`` with true cluster ``c(r)`` and predicted cluster ``ĉ(r)``:
 * ``OCE(r)`` = ``|ĉ(r) \\ c(r)|`` (overclustering: extraneous records);
 * ``UCE(r)`` = ``|c(r) \\ ĉ(r)|`` (underclustering: missing records);
 * ``ROCE(r)`` = ``OCE(r) / |ĉ(r)|`` and ``RUCE(r)`` = ``UCE(r) / |c(r)|``;
-* ``H(r)`` = ``(|ĉ(r)| - OCE(r)) log((|ĉ(r)| - OCE(r)) / |ĉ(r)|)`` (eq. 23).
+* ``H(r)`` = ``log((|ĉ(r)| - OCE(r)) / |ĉ(r)|) = log(|c(r) ∩ ĉ(r)| / |ĉ(r)|)``, the
+  record's share of the conditional entropy: ``sum_r H(r) = -N H(T|P)``, which is
+  what Lemma 5 needs. (Eq. 23 as printed carries an extra factor
+  ``|ĉ(r)| - OCE(r)``, under which Lemma 5 does not hold.)
 
 Cluster-wise metrics average the record-wise ones over the records of each true
 cluster (Definition 4). All are computed from the contingency table: for a
@@ -70,7 +73,7 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
             "UCE": uce,
             "ROCE": oce / bp,
             "RUCE": uce / at,
-            "H": n * np.log(n / bp),
+            "H": np.log(n / bp),
         }
     )
 
