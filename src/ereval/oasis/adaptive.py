@@ -175,7 +175,7 @@ class OASISSampler(Sampler):
         self._rate1 = np.divide(pp1, n1, out=self._pi0.copy(), where=n1 > 0)
         self._rate0 = np.divide(pp0, n0, out=self._pi0.copy(), where=n0 > 0)
         self._refresh_model()
-        self._refresh_passive()
+        self._refresh_active()
 
     @property
     def epsilon(self) -> float:
@@ -212,7 +212,7 @@ class OASISSampler(Sampler):
         self._coef_g_list = (self._coef_g * self._active).tolist()
         self._g = self._coef_g * self._active * np.sqrt(self._pi)
 
-    def _refresh_passive(self) -> None:
+    def _refresh_active(self) -> None:
         om = self._omega * self._active
         total = float(om.sum())
         self._passive = om / total if total > 0 else om
@@ -330,7 +330,7 @@ class OASISSampler(Sampler):
         self._coef_g_list[stratum] = 0.0
         self._hr[stratum] = 0.0
         self._inv_v[stratum] = 0.0
-        self._refresh_passive()
+        self._refresh_active()
 
     def _measure(self, alpha: float, confidence: float) -> MeasureEstimate:
         """Ratio estimate with the model-based variance of :func:`adaptive_variance_sum`."""
