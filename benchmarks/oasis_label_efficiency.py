@@ -13,6 +13,7 @@ Usage::
 
     python benchmarks/oasis_label_efficiency.py [--repeats 100] [--pools abt-buy,...]
         [--ref-repeats 100] [--ref-is-max-n 200000] [--ref-max-iter 20000]
+        [--methods oasis,passive,...] [--budgets 500,1000,...]
         [--no-reference] [--out results.json] [--ref-cache ref.json]
 
 The reference side needs the separate environment described in
@@ -59,7 +60,8 @@ def load(name: str) -> Pool:
 
 
 def reference_rows(
-    pool: Pool, alloc: np.ndarray, method: str, repeats: int, truth: float, max_iter: int
+    pool: Pool, alloc: np.ndarray, method: str, repeats: int, truth: float, max_iter: int,
+    budgets: tuple[int, ...] = BUDGETS,
 ) -> dict[int, dict[str, float]]:
     arrays = {
         "predictions": pool.predictions,
@@ -69,11 +71,11 @@ def reference_rows(
     }
     job = {
         "kind": "efficiency", "method": method, "alpha": 0.5, "epsilon": 1e-3,
-        "budgets": list(BUDGETS), "repeats": repeats, "seed": 12345, "max_iter": max_iter,
+        "budgets": list(budgets), "repeats": repeats, "seed": 12345, "max_iter": max_iter,
     }
     res = ref.run_job(arrays, job)
     out: dict[int, dict[str, float]] = {}
-    for j, b in enumerate(BUDGETS):
+    for j, b in enumerate(budgets):
         e = res["estimates"][:, j]
         ok = np.isfinite(e)
         out[b] = {
@@ -93,11 +95,15 @@ def main() -> None:
     parser.add_argument("--ref-max-iter", type=int, default=20_000,
                         help="draws after which a reference run counts as not reaching the budget")
     parser.add_argument("--pools", default="abt-buy,dblp-acm,restaurant,synthetic-1e5,synthetic-1e6")
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--budgets", default=",".join(str(b) for b in BUDGETS))
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--ref-cache", type=Path, default=None,
                         help="JSON file keeping reference results between runs (they do not change)")
     args = parser.parse_args()
+    methods = tuple(args.methods.split(","))
+    budgets = tuple(int(b) for b in args.budgets.split(","))
     use_ref = not args.no_reference and ref.available()
     if not args.no_reference and not use_ref:
         print(f"reference interpreter {ref.REF_PYTHON} not usable: running ereval only\n")
@@ -113,27 +119,31 @@ def main() -> None:
         print(f"== {name}: N = {pool.size}, matches = {n_pos}, F1 = {truth:.4f}, "
               f"strata = {strata.n_strata}")
         t0 = time.process_time()
-        exp = run_experiment(pool, methods=METHODS, budgets=BUDGETS, repeats=args.repeats, strata=strata, seed=7)
-        print(f"   ereval: {time.process_time() - t0:.1f} s CPU for {args.repeats} runs x {len(METHODS)} methods")
+        exp = run_experiment(pool, methods=methods, budgets=budgets, repeats=args.repeats, strata=strata, seed=7)  # type: ignore[arg-type]
+        print(f"   ereval: {time.process_time() - t0:.1f} s CPU for {args.repeats} runs x {len(methods)} methods")
         pool_res: dict[str, object] = {"ereval": exp.to_records(), "truth": truth, "n": pool.size}
         print(f"   {'method':<11}{'budget':>7}{'MAE':>10}{'std':>10}{'rep.sd':>9}{'cover':>7}{'draws':>9}"
               f"{'ref MAE':>10}{'ref std':>10}{'ref draws':>11}{'ratio':>7}")
         ref_all: dict[str, dict[int, dict[str, float]]] = {}
-        for method in METHODS:
+        for method in methods:
             ref_rows = None
             key = f"{name}/{method}/{args.ref_repeats}/{args.ref_max_iter}/{strata.n_strata}"
+            if budgets != BUDGETS:
+                key += "/" + ",".join(map(str, budgets))
             if key in cache:
                 ref_rows = {int(b): v for b, v in cache[key].items()}
                 ref_all[method] = ref_rows
             elif use_ref and not (method == "importance" and pool.size > args.ref_is_max_n):
                 t1 = time.perf_counter()
-                ref_rows = reference_rows(pool, strata.allocations, method, args.ref_repeats, truth, args.ref_max_iter)
+                ref_rows = reference_rows(
+                    pool, strata.allocations, method, args.ref_repeats, truth, args.ref_max_iter, budgets
+                )
                 ref_all[method] = ref_rows
                 print(f"   (reference {method}: {time.perf_counter() - t1:.1f} s for {args.ref_repeats} runs)", flush=True)
                 if args.ref_cache is not None:
                     cache[key] = ref_rows
                     args.ref_cache.write_text(json.dumps(cache, indent=1))
-            for b in BUDGETS:
+            for b in budgets:
                 row = exp.row(method, b)
                 line = (f"   {method:<11}{b:>7}{row.mae:>10.4f}{row.std:>10.4f}{row.mean_std_estimate:>9.4f}"
                         f"{row.coverage:>7.2f}"
