@@ -177,6 +177,16 @@ def _union(
     dense = _dense_int_span(both)
     if dense is not None:
         lo, span = dense
+        nt = t_rec.shape[0]
+        if nt == p_rec.shape[0]:
+            # same record set in another order: place each predicted record on the truth's
+            position = np.full(span, -1, dtype=np.int64)
+            position[(t_rec - lo).astype(np.int64)] = np.arange(nt, dtype=np.int64)
+            where = position[(p_rec - lo).astype(np.int64)]
+            if (where >= 0).all():
+                pred_of = np.empty(nt, dtype=np.int64)
+                pred_of[where] = p_codes
+                return t_rec, t_codes, pred_of
         true_of = np.full(span, -1, dtype=np.int64)
         pred_of = np.full(span, -1, dtype=np.int64)
         true_of[(t_rec - lo).astype(np.int64)] = t_codes
