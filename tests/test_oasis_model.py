@@ -128,21 +128,24 @@ def test_exhausted_stratum_leaves_the_distribution_and_counts_exactly() -> None:
         s.tell(int(s.pool.labels[q.index]))  # type: ignore[index]
     v = s.instrumental()
     assert v[1] == 0.0 and v[0] == pytest.approx(1.0)
-    # every later draw comes from stratum 0 and adds the exact top-stratum counts
-    # (TP = 1, PP = 2, P = 1) to the weighted counts of the draw
-    before = list(s._sums)
-    t0 = s.iterations
+    # the top stratum now counts exactly (TP = 1, PP = 2, P = 1); the sums keep
+    # only the draws from the open stratum 0, earlier ones included
     q = s.ask()
-    assert q is not None and q.stratum == 0
+    assert q is not None and q.stratum == 0  # no more draws from the completed stratum
     s.tell(int(s.pool.labels[q.index]))  # type: ignore[index]
+    assert s._census == [1.0, 2.0, 1.0]
     idx, w = s.history
-    new = slice(t0, s.iterations)
-    assert (s.strata.allocations[idx[new]] == 0).all()
-    labels = s.pool.labels[idx[new]]  # type: ignore[index]
-    n_new = s.iterations - t0
-    assert s._sums[0] - before[0] == pytest.approx(1.0 * n_new)
-    assert s._sums[1] - before[1] == pytest.approx(2.0 * n_new)
-    assert s._sums[2] - before[2] == pytest.approx(1.0 * n_new + float(np.sum(w[new] * labels)))
+    in0 = s.strata.allocations[idx] == 0
+    labels = s.pool.labels[idx].astype(float)  # type: ignore[index]
+    preds = s.pool.predictions[idx].astype(float)
+    np.testing.assert_allclose(
+        s._sums, [np.sum((w * labels * preds)[in0]), np.sum((w * preds)[in0]), np.sum((w * labels)[in0])]
+    )
+    t = s.iterations
+    tp = 1.0 + np.sum((w * labels * preds)[in0]) / t
+    pp = 2.0 + np.sum((w * preds)[in0]) / t
+    pos = 1.0 + np.sum((w * labels)[in0]) / t
+    assert s.estimate().f_measure.estimate == pytest.approx(tp / (0.5 * pp + 0.5 * pos))
 
 
 def test_draws_follow_the_instrumental_distribution() -> None:

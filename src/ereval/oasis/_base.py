@@ -6,10 +6,10 @@ for its label.  The label budget counts distinct pairs labelled.
 
 Redraws of labelled pairs are kept in check in two ways.  (1) A stratum whose
 every pair is labelled is *exhausted*: its counts are then known exactly, the
-instrumental distribution gives it no more mass, and the estimator adds its exact
-counts to every later term (see :mod:`ereval.oasis.estimates`); this removes the
-usual cause of long runs of redraws, a small high-score stratum that the sampler
-keeps returning to.  (2) More than ``max_redraws`` consecutive redraws stop the
+instrumental distribution gives it no more mass, and the estimator counts it
+exactly in place of its sampled terms (see :mod:`ereval.oasis.estimates`); this
+removes the usual cause of long runs of redraws, a small high-score stratum that
+the sampler keeps returning to.  (2) More than ``max_redraws`` consecutive redraws stop the
 sampler with ``stop_reason == "stalled"``.
 """
 
@@ -118,8 +118,12 @@ class Sampler(ABC):
         self._pp_k = np.zeros(k, dtype=np.int64)
         self._pos_k = np.zeros(k, dtype=np.int64)
         # weighted estimator: running sums of x_t and x_t x_t' (TP, PP, P)
+        # weighted estimator: sums of x_t = W_t f(z_t) (TP, PP, P) over the draws from
+        # strata still open, their cross products, the same sums per stratum, and
+        # the exact counts of the strata whose every pair is labelled
         self._sums = [0.0, 0.0, 0.0]
         self._cross = [0.0] * 6
+        self._ssum = [0.0] * (3 * k)
         self._census = [0.0, 0.0, 0.0]
         self._to_exhaust: list[int] = []
         # iterations completed when each stratum became fully labelled (-1: not yet)
@@ -366,6 +370,10 @@ class Sampler(ABC):
             self._exhausted_at[k] = self._iterations
             self._on_exhausted(k)
         self._to_exhaust.clear()
+        # the draws from completed strata leave the sums (their counts are exact)
+        open_k = np.flatnonzero(self._exhausted_at < 0).tolist()
+        ss = self._ssum
+        self._sums = [math.fsum(ss[3 * j + c] for j in open_k) for c in range(3)]
 
     def _on_exhausted(self, stratum: int) -> None:  # noqa: B027
         """Hook: stratum ``stratum`` has just become fully labelled."""
@@ -373,14 +381,17 @@ class Sampler(ABC):
     def _consume(self, draw: tuple[int, float, int], label: int) -> None:
         index, w, k = draw
         pred = int(self._pred[index])
-        c = self._census
-        x0 = c[0] + w * (label & pred)
-        x1 = c[1] + w * pred
-        x2 = c[2] + w * label
+        x0 = w * (label & pred)
+        x1 = w * pred
+        x2 = w * label
         s = self._sums
         s[0] += x0
         s[1] += x1
         s[2] += x2
+        ss = self._ssum
+        ss[3 * k] += x0
+        ss[3 * k + 1] += x1
+        ss[3 * k + 2] += x2
         q = self._cross
         q[0] += x0 * x0
         q[1] += x0 * x1
@@ -395,8 +406,14 @@ class Sampler(ABC):
         if self._to_exhaust:
             self._flush_exhausted()
 
+    def _totals(self) -> list[float]:
+        """``T`` times the estimated counts (TP, PP, P): ``T C + sum_t x_t``."""
+        t = float(self._iterations)
+        c, s = self._census, self._sums
+        return [t * c[0] + s[0], t * c[1] + s[1], t * c[2] + s[2]]
+
     def _current_f(self) -> float:
-        s = self._sums
+        s = self._totals()
         den = self._alpha * s[1] + (1.0 - self._alpha) * s[2]
         return s[0] / den if den > 0.0 else math.nan
 
@@ -442,6 +459,7 @@ class Sampler(ABC):
             "rng_state": _jsonable(bit_gen.state),
             "sums": self._sums,
             "cross": self._cross,
+            "stratum_sums": self._ssum,
             "census": self._census,
             "iterations": self._iterations,
             "pending": list(self._pending) if self._pending is not None else None,
@@ -485,6 +503,7 @@ class Sampler(ABC):
         self._exhausted_at = arrays["exhausted_at"].astype(np.int64)
         self._sums = [float(v) for v in meta["sums"]]
         self._cross = [float(v) for v in meta["cross"]]
+        self._ssum = [float(v) for v in meta["stratum_sums"]]
         self._census = [float(v) for v in meta["census"]]
         self._iterations = int(meta["iterations"])
         self._hist_index = arrays["hist_index"].tolist()

@@ -244,9 +244,11 @@ class OASISSampler(Sampler):
         # v_k = eps omega_k + (1 - eps) (f g_k + h_k r_k) / total  (eq. 12), sampled as a
         # mixture: the passive part, the "f g" part (one cumulative sum) and the "h r"
         # part, which lives only on the few strata holding predicted matches.
-        sums = self._sums
-        den = self._alpha * sums[1] + (1.0 - self._alpha) * sums[2]
-        f = sums[0] / den if den > 0.0 else self._f0
+        t = float(self._iterations)
+        c, s = self._census, self._sums
+        num = t * c[0] + s[0]
+        den = self._alpha * (t * c[1] + s[1]) + (1.0 - self._alpha) * (t * c[2] + s[2])
+        f = num / den if den > 0.0 else self._f0
         if not math.isfinite(f):
             f = self._f0
         a2f2 = (self._alpha * f) ** 2
@@ -334,12 +336,13 @@ class OASISSampler(Sampler):
 
     def _measure(self, alpha: float, confidence: float) -> MeasureEstimate:
         """Ratio estimate with the model-based variance of :func:`adaptive_variance_sum`."""
-        plain = super()._measure(alpha, confidence)
-        f = plain.estimate
-        if not math.isfinite(f):
-            return plain
-        s = self._sums
+        if self.exhausted:
+            return super()._measure(alpha, confidence)
+        s = self._totals()
         den = alpha * s[1] + (1.0 - alpha) * s[2]
+        if not den > 0.0:
+            return wald_interval(math.nan, math.nan, confidence=confidence)
+        f = s[0] / den
         var_sum = adaptive_variance_sum(
             alpha,
             f,

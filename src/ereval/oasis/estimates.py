@@ -7,17 +7,26 @@ Importance-weighted ratio (Passive with replacement, IS, OASIS)
 At iteration ``t`` the sampler draws pair ``z_t`` from ``q_t`` (which depends on
 the past) and forms, for each count ``c`` in (TP, PP = TP + FP, P = TP + FN),
 
-.. math:: x^c_t = C^c_t + W_t f^c(z_t), \\qquad W_t = \\frac{N p(z_t)}{q_t(z_t)},
+.. math:: x^c_t = W_t f^c(z_t), \\qquad W_t = \\frac{N p(z_t)}{q_t(z_t)},
 
-with ``f^TP = l lhat``, ``f^PP = lhat``, ``f^P = l`` and ``C^c_t`` the exact count
-over the strata whose every pair was labelled before ``t`` (``q_t`` is then 0
-there; ``C = 0`` without such strata).  Each ``x^c_t`` has conditional mean
-``E[x^c_t | past] = c`` (the pool total), so ``hat c = (1/T) sum_t x^c_t`` is
-unbiased and, by Theorem 2 of the paper, ``hat F = hat TP / (alpha hat PP +
-(1 - alpha) hat P)`` is consistent.
+with ``f^TP = l lhat``, ``f^PP = lhat``, ``f^P = l``.  Each ``x^c_t`` has
+conditional mean ``E[x^c_t | past] = c`` (the pool total), so
+``hat c = (1/T) sum_t x^c_t`` is unbiased and, by Theorem 2 of the paper,
+``hat F = hat TP / (alpha hat PP + (1 - alpha) hat P)`` is consistent.
+
+*Completed strata.*  Once every pair of a stratum is labelled, its counts are
+known: the sampler gives it no more mass and the estimator replaces all of its
+draws, earlier ones included, by its exact counts ``C^c``, so
+``hat c = C^c + (1/T) sum_{t: z_t in an open stratum} x^c_t``.  This removes the
+sampling noise of the completed strata (typically the small high-score ones
+holding most matches) instead of diluting it over later draws.  Which strata
+are complete depends on the draws, so this post-stratification is not exactly
+unbiased; in seeded runs its bias stayed well within the Monte Carlo error while
+the mean absolute error dropped (0.011 to 0.006 on DBLP-ACM at 1,000 labels).
 
 *Variance.*  Write ``a_t = x^TP_t`` and ``b_t = alpha x^PP_t + (1 - alpha) x^P_t``
-and ``D = alpha PP + (1 - alpha) P``.  A first-order expansion of the ratio gives
+(with the exact counts of completed strata added to every term) and
+``D = alpha PP + (1 - alpha) P``.  A first-order expansion of the ratio gives
 
 .. math:: \\hat F - F \\approx \\frac{1}{T D} \\sum_{t=1}^T u_t, \\qquad u_t = a_t - F b_t .
 
@@ -230,14 +239,14 @@ def adaptive_variance_sum(
     For a stratified instrumental pmf ``v_t`` the conditional variance of
     ``u_t = x^TP_t - F x^D_t`` is exactly
 
-    .. math:: \operatorname{Var}(u_t \mid \text{past}) = \sum_{k \in A_t}
-              \frac{N_k^2 \mu_{2,k}}{v_{k,t}} - \Big(\sum_{k \in A_t} N_k \mu_{1,k}\Big)^2,
+    .. math:: \operatorname{Var}(u_t \mid \text{past}) = \sum_{k \in A}
+              \frac{N_k^2 \mu_{2,k}}{v_{k,t}} - \Big(\sum_{k \in A} N_k \mu_{1,k}\Big)^2,
 
-    ``A_t`` the strata not yet exhausted at ``t`` and ``mu_{1,k}``, ``mu_{2,k}``
-    the mean of ``e`` and ``e^2`` over the pairs of stratum ``k``
-    (``e = l lhat - F (alpha lhat + (1 - alpha) l)``).  Summed over ``t`` this is
-    ``sum_k N_k^2 mu_{2,k} S_k - sum_t (sum_{k in A_t} N_k mu_{1,k})^2`` with
-    ``S_k = sum_t 1 / v_{k,t}`` (``inv_v_sums``).  The ``mu`` use the labels where
+    ``A`` the strata not exhausted (exhausted strata are counted exactly and add
+    no variance) and ``mu_{1,k}``, ``mu_{2,k}`` the mean of ``e`` and ``e^2`` over
+    the pairs of stratum ``k`` (``e = l lhat - F (alpha lhat + (1 - alpha) l)``).
+    Summed over ``t`` this is ``sum_{k in A} N_k^2 mu_{2,k} S_k - T (sum_{k in A}
+    N_k mu_{1,k})^2`` with ``S_k = sum_t 1 / v_{k,t}`` (``inv_v_sums``).  The ``mu`` use the labels where
     known; for the other pairs of a stratum, the match rate of the labelled pairs
     with the same prediction, shrunk towards the mean probability of those pairs
     (``prior_rate_*``) by ``prior_strength`` pseudo-labels.  Unlike the empirical
@@ -265,15 +274,10 @@ def adaptive_variance_sum(
     r0 = (q - t + s * prior_rate_other) / ((n - p) + s)
     sum_e += u1 * (r1 * (1.0 - f) - (1.0 - r1) * a * f) - u0 * r0 * (1.0 - a) * f
     sum_e2 += u1 * (r1 * (1.0 - f) ** 2 + (1.0 - r1) * (a * f) ** 2) + u0 * r0 * ((1.0 - a) * f) ** 2
-    total = float(np.sum(big * sum_e2 * inv_v_sums))  # N_k^2 mu_2k S_k with mu_2k = sum_e2 / N_k
-    # minus sum_t (sum_{k active at t} sum_e_k)^2, piecewise constant between exhaustions
-    ends = np.where(exhausted_at < 0, iterations, exhausted_at)
-    start = 0
-    for end in np.unique(ends):
-        if end > start:
-            active = ends >= end
-            total -= float(end - start) * float(sum_e[active].sum()) ** 2
-        start = int(end)
+    active = exhausted_at < 0
+    # N_k^2 mu_2k S_k with mu_2k = sum_e2 / N_k, minus T (sum_k N_k mu_1k)^2
+    total = float(np.sum((big * sum_e2 * inv_v_sums)[active]))
+    total -= float(iterations) * float(sum_e[active].sum()) ** 2
     return max(total, 0.0)
 
 
