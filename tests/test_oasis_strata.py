@@ -102,3 +102,16 @@ def test_bad_input(kwargs: dict[str, object], error: type[Exception], message: s
     with pytest.raises(error) as info:
         stratify(values, **kwargs)  # type: ignore[arg-type]
     assert message in str(info.value)
+
+
+def test_default_number_of_strata_grows_with_the_pool() -> None:
+    from ereval.oasis.strata import default_n_strata
+
+    # ceil(30 sqrt(N / 200000)) within [30, 120]
+    assert default_n_strata(53_753) == 30
+    assert default_n_strata(200_000) == 30
+    assert default_n_strata(800_000) == 60
+    assert default_n_strata(1_000_000) == 68
+    assert default_n_strata(10**9) == 120
+    assert default_n_strata(10) == 10  # never more strata than pairs
+    assert stratify(np.linspace(0.0, 1.0, 10)).n_strata <= 10

@@ -35,7 +35,9 @@ Threshold = Annotated[
     float | None, typer.Option("--threshold", help="Decision threshold of real-valued scores (default: inferred).")
 ]
 Alpha = Annotated[float, typer.Option("--alpha", help="F-measure weight: 1 precision, 0 recall, 0.5 F1.")]
-Strata = Annotated[int, typer.Option("--strata", help="Number of strata aimed at.")]
+Strata = Annotated[
+    int | None, typer.Option("--strata", help="Number of strata aimed at (default 30 up to 200,000 pairs).")
+]
 StrataMethod = Annotated[str, typer.Option("--strata-method", help="csf or equal_size.")]
 Epsilon = Annotated[float, typer.Option("--epsilon", help="Greediness of OASIS and IS, in (0, 1].")]
 Seed = Annotated[int | None, typer.Option("--seed", help="Random seed.")]
@@ -86,7 +88,7 @@ def estimate(
         float | None, typer.Option("--target-ci-width", help="Stop when the interval is this narrow.")
     ] = None,
     alpha: Alpha = 0.5,
-    strata: Strata = 30,
+    strata: Strata = None,
     strata_method: StrataMethod = "csf",
     method: Annotated[str, typer.Option("--method", help="oasis, passive, stratified or importance.")] = "oasis",
     epsilon: Epsilon = 1e-3,
@@ -164,7 +166,7 @@ def experiment(
     budgets: Annotated[str, typer.Option("--budgets", help="Comma-separated label budgets.")] = "500,1000,2000,5000",
     repeats: Annotated[int, typer.Option("--repeats", help="Runs per method.")] = 100,
     alpha: Alpha = 0.5,
-    strata: Strata = 30,
+    strata: Strata = None,
     strata_method: StrataMethod = "csf",
     epsilon: Epsilon = 1e-3,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,

@@ -14,7 +14,7 @@ from ._base import Sampler
 from .estimates import MeasureEstimate, adaptive_variance_sum, wald_interval
 from .model import initial_f_guess, posterior_mean, prior_pseudo_counts
 from .pool import Pool
-from .strata import DEFAULT_N_STRATA, Strata, StrataMethod, stratify
+from .strata import Strata, StrataMethod, stratify
 
 __all__ = ["OASISSampler", "resolve_strata"]
 
@@ -24,12 +24,12 @@ DEFAULT_VARIANCE_PRIOR = 20.0
 
 
 def resolve_strata(
-    pool: Pool, strata: Strata | None, n_strata: int, strata_method: StrataMethod
+    pool: Pool, strata: Strata | None, n_strata: int | None, strata_method: StrataMethod
 ) -> Strata:
     """Use ``strata`` if given, else stratify the pool's scores (see :func:`stratify`)."""
     if strata is None:
-        k = check_int("n_strata", n_strata, minimum=1)
-        return stratify(pool.scores, method=strata_method, n_strata=min(k, pool.size))
+        k = None if n_strata is None else min(check_int("n_strata", n_strata, minimum=1), pool.size)
+        return stratify(pool.scores, method=strata_method, n_strata=k)
     if not isinstance(strata, Strata):
         raise InputTypeError(f"'strata' must be an ereval.oasis.Strata; received {describe(strata)}")
     return strata
@@ -74,8 +74,9 @@ class OASISSampler(Sampler):
     strata : Strata, optional
         Strata to use; default ``stratify(pool.scores, n_strata=n_strata,
         method=strata_method)``.
-    n_strata : int, default 30
-        Goal number of strata when ``strata`` is not given.
+    n_strata : int, optional
+        Goal number of strata when ``strata`` is not given; default
+        :func:`~ereval.oasis.strata.default_n_strata` (30 up to 200,000 pairs).
     strata_method : {"csf", "equal_size"}, default "csf"
     seed : int, numpy.random.Generator or None
         Source of randomness.
@@ -118,7 +119,7 @@ class OASISSampler(Sampler):
         prior_strength: float | None = None,
         decaying_prior: bool = True,
         strata: Strata | None = None,
-        n_strata: int = DEFAULT_N_STRATA,
+        n_strata: int | None = None,
         strata_method: StrataMethod = "csf",
         seed: Any = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
@@ -138,7 +139,7 @@ class OASISSampler(Sampler):
             raise InputTypeError(f"'decaying_prior' must be True or False; received {describe(decaying_prior)}")
         self._eta = eta
         self._decaying = decaying_prior
-        self._n_strata_goal = int(n_strata)
+        self._n_strata_goal = n_strata
         self._strata_method = strata_method
         a = self._alpha
         omega = st.weights

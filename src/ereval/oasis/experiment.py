@@ -23,7 +23,7 @@ from .._validation import check_choice, check_in_range, check_int
 from .oracles import LabelOracle, NoisyOracle
 from .pool import Pool
 from .samplers import METHODS, Method, make_sampler
-from .strata import DEFAULT_N_STRATA, Strata, StrataMethod, stratify
+from .strata import Strata, StrataMethod, stratify
 
 __all__ = ["ExperimentResult", "ExperimentRow", "plot_experiment", "run_experiment"]
 
@@ -115,7 +115,7 @@ def run_experiment(
     alpha: float = 0.5,
     seed: int = 0,
     strata: Strata | None = None,
-    n_strata: int = DEFAULT_N_STRATA,
+    n_strata: int | None = None,
     strata_method: StrataMethod = "csf",
     epsilon: float = 1e-3,
     flip_probability: float = 0.0,
@@ -172,7 +172,8 @@ def run_experiment(
     check_in_range("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
     base_seed = check_int("seed", seed, minimum=0)
     truth = pool.true_measure(a)
-    st = strata if strata is not None else stratify(pool.scores, method=strata_method, n_strata=min(n_strata, pool.size))
+    k = None if n_strata is None else min(check_int("n_strata", n_strata, minimum=1), pool.size)
+    st = strata if strata is not None else stratify(pool.scores, method=strata_method, n_strata=k)
     children = np.random.SeedSequence(base_seed).spawn(n_rep)
     shape = (n_rep, len(budget_list))
     estimates: dict[str, npt.NDArray[np.float64]] = {}

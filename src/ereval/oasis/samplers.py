@@ -19,7 +19,7 @@ from ._base import Sampler
 from .adaptive import DEFAULT_EPSILON, DEFAULT_MAX_REDRAWS, OASISSampler, resolve_strata
 from .model import epsilon_greedy, initial_f_guess, optimal_item_weights
 from .pool import Pool
-from .strata import DEFAULT_N_STRATA, Strata, StrataMethod
+from .strata import Strata, StrataMethod
 
 __all__ = [
     "ImportanceSampler",
@@ -101,7 +101,8 @@ class StratifiedSampler(Sampler):
     pool : Pool
     alpha : float, default 0.5
     strata : Strata, optional
-    n_strata : int, default 30
+    n_strata : int, optional
+        Default :func:`~ereval.oasis.strata.default_n_strata`.
     strata_method : {"csf", "equal_size"}, default "csf"
     initial_per_stratum : int, default 2
     seed : int, numpy.random.Generator or None
@@ -121,7 +122,7 @@ class StratifiedSampler(Sampler):
         *,
         alpha: float = 0.5,
         strata: Strata | None = None,
-        n_strata: int = DEFAULT_N_STRATA,
+        n_strata: int | None = None,
         strata_method: StrataMethod = "csf",
         initial_per_stratum: int = 2,
         seed: Any = None,
@@ -133,7 +134,7 @@ class StratifiedSampler(Sampler):
         super().__init__(pool, st, alpha=alpha, seed=seed, max_redraws=max_redraws)
         init = check_int("initial_per_stratum", initial_per_stratum, minimum=0)
         self._init = init
-        self._n_strata_goal = int(n_strata)
+        self._n_strata_goal = n_strata
         self._strata_method = strata_method
         plan: list[int] = []
         for k in range(st.n_strata - 1, -1, -1):

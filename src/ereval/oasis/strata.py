@@ -7,7 +7,8 @@ order of score.
 Default
 -------
 ``stratify(values)`` uses the cumulative sqrt(F) rule (Dalenius & Hodges 1959;
-paper Algorithm 1) aiming at 30 strata over ``max(20 K, ceil(4 sqrt(N)))``
+paper Algorithm 1) aiming at ``K`` = 30 strata (growing like ``sqrt(N)`` beyond
+200,000 pairs, at most 120; :func:`default_n_strata`) over ``max(20 K, ceil(4 sqrt(N)))``
 equal-width histogram bins, with probability scores first mapped to the log-odds
 scale.  The reasons:
 
@@ -45,14 +46,17 @@ __all__ = [
     "StrataTransform",
     "csf_boundaries",
     "default_n_bins",
+    "default_n_strata",
     "stratify",
 ]
 
 StrataMethod = Literal["csf", "equal_size"]
 StrataTransform = Literal["auto", "none", "logit"]
 
-#: Number of strata aimed at by default (the paper finds 30-60 works well).
+#: Fewest strata aimed at by default (the paper finds 30-60 works well).
 DEFAULT_N_STRATA = 30
+#: Most strata aimed at by default.
+MAX_DEFAULT_N_STRATA = 120
 
 _LOGIT_CLIP = 1e-12
 
@@ -133,6 +137,21 @@ class Strata:
         return out
 
 
+def default_n_strata(n_items: int) -> int:
+    """Strata aimed at by default: ``ceil(30 sqrt(N / 200000))`` within [30, 120].
+
+    30 for pools of up to 200,000 pairs (the paper's range, 30-60, for pools of
+    50,000-700,000), growing like ``sqrt(N)`` beyond so that strata of a larger
+    pool stay homogeneous: on a synthetic pool of 10^6 pairs, 60 and 120 strata
+    roughly halve OASIS's error at 5,000 labels compared with 30.
+
+    >>> default_n_strata(50_000), default_n_strata(1_000_000), default_n_strata(10**8)
+    (30, 68, 120)
+    """
+    k = math.ceil(DEFAULT_N_STRATA * math.sqrt(n_items / 200_000))
+    return min(MAX_DEFAULT_N_STRATA, max(DEFAULT_N_STRATA, k), max(n_items, 1))
+
+
 def default_n_bins(n_items: int, n_strata: int) -> int:
     """Histogram bins used by the cumulative sqrt(F) rule: ``max(20 K, ceil(4 sqrt(N)))``."""
     return max(20 * n_strata, math.ceil(4.0 * math.sqrt(n_items)))
@@ -191,7 +210,7 @@ def stratify(
     values: Any,
     *,
     method: StrataMethod = "csf",
-    n_strata: int = DEFAULT_N_STRATA,
+    n_strata: int | None = None,
     n_bins: int | None = None,
     transform: StrataTransform = "auto",
 ) -> Strata:
@@ -205,8 +224,9 @@ def stratify(
         ``"csf"``: cumulative sqrt(F) (:func:`csf_boundaries`); ``"equal_size"``:
         sort by value (ties by position) and cut into ``K`` runs whose sizes differ
         by at most one (Druck & McCallum 2011).
-    n_strata : int, default 30
-        Goal ``K``; csf may give fewer (ties, empty bins).
+    n_strata : int, optional
+        Goal ``K``; csf may give fewer (ties, empty bins).  Default
+        :func:`default_n_strata` (30 up to 200,000 pairs).
     n_bins : int, optional
         Histogram bins for csf; default :func:`default_n_bins`.
     transform : {"auto", "none", "logit"}, default "auto"
@@ -236,7 +256,7 @@ def stratify(
     if x.size == 0:
         raise InputError("'values' must not be empty: a pool needs at least one pair")
     meth = check_choice("method", method, ("csf", "equal_size"))
-    k_goal = check_int("n_strata", n_strata, minimum=1)
+    k_goal = default_n_strata(x.size) if n_strata is None else check_int("n_strata", n_strata, minimum=1)
     if k_goal > x.size:
         raise InputError(f"'n_strata' must not exceed the pool size {x.size}; received {k_goal}")
     trans = check_choice("transform", transform, ("auto", "none", "logit"))
