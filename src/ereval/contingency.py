@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
 from ._validation import check_choice, describe, examples
-from .io import _dense_int_span, as_membership
+from .io import _dense_int_span, _offsets, as_membership
 
 __all__ = [
     "Alignment",
@@ -94,7 +94,8 @@ def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
     if dense is not None:
         lo, span = dense
         labels = np.arange(lo, lo + span, dtype=np.int64).astype(values.dtype, copy=False)
-        return (values - lo).astype(np.int64, copy=False), labels
+        codes = _offsets(values, lo)
+        return (codes.copy() if codes is values else codes), labels
     try:
         # sorted codes make the cell order (hence every floating-point sum) independent
         # of the input order and identical to the DuckDB engine's
@@ -173,27 +174,28 @@ def _union(
     t_rec: npt.NDArray[Any], p_rec: npt.NDArray[Any], t_codes: IntArray, p_codes: IntArray
 ) -> tuple[npt.NDArray[Any], IntArray, IntArray]:
     """The union of two record-id arrays and each side's cluster code per union record."""
-    both = _concat(t_rec, p_rec)
-    dense = _dense_int_span(both)
+    dense = _dense_int_span(t_rec, p_rec)
     if dense is not None:
         lo, span = dense
         nt = t_rec.shape[0]
         if nt == p_rec.shape[0]:
             # same record set in another order: place each predicted record on the truth's
-            position = np.full(span, -1, dtype=np.int64)
-            position[(t_rec - lo).astype(np.int64)] = np.arange(nt, dtype=np.int64)
-            where = position[(p_rec - lo).astype(np.int64)]
+            small = np.int32 if nt < 2**31 - 1 else np.int64  # half the memory traffic
+            position = np.full(span, -1, dtype=small)
+            position[_offsets(t_rec, lo)] = np.arange(nt, dtype=small)
+            where = position[_offsets(p_rec, lo)]
             if (where >= 0).all():
                 pred_of = np.empty(nt, dtype=np.int64)
                 pred_of[where] = p_codes
                 return t_rec, t_codes, pred_of
         true_of = np.full(span, -1, dtype=np.int64)
         pred_of = np.full(span, -1, dtype=np.int64)
-        true_of[(t_rec - lo).astype(np.int64)] = t_codes
-        pred_of[(p_rec - lo).astype(np.int64)] = p_codes
+        true_of[_offsets(t_rec, lo)] = t_codes
+        pred_of[_offsets(p_rec, lo)] = p_codes
         present = np.flatnonzero((true_of >= 0) | (pred_of >= 0))
-        return (present + lo).astype(both.dtype), true_of[present], pred_of[present]
-    rec_codes, union = _factorize(both)
+        dtype = np.result_type(t_rec.dtype, p_rec.dtype)
+        return (present + lo).astype(dtype), true_of[present], pred_of[present]
+    rec_codes, union = _factorize(_concat(t_rec, p_rec))
     nt = t_rec.shape[0]
     true_of = np.full(union.shape[0], -1, dtype=np.int64)
     pred_of = np.full(union.shape[0], -1, dtype=np.int64)

@@ -217,15 +217,27 @@ def _check_ids(arr: npt.NDArray[Any], *, name: str, what: str) -> npt.NDArray[An
     return arr
 
 
-def _dense_int_span(values: npt.NDArray[Any]) -> tuple[int, int] | None:
-    """``(min, span)`` of an integer array whose range is at most a few times its size."""
-    if values.dtype.kind not in "iu" or values.size == 0:
+def _dense_int_span(*arrays: npt.NDArray[Any]) -> tuple[int, int] | None:
+    """``(min, span)`` over integer arrays whose joint range is at most a few times
+    their total size; ``None`` otherwise."""
+    if any(a.dtype.kind not in "iu" or a.size == 0 for a in arrays):
         return None
-    lo, hi = int(values.min()), int(values.max())
+    lo = min(int(a.min()) for a in arrays)
+    hi = max(int(a.max()) for a in arrays)
     span = hi - lo + 1
-    if span > 4 * values.size + 1024:
+    if span > 4 * sum(a.size for a in arrays) + 1024:
         return None
     return lo, span
+
+
+def _offsets(values: npt.NDArray[Any], lo: int) -> npt.NDArray[np.int64]:
+    """``values - lo`` as int64, with a single pass over the data."""
+    if values.dtype == np.int64:
+        return values - lo if lo else values
+    out = values.astype(np.int64)
+    if lo:
+        out -= lo
+    return out
 
 
 def _duplicates(records: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], int]:
@@ -233,7 +245,12 @@ def _duplicates(records: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], int]:
     dense = _dense_int_span(records)
     if dense is not None:
         lo, span = dense
-        counts = np.bincount((records - lo).astype(np.int64), minlength=span)
+        offsets = _offsets(records, lo)
+        seen = np.zeros(span, dtype=bool)  # a byte per id: far cheaper to scatter than counts
+        seen[offsets] = True
+        if np.count_nonzero(seen) == records.shape[0]:
+            return records[:0], 0
+        counts = np.bincount(offsets, minlength=span)
         dup = np.flatnonzero(counts > 1)
         return dup + lo, int((counts[dup] - 1).sum())
     codes, uniques = pd.factorize(records)

@@ -152,16 +152,22 @@ def _fix_dominant_cells(
 def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float64]) -> float:
     """Maximum total weight of a one-to-one alignment using only non-zero cells.
 
-    ``weights`` holds one non-negative weight per cell of ``table``. Dominant
-    cells are fixed first (:func:`_fix_dominant_cells`); the rest is split into
+    ``weights`` holds one non-negative weight per cell of ``table``. Cells alone
+    in their row and column are aligned directly, dominant cells are fixed next (:func:`_fix_dominant_cells`); the rest is split into
     connected components, stars are read off, and the remaining components are
     solved exactly as one sparse assignment problem.
     """
     if table.rows.size == 0:
         return 0.0
     k, r = table.n_true_clusters, table.n_pred_clusters
-    total, active = _fix_dominant_cells(table.rows, table.cols, weights, k, r)
-    rows, cols, w = table.rows[active], table.cols[active], weights[active]
+    # a cell alone in its row and its column is aligned as it is
+    isolated = (table.row_cells[table.rows] == 1) & (table.col_cells[table.cols] == 1)
+    rest = ~isolated
+    rows, cols, w = table.rows[rest], table.cols[rest], weights[rest]
+    total = float(weights[isolated].sum())
+    fixed, active = _fix_dominant_cells(rows, cols, w, k, r)
+    total += fixed
+    rows, cols, w = rows[active], cols[active], w[active]
     if rows.size == 0:
         return total
     graph = sp.coo_matrix(
