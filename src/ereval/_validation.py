@@ -170,3 +170,22 @@ def check_count_array(name: str, values: Any) -> npt.NDArray[np.int64]:
     if arr.size and arr.min() < 0:
         raise InputError(f"'{name}' must hold non-negative counts; received {int(arr.min())}")
     return arr.astype(np.int64)
+
+
+def as_name_list(name: str, value: Any, *, what: str) -> list[str]:
+    """Names given as a list or as one comma-separated string; never empty.
+
+    ``what`` describes the names in messages, e.g. ``"metric names"``.
+    """
+    if isinstance(value, str):
+        names = [m.strip() for m in value.split(",") if m.strip()]
+    else:
+        try:
+            names = [str(m) for m in value]
+        except TypeError as exc:
+            raise InputTypeError(
+                f"'{name}' must be a list of {what}; received {describe(value)}"
+            ) from exc
+    if not names:
+        raise InputError(f"'{name}' is empty; expected at least one of the {what}")
+    return names

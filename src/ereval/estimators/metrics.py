@@ -50,7 +50,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._errors import InputError, InputTypeError
-from .._validation import describe, examples
+from .._validation import as_name_list, describe, examples
 from ..metrics._util import check_beta
 from ._sample_input import plain, sample_table
 from ._specs import SPEC_BY_KEY, SPECS, EstimatorSpec
@@ -107,17 +107,7 @@ def available_estimators(
 
 def resolve_estimators(metrics: str | Iterable[str], sample: ClusterSample, terms: ClusterTerms,
              subgroup: bool) -> list[str]:
-    if isinstance(metrics, str):
-        names = [m.strip() for m in metrics.split(",") if m.strip()]
-    else:
-        try:
-            names = [str(m) for m in metrics]
-        except TypeError as exc:
-            raise InputTypeError(
-                f"'metrics' must be a list of estimator names; received {describe(metrics)}"
-            ) from exc
-    if not names:
-        raise InputError("'metrics' is empty; expected at least one estimator name")
+    names = as_name_list("metrics", metrics, what="estimator names")
     known = [s.key for s in SPECS] + [f"{m}_naive" for m in NAIVE_METRICS]
     out: list[str] = []
     for name in names:

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import InputError, InputTypeError
+from .._errors import InputError
+from .._validation import as_name_list
 from ..contingency import ContingencyTable, MismatchPolicy, contingency_table
 from ._util import check_beta, coref_prf
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
@@ -138,17 +139,7 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
     """
     if metrics is None:
         return CANONICAL_METRICS
-    if isinstance(metrics, str):
-        names = [m.strip() for m in metrics.split(",") if m.strip()]
-    else:
-        try:
-            names = [str(m) for m in metrics]
-        except TypeError as exc:
-            raise InputTypeError(
-                f"'metrics' must be a list of metric names; received {type(metrics).__name__}"
-            ) from exc
-    if not names:
-        raise InputError("'metrics' is empty; expected at least one metric name")
+    names = as_name_list("metrics", metrics, what="metric names")
     by_family = {fam.name: fam.keys for fam in FAMILIES + EXTRA_FAMILIES}
     out: list[str] = []
     unknown = []
