@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -139,7 +138,13 @@ def test_ceaf_hard_component_needs_a_real_assignment() -> None:
 
 def test_bmd_matches_definition_on_maidasani_results() -> None:
     truth = {"r1": 1, "r2": 1, "r3": 1, "r4": 2, "r5": 2, "r6": 2, "r7": 3, "r8": 3}
-    assert bmd(contingency_table(truth, truth)) == 0
+    results = {
+        4: {"r1": 1, "r2": 1, "r3": 1, "r7": 1, "r8": 1, "r4": 2, "r5": 2, "r6": 2},
+        6: dict.fromkeys(truth, 0),
+        7: {r: r for r in truth},
+    }
+    for pred in results.values():
+        assert bmd(contingency_table(truth, pred)) == ref.bmd(truth, pred)
 
 
 @pytest.mark.parametrize("seed", range(6))
