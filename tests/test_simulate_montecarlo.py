@@ -53,12 +53,14 @@ def _std_ratio_se(est: np.ndarray, std: np.ndarray) -> tuple[float, float]:
     return float(std.mean() / sd), math.sqrt(se_sd_rel**2 + se_mean_rel**2)
 
 
+@pytest.fixture(scope="module")
+def result() -> SimulationResult:
+    """Clusters drawn with probability proportional to size, n = 400, 2000 repeats."""
+    return run(0.1, 400, 2000, design="cluster")
+
+
 class TestSizeProportionalSamplesOf400Clusters:
     """Clusters drawn with probability proportional to size, n = 400, 2000 repeats."""
-
-    @pytest.fixture(scope="class")
-    def result(self) -> SimulationResult:
-        return run(0.1, 400, 2000, design="cluster")
 
     def test_bias_is_near_zero(self, result: SimulationResult) -> None:
         s = result.summary.set_index("estimator")
