@@ -156,22 +156,6 @@ def check_binary_array(name: str, values: Any) -> npt.NDArray[np.int8]:
     return arr.astype(np.int8)
 
 
-def check_count_array(name: str, values: Any) -> npt.NDArray[np.int64]:
-    """A 1-D array of non-negative integer counts; floats are rejected, never truncated."""
-    arr = as_1d_array(name, values)
-    if arr.dtype.kind == "f":
-        nonint = arr != np.round(arr)
-        raise InputTypeError(
-            f"'{name}' must hold integer counts; received floating-point values"
-            + (f", e.g. {examples(arr[nonint])}" if nonint.any() else " (convert them explicitly)")
-        )
-    if arr.dtype.kind not in "iu":
-        raise InputTypeError(f"'{name}' must hold integer counts; received dtype {arr.dtype}")
-    if arr.size and arr.min() < 0:
-        raise InputError(f"'{name}' must hold non-negative counts; received {int(arr.min())}")
-    return arr.astype(np.int64)
-
-
 def as_name_list(name: str, value: Any, *, what: str) -> list[str]:
     """Names given as a list or as one comma-separated string; never empty.
 

@@ -420,17 +420,6 @@ class ContingencyTable:
             "error",
         )
 
-    def transpose(self) -> ContingencyTable:
-        """The table with truth and prediction swapped."""
-        order = np.lexsort((self.rows, self.cols))
-        return ContingencyTable(
-            self.cols[order],
-            self.rows[order],
-            self.counts[order],
-            self.pred_sizes,
-            self.true_sizes,
-            self.policy,
-        )
 
 
 def _compact(index: IntArray, sizes: IntArray) -> tuple[IntArray, IntArray]:

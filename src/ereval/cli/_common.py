@@ -9,7 +9,6 @@ import json
 import math
 import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, Literal, ParamSpec, TypeVar
 
 import typer
@@ -138,8 +137,16 @@ def emit_records(
         Console().print(table)
 
 
-def output_path_option(path: Path | None) -> Path | None:
-    """Validate an output path's parent directory exists."""
-    if path is not None and not path.parent.exists():
-        raise InputError(f"output directory '{path.parent}' does not exist")
-    return path
+
+def check_key_column(frame: Any, column: str, key_col: str, *, option: str, source: str) -> None:
+    """Check that ``frame`` (the file named ``source``) has ``column`` without gaps, and
+    the key column ``key_col`` it is read per value of."""
+    if column not in frame.columns:
+        raise InputError(
+            f"'{option}': {source} has no column '{column}'; its columns are "
+            f"{[str(c) for c in frame.columns]}"
+        )
+    if key_col not in frame.columns:
+        raise InputError(f"'{option}' needs {source}'s column '{key_col}'")
+    if frame[column].isna().any():
+        raise InputError(f"'{option}': column '{column}' has missing values")

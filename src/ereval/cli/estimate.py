@@ -14,7 +14,7 @@ from rich.console import Console
 from .._errors import InputError
 from ..estimators import Estimate, as_sample, estimate, estimate_by_group, prepare_prediction
 from ..io import read_table
-from ._common import OutputFormat, dumps_json, emit_records, handle_errors
+from ._common import OutputFormat, check_key_column, dumps_json, emit_records, handle_errors
 
 DesignChoice = Literal["record", "cluster", "block", "single-block"]
 WeightKindChoice = Literal["probability", "inverse-probability"]
@@ -180,15 +180,7 @@ def estimate_command(
 
 def _groups(frame: Any, column: str, record_col: str, cluster_col: str) -> dict[Any, Any]:
     """Cluster id -> group label from a column of the sample (checked constant per cluster)."""
-    if column not in frame.columns:
-        raise InputError(
-            f"'--group': the sample has no column '{column}'; its columns are "
-            f"{[str(c) for c in frame.columns]}"
-        )
-    if cluster_col not in frame.columns:
-        raise InputError(f"'--group' needs the sample's cluster column '{cluster_col}'")
-    if frame[column].isna().any():
-        raise InputError(f"'--group': column '{column}' has missing values")
+    check_key_column(frame, column, cluster_col, option="--group", source="the sample")
     per = frame.groupby(cluster_col, sort=False)[column]
     counts = per.nunique()
     if (counts > 1).any():

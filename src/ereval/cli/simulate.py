@@ -12,28 +12,16 @@ import typer
 from .._errors import InputError
 from ..io import as_membership, read_table
 from ..simulate import SUMMARY_COLUMNS, simulate
-from ._common import OutputFormat, emit_records, handle_errors
+from ._common import OutputFormat, check_key_column, emit_records, handle_errors
 from .estimate import run_with_warnings
 
 SimDesignChoice = Literal["record", "cluster", "block"]
 SchemeChoice = Literal["uniform", "cluster-size"]
 
 
-def _check_column(frame: pd.DataFrame, column: str, key_col: str, option: str) -> None:
-    if column not in frame.columns:
-        raise InputError(
-            f"'{option}': TRUTH has no column '{column}'; its columns are "
-            f"{[str(c) for c in frame.columns]}"
-        )
-    if key_col not in frame.columns:
-        raise InputError(f"'{option}' needs TRUTH's column '{key_col}'")
-    if frame[column].isna().any():
-        raise InputError(f"'{option}': column '{column}' has missing values")
-
-
 def _blocks_of_clusters(frame: pd.DataFrame, column: str, cluster_col: str) -> pd.Series:
     """Cluster id -> block id (a block must hold whole clusters)."""
-    _check_column(frame, column, cluster_col, "--blocks")
+    check_key_column(frame, column, cluster_col, option="--blocks", source="TRUTH")
     per = frame.groupby(cluster_col, sort=False)[column]
     if (per.nunique() > 1).any():
         raise InputError("'--blocks' cuts a true cluster: every cluster must lie in one block")
@@ -42,7 +30,7 @@ def _blocks_of_clusters(frame: pd.DataFrame, column: str, cluster_col: str) -> p
 
 def _names_of_records(frame: pd.DataFrame, column: str, record_col: str) -> pd.Series:
     """Record id -> name."""
-    _check_column(frame, column, record_col, "--names")
+    check_key_column(frame, column, record_col, option="--names", source="TRUTH")
     return pd.Series(frame[column].to_numpy(), index=frame[record_col].to_numpy())
 
 

@@ -60,10 +60,3 @@ def check_beta(beta: float) -> float:
         raise InputError(f"'beta' must be > 0; received {out!r}")
     return out
 
-
-def xlogy(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """``x * log(y)`` with ``0 * log(0) = 0`` (natural log)."""
-    out = np.zeros_like(x, dtype=np.float64)
-    mask = x != 0
-    out[mask] = x[mask] * np.log(y[mask])
-    return out

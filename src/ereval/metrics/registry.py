@@ -33,7 +33,6 @@ __all__ = [
     "EXTRA_METRICS",
     "MetricFamily",
     "evaluate",
-    "family_of",
     "resolve_metrics",
 ]
 
@@ -124,11 +123,6 @@ _TWINLESS_DEFAULTS = tuple(
 _FAMILY_OF: dict[str, MetricFamily] = {
     k: fam for fam in FAMILIES + EXTRA_FAMILIES for k in fam.keys
 }
-
-
-def family_of(name: str) -> MetricFamily:
-    """The family that computes metric ``name``."""
-    return _FAMILY_OF[name]
 
 
 def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
