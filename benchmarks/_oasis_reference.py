@@ -38,7 +38,10 @@ def available() -> bool:
     if not REF_PYTHON.exists():
         return False
     probe = subprocess.run(
-        [str(REF_PYTHON), "-c", _SHIMS + "import oasis"], capture_output=True, text=True, check=False
+        [str(REF_PYTHON), "-c", _SHIMS + "import oasis"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return probe.returncode == 0
 
@@ -87,16 +90,30 @@ def _worker(src: str, dst: str) -> None:  # pragma: no cover - runs in the refer
         max_iter = int(job["max_iter"])
         if method == "oasis":
             return oasis.OASISSampler(
-                alpha, preds, probs, oracle, proba=True, epsilon=eps,
-                strata=oasis.Strata(alloc), max_iter=max_iter,
+                alpha,
+                preds,
+                probs,
+                oracle,
+                proba=True,
+                epsilon=eps,
+                strata=oasis.Strata(alloc),
+                max_iter=max_iter,
             )
         if method == "passive":
             return oasis.PassiveSampler(alpha, preds, oracle, max_iter=max_iter)
         if method == "stratified":
             return oasis.DruckSampler(
-                alpha, preds, probs, oracle, proba=True, strata=oasis.Strata(alloc), max_iter=max_iter
+                alpha,
+                preds,
+                probs,
+                oracle,
+                proba=True,
+                strata=oasis.Strata(alloc),
+                max_iter=max_iter,
             )
-        return oasis.ImportanceSampler(alpha, preds, probs, oracle, proba=True, epsilon=eps, max_iter=max_iter)
+        return oasis.ImportanceSampler(
+            alpha, preds, probs, oracle, proba=True, epsilon=eps, max_iter=max_iter
+        )
 
     out: dict[str, np.ndarray] = {}
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):

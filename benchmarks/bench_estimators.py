@@ -39,7 +39,7 @@ from ereval.simulate import inject_errors
 WORK = Path(__file__).resolve().parent / "_work"
 
 # Run by the er-evaluation interpreter: load the files, time each public estimator.
-EREV_SCRIPT = r'''
+EREV_SCRIPT = r"""
 import json, sys, time, warnings
 import pandas as pd
 from er_evaluation import estimators as E
@@ -58,7 +58,7 @@ for name in names:
     est, std = getattr(E, name)(pred, sample, "cluster_size")
     out[name] = {"seconds": time.perf_counter() - t0, "estimate": float(est), "std": float(std)}
 print(json.dumps(out))
-'''
+"""
 
 # er-evaluation estimator -> the ereval estimator with the same representation
 SAME_ESTIMATOR = {
@@ -96,44 +96,56 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0.1, help="share of records moved")
     parser.add_argument("--repeat", type=int, default=3, help="timing repeats (best of)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--erev-python", default="/tmp/erev/bin/python",
-                        help="interpreter with er-evaluation==2.3.0 installed")
+    parser.add_argument(
+        "--erev-python",
+        default="/tmp/erev/bin/python",
+        help="interpreter with er-evaluation==2.3.0 installed",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
 
     t0 = time.perf_counter()
     truth = zipf_clustering(args.records, rng)
     moved = inject_errors(truth, rate=args.rate, seed=rng)
-    pred = pd.Series(moved.clusters, index=pd.Index(moved.records, name="record_id"),
-                     name="cluster_id")
+    pred = pd.Series(
+        moved.clusters, index=pd.Index(moved.records, name="record_id"), name="cluster_id"
+    )
     sample = draw_sample(truth, n=args.clusters, design="record", seed=rng)
-    print(f"data: {args.records:,} records, {len(np.unique(truth)):,} true clusters, "
-          f"{args.rate:.0%} of records moved; sample: {sample.n_draws} draws, "
-          f"{sample.n_clusters} distinct clusters, {len(sample.records):,} records "
-          f"(built in {time.perf_counter() - t0:.1f} s)")
+    print(
+        f"data: {args.records:,} records, {len(np.unique(truth)):,} true clusters, "
+        f"{args.rate:.0%} of records moved; sample: {sample.n_draws} draws, "
+        f"{sample.n_clusters} distinct clusters, {len(sample.records):,} records "
+        f"(built in {time.perf_counter() - t0:.1f} s)"
+    )
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t_prep, prepared = best_of(1, lambda: prepare_prediction(pred))
         t_all, ours = best_of(args.repeat, lambda: estimate(prepared, sample))
-        t_pp, _ = best_of(args.repeat, lambda: estimate(prepared, sample,
-                                                       metrics="pairwise_precision"))
+        t_pp, _ = best_of(
+            args.repeat, lambda: estimate(prepared, sample, metrics="pairwise_precision")
+        )
         t_raw, _ = best_of(args.repeat, lambda: estimate(pred, sample))
-        t_raw_pp, _ = best_of(args.repeat,
-                              lambda: estimate(pred, sample, metrics="pairwise_precision"))
+        t_raw_pp, _ = best_of(
+            args.repeat, lambda: estimate(pred, sample, metrics="pairwise_precision")
+        )
     assert isinstance(ours, dict)
     print("\nereval")
     print(f"  prepare_prediction (once per prediction)        {t_prep:8.3f} s")
-    print(f"  estimate, all {len(ours)} estimators, prepared       {t_all:8.3f} s"
-          f"   (target < 1 s: {'met' if t_all < 1 else 'NOT met'})")
+    print(
+        f"  estimate, all {len(ours)} estimators, prepared       {t_all:8.3f} s"
+        f"   (target < 1 s: {'met' if t_all < 1 else 'NOT met'})"
+    )
     print(f"  estimate, pairwise_precision only, prepared     {t_pp:8.3f} s")
     print(f"  estimate, all estimators, raw prediction        {t_raw:8.3f} s")
     print(f"  estimate, pairwise_precision only, raw          {t_raw_pp:8.3f} s")
 
     erev = Path(args.erev_python)
     if not erev.exists():
-        print(f"\ner-evaluation: interpreter {erev} not found; measured ereval alone "
-              "(see the module docstring to set it up)")
+        print(
+            f"\ner-evaluation: interpreter {erev} not found; measured ereval alone "
+            "(see the module docstring to set it up)"
+        )
         return
     WORK.mkdir(exist_ok=True)
     pred.reset_index().to_parquet(WORK / "pred.parquet", index=False)
@@ -141,8 +153,12 @@ def main() -> None:
     frame.to_parquet(WORK / "sample.parquet", index=False)
     (WORK / "erev_side.py").write_text(EREV_SCRIPT)
     t0 = time.perf_counter()
-    proc = subprocess.run([str(erev), str(WORK / "erev_side.py"), str(WORK)], check=False,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(erev), str(WORK / "erev_side.py"), str(WORK)],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         print(f"\ner-evaluation run failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
@@ -158,14 +174,20 @@ def main() -> None:
     print(f"  {'estimator':32s} {'seconds':>9s} {'estimate':>10s} {'ereval':>10s} {'|diff|':>9s}")
     for name, v in theirs.items():
         mine = distinct[SAME_ESTIMATOR[name]].estimate
-        print(f"  {name:32s} {v['seconds']:9.3f} {v['estimate']:10.6f} {mine:10.6f} "
-              f"{abs(mine - v['estimate']):9.1e}")
+        print(
+            f"  {name:32s} {v['seconds']:9.3f} {v['estimate']:10.6f} {mine:10.6f} "
+            f"{abs(mine - v['estimate']):9.1e}"
+        )
     pp = theirs["pairwise_precision_estimator"]["seconds"]
     print(f"\n  all {len(theirs)} er-evaluation estimators: {total:.2f} s")
-    print(f"  speed-up, all estimators:        {total / t_all:8.0f}x prepared, "
-          f"{total / t_raw:6.1f}x from the raw prediction")
-    print(f"  speed-up, pairwise precision:    {pp / t_pp:8.0f}x prepared, "
-          f"{pp / t_raw_pp:6.1f}x from the raw prediction (target >= 50x)")
+    print(
+        f"  speed-up, all estimators:        {total / t_all:8.0f}x prepared, "
+        f"{total / t_raw:6.1f}x from the raw prediction"
+    )
+    print(
+        f"  speed-up, pairwise precision:    {pp / t_pp:8.0f}x prepared, "
+        f"{pp / t_raw_pp:6.1f}x from the raw prediction (target >= 50x)"
+    )
 
 
 if __name__ == "__main__":

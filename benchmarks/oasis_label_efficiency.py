@@ -60,7 +60,12 @@ def load(name: str) -> Pool:
 
 
 def reference_rows(
-    pool: Pool, alloc: np.ndarray, method: str, repeats: int, truth: float, max_iter: int,
+    pool: Pool,
+    alloc: np.ndarray,
+    method: str,
+    repeats: int,
+    truth: float,
+    max_iter: int,
     budgets: tuple[int, ...] = BUDGETS,
 ) -> dict[int, dict[str, float]]:
     arrays = {
@@ -70,8 +75,14 @@ def reference_rows(
         "allocations": alloc,
     }
     job = {
-        "kind": "efficiency", "method": method, "alpha": 0.5, "epsilon": 1e-3,
-        "budgets": list(budgets), "repeats": repeats, "seed": 12345, "max_iter": max_iter,
+        "kind": "efficiency",
+        "method": method,
+        "alpha": 0.5,
+        "epsilon": 1e-3,
+        "budgets": list(budgets),
+        "repeats": repeats,
+        "seed": 12345,
+        "max_iter": max_iter,
     }
     res = ref.run_job(arrays, job)
     out: dict[int, dict[str, float]] = {}
@@ -92,15 +103,25 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=100)
     parser.add_argument("--ref-repeats", type=int, default=100)
     parser.add_argument("--ref-is-max-n", type=int, default=200_000)
-    parser.add_argument("--ref-max-iter", type=int, default=20_000,
-                        help="draws after which a reference run counts as not reaching the budget")
-    parser.add_argument("--pools", default="abt-buy,dblp-acm,restaurant,synthetic-1e5,synthetic-1e6")
+    parser.add_argument(
+        "--ref-max-iter",
+        type=int,
+        default=20_000,
+        help="draws after which a reference run counts as not reaching the budget",
+    )
+    parser.add_argument(
+        "--pools", default="abt-buy,dblp-acm,restaurant,synthetic-1e5,synthetic-1e6"
+    )
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--budgets", default=",".join(str(b) for b in BUDGETS))
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--ref-cache", type=Path, default=None,
-                        help="JSON file keeping reference results between runs (they do not change)")
+    parser.add_argument(
+        "--ref-cache",
+        type=Path,
+        default=None,
+        help="JSON file keeping reference results between runs (they do not change)",
+    )
     args = parser.parse_args()
     methods = tuple(args.methods.split(","))
     budgets = tuple(int(b) for b in args.budgets.split(","))
@@ -116,14 +137,22 @@ def main() -> None:
         strata = stratify(pool.scores)
         truth = pool.true_measure(0.5)
         n_pos = int(pool.labels.sum()) if pool.labels is not None else 0
-        print(f"== {name}: N = {pool.size}, matches = {n_pos}, F1 = {truth:.4f}, "
-              f"strata = {strata.n_strata}")
+        print(
+            f"== {name}: N = {pool.size}, matches = {n_pos}, F1 = {truth:.4f}, "
+            f"strata = {strata.n_strata}"
+        )
         t0 = time.process_time()
-        exp = run_experiment(pool, methods=methods, budgets=budgets, repeats=args.repeats, strata=strata, seed=7)  # type: ignore[arg-type]
-        print(f"   ereval: {time.process_time() - t0:.1f} s CPU for {args.repeats} runs x {len(methods)} methods")
+        exp = run_experiment(
+            pool, methods=methods, budgets=budgets, repeats=args.repeats, strata=strata, seed=7
+        )  # type: ignore[arg-type]
+        print(
+            f"   ereval: {time.process_time() - t0:.1f} s CPU for {args.repeats} runs x {len(methods)} methods"
+        )
         pool_res: dict[str, object] = {"ereval": exp.to_records(), "truth": truth, "n": pool.size}
-        print(f"   {'method':<11}{'budget':>7}{'MAE':>10}{'std':>10}{'rep.sd':>9}{'cover':>7}{'draws':>9}"
-              f"{'ref MAE':>10}{'ref std':>10}{'ref draws':>11}{'ratio':>7}")
+        print(
+            f"   {'method':<11}{'budget':>7}{'MAE':>10}{'std':>10}{'rep.sd':>9}{'cover':>7}{'draws':>9}"
+            f"{'ref MAE':>10}{'ref std':>10}{'ref draws':>11}{'ratio':>7}"
+        )
         ref_all: dict[str, dict[int, dict[str, float]]] = {}
         for method in methods:
             ref_rows = None
@@ -136,18 +165,29 @@ def main() -> None:
             elif use_ref and not (method == "importance" and pool.size > args.ref_is_max_n):
                 t1 = time.perf_counter()
                 ref_rows = reference_rows(
-                    pool, strata.allocations, method, args.ref_repeats, truth, args.ref_max_iter, budgets
+                    pool,
+                    strata.allocations,
+                    method,
+                    args.ref_repeats,
+                    truth,
+                    args.ref_max_iter,
+                    budgets,
                 )
                 ref_all[method] = ref_rows
-                print(f"   (reference {method}: {time.perf_counter() - t1:.1f} s for {args.ref_repeats} runs)", flush=True)
+                print(
+                    f"   (reference {method}: {time.perf_counter() - t1:.1f} s for {args.ref_repeats} runs)",
+                    flush=True,
+                )
                 if args.ref_cache is not None:
                     cache[key] = ref_rows
                     args.ref_cache.write_text(json.dumps(cache, indent=1))
             for b in budgets:
                 row = exp.row(method, b)
-                line = (f"   {method:<11}{b:>7}{row.mae:>10.4f}{row.std:>10.4f}{row.mean_std_estimate:>9.4f}"
-                        f"{row.coverage:>7.2f}"
-                        f"{row.mean_iterations:>9.0f}")
+                line = (
+                    f"   {method:<11}{b:>7}{row.mae:>10.4f}{row.std:>10.4f}{row.mean_std_estimate:>9.4f}"
+                    f"{row.coverage:>7.2f}"
+                    f"{row.mean_iterations:>9.0f}"
+                )
                 if ref_rows is not None:
                     rr = ref_rows[b]
                     ratio = rr["mae"] / row.mae if row.mae > 0 else float("nan")

@@ -54,8 +54,15 @@ def reference_per_iteration(pool: Pool, method: str, iterations: int, alloc: np.
         "labels": pool.labels if pool.labels is not None else np.zeros(pool.size),
         "allocations": alloc,
     }
-    job = {"kind": "timing", "method": method, "alpha": 0.5, "epsilon": 1e-3, "seed": 0,
-           "iterations": iterations, "max_iter": iterations + 10}
+    job = {
+        "kind": "timing",
+        "method": method,
+        "alpha": 0.5,
+        "epsilon": 1e-3,
+        "seed": 0,
+        "iterations": iterations,
+        "max_iter": iterations + 10,
+    }
     res = ref.run_job(arrays, job)
     return float(res["cpu"][0] / res["iterations"][0])
 
@@ -88,12 +95,16 @@ def main() -> None:
         print(f"== N = {n:,} ({int(pool.labels.sum())} matches, {strata.n_strata} strata)")  # type: ignore[union-attr]
         print(f"   {'method':<11}{'ereval us/it':>14}{'reference us/it':>17}{'ratio':>8}")
         for method in METHODS:
-            ours = min(ours_per_iteration(pool, method, args.iterations, strata) for _ in range(args.repeat))
+            ours = min(
+                ours_per_iteration(pool, method, args.iterations, strata)
+                for _ in range(args.repeat)
+            )
             line = f"   {method:<11}{ours * 1e6:>14.2f}"
             if use_ref:
                 its = REF_IS_ITERATIONS[n] if method == "importance" else args.ref_iterations
                 theirs = min(
-                    reference_per_iteration(pool, method, its, strata.allocations) for _ in range(args.repeat)
+                    reference_per_iteration(pool, method, its, strata.allocations)
+                    for _ in range(args.repeat)
                 )
                 line += f"{theirs * 1e6:>17.2f}{theirs / ours:>8.1f}"
             print(line, flush=True)

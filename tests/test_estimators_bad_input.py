@@ -65,7 +65,9 @@ def test_nan_weight_in_a_column() -> None:
 
 
 def test_missing_weight_in_a_mapping() -> None:
-    with pytest.raises(InputError, match=r"'weights' has no value for 1 sampled cluster\(s\).*'c4'"):
+    with pytest.raises(
+        InputError, match=r"'weights' has no value for 1 sampled cluster\(s\).*'c4'"
+    ):
         as_sample(SAMPLE, design="cluster", weights={"c1": 1.0, "c2": 1.0})
 
 
@@ -122,8 +124,13 @@ def test_replacement_options_that_would_be_ignored() -> None:
     with pytest.raises(InputError, match="'population_size' is used only for samples drawn"):
         as_sample(SAMPLE, design="cluster", weights="uniform", population_size=100)
     with pytest.raises(InputError, match="some units were drawn more than once"):
-        as_sample(SAMPLE, design="cluster", weights="uniform", replace=False,
-                  draws=["c1", "c1", "c2", "c4"])
+        as_sample(
+            SAMPLE,
+            design="cluster",
+            weights="uniform",
+            replace=False,
+            draws=["c1", "c1", "c2", "c4"],
+        )
     with pytest.raises(InputError, match="smaller than the number of units drawn"):
         as_sample(SAMPLE, design="cluster", weights="uniform", replace=False, population_size=2)
     with pytest.raises(InputError, match="design='record' is treated as drawing records with"):
@@ -140,11 +147,11 @@ def test_bad_draws() -> None:
     with pytest.raises(InputError, match="'draws' counts must be >= 1"):
         as_sample(SAMPLE, design="cluster", weights="uniform", draws={"c1": 0, "c2": 1, "c4": 1})
     with pytest.raises(InputTypeError, match="'draws' counts must be integers"):
-        as_sample(SAMPLE, design="cluster", weights="uniform",
-                  draws={"c1": 1.5, "c2": 1, "c4": 1})
+        as_sample(SAMPLE, design="cluster", weights="uniform", draws={"c1": 1.5, "c2": 1, "c4": 1})
     with pytest.raises(InputError, match="names 1 unit"):
-        as_sample(SAMPLE, design="cluster", weights="uniform",
-                  draws={"c1": 1, "c2": 1, "c4": 1, "c7": 2})
+        as_sample(
+            SAMPLE, design="cluster", weights="uniform", draws={"c1": 1, "c2": 1, "c4": 1, "c7": 2}
+        )
 
 
 def test_a_sample_cannot_be_redesigned() -> None:
@@ -164,8 +171,14 @@ def test_fewer_than_two_draws_for_a_variance() -> None:
 
 def test_small_group_warns() -> None:
     with pytest.warns(EstimationWarning, match=r"group 'y' has 1 draw\(s\)"):
-        out = estimate_by_group(PRED, SAMPLE, {"c1": "x", "c2": "x", "c4": "y"},
-                                design="cluster", weights="uniform", metrics="b3_precision")
+        out = estimate_by_group(
+            PRED,
+            SAMPLE,
+            {"c1": "x", "c2": "x", "c4": "y"},
+            design="cluster",
+            weights="uniform",
+            metrics="b3_precision",
+        )
     assert math.isnan(out["y"]["b3_precision"].std)
 
 
@@ -181,13 +194,20 @@ def test_unknown_or_unavailable_estimators() -> None:
     with pytest.raises(InputError, match="unknown name 'pairwise_precison'"):
         estimate(PRED, SAMPLE, design="cluster", weights="uniform", metrics="pairwise_precison")
     with pytest.raises(InputError, match="'pairwise_precision_record' here: it needs clusters"):
-        estimate(PRED, SAMPLE, design="cluster", weights="uniform",
-                 metrics="pairwise_precision_record")
+        estimate(
+            PRED, SAMPLE, design="cluster", weights="uniform", metrics="pairwise_precision_record"
+        )
     with pytest.raises(InputError, match="'homonymy_rate' here: it needs a name per record"):
         estimate(PRED, SAMPLE, design="cluster", weights="uniform", metrics="homonymy_rate")
     with pytest.raises(InputError, match="'homogeneity' here: its target involves"):
-        estimate(PRED, SAMPLE, design="cluster", weights="uniform", metrics="homogeneity",
-                 subgroup=["c1", "c2"])
+        estimate(
+            PRED,
+            SAMPLE,
+            design="cluster",
+            weights="uniform",
+            metrics="homogeneity",
+            subgroup=["c1", "c2"],
+        )
 
 
 def test_subgroup_without_sampled_clusters() -> None:
@@ -199,8 +219,7 @@ def test_subgroup_without_sampled_clusters() -> None:
 
 def test_groups_must_cover_every_sampled_cluster() -> None:
     with pytest.raises(InputError, match=r"'groups' has no group for 1 sampled cluster\(s\)"):
-        estimate_by_group(PRED, SAMPLE, {"c1": "x", "c2": "y"}, design="cluster",
-                          weights="uniform")
+        estimate_by_group(PRED, SAMPLE, {"c1": "x", "c2": "y"}, design="cluster", weights="uniform")
 
 
 def test_names_must_cover_the_prediction() -> None:

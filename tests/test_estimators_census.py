@@ -36,8 +36,9 @@ def _population(seed: int, n: int = 1500) -> tuple[dict[int, int], dict[int, int
 
 def _census(truth: dict[int, int], **kw: object) -> object:
     k = len(set(truth.values()))
-    return as_sample(truth, design="cluster", weights="uniform", replace=False,
-                     population_size=k, **kw)  # type: ignore[arg-type]
+    return as_sample(
+        truth, design="cluster", weights="uniform", replace=False, population_size=k, **kw
+    )  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -62,8 +63,13 @@ def test_census_summary_statistics_brute_force() -> None:
     truth, pred = _population(5)
     rng = np.random.default_rng(5)
     names = {r: f"n{rng.integers(0, 400)}" for r in truth}
-    est = estimate(pred, _census(truth), names=names, naive=False,
-                   metrics="average_cluster_size,matching_rate,homonymy_rate,name_variation_rate")
+    est = estimate(
+        pred,
+        _census(truth),
+        names=names,
+        naive=False,
+        metrics="average_cluster_size,matching_rate,homonymy_rate,name_variation_rate",
+    )
     members: dict[int, list[int]] = {}
     for r, c in truth.items():
         members.setdefault(c, []).append(r)
@@ -82,12 +88,19 @@ def test_census_summary_statistics_brute_force() -> None:
 def test_census_of_blocks_reproduces_exact_metrics() -> None:
     truth, pred = _population(3)
     blocks = {c: c % 7 for c in set(truth.values())}
-    sample = as_sample(truth, design="block", weights="uniform", blocks=blocks, replace=False,
-                       population_size=7)
+    sample = as_sample(
+        truth, design="block", weights="uniform", blocks=blocks, replace=False, population_size=7
+    )
     exact = evaluate(truth, pred)
     est = estimate(pred, sample, naive=False)
-    for key in ("pairwise_precision", "pairwise_recall", "b3_precision", "cluster_precision",
-                "homogeneity", "completeness"):
+    for key in (
+        "pairwise_precision",
+        "pairwise_recall",
+        "b3_precision",
+        "cluster_precision",
+        "homogeneity",
+        "completeness",
+    ):
         assert est[key].estimate == pytest.approx(exact[key], rel=1e-12), key
 
 
@@ -96,8 +109,9 @@ def test_census_subgroup_equals_the_subgroup_target() -> None:
     # outgoing links counted half (they are shared with the other side).
     truth, pred = _population(4)
     group = {c: ("even" if c % 2 == 0 else "odd") for c in set(truth.values())}
-    res = estimate_by_group(pred, _census(truth), group, metrics="pairwise_precision,"
-                            "pairwise_recall", naive=False)
+    res = estimate_by_group(
+        pred, _census(truth), group, metrics="pairwise_precision,pairwise_recall", naive=False
+    )
     pred_size = pd.Series(pred).value_counts()
     for label in ("even", "odd"):
         recs = [r for r, c in truth.items() if group[c] == label]
@@ -109,7 +123,8 @@ def test_census_subgroup_equals_the_subgroup_target() -> None:
         a = cells.groupby("t").size()
         assert res[label]["pairwise_precision"].estimate == pytest.approx(tp / links)
         assert res[label]["pairwise_recall"].estimate == pytest.approx(
-            tp / float((a * (a - 1) / 2).sum()))
+            tp / float((a * (a - 1) / 2).sum())
+        )
 
 
 def test_terms_agree_with_record_error_metrics() -> None:

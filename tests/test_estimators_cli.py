@@ -17,16 +17,27 @@ runner = CliRunner()
 
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
-    pred = pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6, 7, 8],
-                         "cluster_id": [1, 1, 2, 3, 2, 4, 4, 4],
-                         "name": ["a", "b", "c", "a", "c", "d", "d", "e"]})
-    sample = pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 8],
-                           "cluster_id": ["c1", "c1", "c1", "c2", "c2", "c4"],
-                           "p": [0.5, 0.5, 0.5, 0.2, 0.2, 0.3],
-                           "grp": ["x", "x", "x", "x", "x", "y"],
-                           "k": [2, 2, 2, 1, 1, 1]})
-    out = {"pred": tmp_path / "pred.csv", "sample": tmp_path / "sample.csv",
-           "pq": tmp_path / "sample.parquet"}
+    pred = pd.DataFrame(
+        {
+            "record_id": [1, 2, 3, 4, 5, 6, 7, 8],
+            "cluster_id": [1, 1, 2, 3, 2, 4, 4, 4],
+            "name": ["a", "b", "c", "a", "c", "d", "d", "e"],
+        }
+    )
+    sample = pd.DataFrame(
+        {
+            "record_id": [1, 2, 3, 4, 5, 8],
+            "cluster_id": ["c1", "c1", "c1", "c2", "c2", "c4"],
+            "p": [0.5, 0.5, 0.5, 0.2, 0.2, 0.3],
+            "grp": ["x", "x", "x", "x", "x", "y"],
+            "k": [2, 2, 2, 1, 1, 1],
+        }
+    )
+    out = {
+        "pred": tmp_path / "pred.csv",
+        "sample": tmp_path / "sample.csv",
+        "pq": tmp_path / "sample.parquet",
+    }
     pred.to_csv(out["pred"], index=False)
     sample.to_csv(out["sample"], index=False)
     sample.to_parquet(out["pq"], index=False)
@@ -34,27 +45,41 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def _estimate(files: dict[str, Path], *args: str) -> tuple[int, str, str]:
-    res = runner.invoke(app, ["estimate", "--pred", str(files["pred"]), "--sample",
-                              str(files["sample"]), *args])
+    res = runner.invoke(
+        app, ["estimate", "--pred", str(files["pred"]), "--sample", str(files["sample"]), *args]
+    )
     return res.exit_code, res.stdout, res.stderr
 
 
 def test_json_output_is_keyed_by_canonical_names(files: dict[str, Path]) -> None:
-    code, out, _ = _estimate(files, "--design", "cluster", "--weights", "uniform",
-                             "--format", "json", "--names", "name")
+    code, out, _ = _estimate(
+        files, "--design", "cluster", "--weights", "uniform", "--format", "json", "--names", "name"
+    )
     assert code == 0
     data = json.loads(out)
     assert data["pairwise_precision"] == {
-        "estimate": 0.3888888888888889, "std": 0.2545875386086578,
+        "estimate": 0.3888888888888889,
+        "std": 0.2545875386086578,
         "ci_low": pytest.approx(0.3888888888888889 - 1.959963984540054 * 0.2545875386086578),
         "ci_high": pytest.approx(0.3888888888888889 + 1.959963984540054 * 0.2545875386086578),
         "n": 3,
     }
     assert data["pairwise_recall"]["estimate"] == 0.296875
-    for key in ("pairwise_f1", "cluster_precision", "cluster_recall", "b3_precision",
-                "b3_entity_recall", "homogeneity", "completeness", "average_cluster_size",
-                "matching_rate", "homonymy_rate", "name_variation_rate",
-                "pairwise_precision_cluster", "pairwise_precision_naive"):
+    for key in (
+        "pairwise_f1",
+        "cluster_precision",
+        "cluster_recall",
+        "b3_precision",
+        "b3_entity_recall",
+        "homogeneity",
+        "completeness",
+        "average_cluster_size",
+        "matching_rate",
+        "homonymy_rate",
+        "name_variation_rate",
+        "pairwise_precision_cluster",
+        "pairwise_precision_naive",
+    ):
         assert set(data[key]) == {"estimate", "std", "ci_low", "ci_high", "n"}, key
     # naive values have no standard error: null in JSON, never the token NaN
     assert data["pairwise_precision_naive"]["std"] is None
@@ -62,16 +87,36 @@ def test_json_output_is_keyed_by_canonical_names(files: dict[str, Path]) -> None
 
 
 def test_record_design_reports_the_record_form(files: dict[str, Path]) -> None:
-    code, out, _ = _estimate(files, "--design", "record", "-f", "json", "-m",
-                             "pairwise_precision_record,pairwise_precision_cluster")
+    code, out, _ = _estimate(
+        files,
+        "--design",
+        "record",
+        "-f",
+        "json",
+        "-m",
+        "pairwise_precision_record,pairwise_precision_cluster",
+    )
     assert code == 0
     data = json.loads(out)
     assert data["pairwise_precision_record"] == data["pairwise_precision_cluster"]
 
 
 def test_weights_column_draws_and_level(files: dict[str, Path]) -> None:
-    code, out, _ = _estimate(files, "--design", "cluster", "--weights", "p", "--draws", "k",
-                             "--level", "0.9", "-f", "json", "-m", "pairwise_precision")
+    code, out, _ = _estimate(
+        files,
+        "--design",
+        "cluster",
+        "--weights",
+        "p",
+        "--draws",
+        "k",
+        "--level",
+        "0.9",
+        "-f",
+        "json",
+        "-m",
+        "pairwise_precision",
+    )
     assert code == 0
     e = json.loads(out)["pairwise_precision"]
     assert e["n"] == 4
@@ -79,19 +124,46 @@ def test_weights_column_draws_and_level(files: dict[str, Path]) -> None:
 
 
 def test_table_and_csv_output(files: dict[str, Path]) -> None:
-    code, out, _ = _estimate(files, "--design", "cluster", "--weights", "cluster-size",
-                             "-m", "pairwise_precision,pairwise_recall")
+    code, out, _ = _estimate(
+        files,
+        "--design",
+        "cluster",
+        "--weights",
+        "cluster-size",
+        "-m",
+        "pairwise_precision,pairwise_recall",
+    )
     assert code == 0 and "pairwise_precision" in out and "pairwise_recall" in out
-    code, out, _ = _estimate(files, "--design", "cluster", "--weights", "uniform", "-f", "csv",
-                             "-m", "pairwise_precision")
+    code, out, _ = _estimate(
+        files,
+        "--design",
+        "cluster",
+        "--weights",
+        "uniform",
+        "-f",
+        "csv",
+        "-m",
+        "pairwise_precision",
+    )
     assert code == 0
     assert out.splitlines()[0] == "estimator,estimate,std,ci_low,ci_high,n"
     assert out.splitlines()[1].startswith("pairwise_precision,0.3888888888888889,")
 
 
 def test_groups_and_warnings(files: dict[str, Path]) -> None:
-    code, out, err = _estimate(files, "--design", "cluster", "--weights", "uniform",
-                               "--group", "grp", "-f", "json", "-m", "pairwise_recall")
+    code, out, err = _estimate(
+        files,
+        "--design",
+        "cluster",
+        "--weights",
+        "uniform",
+        "--group",
+        "grp",
+        "-f",
+        "json",
+        "-m",
+        "pairwise_recall",
+    )
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"x", "y"}
@@ -100,9 +172,22 @@ def test_groups_and_warnings(files: dict[str, Path]) -> None:
 
 
 def test_single_block_and_parquet(files: dict[str, Path]) -> None:
-    res = runner.invoke(app, ["estimate", "--pred", str(files["pred"]), "--sample",
-                              str(files["pq"]), "--design", "single-block", "-f", "json",
-                              "-m", "pairwise_precision"])
+    res = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--pred",
+            str(files["pred"]),
+            "--sample",
+            str(files["pq"]),
+            "--design",
+            "single-block",
+            "-f",
+            "json",
+            "-m",
+            "pairwise_precision",
+        ],
+    )
     assert res.exit_code == 0
     data = json.loads(res.stdout)
     assert data["pairwise_precision"]["estimate"] == pytest.approx(1 / 3)
@@ -117,13 +202,16 @@ def test_single_block_and_parquet(files: dict[str, Path]) -> None:
         (["--design", "cluster"], "design='cluster' needs 'weights'"),
         (["--design", "cluster", "--weights", "nope"], "the sample has no column 'nope'"),
         (["--design", "block", "--weights", "uniform", "--blocks", "grp"], None),
-        (["--design", "cluster", "--weights", "uniform", "--population-size", "9"],
-         "'population_size' is used only"),
+        (
+            ["--design", "cluster", "--weights", "uniform", "--population-size", "9"],
+            "'population_size' is used only",
+        ),
         (["--design", "cluster", "--weights", "uniform", "-m", "nope"], "unknown name 'nope'"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(files: dict[str, Path], args: list[str],
-                                         message: str | None) -> None:
+def test_bad_input_exits_2_with_one_line(
+    files: dict[str, Path], args: list[str], message: str | None
+) -> None:
     code, _, err = _estimate(files, *args)
     if message is None:  # blocks made of whole clusters are fine
         assert code == 0
@@ -136,8 +224,20 @@ def test_bad_input_exits_2_with_one_line(files: dict[str, Path], args: list[str]
 def test_missing_records_exit_2(files: dict[str, Path], tmp_path: Path) -> None:
     small = tmp_path / "small.csv"
     pd.DataFrame({"record_id": [1, 2, 3], "cluster_id": [1, 1, 2]}).to_csv(small, index=False)
-    res = runner.invoke(app, ["estimate", "--pred", str(small), "--sample", str(files["sample"]),
-                              "--design", "cluster", "--weights", "uniform"])
+    res = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--pred",
+            str(small),
+            "--sample",
+            str(files["sample"]),
+            "--design",
+            "cluster",
+            "--weights",
+            "uniform",
+        ],
+    )
     assert res.exit_code == 2
     assert "absent from 'pred'" in " ".join(res.stderr.split())
 
@@ -147,18 +247,57 @@ def test_simulate_command(tmp_path: Path) -> None:
     sizes = np.minimum(rng.zipf(2.0, size=2000), 30)
     labels = np.repeat(np.arange(sizes.size), sizes)[:2000]
     truth = tmp_path / "truth.csv"
-    pd.DataFrame({"record_id": np.arange(2000), "cluster_id": labels,
-                  "name": rng.integers(0, 300, size=2000)}).to_csv(truth, index=False)
-    res = runner.invoke(app, ["simulate", "--truth", str(truth), "--error-rate", "0.1",
-                              "-n", "40", "-r", "30", "--seed", "1", "--names", "name",
-                              "-f", "json"])
+    pd.DataFrame(
+        {
+            "record_id": np.arange(2000),
+            "cluster_id": labels,
+            "name": rng.integers(0, 300, size=2000),
+        }
+    ).to_csv(truth, index=False)
+    res = runner.invoke(
+        app,
+        [
+            "simulate",
+            "--truth",
+            str(truth),
+            "--error-rate",
+            "0.1",
+            "-n",
+            "40",
+            "-r",
+            "30",
+            "--seed",
+            "1",
+            "--names",
+            "name",
+            "-f",
+            "json",
+        ],
+    )
     assert res.exit_code == 0, res.stderr
     rows = {r["estimator"]: r for r in json.loads(res.stdout)}
     assert {"pairwise_precision", "homonymy_rate", "pairwise_precision_naive"} <= set(rows)
     assert 0.0 <= rows["pairwise_precision"]["coverage"] <= 1.0
-    again = runner.invoke(app, ["simulate", "--truth", str(truth), "--error-rate", "0.1",
-                                "-n", "40", "-r", "30", "--seed", "1", "--names", "name",
-                                "-f", "json"])
+    again = runner.invoke(
+        app,
+        [
+            "simulate",
+            "--truth",
+            str(truth),
+            "--error-rate",
+            "0.1",
+            "-n",
+            "40",
+            "-r",
+            "30",
+            "--seed",
+            "1",
+            "--names",
+            "name",
+            "-f",
+            "json",
+        ],
+    )
     assert again.stdout == res.stdout
     bad = runner.invoke(app, ["simulate", "--truth", str(truth)])
     assert bad.exit_code == 2 and "exactly one of 'pred' and 'error_rate'" in bad.stderr

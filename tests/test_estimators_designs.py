@@ -30,8 +30,9 @@ def _pp(sample: ClusterSample) -> tuple[float, float]:
 def test_repeated_draws_are_separate_rows() -> None:
     once = as_sample(SAMPLE, design="cluster", weights="uniform")
     twice = as_sample(SAMPLE, design="cluster", weights="uniform", draws=["c1", "c2", "c4", "c1"])
-    counted = as_sample(SAMPLE, design="cluster", weights="uniform",
-                        draws={"c1": 2, "c2": 1, "c4": 1})
+    counted = as_sample(
+        SAMPLE, design="cluster", weights="uniform", draws={"c1": 2, "c2": 1, "c4": 1}
+    )
     assert twice.n_draws == 4 and once.n_draws == 3
     assert twice.draws.tolist() == [0, 1, 2, 0]
     # draw order does not matter, only the multiset of draws
@@ -48,8 +49,9 @@ def test_repeated_draws_are_separate_rows() -> None:
 
 
 def test_draws_column_in_a_table() -> None:
-    frame = pd.DataFrame({"record_id": list(SAMPLE), "cluster_id": list(SAMPLE.values()),
-                          "k": [2, 2, 2, 1, 1, 1]})
+    frame = pd.DataFrame(
+        {"record_id": list(SAMPLE), "cluster_id": list(SAMPLE.values()), "k": [2, 2, 2, 1, 1, 1]}
+    )
     s = as_sample(frame, design="cluster", weights="uniform", draws="k")
     assert sorted(s.draws.tolist()) == [0, 0, 1, 2]
 
@@ -179,8 +181,8 @@ def test_every_lookup_path_finds_the_same_records(ids: np.ndarray, index: bool) 
     absent = np.array(["zz"], dtype=object) if ids.dtype == object else np.array([999])
     pos = prepared.locate(np.concatenate([ids[[5, 0, 7]], absent]))
     assert pos.tolist() == [5, 0, 7, -1]
-    sample = {ids[0]: "c1", ids[1]: "c1", ids[2]: "c1", ids[3]: "c2", ids[4]: "c2",
-              ids[7]: "c4"}
-    e = estimate(prepared, sample, design="cluster", weights="uniform",
-                 metrics="pairwise_precision")
+    sample = {ids[0]: "c1", ids[1]: "c1", ids[2]: "c1", ids[3]: "c2", ids[4]: "c2", ids[7]: "c4"}
+    e = estimate(
+        prepared, sample, design="cluster", weights="uniform", metrics="pairwise_precision"
+    )
     assert e["pairwise_precision"].estimate == 0.3888888888888889

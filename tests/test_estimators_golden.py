@@ -106,8 +106,12 @@ def test_naive_values_by_hand() -> None:
 def test_record_form_is_eq_9_and_10() -> None:
     # record sampling of the 8-record example; N = 8, |P| = 1 + 1 + 3 = 5 predicted pairs.
     # P_rec = mean_s N g(c_s) / |c_s| with g = TP / |P|: c1 -> 8 * (1/5) / 3, others 0.
-    e = estimate(PRED, SAMPLE, design="record", metrics="pairwise_precision_record,"
-                 "pairwise_precision_cluster")
+    e = estimate(
+        PRED,
+        SAMPLE,
+        design="record",
+        metrics="pairwise_precision_record,pairwise_precision_cluster",
+    )
     terms = [8 * (1 / 5) / 3, 0.0, 0.0]
     mean = sum(terms) / 3
     var = sum((t - mean) ** 2 for t in terms) / (3 * 2)

@@ -24,7 +24,9 @@ def _eq7_eq8(b: np.ndarray, a: np.ndarray, theta: float = 1.0) -> tuple[float, f
     ab, bb = a.mean(), b.mean()
     corr = sum((a[s] / ab) * (b[s] / bb - a[s] / ab) for s in range(n))
     est = (bb / ab) * (1 + theta / (n * (n - 1)) * corr)
-    var = (bb / ab) ** 2 * theta / (n * (n - 1)) * sum((a[s] / ab - b[s] / bb) ** 2 for s in range(n))
+    var = (
+        (bb / ab) ** 2 * theta / (n * (n - 1)) * sum((a[s] / ab - b[s] / bb) ** 2 for s in range(n))
+    )
     return est, math.sqrt(var)
 
 

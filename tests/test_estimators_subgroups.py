@@ -33,13 +33,21 @@ def test_subgroup_is_the_restricted_sample_with_the_full_prediction(data: Data) 
     # the same estimate from a sample holding only the subgroup's draws
     keep = np.isin(s.cluster_labels, group)
     kept_draws = [s.cluster_labels[d] for d in s.draws if keep[d]]
-    recs = {r: c for r, c in zip(s.records.tolist(), s.clusters.tolist(), strict=True)
-            if c in set(group)}
+    recs = {
+        r: c
+        for r, c in zip(s.records.tolist(), s.clusters.tolist(), strict=True)
+        if c in set(group)
+    }
     restricted = as_sample(recs, design="record", draws=kept_draws)
     direct = estimate(pred, restricted, naive=False)
-    assert set(sub) == set(direct) - {"pairwise_precision_cluster", "pairwise_precision_record",
-                                      "cluster_precision_cluster", "cluster_f1_cluster",
-                                      "homogeneity", "completeness"}
+    assert set(sub) == set(direct) - {
+        "pairwise_precision_cluster",
+        "pairwise_precision_record",
+        "cluster_precision_cluster",
+        "cluster_f1_cluster",
+        "homogeneity",
+        "completeness",
+    }
     for key, e in sub.items():
         assert e.estimate == pytest.approx(direct[key].estimate, rel=1e-12), key
         assert e.std == pytest.approx(direct[key].std, rel=1e-12), key
@@ -52,15 +60,18 @@ def test_naive_subgroup_restricts_the_prediction_too(data: Data) -> None:
     out = estimate_by_group(pred, s, group, metrics="pairwise_precision,pairwise_precision_naive")
     for label in ("a", "b"):
         # the naive approach is blind to predicted links leaving the subgroup
-        assert out[label]["pairwise_precision_naive"].estimate > \
-            out[label]["pairwise_precision"].estimate
+        assert (
+            out[label]["pairwise_precision_naive"].estimate
+            > out[label]["pairwise_precision"].estimate
+        )
 
 
 def test_groups_from_a_sample_column(data: Data) -> None:
     truth, pred = data
     s = draw_sample(truth, n=200, design="record", seed=7)
     frame = s.to_frame()[["record_id", "cluster_id"]].assign(
-        grp=lambda f: np.where(f["cluster_id"] % 2 == 0, "even", "odd"))
+        grp=lambda f: np.where(f["cluster_id"] % 2 == 0, "even", "odd")
+    )
     counts = pd.Series(s.cluster_labels[s.draws]).value_counts()
     draws = {c: int(counts[c]) for c in s.cluster_labels.tolist()}
     by_col = estimate_by_group(pred, frame, "grp", design="record", metrics="b3_precision")
@@ -79,7 +90,11 @@ def test_public_names_sorted_and_complete() -> None:
         assert exported == sorted(exported), name
         for item in exported:
             assert hasattr(module, item), f"{name}.{item}"
-        public = {n for n, v in vars(module).items()
-                  if not n.startswith("_") and (inspect.isfunction(v) or inspect.isclass(v))
-                  and getattr(v, "__module__", "").startswith(name)}
+        public = {
+            n
+            for n, v in vars(module).items()
+            if not n.startswith("_")
+            and (inspect.isfunction(v) or inspect.isclass(v))
+            and getattr(v, "__module__", "").startswith(name)
+        }
         assert public <= set(exported), sorted(public - set(exported))

@@ -36,7 +36,9 @@ def small_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_estimate_json_on_a_shared_pool() -> None:
-    result = runner.invoke(app, ["oasis", "estimate", ABT, "--budget", "300", "--seed", "1", "--format", "json"])
+    result = runner.invoke(
+        app, ["oasis", "estimate", ABT, "--budget", "300", "--seed", "1", "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     for key in ("f_measure", "precision", "recall"):
@@ -50,9 +52,29 @@ def test_estimate_json_on_a_shared_pool() -> None:
 @pytest.mark.parametrize("method", ["oasis", "passive", "stratified", "importance"])
 def test_estimate_renamed_columns_every_method(small_csv: Path, method: str) -> None:
     args = [
-        "oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
-        "--score-col", "sim", "--prediction-col", "yhat", "--probability-col", "prob",
-        "--budget", "200", "--method", method, "--strata", "10", "--seed", "3", "--format", "json",
+        "oasis",
+        "estimate",
+        str(small_csv),
+        "--label-col",
+        "truth",
+        "--pair-id-col",
+        "id",
+        "--score-col",
+        "sim",
+        "--prediction-col",
+        "yhat",
+        "--probability-col",
+        "prob",
+        "--budget",
+        "200",
+        "--method",
+        method,
+        "--strata",
+        "10",
+        "--seed",
+        "3",
+        "--format",
+        "json",
     ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -61,18 +83,50 @@ def test_estimate_renamed_columns_every_method(small_csv: Path, method: str) -> 
 
 
 def test_estimate_table_and_csv(small_csv: Path) -> None:
-    base = ["oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
-            "--score-col", "sim", "--prediction-col", "yhat", "--budget", "100", "--seed", "0"]
+    base = [
+        "oasis",
+        "estimate",
+        str(small_csv),
+        "--label-col",
+        "truth",
+        "--pair-id-col",
+        "id",
+        "--score-col",
+        "sim",
+        "--prediction-col",
+        "yhat",
+        "--budget",
+        "100",
+        "--seed",
+        "0",
+    ]
     table = runner.invoke(app, base)
-    assert table.exit_code == 0 and "f_measure" in table.stdout and "stopped by budget" in table.stdout
+    assert (
+        table.exit_code == 0 and "f_measure" in table.stdout and "stopped by budget" in table.stdout
+    )
     csv = runner.invoke(app, [*base, "--format", "csv"])
     assert csv.exit_code == 0
     assert csv.stdout.splitlines()[0] == "measure,estimate,std,ci_low,ci_high"
 
 
 def test_estimate_save_and_resume(small_csv: Path, tmp_path: Path) -> None:
-    base = ["oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
-            "--score-col", "sim", "--prediction-col", "yhat", "--seed", "4", "--format", "json"]
+    base = [
+        "oasis",
+        "estimate",
+        str(small_csv),
+        "--label-col",
+        "truth",
+        "--pair-id-col",
+        "id",
+        "--score-col",
+        "sim",
+        "--prediction-col",
+        "yhat",
+        "--seed",
+        "4",
+        "--format",
+        "json",
+    ]
     state = tmp_path / "state.npz"
     first = runner.invoke(app, [*base, "--budget", "100", "--save", str(state)])
     assert first.exit_code == 0, first.output
@@ -97,8 +151,21 @@ def test_estimate_save_and_resume(small_csv: Path, tmp_path: Path) -> None:
     ],
 )
 def test_estimate_bad_input_exits_2(small_csv: Path, extra: list[str], message: str) -> None:
-    args = ["oasis", "estimate", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
-            "--score-col", "sim", "--prediction-col", "yhat", "--budget", "50"]
+    args = [
+        "oasis",
+        "estimate",
+        str(small_csv),
+        "--label-col",
+        "truth",
+        "--pair-id-col",
+        "id",
+        "--score-col",
+        "sim",
+        "--prediction-col",
+        "yhat",
+        "--budget",
+        "50",
+    ]
     overrides = dict(zip(extra[::2], extra[1::2], strict=True))
     for i in range(len(args) - 1):
         if args[i] in overrides:
@@ -115,11 +182,15 @@ def test_estimate_missing_file_and_bad_values(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["oasis", "estimate", str(tmp_path / "x.csv"), "--budget", "5"])
     assert missing.exit_code == 2 and "file not found" in missing.output
     bad = tmp_path / "bad.csv"
-    pd.DataFrame({"pair_id": [1, 2], "score": [np.nan, 0.2], "prediction": [1, 0], "label": [1, 0]}).to_csv(bad, index=False)
+    pd.DataFrame(
+        {"pair_id": [1, 2], "score": [np.nan, 0.2], "prediction": [1, 0], "label": [1, 0]}
+    ).to_csv(bad, index=False)
     result = runner.invoke(app, ["oasis", "estimate", str(bad), "--budget", "1"])
     assert result.exit_code == 2 and "'scores' must be finite" in result.output
     bad2 = tmp_path / "bad2.csv"
-    pd.DataFrame({"pair_id": [1, 2], "score": [0.9, 0.2], "prediction": [1, 3], "label": [1, 0]}).to_csv(bad2, index=False)
+    pd.DataFrame(
+        {"pair_id": [1, 2], "score": [0.9, 0.2], "prediction": [1, 3], "label": [1, 0]}
+    ).to_csv(bad2, index=False)
     result = runner.invoke(app, ["oasis", "estimate", str(bad2), "--budget", "1"])
     assert result.exit_code == 2 and "'predictions' must hold only 0 and 1" in result.output
     result = runner.invoke(app, ["oasis", "estimate", ABT])
@@ -128,13 +199,40 @@ def test_estimate_missing_file_and_bad_values(tmp_path: Path) -> None:
 
 def test_experiment_command(small_csv: Path, tmp_path: Path) -> None:
     plot = tmp_path / "fig.png"
-    args = ["oasis", "experiment", str(small_csv), "--label-col", "truth", "--pair-id-col", "id",
-            "--score-col", "sim", "--prediction-col", "yhat", "--budgets", "50,100", "--repeats", "3",
-            "--methods", "oasis,passive", "--strata", "10", "--format", "json", "--plot", str(plot)]
+    args = [
+        "oasis",
+        "experiment",
+        str(small_csv),
+        "--label-col",
+        "truth",
+        "--pair-id-col",
+        "id",
+        "--score-col",
+        "sim",
+        "--prediction-col",
+        "yhat",
+        "--budgets",
+        "50,100",
+        "--repeats",
+        "3",
+        "--methods",
+        "oasis,passive",
+        "--strata",
+        "10",
+        "--format",
+        "json",
+        "--plot",
+        str(plot),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
-    assert [(r["method"], r["budget"]) for r in rows] == [("oasis", 50), ("oasis", 100), ("passive", 50), ("passive", 100)]
+    assert [(r["method"], r["budget"]) for r in rows] == [
+        ("oasis", 50),
+        ("oasis", 100),
+        ("passive", 50),
+        ("passive", 100),
+    ]
     assert {"mae", "std", "coverage", "defined", "true_value"} <= set(rows[0])
     assert plot.exists() and plot.stat().st_size > 1000
     bad = runner.invoke(app, [*args[:-4], "--budgets", "50,x"])

@@ -49,7 +49,12 @@ def test_stratified_ratio_matches_brute_force(alpha: float) -> None:
     pp = np.array([int(s[:, 1].sum()) for s in samples])
     pos = np.array([int(s[:, 0].sum()) for s in samples])
     est = stratified_ratio(sizes, n, tp, pp, pos, alpha)
-    totals = np.array([sizes[k] * np.mean(np.c_[s[:, 0] & s[:, 1], s[:, 1], s[:, 0]], axis=0) for k, s in enumerate(samples)]).sum(0)
+    totals = np.array(
+        [
+            sizes[k] * np.mean(np.c_[s[:, 0] & s[:, 1], s[:, 1], s[:, 0]], axis=0)
+            for k, s in enumerate(samples)
+        ]
+    ).sum(0)
     den = alpha * totals[1] + (1 - alpha) * totals[2]
     f = totals[0] / den
     var = 0.0
@@ -63,7 +68,12 @@ def test_stratified_ratio_matches_brute_force(alpha: float) -> None:
 def test_stratified_ratio_unvisited_stratum_borrows_the_pooled_mean() -> None:
     # stratum 1 (size 10) not sampled: its rates are those of stratum 0 (2 TP, 2 PP, 3 P in 4)
     est = stratified_ratio(
-        np.array([10, 10]), np.array([4, 0]), np.array([2, 0]), np.array([2, 0]), np.array([3, 0]), 0.5
+        np.array([10, 10]),
+        np.array([4, 0]),
+        np.array([2, 0]),
+        np.array([2, 0]),
+        np.array([3, 0]),
+        0.5,
     )
     assert est.estimate == pytest.approx(2 / 2.5)
 
@@ -80,7 +90,10 @@ def test_adaptive_variance_sum_matches_brute_force_on_a_labelled_pool() -> None:
     v /= v.sum(1, keepdims=True)
     inv = np.where(v > 0, 1.0 / np.where(v > 0, v, 1.0), 0.0)
     alpha, f = 0.5, 0.6
-    e = [(lab & pr) - f * (alpha * pr + (1 - alpha) * lab) for lab, pr in zip(labels, preds, strict=True)]
+    e = [
+        (lab & pr) - f * (alpha * pr + (1 - alpha) * lab)
+        for lab, pr in zip(labels, preds, strict=True)
+    ]
     brute = 0.0
     for t in range(t_total):
         open_strata = (0, 2)
@@ -114,10 +127,19 @@ def test_adaptive_variance_uses_prior_rates_for_unlabelled_pairs() -> None:
     e1 = 2 * (0.5 * 0.5 - 0.5 * 0.25) - 8 * 0.1 * 0.25
     expected = 10 * e2 * 3 - 3 * e1**2
     got = adaptive_variance_sum(
-        0.5, 0.5,
-        sizes=np.array([10]), inv_v_sums=np.array([3.0]), exhausted_at=np.array([-1]), iterations=3,
-        n_labelled=np.array([0]), tp=np.array([0]), pp=np.array([0]), pos=np.array([0]),
-        predicted=np.array([2]), prior_rate_predicted=np.array([0.5]), prior_rate_other=np.array([0.1]),
+        0.5,
+        0.5,
+        sizes=np.array([10]),
+        inv_v_sums=np.array([3.0]),
+        exhausted_at=np.array([-1]),
+        iterations=3,
+        n_labelled=np.array([0]),
+        tp=np.array([0]),
+        pp=np.array([0]),
+        pos=np.array([0]),
+        predicted=np.array([2]),
+        prior_rate_predicted=np.array([0.5]),
+        prior_rate_other=np.array([0.1]),
         prior_strength=5.0,
     )
     assert got == pytest.approx(expected)

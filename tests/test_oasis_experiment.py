@@ -29,7 +29,9 @@ def test_experiment_summaries_match_the_raw_estimates() -> None:
                 assert row.bias == pytest.approx(np.mean(est[ok, j] - res.true_value))
             assert row.mean_iterations >= b
     # reproducible from the seed
-    again = run_experiment(POOL, methods=("oasis", "passive"), budgets=(100, 300), repeats=6, seed=1)
+    again = run_experiment(
+        POOL, methods=("oasis", "passive"), budgets=(100, 300), repeats=6, seed=1
+    )
     np.testing.assert_array_equal(again.estimates["oasis"], res.estimates["oasis"])
     assert len(res.to_records()) == 4
 
@@ -40,9 +42,13 @@ def test_oasis_beats_passive_on_a_rare_match_pool() -> None:
 
 
 def test_experiment_noise_and_errors() -> None:
-    res = run_experiment(POOL, methods=("stratified",), budgets=(200,), repeats=2, flip_probability=0.2)
+    res = run_experiment(
+        POOL, methods=("stratified",), budgets=(200,), repeats=2, flip_probability=0.2
+    )
     assert math.isfinite(res.row("stratified", 200).mae)
-    with pytest.raises(InputError, match="'budgets' must not exceed the pool size 5000; received 6000"):
+    with pytest.raises(
+        InputError, match="'budgets' must not exceed the pool size 5000; received 6000"
+    ):
         run_experiment(POOL, budgets=(6000,), repeats=1)
     with pytest.raises(InputError, match="'methods' must be one of"):
         run_experiment(POOL, methods=("oasis", "best"), repeats=1)  # type: ignore[arg-type]

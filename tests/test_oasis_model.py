@@ -52,7 +52,9 @@ def test_optimal_strata_weights_by_hand() -> None:
     expected = np.array([t0, t1, t2]) / (t0 + t1 + t2)
     np.testing.assert_allclose(optimal_strata_weights(alpha, f, pi, lam, w), expected, rtol=1e-12)
     # all terms zero: fall back to the stratum weights
-    np.testing.assert_allclose(optimal_strata_weights(0.5, 0.0, [0.0, 0.0], [0.0, 0.0], w[:2]), [1 / 3, 2 / 3])
+    np.testing.assert_allclose(
+        optimal_strata_weights(0.5, 0.0, [0.0, 0.0], [0.0, 0.0], w[:2]), [1 / 3, 2 / 3]
+    )
 
 
 def test_optimal_item_weights_is_the_pairwise_formula() -> None:
@@ -139,7 +141,8 @@ def test_exhausted_stratum_leaves_the_distribution_and_counts_exactly() -> None:
     labels = s.pool.labels[idx].astype(float)  # type: ignore[index]
     preds = s.pool.predictions[idx].astype(float)
     np.testing.assert_allclose(
-        s._sums, [np.sum((w * labels * preds)[in0]), np.sum((w * preds)[in0]), np.sum((w * labels)[in0])]
+        s._sums,
+        [np.sum((w * labels * preds)[in0]), np.sum((w * preds)[in0]), np.sum((w * labels)[in0])],
     )
     t = s.iterations
     tp = 1.0 + np.sum((w * labels * preds)[in0]) / t

@@ -58,7 +58,9 @@ CASES = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("method", "imbalance", "budget", "options"), CASES)
-def test_bias_std_and_coverage(method: str, imbalance: float, budget: int, options: dict[str, object]) -> None:
+def test_bias_std_and_coverage(
+    method: str, imbalance: float, budget: int, options: dict[str, object]
+) -> None:
     runs = _runs(method, imbalance, budget, **options)
     for alpha, x in runs.items():
         err, sd, covered = x[:, 0], x[:, 1], x[:, 2]

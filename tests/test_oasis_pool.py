@@ -54,19 +54,63 @@ def test_mapping_when_nothing_is_above_threshold() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"scores": [0.1, float("nan")], "predictions": [0, 1]}, InputError, "'scores' must be finite"),
-        ({"scores": [0.1, float("inf")], "predictions": [0, 1]}, InputError, "'scores' must be finite"),
+        (
+            {"scores": [0.1, float("nan")], "predictions": [0, 1]},
+            InputError,
+            "'scores' must be finite",
+        ),
+        (
+            {"scores": [0.1, float("inf")], "predictions": [0, 1]},
+            InputError,
+            "'scores' must be finite",
+        ),
         ({"scores": [], "predictions": []}, InputError, "must not be empty"),
-        ({"scores": [0.1, 0.2], "predictions": [0, 2]}, InputError, "'predictions' must hold only 0 and 1"),
-        ({"scores": [0.1, 0.2], "predictions": [0]}, InputError, "'predictions' must have one value per pair (2)"),
-        ({"scores": [0.1, 0.2], "predictions": [0, 1], "labels": [1, -1]}, InputError, "'labels' must hold only 0 and 1"),
-        ({"scores": [0.1, 0.2], "predictions": ["a", "b"]}, InputTypeError, "'predictions' must hold 0/1 values"),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 2]},
+            InputError,
+            "'predictions' must hold only 0 and 1",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0]},
+            InputError,
+            "'predictions' must have one value per pair (2)",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 1], "labels": [1, -1]},
+            InputError,
+            "'labels' must hold only 0 and 1",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": ["a", "b"]},
+            InputTypeError,
+            "'predictions' must hold 0/1 values",
+        ),
         ({"scores": "abc", "predictions": [0]}, InputTypeError, "'scores' must be a 1-D sequence"),
-        ({"scores": [0.1, 0.2], "predictions": [0, 1], "pair_ids": ["a", "a"]}, InputError, "duplicate id"),
-        ({"scores": [0.1, 0.2], "predictions": [0, 1], "probabilities": [0.5, 1.5]}, InputError, "'probabilities' must lie in [0, 1]"),
-        ({"scores": [2.0, 0.2], "predictions": [0, 1], "score_kind": "probability"}, InputError, "score_kind='probability'"),
-        ({"scores": [0.1, 0.2], "predictions": [0, 1], "score_kind": "logit"}, InputError, "'score_kind' must be one of"),
-        ({"scores": [3.0, -2.0, 1.0], "predictions": [0, 1, 1]}, InputError, "cannot infer the decision threshold"),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 1], "pair_ids": ["a", "a"]},
+            InputError,
+            "duplicate id",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 1], "probabilities": [0.5, 1.5]},
+            InputError,
+            "'probabilities' must lie in [0, 1]",
+        ),
+        (
+            {"scores": [2.0, 0.2], "predictions": [0, 1], "score_kind": "probability"},
+            InputError,
+            "score_kind='probability'",
+        ),
+        (
+            {"scores": [0.1, 0.2], "predictions": [0, 1], "score_kind": "logit"},
+            InputError,
+            "'score_kind' must be one of",
+        ),
+        (
+            {"scores": [3.0, -2.0, 1.0], "predictions": [0, 1, 1]},
+            InputError,
+            "cannot infer the decision threshold",
+        ),
     ],
 )
 def test_bad_input(kwargs: dict[str, object], error: type[Exception], message: str) -> None:
@@ -118,7 +162,9 @@ def test_frame_columns_and_errors(tmp_path) -> None:  # type: ignore[no-untyped-
     pool = pool_from_frame(df, pair_id_col="id", score_col="s", prediction_col="yhat")
     assert pool.labels is None
     with pytest.raises(InputError, match="column 'label' not found"):
-        pool_from_frame(df, pair_id_col="id", score_col="s", prediction_col="yhat", require_label=True)
+        pool_from_frame(
+            df, pair_id_col="id", score_col="s", prediction_col="yhat", require_label=True
+        )
     with pytest.raises(InputTypeError, match="'frame' must be a pandas or polars DataFrame"):
         pool_from_frame({"score": [1.0]})
     with pytest.raises(FileNotFoundError):

@@ -43,7 +43,9 @@ def _make(method: str, pool: Pool, seed: int = 0, **extra: object):  # type: ign
 
 
 @pytest.mark.parametrize(("method", "options"), CONFIGS)
-def test_labelling_the_whole_pool_gives_the_exact_measures(method: str, options: dict[str, object]) -> None:
+def test_labelling_the_whole_pool_gives_the_exact_measures(
+    method: str, options: dict[str, object]
+) -> None:
     pool = synthetic_pool(400, imbalance=20, seed=4)
     if method == "importance":  # with epsilon = 1e-3 the last pairs take ~N / epsilon draws
         options = {**options, "epsilon": 0.3}
@@ -115,24 +117,72 @@ def test_bad_oracle_label_keeps_the_proposal() -> None:
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda: OASISSampler(SMALL, epsilon=0.0), InputError, "'epsilon' must lie in (0, 1]; received 0.0"),
-        (lambda: OASISSampler(SMALL, epsilon=1.5), InputError, "'epsilon' must lie in (0, 1]; received 1.5"),
+        (
+            lambda: OASISSampler(SMALL, epsilon=0.0),
+            InputError,
+            "'epsilon' must lie in (0, 1]; received 0.0",
+        ),
+        (
+            lambda: OASISSampler(SMALL, epsilon=1.5),
+            InputError,
+            "'epsilon' must lie in (0, 1]; received 1.5",
+        ),
         (lambda: ImportanceSampler(SMALL, epsilon=-1), InputError, "'epsilon' must lie in (0, 1]"),
-        (lambda: OASISSampler(SMALL, alpha=1.5), InputError, "'alpha' must lie in [0, 1]; received 1.5"),
+        (
+            lambda: OASISSampler(SMALL, alpha=1.5),
+            InputError,
+            "'alpha' must lie in [0, 1]; received 1.5",
+        ),
         (lambda: PassiveSampler(SMALL, alpha=-0.1), InputError, "'alpha' must lie in [0, 1]"),
-        (lambda: OASISSampler(SMALL, prior_strength=0), InputError, "'prior_strength' must lie in (0, inf]"),
-        (lambda: OASISSampler(SMALL, decaying_prior=1), InputTypeError, "'decaying_prior' must be True or False"),
-        (lambda: PassiveSampler(SMALL, replace="yes"), InputTypeError, "'replace' must be True or False"),
+        (
+            lambda: OASISSampler(SMALL, prior_strength=0),
+            InputError,
+            "'prior_strength' must lie in (0, inf]",
+        ),
+        (
+            lambda: OASISSampler(SMALL, decaying_prior=1),
+            InputTypeError,
+            "'decaying_prior' must be True or False",
+        ),
+        (
+            lambda: PassiveSampler(SMALL, replace="yes"),
+            InputTypeError,
+            "'replace' must be True or False",
+        ),
         (lambda: OASISSampler(SMALL, seed="x"), InputTypeError, "'seed' must be None"),
         (lambda: OASISSampler([1, 2]), InputTypeError, "'pool' must be an ereval.oasis.Pool"),
-        (lambda: StratifiedSampler(SMALL, strata="csf"), InputTypeError, "'strata' must be an ereval.oasis.Strata"),
+        (
+            lambda: StratifiedSampler(SMALL, strata="csf"),
+            InputTypeError,
+            "'strata' must be an ereval.oasis.Strata",
+        ),
         (lambda: make_sampler("bandit", SMALL), InputError, "'method' must be one of"),
-        (lambda: OASISSampler(SMALL).run(budget=SMALL.size + 1), InputError, f"'budget' must not exceed the pool size {SMALL.size}; received {SMALL.size + 1}"),
+        (
+            lambda: OASISSampler(SMALL).run(budget=SMALL.size + 1),
+            InputError,
+            f"'budget' must not exceed the pool size {SMALL.size}; received {SMALL.size + 1}",
+        ),
         (lambda: OASISSampler(SMALL).run(budget=0), InputError, "'budget' must be an integer >= 1"),
-        (lambda: OASISSampler(SMALL).run(), InputError, "give a 'budget', a 'target_ci_width' or both"),
-        (lambda: OASISSampler(SMALL).run(target_ci_width=-0.1), InputError, "'target_ci_width' must lie in (0, inf]"),
-        (lambda: OASISSampler(Pool.from_arrays([0.1, 0.9], [0, 1])).run(budget=1), InputError, "'oracle' is required"),
-        (lambda: NoisyOracle(SMALL, flip_probability=1.2), InputError, "'flip_probability' must lie in [0, 1]"),
+        (
+            lambda: OASISSampler(SMALL).run(),
+            InputError,
+            "give a 'budget', a 'target_ci_width' or both",
+        ),
+        (
+            lambda: OASISSampler(SMALL).run(target_ci_width=-0.1),
+            InputError,
+            "'target_ci_width' must lie in (0, inf]",
+        ),
+        (
+            lambda: OASISSampler(Pool.from_arrays([0.1, 0.9], [0, 1])).run(budget=1),
+            InputError,
+            "'oracle' is required",
+        ),
+        (
+            lambda: NoisyOracle(SMALL, flip_probability=1.2),
+            InputError,
+            "'flip_probability' must lie in [0, 1]",
+        ),
         (lambda: LabelOracle([0, 3]), InputError, "'labels' must hold only 0 and 1"),
     ],
 )
@@ -203,7 +253,9 @@ def test_consistency_on_a_synthetic_pool(method: str, options: dict[str, object]
 
 
 @pytest.mark.parametrize(("method", "options"), CONFIGS)
-def test_save_and_resume_continue_identically(tmp_path, method: str, options: dict[str, object]) -> None:  # type: ignore[no-untyped-def]
+def test_save_and_resume_continue_identically(
+    tmp_path, method: str, options: dict[str, object]
+) -> None:  # type: ignore[no-untyped-def]
     straight = _make(method, SMALL, seed=21, **options)
     straight.run(budget=150)
     first = straight.ask()
@@ -281,7 +333,9 @@ def test_noisy_oracle_in_a_run_targets_the_noisy_labels() -> None:
 
 def test_console_oracle_reads_answers() -> None:
     out = io.StringIO()
-    oracle = ConsoleOracle(SMALL, stdin=io.StringIO("maybe\ny\nn\n"), stdout=out, describe=lambda i: f"record {i}")
+    oracle = ConsoleOracle(
+        SMALL, stdin=io.StringIO("maybe\ny\nn\n"), stdout=out, describe=lambda i: f"record {i}"
+    )
     assert oracle(0) == 1
     assert oracle(1) == 0
     text = out.getvalue()

@@ -93,8 +93,16 @@ def test_default_is_robust_on_the_shared_pools(name: str, column: str) -> None:
         ({"values": [1.0, 2.0], "n_strata": 3}, InputError, "must not exceed the pool size 2"),
         ({"values": [1.0, 2.0], "n_strata": 1.5}, InputTypeError, "'n_strata' must be an integer"),
         ({"values": [1.0, 2.0], "method": "kmeans"}, InputError, "'method' must be one of"),
-        ({"values": [1.0, 2.0], "n_strata": 2, "transform": "logit"}, InputError, "transform='logit' needs values in [0, 1]"),
-        ({"values": [1.0, 2.0], "n_strata": 2, "n_bins": 0}, InputError, "'n_bins' must be an integer >= 1"),
+        (
+            {"values": [1.0, 2.0], "n_strata": 2, "transform": "logit"},
+            InputError,
+            "transform='logit' needs values in [0, 1]",
+        ),
+        (
+            {"values": [1.0, 2.0], "n_strata": 2, "n_bins": 0},
+            InputError,
+            "'n_bins' must be an integer >= 1",
+        ),
     ],
 )
 def test_bad_input(kwargs: dict[str, object], error: type[Exception], message: str) -> None:

@@ -69,8 +69,9 @@ class TestSimulate:
         assert res.true_values["pairwise_precision"] == pytest.approx(exact["pairwise_precision"])
         assert res.true_values["b3_entity_recall_naive"] == pytest.approx(exact["b3_entity_recall"])
         # record sampling: the record form equals the cluster form
-        assert np.allclose(res.estimates["pairwise_precision_record"],
-                           res.estimates["pairwise_precision_cluster"])
+        assert np.allclose(
+            res.estimates["pairwise_precision_record"], res.estimates["pairwise_precision_cluster"]
+        )
         assert res.summary.set_index("estimator").loc["pairwise_precision_naive", "form"] == "naive"
         assert res.settings["design"] == "record" and res.settings["repeats"] == 40
 
@@ -80,8 +81,16 @@ class TestSimulate:
 
         truth = _zipf_truth(800, 8)
         pred = inject_errors(truth, rate=0.2, seed=1)
-        res = simulate(truth, pred, sample_size=30, repeats=3, design="cluster",
-                       weights="uniform", estimators="pairwise_precision,b3_recall", seed=11)
+        res = simulate(
+            truth,
+            pred,
+            sample_size=30,
+            repeats=3,
+            design="cluster",
+            weights="uniform",
+            estimators="pairwise_precision,b3_recall",
+            seed=11,
+        )
         rng = np.random.default_rng(11)
         k = len(np.unique(truth))
         drawn = rng.choice(k, size=(3, 30), replace=True, p=np.full(k, 1 / k))
@@ -89,19 +98,32 @@ class TestSimulate:
         for r in range(3):
             chosen = labels[drawn[r]]
             keep = np.isin(truth, chosen)
-            sample = as_sample(dict(zip(np.flatnonzero(keep).tolist(), truth[keep].tolist(),
-                                        strict=True)),
-                               design="cluster", weights="uniform", draws=chosen.tolist())
+            sample = as_sample(
+                dict(zip(np.flatnonzero(keep).tolist(), truth[keep].tolist(), strict=True)),
+                design="cluster",
+                weights="uniform",
+                draws=chosen.tolist(),
+            )
             one = estimate(pred, sample, metrics="pairwise_precision,b3_recall")
             assert res.estimates["pairwise_precision"][r] == pytest.approx(
-                one["pairwise_precision"].estimate, rel=1e-12)
+                one["pairwise_precision"].estimate, rel=1e-12
+            )
             assert res.stds["b3_recall"][r] == pytest.approx(one["b3_recall"].std, rel=1e-12)
 
     def test_without_replacement_uses_the_fpc(self) -> None:
         truth = _zipf_truth(400, 9)
         k = len(np.unique(truth))
-        res = simulate(truth, error_rate=0.1, sample_size=k, repeats=5, design="cluster",
-                       weights="uniform", replace=False, naive=False, seed=0)
+        res = simulate(
+            truth,
+            error_rate=0.1,
+            sample_size=k,
+            repeats=5,
+            design="cluster",
+            weights="uniform",
+            replace=False,
+            naive=False,
+            seed=0,
+        )
         # a census without replacement: every repeat is exact, with zero variance
         summary = res.summary.set_index("estimator")
         assert summary.loc["pairwise_recall", "rmse"] == pytest.approx(0.0, abs=1e-12)
@@ -112,8 +134,17 @@ class TestSimulate:
         rng = np.random.default_rng(0)
         names = {i: f"n{rng.integers(0, 200)}" for i in range(1000)}
         blocks = {c: c % 11 for c in np.unique(truth).tolist()}
-        res = simulate(truth, error_rate=0.1, sample_size=5, repeats=20, design="block",
-                       weights="cluster_size", blocks=blocks, names=names, seed=1)
+        res = simulate(
+            truth,
+            error_rate=0.1,
+            sample_size=5,
+            repeats=20,
+            design="block",
+            weights="cluster_size",
+            blocks=blocks,
+            names=names,
+            seed=1,
+        )
         assert "homonymy_rate" in res.true_values and "name_variation_rate_naive" in res.estimates
 
     def test_bad_arguments(self) -> None:

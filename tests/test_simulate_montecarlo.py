@@ -34,12 +34,25 @@ def zipf_population(n: int = 1_000_000, seed: int = 3) -> np.ndarray:
 
 
 @cache
-def run(rate: float, n: int, repeats: int, design: str = "record", naive: bool = False,
-        estimators: str | None = None, seed: int = 1) -> SimulationResult:
+def run(
+    rate: float,
+    n: int,
+    repeats: int,
+    design: str = "record",
+    naive: bool = False,
+    estimators: str | None = None,
+    seed: int = 1,
+) -> SimulationResult:
     return simulate(
-        zipf_population(), error_rate=rate, sample_size=n, repeats=repeats, design=design,
-        weights=None if design == "record" else "cluster_size", naive=naive,
-        estimators=estimators, seed=seed,
+        zipf_population(),
+        error_rate=rate,
+        sample_size=n,
+        repeats=repeats,
+        design=design,
+        weights=None if design == "record" else "cluster_size",
+        naive=naive,
+        estimators=estimators,
+        seed=seed,
     )
 
 
@@ -103,8 +116,10 @@ def test_coverage_approaches_nominal_with_sample_size() -> None:
 @pytest.fixture(scope="module")
 def tables_1_2() -> pd.DataFrame:
     """Binette 2022, Tables 1-2: error rates 5/10/20%, record samples of 100/200/400."""
-    keys = ("pairwise_precision,pairwise_precision_record,pairwise_precision_naive,"
-            "pairwise_recall,pairwise_recall_naive")
+    keys = (
+        "pairwise_precision,pairwise_precision_record,pairwise_precision_naive,"
+        "pairwise_recall,pairwise_recall_naive"
+    )
     rows = []
     for rate in (0.05, 0.1, 0.2):
         for n in (100, 200, 400):

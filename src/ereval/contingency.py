@@ -421,7 +421,6 @@ class ContingencyTable:
         )
 
 
-
 def _compact(index: IntArray, sizes: IntArray) -> tuple[IntArray, IntArray]:
     """Drop codes of size 0, renumbering the cell index accordingly."""
     used = sizes > 0

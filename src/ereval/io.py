@@ -326,7 +326,9 @@ def _labels(values: npt.NDArray[Any], *, name: str) -> Membership:
         raise InputError(
             f"'{name}': a label array must be 1-dimensional; received shape {values.shape}"
         )
-    return _finalise(np.arange(values.shape[0], dtype=np.int64), values, name=name, unique_records=True)
+    return _finalise(
+        np.arange(values.shape[0], dtype=np.int64), values, name=name, unique_records=True
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -42,8 +42,19 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 SUMMARY_COLUMNS = (
-    "estimator", "metric", "form", "true_value", "mean", "bias", "bias_se", "rmse",
-    "empirical_std", "mean_std", "coverage", "coverage_se", "n_undefined",
+    "estimator",
+    "metric",
+    "form",
+    "true_value",
+    "mean",
+    "bias",
+    "bias_se",
+    "rmse",
+    "empirical_std",
+    "mean_std",
+    "coverage",
+    "coverage_se",
+    "n_undefined",
 )
 
 
@@ -131,7 +142,11 @@ class SimulationResult:
 
 
 def _draw_units(
-    population: ClusterSample, design: SimulationDesign, n: int, repeats: int, replace: bool,
+    population: ClusterSample,
+    design: SimulationDesign,
+    n: int,
+    repeats: int,
+    replace: bool,
     rng: np.random.Generator,
 ) -> IntArray:
     """Unit codes drawn, shape ``(repeats, n)``."""
@@ -145,12 +160,14 @@ def _draw_units(
         raise InputError(
             f"cannot draw {n} units without replacement from a population of {population.n_units}"
         )
-    return np.stack([rng.choice(population.n_units, size=n, replace=False, p=p)
-                     for _ in range(repeats)]).astype(np.int64)
+    return np.stack(
+        [rng.choice(population.n_units, size=n, replace=False, p=p) for _ in range(repeats)]
+    ).astype(np.int64)
 
 
-def _true_values(keys: list[str], truth: Membership, pred: Membership, terms: ClusterTerms,
-                 beta: float) -> dict[str, float]:
+def _true_values(
+    keys: list[str], truth: Membership, pred: Membership, terms: ClusterTerms, beta: float
+) -> dict[str, float]:
     wanted = set()
     for key in keys:
         metric = key[: -len("_naive")] if key.endswith("_naive") else SPEC_BY_KEY[key].metric
@@ -232,8 +249,11 @@ def simulate(
     t = as_membership(truth, name="truth")
     if (pred is None) == (error_rate is None):
         raise InputError("give exactly one of 'pred' and 'error_rate'")
-    p = inject_errors(t, rate=error_rate, seed=rng) if error_rate is not None else as_membership(
-        pred, name="pred")
+    p = (
+        inject_errors(t, rate=error_rate, seed=rng)
+        if error_rate is not None
+        else as_membership(pred, name="pred")
+    )
     if design == "record":
         if weights not in (None, "cluster_size"):
             raise InputError("design='record' implies weights='cluster_size'")
@@ -248,12 +268,24 @@ def simulate(
         population = as_sample(t, design=design, weights=weights, blocks=blocks)
         label_design = design
     terms = cluster_terms(prepare_prediction(p, names=names, index=False), population)
-    shape = ClusterSample(population.records, population.clusters, population.cluster_codes,
-                          population.cluster_labels, population.unit_of_cluster,
-                          population.unit_labels, population.probabilities, population.draws,
-                          label_design, population.weights, replace)
-    keys = (available_estimators(shape, terms, beta=beta, naive=naive) if estimators is None
-            else resolve_estimators(estimators, shape, terms, False))
+    shape = ClusterSample(
+        population.records,
+        population.clusters,
+        population.cluster_codes,
+        population.cluster_labels,
+        population.unit_of_cluster,
+        population.unit_labels,
+        population.probabilities,
+        population.draws,
+        label_design,
+        population.weights,
+        replace,
+    )
+    keys = (
+        available_estimators(shape, terms, beta=beta, naive=naive)
+        if estimators is None
+        else resolve_estimators(estimators, shape, terms, False)
+    )
     drawn = _draw_units(population, design, n, repeats, replace, rng)
     theta = 1.0 if replace else 1.0 - (n - 1) / (population.n_units - 1)
     inv_p = 1.0 / population.probabilities[drawn]
@@ -276,15 +308,28 @@ def simulate(
         _naive_repeats(naive_keys, terms, population, drawn, beta, estimates, stds)
     true = _true_values(keys, t, p, terms, beta)
     summary = _summarise(keys, estimates, stds, true, z)
-    settings = {"design": design, "sample_size": n, "repeats": repeats, "error_rate": error_rate,
-                "level": level, "beta": beta, "replace": replace,
-                "weights": population.weights if design != "record" else "cluster_size"}
+    settings = {
+        "design": design,
+        "sample_size": n,
+        "repeats": repeats,
+        "error_rate": error_rate,
+        "level": level,
+        "beta": beta,
+        "replace": replace,
+        "weights": population.weights if design != "record" else "cluster_size",
+    }
     return SimulationResult(summary, estimates, stds, true, settings)
 
 
-def _naive_repeats(keys: list[str], terms: ClusterTerms, population: ClusterSample,
-                   drawn: IntArray, beta: float, estimates: dict[str, FloatArray],
-                   stds: dict[str, FloatArray]) -> None:
+def _naive_repeats(
+    keys: list[str],
+    terms: ClusterTerms,
+    population: ClusterSample,
+    drawn: IntArray,
+    beta: float,
+    estimates: dict[str, FloatArray],
+    stds: dict[str, FloatArray],
+) -> None:
     repeats = drawn.shape[0]
     values = {k: np.full(repeats, math.nan) for k in keys}
     for r in range(repeats):
@@ -298,8 +343,13 @@ def _naive_repeats(keys: list[str], terms: ClusterTerms, population: ClusterSamp
         stds[k] = np.full(repeats, math.nan)
 
 
-def _summarise(keys: list[str], estimates: dict[str, FloatArray], stds: dict[str, FloatArray],
-               true: dict[str, float], z: float) -> pd.DataFrame:
+def _summarise(
+    keys: list[str],
+    estimates: dict[str, FloatArray],
+    stds: dict[str, FloatArray],
+    true: dict[str, float],
+    z: float,
+) -> pd.DataFrame:
     rows = []
     for key in keys:
         e, s, t0 = estimates[key], stds[key], true[key]
@@ -312,19 +362,23 @@ def _summarise(keys: list[str], estimates: dict[str, FloatArray], stds: dict[str
         covered = np.abs(e[with_ci] - t0) <= z * s[with_ci]
         cov = float(covered.mean()) if covered.size else math.nan
         naive = key.endswith("_naive") and key not in SPEC_BY_KEY
-        rows.append({
-            "estimator": key,
-            "metric": key[: -len("_naive")] if naive else SPEC_BY_KEY[key].metric,
-            "form": "naive" if naive else SPEC_BY_KEY[key].form,
-            "true_value": t0,
-            "mean": float(ev.mean()) if m else math.nan,
-            "bias": float(err.mean()) if m else math.nan,
-            "bias_se": sd / math.sqrt(m) if m > 1 else math.nan,
-            "rmse": float(np.sqrt((err * err).mean())) if m else math.nan,
-            "empirical_std": sd,
-            "mean_std": float(s[ok].mean()) if m and not naive else math.nan,
-            "coverage": cov,
-            "coverage_se": math.sqrt(cov * (1 - cov) / covered.size) if covered.size else math.nan,
-            "n_undefined": int(e.shape[0] - m),
-        })
+        rows.append(
+            {
+                "estimator": key,
+                "metric": key[: -len("_naive")] if naive else SPEC_BY_KEY[key].metric,
+                "form": "naive" if naive else SPEC_BY_KEY[key].form,
+                "true_value": t0,
+                "mean": float(ev.mean()) if m else math.nan,
+                "bias": float(err.mean()) if m else math.nan,
+                "bias_se": sd / math.sqrt(m) if m > 1 else math.nan,
+                "rmse": float(np.sqrt((err * err).mean())) if m else math.nan,
+                "empirical_std": sd,
+                "mean_std": float(s[ok].mean()) if m and not naive else math.nan,
+                "coverage": cov,
+                "coverage_se": math.sqrt(cov * (1 - cov) / covered.size)
+                if covered.size
+                else math.nan,
+                "n_undefined": int(e.shape[0] - m),
+            }
+        )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))

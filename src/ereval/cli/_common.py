@@ -137,7 +137,6 @@ def emit_records(
         Console().print(table)
 
 
-
 def check_key_column(frame: Any, column: str, key_col: str, *, option: str, source: str) -> None:
     """Check that ``frame`` (the file named ``source``) has ``column`` without gaps, and
     the key column ``key_col`` it is read per value of."""

@@ -139,7 +139,9 @@ def estimate_command(
         sample_frame,
         design="single_block" if design == "single-block" else design,
         weights=weights_value(weights),
-        weight_kind="inverse_probability" if weight_kind == "inverse-probability" else "probability",
+        weight_kind="inverse_probability"
+        if weight_kind == "inverse-probability"
+        else "probability",
         blocks=blocks,
         draws=draws,
         replace=not without_replacement,
@@ -153,8 +155,9 @@ def estimate_command(
     if group is not None:
         groups = _groups(sample_frame, group, record_col, cluster_col)
         by_group = run_with_warnings(
-            lambda: estimate_by_group(prepared, s, groups, metrics=metrics, beta=beta,
-                                      level=level, naive=naive)
+            lambda: estimate_by_group(
+                prepared, s, groups, metrics=metrics, beta=beta, level=level, naive=naive
+            )
         )
         if fmt == "json":
             sys.stdout.write(
@@ -162,10 +165,13 @@ def estimate_command(
             )
         else:
             rows: list[Mapping[str, Any]] = [
-                {"group": g, **estimate_row(k, e)} for g, r in by_group.items() for k, e in r.items()
+                {"group": g, **estimate_row(k, e)}
+                for g, r in by_group.items()
+                for k, e in r.items()
             ]
-            emit_records(rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt,
-                         title=f"estimates by {group}")
+            emit_records(
+                rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt, title=f"estimates by {group}"
+            )
         return
     results = run_with_warnings(
         lambda: estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)

@@ -19,8 +19,12 @@ oasis_app = typer.Typer(
 
 _MEASURES = ("f_measure", "precision", "recall")
 
-PoolArg = Annotated[Path, typer.Argument(help="Pool of scored pairs: CSV (optionally .gz) or Parquet.")]
-LabelCol = Annotated[str, typer.Option("--label-col", help="Column of true 0/1 labels (answers as the oracle).")]
+PoolArg = Annotated[
+    Path, typer.Argument(help="Pool of scored pairs: CSV (optionally .gz) or Parquet.")
+]
+LabelCol = Annotated[
+    str, typer.Option("--label-col", help="Column of true 0/1 labels (answers as the oracle).")
+]
 PairIdCol = Annotated[str, typer.Option("--pair-id-col", help="Column of pair identifiers.")]
 ScoreCol = Annotated[str, typer.Option("--score-col", help="Column of similarity scores.")]
 PredictionCol = Annotated[str, typer.Option("--prediction-col", help="Column of 0/1 predictions.")]
@@ -32,22 +36,36 @@ ProbabilityCol = Annotated[
     ),
 ]
 Threshold = Annotated[
-    float | None, typer.Option("--threshold", help="Decision threshold of real-valued scores (default: inferred).")
+    float | None,
+    typer.Option(
+        "--threshold", help="Decision threshold of real-valued scores (default: inferred)."
+    ),
 ]
-Alpha = Annotated[float, typer.Option("--alpha", help="F-measure weight: 1 precision, 0 recall, 0.5 F1.")]
+Alpha = Annotated[
+    float, typer.Option("--alpha", help="F-measure weight: 1 precision, 0 recall, 0.5 F1.")
+]
 Strata = Annotated[
-    int | None, typer.Option("--strata", help="Number of strata aimed at (default 30 up to 200,000 pairs).")
+    int | None,
+    typer.Option("--strata", help="Number of strata aimed at (default 30 up to 200,000 pairs)."),
 ]
 StrataMethod = Annotated[str, typer.Option("--strata-method", help="csf or equal_size.")]
 Epsilon = Annotated[float, typer.Option("--epsilon", help="Greediness of OASIS and IS, in (0, 1].")]
 Seed = Annotated[int | None, typer.Option("--seed", help="Random seed.")]
-Noise = Annotated[float, typer.Option("--noise", help="Probability that the oracle flips a label (simulation).")]
+Noise = Annotated[
+    float, typer.Option("--noise", help="Probability that the oracle flips a label (simulation).")
+]
 Format = Annotated[str, typer.Option("--format", help="table, json or csv.")]
 
 
 def _read(
-    pool: Path, *, pair_id_col: str, score_col: str, prediction_col: str, label_col: str,
-    probability_col: str | None, threshold: float | None,
+    pool: Path,
+    *,
+    pair_id_col: str,
+    score_col: str,
+    prediction_col: str,
+    label_col: str,
+    probability_col: str | None,
+    threshold: float | None,
 ) -> Any:
     from ..oasis import read_pool
 
@@ -83,17 +101,23 @@ def _oracle(pool: Any, noise: float, seed: int | None) -> Any:
 def estimate(
     pool: PoolArg,
     label_col: LabelCol = "label",
-    budget: Annotated[int | None, typer.Option("--budget", help="Distinct labels to spend.")] = None,
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="Distinct labels to spend.")
+    ] = None,
     target_ci_width: Annotated[
-        float | None, typer.Option("--target-ci-width", help="Stop when the interval is this narrow.")
+        float | None,
+        typer.Option("--target-ci-width", help="Stop when the interval is this narrow."),
     ] = None,
     alpha: Alpha = 0.5,
     strata: Strata = None,
     strata_method: StrataMethod = "csf",
-    method: Annotated[str, typer.Option("--method", help="oasis, passive, stratified or importance.")] = "oasis",
+    method: Annotated[
+        str, typer.Option("--method", help="oasis, passive, stratified or importance.")
+    ] = "oasis",
     epsilon: Epsilon = 1e-3,
     prior_strength: Annotated[
-        float | None, typer.Option("--prior-strength", help="OASIS prior pseudo-labels in total (default 2K).")
+        float | None,
+        typer.Option("--prior-strength", help="OASIS prior pseudo-labels in total (default 2K)."),
     ] = None,
     confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
     seed: Seed = None,
@@ -103,8 +127,12 @@ def estimate(
     prediction_col: PredictionCol = "prediction",
     probability_col: ProbabilityCol = None,
     threshold: Threshold = None,
-    save: Annotated[Path | None, typer.Option("--save", help="Save the sampler state here (.npz).")] = None,
-    resume: Annotated[Path | None, typer.Option("--resume", help="Continue a saved sampler state.")] = None,
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Save the sampler state here (.npz).")
+    ] = None,
+    resume: Annotated[
+        Path | None, typer.Option("--resume", help="Continue a saved sampler state.")
+    ] = None,
     fmt: Format = "table",
 ) -> None:
     """Estimate F-alpha, precision and recall of the pool's predictions by sampling labels."""
@@ -113,8 +141,13 @@ def estimate(
 
     out_fmt = _format(fmt)
     p = _read(
-        pool, pair_id_col=pair_id_col, score_col=score_col, prediction_col=prediction_col,
-        label_col=label_col, probability_col=probability_col, threshold=threshold,
+        pool,
+        pair_id_col=pair_id_col,
+        score_col=score_col,
+        prediction_col=prediction_col,
+        label_col=label_col,
+        probability_col=probability_col,
+        threshold=threshold,
     )
     if budget is None and target_ci_width is None:
         raise InputError("give --budget, --target-ci-width or both")
@@ -123,31 +156,42 @@ def estimate(
     if resume is not None:
         sampler = load_sampler(resume, p)
     else:
-        name: Method = check_choice("method", method, ("oasis", "passive", "stratified", "importance"))
+        name: Method = check_choice(
+            "method", method, ("oasis", "passive", "stratified", "importance")
+        )
         options: dict[str, Any] = {"alpha": alpha, "seed": seed}
         if name in ("oasis", "stratified"):
             options["n_strata"] = strata
-            options["strata_method"] = check_choice("strata-method", strata_method, ("csf", "equal_size"))
+            options["strata_method"] = check_choice(
+                "strata-method", strata_method, ("csf", "equal_size")
+            )
         if name in ("oasis", "importance"):
             options["epsilon"] = epsilon
         if name == "oasis":
             options["prior_strength"] = prior_strength
         sampler = make_sampler(name, p, **options)
     est = sampler.run(
-        _oracle(p, noise, seed), budget=budget, target_ci_width=target_ci_width, confidence=confidence
+        _oracle(p, noise, seed),
+        budget=budget,
+        target_ci_width=target_ci_width,
+        confidence=confidence,
     )
     if save is not None:
         sampler.save(save)
     result = est.to_dict()
     result.update(
-        n_pairs=p.size, n_strata=sampler.strata.n_strata, stop_reason=sampler.stop_reason,
+        n_pairs=p.size,
+        n_strata=sampler.strata.n_strata,
+        stop_reason=sampler.stop_reason,
     )
     if out_fmt == "json":
         sys.stdout.write(dumps_json(result) + "\n")
         return
     rows: list[Mapping[str, Any]] = [{"measure": m, **result[m]} for m in _MEASURES]
     emit_records(
-        rows, ["measure", "estimate", "std", "ci_low", "ci_high"], out_fmt,
+        rows,
+        ["measure", "estimate", "std", "ci_low", "ci_high"],
+        out_fmt,
         title=(
             f"{est.method}: {est.labels_used} labels, {est.iterations} draws, "
             f"alpha = {est.alpha:g}, {est.confidence:.0%} intervals, stopped by {sampler.stop_reason}"
@@ -163,7 +207,9 @@ def experiment(
     methods: Annotated[str, typer.Option("--methods", help="Comma-separated methods.")] = (
         "oasis,passive,stratified,importance"
     ),
-    budgets: Annotated[str, typer.Option("--budgets", help="Comma-separated label budgets.")] = "500,1000,2000,5000",
+    budgets: Annotated[
+        str, typer.Option("--budgets", help="Comma-separated label budgets.")
+    ] = "500,1000,2000,5000",
     repeats: Annotated[int, typer.Option("--repeats", help="Runs per method.")] = 100,
     alpha: Alpha = 0.5,
     strata: Strata = None,
@@ -176,7 +222,9 @@ def experiment(
     prediction_col: PredictionCol = "prediction",
     probability_col: ProbabilityCol = None,
     threshold: Threshold = None,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Write the error-vs-budget figure here.")] = None,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="Write the error-vs-budget figure here.")
+    ] = None,
     fmt: Format = "table",
 ) -> None:
     """Repeat each method and report mean absolute error and std of F-alpha against the budget."""
@@ -185,15 +233,22 @@ def experiment(
 
     out_fmt = _format(fmt)
     p = _read(
-        pool, pair_id_col=pair_id_col, score_col=score_col, prediction_col=prediction_col,
-        label_col=label_col, probability_col=probability_col, threshold=threshold,
+        pool,
+        pair_id_col=pair_id_col,
+        score_col=score_col,
+        prediction_col=prediction_col,
+        label_col=label_col,
+        probability_col=probability_col,
+        threshold=threshold,
     )
     budget_list: list[int] = []
     for item in budgets.split(","):
         try:
             budget_list.append(int(item))
         except ValueError:
-            raise InputError(f"'budgets' must be comma-separated integers; received {item!r}") from None
+            raise InputError(
+                f"'budgets' must be comma-separated integers; received {item!r}"
+            ) from None
     if plot is not None and not plot.parent.exists():
         raise InputError(f"output directory '{plot.parent}' does not exist")
     method_list = [m.strip() for m in methods.split(",") if m.strip()]
@@ -211,11 +266,24 @@ def experiment(
     )
     if plot is not None:
         plot_experiment(res, path=plot)
-    columns = ["method", "budget", "mae", "std", "bias", "rmse", "coverage", "mean_std_estimate",
-               "defined", "mean_iterations", "true_value"]
+    columns = [
+        "method",
+        "budget",
+        "mae",
+        "std",
+        "bias",
+        "rmse",
+        "coverage",
+        "mean_std_estimate",
+        "defined",
+        "mean_iterations",
+        "true_value",
+    ]
     records: list[Mapping[str, Any]] = list(res.to_records())
     emit_records(
-        records, columns, out_fmt,
+        records,
+        columns,
+        out_fmt,
         title=f"{res.repeats} runs per method; true F(alpha = {res.alpha:g}) = {res.true_value:.6g}",
     )
 

@@ -78,7 +78,9 @@ def simulate_command(
     ] = True,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
-    record_col: Annotated[str, typer.Option("--record-col", help="Record id column.")] = "record_id",
+    record_col: Annotated[
+        str, typer.Option("--record-col", help="Record id column.")
+    ] = "record_id",
     cluster_col: Annotated[
         str, typer.Option("--cluster-col", help="Cluster id column.")
     ] = "cluster_id",
@@ -121,8 +123,10 @@ def simulate_command(
         {str(k): v for k, v in row.items()} for row in result.summary.to_dict(orient="records")
     ]
     settings = result.settings
-    title = (f"{settings['repeats']} samples of {settings['sample_size']} ({settings['design']}, "
-             f"{settings['weights']})")
+    title = (
+        f"{settings['repeats']} samples of {settings['sample_size']} ({settings['design']}, "
+        f"{settings['weights']})"
+    )
     emit_records(rows, list(SUMMARY_COLUMNS), fmt, title=title)
 
 

@@ -77,9 +77,7 @@ def sample_table(sample: Any, *, record_col: str, cluster_col: str) -> SampleTab
     source = frame if frame is not None else sample
     m = as_membership(source, name="sample", record_col=record_col, cluster_col=cluster_col)
     codes, labels = pd.factorize(m.clusters)
-    return SampleTable(
-        m.records, m.clusters, codes.astype(np.int64), np.asarray(labels), frame
-    )
+    return SampleTable(m.records, m.clusters, codes.astype(np.int64), np.asarray(labels), frame)
 
 
 def _check_repeated_records(frame: pd.DataFrame, record_col: str, cluster_col: str) -> None:
@@ -107,8 +105,13 @@ def _check_repeated_records(frame: pd.DataFrame, record_col: str, cluster_col: s
 
 
 def _per_group(
-    values: npt.NDArray[Any], group: IntArray, n_groups: int, group_labels: npt.NDArray[Any],
-    *, name: str, what: str,
+    values: npt.NDArray[Any],
+    group: IntArray,
+    n_groups: int,
+    group_labels: npt.NDArray[Any],
+    *,
+    name: str,
+    what: str,
 ) -> npt.NDArray[Any]:
     """Collapse per-record values to one per group, checking they agree within a group."""
     missing = pd.isna(values)
@@ -138,7 +141,9 @@ def _lookup(
 ) -> npt.NDArray[Any]:
     series = spec if isinstance(spec, pd.Series) else pd.Series(dict(spec), dtype=object)
     if not series.index.is_unique:
-        raise InputError(f"'{name}' has repeated keys (e.g. {plain(series.index[series.index.duplicated()][0])!r})")
+        raise InputError(
+            f"'{name}' has repeated keys (e.g. {plain(series.index[series.index.duplicated()][0])!r})"
+        )
     pos = series.index.get_indexer(pd.Index(labels, dtype=object))
     if (pos < 0).any():
         miss = labels[pos < 0]
@@ -163,7 +168,9 @@ def _numeric(values: npt.NDArray[Any], *, name: str) -> FloatArray:
     return out
 
 
-def unit_codes(table: SampleTable, *, design: str, blocks: Any) -> tuple[IntArray, npt.NDArray[Any]]:
+def unit_codes(
+    table: SampleTable, *, design: str, blocks: Any
+) -> tuple[IntArray, npt.NDArray[Any]]:
     """The sampling unit of each cluster code, and the id of each unit."""
     k = table.n_clusters
     if design in ("record", "cluster"):
@@ -195,7 +202,9 @@ def unit_codes(table: SampleTable, *, design: str, blocks: Any) -> tuple[IntArra
                 f"{plain(table.labels[c])!r} lies in blocks {parts!r}); block sampling needs every "
                 "true cluster inside one block (Binette et al. 2022, Lemma 3)"
             )
-        per_cluster = _per_group(per_record, table.codes, k, table.labels, name="blocks", what="cluster")
+        per_cluster = _per_group(
+            per_record, table.codes, k, table.labels, name="blocks", what="cluster"
+        )
     elif isinstance(blocks, Mapping | pd.Series):
         per_cluster = _lookup(blocks, table.labels, name="blocks", what="cluster")
     else:
@@ -213,14 +222,20 @@ def unit_codes(table: SampleTable, *, design: str, blocks: Any) -> tuple[IntArra
 
 
 def per_unit_values(
-    table: SampleTable, spec: Any, units: IntArray, unit_labels: npt.NDArray[Any], *, name: str,
+    table: SampleTable,
+    spec: Any,
+    units: IntArray,
+    unit_labels: npt.NDArray[Any],
+    *,
+    name: str,
     what: str = "unit",
 ) -> FloatArray:
     """Numeric per-unit values from a column (constant per unit) or a mapping."""
     if isinstance(spec, str):
         per_record = table.column(spec, name=name)
-        raw = _per_group(per_record, units[table.codes], unit_labels.shape[0], unit_labels,
-                         name=name, what=what)
+        raw = _per_group(
+            per_record, units[table.codes], unit_labels.shape[0], unit_labels, name=name, what=what
+        )
     elif isinstance(spec, Mapping | pd.Series):
         raw = _lookup(spec, unit_labels, name=name, what=what)
     else:
@@ -247,8 +262,9 @@ def draw_codes(
     if isinstance(draws, str) or isinstance(draws, Mapping | pd.Series):
         if isinstance(draws, str):
             per_record = table.column(draws, name="draws")
-            counts_raw = _per_group(per_record, units[table.codes], n_units, unit_labels,
-                                    name="draws", what="unit")
+            counts_raw = _per_group(
+                per_record, units[table.codes], n_units, unit_labels, name="draws", what="unit"
+            )
         else:
             series = draws if isinstance(draws, pd.Series) else pd.Series(dict(draws), dtype=object)
             unknown = ~series.index.isin(pd.Index(unit_labels, dtype=object))
@@ -286,7 +302,9 @@ def _counts(raw: npt.NDArray[Any]) -> IntArray:
     values = np.asarray(raw)
     if values.dtype == object:
         if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in values):
-            raise InputTypeError(f"'draws' counts must be integers; received e.g. {examples(values)}")
+            raise InputTypeError(
+                f"'draws' counts must be integers; received e.g. {examples(values)}"
+            )
         values = values.astype(np.int64)
     if values.dtype.kind not in "iu":
         raise InputTypeError(f"'draws' counts must be integers; received e.g. {examples(values)}")

@@ -303,8 +303,9 @@ def cluster_terms(prepared: PreparedPrediction, sample: ClusterSample) -> Cluste
     name_rows = name_codes = name_counts = None
     if prepared.name_codes is not None and prepared.name_counts is not None:
         nc = prepared.name_codes[pos]
-        name_key, name_of_record = np.unique(tc * np.int64(prepared.name_counts.shape[0]) + nc,
-                                             return_inverse=True)
+        name_key, name_of_record = np.unique(
+            tc * np.int64(prepared.name_counts.shape[0]) + nc, return_inverse=True
+        )
         name_counts = np.bincount(name_of_record.ravel()).astype(np.int64)
         name_rows = name_key // np.int64(prepared.name_counts.shape[0])
         name_codes = name_key % np.int64(prepared.name_counts.shape[0])

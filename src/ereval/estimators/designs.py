@@ -203,8 +203,13 @@ def as_sample(
     (3, 2, [1.0, 1.0])
     """
     if isinstance(sample, ClusterSample):
-        given = {"design": design, "weights": weights, "blocks": blocks, "draws": draws,
-                 "population_size": population_size}
+        given = {
+            "design": design,
+            "weights": weights,
+            "blocks": blocks,
+            "draws": draws,
+            "population_size": population_size,
+        }
         extra = [k for k, v in given.items() if v is not None]
         if extra or not replace or weight_kind != "probability":
             raise InputError(

@@ -75,21 +75,30 @@ def _size_proportional(sample: ClusterSample) -> bool:
     return sample.weights == "cluster_size" and sample.design in ("record", "cluster")
 
 
-def _unavailable(spec: EstimatorSpec, sample: ClusterSample, terms: ClusterTerms,
-                 subgroup: bool) -> str | None:
+def _unavailable(
+    spec: EstimatorSpec, sample: ClusterSample, terms: ClusterTerms, subgroup: bool
+) -> str | None:
     if spec.requires == "names" and not terms.has_names:
         return "it needs a name per record: pass 'names' (a column of the prediction or a mapping)"
     if spec.requires == "size_proportional" and not _size_proportional(sample):
-        return ("it needs clusters drawn with probability proportional to size (design='record', "
-                "or design='cluster' with weights='cluster_size')")
+        return (
+            "it needs clusters drawn with probability proportional to size (design='record', "
+            "or design='cluster' with weights='cluster_size')"
+        )
     if subgroup and not spec.subgroups:
-        return ("its target involves whole-population constants and has no subgroup meaning "
-                "(Binette et al. 2024, Remark 3)")
+        return (
+            "its target involves whole-population constants and has no subgroup meaning "
+            "(Binette et al. 2024, Remark 3)"
+        )
     return None
 
 
 def available_estimators(
-    sample: ClusterSample, terms: ClusterTerms, *, beta: float = 1.0, subgroup: bool = False,
+    sample: ClusterSample,
+    terms: ClusterTerms,
+    *,
+    beta: float = 1.0,
+    subgroup: bool = False,
     naive: bool = True,
 ) -> list[str]:
     """The estimator keys :func:`estimate` reports by default for this sample and data."""
@@ -105,8 +114,9 @@ def available_estimators(
     return keys
 
 
-def resolve_estimators(metrics: str | Iterable[str], sample: ClusterSample, terms: ClusterTerms,
-             subgroup: bool) -> list[str]:
+def resolve_estimators(
+    metrics: str | Iterable[str], sample: ClusterSample, terms: ClusterTerms, subgroup: bool
+) -> list[str]:
     names = as_name_list("metrics", metrics, what="estimator names")
     known = [s.key for s in SPECS] + [f"{m}_naive" for m in NAIVE_METRICS]
     out: list[str] = []
@@ -157,23 +167,45 @@ def estimate_from_terms(
     n = int(draws.shape[0])
     design = sample.design
     keys = list(keys)
-    naive = naive_values(terms, keep=mask, beta=beta) if any(k.endswith("_naive") for k in keys) else {}
+    naive = (
+        naive_values(terms, keep=mask, beta=beta) if any(k.endswith("_naive") for k in keys) else {}
+    )
     n_clusters = int(mask.sum())
     out: dict[str, Estimate] = {}
     for key in keys:
         if key.endswith("_naive") and key not in SPEC_BY_KEY:
             metric = key[: -len("_naive")]
             value = naive.get(metric, math.nan)
-            out[key] = Estimate(value, math.nan, math.nan, math.nan, n_clusters, design, level,
-                                metric, "naive", NAIVE_NOTE)
+            out[key] = Estimate(
+                value,
+                math.nan,
+                math.nan,
+                math.nan,
+                n_clusters,
+                design,
+                level,
+                metric,
+                "naive",
+                NAIVE_NOTE,
+            )
             if math.isnan(value):
                 _warn_undefined(key)
             continue
         spec = SPEC_BY_KEY[key]
         affine = spec.affine(terms)
         if affine is None:
-            out[key] = Estimate(1.0, 0.0, 1.0, 1.0, n, design, level, spec.metric, spec.form,
-                                "fixed by convention: the prediction has a single cluster")
+            out[key] = Estimate(
+                1.0,
+                0.0,
+                1.0,
+                1.0,
+                n,
+                design,
+                level,
+                spec.metric,
+                spec.form,
+                "fixed by convention: the prediction has a single cluster",
+            )
             continue
         f, g = spec.terms(terms, beta)
         b = np.bincount(units, weights=f * mask, minlength=sample.n_units)[draws] * inv_p
@@ -183,29 +215,48 @@ def estimate_from_terms(
             total = float(a.sum())
             value = offset + scale * float(b.sum()) / total if total != 0 else math.nan
             note = SINGLE_NOTE if design == "single_block" else f"only {n} sampled unit(s)"
-            out[key] = Estimate(value, math.nan, math.nan, math.nan, n, design, level,
-                                spec.metric, spec.form, note)
+            out[key] = Estimate(
+                value, math.nan, math.nan, math.nan, n, design, level, spec.metric, spec.form, note
+            )
         else:
-            out[key] = ratio_estimate(b, a, theta=sample.theta, level=level, design=design,
-                                      metric=spec.metric, form=spec.form, offset=offset,
-                                      scale=scale)
+            out[key] = ratio_estimate(
+                b,
+                a,
+                theta=sample.theta,
+                level=level,
+                design=design,
+                metric=spec.metric,
+                form=spec.form,
+                offset=offset,
+                scale=scale,
+            )
         if math.isnan(out[key].estimate):
             _warn_undefined(key)
     return out
 
 
 def _sample_and_terms(
-    pred: Any, sample: Any, design: Design | None, weights: Any, names: Any,
-    record_col: str, cluster_col: str,
+    pred: Any,
+    sample: Any,
+    design: Design | None,
+    weights: Any,
+    names: Any,
+    record_col: str,
+    cluster_col: str,
 ) -> tuple[ClusterSample, ClusterTerms]:
     if isinstance(sample, ClusterSample):
         s = as_sample(sample, design=design, weights=weights)
     else:
-        s = as_sample(sample, design=design, weights=weights, record_col=record_col,
-                      cluster_col=cluster_col)
-    prepared = (pred if isinstance(pred, PreparedPrediction) and names is None else
-                prepare_prediction(pred, names=names, index=False, record_col=record_col,
-                                   cluster_col=cluster_col))
+        s = as_sample(
+            sample, design=design, weights=weights, record_col=record_col, cluster_col=cluster_col
+        )
+    prepared = (
+        pred
+        if isinstance(pred, PreparedPrediction) and names is None
+        else prepare_prediction(
+            pred, names=names, index=False, record_col=record_col, cluster_col=cluster_col
+        )
+    )
     return s, cluster_terms(prepared, s)
 
 
@@ -292,8 +343,11 @@ def estimate(
             "ratio estimators need at least 2 for their bias correction and variance "
             "(use design='single_block' for one block)"
         )
-    keys = (available_estimators(s, terms, beta=beta, subgroup=keep is not None, naive=naive)
-            if metrics is None else resolve_estimators(metrics, s, terms, keep is not None))
+    keys = (
+        available_estimators(s, terms, beta=beta, subgroup=keep is not None, naive=naive)
+        if metrics is None
+        else resolve_estimators(metrics, s, terms, keep is not None)
+    )
     if s.design == "single_block":
         warnings.warn(
             "design='single_block': standard errors and confidence intervals cannot be "
@@ -365,8 +419,11 @@ def estimate_by_group(
     out: dict[Any, dict[str, Estimate]] = {}
     for g, label in enumerate(np.asarray(uniq).tolist()):
         keep = codes == g
-        keys = (available_estimators(s, terms, beta=beta, subgroup=True, naive=naive)
-                if metrics is None else resolve_estimators(metrics, s, terms, True))
+        keys = (
+            available_estimators(s, terms, beta=beta, subgroup=True, naive=naive)
+            if metrics is None
+            else resolve_estimators(metrics, s, terms, True)
+        )
         n_draws = _kept_draws(s, keep)
         if n_draws < 2 and s.design != "single_block":
             warnings.warn(
@@ -378,8 +435,9 @@ def estimate_by_group(
     return out
 
 
-def _group_labels(raw: Any, sample: ClusterSample, groups: Any, record_col: str,
-                  cluster_col: str) -> npt.NDArray[Any]:
+def _group_labels(
+    raw: Any, sample: ClusterSample, groups: Any, record_col: str, cluster_col: str
+) -> npt.NDArray[Any]:
     if isinstance(groups, str):
         if isinstance(raw, ClusterSample):
             raise InputError(
@@ -394,8 +452,10 @@ def _group_labels(raw: Any, sample: ClusterSample, groups: Any, record_col: str,
         per = pd.Series(values).groupby(table.codes).agg(["nunique", "first"])
         if (per["nunique"] > 1).any():
             bad = table.labels[int(per.index[per["nunique"].to_numpy() > 1][0])]
-            raise InputError(f"'groups' must be constant within each cluster; cluster {plain(bad)!r} "
-                             "has several groups")
+            raise InputError(
+                f"'groups' must be constant within each cluster; cluster {plain(bad)!r} "
+                "has several groups"
+            )
         by_label = pd.Series(per["first"].to_numpy(), index=pd.Index(table.labels, dtype=object))
         return np.asarray(by_label.reindex(pd.Index(sample.cluster_labels, dtype=object)))
     if isinstance(groups, Mapping | pd.Series):

@@ -123,7 +123,8 @@ def naive_values(
         within = terms.name_counts[in_sample]
         _, inverse = np.unique(codes, return_inverse=True)
         total = np.bincount(inverse.ravel(), weights=within)[inverse.ravel()]
-        shared = np.bincount(terms.name_rows[in_sample], weights=total > within,
-                             minlength=terms.n_clusters)
+        shared = np.bincount(
+            terms.name_rows[in_sample], weights=total > within, minlength=terms.n_clusters
+        )
         out["homonymy_rate"] = float((shared[mask] > 0).mean())
     return {k: float(v) for k, v in out.items()}

@@ -257,6 +257,18 @@ def ratio_estimate(
     est = offset + scale * float(est_arr)
     std = abs(scale) * float(std_arr)
     if math.isnan(est):
-        return Estimate(math.nan, math.nan, math.nan, math.nan, int(a.shape[0]), design, level,
-                        metric, form, "undefined: the sampled denominators are all zero")
-    return Estimate(est, std, est - z * std, est + z * std, int(a.shape[0]), design, level, metric, form)
+        return Estimate(
+            math.nan,
+            math.nan,
+            math.nan,
+            math.nan,
+            int(a.shape[0]),
+            design,
+            level,
+            metric,
+            form,
+            "undefined: the sampled denominators are all zero",
+        )
+    return Estimate(
+        est, std, est - z * std, est + z * std, int(a.shape[0]), design, level, metric, form
+    )

@@ -59,4 +59,3 @@ def check_beta(beta: float) -> float:
 
         raise InputError(f"'beta' must be > 0; received {out!r}")
     return out
-

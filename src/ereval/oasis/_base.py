@@ -78,7 +78,9 @@ def check_label(label: Any, *, source: str) -> int:
         return int(label)
     if isinstance(label, numbers.Integral):
         raise InputError(f"the label from {source} must be 0 or 1; received {int(label)}")
-    raise InputTypeError(f"the label from {source} must be the integer 0 or 1; received {describe(label)}")
+    raise InputTypeError(
+        f"the label from {source} must be the integer 0 or 1; received {describe(label)}"
+    )
 
 
 class Sampler(ABC):
@@ -99,9 +101,7 @@ class Sampler(ABC):
         if not isinstance(pool, Pool):
             raise InputTypeError(f"'pool' must be an ereval.oasis.Pool; received {describe(pool)}")
         if strata.n_items != pool.size:
-            raise InputError(
-                f"'strata' cover {strata.n_items} pairs but the pool has {pool.size}"
-            )
+            raise InputError(f"'strata' cover {strata.n_items} pairs but the pool has {pool.size}")
         self._pool = pool
         self._strata = strata
         self._alpha = check_in_range("alpha", alpha, low=0.0, high=1.0)
@@ -277,7 +277,11 @@ class Sampler(ABC):
         if target_ci_width is not None:
             width = check_in_range("target_ci_width", target_ci_width, low=0.0, low_open=True)
         floor = check_int("min_labels", min_labels, minimum=1)
-        max_it = math.inf if max_iterations is None else check_int("max_iterations", max_iterations, minimum=1)
+        max_it = (
+            math.inf
+            if max_iterations is None
+            else check_int("max_iterations", max_iterations, minimum=1)
+        )
         check_in_range("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
         self.stop_reason = None
         while True:
@@ -342,7 +346,9 @@ class Sampler(ABC):
         i = draw[0]
         return Query(
             index=i,
-            pair_id=self._pool.pair_ids[i].item() if hasattr(self._pool.pair_ids[i], "item") else self._pool.pair_ids[i],
+            pair_id=self._pool.pair_ids[i].item()
+            if hasattr(self._pool.pair_ids[i], "item")
+            else self._pool.pair_ids[i],
             score=float(self._pool.scores[i]),
             prediction=int(self._pred[i]),
             stratum=draw[2],
@@ -426,8 +432,13 @@ class Sampler(ABC):
             return MeasureEstimate(f, 0.0, f, f) if den > 0 else MeasureEstimate(f, f, f, f)
         if self._estimator == "stratified":
             return stratified_ratio(
-                self._strata.sizes, self._n_k, self._tp_k, self._pp_k, self._pos_k,
-                alpha, confidence=confidence,
+                self._strata.sizes,
+                self._n_k,
+                self._tp_k,
+                self._pp_k,
+                self._pos_k,
+                alpha,
+                confidence=confidence,
             )
         q = self._cross
         cross = np.array([[q[0], q[1], q[2]], [q[1], q[3], q[4]], [q[2], q[4], q[5]]])

@@ -31,7 +31,9 @@ def resolve_strata(
         k = None if n_strata is None else min(check_int("n_strata", n_strata, minimum=1), pool.size)
         return stratify(pool.scores, method=strata_method, n_strata=k)
     if not isinstance(strata, Strata):
-        raise InputTypeError(f"'strata' must be an ereval.oasis.Strata; received {describe(strata)}")
+        raise InputTypeError(
+            f"'strata' must be an ereval.oasis.Strata; received {describe(strata)}"
+        )
     return strata
 
 
@@ -130,13 +132,19 @@ class OASISSampler(Sampler):
         st = resolve_strata(pool, strata, n_strata, strata_method)
         super().__init__(pool, st, alpha=alpha, seed=seed, max_redraws=max_redraws)
         k = st.n_strata
-        self._variance_prior = check_in_range("variance_prior", variance_prior, low=0.0, low_open=True)
+        self._variance_prior = check_in_range(
+            "variance_prior", variance_prior, low=0.0, low_open=True
+        )
         self._epsilon = check_in_range("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
-        eta = 2.0 * k if prior_strength is None else check_in_range(
-            "prior_strength", prior_strength, low=0.0, low_open=True
+        eta = (
+            2.0 * k
+            if prior_strength is None
+            else check_in_range("prior_strength", prior_strength, low=0.0, low_open=True)
         )
         if not isinstance(decaying_prior, bool):
-            raise InputTypeError(f"'decaying_prior' must be True or False; received {describe(decaying_prior)}")
+            raise InputTypeError(
+                f"'decaying_prior' must be True or False; received {describe(decaying_prior)}"
+            )
         self._eta = eta
         self._decaying = decaying_prior
         self._n_strata_goal = n_strata
@@ -237,7 +245,9 @@ class OASISSampler(Sampler):
         raw = self._g * f + h * np.sqrt((self._alpha * f) ** 2 * (1.0 - pi) + (1.0 - f) ** 2 * pi)
         total = float(raw.sum())
         if total > 0.0 and math.isfinite(total):
-            out: npt.NDArray[np.float64] = self._epsilon * self._passive + (1.0 - self._epsilon) * raw / total
+            out: npt.NDArray[np.float64] = (
+                self._epsilon * self._passive + (1.0 - self._epsilon) * raw / total
+            )
             return out
         return self._passive.copy()
 
@@ -306,7 +316,10 @@ class OASISSampler(Sampler):
         np.reciprocal(vfull, out=self._inv_v)
         if valid:
             gk = float(self._g[k])
-            vk = eps * self._passive_list[k] + (1.0 - eps) * (f * gk + (hr[k] if h[k] > 0.0 else 0.0)) / total
+            vk = (
+                eps * self._passive_list[k]
+                + (1.0 - eps) * (f * gk + (hr[k] if h[k] > 0.0 else 0.0)) / total
+            )
         else:
             vk = self._passive_list[k]
         size = self._sizes_list[k]

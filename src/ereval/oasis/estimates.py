@@ -157,7 +157,9 @@ class Estimates:
 
 
 def _z(confidence: float) -> float:
-    level = check_in_range("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
+    level = check_in_range(
+        "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+    )
     return NormalDist().inv_cdf(0.5 + level / 2.0)
 
 
@@ -273,7 +275,9 @@ def adaptive_variance_sum(
     r1 = (t + s * prior_rate_predicted) / (p + s)
     r0 = (q - t + s * prior_rate_other) / ((n - p) + s)
     sum_e += u1 * (r1 * (1.0 - f) - (1.0 - r1) * a * f) - u0 * r0 * (1.0 - a) * f
-    sum_e2 += u1 * (r1 * (1.0 - f) ** 2 + (1.0 - r1) * (a * f) ** 2) + u0 * r0 * ((1.0 - a) * f) ** 2
+    sum_e2 += (
+        u1 * (r1 * (1.0 - f) ** 2 + (1.0 - r1) * (a * f) ** 2) + u0 * r0 * ((1.0 - a) * f) ** 2
+    )
     active = exhausted_at < 0
     # N_k^2 mu_2k S_k with mu_2k = sum_e2 / N_k, minus T (sum_k N_k mu_1k)^2
     total = float(np.sum((big * sum_e2 * inv_v_sums)[active]))

@@ -212,7 +212,9 @@ def run_experiment(
                 progress(method, r)
         estimates[method] = est
         for j, b in enumerate(budget_list):
-            rows.append(_summarise(method, b, est[:, j], sd[:, j], covered[:, j], iters[:, j], truth))
+            rows.append(
+                _summarise(method, b, est[:, j], sd[:, j], covered[:, j], iters[:, j], truth)
+            )
     return ExperimentResult(
         true_value=truth,
         alpha=a,

@@ -27,9 +27,7 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 
 
-def initial_f_guess(
-    alpha: float, sizes: Any, pi: Any, lam: Any
-) -> float:
+def initial_f_guess(alpha: float, sizes: Any, pi: Any, lam: Any) -> float:
     """Guess of F-alpha from score-based match probabilities (Algorithm 2, line 8).
 
     .. math:: \\hat F^{(0)}_\\alpha = \\frac{\\sum_k N_k \\pi_k \\lambda_k}
@@ -96,9 +94,7 @@ def posterior_mean(
     return out
 
 
-def optimal_strata_weights(
-    alpha: float, f: float, pi: Any, lam: Any, weights: Any
-) -> FloatArray:
+def optimal_strata_weights(alpha: float, f: float, pi: Any, lam: Any, weights: Any) -> FloatArray:
     """Stratified asymptotically optimal instrumental pmf ``v*`` (paper §4.2.3).
 
     .. math:: v^*_k \\propto \\omega_k \\Big[(1 - \\alpha)(1 - \\lambda_k) F \\sqrt{\\pi_k}
@@ -149,7 +145,7 @@ def epsilon_greedy(optimal: Any, passive: Any, epsilon: float) -> FloatArray:
     >>> epsilon_greedy([0.9, 0.1], [0.5, 0.5], 0.1).round(12).tolist()
     [0.86, 0.14]
     """
-    out: FloatArray = epsilon * np.asarray(passive, dtype=np.float64) + (1.0 - epsilon) * np.asarray(
-        optimal, dtype=np.float64
-    )
+    out: FloatArray = epsilon * np.asarray(passive, dtype=np.float64) + (
+        1.0 - epsilon
+    ) * np.asarray(optimal, dtype=np.float64)
     return out

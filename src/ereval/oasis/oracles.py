@@ -64,7 +64,9 @@ class NoisyOracle:
 
     def __init__(self, labels: Any, *, flip_probability: float, seed: Any = None) -> None:
         self._labels = _labels_of(labels)
-        self.flip_probability = check_in_range("flip_probability", flip_probability, low=0.0, high=1.0)
+        self.flip_probability = check_in_range(
+            "flip_probability", flip_probability, low=0.0, high=1.0
+        )
         self._rng = check_rng(seed)
         self.queries = 0
         self.flips = 0

@@ -159,7 +159,9 @@ class Pool:
                 f"received values in [{s.min():g}, {s.max():g}]"
             )
         kind: Literal["probability", "real"] = (
-            "probability" if kind_opt == "probability" or (kind_opt == "auto" and in_unit) else "real"
+            "probability"
+            if kind_opt == "probability" or (kind_opt == "auto" and in_unit)
+            else "real"
         )
         if threshold is None:
             tau = 0.5 if kind == "probability" else _infer_threshold(s, yhat)
@@ -237,7 +239,9 @@ def scores_to_probabilities(
     if kind == "probability":
         return s.copy()
     tau = check_real("threshold", threshold)
-    delta = check_in_range("tail_probability", tail_probability, low=0.0, high=0.5, low_open=True, high_open=True)
+    delta = check_in_range(
+        "tail_probability", tail_probability, low=0.0, high=0.5, low_open=True, high_open=True
+    )
     if s.size == 0:
         return s.copy()
     spread = float(s.max()) - tau

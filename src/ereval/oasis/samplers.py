@@ -69,7 +69,9 @@ class PassiveSampler(Sampler):
         seed: Any = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
     ) -> None:
-        super().__init__(pool, _single_stratum(pool), alpha=alpha, seed=seed, max_redraws=max_redraws)
+        super().__init__(
+            pool, _single_stratum(pool), alpha=alpha, seed=seed, max_redraws=max_redraws
+        )
         if not isinstance(replace, bool):
             raise InputTypeError(f"'replace' must be True or False; received {describe(replace)}")
         self._replace = replace
@@ -212,7 +214,9 @@ class ImportanceSampler(Sampler):
         seed: Any = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
     ) -> None:
-        super().__init__(pool, _single_stratum(pool), alpha=alpha, seed=seed, max_redraws=max_redraws)
+        super().__init__(
+            pool, _single_stratum(pool), alpha=alpha, seed=seed, max_redraws=max_redraws
+        )
         self._epsilon = check_in_range("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
         n = pool.size
         probs = pool.probabilities

@@ -98,7 +98,9 @@ class Strata:
         ``0..K-1`` in increasing order and empty labels disappear."""
         raw = np.asarray(allocations)
         if raw.ndim != 1 or raw.size == 0:
-            raise InputError(f"'allocations' must be a non-empty 1-D array; received shape {raw.shape}")
+            raise InputError(
+                f"'allocations' must be a non-empty 1-D array; received shape {raw.shape}"
+            )
         _, dense = np.unique(raw, return_inverse=True)
         alloc = dense.astype(np.int32)
         sizes = np.bincount(alloc).astype(np.int64)
@@ -131,7 +133,9 @@ class Strata:
         """Mean of ``values`` (one per pair) within each stratum."""
         v = np.asarray(values, dtype=np.float64)
         if v.shape != self.allocations.shape:
-            raise InputError(f"'values' must have shape {self.allocations.shape}; received {v.shape}")
+            raise InputError(
+                f"'values' must have shape {self.allocations.shape}; received {v.shape}"
+            )
         sums = np.bincount(self.allocations, weights=v, minlength=self.n_strata)
         out: npt.NDArray[np.float64] = sums / self.sizes
         return out
@@ -256,7 +260,9 @@ def stratify(
     if x.size == 0:
         raise InputError("'values' must not be empty: a pool needs at least one pair")
     meth = check_choice("method", method, ("csf", "equal_size"))
-    k_goal = default_n_strata(x.size) if n_strata is None else check_int("n_strata", n_strata, minimum=1)
+    k_goal = (
+        default_n_strata(x.size) if n_strata is None else check_int("n_strata", n_strata, minimum=1)
+    )
     if k_goal > x.size:
         raise InputError(f"'n_strata' must not exceed the pool size {x.size}; received {k_goal}")
     trans = check_choice("transform", transform, ("auto", "none", "logit"))
