@@ -55,10 +55,10 @@ def test_identical_metrics(tmp_path: Path, kind: str, policy: str) -> None:
 def test_errors(tmp_path: Path) -> None:
     t = _write(tmp_path, "t", np.array([1, 2, 2]), np.array([1, 1, 2]), "csv")
     ok = _write(tmp_path, "ok", np.array([1, 2]), np.array([1, 1]), "csv")
-    with pytest.raises(InputError, match=r"'truth' has 1 duplicate record ids \(e\.g\. 2\)"):
+    with pytest.raises(InputError, match=r"'truth' has 1 duplicate record ids \(e\.g\. '2'\)"):
         duckdb_contingency_table(t, ok)
     other = _write(tmp_path, "o", np.array([1, 3]), np.array([1, 1]), "csv")
-    with pytest.raises(RecordMismatchError, match=r"1 record\(s\) only in 'truth' \(e\.g\. 2\)"):
+    with pytest.raises(RecordMismatchError, match=r"1 record\(s\) only in 'truth' \(e\.g\. '2'\)"):
         duckdb_contingency_table(ok, other)
     with pytest.raises(InputError, match=r"no column\(s\) 'zz'"):
         duckdb_contingency_table(ok, ok, record_col="zz")

@@ -40,7 +40,8 @@ def files(tmp_path: Path) -> dict[str, Path]:
     }
     pred.to_csv(out["pred"], index=False)
     sample.to_csv(out["sample"], index=False)
-    sample.to_parquet(out["pq"], index=False)
+    # text ids, as the CSV prediction's ids are text
+    sample.astype({"record_id": str}).to_parquet(out["pq"], index=False)
     return out
 
 

@@ -36,7 +36,7 @@ def test_custom_column_names(tmp_path: Path) -> None:
         path, index=False
     )
     m = as_membership(path, record_col="mention", cluster_col="entity")
-    assert m.clusters.tolist() == [7, 7]
+    assert m.clusters.tolist() == ["7", "7"]  # ids in a text file are the text written there
 
 
 def test_gzipped_csv_and_tsv(tmp_path: Path) -> None:

@@ -167,7 +167,7 @@ def test_frame_columns_and_errors(tmp_path) -> None:  # type: ignore[no-untyped-
         )
     with pytest.raises(InputTypeError, match="'frame' must be a pandas or polars DataFrame"):
         pool_from_frame({"score": [1.0]})
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(InputError, match="'pool': file not found"):
         read_pool(tmp_path / "missing.csv")
 
 

@@ -15,31 +15,69 @@ marginals count each side's own records, so ``a_i`` may exceed ``sum_j n_ij``.
 
 from __future__ import annotations
 
+import os
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import scipy.sparse as sp
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
 from ._validation import check_choice, describe, examples
-from .io import _dense_int_span, _offsets, as_membership
+from .ids import (
+    IdArray,
+    IdType,
+    cast_ids,
+    dense_int_span,
+    encode,
+    id_kind,
+    int_offsets,
+    same_ids,
+    take,
+    to_numpy,
+    union,
+)
+from .io import Columns, Membership, duplicate_error, duplicates_of, read_membership
 
 __all__ = [
+    "AlignOptions",
     "Alignment",
     "ContingencyTable",
+    "IdenticalColumnsWarning",
+    "MISMATCH_POLICIES",
     "MismatchPolicy",
     "align",
     "contingency_table",
+    "id_type_error",
 ]
 
 MismatchPolicy = Literal["error", "intersection", "twinless"]
-_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinless")
+#: The accepted values of ``on_mismatch``.
+MISMATCH_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinless")
+_ID_TYPES: tuple[IdType, ...] = ("exact", "string")
 
 IntArray = npt.NDArray[np.int64]
+
+
+class AlignOptions(TypedDict, total=False):
+    """The options of :func:`align`, accepted by every function that reads two clusterings."""
+
+    on_mismatch: MismatchPolicy
+    record_col: Columns
+    cluster_col: Columns
+    truth_record_col: Columns | None
+    truth_cluster_col: Columns | None
+    pred_record_col: Columns | None
+    pred_cluster_col: Columns | None
+    id_type: IdType
+
+
+class IdenticalColumnsWarning(UserWarning):
+    """The prediction holds the very cluster ids of the truth, read from a column of the
+    same name: it is probably the truth itself, read by mistake."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,25 +89,26 @@ class Alignment:
     side (only with ``on_mismatch="twinless"``). ``true_labels[c]`` is the
     original id of true cluster code ``c`` (likewise ``pred_labels``). Codes are
     small non-negative integers, but a code need not be used by any record
-    (integer cluster ids are coded by offset from their minimum).
+    (integer cluster ids are coded by offset from their minimum). Ids are
+    :data:`ereval.ids.IdArray` columns (Arrow text or NumPy arrays).
     """
 
-    records: npt.NDArray[Any]
+    records: IdArray
     true_codes: IntArray
     pred_codes: IntArray
-    true_labels: npt.NDArray[Any]
-    pred_labels: npt.NDArray[Any]
+    true_labels: IdArray
+    pred_labels: IdArray
     policy: MismatchPolicy = "error"
 
     @property
     def n_true_codes(self) -> int:
         """Number of true cluster codes (an upper bound on the number of clusters)."""
-        return int(self.true_labels.shape[0])
+        return len(self.true_labels)
 
     @property
     def n_pred_codes(self) -> int:
         """Number of predicted cluster codes (an upper bound on the number of clusters)."""
-        return int(self.pred_labels.shape[0])
+        return len(self.pred_labels)
 
     def table(self) -> ContingencyTable:
         """Build the sparse contingency table of this alignment."""
@@ -82,46 +121,50 @@ class Alignment:
         )
 
 
-def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
-    """Integer codes and the value of each code.
-
-    Integers in a range at most a few times their count are coded by offset
-    (``code = value - min``; every value of the range gets a label, used or not);
-    anything else is hashed to dense codes in sorted order of the values (in
-    order of first appearance when the values cannot be ordered).
-    """
-    dense = _dense_int_span(values)
-    if dense is not None:
-        lo, span = dense
-        labels = np.arange(lo, lo + span, dtype=np.int64).astype(values.dtype, copy=False)
-        codes = _offsets(values, lo)
-        return (codes.copy() if codes is values else codes), labels
-    try:
-        # sorted codes make the cell order (hence every floating-point sum) independent
-        # of the input order and identical to the DuckDB engine's
-        codes, uniques = pd.factorize(values, sort=True)
-    except TypeError:  # ids of mutually unorderable types
-        codes, uniques = pd.factorize(values)
-    return codes.astype(np.int64, copy=False), np.asarray(uniques)
+def id_type_error(
+    kind_truth: str, kind_pred: str, ex_truth: Any, ex_pred: Any, *, other: str = "pred"
+) -> InputTypeError:
+    """The error for record ids of different kinds on the two sides."""
+    return InputTypeError(
+        f"record ids of 'truth' are {kind_truth} (e.g. {examples(list(ex_truth))}) but those "
+        f"of '{other}' are {kind_pred} (e.g. {examples(list(ex_pred))}), so no record can "
+        "match; pass id_type='string' to compare integer ids as their decimal text"
+    )
 
 
-def _same_records(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
-    if a.shape != b.shape:
-        return False
-    if a.dtype.kind in "iub" and b.dtype.kind in "iub":
-        return bool(np.array_equal(a, b))
-    if a.dtype.kind != b.dtype.kind:
-        return False
-    try:
-        return bool(np.all(a == b))
-    except (TypeError, ValueError):
-        return False
+def _comparable(t: Membership, p: Membership, id_type: IdType) -> tuple[IdArray, IdArray]:
+    rt = cast_ids(t.record_ids, id_type, name="truth")
+    rp = cast_ids(p.record_ids, id_type, name="pred")
+    kt, kp = id_kind(rt), id_kind(rp)
+    if kt != kp:
+        raise id_type_error(kt, kp, to_numpy(rt[:2]), to_numpy(rp[:2]))
+    return rt, rp
 
 
-def _concat(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    if a.dtype == b.dtype or (a.dtype.kind in "iu" and b.dtype.kind in "iu"):
-        return np.concatenate([a, b])
-    return np.concatenate([a.astype(object), b.astype(object)])
+def _same_source(truth: Any, pred: Any) -> bool:
+    if truth is pred:
+        return True
+    if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
+        try:
+            return os.path.samefile(truth, pred)
+        except OSError:
+            return False
+    return False
+
+
+def _warn_if_identical(
+    t: Membership, p: Membership, t_cols: list[str] | None, p_cols: list[str] | None
+) -> None:
+    if t_cols is None or t_cols != p_cols or len(t) != len(p):
+        return
+    if same_ids(t.record_ids, p.record_ids) and same_ids(t.cluster_ids, p.cluster_ids):
+        warnings.warn(
+            f"'truth' and 'pred' read the cluster column {t_cols[0]!r} and hold the same "
+            "cluster id for every record: the prediction is the truth itself. Name the "
+            "prediction's own column with pred_cluster_col.",
+            IdenticalColumnsWarning,
+            stacklevel=3,
+        )
 
 
 def align(
@@ -129,8 +172,13 @@ def align(
     pred: Any,
     *,
     on_mismatch: MismatchPolicy = "error",
-    record_col: str = "record_id",
-    cluster_col: str = "cluster_id",
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    truth_record_col: Columns | None = None,
+    truth_cluster_col: Columns | None = None,
+    pred_record_col: Columns | None = None,
+    pred_cluster_col: Columns | None = None,
+    id_type: IdType = "exact",
 ) -> Alignment:
     """Factorise two clusterings once over the union of their record ids.
 
@@ -143,39 +191,96 @@ def align(
         :class:`~ereval.RecordMismatchError` naming how many records are only on
         each side (with examples); keep only the common records; or keep all
         records, each absent side coded ``-1``.
-    record_col, cluster_col : str
-        Column names for tables and files.
+    record_col, cluster_col : str or list of str
+        Column names for tables and files, on both sides (a list makes a key of
+        several columns).
+    truth_record_col, truth_cluster_col, pred_record_col, pred_cluster_col : str or list, optional
+        The same for one side only, overriding ``record_col`` / ``cluster_col``.
+    id_type : {"exact", "string"}, default "exact"
+        ``"exact"`` compares record ids as typed (integer ids on one side and
+        text on the other are an error); ``"string"`` compares integer ids as
+        their decimal text.
+
+    Warns
+    -----
+    IdenticalColumnsWarning
+        When both sides read a cluster column of the same name and hold the same
+        cluster id for every record (the prediction is the truth itself).
     """
-    policy = check_choice("on_mismatch", on_mismatch, _POLICIES)
-    t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
-    p = as_membership(pred, name="pred", record_col=record_col, cluster_col=cluster_col)
-    t_codes, t_labels = _factorize(t.clusters)
-    p_codes, p_labels = _factorize(p.clusters)
-    if _same_records(t.records, p.records):
-        return Alignment(t.records, t_codes, p_codes, t_labels, p_labels, policy)
-    union, true_of, pred_of = _union(t.records, p.records, t_codes, p_codes)
+    policy = check_choice("on_mismatch", on_mismatch, MISMATCH_POLICIES)
+    id_type = check_choice("id_type", id_type, _ID_TYPES)
+    t_rc = record_col if truth_record_col is None else truth_record_col
+    t_cc = cluster_col if truth_cluster_col is None else truth_cluster_col
+    p_rc = record_col if pred_record_col is None else pred_record_col
+    p_cc = cluster_col if pred_cluster_col is None else pred_cluster_col
+    t, t_cols = read_membership(
+        truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
+    )
+    p, p_cols = read_membership(
+        pred, name="pred", record_col=p_rc, cluster_col=p_cc, check_unique=False
+    )
+    rt, rp = _comparable(t, p, id_type)
+    t_codes, t_labels = encode(t.cluster_ids)
+    p_codes, p_labels = encode(p.cluster_ids)
+    if same_ids(rt, rp):
+        _check_unique(rt, "truth")
+        if not _same_source(truth, pred):
+            _warn_if_identical(t, p, t_cols, p_cols)
+        return Alignment(rt, t_codes, p_codes, t_labels, p_labels, policy)
+    records, true_of, pred_of = _union(rt, rp, t_codes, p_codes)
     only_true = pred_of < 0
     only_pred = true_of < 0
     if not (only_true.any() or only_pred.any()):
-        return Alignment(union, true_of, pred_of, t_labels, p_labels, policy)
+        return Alignment(records, true_of, pred_of, t_labels, p_labels, policy)
     if policy == "error":
-        _raise_mismatch(union, only_true, only_pred)
+        _raise_mismatch(records, only_true, only_pred)
     if policy == "twinless":
-        return Alignment(union, true_of, pred_of, t_labels, p_labels, policy)
+        return Alignment(records, true_of, pred_of, t_labels, p_labels, policy)
     keep = ~(only_true | only_pred)
     if not keep.any():
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
-    tc, t_idx = _factorize(true_of[keep])
-    pc, p_idx = _factorize(pred_of[keep])
-    return Alignment(union[keep], tc, pc, t_labels[t_idx], p_labels[p_idx], policy)
+    tc, t_idx = encode(true_of[keep])
+    pc_, p_idx = encode(pred_of[keep])
+    return Alignment(
+        take(records, keep), tc, pc_, take(t_labels, t_idx), take(p_labels, p_idx), policy
+    )
+
+
+def _check_unique(records: IdArray, name: str) -> None:
+    if dense_int_span(records) is not None:
+        _dense_duplicates(records, name)
+        return
+    codes, uniques = encode(records, sort=False)
+    dup, surplus = duplicates_of(codes, uniques)
+    if surplus:
+        raise duplicate_error(name, dup, surplus)
+
+
+def _dense_duplicates(records: npt.NDArray[Any], name: str) -> None:
+    span = dense_int_span(records)
+    assert span is not None
+    lo, width = span
+    offsets = int_offsets(records, lo)
+    seen = np.zeros(width, dtype=bool)  # a byte per id: far cheaper to scatter than counts
+    seen[offsets] = True
+    if np.count_nonzero(seen) == records.shape[0]:
+        return
+    counts = np.bincount(offsets, minlength=width)
+    dup = np.flatnonzero(counts > 1)
+    raise duplicate_error(name, dup + lo, int((counts[dup] - 1).sum()))
 
 
 def _union(
-    t_rec: npt.NDArray[Any], p_rec: npt.NDArray[Any], t_codes: IntArray, p_codes: IntArray
-) -> tuple[npt.NDArray[Any], IntArray, IntArray]:
-    """The union of two record-id arrays and each side's cluster code per union record."""
-    dense = _dense_int_span(t_rec, p_rec)
+    t_rec: IdArray, p_rec: IdArray, t_codes: IntArray, p_codes: IntArray
+) -> tuple[IdArray, IntArray, IntArray]:
+    """The union of two record-id columns and each side's cluster code per union record.
+
+    Also checks that neither side repeats a record (from the same pass).
+    """
+    dense = dense_int_span(t_rec, p_rec)
     if dense is not None:
+        _dense_duplicates(t_rec, "truth")
+        _dense_duplicates(p_rec, "pred")
         lo, span = dense
         nt = t_rec.shape[0]
         if nt == p_rec.shape[0]:
@@ -183,37 +288,43 @@ def _union(
             small: type[np.signedinteger[Any]] = np.int32 if nt < 2**31 - 1 else np.int64
             # int32 positions halve the memory traffic of this random scatter/gather
             position: npt.NDArray[np.signedinteger[Any]] = np.full(span, -1, dtype=small)
-            position[_offsets(t_rec, lo)] = np.arange(nt, dtype=small)
-            where = position[_offsets(p_rec, lo)]
+            position[int_offsets(t_rec, lo)] = np.arange(nt, dtype=small)
+            where = position[int_offsets(p_rec, lo)]
             if (where >= 0).all():
                 pred_of = np.empty(nt, dtype=np.int64)
                 pred_of[where] = p_codes
                 return t_rec, t_codes, pred_of
         true_of = np.full(span, -1, dtype=np.int64)
         pred_of = np.full(span, -1, dtype=np.int64)
-        true_of[_offsets(t_rec, lo)] = t_codes
-        pred_of[_offsets(p_rec, lo)] = p_codes
+        true_of[int_offsets(t_rec, lo)] = t_codes
+        pred_of[int_offsets(p_rec, lo)] = p_codes
         present = np.flatnonzero((true_of >= 0) | (pred_of >= 0))
         dtype = np.result_type(t_rec.dtype, p_rec.dtype)
         return (present + lo).astype(dtype), true_of[present], pred_of[present]
-    rec_codes, union = _factorize(_concat(t_rec, p_rec))
-    nt = t_rec.shape[0]
-    true_of = np.full(union.shape[0], -1, dtype=np.int64)
-    pred_of = np.full(union.shape[0], -1, dtype=np.int64)
-    true_of[rec_codes[:nt]] = t_codes
-    pred_of[rec_codes[nt:]] = p_codes
-    return union, true_of, pred_of
+    ids, pos_t, pos_p = union(t_rec, p_rec)
+    n = len(ids)
+    for pos, name in ((pos_t, "truth"), (pos_p, "pred")):
+        dup, surplus = duplicates_of(pos, ids)
+        if surplus:
+            raise duplicate_error(name, dup, surplus)
+    true_of = np.full(n, -1, dtype=np.int64)
+    pred_of = np.full(n, -1, dtype=np.int64)
+    true_of[pos_t] = t_codes
+    pred_of[pos_p] = p_codes
+    return ids, true_of, pred_of
 
 
 def _raise_mismatch(
-    union: npt.NDArray[Any], only_true: npt.NDArray[np.bool_], only_pred: npt.NDArray[np.bool_]
+    union_ids: IdArray, only_true: npt.NDArray[np.bool_], only_pred: npt.NDArray[np.bool_]
 ) -> None:
     parts = []
     n_t, n_p = int(only_true.sum()), int(only_pred.sum())
     if n_t:
-        parts.append(f"{n_t} record(s) only in 'truth' (e.g. {examples(union[only_true])})")
+        ex = examples(to_numpy(take(union_ids, np.flatnonzero(only_true)[:3])))
+        parts.append(f"{n_t} record(s) only in 'truth' (e.g. {ex})")
     if n_p:
-        parts.append(f"{n_p} record(s) only in 'pred' (e.g. {examples(union[only_pred])})")
+        ex = examples(to_numpy(take(union_ids, np.flatnonzero(only_pred)[:3])))
+        parts.append(f"{n_p} record(s) only in 'pred' (e.g. {ex})")
     raise RecordMismatchError(
         "'truth' and 'pred' cover different records: "
         + "; ".join(parts)
@@ -448,19 +559,11 @@ def _count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntAr
     return rows, mat.indices.astype(np.int64), mat.data.astype(np.int64)
 
 
-def contingency_table(
-    truth: Any,
-    pred: Any,
-    *,
-    on_mismatch: MismatchPolicy = "error",
-    record_col: str = "record_id",
-    cluster_col: str = "cluster_id",
-) -> ContingencyTable:
+def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) -> ContingencyTable:
     """Build the sparse contingency table of two clusterings.
 
-    Parameters are those of :func:`align`. An existing
-    :class:`ContingencyTable` passed as ``truth`` (with ``pred=None``) is
-    returned unchanged.
+    Options are those of :func:`align`. An existing :class:`ContingencyTable`
+    passed as ``truth`` (with ``pred=None``) is returned unchanged.
 
     Examples
     --------
@@ -472,6 +575,4 @@ def contingency_table(
         if pred is not None:
             raise InputError("'pred' must be None when 'truth' is already a ContingencyTable")
         return truth
-    return align(
-        truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
-    ).table()
+    return align(truth, pred, **options).table()

@@ -21,62 +21,118 @@ Accepted forms
   cluster id is the cluster's position in the list;
 * a list of scalar labels (as a NumPy label array);
 * a path (``str`` or :class:`os.PathLike`) to a CSV (optionally gzipped) or
-  Parquet file.
+  Parquet file, read by the rules of :mod:`ereval.files` (ids in a text file
+  are the text written there; Parquet keeps its types).
+
+Ids keep their type: text stays text (``"01"`` and ``"1"`` are two ids),
+integers stay integers. See :mod:`ereval.ids`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._errors import InputError, InputTypeError
 from ._validation import describe, examples
+from .files import file_spec, header, read_arrow, read_table
+from .ids import (
+    IdArray,
+    check_no_missing,
+    dense_int_span,
+    encode,
+    id_kind,
+    int_offsets,
+    take,
+    to_arrow_ids,
+    to_numpy,
+)
 
 __all__ = [
+    "Columns",
     "Membership",
     "PairList",
     "as_membership",
     "as_pairs",
+    "column_ids",
+    "column_names",
+    "duplicate_error",
+    "duplicates_of",
+    "key_ids",
+    "read_membership",
     "read_table",
 ]
 
 _CLUSTER_CONTAINERS = (list, tuple, set, frozenset, np.ndarray)
 
 
-@dataclass(frozen=True, eq=False)
 class Membership:
     """A validated clustering: ``records[k]`` belongs to cluster ``clusters[k]``.
 
-    Record ids are unique and non-missing; both arrays are 1-D of equal length
-    (at least one record).
+    Record ids are unique and non-missing; both columns have equal length (at
+    least one record). Each column is held as read (:data:`ereval.ids.IdArray`:
+    a NumPy array, or Arrow text); ``record_ids`` / ``cluster_ids`` give that
+    column, ``records`` / ``clusters`` a NumPy view of it (Python ``str``
+    objects for text, made on first use).
     """
 
-    records: npt.NDArray[Any]
-    clusters: npt.NDArray[Any]
+    __slots__ = ("_cache", "cluster_ids", "record_ids")
+
+    def __init__(self, records: Any, clusters: Any) -> None:
+        self.record_ids: IdArray = to_arrow_ids(records)
+        self.cluster_ids: IdArray = to_arrow_ids(clusters)
+        self._cache: dict[str, npt.NDArray[Any]] = {}
 
     def __len__(self) -> int:
-        return int(self.records.shape[0])
+        return len(self.record_ids)
+
+    def __repr__(self) -> str:
+        return (
+            f"Membership({len(self)} records of {id_kind(self.record_ids)} ids, "
+            f"{self.n_clusters} clusters)"
+        )
+
+    @property
+    def records(self) -> npt.NDArray[Any]:
+        """The record ids as a NumPy array."""
+        if "records" not in self._cache:
+            self._cache["records"] = to_numpy(self.record_ids)
+        return self._cache["records"]
+
+    @property
+    def clusters(self) -> npt.NDArray[Any]:
+        """The cluster ids as a NumPy array."""
+        if "clusters" not in self._cache:
+            self._cache["clusters"] = to_numpy(self.cluster_ids)
+        return self._cache["clusters"]
 
     @property
     def n_clusters(self) -> int:
         """Number of distinct cluster ids."""
-        return int(pd.unique(self.clusters).shape[0])
+        return len(encode(self.cluster_ids, sort=False)[1]) if len(self) else 0
 
     def to_frame(
         self, *, record_col: str = "record_id", cluster_col: str = "cluster_id"
     ) -> pd.DataFrame:
-        """The clustering as a two-column pandas DataFrame."""
-        return pd.DataFrame({record_col: self.records, cluster_col: self.clusters})
+        """The clustering as a two-column pandas DataFrame (text ids keep a string dtype)."""
+        return pd.DataFrame(
+            {record_col: _series(self.record_ids), cluster_col: _series(self.cluster_ids)}
+        )
 
 
-@dataclass(frozen=True, eq=False)
+def _series(ids: IdArray) -> pd.Series:
+    if isinstance(ids, pa.Array):
+        return pd.Series(ids.to_pandas(), dtype="str")
+    return pd.Series(ids)
+
+
 class PairList:
     """Predicted matching record pairs, not necessarily transitive.
 
@@ -84,86 +140,100 @@ class PairList:
     Self-pairs and repeated pairs (in either order) are rejected on input.
     """
 
-    left: npt.NDArray[Any]
-    right: npt.NDArray[Any]
+    __slots__ = ("left_ids", "right_ids")
+
+    def __init__(self, left: Any, right: Any) -> None:
+        self.left_ids: IdArray = to_arrow_ids(left)
+        self.right_ids: IdArray = to_arrow_ids(right)
 
     def __len__(self) -> int:
-        return int(self.left.shape[0])
+        return len(self.left_ids)
+
+    @property
+    def left(self) -> npt.NDArray[Any]:
+        """First record of every pair, as a NumPy array."""
+        return to_numpy(self.left_ids)
+
+    @property
+    def right(self) -> npt.NDArray[Any]:
+        """Second record of every pair, as a NumPy array."""
+        return to_numpy(self.right_ids)
 
 
 # ---------------------------------------------------------------------------
-# files
+# columns and keys
+
+#: A column name, or several whose values together form the key.
+Columns = str | Sequence[str]
 
 
-def _suffix(path: Path) -> str:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes[-1:] == [".gz"] and len(suffixes) >= 2:
-        return suffixes[-2] + ".gz"
-    return suffixes[-1] if suffixes else ""
+def column_names(value: Columns, *, name: str) -> list[str]:
+    """``value`` as a non-empty list of column names."""
+    cols = [value] if isinstance(value, str) else list(value)
+    if not cols or not all(isinstance(c, str) and c for c in cols):
+        raise InputTypeError(
+            f"'{name}' must be a column name or a list of column names; received {value!r}"
+        )
+    return cols
 
 
-def read_table(path: str | os.PathLike[str], *, name: str = "file") -> pd.DataFrame:
-    """Read a CSV (``.csv``, ``.csv.gz``, ``.tsv``) or Parquet (``.parquet``, ``.pq``) file.
+def column_ids(values: Any) -> IdArray:
+    """A column (pandas / polars / pyarrow / NumPy / list) as an id array.
 
-    Identifier columns keep the types the file gives them: integers stay
-    integers, anything else is read as text. Unreadable or malformed files raise
-    :class:`~ereval.InputError` naming ``name`` and the path.
+    Typed columns keep their type; text stays text (as Arrow strings, never
+    Python objects when the column is Arrow-backed).
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"'{name}': file not found: '{p}'")
-    if p.is_dir():
-        raise InputError(f"'{name}': expected a CSV or Parquet file; received a directory '{p}'")
-    kind = _suffix(p)
-    try:
-        if kind in (".parquet", ".pq"):
-            import pyarrow.parquet as pq
+    if isinstance(values, pd.Index):
+        values = values.to_series()
+    if isinstance(values, pd.Series):
+        dtype = values.dtype
+        if isinstance(dtype, pd.StringDtype | pd.CategoricalDtype | pd.ArrowDtype):
+            return to_arrow_ids(pa.array(values, from_pandas=True))
+        if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+            kind = getattr(dtype, "kind", "O")
+            if values.hasnans:
+                return values.astype(object).to_numpy()
+            if kind in "iub":
+                return values.to_numpy(dtype=getattr(dtype, "numpy_dtype", None))
+            if kind == "f":
+                return values.to_numpy(dtype=np.float64)
+            return to_arrow_ids(values.to_numpy(dtype=object))
+        return to_arrow_ids(values.to_numpy())
+    module = type(values).__module__
+    if module.startswith("polars"):
+        return to_arrow_ids(values.to_arrow())
+    return to_arrow_ids(values)
 
-            return pq.read_table(p).to_pandas()
-        if kind in (".csv", ".csv.gz", ".txt", ".txt.gz"):
-            return pd.read_csv(
-                p, dtype_backend="numpy_nullable", keep_default_na=False, na_values=[""]
-            )
-        if kind in (".tsv", ".tsv.gz"):
-            return pd.read_csv(
-                p, sep="\t", dtype_backend="numpy_nullable", keep_default_na=False, na_values=[""]
-            )
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"'{name}': cannot read '{p}' as {kind.lstrip('.')} ({exc})") from exc
-    except Exception as exc:  # parser-specific errors of pyarrow / pandas
-        raise InputError(f"'{name}': cannot read '{p}' ({type(exc).__name__}: {exc})") from exc
-    raise InputError(
-        f"'{name}': expected a file ending in .csv, .csv.gz, .tsv or .parquet; received '{p}'"
+
+def _json_part(arr: IdArray, *, name: str, column: str) -> pa.Array:
+    kind = id_kind(arr)
+    if kind == "text":
+        text = pc.replace_substring(arr, "\\", "\\\\")
+        text = pc.replace_substring(text, '"', '\\"')
+        return pc.binary_join_element_wise('"', text, '"', "")
+    if kind == "integer":
+        return pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.string())
+    raise InputTypeError(
+        f"'{name}': column '{column}' of a key made of several columns must hold integers "
+        f"or text; it holds {kind} values"
     )
 
 
-# ---------------------------------------------------------------------------
-# column helpers
+def key_ids(table: Any, cols: list[str], *, name: str) -> IdArray:
+    """The id column ``cols[0]``, or, for several columns, one key per row.
 
-
-def _column_values(values: Any) -> npt.NDArray[Any]:
-    """A column (pandas / polars / pyarrow) as a NumPy array, missing values as None/NaN."""
-    if isinstance(values, pd.Series):
-        out: npt.NDArray[Any]
-        if isinstance(values.dtype, pd.api.extensions.ExtensionDtype):
-            kind = getattr(values.dtype, "kind", "O")
-            if values.hasnans:
-                out = values.astype(object).to_numpy()
-            elif kind in "iub":
-                out = values.to_numpy(dtype=getattr(values.dtype, "numpy_dtype", None))
-            elif kind == "f":
-                out = values.to_numpy(dtype=np.float64)
-            else:
-                out = values.to_numpy(dtype=object)
-        else:
-            out = values.to_numpy()
-        return out
-    module = type(values).__module__
-    if module.startswith("pyarrow"):
-        return _column_values(values.to_pandas())
-    if module.startswith("polars"):
-        return _column_values(values.to_pandas())
-    return np.asarray(values)
+    A key of several columns is written as a JSON array of its parts, e.g.
+    ``["source_a",17]`` (text quoted, integers bare), so keys are unambiguous
+    and readable in outputs.
+    """
+    parts = [column_ids(table[c]) for c in cols]
+    if len(parts) == 1:
+        return parts[0]
+    for c, part in zip(cols, parts, strict=True):
+        check_no_missing(part, name=name, what=f"values in key column '{c}'")
+    pieces = [_json_part(p, name=name, column=c) for c, p in zip(cols, parts, strict=True)]
+    joined = pc.binary_join_element_wise(*pieces, ",")
+    return pc.binary_join_element_wise("[", joined, "]", "")
 
 
 def _table_columns(table: Any, *, name: str) -> list[str]:
@@ -177,113 +247,90 @@ def _table_columns(table: Any, *, name: str) -> list[str]:
     return [str(c) for c in cols]
 
 
-def _pick_columns(table: Any, *, name: str, record_col: str, cluster_col: str) -> tuple[Any, Any]:
-    cols = _table_columns(table, name=name)
-    if record_col in cols and cluster_col in cols:
-        return table[record_col], table[cluster_col]
-    missing = [c for c in (record_col, cluster_col) if c not in cols]
-    if len(cols) == 2 and not any(c in cols for c in (record_col, cluster_col)):
-        return table[cols[0]], table[cols[1]]
-    raise InputError(
+def _missing_columns_error(
+    name: str, missing: list[str], cols: list[str], options: str
+) -> InputError:
+    return InputError(
         f"'{name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
         f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
-        "(set record_col / cluster_col to choose others)"
+        f"(set {options} to choose others)"
     )
+
+
+def _pick_membership(
+    table: Any, *, name: str, record_cols: list[str], cluster_cols: list[str]
+) -> tuple[IdArray, IdArray]:
+    cols = _table_columns(table, name=name)
+    wanted = record_cols + cluster_cols
+    missing = [c for c in wanted if c not in cols]
+    if not missing:
+        return (
+            key_ids(table, record_cols, name=name),
+            key_ids(table, cluster_cols, name=name),
+        )
+    if len(cols) == 2 and len(wanted) == 2 and not any(c in cols for c in wanted):
+        return column_ids(table[cols[0]]), column_ids(table[cols[1]])
+    raise _missing_columns_error(name, missing, cols, "record_col / cluster_col")
 
 
 # ---------------------------------------------------------------------------
 # validation
 
 
-def _missing_mask(arr: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-    if arr.dtype.kind in "iub":
-        return np.zeros(arr.shape[0], dtype=bool)
-    if arr.dtype.kind in "fc":
-        return np.asarray(np.isnan(arr), dtype=bool)
-    if arr.dtype.kind in "mM":
-        return np.asarray(np.isnat(arr), dtype=bool)
-    return np.asarray(pd.isna(arr), dtype=bool)
-
-
-def _check_ids(arr: npt.NDArray[Any], *, name: str, what: str) -> npt.NDArray[Any]:
-    if arr.ndim != 1:
-        raise InputError(f"'{name}': {what} must be 1-dimensional; received shape {arr.shape}")
-    missing = _missing_mask(arr)
-    if missing.any():
-        pos = np.flatnonzero(missing)
-        raise InputError(
-            f"'{name}' has {pos.size} missing {what} (None/NaN/empty), first at row {int(pos[0])}"
-        )
-    return arr
-
-
-def _dense_int_span(*arrays: npt.NDArray[Any]) -> tuple[int, int] | None:
-    """``(min, span)`` over integer arrays whose joint range is at most a few times
-    their total size; ``None`` otherwise."""
-    if any(a.dtype.kind not in "iu" or a.size == 0 for a in arrays):
-        return None
-    lo = min(int(a.min()) for a in arrays)
-    hi = max(int(a.max()) for a in arrays)
-    span = hi - lo + 1
-    if span > 4 * sum(a.size for a in arrays) + 1024:
-        return None
-    return lo, span
-
-
-def _offsets(values: npt.NDArray[Any], lo: int) -> npt.NDArray[np.int64]:
-    """``values - lo`` as int64, with a single pass over the data."""
-    if values.dtype == np.int64:
-        return values - lo if lo else values
-    out = values.astype(np.int64)
-    if lo:
-        out -= lo
-    return out
-
-
-def _duplicates(records: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], int]:
+def _duplicates(records: IdArray) -> tuple[IdArray, int]:
     """The record ids that occur more than once, and the number of surplus copies."""
-    dense = _dense_int_span(records)
+    dense = dense_int_span(records)
     if dense is not None:
         lo, span = dense
-        offsets = _offsets(records, lo)
+        offsets = int_offsets(records, lo)
         seen = np.zeros(span, dtype=bool)  # a byte per id: far cheaper to scatter than counts
         seen[offsets] = True
-        if np.count_nonzero(seen) == records.shape[0]:
-            return records[:0], 0
+        if np.count_nonzero(seen) == len(records):
+            return take(records, np.zeros(0, dtype=np.int64)), 0
         counts = np.bincount(offsets, minlength=span)
         dup = np.flatnonzero(counts > 1)
         return dup + lo, int((counts[dup] - 1).sum())
-    codes, uniques = pd.factorize(records)
-    if uniques.shape[0] == records.shape[0]:
-        return records[:0], 0
-    counts = np.bincount(codes)
+    codes, uniques = encode(records, sort=False)
+    return duplicates_of(codes, uniques)
+
+
+def duplicates_of(codes: npt.NDArray[np.int64], uniques: IdArray) -> tuple[IdArray, int]:
+    """The ids whose code occurs more than once in ``codes``, and the surplus count."""
+    if len(uniques) == codes.shape[0]:
+        return take(uniques, np.zeros(0, dtype=np.int64)), 0
+    counts = np.bincount(codes, minlength=len(uniques))
     dup = np.flatnonzero(counts > 1)
-    return np.asarray(uniques)[dup], int((counts[dup] - 1).sum())
+    return take(uniques, dup), int((counts[dup] - 1).sum())
+
+
+def duplicate_error(name: str, dup: IdArray, surplus: int) -> InputError:
+    """The error for a clustering that lists a record more than once."""
+    return InputError(
+        f"'{name}' has {surplus} duplicate record ids (e.g. {examples(to_numpy(dup))}); "
+        "each record must belong to exactly one cluster"
+    )
 
 
 def _finalise(
-    records: npt.NDArray[Any],
-    clusters: npt.NDArray[Any],
+    records: IdArray,
+    clusters: IdArray,
     *,
     name: str,
     unique_records: bool = False,
 ) -> Membership:
-    if records.shape[0] != clusters.shape[0]:
-        raise InputError(
-            f"'{name}': {records.shape[0]} record ids but {clusters.shape[0]} cluster ids"
-        )
-    if records.shape[0] == 0:
+    if len(records) != len(clusters):
+        raise InputError(f"'{name}': {len(records)} record ids but {len(clusters)} cluster ids")
+    if len(records) == 0:
         raise InputError(f"'{name}' is empty; expected at least one record")
-    _check_ids(records, name=name, what="record ids")
-    _check_ids(clusters, name=name, what="cluster ids")
+    for arr, what in ((records, "record ids"), (clusters, "cluster ids")):
+        if not isinstance(arr, pa.Array) and arr.ndim != 1:
+            raise InputError(f"'{name}': {what} must be 1-dimensional; received shape {arr.shape}")
+        check_no_missing(arr, name=name, what=what)
     if not unique_records:
         dup, surplus = _duplicates(records)
         if surplus:
-            raise InputError(
-                f"'{name}' has {surplus} duplicate record ids (e.g. {examples(dup)}); "
-                "each record must belong to exactly one cluster"
-            )
-    return Membership(records=records, clusters=clusters)
+            raise duplicate_error(name, dup, surplus)
+    return Membership(records, clusters)
 
 
 def _from_clusters(clusters: Iterable[Any], *, name: str) -> Membership:
@@ -304,31 +351,22 @@ def _from_clusters(clusters: Iterable[Any], *, name: str) -> Membership:
         labels.extend([k] * len(members))
     records = np.empty(len(recs), dtype=object)
     records[:] = recs
-    return _finalise(_tighten(records), np.asarray(labels, dtype=np.int64), name=name)
+    return _finalise(to_arrow_ids(records), np.asarray(labels, dtype=np.int64), name=name)
 
 
-def _tighten(arr: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """Give an object array of plain ints or strs a native dtype (faster hashing)."""
-    if arr.dtype != object or arr.shape[0] == 0:
-        return arr
-    first = arr[0]
-    if isinstance(first, int | np.integer) and not isinstance(first, bool):
-        if all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in arr):
-            try:
-                return arr.astype(np.int64)
-            except OverflowError:
-                return arr
+def _object_array(items: Iterable[Any]) -> npt.NDArray[Any]:
+    values = list(items)
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
     return arr
 
 
-def _labels(values: npt.NDArray[Any], *, name: str) -> Membership:
-    if values.ndim != 1:
+def _labels(values: IdArray, *, name: str) -> Membership:
+    if not isinstance(values, pa.Array) and values.ndim != 1:
         raise InputError(
             f"'{name}': a label array must be 1-dimensional; received shape {values.shape}"
         )
-    return _finalise(
-        np.arange(values.shape[0], dtype=np.int64), values, name=name, unique_records=True
-    )
+    return _finalise(np.arange(len(values), dtype=np.int64), values, name=name, unique_records=True)
 
 
 # ---------------------------------------------------------------------------
@@ -339,8 +377,8 @@ def as_membership(
     data: Any,
     *,
     name: str = "clustering",
-    record_col: str = "record_id",
-    cluster_col: str = "cluster_id",
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
 ) -> Membership:
     """Validate a clustering given in any supported form (see module docstring).
 
@@ -350,8 +388,10 @@ def as_membership(
         The clustering.
     name : str, default "clustering"
         The argument name used in error messages (e.g. ``"truth"``).
-    record_col, cluster_col : str, default "record_id", "cluster_id"
-        Column names for tables and files.
+    record_col, cluster_col : str or list of str, default "record_id", "cluster_id"
+        Column names for tables and files. A list of several columns makes a
+        key of their values together (e.g. ``["source", "unique_id"]`` for a
+        link job); see :func:`key_ids`.
 
     Returns
     -------
@@ -360,42 +400,72 @@ def as_membership(
     Examples
     --------
     >>> m = as_membership([["a", "b"], ["c"]], name="truth")
-    >>> list(m.records), list(m.clusters)
+    >>> m.records.tolist(), m.clusters.tolist()
     (['a', 'b', 'c'], [0, 0, 1])
     """
+    return read_membership(data, name=name, record_col=record_col, cluster_col=cluster_col)[0]
+
+
+def read_membership(
+    data: Any,
+    *,
+    name: str,
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    check_unique: bool = True,
+) -> tuple[Membership, list[str] | None]:
+    """:func:`as_membership`, also returning the cluster column(s) read from a table or
+    file (``None`` for other forms). With ``check_unique=False`` the caller checks that
+    record ids are unique (for example from the union of two clusterings)."""
     if isinstance(data, Membership):
-        return data
+        return data, None
+    record_cols = column_names(record_col, name="record_col")
+    cluster_cols = column_names(cluster_col, name="cluster_col")
     if isinstance(data, str | os.PathLike):
-        table = read_table(data, name=name)
-        recs, clus = _pick_columns(table, name=name, record_col=record_col, cluster_col=cluster_col)
-        return _finalise(_column_values(recs), _column_values(clus), name=name)
+        spec = file_spec(data, name=name)
+        wanted = record_cols + cluster_cols
+        present = set(header(spec, name=name))
+        table = read_arrow(
+            spec,
+            name=name,
+            text_columns="all",
+            columns=wanted if present.issuperset(wanted) else None,
+        )
+        recs, clus = _pick_membership(
+            table, name=name, record_cols=record_cols, cluster_cols=cluster_cols
+        )
+        return _finalise(recs, clus, name=name, unique_records=not check_unique), cluster_cols
     if isinstance(data, pd.Series):
-        return _finalise(_column_values(data.index.to_series()), _column_values(data), name=name)
+        return _finalise(
+            column_ids(data.index), column_ids(data), name=name, unique_records=not check_unique
+        ), None
     if isinstance(data, pd.DataFrame):
-        recs, clus = _pick_columns(data, name=name, record_col=record_col, cluster_col=cluster_col)
-        return _finalise(_column_values(recs), _column_values(clus), name=name)
+        recs, clus = _pick_membership(
+            data, name=name, record_cols=record_cols, cluster_cols=cluster_cols
+        )
+        return _finalise(recs, clus, name=name, unique_records=not check_unique), cluster_cols
     module = type(data).__module__
     if module.startswith(("polars", "pyarrow")):
         kind = type(data).__name__
-        if kind in ("Series", "Array", "ChunkedArray"):
-            return _labels(_column_values(data), name=name)
-        recs, clus = _pick_columns(data, name=name, record_col=record_col, cluster_col=cluster_col)
-        return _finalise(_column_values(recs), _column_values(clus), name=name)
+        if kind in ("Series", "Array", "ChunkedArray") or kind.endswith("Array"):
+            return _labels(column_ids(data), name=name), None
+        recs, clus = _pick_membership(
+            data, name=name, record_cols=record_cols, cluster_cols=cluster_cols
+        )
+        return _finalise(recs, clus, name=name, unique_records=not check_unique), cluster_cols
     if isinstance(data, Mapping):
-        keys = np.empty(len(data), dtype=object)
-        keys[:] = list(data.keys())
-        vals = np.empty(len(data), dtype=object)
-        vals[:] = list(data.values())
-        return _finalise(_tighten(keys), _tighten(vals), name=name)
+        keys = to_arrow_ids(_object_array(data.keys()))
+        vals = to_arrow_ids(_object_array(data.values()))
+        return _finalise(keys, vals, name=name, unique_records=not check_unique), None
     if isinstance(data, np.ndarray):
-        return _labels(data, name=name)
+        return _labels(to_arrow_ids(data), name=name), None
     if isinstance(data, list | tuple | set | frozenset):
         items = list(data)
         if not items:
             raise InputError(f"'{name}' is empty; expected at least one record")
         nested = [isinstance(x, _CLUSTER_CONTAINERS) for x in items]
         if all(nested):
-            return _from_clusters(items, name=name)
+            return _from_clusters(items, name=name), None
         if any(nested):
             raise InputTypeError(
                 f"'{name}' mixes clusters (iterables) and scalar labels; give either a list of "
@@ -403,9 +473,7 @@ def as_membership(
             )
         if isinstance(data, set | frozenset):
             raise InputTypeError(f"'{name}': a set of scalars has no order; give a list of labels")
-        arr = np.empty(len(items), dtype=object)
-        arr[:] = items
-        return _labels(_tighten(arr), name=name)
+        return _labels(to_arrow_ids(_object_array(items)), name=name), None
     raise InputTypeError(
         f"'{name}' must be a clustering (DataFrame, Series, dict, list of clusters, label array "
         f"or a CSV/Parquet path); received {describe(data)}"
@@ -416,57 +484,74 @@ def as_pairs(
     data: Any,
     *,
     name: str = "pairs",
-    left_col: str = "record_id_1",
-    right_col: str = "record_id_2",
+    left_col: Columns = "record_id_1",
+    right_col: Columns = "record_id_2",
 ) -> PairList:
     """Validate predicted matching pairs.
 
-    Accepts a :class:`PairList`, a two-column table (pandas, polars, pyarrow;
-    columns ``left_col``/``right_col`` or any two columns positionally), a CSV or
-    Parquet path, a list of 2-tuples, or an ``(n, 2)`` array. Self-pairs, missing
-    ids and pairs repeated in either order are errors.
+    Accepts a :class:`PairList`, a table (pandas, polars, pyarrow) with the
+    columns ``left_col`` and ``right_col``, a CSV or Parquet path, a list of
+    2-tuples, or an ``(n, 2)`` array. The two columns are found by name, never
+    by position. Self-pairs, missing ids and pairs repeated in either order are
+    errors.
     """
     if isinstance(data, PairList):
         return data
+    left_cols = column_names(left_col, name="left_col")
+    right_cols = column_names(right_col, name="right_col")
     if isinstance(data, str | os.PathLike):
-        data = read_table(data, name=name)
+        data = read_arrow(data, name=name, text_columns="all")
     module = type(data).__module__
     if isinstance(data, pd.DataFrame) or module.startswith(("polars", "pyarrow")):
-        left, right = _pick_columns(data, name=name, record_col=left_col, cluster_col=right_col)
-        lv, rv = _column_values(left), _column_values(right)
+        cols = _table_columns(data, name=name)
+        missing = [c for c in left_cols + right_cols if c not in cols]
+        if missing:
+            hint = ""
+            if "record_id" in cols and "cluster_id" in cols:
+                hint = "; it looks like a clustering (record_id, cluster_id), not a list of pairs"
+            raise InputError(
+                f"'{name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
+                f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
+                f"(set left_col / right_col to choose others){hint}"
+            )
+        lv = key_ids(data, left_cols, name=name)
+        rv = key_ids(data, right_cols, name=name)
     elif isinstance(data, np.ndarray | list | tuple):
         items = list(data)
         if any(not isinstance(p, tuple | list | np.ndarray) or len(p) != 2 for p in items):
             raise InputTypeError(f"'{name}' must hold pairs (2-tuples) of record ids")
-        lv = np.empty(len(items), dtype=object)
-        rv = np.empty(len(items), dtype=object)
-        lv[:] = [p[0] for p in items]
-        rv[:] = [p[1] for p in items]
-        lv, rv = _tighten(lv), _tighten(rv)
+        lv = to_arrow_ids(_object_array(p[0] for p in items))
+        rv = to_arrow_ids(_object_array(p[1] for p in items))
     else:
         raise InputTypeError(
             f"'{name}' must be a table of pairs, a list of 2-tuples or a CSV/Parquet path; "
             f"received {describe(data)}"
         )
-    _check_ids(lv, name=name, what="record ids (first column)")
-    _check_ids(rv, name=name, what="record ids (second column)")
-    codes, uniques = pd.factorize(
-        np.concatenate([lv, rv])
-        if lv.dtype == rv.dtype
-        else np.concatenate([lv.astype(object), rv.astype(object)])
-    )
-    n = lv.shape[0]
-    a, b = codes[:n].astype(np.int64), codes[n:].astype(np.int64)
+    check_no_missing(lv, name=name, what="record ids (first column)")
+    check_no_missing(rv, name=name, what="record ids (second column)")
+    if id_kind(lv) != id_kind(rv):
+        raise InputTypeError(
+            f"'{name}': the first column holds {id_kind(lv)} ids and the second "
+            f"{id_kind(rv)} ids; give both columns the same type"
+        )
+    from .ids import union
+
+    _ids, a, b = union(lv, rv)
+    n = len(lv)
     if (a == b).any():
         k = int(np.flatnonzero(a == b)[0])
-        raise InputError(f"'{name}' pairs a record with itself (e.g. {lv[k]!r} at row {k})")
+        raise InputError(
+            f"'{name}' pairs a record with itself (e.g. {to_numpy(take(lv, np.array([k])))[0]!r} "
+            f"at row {k})"
+        )
     lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = lo * np.int64(uniques.shape[0]) + hi
+    key = lo * np.int64(len(_ids)) + hi
     uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
     if uniq.shape[0] != n:
         k = int(first[np.flatnonzero(counts > 1)[0]])
+        pair = (to_numpy(take(lv, np.array([k])))[0], to_numpy(take(rv, np.array([k])))[0])
         raise InputError(
             f"'{name}' has {n - uniq.shape[0]} repeated pair(s) (in either order), "
-            f"e.g. ({lv[k]!r}, {rv[k]!r}); give each predicted pair once"
+            f"e.g. {pair!r}; give each predicted pair once"
         )
-    return PairList(left=lv, right=rv)
+    return PairList(lv, rv)

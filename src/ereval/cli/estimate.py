@@ -133,8 +133,8 @@ def estimate_command(
     metric under its canonical name, other forms suffixed _cluster, _record,
     _naive), each with estimate, std, ci_low, ci_high and n.
     """
-    sample_frame = read_table(sample, name="sample")
-    pred_frame = read_table(pred, name="pred")
+    sample_frame = read_table(sample, name="sample", text_columns=(record_col, cluster_col))
+    pred_frame = read_table(pred, name="pred", text_columns="all")
     s = as_sample(
         sample_frame,
         design="single_block" if design == "single-block" else design,

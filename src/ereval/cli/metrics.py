@@ -95,14 +95,11 @@ def metrics_command(
         )
         if any(not n.startswith("pairwise_") for n in names):
             raise InputError("'--metrics': with --pairs only the pairwise metrics can be computed")
-        from ..io import read_table
-
-        table_pairs = read_table(pred, name="pred")
-        if left_col in table_pairs.columns and right_col in table_pairs.columns:
-            table_pairs = table_pairs[[left_col, right_col]]
         scores = pairwise_scores_from_pairs(
             truth,
-            table_pairs,
+            pred,
+            left_col=left_col,
+            right_col=right_col,
             beta=beta,
             on_mismatch=on_mismatch,
             record_col=record_col,

@@ -88,7 +88,7 @@ def _ranked_ids(path: Path, *, id_col: str, score_col: str | None) -> npt.NDArra
     """Item ids in rank order (rank 1 first)."""
     from ..io import read_table
 
-    frame = read_table(path, name="ranked")
+    frame = read_table(path, name="ranked", text_columns=(id_col,))
     for col in (id_col, score_col):
         if col is not None and col not in frame.columns:
             raise InputError(
@@ -132,7 +132,7 @@ def _labels_by_rank(
     from ..io import read_table
     from ..paula import load_labels
 
-    frame = read_table(labels, name="labels")
+    frame = read_table(labels, name="labels", text_columns=(id_col,))
     if label_col not in frame.columns:
         raise InputError(
             f"'labels': '{labels}' needs a '{label_col}' column; found {list(map(str, frame.columns))}"

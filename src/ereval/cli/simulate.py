@@ -91,7 +91,7 @@ def simulate_command(
     records moved), draws REPEATS samples and compares each estimator with the
     exact value of its metric.
     """
-    frame = read_table(truth, name="truth")
+    frame = read_table(truth, name="truth", text_columns="all")
     membership = as_membership(frame, name="truth", record_col=record_col, cluster_col=cluster_col)
     kwargs: dict[str, Any] = {}
     if blocks is not None:

@@ -19,10 +19,15 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import describe, examples
-from ..io import _column_values, as_membership, read_table
+from ..ids import to_numpy
+from ..io import as_membership, column_ids, read_table
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+
+def _values(column: Any) -> npt.NDArray[Any]:
+    return to_numpy(column_ids(column))
 
 
 def plain(value: Any) -> Any:
@@ -54,12 +59,12 @@ class SampleTable:
         if col not in self.frame.columns:
             cols = [str(c) for c in self.frame.columns]
             raise InputError(f"'{name}': the sample has no column '{col}'; its columns are {cols}")
-        return _column_values(self.frame[col])
+        return _values(self.frame[col])
 
 
-def _as_frame(sample: Any) -> pd.DataFrame | None:
+def _as_frame(sample: Any, id_columns: tuple[str, ...] = ()) -> pd.DataFrame | None:
     if isinstance(sample, str | os.PathLike):
-        return read_table(sample, name="sample")
+        return read_table(sample, name="sample", text_columns=id_columns)
     if isinstance(sample, pd.DataFrame):
         return sample
     module = type(sample).__module__
@@ -71,7 +76,7 @@ def _as_frame(sample: Any) -> pd.DataFrame | None:
 
 def sample_table(sample: Any, *, record_col: str, cluster_col: str) -> SampleTable:
     """Validate the sampled clusters (records unique, no missing ids)."""
-    frame = _as_frame(sample)
+    frame = _as_frame(sample, (record_col, cluster_col))
     if frame is not None and record_col in frame.columns and cluster_col in frame.columns:
         _check_repeated_records(frame, record_col, cluster_col)
     source = frame if frame is not None else sample
@@ -150,7 +155,7 @@ def _lookup(
         raise InputError(
             f"'{name}' has no value for {miss.shape[0]} sampled {what}(s) (e.g. {examples(miss)})"
         )
-    out: npt.NDArray[Any] = np.asarray(_column_values(series))[pos]
+    out: npt.NDArray[Any] = np.asarray(_values(series))[pos]
     return out
 
 

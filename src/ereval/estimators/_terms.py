@@ -31,13 +31,19 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import describe, examples
-from ..io import Membership, _column_values, _dense_int_span, as_membership, read_table
+from ..ids import dense_int_span as _dense_int_span
+from ..ids import id_kind, to_arrow_ids, to_numpy
+from ..io import Membership, as_membership, column_ids, read_table
 from .designs import ClusterSample
 
 __all__ = ["ClusterTerms", "PreparedPrediction", "cluster_terms", "prepare_prediction"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+
+def _values(column: Any) -> npt.NDArray[Any]:
+    return to_numpy(column_ids(column))
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,7 +155,11 @@ def prepare_prediction(
         if names is not None:
             raise InputError("'names' must be given when the prediction is prepared, not later")
         return pred
-    frame = read_table(pred, name="pred") if isinstance(pred, str | os.PathLike) else pred
+    frame = (
+        read_table(pred, name="pred", text_columns="all")
+        if isinstance(pred, str | os.PathLike)
+        else pred
+    )
     m = as_membership(frame, name="pred", record_col=record_col, cluster_col=cluster_col)
     codes, labels = _cluster_codes(m.clusters)
     sizes = np.bincount(codes).astype(np.int64)
@@ -192,7 +202,7 @@ def _names(names: Any, frame: Any, m: Membership) -> tuple[IntArray | None, IntA
                 f"'names': the prediction has no column '{names}'; its columns are "
                 f"{[str(c) for c in table.columns]}"
             )
-        values = _column_values(table[names])
+        values = _values(table[names])
     elif isinstance(names, Mapping | pd.Series):
         series = names if isinstance(names, pd.Series) else pd.Series(dict(names), dtype=object)
         if not series.index.is_unique:
@@ -209,7 +219,7 @@ def _names(names: Any, frame: Any, m: Membership) -> tuple[IntArray | None, IntA
                 f"'names' covers {extra} record(s) that are not in 'pred'; the prediction must "
                 "cover the whole population whose names are counted"
             )
-        values = np.asarray(_column_values(series))[pos]
+        values = np.asarray(_values(series))[pos]
     else:
         raise InputTypeError(
             "'names' must be a column of the prediction or a mapping from record id to name; "
@@ -278,6 +288,15 @@ def cluster_terms(prepared: PreparedPrediction, sample: ClusterSample) -> Cluste
     Raises :class:`~ereval.RecordMismatchError` when sampled records are absent
     from the prediction (the prediction must cover the whole population).
     """
+    k_pred = id_kind(to_arrow_ids(prepared.records[:1000]))
+    k_sample = id_kind(to_arrow_ids(sample.records[:1000]))
+    if k_pred != k_sample:
+        raise InputTypeError(
+            f"record ids of 'sample' are {k_sample} (e.g. {examples(sample.records[:2])}) but "
+            f"those of 'pred' are {k_pred} (e.g. {examples(prepared.records[:2])}), so no "
+            "sampled record can be found; give both files the same id type (a CSV file's ids "
+            "are text: write the Parquet file's ids as text, or read both from CSV)"
+        )
     pos = prepared.locate(sample.records)
     absent = pos < 0
     if absent.any():

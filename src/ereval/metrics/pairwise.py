@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import ContingencyTable, MismatchPolicy
-from ..io import PairList, as_membership, as_pairs
+from ..contingency import ContingencyTable, MismatchPolicy, id_type_error
+from ..ids import IdType, cast_ids, encode, id_kind, to_numpy, union
+from ..io import Columns, PairList, as_membership, as_pairs
 from ._util import check_beta, f_beta, ratio
 
 __all__ = ["PairCounts", "pair_counts", "pairwise_scores", "pairwise_scores_from_pairs"]
@@ -83,8 +83,11 @@ def pairwise_scores_from_pairs(
     *,
     beta: float = 1.0,
     on_mismatch: MismatchPolicy = "error",
-    record_col: str = "record_id",
-    cluster_col: str = "cluster_id",
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    left_col: Columns = "record_id_1",
+    right_col: Columns = "record_id_2",
+    id_type: IdType = "exact",
 ) -> dict[str, float]:
     """Pairwise scores of predicted pairs that need not be transitive.
 
@@ -99,6 +102,12 @@ def pairwise_scores_from_pairs(
     on_mismatch : {"error", "intersection", "twinless"}
         Pairs naming records absent from ``truth``: raise (default), drop those
         pairs, or keep them as false positives.
+    record_col, cluster_col : str or list of str
+        Columns of the truth table or file.
+    left_col, right_col : str or list of str
+        The two record id columns of a pair table or file.
+    id_type : {"exact", "string"}
+        As in :func:`ereval.contingency.align`.
 
     Notes
     -----
@@ -114,26 +123,29 @@ def pairwise_scores_from_pairs(
     beta = check_beta(beta)
     policy = check_choice("on_mismatch", on_mismatch, ("error", "intersection", "twinless"))
     t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
-    pl: PairList = as_pairs(pairs, name="pairs")
+    pl: PairList = as_pairs(pairs, name="pairs", left_col=left_col, right_col=right_col)
     if len(pl) == 0:
         raise InputError("'pairs' is empty; expected at least one predicted pair")
-    nt = len(t)
-    both = np.concatenate(
-        [t.records.astype(object), pl.left.astype(object), pl.right.astype(object)]
-    )
-    codes, _ = pd.factorize(both)
-    t_codes, _ = pd.factorize(t.clusters)
-    n_union = int(codes.max()) + 1
-    cluster_of = np.full(n_union, -1, dtype=np.int64)
-    cluster_of[codes[:nt]] = t_codes
+    t_ids = cast_ids(t.record_ids, id_type, name="truth")
+    left = cast_ids(pl.left_ids, id_type, name="pairs")
+    right = cast_ids(pl.right_ids, id_type, name="pairs")
+    if id_kind(t_ids) != id_kind(left):
+        raise id_type_error(
+            id_kind(t_ids), id_kind(left), to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs"
+        )
+    pair_ids, a, b = union(left, right)
+    ids, pos_t, pos_pairs = union(t_ids, pair_ids)
+    t_codes, _ = encode(t.cluster_ids, sort=False)
+    cluster_of = np.full(len(ids), -1, dtype=np.int64)
+    cluster_of[pos_t] = t_codes
     m = len(pl)
-    cl = cluster_of[codes[nt : nt + m]]
-    cr = cluster_of[codes[nt + m :]]
+    cl = cluster_of[pos_pairs[a]]
+    cr = cluster_of[pos_pairs[b]]
     unknown = (cl < 0) | (cr < 0)
     n_pred = m
     if unknown.any():
         if policy == "error":
-            bad = np.where(cl < 0, pl.left, pl.right)[unknown]
+            bad = np.where(cl < 0, to_numpy(left), to_numpy(right))[unknown]
             raise RecordMismatchError(
                 f"'pairs' names {int(unknown.sum())} pair(s) with records absent from 'truth' "
                 f"(e.g. {examples(bad)}); pass on_mismatch='intersection' to drop them or "

@@ -23,13 +23,14 @@ truth may be a sample of true clusters scored against a full prediction
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
 
 from .._errors import RecordMismatchError
-from ..contingency import Alignment, MismatchPolicy, align
+from ..contingency import Alignment, AlignOptions, align
+from ..ids import take, to_numpy
 
 __all__ = ["cluster_errors", "record_errors"]
 
@@ -42,7 +43,7 @@ def _truth_records_in_pred(al: Alignment) -> np.ndarray:
     if missing.any():
         raise RecordMismatchError(
             f"{int(missing.sum())} record(s) of 'truth' are absent from 'pred' "
-            f"(e.g. {al.records[missing][:3].tolist()}); error metrics need every true record "
+            f"(e.g. {to_numpy(take(al.records, np.flatnonzero(missing)[:3])).tolist()}); error metrics need every true record "
             "to have a predicted cluster"
         )
     return np.flatnonzero(on_true)
@@ -62,9 +63,9 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
     uce = at - n
     return pd.DataFrame(
         {
-            "record_id": al.records[idx],
-            "true_cluster": al.true_labels[t],
-            "pred_cluster": al.pred_labels[p],
+            "record_id": to_numpy(take(al.records, idx)),
+            "true_cluster": to_numpy(take(al.true_labels, t)),
+            "pred_cluster": to_numpy(take(al.pred_labels, p)),
             "true_size": at,
             "pred_size": bp,
             "EI": ((oce != 0) | (uce != 0)).astype(np.int64),
@@ -81,10 +82,7 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
 def record_errors(
     truth: Any,
     pred: Any,
-    *,
-    on_mismatch: MismatchPolicy = "error",
-    record_col: str = "record_id",
-    cluster_col: str = "cluster_id",
+    **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true record with its error metrics.
 
@@ -97,29 +95,26 @@ def record_errors(
     >>> df[["record_id", "OCE", "UCE"]].values.tolist()
     [[1, 0, 1], [2, 1, 1], [3, 1, 0]]
     """
-    al = align(truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col)
+    al = align(truth, pred, **options)
     return _record_frame(al)
 
 
 def cluster_errors(
     truth: Any,
     pred: Any,
-    *,
-    on_mismatch: MismatchPolicy = "error",
-    record_col: str = "record_id",
-    cluster_col: str = "cluster_id",
+    **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true cluster with the averages of its records' error metrics.
 
     Columns: ``cluster_id, size, n_pred_clusters`` (predicted clusters it meets)
     and ``EI, SDE, OCE, UCE, ROCE, RUCE, H``.
     """
-    al = align(truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col)
+    al = align(truth, pred, **options)
     rec = _record_frame(al)
     codes = al.true_codes[al.true_codes >= 0]
     grouped = rec.assign(_code=codes).groupby("_code", sort=True)
     out = grouped[list(ERROR_COLUMNS)].mean()
     out.insert(0, "n_pred_clusters", grouped["pred_cluster"].nunique())
     out.insert(0, "size", grouped.size())
-    out.insert(0, "cluster_id", al.true_labels[out.index.to_numpy()])
+    out.insert(0, "cluster_id", to_numpy(take(al.true_labels, out.index.to_numpy())))
     return out.reset_index(drop=True)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from .._errors import InputError
 from .._validation import as_name_list
-from ..contingency import ContingencyTable, MismatchPolicy, contingency_table
+from ..contingency import AlignOptions, ContingencyTable, contingency_table
 from ._util import check_beta, coref_prf
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
 from .blanc import blanc_scores
@@ -156,10 +156,8 @@ def evaluate(
     *,
     metrics: str | Sequence[str] | None = None,
     beta: float = 1.0,
-    on_mismatch: MismatchPolicy = "error",
-    record_col: str = "record_id",
-    cluster_col: str = "cluster_id",
     progress: Callable[[str], None] | None = None,
+    **options: Unpack[AlignOptions],
 ) -> dict[str, float]:
     """Compute many metrics from one contingency table.
 
@@ -175,10 +173,13 @@ def evaluate(
     beta : float, default 1.0
         Weight of recall: when not 1, every family also reports ``*_fbeta`` (and
         ``v_measure_beta``).
-    on_mismatch : {"error", "intersection", "twinless"}, default "error"
-        See :func:`ereval.contingency.align`.
     progress : callable, optional
         Called with each family's name before it is computed.
+    **options
+        How the two clusterings are read and matched (``on_mismatch``,
+        ``record_col``, ``cluster_col``, the per-side ``truth_record_col``,
+        ``pred_cluster_col``, ..., and ``id_type``): see
+        :func:`ereval.contingency.align`.
 
     Returns
     -------
@@ -194,9 +195,7 @@ def evaluate(
     beta = check_beta(beta)
     explicit = metrics is not None
     names = resolve_metrics(metrics)
-    table = contingency_table(
-        truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
-    )
+    table = contingency_table(truth, pred, **options)
     if not explicit and table.has_twinless:
         names = names + _TWINLESS_DEFAULTS
     results: dict[str, float] = {}

@@ -361,20 +361,12 @@ def _columns_of(frame: Any) -> dict[str, npt.NDArray[Any]]:
 def read_pool(path: str | Path, **options: Any) -> Pool:
     """Read a pool from a CSV (optionally gzipped) or Parquet file.
 
-    The format is chosen by the file name (``.parquet``/``.pq`` or anything else
-    as CSV); ``options`` are those of :func:`pool_from_frame`.
+    The file is read by the rules of :mod:`ereval.files` (the pair id column
+    of a text file is read as text, exactly as written); ``options`` are those
+    of :func:`pool_from_frame`.
     """
-    import pandas as pd
+    from ..files import read_arrow
 
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(2, "No such file or directory", str(p))
-    name = p.name.lower()
-    try:
-        if name.endswith((".parquet", ".pq")):
-            frame = pd.read_parquet(p)
-        else:
-            frame = pd.read_csv(p)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot parse the pool file '{p}': {exc}") from exc
-    return pool_from_frame(frame, **options)
+    id_col = options.get("pair_id_col", "pair_id")
+    table = read_arrow(path, name="pool", text_columns=() if id_col is None else (id_col,))
+    return pool_from_frame(table, **options)

@@ -1,0 +1,313 @@
+"""Identifier columns: their kind, exact comparison and encoding to dense codes.
+
+Every record or cluster id column that ereval reads ends up here, whatever it
+came from (a file, a pandas / polars / pyarrow table, a dict, a list). An id
+column is held either as a NumPy array (integers, floats, booleans, dates,
+and Python objects given as such) or as a pyarrow string array (text read from
+a file or an Arrow-backed table). Text ids are never turned into Python
+objects on the hot path: hashing, de-duplication, the union of two sides and
+sorted codes all run on the Arrow buffers.
+
+Ids are compared exactly: ``"01"``, ``"1"`` and ``1`` are three different ids.
+Two columns of different kinds (integers on one side, text on the other) cannot
+be compared; :func:`cast_ids` turns integers into their decimal text when the
+caller asks for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeAlias, TypeGuard
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._errors import InputError, InputTypeError
+
+__all__ = [
+    "IdArray",
+    "IdType",
+    "cast_ids",
+    "dense_int_span",
+    "encode",
+    "id_kind",
+    "int_offsets",
+    "missing_mask",
+    "same_ids",
+    "take",
+    "to_arrow_ids",
+    "to_numpy",
+    "union",
+]
+
+#: An id column: a NumPy array or a pyarrow string array.
+IdArray: TypeAlias = npt.NDArray[Any] | pa.Array
+
+#: How ids of the two sides are compared: exactly as typed, or all as text.
+IdType = Literal["exact", "string"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _is_text(arr: Any) -> TypeGuard[pa.Array]:
+    return isinstance(arr, pa.Array) and (
+        pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)
+    )
+
+
+def to_arrow_ids(values: Any) -> IdArray:
+    """Normalise a column to an :data:`IdArray`.
+
+    Arrow text (also dictionary-encoded or chunked) stays Arrow; other Arrow
+    types become NumPy arrays; NumPy object arrays holding only ``str`` become
+    Arrow text and those holding only Python ints become ``int64``.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
+    if isinstance(values, pa.Array):
+        if pa.types.is_dictionary(values.type):
+            values = values.dictionary_decode()
+        if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+            return values
+        if pa.types.is_string_view(values.type):
+            return values.cast(pa.large_string())
+        if values.null_count:
+            return np.asarray(values.to_pandas().astype(object).to_numpy())
+        return values.to_numpy(zero_copy_only=False)
+    arr = np.asarray(values)
+    if arr.dtype.kind == "U":
+        return pa.array(arr, type=pa.string())
+    if arr.dtype != object or arr.size == 0:
+        return arr
+    if all(isinstance(v, str) for v in arr):
+        return pa.array([str(v) for v in arr], type=pa.string())
+    if all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in arr):
+        try:
+            return arr.astype(np.int64)
+        except OverflowError:
+            return arr
+    return arr
+
+
+def id_kind(arr: IdArray) -> str:
+    """A readable name of the kind of ids in ``arr`` (``"integer"``, ``"text"``, ...)."""
+    if _is_text(arr):
+        return "text"
+    kind = np.asarray(arr).dtype.kind if not isinstance(arr, pa.Array) else "O"
+    names = {
+        "i": "integer",
+        "u": "integer",
+        "b": "boolean",
+        "f": "float",
+        "c": "complex",
+        "M": "datetime",
+        "m": "timedelta",
+    }
+    if kind in names:
+        return names[kind]
+    kinds = {_kind_of_value(v) for v in np.asarray(arr)[:1000]}
+    if kinds <= {"text"}:
+        return "text"
+    if kinds <= {"integer"}:
+        return "integer"
+    return "mixed (" + ", ".join(sorted(kinds)) + ")"
+
+
+def _kind_of_value(value: Any) -> str:
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+        return "integer"
+    if isinstance(value, float | np.floating):
+        return "float"
+    return type(value).__name__
+
+
+def missing_mask(arr: IdArray) -> npt.NDArray[np.bool_]:
+    """Missing ids: null, NaN, NaT, None and the empty string."""
+    if isinstance(arr, pa.Array):
+        mask = pc.or_kleene(pc.is_null(arr), pc.equal(arr, "")) if _is_text(arr) else arr.is_null()
+        return np.asarray(mask.fill_null(True).to_numpy(zero_copy_only=False), dtype=bool)
+    if arr.dtype.kind in "iub":
+        return np.zeros(arr.shape[0], dtype=bool)
+    if arr.dtype.kind in "fc":
+        return np.asarray(np.isnan(arr), dtype=bool)
+    if arr.dtype.kind in "mM":
+        return np.asarray(np.isnat(arr), dtype=bool)
+    out = np.asarray(pd.isna(arr), dtype=bool)
+    out |= np.fromiter((isinstance(v, str) and v == "" for v in arr), bool, arr.shape[0])
+    return out
+
+
+def to_numpy(arr: IdArray) -> npt.NDArray[Any]:
+    """The ids as a NumPy array (Python ``str`` objects for text)."""
+    if isinstance(arr, pa.Array):
+        return np.asarray(arr.to_numpy(zero_copy_only=False))
+    return arr
+
+
+def take(arr: IdArray, index: npt.NDArray[Any]) -> IdArray:
+    """``arr[index]`` for an integer or boolean index, whatever the id column holds."""
+    if isinstance(arr, pa.Array):
+        index = np.asarray(index)
+        if index.dtype == bool:
+            return arr.filter(pa.array(index))
+        return arr.take(pa.array(index.astype(np.int64, copy=False)))
+    return arr[index]
+
+
+def same_ids(a: IdArray, b: IdArray) -> bool:
+    """True when ``a`` and ``b`` hold the same ids in the same order."""
+    if len(a) != len(b):
+        return False
+    if isinstance(a, pa.Array) or isinstance(b, pa.Array):
+        return bool(
+            _is_text(a)
+            and _is_text(b)
+            and a.cast(pa.large_string()).equals(b.cast(pa.large_string()))
+        )
+    if a.dtype.kind in "iub" and b.dtype.kind in "iub":
+        return bool(np.array_equal(a, b))
+    if a.dtype.kind != b.dtype.kind:
+        return False
+    try:
+        return bool(np.all(a == b))
+    except (TypeError, ValueError):
+        return False
+
+
+def cast_ids(arr: IdArray, id_type: IdType, *, name: str) -> IdArray:
+    """Ids to compare: unchanged for ``"exact"``; integers as decimal text for ``"string"``."""
+    if id_type == "exact" or _is_text(arr):
+        return arr
+    kind = id_kind(arr)
+    if kind == "integer":
+        return pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.string())
+    if kind.startswith("mixed") and all(
+        type(v) is str or (isinstance(v, int | np.integer) and not isinstance(v, bool))
+        for v in np.asarray(arr)
+    ):
+        return pa.array([str(v) for v in np.asarray(arr)], type=pa.string())
+    raise InputTypeError(
+        f"'{name}': only integer and text ids can be compared as text; received {kind} ids"
+    )
+
+
+# ---------------------------------------------------------------------------
+# encoding
+
+
+def dense_int_span(*arrays: IdArray) -> tuple[int, int] | None:
+    """``(min, span)`` over integer arrays whose joint range is at most a few times
+    their total size; ``None`` otherwise (or for any non-integer array)."""
+    if any(isinstance(a, pa.Array) or a.dtype.kind not in "iu" or a.size == 0 for a in arrays):
+        return None
+    lo = min(int(a.min()) for a in arrays)
+    hi = max(int(a.max()) for a in arrays)
+    span = hi - lo + 1
+    if span > 4 * sum(a.size for a in arrays) + 1024:
+        return None
+    return lo, span
+
+
+def int_offsets(values: npt.NDArray[Any], lo: int) -> IntArray:
+    """``values - lo`` as int64, with a single pass over the data."""
+    if values.dtype == np.int64:
+        return values - lo if lo else values
+    out = values.astype(np.int64)
+    if lo:
+        out -= lo
+    return out
+
+
+def _arrow_codes(encoded: Any) -> IntArray:
+    if isinstance(encoded, pa.ChunkedArray):
+        parts = [np.asarray(c.indices.to_numpy(), dtype=np.int64) for c in encoded.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return np.asarray(encoded.indices.to_numpy(), dtype=np.int64)
+
+
+def _sorted_dictionary(dictionary: pa.Array, codes: IntArray) -> tuple[IntArray, pa.Array]:
+    order = np.asarray(pc.sort_indices(dictionary).to_numpy(), dtype=np.int64)
+    rank = np.empty(order.shape[0], dtype=np.int64)
+    rank[order] = np.arange(order.shape[0], dtype=np.int64)
+    return rank[codes], dictionary.take(pa.array(order))
+
+
+def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
+    """Integer codes of ``values`` and the id of each code.
+
+    Integers in a range at most a few times their count are coded by offset
+    (``code = value - min``; every value of the range gets a label, used or
+    not). Anything else is hashed to dense codes, in sorted order of the ids
+    when ``sort`` (so cell order, hence every floating-point sum, does not
+    depend on the input order), else in order of first appearance. Ids of
+    mutually unorderable Python types keep the order of first appearance.
+    """
+    if isinstance(values, pa.Array):
+        encoded = pc.dictionary_encode(values)
+        codes = _arrow_codes(encoded)
+        dictionary = encoded.dictionary
+        if sort:
+            return _sorted_dictionary(dictionary, codes)
+        return codes, dictionary
+    dense = dense_int_span(values)
+    if dense is not None:
+        lo, span = dense
+        labels = np.arange(lo, lo + span, dtype=np.int64).astype(values.dtype, copy=False)
+        offsets = int_offsets(values, lo)
+        return (offsets.copy() if offsets is values else offsets), labels
+    try:
+        codes, uniques = pd.factorize(values, sort=sort)
+    except TypeError:  # ids of mutually unorderable types
+        codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques)
+
+
+def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
+    """The distinct ids of ``a`` and ``b`` together, and each element's position in them.
+
+    Returns ``(ids, pos_a, pos_b)`` with ``ids[pos_a[k]] == a[k]``. A repeated
+    id within one side gives repeated positions (the caller counts them). The
+    two columns must be of the same kind (see :func:`id_kind`).
+    """
+    if _is_text(a) and _is_text(b):
+        if a.type != b.type:
+            a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+        encoded = pc.dictionary_encode(pa.chunked_array([a, b]))
+        codes = _arrow_codes(encoded)
+        ids = encoded.chunk(0).dictionary if encoded.num_chunks else a[:0]
+        return ids, codes[: len(a)], codes[len(a) :]
+    if isinstance(a, pa.Array) or isinstance(b, pa.Array):
+        raise InputTypeError("text and non-text ids cannot be combined")
+    dense = dense_int_span(a, b)
+    if dense is not None:
+        lo, span = dense
+        used = np.zeros(span, dtype=bool)
+        oa, ob = int_offsets(a, lo), int_offsets(b, lo)
+        used[oa] = True
+        used[ob] = True
+        present = np.flatnonzero(used)
+        where = np.full(span, -1, dtype=np.int64)
+        where[present] = np.arange(present.shape[0], dtype=np.int64)
+        dtype = np.result_type(a.dtype, b.dtype)
+        return (present + lo).astype(dtype), where[oa], where[ob]
+    both = (
+        np.concatenate([a, b])
+        if a.dtype == b.dtype or (a.dtype.kind in "iu" and b.dtype.kind in "iu")
+        else np.concatenate([a.astype(object), b.astype(object)])
+    )
+    codes, ids = encode(both, sort=False)
+    return ids, codes[: a.shape[0]], codes[a.shape[0] :]
+
+
+def check_no_missing(arr: IdArray, *, name: str, what: str) -> None:
+    """Raise naming ``name`` when ``arr`` holds a missing id."""
+    missing = missing_mask(arr)
+    if missing.any():
+        pos = np.flatnonzero(missing)
+        raise InputError(
+            f"'{name}' has {pos.size} missing {what} (empty, null or NaN), first at row {int(pos[0])}"
+        )
