@@ -1,4 +1,4 @@
-"""Shared material of the OASIS tests: the paper's pools beside the repository."""
+"""Shared material of the OASIS tests: the paper's pools, shipped in ``tests/data/oasis-pools``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ereval.oasis import Pool, read_pool
 
-POOLS_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "oasis-pools"
+from ._data import data_file
 
 #: file -> (pairs, matches, precision, recall, F1) as listed in the pools' README
 #: (the paper's Table 2).
@@ -18,12 +18,12 @@ POOLS = {
 }
 
 
+def pool_path(name: str) -> Path:
+    """The file of one of the paper's pools (raises, never skips, when it is missing)."""
+    return data_file("oasis-pools", name)
+
+
 @cache
-def shared_pool(name: str) -> Pool:
-    """Read one of the shared pools (fails, never skips, when it is missing)."""
-    path = POOLS_DIR / name
-    if not path.exists():
-        raise FileNotFoundError(
-            f"the shared OASIS pools are expected at {POOLS_DIR} (shared/ beside the clone)"
-        )
-    return read_pool(path)
+def paper_pool(name: str) -> Pool:
+    """Read one of the paper's pools."""
+    return read_pool(pool_path(name))

@@ -1,11 +1,9 @@
-"""Shared fixtures: the location of the reference material beside the repository."""
+"""Test-wide settings: the Hypothesis profile."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -15,18 +13,3 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def shared_dir() -> Path:
-    """``../shared`` beside the clone (override with EREVAL_SHARED)."""
-    return Path(os.environ.get("EREVAL_SHARED", REPO.parent / "shared"))
-
-
-@pytest.fixture(scope="session")
-def shared() -> Path:
-    path = shared_dir()
-    if not path.is_dir():
-        pytest.fail(f"reference material not found at {path} (set EREVAL_SHARED)")
-    return path

@@ -1,30 +1,27 @@
 """The official test cases of the CoNLL-2011/2012 reference coreference scorer (v8.01).
 
-Every expected (recall, precision, F1) triple of ``conformance/conll_cases.json``
-must be reproduced within the scorer's own tolerance (sum of absolute
+Every expected (recall, precision, F1) triple of ``tests/data/conll/conll_cases.json``
+(see the README there) must be reproduced within the scorer's own tolerance (sum of absolute
 differences < 1e-4). Responses are taken after the scorer's de-duplication.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ereval.metrics import evaluate
 
-from .conftest import shared_dir
+from ._data import data_file
 
 OUR_NAME = {"muc": "muc", "bcub": "b3", "ceafm": "ceafm", "ceafe": "ceafe", "blanc": "blanc"}
 
 
 def _cases() -> list[dict[str, Any]]:
-    path = shared_dir() / "conformance" / "conll_cases.json"
-    if not path.exists():
-        return []
-    return list(json.loads(path.read_text())["cases"])
+    path = data_file("conll", "conll_cases.json")
+    return list(json.loads(path.read_text(encoding="utf-8"))["cases"])
 
 
 CASES = _cases()
@@ -40,7 +37,7 @@ def _score(case: dict[str, Any]) -> dict[str, float]:
     )
 
 
-def test_all_cases_present(shared: Path) -> None:
+def test_all_cases_present() -> None:
     assert len(CASES) == 36
     assert sum(len(c["expected"]) for c in CASES) == 91
 

@@ -13,10 +13,14 @@ from typer.testing import CliRunner
 from ereval.cli import app
 from ereval.oasis import synthetic_pool
 
-from ._oasis_support import POOLS_DIR
+from ._oasis_support import pool_path
 
 runner = CliRunner()
-ABT = str(POOLS_DIR / "abt-buy-svm.csv.gz")
+
+
+@pytest.fixture(scope="module")
+def abt() -> str:
+    return str(pool_path("abt-buy-svm.csv.gz"))
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +39,9 @@ def small_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_estimate_json_on_a_shared_pool() -> None:
+def test_estimate_json_on_a_paper_pool(abt: str) -> None:
     result = runner.invoke(
-        app, ["oasis", "estimate", ABT, "--budget", "300", "--seed", "1", "--format", "json"]
+        app, ["oasis", "estimate", abt, "--budget", "300", "--seed", "1", "--format", "json"]
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -178,7 +182,7 @@ def test_estimate_bad_input_exits_2(small_csv: Path, extra: list[str], message: 
     assert "Traceback" not in result.output
 
 
-def test_estimate_missing_file_and_bad_values(tmp_path: Path) -> None:
+def test_estimate_missing_file_and_bad_values(tmp_path: Path, abt: str) -> None:
     missing = runner.invoke(app, ["oasis", "estimate", str(tmp_path / "x.csv"), "--budget", "5"])
     assert missing.exit_code == 2 and "file not found" in missing.output
     bad = tmp_path / "bad.csv"
@@ -193,7 +197,7 @@ def test_estimate_missing_file_and_bad_values(tmp_path: Path) -> None:
     ).to_csv(bad2, index=False)
     result = runner.invoke(app, ["oasis", "estimate", str(bad2), "--budget", "1"])
     assert result.exit_code == 2 and "'predictions' must hold only 0 and 1" in result.output
-    result = runner.invoke(app, ["oasis", "estimate", ABT])
+    result = runner.invoke(app, ["oasis", "estimate", abt])
     assert result.exit_code == 2 and "give --budget, --target-ci-width or both" in result.output
 
 

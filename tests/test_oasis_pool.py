@@ -1,4 +1,4 @@
-"""Pools: validation of every input, score mapping, readers, the shared pools."""
+"""Pools: validation of every input, score mapping, readers, the paper's pools."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from ereval import InputError, InputTypeError
 from ereval.oasis import Pool, pool_from_frame, read_pool, scores_to_probabilities
 
-from ._oasis_support import POOLS, shared_pool
+from ._oasis_support import POOLS, paper_pool
 
 
 def test_probability_scores_are_kept() -> None:
@@ -172,9 +172,9 @@ def test_frame_columns_and_errors(tmp_path) -> None:  # type: ignore[no-untyped-
 
 
 @pytest.mark.parametrize("name", sorted(POOLS))
-def test_shared_pools_match_the_paper(name: str) -> None:
+def test_paper_pools_match_table_2(name: str) -> None:
     size, matches, precision, recall, f1 = POOLS[name]
-    pool = shared_pool(name)
+    pool = paper_pool(name)
     assert pool.size == size
     assert int(pool.labels.sum()) == matches  # type: ignore[union-attr]
     assert pool.true_measure(1.0) == pytest.approx(precision, abs=5e-4)

@@ -23,7 +23,7 @@ from ereval.oasis import (
     synthetic_pool,
 )
 
-from ._oasis_support import POOLS, shared_pool
+from ._oasis_support import POOLS, paper_pool
 
 SMALL = synthetic_pool(3000, imbalance=30, seed=11)
 CONFIGS = [
@@ -221,15 +221,15 @@ def test_stall_guard_stops_endless_redraws() -> None:
 def test_oasis_needs_far_fewer_draws_than_the_reference_failure_mode() -> None:
     # dblp-acm: the reference needed ~150,000 draws to reach 2,000 labels; the
     # exhausted-stratum rule keeps the draws within a small multiple of the labels.
-    pool = shared_pool("dblp-acm-svm-small.csv.gz")
+    pool = paper_pool("dblp-acm-svm-small.csv.gz")
     sampler = OASISSampler(pool, seed=0)
     sampler.run(budget=2000)
     assert sampler.iterations < 10 * 2000
 
 
 @pytest.mark.parametrize("name", sorted(POOLS))
-def test_oasis_converges_on_the_shared_pools(name: str) -> None:
-    pool = shared_pool(name)
+def test_oasis_converges_on_the_paper_pools(name: str) -> None:
+    pool = paper_pool(name)
     truth = pool.true_measure(0.5)
     errors = {250: [], 4000: []}  # type: dict[int, list[float]]
     for seed in range(3):

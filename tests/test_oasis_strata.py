@@ -9,7 +9,7 @@ from ereval import InputError, InputTypeError
 from ereval.oasis import Strata, csf_boundaries, stratify
 from ereval.oasis.strata import default_n_bins
 
-from ._oasis_support import POOLS, shared_pool
+from ._oasis_support import POOLS, paper_pool
 
 
 def test_csf_boundaries_by_hand() -> None:
@@ -73,10 +73,10 @@ def test_default_bins() -> None:
 
 @pytest.mark.parametrize("name", sorted(POOLS))
 @pytest.mark.parametrize("column", ["scores", "probabilities"])
-def test_default_is_robust_on_the_shared_pools(name: str, column: str) -> None:
+def test_default_is_robust_on_the_paper_pools(name: str, column: str) -> None:
     # A Freedman-Diaconis choice collapses to 3 strata on dblp-acm's scores and asks
     # for infinitely many bins on its probabilities; the default keeps the goal.
-    pool = shared_pool(name)
+    pool = paper_pool(name)
     values = getattr(pool, column)
     st = stratify(values)
     assert st.n_strata >= 25
