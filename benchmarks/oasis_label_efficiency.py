@@ -1,6 +1,6 @@
 """Label efficiency of OASIS, Passive, Stratified and IS, next to the reference ``oasis``.
 
-For each pool (the three shared pools of the OASIS paper and synthetic pools of
+For each pool (the three pools of the OASIS paper and synthetic pools of
 10^5 and 10^6 pairs with ~1:1000 imbalance) and each method, run ``--repeats``
 independent runs and print the mean absolute error of F1 after 500, 1000, 2000
 and 5000 distinct labels, the standard deviation of the estimates, the mean
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _oasis_reference as ref
 from ereval.oasis import Pool, read_pool, run_experiment, stratify, synthetic_pool
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "oasis-pools"
+POOLS_DIR = Path(__file__).resolve().parents[1] / "tests" / "data" / "oasis-pools"
 POOLS = {
     "abt-buy": "abt-buy-svm.csv.gz",
     "dblp-acm": "dblp-acm-svm-small.csv.gz",
@@ -51,7 +51,7 @@ METHODS = ("oasis", "passive", "stratified", "importance")
 
 def load(name: str) -> Pool:
     if name in POOLS:
-        return read_pool(SHARED / POOLS[name])
+        return read_pool(POOLS_DIR / POOLS[name])
     if name == "synthetic-1e5":
         return synthetic_pool(100_000, imbalance=1000, seed=1)
     if name == "synthetic-1e6":
