@@ -190,7 +190,7 @@ def evaluate(
     --------
     >>> s = evaluate([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]], metrics="pairwise")
     >>> s["pairwise_precision"], s["pairwise_recall"]
-    (0.25, 0.25)
+    (0.5, 0.5)
     """
     beta = check_beta(beta)
     explicit = metrics is not None
