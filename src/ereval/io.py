@@ -208,15 +208,19 @@ def column_ids(values: Any) -> IdArray:
 def _json_part(arr: IdArray, *, name: str, column: str) -> pa.Array:
     kind = id_kind(arr)
     if kind == "text":
-        text = pc.replace_substring(arr, "\\", "\\\\")
+        text = pc.replace_substring(arr.cast(pa.large_string()), "\\", "\\\\")
         text = pc.replace_substring(text, '"', '\\"')
-        return pc.binary_join_element_wise('"', text, '"', "")
+        return pc.binary_join_element_wise(_lit('"'), text, _lit('"'), _lit(""))
     if kind == "integer":
-        return pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.string())
+        return pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.large_string())
     raise InputTypeError(
         f"'{name}': column '{column}' of a key made of several columns must hold integers "
         f"or text; it holds {kind} values"
     )
+
+
+def _lit(text: str) -> pa.Scalar:
+    return pa.scalar(text, type=pa.large_string())
 
 
 def key_ids(table: Any, cols: list[str], *, name: str) -> IdArray:
@@ -232,8 +236,8 @@ def key_ids(table: Any, cols: list[str], *, name: str) -> IdArray:
     for c, part in zip(cols, parts, strict=True):
         check_no_missing(part, name=name, what=f"values in key column '{c}'")
     pieces = [_json_part(p, name=name, column=c) for c, p in zip(cols, parts, strict=True)]
-    joined = pc.binary_join_element_wise(*pieces, ",")
-    return pc.binary_join_element_wise("[", joined, "]", "")
+    joined = pc.binary_join_element_wise(*pieces, _lit(","))
+    return pc.binary_join_element_wise(_lit("["), joined, _lit("]"), _lit(""))
 
 
 def _table_columns(table: Any, *, name: str) -> list[str]:

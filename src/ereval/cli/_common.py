@@ -8,6 +8,7 @@ import io
 import json
 import math
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, ParamSpec, TypeVar
 
@@ -40,9 +41,15 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return func(*args, **kwargs)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    return func(*args, **kwargs)
+                finally:
+                    for w in caught:
+                        warn(cli_words(str(w.message)))
         except (InputError, InputTypeError, MissingDependencyError) as exc:
-            raise fail(_escape(str(exc))) from None
+            raise fail(_escape(cli_words(str(exc)))) from None
         except FileNotFoundError as exc:
             raise fail(_escape(f"file not found: {exc.filename}")) from None
         except OSError as exc:
@@ -51,6 +58,29 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
             ) from None
 
     return wrapper
+
+
+#: Python spellings of options in messages, and the CLI flags that say the same.
+_CLI_WORDS: tuple[tuple[str, str], ...] = (
+    ("id_type='string'", "--id-type string"),
+    ("on_mismatch='intersection'", "--on-mismatch intersection"),
+    ("on_mismatch='twinless'", "--on-mismatch twinless"),
+    ("set record_col / cluster_col", "set --record-col / --cluster-col"),
+    ("set left_col / right_col", "set --left-col / --right-col"),
+    ("with pred_cluster_col", "with --pred-cluster-col"),
+)
+
+
+def cli_words(message: str) -> str:
+    """``message`` with the Python spelling of options replaced by their CLI flags."""
+    for python, flag in _CLI_WORDS:
+        message = message.replace(python, flag)
+    return message
+
+
+def warn(message: str) -> None:
+    """Print ``message`` on stderr as a one-line warning."""
+    _stderr.print(f"[bold yellow]warning:[/bold yellow] {_escape(message)}", markup=True)
 
 
 def _escape(text: str) -> str:

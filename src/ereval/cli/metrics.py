@@ -11,10 +11,22 @@ import typer
 from rich.console import Console
 
 from .._errors import InputError
-from ..contingency import MismatchPolicy, contingency_table
+from ..contingency import contingency_table
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import evaluate, resolve_metrics
+from ._columns import (
+    ClusterColOpt,
+    IdTypeOpt,
+    MismatchOpt,
+    PredClusterColOpt,
+    PredRecordColOpt,
+    RecordColOpt,
+    TruthClusterColOpt,
+    TruthRecordColOpt,
+    align_options,
+    split_columns,
+)
 from ._common import OutputFormat, emit_mapping, emit_records, handle_errors
 
 TruthArg = Annotated[
@@ -25,18 +37,6 @@ PredArg = Annotated[
     typer.Argument(help="Predicted clustering (or predicted pairs with --pairs), CSV or Parquet."),
 ]
 FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
-RecordColOpt = Annotated[str, typer.Option("--record-col", help="Record id column in both files.")]
-ClusterColOpt = Annotated[
-    str, typer.Option("--cluster-col", help="Cluster id column in both files.")
-]
-MismatchOpt = Annotated[
-    MismatchPolicy,
-    typer.Option(
-        "--on-mismatch",
-        help="When the files cover different records: error, score the intersection, "
-        "or score twinless records as coreference scorers do.",
-    ),
-]
 
 
 def _progress_printer() -> tuple[Console | None, object]:
@@ -65,7 +65,12 @@ def metrics_command(
     ] = 1.0,
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    truth_record_col: TruthRecordColOpt = None,
+    truth_cluster_col: TruthClusterColOpt = None,
+    pred_record_col: PredRecordColOpt = None,
+    pred_cluster_col: PredClusterColOpt = None,
     on_mismatch: MismatchOpt = "error",
+    id_type: IdTypeOpt = "exact",
     pairs: Annotated[
         bool,
         typer.Option(
@@ -87,6 +92,16 @@ def metrics_command(
     ] = "record_id_2",
 ) -> None:
     """Score a predicted clustering against the truth with every clustering metric."""
+    options = align_options(
+        record_col=record_col,
+        cluster_col=cluster_col,
+        truth_record_col=truth_record_col,
+        truth_cluster_col=truth_cluster_col,
+        pred_record_col=pred_record_col,
+        pred_cluster_col=pred_cluster_col,
+        on_mismatch=on_mismatch,
+        id_type=id_type,
+    )
     if pairs:
         names = (
             resolve_metrics(metrics)
@@ -98,12 +113,13 @@ def metrics_command(
         scores = pairwise_scores_from_pairs(
             truth,
             pred,
-            left_col=left_col,
-            right_col=right_col,
+            left_col=split_columns(left_col) or "record_id_1",
+            right_col=split_columns(right_col) or "record_id_2",
             beta=beta,
             on_mismatch=on_mismatch,
-            record_col=record_col,
-            cluster_col=cluster_col,
+            record_col=split_columns(truth_record_col or record_col) or "record_id",
+            cluster_col=split_columns(truth_cluster_col or cluster_col) or "cluster_id",
+            id_type=id_type,
         )
         emit_mapping(
             {k: v for k, v in scores.items() if k in names or k.endswith("_fbeta")},
@@ -119,13 +135,9 @@ def metrics_command(
         if engine == "duckdb":
             from ..engines import duckdb_contingency_table
 
-            table = duckdb_contingency_table(
-                truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
-            )
+            table = duckdb_contingency_table(truth, pred, **options)
         else:
-            table = contingency_table(
-                truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
-            )
+            table = contingency_table(truth, pred, **options)
 
         def report(family: str) -> None:
             if status is not None:
@@ -180,7 +192,12 @@ def errors_command(
     fmt: FormatOpt = "csv",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    truth_record_col: TruthRecordColOpt = None,
+    truth_cluster_col: TruthClusterColOpt = None,
+    pred_record_col: PredRecordColOpt = None,
+    pred_cluster_col: PredClusterColOpt = None,
     on_mismatch: MismatchOpt = "error",
+    id_type: IdTypeOpt = "exact",
 ) -> None:
     """Record-wise and cluster-wise error metrics (EI, SDE, OCE, UCE, ROCE, RUCE, H).
 
@@ -191,7 +208,18 @@ def errors_command(
     def table(kind: str) -> pd.DataFrame:
         fn = record_errors if kind == "record" else cluster_errors
         return fn(
-            truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+            truth,
+            pred,
+            **align_options(
+                record_col=record_col,
+                cluster_col=cluster_col,
+                truth_record_col=truth_record_col,
+                truth_cluster_col=truth_cluster_col,
+                pred_record_col=pred_record_col,
+                pred_cluster_col=pred_cluster_col,
+                on_mismatch=on_mismatch,
+                id_type=id_type,
+            ),
         )
 
     if records_out is None and clusters_out is None:

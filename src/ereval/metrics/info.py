@@ -36,8 +36,13 @@ def entropies(table: ContingencyTable) -> tuple[float, float, float, float]:
     h_p = float(-(b / n * np.log(b / n)).sum())
     h_t_given_p = float(-(c / n * np.log(c / b[ext.cols])).sum())
     h_p_given_t = float(-(c / n * np.log(c / a[ext.rows])).sum())
-    # exact zeros when there is no uncertainty (avoid -0.0 and rounding noise)
-    return max(h_t, 0.0), max(h_p, 0.0), max(h_t_given_p, 0.0), max(h_p_given_t, 0.0)
+    # exact zeros when there is no uncertainty (no rounding noise below 0, and no -0.0:
+    # max(-0.0, 0.0) is -0.0, adding +0.0 makes it +0.0)
+    return _nonneg(h_t), _nonneg(h_p), _nonneg(h_t_given_p), _nonneg(h_p_given_t)
+
+
+def _nonneg(h: float) -> float:
+    return max(h, 0.0) + 0.0
 
 
 def info_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:

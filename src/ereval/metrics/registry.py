@@ -129,11 +129,16 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
     """Validate metric names (a list, or a comma-separated string; ``None`` = canonical).
 
     A family name (``"pairwise"``, ``"ceafe"``, ``"info"``, ...) selects all of its
-    metrics.
+    metrics; ``"canonical"`` selects the canonical metrics and ``"all"`` every
+    metric, the extra ones included.
     """
     if metrics is None:
         return CANONICAL_METRICS
     names = as_name_list("metrics", metrics, what="metric names")
+    if "all" in names or "canonical" in names:
+        chosen = CANONICAL_METRICS + (EXTRA_METRICS if "all" in names else ())
+        rest = [n for n in names if n not in ("all", "canonical")]
+        return tuple(dict.fromkeys(chosen + (resolve_metrics(rest) if rest else ())))
     by_family = {fam.name: fam.keys for fam in FAMILIES + EXTRA_FAMILIES}
     out: list[str] = []
     unknown = []
@@ -146,7 +151,10 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
             unknown.append(nm)
     if unknown:
         known = ", ".join(CANONICAL_METRICS + EXTRA_METRICS)
-        raise InputError(f"'metrics' has unknown name(s) {unknown!r}; known metrics: {known}")
+        raise InputError(
+            f"'metrics' has unknown name(s) {unknown!r}; known: all, canonical, the family "
+            f"names and the metrics {known}"
+        )
     return tuple(dict.fromkeys(out))
 
 

@@ -1,0 +1,272 @@
+"""Ids are read exactly, the same way by every reader, input form and engine."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from ereval import InputError, InputTypeError, RecordMismatchError, as_membership, evaluate
+from ereval.cli import app
+from ereval.contingency import IdenticalColumnsWarning, contingency_table
+from ereval.engines import duckdb_contingency_table
+from ereval.ids import encode, union
+from ereval.metrics import pairwise_scores_from_pairs
+
+runner = CliRunner()
+
+# (truth csv body, pred csv body, expected pairwise F1, expected number of records,
+#  expected true clusters, expected predicted clusters), each written as text
+SPELLINGS: list[tuple[str, str, str, float, int, int, int]] = [
+    # cluster ids 01, 1 and 001 are three clusters; predicted cluster ids are labels only
+    # (no true pair: recall 0/0 and F1 undefined)
+    ("leading zeros in cluster ids", "a,01\nb,1\nc,001\n", "a,x\nb,x\nc,x\n", math.nan, 3, 3, 1),
+    # record ids 1 and 01 are two records
+    ("leading zeros in record ids", "1,a\n01,a\n", "1,p\n01,p\n", 1.0, 2, 1, 1),
+    # surrounding spaces are part of the id
+    ("spaces kept", "a,k\n b,k\n", "a,x\n b,x\n", 1.0, 2, 1, 1),
+    # quotes are CSV syntax, not part of the id
+    ("quoted ids", '"a",k\n"b,c",k\n', 'a,x\n"b,c",x\n', 1.0, 2, 1, 1),
+    # ids that look like missing values in other tools are ordinary text
+    ("NA and null are text", "NA,k\nnull,k\nNaN,j\n", "NA,x\nnull,x\nNaN,y\n", 1.0, 3, 2, 2),
+    # numbers with exponents, signs and decimals stay text
+    (
+        "number-like text",
+        "1e3,k\n1000,k\n+1,j\n1.0,j\n",
+        "1e3,x\n1000,y\n+1,z\n1.0,z\n",
+        2 / 3,  # P = 1/1, R = 1/2
+        4,
+        2,
+        3,
+    ),
+    # unicode is kept byte for byte (composed vs decomposed e-acute are two ids)
+    ("unicode", "caf\u00e9,k\ncafe\u0301,j\n", "caf\u00e9,x\ncafe\u0301,y\n", math.nan, 2, 2, 2),
+]
+
+
+def _csv(tmp: Path, name: str, body: str) -> Path:
+    path = tmp / name
+    path.write_text("record_id,cluster_id\n" + body, encoding="utf-8")
+    return path
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+@pytest.mark.parametrize("case", SPELLINGS, ids=[c[0] for c in SPELLINGS])
+def test_every_reader_and_engine_reads_the_spellings_alike(
+    tmp_path: Path, case: tuple[str, str, str, float, int, int, int]
+) -> None:
+    _, t_body, p_body, f1, n, k, r = case
+    t_csv, p_csv = _csv(tmp_path, "t.csv", t_body), _csv(tmp_path, "p.csv", p_body)
+    # the same data as text in every other form a user may hold it in
+    t_frame = pd.read_csv(t_csv, dtype=str, keep_default_na=False)
+    p_frame = pd.read_csv(p_csv, dtype=str, keep_default_na=False)
+    t_gz = tmp_path / "t.csv.gz"
+    t_gz.write_bytes(gzip.compress(t_csv.read_bytes()))
+    t_pq, p_pq = tmp_path / "t.parquet", tmp_path / "p.parquet"
+    pq.write_table(pa.Table.from_pandas(t_frame, preserve_index=False), t_pq)
+    pq.write_table(pa.Table.from_pandas(p_frame, preserve_index=False), p_pq)
+    forms: dict[str, tuple[Any, Any]] = {
+        "csv": (t_csv, p_csv),
+        "csv.gz": (t_gz, p_csv),
+        "parquet": (t_pq, p_pq),
+        "pandas": (t_frame, p_frame),
+        "polars": (pl.from_pandas(t_frame), pl.from_pandas(p_frame)),
+        "arrow": (pa.Table.from_pandas(t_frame), pa.Table.from_pandas(p_frame)),
+        "dict": (
+            dict(zip(t_frame.record_id, t_frame.cluster_id, strict=True)),
+            dict(zip(p_frame.record_id, p_frame.cluster_id, strict=True)),
+        ),
+    }
+    results = {}
+    for form, (t, p) in forms.items():
+        tab = contingency_table(t, p)
+        results[form] = (evaluate(tab), tab.n_records, tab.n_true_clusters, tab.n_pred_clusters)
+    for form, (t, p) in {"duckdb csv": (t_csv, p_csv), "duckdb parquet": (t_pq, p_pq)}.items():
+        tab = duckdb_contingency_table(t, p)
+        results[form] = (evaluate(tab), tab.n_records, tab.n_true_clusters, tab.n_pred_clusters)
+    for form, (scores, n_rec, n_true, n_pred) in results.items():
+        assert (n_rec, n_true, n_pred) == (n, k, r), form
+        assert _same(scores["pairwise_f1"], f1), form
+        reference = results["csv"][0]
+        assert all(_same(scores[m], reference[m]) for m in reference), form  # bit for bit
+    out = runner.invoke(app, ["metrics", str(t_csv), str(p_csv), "-f", "json"])
+    out_duck = runner.invoke(
+        app, ["metrics", str(t_csv), str(p_csv), "-f", "json", "--engine", "duckdb"]
+    )
+    assert out.exit_code == 0 and out_duck.exit_code == 0, out.output + out_duck.output
+    assert out.stdout == out_duck.stdout
+
+
+def test_text_ids_do_not_match_zero_padded_ones(tmp_path: Path) -> None:
+    t = _csv(tmp_path, "t.csv", "1,a\n2,a\n3,b\n")
+    p = _csv(tmp_path, "p.csv", "01,a\n02,a\n03,b\n")
+    with pytest.raises(RecordMismatchError, match=r"3 record\(s\) only in 'truth'"):
+        evaluate(t, p)
+    with pytest.raises(RecordMismatchError, match=r"3 record\(s\) only in 'truth'"):
+        duckdb_contingency_table(t, p)
+
+
+def test_a_text_prediction_against_a_numeric_truth(tmp_path: Path) -> None:
+    # all-numeric text on one side and 'x' on the other are all text in CSV files: the
+    # four common records match and 'x' is the prediction's only twinless record
+    t = _csv(tmp_path, "t.csv", "1,a\n2,a\n3,b\n4,b\n")
+    p = _csv(tmp_path, "p.csv", "1,a\n2,a\n3,b\n4,b\nx,c\n")
+    scores = evaluate(t, p, on_mismatch="intersection")
+    assert scores["pairwise_f1"] == 1.0
+    assert contingency_table(t, p, on_mismatch="intersection").n_records == 4
+    assert duckdb_contingency_table(t, p, on_mismatch="intersection").n_records == 4
+    twinless = contingency_table(t, p, on_mismatch="twinless")
+    assert (twinless.n_records, twinless.n_common) == (5, 4)
+
+
+def test_typed_columns_keep_their_type_and_kinds_must_agree(tmp_path: Path) -> None:
+    ints = pd.DataFrame({"record_id": [1, 2, 3], "cluster_id": [1, 1, 2]})
+    text = pd.DataFrame({"record_id": ["1", "2", "3"], "cluster_id": ["a", "a", "b"]})
+    assert as_membership(ints).record_ids.dtype.kind == "i"
+    msg = r"record ids of 'truth' are integer \(e\.g\. 1, 2\) but those of 'pred' are text"
+    with pytest.raises(InputTypeError, match=msg + r".*id_type='string'"):
+        evaluate(ints, text)
+    # the option that casts integers to their decimal text
+    assert evaluate(ints, text, id_type="string")["pairwise_f1"] == 1.0
+    t_pq = tmp_path / "t.parquet"
+    ints.to_parquet(t_pq, index=False)
+    p_csv = _csv(tmp_path, "p.csv", "1,a\n2,a\n3,b\n")
+    with pytest.raises(InputTypeError, match=msg):
+        duckdb_contingency_table(t_pq, p_csv)
+    assert evaluate(duckdb_contingency_table(t_pq, p_csv, id_type="string"))["pairwise_f1"] == 1
+    result = runner.invoke(app, ["metrics", str(t_pq), str(p_csv)])
+    assert result.exit_code == 2
+    assert "--id-type string" in result.stderr and "Traceback" not in result.output
+    ok = runner.invoke(app, ["metrics", str(t_pq), str(p_csv), "--id-type", "string"])
+    assert ok.exit_code == 0, ok.output
+
+
+def test_mixed_python_ids_are_distinct() -> None:
+    scores = evaluate({1: "a", "1": "a", 2: "b"}, {1: "x", "1": "y", 2: "y"})
+    assert scores["pairwise_precision"] == 0.0  # 1 and '1' are two records
+
+
+def test_per_side_columns_and_identical_columns(tmp_path: Path) -> None:
+    truth = pd.DataFrame({"unique_id": ["r1", "r2", "r3"], "simulant_id": ["s1", "s1", "s2"]})
+    linked = truth.assign(cluster_id=["c1", "c2", "c2"])
+    scores = evaluate(
+        truth, linked, record_col="unique_id", truth_cluster_col="simulant_id"
+    )  # pred's own cluster_id
+    assert scores["pairwise_recall"] == 0.0 and scores["pairwise_precision"] == 0.0
+    with pytest.warns(IdenticalColumnsWarning, match="'simulant_id'"):
+        same = evaluate(truth, linked, record_col="unique_id", cluster_col="simulant_id")
+    assert same["pairwise_f1"] == 1.0
+    t_csv, p_csv = tmp_path / "t.csv", tmp_path / "p.csv"
+    truth.to_csv(t_csv, index=False)
+    linked.to_csv(p_csv, index=False)
+    cli = ["metrics", str(t_csv), str(p_csv), "--record-col", "unique_id", "-f", "json"]
+    warned = runner.invoke(app, [*cli, "--cluster-col", "simulant_id"])
+    assert warned.exit_code == 0 and "the prediction is the truth itself" in warned.stderr
+    right = runner.invoke(app, [*cli, "--truth-cluster-col", "simulant_id"])
+    assert right.exit_code == 0 and '"pairwise_recall": 0.0' in right.stdout
+
+
+def test_keys_of_several_columns(tmp_path: Path) -> None:
+    truth = pd.DataFrame(
+        {"source": ["a", "a", "b", "b"], "uid": [1, 2, 1, 2], "entity": [1, 2, 1, 3]}
+    )
+    pred = truth.assign(cluster=[7, 8, 7, 8])
+    key = ["source", "uid"]
+    scores = evaluate(
+        truth, pred, record_col=key, truth_cluster_col="entity", pred_cluster_col="cluster"
+    )
+    # true pairs: {(a,1),(b,1)}; predicted: {(a,1),(b,1)}, {(a,2),(b,2)}
+    assert scores["pairwise_precision"] == 0.5 and scores["pairwise_recall"] == 1.0
+    m = as_membership(truth, record_col=key, cluster_col="entity")
+    assert m.records.tolist() == ['["a",1]', '["a",2]', '["b",1]', '["b",2]']
+    t_csv, p_pq = tmp_path / "t.csv", tmp_path / "p.parquet"
+    truth.to_csv(t_csv, index=False)
+    pred.astype({"uid": str}).to_parquet(p_pq, index=False)
+    opts: dict[str, Any] = {
+        "record_col": key,
+        "truth_cluster_col": "entity",
+        "pred_cluster_col": "cluster",
+    }
+    assert evaluate(t_csv, p_pq, **opts) == scores
+    assert evaluate(duckdb_contingency_table(t_csv, p_pq, **opts)) == scores
+    cli = runner.invoke(
+        app,
+        [
+            "metrics",
+            str(t_csv),
+            str(p_pq),
+            "--record-col",
+            "source,uid",
+            "--truth-cluster-col",
+            "entity",
+            "--pred-cluster-col",
+            "cluster",
+            "-f",
+            "json",
+        ],
+    )
+    assert cli.exit_code == 0, cli.output
+    assert '"pairwise_precision": 0.5' in cli.stdout
+
+
+def test_missing_and_empty_ids_are_errors(tmp_path: Path) -> None:
+    t = _csv(tmp_path, "t.csv", "a,k\n,k\n")
+    ok = _csv(tmp_path, "ok.csv", "a,k\nb,k\n")
+    with pytest.raises(InputError, match="'truth' has 1 missing record ids"):
+        evaluate(t, ok)
+    with pytest.raises(InputError, match="'truth' has 1 missing record ids"):
+        duckdb_contingency_table(t, ok)
+    with pytest.raises(InputError, match="missing record ids"):
+        evaluate({"a": 1, "": 1}, {"a": 1, "": 1})
+
+
+def test_pairs_are_read_by_column_name(tmp_path: Path) -> None:
+    t = _csv(tmp_path, "t.csv", "1,a\n2,a\n3,b\n")
+    with pytest.raises(InputError, match="looks like a clustering"):
+        pairwise_scores_from_pairs(t, t)
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("l,r\n1,2\n2,3\n")
+    s = pairwise_scores_from_pairs(t, pairs, left_col="l", right_col="r")
+    assert (s["pairwise_precision"], s["pairwise_recall"]) == (0.5, 1.0)
+    cli = runner.invoke(app, ["metrics", str(t), str(t), "--pairs"])
+    assert cli.exit_code == 2 and "looks like a clustering" in cli.stderr
+
+
+def test_encoder_matches_a_brute_force_on_text_and_integers() -> None:
+    rng = np.random.default_rng(3)
+    words = np.array([f"w{v}" for v in rng.integers(0, 50, 500)], dtype=object)
+    for values in (
+        pa.array(words.tolist()),
+        rng.integers(-(10**12), 10**12, 300),
+        rng.integers(0, 40, 300),
+    ):
+        codes, uniques = encode(values)
+        plain = values.to_pylist() if isinstance(values, pa.Array) else values.tolist()
+        labels = uniques.to_pylist() if isinstance(uniques, pa.Array) else uniques.tolist()
+        assert [labels[c] for c in codes] == plain
+        used = sorted(set(plain))
+        assert [x for x in labels if x in set(plain)] == used  # codes in sorted id order
+    a, b = pa.array(["x", "y", "z"]), pa.array(["z", "w"])
+    ids, pa_, pb = union(a, b)
+    assert [ids[i].as_py() for i in pa_] == ["x", "y", "z"]
+    assert [ids[i].as_py() for i in pb] == ["z", "w"] and len(ids) == 4
+
+
+def test_no_warning_for_the_same_file_twice(tmp_path: Path) -> None:
+    t = _csv(tmp_path, "t.csv", "a,k\nb,k\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evaluate(t, t)["pairwise_f1"] == 1.0
