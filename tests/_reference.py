@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterator
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -122,6 +123,35 @@ def ceaf(t: Clustering, p: Clustering, phi: int) -> tuple[float, float]:
     self_t = sum(sim(x, x) for x in tc)
     self_p = sum(sim(y, y) for y in pc)
     return coref_div(total, self_p), coref_div(total, self_t)
+
+
+def alignments(
+    tc: list[frozenset[object]], pc: list[frozenset[object]]
+) -> Iterator[list[tuple[int, int]]]:
+    """Every one-to-one alignment of true to predicted clusters that pairs only
+    clusters sharing a record, as lists of (true index, predicted index)."""
+
+    def extend(i: int, used: frozenset[int]) -> Iterator[list[tuple[int, int]]]:
+        if i == len(tc):
+            yield []
+            return
+        yield from extend(i + 1, used)  # true cluster i left unaligned
+        for j, q in enumerate(pc):
+            if j not in used and tc[i] & q:
+                for rest in extend(i + 1, used | {j}):
+                    yield [(i, j), *rest]
+
+    yield from extend(0, frozenset())
+
+
+def ceaf_rn(t: Clustering, p: Clustering) -> tuple[float, float]:
+    """Rahman & Ng: drop predicted records absent from the truth that are alone in
+    their predicted cluster, then mention-based CEAF by enumerating alignments."""
+    sizes = Counter(p.values())
+    kept = {r: c for r, c in p.items() if r in t or sizes[c] > 1}
+    tc, pc = clusters_of(t), clusters_of(kept)
+    phi = max(sum(len(tc[i] & pc[j]) for i, j in a) for a in alignments(tc, pc))
+    return coref_div(phi, len(kept)), coref_div(phi, len(t))
 
 
 def blanc(t: Clustering, p: Clustering) -> tuple[float, float, float]:

@@ -19,7 +19,8 @@ read off directly; the rest are solved together as one sparse assignment
 problem. No dense ``K x R`` matrix is ever built.
 
 CEAFm and CEAFe follow the CoNLL reference scorer v8.01 (twinless mentions count
-in the cluster sizes; empty denominators give 0).
+in the cluster sizes; empty denominators give 0). :func:`ceaf_rn_scores` is the
+twinless-mention variant of Rahman & Ng (2009).
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite
 
 from .._errors import InputError
 from ..contingency import ContingencyTable
+from ._twinless import drop_pred_twinless
 from ._util import check_beta, coref_prf
 
-__all__ = ["ceaf_scores", "ceaf_similarity", "max_weight_alignment"]
+__all__ = ["ceaf_rn_scores", "ceaf_scores", "ceaf_similarity", "max_weight_alignment"]
 
 Phi = Literal[1, 2, 3, 4]
 
@@ -232,4 +234,64 @@ def ceaf_scores(
     out = {f"{name}_precision": p, f"{name}_recall": r, f"{name}_f1": f}
     if beta != 1.0:
         out[f"{name}_fbeta"] = coref_prf(total, den_r, total, den_p, beta)[2]
+    return out
+
+
+def ceaf_rn_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+    """CEAF_r&n: mention-based CEAF after discarding twinless singleton response mentions.
+
+    Rahman & Ng (2009) score system mentions with CEAF by first removing every
+    *twinless* response mention (a predicted record absent from the truth) that is
+    alone in its predicted cluster; twinless response mentions in larger predicted
+    clusters stay, and so do twinless key mentions. On what remains, with ``T_i``
+    and ``P_j`` the clusters, ``m`` a one-to-one alignment and ``phi3`` the number
+    of shared records::
+
+        Phi = max_m sum_i |T_i ∩ P_m(i)|
+        R = Phi / sum_i |T_i|,      P = Phi / sum_j |P_j|
+
+    so a kept twinless record lowers precision (or recall) and never matches.
+    Without twinless records this is CEAFm.
+
+    Parameters
+    ----------
+    table : ContingencyTable
+        Built with ``on_mismatch="twinless"`` to score twinless records.
+    beta : float, default 1.0
+        Weight of recall; when not 1 the result also has ``ceaf_rn_fbeta``.
+
+    Returns
+    -------
+    dict
+        ``ceaf_rn_precision``, ``ceaf_rn_recall``, ``ceaf_rn_f1`` (and
+        ``ceaf_rn_fbeta``). As in the CoNLL scorer, an empty denominator gives 0.
+
+    References
+    ----------
+    Rahman, A. & Ng, V. (2009). Supervised models for coreference resolution.
+    EMNLP, 968-977. As described by Cai, J. & Strube, M. (2010). Evaluation
+    metrics for end-to-end coreference resolution systems. SIGDIAL, 28-36; and
+    Maidasani et al. (2012), §3.2.5.
+
+    Examples
+    --------
+    The twinless singleton ``e`` is discarded; the twinless ``d`` stays and costs
+    precision (``Phi = 2``: ``a`` and ``b``).
+
+    >>> from ereval.contingency import contingency_table
+    >>> truth, pred = [["a", "b", "c"]], [["a", "b", "d"], ["e"]]
+    >>> t = contingency_table(truth, pred, on_mismatch="twinless")
+    >>> s = ceaf_rn_scores(t)
+    >>> s["ceaf_rn_precision"], s["ceaf_rn_recall"]
+    (0.6666666666666666, 0.6666666666666666)
+    """
+    beta = check_beta(beta)
+    kept = drop_pred_twinless(table, singletons_only=True)
+    # phi3 weights are integers, so the aligned total is an exact integer
+    phi = round(max_weight_alignment(kept, ceaf_similarity(kept, 3)))
+    den_r, den_p = kept.n_true_records, kept.n_pred_records
+    r, p, f = coref_prf(phi, den_r, phi, den_p)
+    out = {"ceaf_rn_precision": p, "ceaf_rn_recall": r, "ceaf_rn_f1": f}
+    if beta != 1.0:
+        out["ceaf_rn_fbeta"] = coref_prf(phi, den_r, phi, den_p, beta)[2]
     return out

@@ -19,7 +19,7 @@ from ..contingency import AlignOptions, ContingencyTable, contingency_table
 from ._util import check_beta, coref_prf
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
 from .blanc import blanc_scores
-from .ceaf import ceaf_scores, ceaf_similarity, max_weight_alignment
+from .ceaf import ceaf_rn_scores, ceaf_scores, ceaf_similarity, max_weight_alignment
 from .cluster import closest_cluster_scores, cluster_scores
 from .info import info_scores
 from .lea import lea_scores
@@ -107,6 +107,7 @@ EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
         True,
     ),
     MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True),
+    MetricFamily("ceaf_rn", _prf("ceaf_rn"), lambda t, b: ceaf_rn_scores(t, beta=b), True),
     MetricFamily(
         "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
     ),
@@ -117,7 +118,10 @@ CANONICAL_METRICS: tuple[str, ...] = tuple(k for fam in FAMILIES for k in fam.ke
 #: Further metrics available by name.
 EXTRA_METRICS: tuple[str, ...] = tuple(k for fam in EXTRA_FAMILIES for k in fam.keys)
 _TWINLESS_DEFAULTS = tuple(
-    k for fam in EXTRA_FAMILIES if fam.name in ("b3_twinless", "ceaf_sys") for k in fam.keys
+    k
+    for fam in EXTRA_FAMILIES
+    if fam.name in ("b3_twinless", "ceaf_sys", "ceaf_rn")
+    for k in fam.keys
 )
 
 _FAMILY_OF: dict[str, MetricFamily] = {
