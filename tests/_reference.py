@@ -144,6 +144,16 @@ def alignments(
     yield from extend(0, frozenset())
 
 
+def ace(t: Clustering, p: Clustering) -> tuple[float, float, int]:
+    """ACE: enumerate the alignments, keep the largest overlap, then the most pairs;
+    precision = pairs / #predicted, recall = pairs / #true. Also returns the overlap."""
+    tc, pc = clusters_of(t), clusters_of(p)
+    overlap, pairs = max(
+        (sum(len(tc[i] & pc[j]) for i, j in a), len(a)) for a in alignments(tc, pc)
+    )
+    return div(pairs, len(pc)), div(pairs, len(tc)), overlap
+
+
 def ceaf_rn(t: Clustering, p: Clustering) -> tuple[float, float]:
     """Rahman & Ng: drop predicted records absent from the truth that are alone in
     their predicted cluster, then mention-based CEAF by enumerating alignments."""

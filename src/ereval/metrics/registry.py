@@ -17,6 +17,7 @@ from .._errors import InputError
 from .._validation import as_name_list
 from ..contingency import AlignOptions, ContingencyTable, contingency_table
 from ._util import check_beta, coref_prf
+from .ace import ace_scores
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
 from .blanc import blanc_scores
 from .ceaf import ceaf_rn_scores, ceaf_scores, ceaf_similarity, max_weight_alignment
@@ -108,6 +109,7 @@ EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
     ),
     MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True),
     MetricFamily("ceaf_rn", _prf("ceaf_rn"), lambda t, b: ceaf_rn_scores(t, beta=b), True),
+    MetricFamily("ace", _prf("ace"), lambda t, b: ace_scores(t, beta=b)),
     MetricFamily(
         "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
     ),
