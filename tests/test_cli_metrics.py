@@ -13,13 +13,19 @@ from ereval.cli import app
 from ereval.metrics import CANONICAL_METRICS, evaluate
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 
 
 def test_json_has_every_canonical_name_and_counts() -> None:
     result = runner.invoke(
         app,
-        ["metrics", str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred.csv"), "--format", "json"],
+        [
+            "metrics",
+            str(EXAMPLES / "truth.csv"),
+            str(EXAMPLES / "pred_good.csv"),
+            "--format",
+            "json",
+        ],
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -27,8 +33,10 @@ def test_json_has_every_canonical_name_and_counts() -> None:
     truth = pd.read_csv(EXAMPLES / "truth.csv")
     assert data["n_records"] == len(truth)
     assert data["n_true_clusters"] == truth["cluster_id"].nunique()
-    assert data["n_pred_clusters"] == pd.read_csv(EXAMPLES / "pred.csv")["cluster_id"].nunique()
-    expected = evaluate(EXAMPLES / "truth.csv", EXAMPLES / "pred.csv")
+    assert (
+        data["n_pred_clusters"] == pd.read_csv(EXAMPLES / "pred_good.csv")["cluster_id"].nunique()
+    )
+    expected = evaluate(EXAMPLES / "truth.csv", EXAMPLES / "pred_good.csv")
     for name in CANONICAL_METRICS:
         assert data[name] == pytest.approx(expected[name])
 
@@ -43,7 +51,7 @@ def test_nan_is_null_in_json(tmp_path: Path) -> None:
 
 
 def test_csv_table_and_selection(tmp_path: Path) -> None:
-    args = ["metrics", str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred.csv")]
+    args = ["metrics", str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")]
     out = runner.invoke(app, [*args, "-f", "csv", "-m", "muc,bmd", "--beta", "2"])
     assert out.exit_code == 0
     lines = out.stdout.strip().splitlines()
@@ -62,9 +70,9 @@ def test_csv_table_and_selection(tmp_path: Path) -> None:
 def test_renamed_columns_and_parquet(tmp_path: Path) -> None:
     df = pd.read_csv(EXAMPLES / "truth.csv").rename(columns={"record_id": "m", "cluster_id": "e"})
     df.to_parquet(tmp_path / "t.parquet")
-    pd.read_csv(EXAMPLES / "pred.csv").rename(columns={"record_id": "m", "cluster_id": "e"}).to_csv(
-        tmp_path / "p.csv", index=False
-    )
+    pd.read_csv(EXAMPLES / "pred_good.csv").rename(
+        columns={"record_id": "m", "cluster_id": "e"}
+    ).to_csv(tmp_path / "p.csv", index=False)
     out = runner.invoke(
         app,
         [
@@ -83,7 +91,7 @@ def test_renamed_columns_and_parquet(tmp_path: Path) -> None:
 
 
 T = str(EXAMPLES / "truth.csv")
-P = str(EXAMPLES / "pred.csv")
+P = str(EXAMPLES / "pred_good.csv")
 
 
 @pytest.mark.parametrize(
@@ -133,7 +141,7 @@ def test_errors_command(tmp_path: Path) -> None:
         [
             "errors",
             str(EXAMPLES / "truth.csv"),
-            str(EXAMPLES / "pred.csv"),
+            str(EXAMPLES / "pred_good.csv"),
             "--records-out",
             str(rec),
             "--clusters-out",
@@ -148,7 +156,13 @@ def test_errors_command(tmp_path: Path) -> None:
     assert clusters["size"].sum() == len(records)
     printed = runner.invoke(
         app,
-        ["errors", str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred.csv"), "--level", "record"],
+        [
+            "errors",
+            str(EXAMPLES / "truth.csv"),
+            str(EXAMPLES / "pred_good.csv"),
+            "--level",
+            "record",
+        ],
     )
     assert printed.exit_code == 0 and printed.stdout.startswith("record_id,true_cluster")
     bad = runner.invoke(
@@ -156,7 +170,7 @@ def test_errors_command(tmp_path: Path) -> None:
         [
             "errors",
             str(EXAMPLES / "truth.csv"),
-            str(EXAMPLES / "pred.csv"),
+            str(EXAMPLES / "pred_good.csv"),
             "--records-out",
             str(tmp_path / "x.txt"),
         ],

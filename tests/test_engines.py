@@ -75,9 +75,9 @@ def test_errors(tmp_path: Path) -> None:
 
 
 def test_cli_engine_option(tmp_path: Path) -> None:
-    examples = Path(__file__).resolve().parents[1] / "examples"
+    examples = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
     runner = CliRunner()
-    args = ["metrics", str(examples / "truth.csv"), str(examples / "pred.csv"), "-f", "json"]
+    args = ["metrics", str(examples / "truth.csv"), str(examples / "pred_good.csv"), "-f", "json"]
     a = runner.invoke(app, args)
     b = runner.invoke(app, [*args, "--engine", "duckdb"])
     assert a.exit_code == 0 and b.exit_code == 0, b.output

@@ -12,6 +12,7 @@ PACKAGES = [
     "ereval.contingency",
     "ereval.engines",
     "ereval.estimators",
+    "ereval.example",
     "ereval.io",
     "ereval.metrics",
     "ereval.oasis",

@@ -21,6 +21,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.metrics",
     "ereval.cli.oasis",
     "ereval.cli.paula",
+    "ereval.cli.example",
 )
 
 for _name in _COMMAND_MODULES:
