@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -312,6 +317,82 @@ def test_paula_plan_on_the_pairs_names_the_labelled_pairs(tmp_path: Path) -> Non
     labels = read("paula_labels.csv")
     assert plan["rank"].tolist() == labels["rank"].tolist()
     assert plan["pair_id"].tolist() == labels["pair_id"].tolist()
+
+
+# --------------------------------------------------------------------------- README
+
+
+def _readme_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) of every fenced bash or python block, in order."""
+    return [
+        (m.group(1), m.group(2))
+        for m in re.finditer(r"^```(bash|python)[ \t]*\n(.*?)^```", text, re.M | re.S)
+    ]
+
+
+def _bash_commands(body: str) -> list[str]:
+    """The commands of a bash block; ``pip install ... &&`` prefixes are dropped."""
+    commands = []
+    for line in body.replace("\\\n", " ").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        while line.startswith("pip install"):
+            _, sep, rest = line.partition("&&")
+            line = rest.strip() if sep else ""
+        if not line or "pytest" in line:  # installs, and the test suite itself, are not rerun
+            continue
+        commands.append(line)
+    return commands
+
+
+def test_readme_block_parsing() -> None:
+    text = (
+        "```bash\npip install . && ereval a b\n# note\nereval c \\\n  d\n```\n"
+        '```python\nprint(1)\n```\n```bash\npip install -e ".[test]" && python -m pytest\n```\n'
+        "```text\nnot run\n```\n"
+    )
+    blocks = _readme_blocks(text)
+    assert [lang for lang, _ in blocks] == ["bash", "python", "bash"]
+    assert _bash_commands(blocks[0][1]) == ["ereval a b", "ereval c    d"]
+    assert _bash_commands(blocks[2][1]) == []
+
+
+@pytest.mark.slow
+def test_readme_commands_run(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shutil.copytree(
+        REPO,
+        root,
+        ignore=shutil.ignore_patterns(
+            ".git", "__pycache__", ".*_cache", "*.egg-info", "build", "dist"
+        ),
+    )
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "ereval"
+    shim.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m ereval "$@"\n')
+    shim.chmod(0o755)
+    env = dict(os.environ)
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(root / "src")
+    env["MPLBACKEND"] = "Agg"
+    blocks = _readme_blocks((root / "README.md").read_text())
+    assert any(lang == "bash" for lang, _ in blocks)
+    ran = 0
+    for lang, body in blocks:
+        if lang == "python":
+            argv = [sys.executable, "-c", body]
+            steps = [(argv, body)]
+        else:
+            steps = [(["bash", "-c", cmd], cmd) for cmd in _bash_commands(body)]
+        for argv, shown in steps:
+            proc = subprocess.run(
+                argv, cwd=root, env=env, capture_output=True, text=True, timeout=600
+            )
+            assert proc.returncode == 0, f"README command failed: {shown}\n{proc.stderr[-2000:]}"
+            ran += 1
+    assert ran >= 2
 
 
 def test_module_doctests() -> None:
