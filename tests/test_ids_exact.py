@@ -270,3 +270,19 @@ def test_no_warning_for_the_same_file_twice(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert evaluate(t, t)["pairwise_f1"] == 1.0
+
+
+def test_integer_ids_dense_together_but_not_alone() -> None:
+    # each side alone spans more than 4x its size + 1024, the two together do not
+    t = {int(v): int(v) % 7 for v in range(0, 6000, 6)}
+    p = {int(v): int(v) % 5 for v in range(3, 6000, 6)}
+    p.update({0: 0, 6: 0})
+    tab = contingency_table(t, p, on_mismatch="twinless")
+    assert (tab.n_true_records, tab.n_pred_records, tab.n_common) == (1000, 1002, 2)
+    with pytest.raises(InputError, match="'pred' has 1 duplicate"):
+        contingency_table(t, _with_duplicate(p), on_mismatch="twinless")
+
+
+def _with_duplicate(p: dict[int, int]) -> pd.DataFrame:
+    frame = pd.DataFrame({"record_id": list(p), "cluster_id": list(p.values())})
+    return pd.concat([frame, frame.iloc[:1]], ignore_index=True)

@@ -247,8 +247,9 @@ def align(
 
 
 def _check_unique(records: IdArray, name: str) -> None:
-    if dense_int_span(records) is not None:
-        _dense_duplicates(records, name)
+    span = dense_int_span(records)
+    if span is not None:
+        _dense_duplicates(records, name, span)
         return
     codes, uniques = encode(records, sort=False)
     dup, surplus = duplicates_of(codes, uniques)
@@ -256,9 +257,8 @@ def _check_unique(records: IdArray, name: str) -> None:
         raise duplicate_error(name, dup, surplus)
 
 
-def _dense_duplicates(records: npt.NDArray[Any], name: str) -> None:
-    span = dense_int_span(records)
-    assert span is not None
+def _dense_duplicates(records: npt.NDArray[Any], name: str, span: tuple[int, int]) -> None:
+    """Raise naming ``name`` when integer ids within ``span = (min, width)`` repeat."""
     lo, width = span
     offsets = int_offsets(records, lo)
     seen = np.zeros(width, dtype=bool)  # a byte per id: far cheaper to scatter than counts
@@ -279,8 +279,8 @@ def _union(
     """
     dense = dense_int_span(t_rec, p_rec)
     if dense is not None:
-        _dense_duplicates(t_rec, "truth")
-        _dense_duplicates(p_rec, "pred")
+        _dense_duplicates(t_rec, "truth", dense)
+        _dense_duplicates(p_rec, "pred", dense)
         lo, span = dense
         nt = t_rec.shape[0]
         if nt == p_rec.shape[0]:
