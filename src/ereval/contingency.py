@@ -110,6 +110,13 @@ class Alignment:
         """Number of predicted cluster codes (an upper bound on the number of clusters)."""
         return len(self.pred_labels)
 
+    def record_cells(self) -> tuple[ContingencyTable, IntArray, IntArray]:
+        """The table, and each record's row and column in it (``-1`` where absent)."""
+        tab = self.table()
+        rows = _compacted(self.true_codes, self.n_true_codes)
+        cols = _compacted(self.pred_codes, self.n_pred_codes)
+        return tab, rows, cols
+
     def table(self) -> ContingencyTable:
         """Build the sparse contingency table of this alignment."""
         return ContingencyTable.from_codes(
@@ -502,6 +509,16 @@ class ContingencyTable:
         """Number of non-zero cells per predicted cluster."""
         return np.bincount(self.cols, minlength=self.n_pred_clusters).astype(np.int64)
 
+    def cell_counts(self, rows: IntArray, cols: IntArray) -> IntArray:
+        """``n_ij`` at each given ``(row, col)``; 0 for an empty cell."""
+        width = np.int64(max(self.n_pred_clusters, 1))
+        keys = self.rows * width + self.cols  # sorted, as cells are sorted by (row, col)
+        wanted = np.asarray(rows, dtype=np.int64) * width + np.asarray(cols, dtype=np.int64)
+        at = np.minimum(np.searchsorted(keys, wanted), max(keys.shape[0] - 1, 0))
+        found = keys.shape[0] > 0
+        hit = (keys[at] == wanted) if found else np.zeros(wanted.shape[0], dtype=bool)
+        return np.where(hit, self.counts[at] if found else 0, 0).astype(np.int64)
+
     def extended_with_singletons(self) -> ContingencyTable:
         """The table over the union of records, each twinless record a singleton on the
         side where it is missing. Returns ``self`` when there are no twinless records."""
@@ -539,6 +556,16 @@ def _compact(index: IntArray, sizes: IntArray) -> tuple[IntArray, IntArray]:
         return index, sizes
     mapping = np.cumsum(used, dtype=np.int64) - 1
     return mapping[index], sizes[used]
+
+
+def _compacted(codes: IntArray, n_codes: int) -> IntArray:
+    """``codes`` renumbered as :meth:`ContingencyTable.from_codes` numbers rows and
+    columns (unused codes dropped); ``-1`` stays ``-1``."""
+    present = codes >= 0
+    sizes = np.bincount(codes[present], minlength=n_codes)
+    out = np.full(codes.shape[0], -1, dtype=np.int64)
+    out[present], _ = _compact(codes[present], sizes)
+    return out
 
 
 def _sum_by(index: IntArray, values: IntArray, size: int) -> IntArray:

@@ -208,7 +208,7 @@ def column_ids(values: Any) -> IdArray:
 def _json_part(arr: IdArray, *, name: str, column: str) -> pa.Array:
     kind = id_kind(arr)
     if kind == "text":
-        text = pc.replace_substring(arr.cast(pa.large_string()), "\\", "\\\\")
+        text = pc.replace_substring(pc.cast(arr, pa.large_string()), "\\", "\\\\")
         text = pc.replace_substring(text, '"', '\\"')
         return pc.binary_join_element_wise(_lit('"'), text, _lit('"'), _lit(""))
     if kind == "integer":

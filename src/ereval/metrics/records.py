@@ -53,12 +53,10 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
     idx = _truth_records_in_pred(al)
     t = al.true_codes[idx]
     p = al.pred_codes[idx]
-    a = np.bincount(t, minlength=al.n_true_codes)
-    b = np.bincount(al.pred_codes[al.pred_codes >= 0], minlength=al.n_pred_codes)
-    key = t * np.int64(max(al.n_pred_codes, 1)) + p
-    codes, _uniq = pd.factorize(key)
-    n = np.bincount(codes)[codes]
-    at, bp = a[t], b[p]
+    tab, rows, cols = al.record_cells()
+    row, col = rows[idx], cols[idx]
+    n = tab.cell_counts(row, col)
+    at, bp = tab.true_sizes[row], tab.pred_sizes[col]
     oce = bp - n
     uce = at - n
     return pd.DataFrame(
