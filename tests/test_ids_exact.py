@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ereval import InputError, InputTypeError, RecordMismatchError, as_membership, evaluate
+from ereval import _text_keys as text_keys
 from ereval.cli import app
 from ereval.contingency import IdenticalColumnsWarning, contingency_table
 from ereval.engines import duckdb_contingency_table
@@ -286,3 +287,37 @@ def test_integer_ids_dense_together_but_not_alone() -> None:
 def _with_duplicate(p: dict[int, int]) -> pd.DataFrame:
     frame = pd.DataFrame({"record_id": list(p), "cluster_id": list(p.values())})
     return pd.concat([frame, frame.iloc[:1]], ignore_index=True)
+
+
+def _arrow_reference(arrays: list[pa.Array]) -> list[int]:
+    encoded = pa.chunked_array(arrays).dictionary_encode()
+    return [int(i) for chunk in encoded.chunks for i in chunk.indices.to_numpy()]
+
+
+@pytest.mark.parametrize("width", [6, 13, 40])
+def test_large_text_columns_code_like_arrow(width: int) -> None:
+    # above MIN_IDS the ids are laid out in words (exact up to 8 bytes, hashed beyond)
+    rng = np.random.default_rng(width)
+    n = text_keys.MIN_IDS + 1000
+    pool = [f"{v:0{width}d}"[-width:] for v in rng.integers(0, 10**12, 30_000)]
+    a = pa.array([pool[i] for i in rng.integers(0, len(pool), n)])
+    b = pa.array([pool[i] for i in rng.integers(0, len(pool), n // 2)] + ["x" * width, "é"])
+    fast = text_keys.text_codes([a, b[:-1]])
+    assert fast is not None
+    codes, first = fast
+    # first-appearance codes are unique: the same partition as Arrow's dictionary encoding
+    assert codes.tolist() == _arrow_reference([a, b[:-1]])
+    both = a.to_pylist() + b[:-1].to_pylist()
+    assert [both[i] for i in first] == list(dict.fromkeys(both))
+    assert text_keys.text_codes([a, b]) is None  # non-ASCII text goes to Arrow
+    ids, _, pos_b = union(a, b)
+    assert [ids[i].as_py() for i in pos_b[-3:]] == b.to_pylist()[-3:]
+
+
+def test_a_hash_collision_falls_back_to_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
+    n = text_keys.MIN_IDS + 10
+    a = pa.array([f"record-{i:07d}" for i in range(n)])
+    monkeypatch.setattr(text_keys, "_keys", lambda words: np.zeros(words.shape[0], np.uint64))
+    assert text_keys.text_codes([a]) is None  # every id collides: the check catches it
+    codes, uniques = encode(a, sort=False)
+    assert len(uniques) == n and codes.tolist() == list(range(n))

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import InputError, InputTypeError
+from ._text_keys import text_codes
 
 __all__ = [
     "IdArray",
@@ -247,9 +248,14 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
     mutually unorderable Python types keep the order of first appearance.
     """
     if isinstance(values, pa.Array):
-        encoded = pc.dictionary_encode(values)
-        codes = _arrow_codes(encoded)
-        dictionary = encoded.dictionary
+        fast = text_codes([values]) if _is_text(values) else None
+        if fast is not None:
+            codes, first = fast
+            dictionary = values.take(pa.array(first))
+        else:
+            encoded = pc.dictionary_encode(values)
+            codes = _arrow_codes(encoded)
+            dictionary = encoded.dictionary
         if sort:
             return _sorted_dictionary(dictionary, codes)
         return codes, dictionary
@@ -276,6 +282,11 @@ def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
     if _is_text(a) and _is_text(b):
         if a.type != b.type:
             a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+        fast = text_codes([a, b])
+        if fast is not None:
+            codes, first = fast
+            ids = pa.chunked_array([a, b]).take(pa.array(first)).combine_chunks()
+            return ids, codes[: len(a)], codes[len(a) :]
         encoded = pc.dictionary_encode(pa.chunked_array([a, b]))
         codes = _arrow_codes(encoded)
         ids = encoded.chunk(0).dictionary if encoded.num_chunks else a[:0]

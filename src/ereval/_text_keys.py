@@ -1,0 +1,115 @@
+"""Dense codes for large columns of text ids, without Python objects.
+
+A text column of short ASCII ids (record keys such as ``rec-1234567`` or hex
+digests) is laid out as fixed-width rows of 64-bit words (each id padded with
+NUL bytes), which are packed exactly into one word when an id has at most 8
+bytes and otherwise mixed into a 64-bit hash. The words or hashes are then
+coded by NumPy/pandas integer hashing, several times faster than hashing the
+variable-length strings themselves. Hashing is made exact by a check: every id
+given the same code must have the same words; the caller falls back to Arrow's
+own dictionary encoding if the check ever fails (a hash collision) or the
+column does not fit the layout (non-ASCII text, NUL bytes, long or very unequal
+lengths, small columns).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["text_codes"]
+
+IntArray = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+
+#: Below this many ids Arrow's dictionary encoding is as fast and simpler.
+MIN_IDS = 50_000
+#: Longest id (bytes) laid out in words; longer ids go to Arrow.
+MAX_BYTES = 64
+
+_M1 = np.uint64(0x9E3779B97F4A7C15)
+_M2 = np.uint64(0xFF51AFD7ED558CCD)
+
+
+def _words(arr: pa.Array, width: int) -> U64 | None:
+    """The ids as rows of ``width // 8`` little-endian words, or ``None``."""
+    padded = pc.ascii_rpad(arr, width=width, padding="\0")
+    data = padded.buffers()[2]
+    n = len(arr)
+    if data is None or data.size < n * width:
+        return None
+    words: U64 = np.frombuffer(data, dtype="<u8", count=n * width // 8).reshape(
+        n, width // 8
+    )
+    return words
+
+
+def _keys(words: U64) -> U64:
+    """One word per id: the id itself for ids of up to 8 bytes, else a 64-bit hash."""
+    if words.shape[1] == 1:
+        return words[:, 0]
+    with np.errstate(over="ignore"):
+        h: U64 = words[:, 0] * _M1
+        for k in range(1, words.shape[1]):
+            h ^= h >> np.uint64(31)
+            h += words[:, k]
+            h *= _M2
+        h ^= h >> np.uint64(32)
+        h *= _M2
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def _consistent(parts: list[U64], codes: list[IntArray], n_codes: int) -> bool:
+    """True when every id of a code has the same words (no hash collision)."""
+    for k in range(parts[0].shape[1]):
+        rep = np.zeros(n_codes, dtype=np.uint64)
+        for words, c in zip(parts, codes, strict=True):
+            rep[c] = words[:, k]
+        for words, c in zip(parts, codes, strict=True):
+            if not np.array_equal(rep[c], words[:, k]):
+                return False
+    return True
+
+
+def text_codes(arrays: list[pa.Array]) -> tuple[IntArray, IntArray] | None:
+    """Codes of the ids of ``arrays`` taken together, in order of first appearance.
+
+    Returns ``(codes, first)``: ``codes`` over the concatenation of the arrays,
+    and ``first[k]``, the position (in that concatenation) of the first id of
+    code ``k``; or ``None`` when the layout does not apply (then use Arrow).
+    """
+    n = sum(len(a) for a in arrays)
+    if n < MIN_IDS or any(a.null_count for a in arrays):
+        return None
+    longest, total = 0, 0
+    for a in arrays:
+        lengths = pc.binary_length(a)
+        stats = pc.min_max(lengths).as_py()
+        longest = max(longest, stats["max"] or 0)
+        total += pc.sum(lengths).as_py() or 0
+        if not pc.all(pc.string_is_ascii(a)).as_py():
+            return None
+        if pc.any(pc.match_substring(a, "\0")).as_py():
+            return None
+    width = max(8, -(-longest // 8) * 8)
+    if longest > MAX_BYTES or width > 4 * (total / n) + 16:
+        return None  # padding would cost far more memory than the ids themselves
+    parts = [_words(a, width) for a in arrays]
+    if any(p is None for p in parts):
+        return None
+    words = [p for p in parts if p is not None]
+    keys = np.concatenate([_keys(w) for w in words])
+    codes_raw, uniques = pd.factorize(keys)
+    codes = codes_raw.astype(np.int64, copy=False)
+    if words[0].shape[1] > 1:
+        bounds = np.cumsum([0] + [w.shape[0] for w in words])
+        split = [codes[bounds[i] : bounds[i + 1]] for i in range(len(words))]
+        if not _consistent(words, split, len(uniques)):
+            return None
+    running = np.maximum.accumulate(codes)
+    first = np.flatnonzero(np.r_[True, running[1:] > running[:-1]]).astype(np.int64)
+    return codes, first
