@@ -352,3 +352,14 @@ def test_estimates_to_dict_has_the_documented_keys() -> None:
     assert d["labels_used"] == 50 and d["iterations"] >= 50
     assert est.measure(1.0) == est.precision and est.measure(0.0) == est.recall
     assert not math.isnan(est.f_measure.estimate)
+
+
+def test_save_writes_exactly_the_named_file_and_reports_progress(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    sampler = OASISSampler(SMALL, seed=0)
+    seen: list[int] = []
+    sampler.run(budget=30, progress=seen.append)
+    assert seen == list(range(1, 31))
+    sampler.save(tmp_path / "state.txt")  # no .npz appended
+    assert [p.name for p in tmp_path.iterdir()] == ["state.txt"]
+    resumed = load_sampler(tmp_path / "state.txt", SMALL)
+    assert resumed.labels_used == 30

@@ -161,3 +161,31 @@ class TestSimulate:
             simulate(truth, error_rate=0.1, weights="uniform")
         with pytest.raises(InputError, match="draws records with replacement"):
             simulate(truth, error_rate=0.1, replace=False)
+
+
+class TestSimulateMemoryAndProgress:
+    def test_refuses_runs_larger_than_the_available_memory(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        import ereval.simulate as sim
+
+        monkeypatch.setattr(sim, "_available_memory", lambda: 16 * 2**30)
+        truth = _zipf_truth(500, 1)
+        with pytest.raises(InputError, match=r"'repeats' x 'sample_size' = 100,000,000 x 50"):
+            simulate(truth, error_rate=0.1, sample_size=50, repeats=100_000_000, seed=0)
+        assert sim.simulation_memory(50, 100_000_000) > 16 * 2**30
+
+    def test_progress_counts_every_estimator_and_repeat(self) -> None:
+        truth = _zipf_truth(500, 1)
+        calls: list[tuple[int, int]] = []
+        res = simulate(
+            truth,
+            error_rate=0.1,
+            sample_size=30,
+            repeats=70,
+            seed=0,
+            progress=lambda done, total: calls.append((done, total)),
+        )
+        total = len(res.estimates) * 70
+        assert calls[0] == (0, total) and calls[-1] == (total, total)
+        assert [d for d, _ in calls] == sorted(d for d, _ in calls)

@@ -15,7 +15,8 @@ per repeat.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,7 +36,13 @@ from .io import Membership, as_membership
 from .metrics import CANONICAL_METRICS, evaluate
 from .metrics._util import check_beta
 
-__all__ = ["SimulationDesign", "SimulationResult", "inject_errors", "simulate"]
+__all__ = [
+    "SimulationDesign",
+    "SimulationResult",
+    "inject_errors",
+    "simulate",
+    "simulation_memory",
+]
 
 SimulationDesign = Literal["record", "cluster", "block"]
 FloatArray = npt.NDArray[np.float64]
@@ -141,6 +148,53 @@ class SimulationResult:
     settings: dict[str, Any] = field(default_factory=dict)
 
 
+def simulation_memory(sample_size: int, repeats: int, n_estimators: int = 40) -> int:
+    """Bytes of memory :func:`simulate` needs at its peak, approximately.
+
+    The draws of all repeats are held at once (``repeats x sample_size`` cells of
+    about 64 bytes over the arrays of one estimator), plus an estimate and a
+    standard deviation per estimator and repeat.
+
+    >>> simulation_memory(400, 200) // 2**20  # MiB
+    5
+    """
+    n = check_int("sample_size", sample_size, minimum=1)
+    r = check_int("repeats", repeats, minimum=1)
+    return 64 * n * r + 24 * max(int(n_estimators), 1) * r
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to this process (None when unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _check_memory(sample_size: int, repeats: int, n_estimators: int) -> None:
+    """Refuse a simulation that cannot fit in the available memory."""
+    need = simulation_memory(sample_size, repeats, n_estimators)
+    have = _available_memory()
+    if have is not None and need > have:
+        raise InputError(
+            f"'repeats' x 'sample_size' = {repeats:,} x {sample_size:,} draws need about "
+            f"{_gigabytes(need)} of memory and about {_gigabytes(have)} is available; "
+            "lower 'repeats' or 'sample_size'"
+        )
+
+
+def _gigabytes(n_bytes: int) -> str:
+    gb = n_bytes / 2**30
+    return f"{gb:.3g} GB" if gb >= 0.1 else f"{n_bytes / 2**20:.3g} MB"
+
+
 def _draw_units(
     population: ClusterSample,
     design: SimulationDesign,
@@ -206,6 +260,7 @@ def simulate(
     names: Any = None,
     naive: bool = True,
     seed: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SimulationResult:
     """Repeat sampling and estimation; report bias, RMSE and CI coverage per estimator.
 
@@ -235,6 +290,9 @@ def simulate(
         As for :func:`ereval.estimators.estimate`.
     seed : None, int or numpy.random.Generator
         Source of randomness (error injection and sampling).
+    progress : callable, optional
+        Called as ``progress(done, total)`` while estimating, counting one step per
+        estimator and repeat.
 
     Returns
     -------
@@ -244,6 +302,7 @@ def simulate(
     design = check_choice("design", design, ("record", "cluster", "block"))
     n = check_int("sample_size", sample_size, minimum=2)
     repeats = check_int("repeats", repeats, minimum=1)
+    _check_memory(n, repeats, 1)
     beta = check_beta(beta)
     z = normal_quantile(level)
     t = as_membership(truth, name="truth")
@@ -286,6 +345,11 @@ def simulate(
         if estimators is None
         else resolve_estimators(estimators, shape, terms, False)
     )
+    _check_memory(n, repeats, len(keys))
+    total = len(keys) * repeats
+    done = 0
+    if progress is not None:
+        progress(done, total)
     drawn = _draw_units(population, design, n, repeats, replace, rng)
     theta = 1.0 if replace else 1.0 - (n - 1) / (population.n_units - 1)
     inv_p = 1.0 / population.probabilities[drawn]
@@ -303,9 +367,17 @@ def simulate(
         affine = spec.affine(terms)
         off, sc = (1.0, 0.0) if affine is None else affine
         estimates[key], stds[key] = off + sc * est, abs(sc) * std
+        done += repeats
+        if progress is not None:
+            progress(done, total)
     naive_keys = [k for k in keys if k.endswith("_naive") and k not in SPEC_BY_KEY]
     if naive_keys:
-        _naive_repeats(naive_keys, terms, population, drawn, beta, estimates, stds)
+
+        def step(r: int) -> None:
+            if progress is not None:
+                progress(done + (r + 1) * len(naive_keys), total)
+
+        _naive_repeats(naive_keys, terms, population, drawn, beta, estimates, stds, step)
     true = _true_values(keys, t, p, terms, beta)
     summary = _summarise(keys, estimates, stds, true, z)
     settings = {
@@ -329,6 +401,7 @@ def _naive_repeats(
     beta: float,
     estimates: dict[str, FloatArray],
     stds: dict[str, FloatArray],
+    step: Callable[[int], None] | None = None,
 ) -> None:
     repeats = drawn.shape[0]
     values = {k: np.full(repeats, math.nan) for k in keys}
@@ -338,6 +411,8 @@ def _naive_repeats(
         nv = naive_values(terms, keep=kept_units[population.unit_of_cluster], beta=beta)
         for k in keys:
             values[k][r] = nv.get(k[: -len("_naive")], math.nan)
+        if step is not None and (r % 64 == 63 or r == repeats - 1):
+            step(r)
     for k in keys:
         estimates[k] = values[k]
         stds[k] = np.full(repeats, math.nan)

@@ -235,6 +235,7 @@ class Sampler(ABC):
         min_labels: int = 100,
         max_iterations: int | None = None,
         confidence: float = 0.95,
+        progress: Callable[[int], None] | None = None,
     ) -> Estimates:
         """Label pairs with ``oracle`` until a stopping rule holds; return the estimates.
 
@@ -254,6 +255,8 @@ class Sampler(ABC):
             Stop after this many draws in total.
         confidence : float, default 0.95
             Interval level, for the width rule and the returned estimates.
+        progress : callable, optional
+            Called as ``progress(labels_used)`` after each new label.
 
         At least one of ``budget`` and ``target_ci_width`` is required.  Sampling
         also stops when every pair is labelled or it stalls; see
@@ -300,6 +303,8 @@ class Sampler(ABC):
             self._pending = None
             self._add_label(draw[0], draw[2], label)
             self._consume(draw, label)
+            if progress is not None:
+                progress(self.labels_used)
             if width is not None and self.labels_used >= floor:
                 est = self._measure(self._alpha, confidence)
                 if math.isfinite(est.std) and est.ci_high - est.ci_low <= width:
@@ -321,14 +326,16 @@ class Sampler(ABC):
         )
 
     def save(self, path: str | Path) -> None:
-        """Save the whole sampler state to ``path`` (a ``.npz`` file, no pickle).
+        """Save the whole sampler state to ``path`` (NumPy ``.npz`` format, no pickle).
 
+        The file is written at exactly ``path``, whatever its suffix.
         :func:`~ereval.oasis.load_sampler` with the same pool continues exactly
         where this left off: same proposals, same estimates.
         """
         meta, arrays = self._state()
         payload: dict[str, Any] = {"__meta__": np.array(json.dumps(meta)), **arrays}
-        np.savez_compressed(Path(path), **payload)
+        with open(Path(path), "wb") as fh:
+            np.savez_compressed(fh, **payload)
 
     # ------------------------------------------------------------ internals
     @abstractmethod
