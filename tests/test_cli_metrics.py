@@ -100,7 +100,7 @@ P = str(EXAMPLES / "pred_good.csv")
         ([T, "missing.csv"], "file not found"),
         ([T, P, "-m", "nope"], "unknown name(s) ['nope']"),
         ([T, P, "--record-col", "zzz"], "no column(s) 'zzz'"),
-        ([T, P, "--beta", "-1"], "'beta' must be > 0"),
+        ([T, P, "--beta", "-1"], "'--beta' must be > 0"),
     ],
 )
 def test_bad_input_exit_code_2_without_traceback(argv: list[str], message: str) -> None:
@@ -136,46 +136,27 @@ def test_pairs_mode(tmp_path: Path) -> None:
 
 def test_errors_command(tmp_path: Path) -> None:
     rec, clu = tmp_path / "r.csv", tmp_path / "c.parquet"
-    out = runner.invoke(
-        app,
-        [
-            "errors",
-            str(EXAMPLES / "truth.csv"),
-            str(EXAMPLES / "pred_good.csv"),
-            "--records-out",
-            str(rec),
-            "--clusters-out",
-            str(clu),
-        ],
-    )
+    args = ["errors", str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")]
+    out = runner.invoke(app, [*args, "--by", "record", "-o", str(rec)])
+    assert out.exit_code == 0, out.output
+    assert out.stdout == ""
+    out = runner.invoke(app, [*args, "--out", str(clu)])
     assert out.exit_code == 0, out.output
     records = pd.read_csv(rec)
     clusters = pd.read_parquet(clu)
     assert list(records.columns[-7:]) == ["EI", "SDE", "OCE", "UCE", "ROCE", "RUCE", "H"]
     assert len(records) == len(pd.read_csv(EXAMPLES / "truth.csv"))
     assert clusters["size"].sum() == len(records)
-    printed = runner.invoke(
-        app,
-        [
-            "errors",
-            str(EXAMPLES / "truth.csv"),
-            str(EXAMPLES / "pred_good.csv"),
-            "--level",
-            "record",
-        ],
-    )
+    printed = runner.invoke(app, [*args, "--by", "record", "-f", "csv"])
     assert printed.exit_code == 0 and printed.stdout.startswith("record_id,true_cluster")
-    bad = runner.invoke(
-        app,
-        [
-            "errors",
-            str(EXAMPLES / "truth.csv"),
-            str(EXAMPLES / "pred_good.csv"),
-            "--records-out",
-            str(tmp_path / "x.txt"),
-        ],
-    )
-    assert bad.exit_code == 2 and "must end in .csv" in bad.output
+    as_table = runner.invoke(app, args)  # the default format is a table, as elsewhere
+    assert as_table.exit_code == 0 and "cluster errors" in as_table.stdout
+    as_json = tmp_path / "c.json"
+    assert runner.invoke(app, [*args, "-o", str(as_json)]).exit_code == 0
+    assert len(json.loads(as_json.read_text())) == len(clusters)
+    bad = runner.invoke(app, [*args, "--out", str(tmp_path / "x.txt")])
+    assert bad.exit_code == 2 and "'--out'" in bad.output and "must end in" in bad.output
+    assert not (tmp_path / "x.txt").exists()
 
 
 def test_module_entry_point() -> None:

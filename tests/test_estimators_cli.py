@@ -193,19 +193,19 @@ def test_single_block_and_parquet(files: dict[str, Path]) -> None:
     data = json.loads(res.stdout)
     assert data["pairwise_precision"]["estimate"] == pytest.approx(1 / 3)
     assert data["pairwise_precision"]["std"] is None
-    assert "single_block" in res.stderr
+    assert "--design single-block" in res.stderr
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--design", "record", "--weights", "uniform"], "design='record' draws clusters"),
-        (["--design", "cluster"], "design='cluster' needs 'weights'"),
+        (["--design", "record", "--weights", "uniform"], "--design record draws clusters"),
+        (["--design", "cluster"], "--design cluster needs '--weights': 'uniform', 'cluster-size'"),
         (["--design", "cluster", "--weights", "nope"], "the sample has no column 'nope'"),
         (["--design", "block", "--weights", "uniform", "--blocks", "grp"], None),
         (
             ["--design", "cluster", "--weights", "uniform", "--population-size", "9"],
-            "'population_size' is used only",
+            "'--population-size' is used only",
         ),
         (["--design", "cluster", "--weights", "uniform", "-m", "nope"], "unknown name 'nope'"),
     ],
@@ -240,7 +240,7 @@ def test_missing_records_exit_2(files: dict[str, Path], tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 2
-    assert "absent from 'pred'" in " ".join(res.stderr.split())
+    assert "absent from '--pred'" in " ".join(res.stderr.split())
 
 
 def test_simulate_command(tmp_path: Path) -> None:
@@ -301,4 +301,4 @@ def test_simulate_command(tmp_path: Path) -> None:
     )
     assert again.stdout == res.stdout
     bad = runner.invoke(app, ["simulate", "--truth", str(truth)])
-    assert bad.exit_code == 2 and "exactly one of 'pred' and 'error_rate'" in bad.stderr
+    assert bad.exit_code == 2 and "exactly one of '--pred' and '--error-rate'" in bad.stderr

@@ -61,7 +61,7 @@ def test_estimate_renamed_columns_every_method(small_csv: Path, method: str) -> 
         str(small_csv),
         "--label-col",
         "truth",
-        "--pair-id-col",
+        "--id-col",
         "id",
         "--score-col",
         "sim",
@@ -93,7 +93,7 @@ def test_estimate_table_and_csv(small_csv: Path) -> None:
         str(small_csv),
         "--label-col",
         "truth",
-        "--pair-id-col",
+        "--id-col",
         "id",
         "--score-col",
         "sim",
@@ -120,7 +120,7 @@ def test_estimate_save_and_resume(small_csv: Path, tmp_path: Path) -> None:
         str(small_csv),
         "--label-col",
         "truth",
-        "--pair-id-col",
+        "--id-col",
         "id",
         "--score-col",
         "sim",
@@ -131,27 +131,40 @@ def test_estimate_save_and_resume(small_csv: Path, tmp_path: Path) -> None:
         "--format",
         "json",
     ]
-    state = tmp_path / "state.npz"
-    first = runner.invoke(app, [*base, "--budget", "100", "--save", str(state)])
+    state = tmp_path / "state.txt"  # any name: the file named is the file written
+    first = runner.invoke(app, [*base, "--budget", "100", "--state", str(state)])
     assert first.exit_code == 0, first.output
-    resumed = runner.invoke(app, [*base, "--budget", "250", "--resume", str(state)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.txt"]
+    resumed = runner.invoke(app, [*base, "--budget", "250", "--state", str(state)])
     straight = runner.invoke(app, [*base, "--budget", "250"])
     assert resumed.exit_code == 0 and straight.exit_code == 0
+    assert "continuing the oasis sampler" in resumed.stderr
     assert json.loads(resumed.stdout) == json.loads(straight.stdout)
+    assert json.loads(resumed.stdout)["labels_used"] == 250
+    quiet = runner.invoke(app, [*base, "--budget", "260", "--state", str(state), "-q"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    # a saved sampler fixes its method and options
+    other = runner.invoke(
+        app, [*base, "--budget", "300", "--state", str(state), "--method", "passive"]
+    )
+    assert other.exit_code == 2
+    assert "'--state'" in other.stderr and "--method" in other.stderr
 
 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--alpha", "1.5"], "'alpha' must lie in [0, 1]; received 1.5"),
-        (["--epsilon", "0"], "'epsilon' must lie in (0, 1]; received 0.0"),
-        (["--budget", "10000"], "'budget' must not exceed the pool size 3000; received 10000"),
-        (["--method", "magic"], "'method' must be one of"),
-        (["--format", "xml"], "'format' must be one of"),
+        (["--alpha", "1.5"], "'--alpha' must lie in [0, 1]; received 1.5"),
+        (["--greediness", "0"], "'--greediness' must lie in (0, 1]; received 0.0"),
+        (["--level", "1"], "'--level' must lie in (0, 1); received 1.0"),
+        (["--budget", "10000"], "'--budget' must not exceed the pool size 3000; received 10000"),
+        (["--budget", "0"], "'--budget' must be an integer >= 1"),
+        (["--method", "magic"], "Invalid value for '--method'"),
+        (["--format", "xml"], "Invalid value for '--format'"),
         (["--label-col", "nope"], "column 'nope' not found"),
         (["--probability-col", "nope"], "column 'nope' not found"),
-        (["--strata-method", "kmeans"], "'strata-method' must be one of"),
-        (["--noise", "2"], "'flip_probability' must lie in [0, 1]"),
+        (["--strata-method", "kmeans"], "Invalid value for '--strata-method'"),
+        (["--noise", "2"], "'--noise' must lie in [0, 1]"),
     ],
 )
 def test_estimate_bad_input_exits_2(small_csv: Path, extra: list[str], message: str) -> None:
@@ -161,7 +174,7 @@ def test_estimate_bad_input_exits_2(small_csv: Path, extra: list[str], message: 
         str(small_csv),
         "--label-col",
         "truth",
-        "--pair-id-col",
+        "--id-col",
         "id",
         "--score-col",
         "sim",
@@ -209,7 +222,7 @@ def test_experiment_command(small_csv: Path, tmp_path: Path) -> None:
         str(small_csv),
         "--label-col",
         "truth",
-        "--pair-id-col",
+        "--id-col",
         "id",
         "--score-col",
         "sim",
@@ -240,4 +253,6 @@ def test_experiment_command(small_csv: Path, tmp_path: Path) -> None:
     assert {"mae", "std", "coverage", "defined", "true_value"} <= set(rows[0])
     assert plot.exists() and plot.stat().st_size > 1000
     bad = runner.invoke(app, [*args[:-4], "--budgets", "50,x"])
-    assert bad.exit_code == 2 and "'budgets' must be comma-separated integers" in bad.output
+    assert bad.exit_code == 2 and "'--budgets' must be comma-separated integers" in bad.output
+    bad = runner.invoke(app, [*args[:-4], "--methods", "oasis,magic"])
+    assert bad.exit_code == 2 and "'--methods' must be one of" in bad.output

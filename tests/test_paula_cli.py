@@ -121,17 +121,17 @@ def test_plan_writes_the_items_to_label(files: dict[str, object]) -> None:
     [
         (
             ["--n", 1000, "--epsilon", 1.5, "--delta", 100],
-            "'epsilon' must lie in (0, 1]; received 1.5",
+            "'--epsilon' must lie in (0, 1]; received 1.5",
         ),
         (
             ["--n", 1000, "--epsilon", 0.03, "--delta", 0],
-            "'delta' must be an integer >= 1; received 0",
+            "'--delta' must be an integer >= 1; received 0",
         ),
         (
             ["--n", 1000, "--epsilon", 0.03, "--delta", 100, "--r-tilde", 100],
-            "'r_tilde' must be at least ceil((delta + 2) / epsilon) = 3400",
+            "'--r-tilde' must be at least ceil((delta + 2) / epsilon) = 3400",
         ),
-        (["--n", 0, "--epsilon", 0.03, "--delta", 100], "'n' must be an integer >= 1"),
+        (["--n", 0, "--epsilon", 0.03, "--delta", 100], "'--n' must be an integer >= 1"),
         (["--epsilon", 0.03, "--delta", 100], "give the list length with '--n N'"),
     ],
 )
@@ -166,7 +166,7 @@ def test_bounds_json_matches_the_python_api(files: dict[str, object]) -> None:
     )
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert set(data) == {"plan", "precision_at", "monotonicity", "table", "plot"}
+    assert set(data) == {"plan", "precision_at", "monotonicity", "out", "plot"}
     assert data["plan"]["annotations"] == files["plan"].annotations  # type: ignore[attr-defined]
     assert [row["k"] for row in data["precision_at"]] == [100, 1500, N]
     assert set(data["precision_at"][0]) >= {
@@ -189,7 +189,7 @@ def test_bounds_json_matches_the_python_api(files: dict[str, object]) -> None:
         true_p = v[: row["k"]].mean()  # type: ignore[index]
         assert row["precision_lower"] <= true_p + 1e-12 <= row["precision_upper"] + 2e-12
     assert data["monotonicity"]["holds"] is True
-    assert data["table"] is None and data["plot"] is None
+    assert data["out"] is None and data["plot"] is None
 
 
 def test_bounds_by_item_id_with_scores_and_files(files: dict[str, object]) -> None:
@@ -203,9 +203,9 @@ def test_bounds_by_item_id_with_scores_and_files(files: dict[str, object]) -> No
         *ARGS,
         "--score-col",
         "score",
-        "--out-table",
+        "-o",
         table,
-        "--out-plot",
+        "--plot",
         plot,
         "--n-positives",
         "1200,1400",
@@ -232,7 +232,7 @@ def test_bounds_by_item_id_with_scores_and_files(files: dict[str, object]) -> No
 
 def test_bounds_table_and_csv_outputs(files: dict[str, object]) -> None:
     out = files["tmp"] / "b.csv"  # type: ignore[operator]
-    res = invoke("paula", "bounds", files["in_order"], files["by_rank"], *ARGS, "--out-table", out)
+    res = invoke("paula", "bounds", files["in_order"], files["by_rank"], *ARGS, "--out", out)
     assert res.exit_code == 0 and "precision at k" in res.stdout and "consistent" in res.stdout
     assert pd.read_csv(out)["rank"].iloc[0] == 1
     csv = invoke("paula", "bounds", files["in_order"], files["by_rank"], *ARGS, "-f", "csv")
@@ -265,8 +265,13 @@ def test_bounds_reports_violations(files: dict[str, object]) -> None:
         (lambda f: f.iloc[:-3], "3 planned rank(s) have no label"),
         (
             lambda f: pd.concat([f, pd.DataFrame({"rank": [N], "label": [1]})]),
-            "rank(s) that are not in the plan",
+            "1 labelled rank(s) that are not in the plan (e.g. 3000)",
         ),
+        (
+            lambda f: f.iloc[:-3],
+            "these ranks are not those of the plan for --epsilon 0.2 --delta 6 (N=3,000",
+        ),
+        (lambda f: pd.concat([f, f.iloc[:1]]), "rank(s) labelled more than once"),
         (lambda f: f.assign(label=f["label"] * 2), "'label' must hold only 0 and 1"),
         (lambda f: f.rename(columns={"rank": "position"}), "needs a 'rank' or an 'item_id' column"),
         (lambda f: f.rename(columns={"label": "y"}), "needs a 'label' column"),
@@ -286,10 +291,12 @@ def test_bounds_bad_options(files: dict[str, object]) -> None:
     base = ["paula", "bounds", files["in_order"], files["by_rank"], *ARGS]
     res = invoke(*base, "--n-positives", "many")
     assert res.exit_code == 2 and "'--n-positives' must be a number or 'low,high'" in res.output
-    res = invoke(*base, "--out-table", files["tmp"] / "t.txt")  # type: ignore[operator]
-    assert res.exit_code == 2 and "must end in .csv" in res.output
-    res = invoke(*base, "--out-plot", files["tmp"] / "missing" / "p.png")  # type: ignore[operator]
-    assert res.exit_code == 2 and "does not exist" in res.output
+    res = invoke(*base, "--out", files["tmp"] / "t.txt")  # type: ignore[operator]
+    assert res.exit_code == 2 and "'--out'" in res.output and "must end in" in res.output
+    res = invoke(*base, "--plot", files["tmp"] / "missing" / "p.png")  # type: ignore[operator]
+    assert res.exit_code == 2 and "'--plot'" in res.output and "does not exist" in res.output
+    res = invoke(*base, "--plot", files["tmp"] / "p.png", "--plot-kind", "pr")  # type: ignore[operator]
+    assert res.exit_code == 2 and "'--plot-kind' pr needs '--n-positives'" in res.output
     res = invoke("paula", "bounds", files["tmp"] / "nope.csv", files["by_rank"], *ARGS)  # type: ignore[operator]
     assert res.exit_code == 2 and "file not found" in res.output
     res = invoke("paula", "bounds", files["ranked"], files["by_id"], *ARGS, "--score-col", "nope")
@@ -300,9 +307,10 @@ def test_plot_without_matplotlib(files: dict[str, object], monkeypatch: pytest.M
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     plot = files["tmp"] / "p.png"  # type: ignore[operator]
-    res = invoke("paula", "bounds", files["in_order"], files["by_rank"], *ARGS, "--out-plot", plot)
+    res = invoke("paula", "bounds", files["in_order"], files["by_rank"], *ARGS, "--plot", plot)
     assert res.exit_code == 2
-    assert "pip install 'ereval[plot]'" in res.output
+    assert "'--plot'" in res.output and "pip install 'ereval[plot]'" in res.output
+    assert res.stdout == "" and not plot.exists()
 
 
 # --------------------------------------------------------------------------- annotations
@@ -326,4 +334,4 @@ def test_annotations_command() -> None:
     table = invoke("paula", "annotations", "--n", 10**7)
     assert table.exit_code == 0 and "random_sampling" in table.stdout
     bad = invoke("paula", "annotations", "--n", 1000, "--p-min", 0)
-    assert bad.exit_code == 2 and "'p_min' must lie in (0, 1]" in bad.output
+    assert bad.exit_code == 2 and "'--p-min' must lie in (0, 1]" in bad.output

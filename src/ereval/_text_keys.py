@@ -41,9 +41,7 @@ def _words(arr: pa.Array, width: int) -> U64 | None:
     n = len(arr)
     if data is None or data.size < n * width:
         return None
-    words: U64 = np.frombuffer(data, dtype="<u8", count=n * width // 8).reshape(
-        n, width // 8
-    )
+    words: U64 = np.frombuffer(data, dtype="<u8", count=n * width // 8).reshape(n, width // 8)
     return words
 
 

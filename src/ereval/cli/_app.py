@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import importlib
 
-import typer
+from ._common import App
 
-app = typer.Typer(
+app = App(
     name="ereval",
     help="Evaluate entity resolution: metrics, estimates from labelled samples, OASIS, PAULA.",
-    no_args_is_help=True,
     add_completion=False,
-    pretty_exceptions_enable=False,
 )
 
 # Sub-command modules, each exposing ``register(app: typer.Typer) -> None``.

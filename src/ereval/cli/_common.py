@@ -1,92 +1,292 @@
-"""Helpers shared by the sub-commands: error handling and output formats."""
+"""Helpers shared by the sub-commands.
+
+* :class:`App`, :class:`Command`, :class:`Group`: the Typer application classes
+  every command is built with (flags show no value type in ``--help``);
+* :func:`handle_errors`: bad input becomes a one-line message naming the command-line
+  option (``'--noise'``, not the Python parameter ``'flip_probability'``) and exit
+  code 2, never a traceback;
+* the options every command spells the same way (:data:`FormatOpt`,
+  :data:`QuietOpt`, :data:`LevelOpt`, ...);
+* printing of results as a table, JSON or CSV (:func:`emit_mapping`,
+  :func:`emit_records`); tables are never cut.
+"""
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import functools
 import io
 import json
 import math
+import os
+import re
 import sys
+import typing
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from .._errors import InputError, InputTypeError, MissingDependencyError
 
 P = ParamSpec("P")
 R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
 
 OutputFormat = Literal["table", "json", "csv"]
 
 #: Exit code for bad input (same as a usage error).
 EXIT_BAD_INPUT = 2
+#: Exit code for an unexpected failure (a bug, not bad input).
+EXIT_FAILURE = 1
+#: Exit code after Ctrl-C.
+EXIT_INTERRUPTED = 130
 
+#: Set this environment variable to see the traceback of unexpected errors.
+DEBUG_ENV = "EREVAL_DEBUG"
+
+# --------------------------------------------------------------------------- shared options
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format on stdout.")]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Show no progress bar (it goes to stderr only).")
+]
+LevelOpt = Annotated[
+    float, typer.Option("--level", help="Confidence level of the intervals, in (0, 1).")
+]
+MetricsOpt = Annotated[
+    str | None,
+    typer.Option("--metrics", "-m", help="Comma-separated estimator keys (default: all)."),
+]
+
+
+# --------------------------------------------------------------------------- application
+def _hide_flag_types(params: list[Any]) -> list[Any]:
+    """Give flags an empty metavar: Typer's rich help shows ``<bool>`` for them otherwise,
+    as if they took a value."""
+    for param in params:
+        if isinstance(param, TyperOption) and (param.is_flag or param.count):
+            if param.metavar is None:
+                param.metavar = ""
+    return params
+
+
+class Command(TyperCommand):
+    """A command whose help lists flags (``--pairs``, ``--help``) without a value type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _hide_flag_types(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    """A command group whose help lists flags without a value type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _hide_flag_types(super().get_params(ctx))
+
+
+class App(typer.Typer):
+    """The Typer application of ``ereval`` and its command groups.
+
+    Builds every command with :class:`Command` and itself with :class:`Group`, so
+    the whole application shares one help layout.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("cls", Group)
+        kwargs.setdefault("no_args_is_help", True)
+        kwargs.setdefault("pretty_exceptions_enable", False)
+        super().__init__(**kwargs)
+
+    def command(self, name: str | None = None, **kwargs: Any) -> Callable[[F], F]:
+        kwargs.setdefault("cls", Command)
+        decorator: Callable[[F], F] = super().command(name, **kwargs)
+        return decorator
+
+
+def examples(*lines: str) -> str:
+    """The epilog ending a command's help: one example command per line."""
+    return "Examples:\n\n" + "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- errors
 _stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
+#: Python parameters of the library whose command-line option has another name
+#: (API name -> name of the command's parameter). Used only when the running
+#: command has that parameter.
+API_NAMES: dict[str, str] = {
+    "flip_probability": "noise",
+    "n_strata": "strata",
+    "estimators": "metrics",
+    "confidence": "level",
+    "pair_id_col": "id_col",
+    "epsilon": "greediness",
+    "rate": "error_rate",
+    "kind": "plot_kind",
+    "replace": "without_replacement",
+}
+#: Python parameters that are the negation of their flag (``replace`` vs
+#: ``--without-replacement``).
+_NEGATED = {"replace"}
+#: Values spelled differently on the command line.
+CLI_VALUES: dict[str, str] = {
+    "cluster_size": "cluster-size",
+    "single_block": "single-block",
+    "inverse_probability": "inverse-probability",
+    "precision_yield": "precision-yield",
+}
 
-def fail(message: str) -> typer.Exit:
-    """Print ``message`` as an error and return the Exit to raise (code 2)."""
-    _stderr.print(f"[bold red]error:[/bold red] {message}", markup=True, highlight=False)
-    return typer.Exit(EXIT_BAD_INPUT)
-
-
-def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn input errors into a one-line message and exit code 2, with no traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    return func(*args, **kwargs)
-                finally:
-                    for w in caught:
-                        warn(cli_words(str(w.message)))
-        except (InputError, InputTypeError, MissingDependencyError) as exc:
-            raise fail(_escape(cli_words(str(exc)))) from None
-        except FileNotFoundError as exc:
-            raise fail(_escape(f"file not found: {exc.filename}")) from None
-        except OSError as exc:
-            raise fail(
-                _escape(f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}")
-            ) from None
-
-    return wrapper
-
-
-#: Python spellings of options in messages, and the CLI flags that say the same.
-_CLI_WORDS: tuple[tuple[str, str], ...] = (
-    ("id_type='string'", "--id-type string"),
-    ("on_mismatch='intersection'", "--on-mismatch intersection"),
-    ("on_mismatch='twinless'", "--on-mismatch twinless"),
-    ("set record_col / cluster_col", "set --record-col / --cluster-col"),
-    ("set left_col / right_col", "set --left-col / --right-col"),
-    ("with pred_cluster_col", "with --pred-cluster-col"),
+_flags_var: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "ereval_cli_flags", default=None
 )
 
 
-def cli_words(message: str) -> str:
-    """``message`` with the Python spelling of options replaced by their CLI flags."""
-    for python, flag in _CLI_WORDS:
-        message = message.replace(python, flag)
-    return message
+def _option_flags(func: Callable[..., Any]) -> dict[str, str]:
+    """Python parameter name -> long flag, for every option of a command function."""
+    hints = typing.get_type_hints(func, include_extras=True)
+    flags: dict[str, str] = {}
+    for name, hint in hints.items():
+        for meta in getattr(hint, "__metadata__", ()):
+            if not isinstance(meta, typer.models.OptionInfo):
+                continue
+            decls = [meta.default] if isinstance(meta.default, str) else []
+            decls += list(meta.param_decls or ())
+            longs = [d.split("/")[0] for d in decls if d.startswith("--")]
+            flags[name] = longs[0] if longs else "--" + name.replace("_", "-")
+    for api, cli in API_NAMES.items():
+        if cli in flags and api not in flags:
+            flags[api] = flags[cli]
+    return {**flags, **{k.replace("_", "-"): v for k, v in flags.items()}}
+
+
+_VALUE = r"""('[^']*'|"[^"]*"|[\w.+-]+)"""
+# a quoted word that names a column, not a parameter or a value
+_NOT_A_COLUMN = r"(?<!column )(?<!columns )(?<!\(s\) )"
+# ... or that is a data value (in a list, an example, what was received, after a noun)
+_NOT_A_NAME = (
+    _NOT_A_COLUMN
+    + r"(?<!\[)(?<!, )(?<!e\.g\. )(?<!received )"
+    + "".join(
+        rf"(?<!{noun} )" for noun in ("cluster", "record", "block", "group", "item", "id", "name")
+    )
+)
+
+
+def cli_message(text: str, flags: Mapping[str, str] | None = None) -> str:
+    """Rewrite the library's parameter names in ``text`` as the command's options.
+
+    ``'flip_probability' must lie in [0, 1]`` becomes ``'--noise' must lie in
+    [0, 1]`` and ``pass on_mismatch='twinless'`` becomes ``pass --on-mismatch
+    twinless``, for the options of the running command (by default) or ``flags``
+    (Python parameter name -> flag).
+    """
+    table = _flags_var.get() if flags is None else flags
+    if table is None or not table:
+        return text
+    names = "|".join(re.escape(n) for n in sorted(table, key=len, reverse=True))
+
+    def assignment(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2).strip("'\"")
+        flag = table[name]
+        if name in _NEGATED or name.replace("-", "_") in _NEGATED:
+            return flag if value == "False" else f"no {flag}"
+        return f"{flag} {CLI_VALUES.get(value, value)}"
+
+    text = re.sub(rf"(?<![\w.'-])({names})={_VALUE}", assignment, text)
+    text = re.sub(rf"{_NOT_A_NAME}'({names})'", lambda m: f"'{table[m.group(1)]}'", text)
+    values = "|".join(re.escape(v) for v in CLI_VALUES)
+    return re.sub(rf"{_NOT_A_COLUMN}'({values})'", lambda m: f"'{CLI_VALUES[m.group(1)]}'", text)
+
+
+def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
+    """Print ``message`` as an error and return the Exit to raise (code 2 by default)."""
+    _stderr.print(f"[bold red]error:[/bold red] {_escape(message)}", markup=True, highlight=False)
+    return typer.Exit(code)
 
 
 def warn(message: str) -> None:
-    """Print ``message`` on stderr as a one-line warning."""
-    _stderr.print(f"[bold yellow]warning:[/bold yellow] {_escape(message)}", markup=True)
+    """Print ``message`` as a one-line warning on stderr, in the command's option names."""
+    _stderr.print(f"[yellow]warning:[/yellow] {_escape(cli_message(message))}", markup=True)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    warn(str(message))
+
+
+def note(message: str) -> None:
+    """Print an informative line on stderr (commands skip it under ``--quiet``)."""
+    _stderr.print(message, markup=False, style="dim")
+
+
+def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn input errors into a one-line message naming the option, and exit code 2.
+
+    Errors of the library name its Python parameters; the message is rewritten
+    with the options of the command (:func:`cli_message`), and so are warnings,
+    printed as one line each on stderr. Unexpected errors give one line and exit
+    code 1 (the traceback with ``EREVAL_DEBUG=1``).
+    """
+    flags = _option_flags(func)
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        token = _flags_var.set(flags)
+        try:
+            with warnings.catch_warnings():
+                # warnings are one line each, in the command's option names
+                warnings.simplefilter("default")
+                warnings.showwarning = _show_warning
+                return func(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except (InputError, InputTypeError, MissingDependencyError) as exc:
+            raise fail(cli_message(str(exc), flags)) from None
+        except FileNotFoundError as exc:
+            raise fail(f"file not found: {exc.filename}") from None
+        except IsADirectoryError as exc:
+            raise fail(f"'{exc.filename}' is a folder, not a file") from None
+        except PermissionError as exc:
+            raise fail(f"permission denied: {exc.filename}") from None
+        except OSError as exc:
+            raise fail(
+                f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}"
+            ) from None
+        except MemoryError:
+            raise fail(
+                "not enough memory for this input and these options; try smaller ones"
+            ) from None
+        except KeyboardInterrupt:
+            raise fail("interrupted", EXIT_INTERRUPTED) from None
+        except Exception as exc:
+            if os.environ.get(DEBUG_ENV):
+                raise
+            raise fail(
+                f"unexpected {type(exc).__name__}: {exc} (set {DEBUG_ENV}=1 to see the traceback)",
+                EXIT_FAILURE,
+            ) from None
+        finally:
+            _flags_var.reset(token)
+
+    return wrapper
 
 
 def _escape(text: str) -> str:
     return text.replace("[", r"\[")
 
 
+# --------------------------------------------------------------------------- printing
 def json_ready(value: Any) -> Any:
     """Recursively replace NaN/inf floats by None and NumPy scalars by Python ones."""
     if isinstance(value, Mapping):
@@ -114,6 +314,27 @@ def format_number(value: Any, digits: int = 6) -> str:
     return str(value)
 
 
+def print_table(table: Table) -> None:
+    """Print a rich table on stdout with every value in full.
+
+    On a terminal, cells too wide for it fold onto several lines; elsewhere (a
+    pipe, a file) the table is printed at its natural width, however wide.
+    """
+    stream: Any = sys.stdout
+    try:
+        terminal = bool(stream.isatty())
+    except (AttributeError, ValueError):
+        terminal = False
+    for column in table.columns:
+        column.overflow = "fold"
+    if terminal:
+        Console().print(table)
+        return
+    probe = Console(file=io.StringIO(), width=1_000_000, color_system=None)
+    width = max(probe.measure(table).maximum, len(table.title or "") if table.title else 0, 20)
+    Console(file=stream, width=width, color_system=None, highlight=False).print(table)
+
+
 def emit_mapping(
     values: Mapping[str, Any],
     fmt: OutputFormat,
@@ -138,7 +359,7 @@ def emit_mapping(
         table.add_column(value_header, justify="right")
         for key, value in values.items():
             table.add_row(key, format_number(value))
-        Console().print(table)
+        print_table(table)
 
 
 def emit_records(
@@ -164,7 +385,7 @@ def emit_records(
             table.add_column(c)
         for row in rows:
             table.add_row(*(format_number(row.get(c)) for c in columns))
-        Console().print(table)
+        print_table(table)
 
 
 def check_key_column(frame: Any, column: str, key_col: str, *, option: str, source: str) -> None:

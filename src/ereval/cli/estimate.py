@@ -3,26 +3,34 @@
 from __future__ import annotations
 
 import sys
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 import typer
-from rich.console import Console
 
 from .._errors import InputError
 from ..estimators import Estimate, as_sample, estimate, estimate_by_group, prepare_prediction
+from ..estimators.ratio import normal_quantile
 from ..io import read_table
-from ._common import OutputFormat, check_key_column, dumps_json, emit_records, handle_errors
+from ..metrics._util import check_beta
+from ._common import (
+    FormatOpt,
+    LevelOpt,
+    MetricsOpt,
+    QuietOpt,
+    check_key_column,
+    dumps_json,
+    emit_records,
+    examples,
+    handle_errors,
+)
+from ._progress import progress
 
 DesignChoice = Literal["record", "cluster", "block", "single-block"]
 WeightKindChoice = Literal["probability", "inverse-probability"]
 ESTIMATE_FIELDS = ("estimate", "std", "ci_low", "ci_high", "n")
 
-T = TypeVar("T")
-
-FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 RecordColOpt = Annotated[str, typer.Option("--record-col", help="Record id column in both files.")]
 ClusterColOpt = Annotated[
     str, typer.Option("--cluster-col", help="Cluster id column in both files.")
@@ -34,18 +42,6 @@ def weights_value(text: str | None) -> str | None:
     if text is None:
         return None
     return {"cluster-size": "cluster_size", "uniform": "uniform"}.get(text, text)
-
-
-def run_with_warnings(func: Callable[[], T]) -> T:
-    """Run ``func``, printing each warning it raises as one line on stderr."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = func()
-    if caught:
-        console = Console(stderr=True, highlight=False, soft_wrap=True)
-        for w in caught:
-            console.print(f"[yellow]warning:[/yellow] {w.message}", markup=True)
-    return out
 
 
 def estimate_row(key: str, est: Estimate) -> dict[str, Any]:
@@ -112,20 +108,18 @@ def estimate_command(
         str | None,
         typer.Option("--group", help="Column of the sample: estimate per subgroup of clusters."),
     ] = None,
-    metrics: Annotated[
-        str | None,
-        typer.Option("--metrics", "-m", help="Comma-separated estimator keys (default: all)."),
-    ] = None,
+    metrics: MetricsOpt = None,
     beta: Annotated[
         float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys).")
     ] = 1.0,
-    level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
+    level: LevelOpt = 0.95,
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive (benchmark-only) values.")
     ] = True,
     fmt: FormatOpt = "table",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    quiet: QuietOpt = False,
 ) -> None:
     """Estimate PRED's performance from a weighted sample of labelled true clusters.
 
@@ -133,32 +127,37 @@ def estimate_command(
     metric under its canonical name, other forms suffixed _cluster, _record,
     _naive), each with estimate, std, ci_low, ci_high and n.
     """
-    sample_frame = read_table(sample, name="sample", text_columns=(record_col, cluster_col))
-    pred_frame = read_table(pred, name="pred", text_columns="all")
-    s = as_sample(
-        sample_frame,
-        design="single_block" if design == "single-block" else design,
-        weights=weights_value(weights),
-        weight_kind="inverse_probability"
-        if weight_kind == "inverse-probability"
-        else "probability",
-        blocks=blocks,
-        draws=draws,
-        replace=not without_replacement,
-        population_size=population_size,
-        record_col=record_col,
-        cluster_col=cluster_col,
-    )
-    prepared = prepare_prediction(
-        pred_frame, names=names, index=False, record_col=record_col, cluster_col=cluster_col
-    )
-    if group is not None:
-        groups = _groups(sample_frame, group, record_col, cluster_col)
-        by_group = run_with_warnings(
-            lambda: estimate_by_group(
+    check_beta(beta)
+    normal_quantile(level)
+    with progress("reading the sample and the prediction", quiet=quiet) as bar:
+        sample_frame = read_table(sample, name="sample", text_columns=(record_col, cluster_col))
+        pred_frame = read_table(pred, name="pred", text_columns="all")
+        bar.update(description="estimating")
+        s = as_sample(
+            sample_frame,
+            design="single_block" if design == "single-block" else design,
+            weights=weights_value(weights),
+            weight_kind="inverse_probability"
+            if weight_kind == "inverse-probability"
+            else "probability",
+            blocks=blocks,
+            draws=draws,
+            replace=not without_replacement,
+            population_size=population_size,
+            record_col=record_col,
+            cluster_col=cluster_col,
+        )
+        prepared = prepare_prediction(
+            pred_frame, names=names, index=False, record_col=record_col, cluster_col=cluster_col
+        )
+        if group is not None:
+            groups = _groups(sample_frame, group, record_col, cluster_col)
+            by_group = estimate_by_group(
                 prepared, s, groups, metrics=metrics, beta=beta, level=level, naive=naive
             )
-        )
+        else:
+            results = estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)
+    if group is not None:
         if fmt == "json":
             sys.stdout.write(
                 dumps_json({str(g): estimate_mapping(r) for g, r in by_group.items()}) + "\n"
@@ -173,9 +172,6 @@ def estimate_command(
                 rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt, title=f"estimates by {group}"
             )
         return
-    results = run_with_warnings(
-        lambda: estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)
-    )
     if fmt == "json":
         sys.stdout.write(dumps_json(estimate_mapping(results)) + "\n")
     else:
@@ -199,4 +195,11 @@ def _groups(frame: Any, column: str, record_col: str, cluster_col: str) -> dict[
 
 def register(app: typer.Typer) -> None:
     """Add ``estimate`` to the application."""
-    app.command("estimate")(estimate_command)
+    app.command(
+        "estimate",
+        epilog=examples(
+            "ereval estimate --pred pred.csv --sample sample.csv --design record",
+            "ereval estimate --pred pred.csv --sample sample.csv --design cluster \\",
+            "    --weights uniform -m pairwise_f1,b3_f1 -f json",
+        ),
+    )(estimate_command)

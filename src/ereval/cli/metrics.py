@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
-import pandas as pd
 import typer
-from rich.console import Console
 
 from .._errors import InputError
 from ..contingency import contingency_table
+from ..metrics._util import check_beta
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import evaluate, resolve_metrics
@@ -27,23 +25,24 @@ from ._columns import (
     align_options,
     split_columns,
 )
-from ._common import OutputFormat, emit_mapping, emit_records, handle_errors
+from ._common import FormatOpt, QuietOpt, emit_mapping, emit_records, examples, handle_errors
+from ._output import Outputs, check_table_path, write_table
+from ._progress import progress
 
 TruthArg = Annotated[
-    Path, typer.Argument(help="True clustering: CSV or Parquet with record and cluster id columns.")
+    Path,
+    typer.Argument(
+        metavar="TRUTH",
+        help="True clustering: CSV or Parquet with record and cluster id columns.",
+    ),
 ]
 PredArg = Annotated[
     Path,
-    typer.Argument(help="Predicted clustering (or predicted pairs with --pairs), CSV or Parquet."),
+    typer.Argument(
+        metavar="PRED",
+        help="Predicted clustering (or predicted pairs with --pairs), CSV or Parquet.",
+    ),
 ]
-FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
-
-
-def _progress_printer() -> tuple[Console | None, object]:
-    if not sys.stderr.isatty():
-        return None, None
-    console = Console(stderr=True)
-    return console, console.status("computing metrics ...")
 
 
 @handle_errors
@@ -90,8 +89,10 @@ def metrics_command(
     right_col: Annotated[
         str, typer.Option("--right-col", help="Second record id column of a pairs file.")
     ] = "record_id_2",
+    quiet: QuietOpt = False,
 ) -> None:
     """Score a predicted clustering against the truth with every clustering metric."""
+    check_beta(beta)
     options = align_options(
         record_col=record_col,
         cluster_col=cluster_col,
@@ -110,17 +111,18 @@ def metrics_command(
         )
         if any(not n.startswith("pairwise_") for n in names):
             raise InputError("'--metrics': with --pairs only the pairwise metrics can be computed")
-        scores = pairwise_scores_from_pairs(
-            truth,
-            pred,
-            left_col=split_columns(left_col) or "record_id_1",
-            right_col=split_columns(right_col) or "record_id_2",
-            beta=beta,
-            on_mismatch=on_mismatch,
-            record_col=split_columns(truth_record_col or record_col) or "record_id",
-            cluster_col=split_columns(truth_cluster_col or cluster_col) or "cluster_id",
-            id_type=id_type,
-        )
+        with progress("scoring pairs", quiet=quiet):
+            scores = pairwise_scores_from_pairs(
+                truth,
+                pred,
+                left_col=split_columns(left_col) or "record_id_1",
+                right_col=split_columns(right_col) or "record_id_2",
+                beta=beta,
+                on_mismatch=on_mismatch,
+                record_col=split_columns(truth_record_col or record_col) or "record_id",
+                cluster_col=split_columns(truth_cluster_col or cluster_col) or "cluster_id",
+                id_type=id_type,
+            )
         emit_mapping(
             {k: v for k, v in scores.items() if k in names or k.endswith("_fbeta")},
             fmt,
@@ -128,10 +130,7 @@ def metrics_command(
         )
         return
     resolve_metrics(metrics)  # validate names before reading large files
-    _console, status = _progress_printer()
-    if status is not None:
-        status.start()  # type: ignore[attr-defined]
-    try:
+    with progress("reading the clusterings", quiet=quiet) as bar:
         if engine == "duckdb":
             from ..engines import duckdb_contingency_table
 
@@ -140,13 +139,9 @@ def metrics_command(
             table = contingency_table(truth, pred, **options)
 
         def report(family: str) -> None:
-            if status is not None:
-                status.update(f"computing {family} ...")  # type: ignore[attr-defined]
+            bar.update(description=f"computing {family}")
 
         scores = evaluate(table, metrics=metrics, beta=beta, progress=report)
-    finally:
-        if status is not None:
-            status.stop()  # type: ignore[attr-defined]
     result: dict[str, float | int] = dict(scores)
     result["n_records"] = table.n_records
     result["n_true_clusters"] = table.n_true_clusters
@@ -159,37 +154,24 @@ def metrics_command(
     emit_mapping(result, fmt, title=f"{truth.name} vs {pred.name}")
 
 
-def _write(frame: pd.DataFrame, path: Path) -> None:
-    suffix = "".join(path.suffixes).lower()
-    if not path.parent.exists():
-        raise InputError(f"output directory '{path.parent}' does not exist")
-    if suffix.endswith((".parquet", ".pq")):
-        frame.to_parquet(path, index=False)
-    elif suffix.endswith((".csv", ".csv.gz")):
-        frame.to_csv(path, index=False)
-    else:
-        raise InputError(f"output file '{path}' must end in .csv, .csv.gz or .parquet")
-
-
 @handle_errors
 def errors_command(
     truth: TruthArg,
     pred: PredArg,
-    records_out: Annotated[
-        Path | None,
-        typer.Option("--records-out", help="Write the record-wise table here (.csv or .parquet)."),
-    ] = None,
-    clusters_out: Annotated[
+    by: Annotated[
+        Literal["cluster", "record"],
+        typer.Option("--by", help="One row per true cluster or per record."),
+    ] = "cluster",
+    out: Annotated[
         Path | None,
         typer.Option(
-            "--clusters-out", help="Write the cluster-wise table here (.csv or .parquet)."
+            "--out",
+            "-o",
+            help="Write the table to this file (.csv, .csv.gz, .parquet or .json) instead "
+            "of printing it.",
         ),
     ] = None,
-    level: Annotated[
-        Literal["cluster", "record"],
-        typer.Option("--level", help="Table printed when no output file is given."),
-    ] = "cluster",
-    fmt: FormatOpt = "csv",
+    fmt: FormatOpt = "table",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
     truth_record_col: TruthRecordColOpt = None,
@@ -198,43 +180,53 @@ def errors_command(
     pred_cluster_col: PredClusterColOpt = None,
     on_mismatch: MismatchOpt = "error",
     id_type: IdTypeOpt = "exact",
+    quiet: QuietOpt = False,
 ) -> None:
-    """Record-wise and cluster-wise error metrics (EI, SDE, OCE, UCE, ROCE, RUCE, H).
+    """Record-wise or cluster-wise error metrics (EI, SDE, OCE, UCE, ROCE, RUCE, H).
 
     TRUTH may be a sample of true clusters scored against a full PRED with
     --on-mismatch twinless.
     """
-
-    def table(kind: str) -> pd.DataFrame:
-        fn = record_errors if kind == "record" else cluster_errors
-        return fn(
-            truth,
-            pred,
-            **align_options(
-                record_col=record_col,
-                cluster_col=cluster_col,
-                truth_record_col=truth_record_col,
-                truth_cluster_col=truth_cluster_col,
-                pred_record_col=pred_record_col,
-                pred_cluster_col=pred_cluster_col,
-                on_mismatch=on_mismatch,
-                id_type=id_type,
-            ),
-        )
-
-    if records_out is None and clusters_out is None:
-        frame = table(level)
-        emit_records(
-            frame.to_dict("records"), [str(c) for c in frame.columns], fmt, title=f"{level} errors"
-        )
+    options = align_options(
+        record_col=record_col,
+        cluster_col=cluster_col,
+        truth_record_col=truth_record_col,
+        truth_cluster_col=truth_cluster_col,
+        pred_record_col=pred_record_col,
+        pred_cluster_col=pred_cluster_col,
+        on_mismatch=on_mismatch,
+        id_type=id_type,
+    )
+    if out is not None:
+        check_table_path(out, flag="--out")
+    fn = record_errors if by == "record" else cluster_errors
+    with progress(f"computing {by} errors", quiet=quiet):
+        frame = fn(truth, pred, **options)
+    if out is not None:
+        with Outputs() as outputs:
+            outputs.add(out, lambda tmp: write_table(frame, tmp))
         return
-    if records_out is not None:
-        _write(table("record"), records_out)
-    if clusters_out is not None:
-        _write(table("cluster"), clusters_out)
+    emit_records(
+        frame.to_dict("records"), [str(c) for c in frame.columns], fmt, title=f"{by} errors"
+    )
 
 
 def register(app: typer.Typer) -> None:
     """Add ``metrics`` and ``errors`` to the application."""
-    app.command("metrics")(metrics_command)
-    app.command("errors")(errors_command)
+    app.command(
+        "metrics",
+        epilog=examples(
+            "ereval metrics truth.csv pred.csv",
+            "ereval metrics truth.csv pred.csv -m muc,b3,ceafe --beta 2 -f json",
+            "ereval metrics truth.csv pairs.csv --pairs",
+            "ereval metrics truth.csv linked.csv --record-col source,unique_id "
+            "--truth-cluster-col entity_id --pred-cluster-col cluster_id",
+        ),
+    )(metrics_command)
+    app.command(
+        "errors",
+        epilog=examples(
+            "ereval errors truth.csv pred.csv",
+            "ereval errors truth.csv pred.csv --by record -o record_errors.parquet",
+        ),
+    )(errors_command)

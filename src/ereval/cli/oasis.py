@@ -5,27 +5,41 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
 from .._errors import InputError
-from ._common import OutputFormat, dumps_json, emit_records, handle_errors
-
-oasis_app = typer.Typer(
-    help="Estimate pairwise F-measure, precision and recall from a few labels (OASIS).",
-    no_args_is_help=True,
+from .._validation import check_in_range, check_int
+from ._common import (
+    App,
+    FormatOpt,
+    LevelOpt,
+    QuietOpt,
+    dumps_json,
+    emit_records,
+    examples,
+    handle_errors,
+    note,
 )
+from ._output import Outputs, check_figure_path, check_output_path, write_figure
+from ._progress import progress
+
+oasis_app = App(help="Estimate pairwise F-measure, precision and recall from a few labels (OASIS).")
 
 _MEASURES = ("f_measure", "precision", "recall")
 
+MethodChoice = Literal["oasis", "passive", "stratified", "importance"]
+StrataMethodChoice = Literal["csf", "equal_size"]
+
 PoolArg = Annotated[
-    Path, typer.Argument(help="Pool of scored pairs: CSV (optionally .gz) or Parquet.")
+    Path,
+    typer.Argument(metavar="POOL", help="Pool of scored pairs: CSV (optionally .gz) or Parquet."),
 ]
 LabelCol = Annotated[
     str, typer.Option("--label-col", help="Column of true 0/1 labels (answers as the oracle).")
 ]
-PairIdCol = Annotated[str, typer.Option("--pair-id-col", help="Column of pair identifiers.")]
+IdCol = Annotated[str, typer.Option("--id-col", help="Column of pair identifiers.")]
 ScoreCol = Annotated[str, typer.Option("--score-col", help="Column of similarity scores.")]
 PredictionCol = Annotated[str, typer.Option("--prediction-col", help="Column of 0/1 predictions.")]
 ProbabilityCol = Annotated[
@@ -48,19 +62,31 @@ Strata = Annotated[
     int | None,
     typer.Option("--strata", help="Number of strata aimed at (default 30 up to 200,000 pairs)."),
 ]
-StrataMethod = Annotated[str, typer.Option("--strata-method", help="csf or equal_size.")]
-Epsilon = Annotated[float, typer.Option("--epsilon", help="Greediness of OASIS and IS, in (0, 1].")]
+StrataMethod = Annotated[
+    StrataMethodChoice,
+    typer.Option("--strata-method", help="Stratification: cumulative sqrt(F) or equal sizes."),
+]
+Greediness = Annotated[
+    float,
+    typer.Option(
+        "--greediness",
+        help="Greediness epsilon of OASIS and importance sampling, in (0, 1]: the share "
+        "of the instrumental distribution kept uniform.",
+    ),
+]
 Seed = Annotated[int | None, typer.Option("--seed", help="Random seed.")]
 Noise = Annotated[
     float, typer.Option("--noise", help="Probability that the oracle flips a label (simulation).")
 ]
-Format = Annotated[str, typer.Option("--format", help="table, json or csv.")]
+
+# options that build the sampler: a saved state fixes them
+_SAMPLER_OPTIONS = ("method", "alpha", "strata", "strata_method", "greediness", "prior_strength")
 
 
 def _read(
     pool: Path,
     *,
-    pair_id_col: str,
+    id_col: str,
     score_col: str,
     prediction_col: str,
     label_col: str,
@@ -71,7 +97,7 @@ def _read(
 
     return read_pool(
         pool,
-        pair_id_col=pair_id_col,
+        pair_id_col=id_col,
         score_col=score_col,
         prediction_col=prediction_col,
         label_col=label_col,
@@ -82,10 +108,17 @@ def _read(
     )
 
 
-def _format(value: str) -> OutputFormat:
-    from .._validation import check_choice
+def _check_common(*, alpha: float, greediness: float, noise: float, strata: int | None) -> None:
+    """Check the scalar options shared by both commands, before the pool is read."""
+    check_in_range("alpha", alpha, low=0.0, high=1.0)
+    check_in_range("greediness", greediness, low=0.0, high=1.0, low_open=True)
+    check_in_range("noise", noise, low=0.0, high=1.0)
+    if strata is not None:
+        check_int("strata", strata, minimum=1)
 
-    return check_choice("format", value, ("table", "json", "csv"))
+
+def _check_level(level: float) -> None:
+    check_in_range("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def _oracle(pool: Any, noise: float, seed: int | None) -> Any:
@@ -96,13 +129,31 @@ def _oracle(pool: Any, noise: float, seed: int | None) -> Any:
     return NoisyOracle(pool, flip_probability=noise, seed=None if seed is None else seed + 1)
 
 
-@oasis_app.command("estimate")
+def _given_on_command_line(ctx: typer.Context, names: tuple[str, ...]) -> list[str]:
+    """The options among ``names`` that the user gave (not left at their default)."""
+    given = []
+    for name in names:
+        source = ctx.get_parameter_source(name)
+        if source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT"):
+            given.append("--" + name.replace("_", "-"))
+    return given
+
+
+@oasis_app.command(
+    "estimate",
+    epilog=examples(
+        "ereval oasis estimate pool.csv --budget 1000 --seed 1",
+        "ereval oasis estimate pool.csv --budget 500 --state run.npz",
+        "ereval oasis estimate pool.csv --budget 900 --state run.npz  # 400 more",
+    ),
+)
 @handle_errors
 def estimate(
+    ctx: typer.Context,
     pool: PoolArg,
     label_col: LabelCol = "label",
     budget: Annotated[
-        int | None, typer.Option("--budget", help="Distinct labels to spend.")
+        int | None, typer.Option("--budget", help="Distinct labels to spend (in all).")
     ] = None,
     target_ci_width: Annotated[
         float | None,
@@ -111,87 +162,104 @@ def estimate(
     alpha: Alpha = 0.5,
     strata: Strata = None,
     strata_method: StrataMethod = "csf",
-    method: Annotated[
-        str, typer.Option("--method", help="oasis, passive, stratified or importance.")
-    ] = "oasis",
-    epsilon: Epsilon = 1e-3,
+    method: Annotated[MethodChoice, typer.Option("--method", help="Sampling method.")] = "oasis",
+    greediness: Greediness = 1e-3,
     prior_strength: Annotated[
         float | None,
         typer.Option("--prior-strength", help="OASIS prior pseudo-labels in total (default 2K)."),
     ] = None,
-    confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
+    level: LevelOpt = 0.95,
     seed: Seed = None,
     noise: Noise = 0.0,
-    pair_id_col: PairIdCol = "pair_id",
+    id_col: IdCol = "pair_id",
     score_col: ScoreCol = "score",
     prediction_col: PredictionCol = "prediction",
     probability_col: ProbabilityCol = None,
     threshold: Threshold = None,
-    save: Annotated[
-        Path | None, typer.Option("--save", help="Save the sampler state here (.npz).")
+    state: Annotated[
+        Path | None,
+        typer.Option(
+            "--state",
+            help="Sampler state file: continue from it when it exists, and save the state "
+            "to it after the run (NumPy .npz format, at exactly this path).",
+        ),
     ] = None,
-    resume: Annotated[
-        Path | None, typer.Option("--resume", help="Continue a saved sampler state.")
-    ] = None,
-    fmt: Format = "table",
+    fmt: FormatOpt = "table",
+    quiet: QuietOpt = False,
 ) -> None:
     """Estimate F-alpha, precision and recall of the pool's predictions by sampling labels."""
-    from .._validation import check_choice
     from ..oasis import Method, load_sampler, make_sampler
 
-    out_fmt = _format(fmt)
-    p = _read(
-        pool,
-        pair_id_col=pair_id_col,
-        score_col=score_col,
-        prediction_col=prediction_col,
-        label_col=label_col,
-        probability_col=probability_col,
-        threshold=threshold,
-    )
     if budget is None and target_ci_width is None:
         raise InputError("give --budget, --target-ci-width or both")
-    if save is not None and not save.parent.exists():
-        raise InputError(f"output directory '{save.parent}' does not exist")
-    if resume is not None:
-        sampler = load_sampler(resume, p)
-    else:
-        name: Method = check_choice(
-            "method", method, ("oasis", "passive", "stratified", "importance")
+    if budget is not None:
+        check_int("budget", budget, minimum=1)
+    if target_ci_width is not None:
+        check_in_range("target_ci_width", target_ci_width, low=0.0, low_open=True)
+    _check_common(alpha=alpha, greediness=greediness, noise=noise, strata=strata)
+    _check_level(level)
+    resume = state is not None and state.exists()
+    if state is not None:
+        check_output_path(state, flag="--state")
+    if resume:
+        fixed = _given_on_command_line(ctx, _SAMPLER_OPTIONS)
+        if fixed:
+            raise InputError(
+                f"'--state': '{state}' holds a saved sampler, which fixes {', '.join(fixed)}; "
+                "drop them to continue it, or name a new --state file"
+            )
+    with progress(f"reading {pool.name}", quiet=quiet):
+        p = _read(
+            pool,
+            id_col=id_col,
+            score_col=score_col,
+            prediction_col=prediction_col,
+            label_col=label_col,
+            probability_col=probability_col,
+            threshold=threshold,
         )
+    if resume:
+        assert state is not None
+        sampler = load_sampler(state, p)
+        if not quiet:
+            note(f"continuing the {sampler.method} sampler saved in '{state}'")
+    else:
+        name: Method = method
         options: dict[str, Any] = {"alpha": alpha, "seed": seed}
         if name in ("oasis", "stratified"):
             options["n_strata"] = strata
-            options["strata_method"] = check_choice(
-                "strata-method", strata_method, ("csf", "equal_size")
-            )
+            options["strata_method"] = strata_method
         if name in ("oasis", "importance"):
-            options["epsilon"] = epsilon
+            options["epsilon"] = greediness
         if name == "oasis":
             options["prior_strength"] = prior_strength
         sampler = make_sampler(name, p, **options)
-    est = sampler.run(
-        _oracle(p, noise, seed),
-        budget=budget,
-        target_ci_width=target_ci_width,
-        confidence=confidence,
-    )
-    if save is not None:
-        sampler.save(save)
+    with progress("labelling pairs", total=budget, quiet=quiet) as bar:
+        bar.update(completed=sampler.labels_used)
+        est = sampler.run(
+            _oracle(p, noise, seed),
+            budget=budget,
+            target_ci_width=target_ci_width,
+            confidence=level,
+            progress=lambda used: bar.update(completed=used),
+        )
+    if state is not None:
+        with Outputs() as outputs:
+            outputs.add(state, sampler.save)
     result = est.to_dict()
     result.update(
         n_pairs=p.size,
         n_strata=sampler.strata.n_strata,
         stop_reason=sampler.stop_reason,
     )
-    if out_fmt == "json":
+    if fmt == "json":
         sys.stdout.write(dumps_json(result) + "\n")
         return
     rows: list[Mapping[str, Any]] = [{"measure": m, **result[m]} for m in _MEASURES]
     emit_records(
         rows,
         ["measure", "estimate", "std", "ci_low", "ci_high"],
-        out_fmt,
+        fmt,
         title=(
             f"{est.method}: {est.labels_used} labels, {est.iterations} draws, "
             f"alpha = {est.alpha:g}, {est.confidence:.0%} intervals, stopped by {sampler.stop_reason}"
@@ -199,14 +267,37 @@ def estimate(
     )
 
 
-@oasis_app.command("experiment")
+def _budgets(text: str) -> list[int]:
+    budget_list: list[int] = []
+    for item in text.split(","):
+        try:
+            budget_list.append(int(item))
+        except ValueError:
+            raise InputError(
+                f"'--budgets' must be comma-separated integers; received {item!r}"
+            ) from None
+    for b in budget_list:
+        check_int("budgets", b, minimum=1)
+    return budget_list
+
+
+@oasis_app.command(
+    "experiment",
+    epilog=examples(
+        "ereval oasis experiment pool.csv --budgets 500,1000,2000 --plot fig.png",
+        "ereval oasis experiment pool.csv --methods oasis,passive --repeats 20",
+    ),
+)
 @handle_errors
 def experiment(
     pool: PoolArg,
     label_col: LabelCol = "label",
-    methods: Annotated[str, typer.Option("--methods", help="Comma-separated methods.")] = (
-        "oasis,passive,stratified,importance"
-    ),
+    methods: Annotated[
+        str,
+        typer.Option(
+            "--methods", help="Comma-separated methods: oasis, passive, stratified, importance."
+        ),
+    ] = "oasis,passive,stratified,importance",
     budgets: Annotated[
         str, typer.Option("--budgets", help="Comma-separated label budgets.")
     ] = "500,1000,2000,5000",
@@ -214,58 +305,75 @@ def experiment(
     alpha: Alpha = 0.5,
     strata: Strata = None,
     strata_method: StrataMethod = "csf",
-    epsilon: Epsilon = 1e-3,
+    greediness: Greediness = 1e-3,
+    level: LevelOpt = 0.95,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
     noise: Noise = 0.0,
-    pair_id_col: PairIdCol = "pair_id",
+    id_col: IdCol = "pair_id",
     score_col: ScoreCol = "score",
     prediction_col: PredictionCol = "prediction",
     probability_col: ProbabilityCol = None,
     threshold: Threshold = None,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write the error-vs-budget figure here.")
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Write the error-vs-budget figure here (.png, .pdf, .svg, ...; needs the "
+            "extra ereval\\[plot]).",
+        ),
     ] = None,
-    fmt: Format = "table",
+    fmt: FormatOpt = "table",
+    quiet: QuietOpt = False,
 ) -> None:
     """Repeat each method and report mean absolute error and std of F-alpha against the budget."""
     from .._validation import check_choice
     from ..oasis import plot_experiment, run_experiment
+    from ..oasis.samplers import METHODS
 
-    out_fmt = _format(fmt)
-    p = _read(
-        pool,
-        pair_id_col=pair_id_col,
-        score_col=score_col,
-        prediction_col=prediction_col,
-        label_col=label_col,
-        probability_col=probability_col,
-        threshold=threshold,
-    )
-    budget_list: list[int] = []
-    for item in budgets.split(","):
-        try:
-            budget_list.append(int(item))
-        except ValueError:
-            raise InputError(
-                f"'budgets' must be comma-separated integers; received {item!r}"
-            ) from None
-    if plot is not None and not plot.parent.exists():
-        raise InputError(f"output directory '{plot.parent}' does not exist")
+    budget_list = _budgets(budgets)
     method_list = [m.strip() for m in methods.split(",") if m.strip()]
-    res = run_experiment(
-        p,
-        methods=method_list,  # type: ignore[arg-type]  # validated inside
-        budgets=budget_list,
-        repeats=repeats,
-        alpha=alpha,
-        seed=seed,
-        n_strata=strata,
-        strata_method=check_choice("strata-method", strata_method, ("csf", "equal_size")),
-        epsilon=epsilon,
-        flip_probability=noise,
-    )
+    for m in method_list:
+        check_choice("methods", m, METHODS)
+    check_int("repeats", repeats, minimum=1)
+    check_int("seed", seed, minimum=0)
+    _check_common(alpha=alpha, greediness=greediness, noise=noise, strata=strata)
+    _check_level(level)
     if plot is not None:
-        plot_experiment(res, path=plot)
+        check_figure_path(plot, flag="--plot")
+    with progress(f"reading {pool.name}", quiet=quiet):
+        p = _read(
+            pool,
+            id_col=id_col,
+            score_col=score_col,
+            prediction_col=prediction_col,
+            label_col=label_col,
+            probability_col=probability_col,
+            threshold=threshold,
+        )
+    with progress("running", total=len(method_list) * repeats, quiet=quiet) as bar:
+
+        def one_run_done(method: str, run: int) -> None:
+            bar.update(description=f"running {method}")
+            bar.advance()
+
+        res = run_experiment(
+            p,
+            methods=method_list,  # type: ignore[arg-type]  # checked above
+            budgets=budget_list,
+            repeats=repeats,
+            alpha=alpha,
+            seed=seed,
+            n_strata=strata,
+            strata_method=strata_method,
+            epsilon=greediness,
+            flip_probability=noise,
+            confidence=level,
+            progress=one_run_done,
+        )
+    if plot is not None:
+        figure = plot_experiment(res)
+        with Outputs() as outputs:
+            outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
     columns = [
         "method",
         "budget",
@@ -283,7 +391,7 @@ def experiment(
     emit_records(
         records,
         columns,
-        out_fmt,
+        fmt,
         title=f"{res.repeats} runs per method; true F(alpha = {res.alpha:g}) = {res.true_value:.6g}",
     )
 

@@ -11,20 +11,28 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 import typer
-from rich.console import Console
 
 from .._errors import InputError
-from ._common import OutputFormat, dumps_json, emit_mapping, emit_records, handle_errors
+from ._common import (
+    App,
+    FormatOpt,
+    QuietOpt,
+    dumps_json,
+    emit_mapping,
+    emit_records,
+    examples,
+    handle_errors,
+    warn,
+)
+from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
+from ._progress import progress
 
-paula_app = typer.Typer(
+paula_app = App(
     help="PAULA: bounds on the precision of a ranked list from O(log N) annotations, "
     "guaranteed under its monotonicity assumptions (Sabharwal & Sedghi 2017).",
-    no_args_is_help=True,
 )
 
 PlotKind = Literal["precision", "precision-yield", "pr"]
-
-_stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 
 EpsilonOpt = Annotated[
     float, typer.Option("--epsilon", help="Geometric spacing epsilon in (0, 1], e.g. 0.03.")
@@ -40,7 +48,6 @@ RTildeOpt = Annotated[
         "ceil((Delta + 2) / epsilon).",
     ),
 ]
-FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 IdColOpt = Annotated[str, typer.Option("--id-col", help="Item id column of RANKED.")]
 ScoreColOpt = Annotated[
     str | None,
@@ -184,20 +191,107 @@ def _n_positives(text: str | None) -> Any:
     raise InputError(f"'--n-positives' must be a number or 'low,high'; received {text!r}")
 
 
-def _write_table(frame: pd.DataFrame, path: Path) -> None:
-    if not path.parent.exists():
-        raise InputError(f"output directory '{path.parent}' does not exist")
-    name = path.name.lower()
-    if name.endswith((".parquet", ".pq")):
-        frame.to_parquet(path, index=False)
-    elif name.endswith((".csv", ".csv.gz")):
-        frame.to_csv(path, index=False)
-    else:
-        raise InputError(f"output file '{path}' must end in .csv, .csv.gz or .parquet")
+# --------------------------------------------------------------------------- plan check
+def _runs(ranks: npt.NDArray[np.int64]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive ranks, as (first, last), of sorted unique ``ranks``."""
+    breaks = np.flatnonzero(np.diff(ranks) != 1)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [ranks.size - 1]))
+    return [(int(ranks[a]), int(ranks[b])) for a, b in zip(starts, ends, strict=True)]
+
+
+def _plan_options(epsilon: float, delta: int, r_tilde: int | None) -> str:
+    text = f"--epsilon {epsilon:g} --delta {delta}"
+    return text if r_tilde is None else f"{text} --r-tilde {r_tilde}"
+
+
+def _infer_plan(n: int, ranks: npt.NDArray[np.int64]) -> str | None:
+    """The options of a plan of ``n`` items whose ranks are exactly ``ranks``, if one is found.
+
+    The plan's windows give Delta (their length) and epsilon (the growth of their
+    ends, about 1 + epsilon per window); candidates rounded to 1-4 significant
+    digits are checked by building their plan.
+    """
+    from ..paula import paula_plan
+
+    runs = _runs(ranks)
+    if runs[0][0] != 1 or len(runs) < 2:
+        return None
+    windows = runs[1:]
+    lengths = {b - a + 1 for a, b in windows}
+    if len(lengths) != 1:
+        return None
+    delta = lengths.pop()
+    ends = [b for _, b in windows]
+    points = [runs[0][1], *ends] if len(ends) < 2 else ends
+    growth = (points[-1] / points[0]) ** (1.0 / (len(points) - 1)) - 1.0
+    if not 0.0 < growth <= 1.0:
+        return None
+    candidates: list[float] = []
+    for digits in range(1, 5):
+        step = 10.0 ** (np.floor(np.log10(growth)) - digits + 1)
+        base = round(growth / step) * step
+        candidates += [float(f"{base + k * step:.{digits + 2}g}") for k in (0, -1, 1)]
+    tried: set[float] = set()
+    for eps in candidates:
+        if eps in tried or not 0.0 < eps <= 1.0:
+            continue
+        tried.add(eps)
+        for r_tilde in (None, runs[0][1], runs[0][1] - 1):
+            try:
+                plan = paula_plan(n, epsilon=eps, delta=delta, r_tilde=r_tilde)
+            except InputError:
+                continue
+            found = plan.ranks()
+            if found.size == ranks.size and np.array_equal(found, ranks):
+                return _plan_options(eps, delta, r_tilde)
+    return None
+
+
+def _check_plan_ranks(
+    plan: Any, ranks: npt.NDArray[np.int64], *, epsilon: float, delta: int, r_tilde: int | None
+) -> None:
+    """Check that the labelled ranks are the plan's, and name the plan they belong to if not.
+
+    Duplicate ranks and ranks outside 1..N are left to :func:`paula_bounds`.
+    """
+    r = np.unique(ranks)
+    if r.size == 0 or r.size != ranks.size or r[0] < 1 or r[-1] > plan.n:
+        return
+    expected = plan.ranks()
+    if r.size == expected.size and np.array_equal(r, expected):
+        return
+    given = _plan_options(epsilon, delta, r_tilde)
+    guess = _infer_plan(plan.n, r)
+    if guess is not None:
+        raise InputError(
+            f"the labels' ranks are those of the plan for {guess}, not of the plan for "
+            f"{given} (N={plan.n:,}); give the options the plan was made with"
+        )
+    from .._validation import examples as show
+
+    extra = np.setdiff1d(r, expected, assume_unique=True)
+    missing = np.setdiff1d(expected, r, assume_unique=True)
+    parts = []
+    if extra.size:
+        parts.append(f"{extra.size} labelled rank(s) that are not in the plan (e.g. {show(extra)})")
+    if missing.size:
+        parts.append(f"{missing.size} planned rank(s) have no label (e.g. {show(missing)})")
+    raise InputError(
+        f"these ranks are not those of the plan for {given} (N={plan.n:,}, "
+        f"{expected.size:,} ranks): {' and '.join(parts)}; label exactly the ranks of "
+        f"`ereval paula plan --n {plan.n} {given}`"
+    )
 
 
 # --------------------------------------------------------------------------- commands
-@paula_app.command("plan")
+@paula_app.command(
+    "plan",
+    epilog=examples(
+        "ereval paula plan --n 217077 --epsilon 0.03 --delta 100",
+        "ereval paula plan --ranked kb.csv --epsilon 0.03 --delta 100 -o todo.csv",
+    ),
+)
 @handle_errors
 def plan_command(
     epsilon: EpsilonOpt,
@@ -218,10 +312,12 @@ def plan_command(
         Path | None,
         typer.Option(
             "--out",
-            help="Write the items to label to this CSV/Parquet file: a 'rank' column, and "
-            "the item id column when --ranked is given.",
+            "-o",
+            help="Write the items to label to this file (.csv, .csv.gz, .parquet or .json): "
+            "a 'rank' column, and the item id column when --ranked is given.",
         ),
     ] = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Choose which ranks of a list of N items to annotate.
 
@@ -230,25 +326,32 @@ def plan_command(
     output has the constants of the paper's §4.2, `annotations` and `ranges` (inclusive
     first-last rank ranges to label); CSV output lists the ranges.
     """
-    from ..paula import paula_plan
+    from ..paula import minimum_r_tilde, paula_plan
 
+    minimum_r_tilde(epsilon=epsilon, delta=delta)  # checks both before reading anything
+    if out is not None:
+        check_table_path(out, flag="--out")
+    if n is None and ranked is None:
+        raise InputError("give the list length with '--n N' or the list itself with '--ranked'")
     ids = None
     if ranked is not None:
-        ids = _ranked_ids(ranked, id_col=id_col, score_col=score_col)
+        with progress(f"reading {ranked.name}", quiet=quiet):
+            ids = _ranked_ids(ranked, id_col=id_col, score_col=score_col)
         if n is not None and n != ids.size:
             raise InputError(
                 f"'--n' ({n}) differs from the number of items in '{ranked}' ({ids.size})"
             )
         n = int(ids.size)
-    if n is None:
-        raise InputError("give the list length with '--n N' or the list itself with '--ranked'")
+    assert n is not None
     plan = paula_plan(n, epsilon=epsilon, delta=delta, r_tilde=r_tilde)
     if out is not None:
         ranks = plan.ranks()
         cols: dict[str, Any] = {"rank": ranks}
         if ids is not None:
             cols[id_col] = ids[ranks - 1]
-        _write_table(pd.DataFrame(cols), out)
+        todo = pd.DataFrame(cols)
+        with Outputs() as outputs:
+            outputs.add(out, lambda tmp: write_table(todo, tmp))
     ranges: list[Mapping[str, Any]] = [
         {"first": a, "last": b, "count": b - a + 1} for a, b in plan.rank_ranges()
     ]
@@ -266,35 +369,45 @@ def plan_command(
         emit_records(ranges, ["first", "last", "count"], "table", title="ranks to annotate")
 
 
-@paula_app.command("bounds")
+@paula_app.command(
+    "bounds",
+    epilog=examples(
+        "ereval paula bounds kb.csv labels.csv --epsilon 0.03 --delta 100",
+        "ereval paula bounds kb.csv labels.csv --epsilon 0.03 --delta 100 \\",
+        "    --at 50000 -o bounds.csv --plot bounds.png",
+    ),
+)
 @handle_errors
 def bounds_command(
-    ranked: Annotated[Path, typer.Argument(help=_RANKED_HELP)],
+    ranked: Annotated[Path, typer.Argument(metavar="RANKED", help=_RANKED_HELP)],
     labels: Annotated[
         Path,
         typer.Argument(
+            metavar="LABELS",
             help="The labels of the planned items: CSV or Parquet with columns rank,label "
             "(rank 1 = best) or item_id,label; labels are 0/1 (or true/false). Exactly the "
-            "planned ranks must be labelled."
+            "planned ranks must be labelled.",
         ),
     ],
     epsilon: EpsilonOpt,
     delta: DeltaOpt,
     r_tilde: RTildeOpt = None,
     fmt: FormatOpt = "table",
-    out_table: Annotated[
+    out: Annotated[
         Path | None,
         typer.Option(
-            "--out-table",
-            help="Write the bounds at the geometric points (and every --at) to this CSV or "
-            "Parquet file.",
+            "--out",
+            "-o",
+            help="Write the bounds at the geometric points (and every --at) to this file "
+            "(.csv, .csv.gz, .parquet or .json).",
         ),
     ] = None,
-    out_plot: Annotated[
+    plot: Annotated[
         Path | None,
         typer.Option(
-            "--out-plot",
-            help="Write a plot of the bounds (PNG, PDF or SVG; needs the extra ereval\\[plot]).",
+            "--plot",
+            help="Write a plot of the bounds (.png, .pdf, .svg, ...; needs the extra "
+            "ereval\\[plot]).",
         ),
     ] = None,
     plot_kind: Annotated[
@@ -335,22 +448,35 @@ def bounds_command(
             "instead of warning.",
         ),
     ] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Bound the precision function of RANKED from the labels of a PAULA plan.
 
     Prints the plan, the bounds on precision at N (and every --at k) and the
-    monotonicity check; writes the bounds table (--out-table) and a plot (--out-plot).
+    monotonicity check; writes the bounds table (--out) and a plot (--plot).
     Use the same --epsilon, --delta and --r-tilde as for `ereval paula plan`.
     """
-    from .._validation import check_choice
-    from ..paula import paula_bounds, paula_plan, plot_bounds
+    from ..paula import minimum_r_tilde, paula_bounds, paula_plan, plot_bounds
 
-    kind: PlotKind = check_choice("plot_kind", plot_kind, ("precision", "precision-yield", "pr"))
+    minimum_r_tilde(epsilon=epsilon, delta=delta)  # checks both before reading anything
     npos = _n_positives(n_positives)
-    n, ranks, values = _labels_by_rank(
-        labels, ranked, rank_col=rank_col, label_col=label_col, id_col=id_col, score_col=score_col
-    )
+    if plot is not None and plot_kind == "pr" and npos is None:
+        raise InputError("'--plot-kind' pr needs '--n-positives' (the recall denominator)")
+    if out is not None:
+        check_table_path(out, flag="--out")
+    if plot is not None:
+        check_figure_path(plot, flag="--plot")
+    with progress(f"reading {labels.name} and {ranked.name}", quiet=quiet):
+        n, ranks, values = _labels_by_rank(
+            labels,
+            ranked,
+            rank_col=rank_col,
+            label_col=label_col,
+            id_col=id_col,
+            score_col=score_col,
+        )
     plan = paula_plan(n, epsilon=epsilon, delta=delta, r_tilde=r_tilde)
+    _check_plan_ranks(plan, ranks, epsilon=epsilon, delta=delta, r_tilde=r_tilde)
     bounds = paula_bounds(
         plan,
         ranks,
@@ -359,28 +485,26 @@ def bounds_command(
         tolerance=tolerance,
     )
     report = bounds.diagnostic
-    if not report.holds:
-        _stderr.print(f"warning: {report.summary()}", markup=False)
     ks = sorted({*(at or []), plan.n})
     rows = bounds.table(np.asarray(ks, dtype=np.int64), n_positives=npos)
     rows = rows.rename(columns={"rank": "k"})
-    if out_table is not None:
-        extra = np.asarray(ks, dtype=np.int64)
-        table_ranks = np.union1d(bounds.table_ranks(), extra)
-        _write_table(bounds.table(table_ranks, n_positives=npos), out_table)
-    if out_plot is not None:
-        from .._optional import require
+    figure = None
+    try:
+        with Outputs() as outputs:
+            if out is not None:
+                table_ranks = np.union1d(bounds.table_ranks(), np.asarray(ks, dtype=np.int64))
+                full = bounds.table(table_ranks, n_positives=npos)
+                outputs.add(out, lambda tmp: write_table(full, tmp))
+            if plot is not None:
+                figure = plot_bounds(bounds, kind=plot_kind, n_positives=npos).figure
+                outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
+    finally:
+        if figure is not None:
+            import matplotlib.pyplot as plt
 
-        if not out_plot.parent.exists():
-            raise InputError(f"output directory '{out_plot.parent}' does not exist")
-        plt = require("matplotlib.pyplot", feature="plotting PAULA bounds")
-        ax = plot_bounds(bounds, kind=kind, n_positives=npos)
-        try:
-            ax.figure.savefig(out_plot, dpi=150, bbox_inches="tight")
-        except ValueError as exc:
-            raise InputError(f"cannot write the plot '{out_plot}': {exc}") from exc
-        finally:
-            plt.close(ax.figure)
+            plt.close(figure)
+    if not report.holds:
+        warn(report.summary())
     records = rows.to_dict(orient="records")
     columns = list(rows.columns)
     if fmt == "json":
@@ -388,8 +512,8 @@ def bounds_command(
             "plan": plan.to_dict(include_ranges=False),
             "precision_at": records,
             "monotonicity": report.to_dict(),
-            "table": None if out_table is None else str(out_table),
-            "plot": None if out_plot is None else str(out_plot),
+            "out": None if out is None else str(out),
+            "plot": None if plot is None else str(plot),
         }
         sys.stdout.write(dumps_json(payload) + "\n")
     elif fmt == "csv":
@@ -403,7 +527,13 @@ def bounds_command(
         emit_records(records, columns, "table", title="precision at k")
 
 
-@paula_app.command("annotations")
+@paula_app.command(
+    "annotations",
+    epilog=examples(
+        "ereval paula annotations --n 10000000 --delta 100 --p-min 0.5",
+        "ereval paula annotations --n 217077 --epsilon 0.03 --epsilon 0.05 -f csv",
+    ),
+)
 @handle_errors
 def annotations_command(
     n: Annotated[int, typer.Option("--n", help="Number of items N in the ranked list.")],

@@ -10,10 +10,22 @@ import pandas as pd
 import typer
 
 from .._errors import InputError
+from .._validation import check_in_range, check_int
+from ..estimators.ratio import normal_quantile
 from ..io import as_membership, read_table
-from ..simulate import SUMMARY_COLUMNS, simulate
-from ._common import OutputFormat, check_key_column, emit_records, handle_errors
-from .estimate import run_with_warnings
+from ..metrics._util import check_beta
+from ..simulate import SUMMARY_COLUMNS, _check_memory, simulate
+from ._common import (
+    FormatOpt,
+    LevelOpt,
+    MetricsOpt,
+    QuietOpt,
+    check_key_column,
+    emit_records,
+    examples,
+    handle_errors,
+)
+from ._progress import progress
 
 SimDesignChoice = Literal["record", "cluster", "block"]
 SchemeChoice = Literal["uniform", "cluster-size"]
@@ -67,23 +79,21 @@ def simulate_command(
     names: Annotated[
         str | None, typer.Option("--names", help="Column of TRUTH with a name per record.")
     ] = None,
-    estimators: Annotated[
-        str | None,
-        typer.Option("--estimators", "-m", help="Comma-separated estimator keys (default: all)."),
-    ] = None,
+    metrics: MetricsOpt = None,
     beta: Annotated[float, typer.Option("--beta", help="Weight of recall in F-beta.")] = 1.0,
-    level: Annotated[float, typer.Option("--level", help="Confidence level.")] = 0.95,
+    level: LevelOpt = 0.95,
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive estimates.")
     ] = True,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = "table",
+    fmt: FormatOpt = "table",
     record_col: Annotated[
         str, typer.Option("--record-col", help="Record id column.")
     ] = "record_id",
     cluster_col: Annotated[
         str, typer.Option("--cluster-col", help="Cluster id column.")
     ] = "cluster_id",
+    quiet: QuietOpt = False,
 ) -> None:
     """Repeat sampling and estimation: bias, RMSE and CI coverage of every estimator.
 
@@ -91,18 +101,43 @@ def simulate_command(
     records moved), draws REPEATS samples and compares each estimator with the
     exact value of its metric.
     """
-    frame = read_table(truth, name="truth", text_columns="all")
-    membership = as_membership(frame, name="truth", record_col=record_col, cluster_col=cluster_col)
-    kwargs: dict[str, Any] = {}
-    if blocks is not None:
-        kwargs["blocks"] = _blocks_of_clusters(frame, blocks, cluster_col)
-    if names is not None:
-        kwargs["names"] = _names_of_records(frame, names, record_col)
-    pred_m = None
-    if pred is not None:
-        pred_m = as_membership(pred, name="pred", record_col=record_col, cluster_col=cluster_col)
-    result = run_with_warnings(
-        lambda: simulate(
+    if (pred is None) == (error_rate is None):
+        raise InputError("give exactly one of '--pred' and '--error-rate'")
+    if error_rate is not None:
+        check_in_range("error_rate", error_rate, low=0.0, high=1.0)
+    check_int("sample_size", sample_size, minimum=2)
+    check_int("repeats", repeats, minimum=1)
+    if design == "record" and without_replacement:
+        raise InputError(
+            "'--without-replacement' does not apply to --design record (records are drawn "
+            "with replacement); use --design cluster --weights cluster-size --without-replacement"
+        )
+    check_beta(beta)
+    normal_quantile(level)
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
+    _check_memory(sample_size, repeats, 1)
+    with progress(f"reading {truth.name}", quiet=quiet) as bar:
+        frame = read_table(truth, name="truth", text_columns="all")
+        membership = as_membership(
+            frame, name="truth", record_col=record_col, cluster_col=cluster_col
+        )
+        kwargs: dict[str, Any] = {}
+        if blocks is not None:
+            kwargs["blocks"] = _blocks_of_clusters(frame, blocks, cluster_col)
+        if names is not None:
+            kwargs["names"] = _names_of_records(frame, names, record_col)
+        pred_m = None
+        if pred is not None:
+            pred_m = as_membership(
+                pred, name="pred", record_col=record_col, cluster_col=cluster_col
+            )
+        bar.update(description="simulating")
+
+        def report(done: int, total: int) -> None:
+            bar.update(completed=done, total=total)
+
+        result = simulate(
             membership,
             pred_m,
             error_rate=error_rate,
@@ -111,14 +146,14 @@ def simulate_command(
             design=design,
             weights=None if weights is None else weights.replace("-", "_"),
             replace=not without_replacement,
-            estimators=estimators,
+            estimators=metrics,
             beta=beta,
             level=level,
             naive=naive,
             seed=seed,
+            progress=report,
             **kwargs,
         )
-    )
     rows: list[Mapping[str, Any]] = [
         {str(k): v for k, v in row.items()} for row in result.summary.to_dict(orient="records")
     ]
@@ -132,4 +167,11 @@ def simulate_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``simulate`` to the application."""
-    app.command("simulate")(simulate_command)
+    app.command(
+        "simulate",
+        epilog=examples(
+            "ereval simulate --truth truth.csv --error-rate 0.1 -n 400 -r 1000",
+            "ereval simulate --truth truth.csv --pred pred.csv --design cluster \\",
+            "    --weights uniform -m pairwise_f1,b3_f1",
+        ),
+    )(simulate_command)

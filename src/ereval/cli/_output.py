@@ -1,0 +1,200 @@
+"""Output files of the commands: checked before any work, written atomically.
+
+Every path a command writes is checked first (:func:`check_table_path`,
+:func:`check_figure_path`, :func:`check_output_path`): its folder exists and is
+writable, it is not a folder, its suffix names a format that can be written, and
+the packages the format needs are installed. The files are then written at the
+end, all at once, by :class:`Outputs`: each goes to a temporary file in the
+target's folder and replaces the target with :func:`os.replace` only when every
+one of them was written, so a failure leaves no partial or stale file behind and
+a file the user names is exactly the file written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .._errors import InputError
+from .._optional import require
+
+__all__ = [
+    "TABLE_SUFFIXES",
+    "Outputs",
+    "atomic_write",
+    "check_figure_path",
+    "check_output_path",
+    "check_table_path",
+    "write_figure",
+    "write_table",
+]
+
+#: Suffixes of the table files the commands write.
+TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".csv.gz", ".parquet", ".pq", ".json")
+
+
+def _suffix(path: Path, allowed: Iterable[str]) -> str | None:
+    """The longest of ``allowed`` that ``path``'s name ends with (case-insensitive)."""
+    name = path.name.lower()
+    hits = [s for s in allowed if name.endswith(s) and len(name) > len(s)]
+    return max(hits, key=len) if hits else None
+
+
+def _listing(suffixes: Iterable[str]) -> str:
+    items = sorted(dict.fromkeys(suffixes))
+    return ", ".join(items[:-1]) + f" or {items[-1]}" if len(items) > 1 else items[0]
+
+
+def check_output_path(path: Path, *, flag: str, suffixes: Iterable[str] | None = None) -> Path:
+    """Check that ``path`` can be written: a writable existing folder, not a folder itself.
+
+    Parameters
+    ----------
+    path : Path
+        The file named with ``flag``.
+    flag : str
+        The option that named it, e.g. ``"--out"`` (used in the message).
+    suffixes : iterable of str, optional
+        Allowed endings (lower case, with the dot); any ending when omitted.
+
+    Raises
+    ------
+    InputError
+        One line naming ``flag`` and what is wrong.
+    """
+    if str(path) in ("", "-"):
+        raise InputError(f"'{flag}' needs a file name; received {str(path)!r}")
+    if suffixes is not None:
+        allowed = tuple(suffixes)
+        if _suffix(path, allowed) is None:
+            raise InputError(f"'{flag}': '{path}' must end in {_listing(allowed)}")
+    parent = path.parent
+    if not parent.is_dir():
+        raise InputError(f"'{flag}': folder '{parent}' of '{path.name}' does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"'{flag}': folder '{parent}' is not writable")
+    if path.is_dir():
+        raise InputError(f"'{flag}': '{path}' is a folder, not a file")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"'{flag}': '{path}' exists and is not writable")
+    return path
+
+
+def check_table_path(path: Path, *, flag: str) -> Path:
+    """:func:`check_output_path` for a table (CSV, gzipped CSV, Parquet or JSON)."""
+    return check_output_path(path, flag=flag, suffixes=TABLE_SUFFIXES)
+
+
+def figure_suffixes() -> tuple[str, ...]:
+    """The figure formats matplotlib can write here (``.png``, ``.pdf``, ``.svg``, ...)."""
+    require("matplotlib", feature="writing a figure")
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return tuple(f".{ext}" for ext in FigureCanvasBase.get_supported_filetypes())
+
+
+def check_figure_path(path: Path, *, flag: str) -> Path:
+    """Check a figure's path: matplotlib is installed and knows the format of the suffix."""
+    try:
+        allowed = figure_suffixes()
+    except ImportError as exc:  # MissingDependencyError: name the option
+        raise InputError(f"'{flag}': {exc}") from None
+    return check_output_path(path, flag=flag, suffixes=allowed)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _temporary(path: Path) -> Path:
+    """A new empty file beside ``path`` with the same ending (formats follow suffixes)."""
+    ending = "".join(path.suffixes[-2:]) if path.suffix else ""
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=ending)
+    os.close(fd)
+    os.chmod(name, 0o666 & ~_umask())
+    return Path(name)
+
+
+def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Call ``write(tmp)`` on a temporary file beside ``path``, then move it onto ``path``."""
+    with Outputs() as outputs:
+        outputs.add(path, write)
+
+
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` to ``path`` in the format of its suffix (see :data:`TABLE_SUFFIXES`)."""
+    kind = _suffix(path, TABLE_SUFFIXES)
+    if kind in (".parquet", ".pq"):
+        frame.to_parquet(path, index=False)
+    elif kind == ".json":
+        from ._common import dumps_json
+
+        path.write_text(dumps_json(frame.to_dict(orient="records")) + "\n", encoding="utf-8")
+    elif kind in (".csv", ".csv.gz"):
+        frame.to_csv(path, index=False, compression="gzip" if kind == ".csv.gz" else None)
+    else:  # checked beforehand by check_table_path
+        raise InputError(f"'{path}' must end in {_listing(TABLE_SUFFIXES)}")
+
+
+def write_figure(figure: Any, path: Path, target: Path | None = None) -> None:
+    """Save a matplotlib ``figure`` to ``path`` in the format of ``target``'s suffix."""
+    fmt = (target or path).suffix.lstrip(".").lower()
+    figure.savefig(path, format=fmt, dpi=150, bbox_inches="tight")
+
+
+class Outputs:
+    """Files to write together at the end of a command, all or none.
+
+    Use as a context manager: :meth:`add` records a target and a writer; leaving
+    the block without an exception writes every file to a temporary file in the
+    target's folder and then moves them all into place. When a writer fails, the
+    temporary files are removed and no target is touched.
+
+    >>> from pathlib import Path
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> with Outputs() as out:
+    ...     out.add(folder / "a.txt", lambda p: p.write_text("a"))
+    >>> (folder / "a.txt").read_text()
+    'a'
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[Path, Callable[[Path], None]]] = []
+
+    def add(self, path: Path, write: Callable[[Path], None]) -> None:
+        """Write ``path`` with ``write(tmp_path)`` when the block ends without error."""
+        self._pending.append((path, write))
+
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        pending, self._pending = self._pending, []
+        if exc_type is None:
+            self.commit(pending)
+
+    @staticmethod
+    def commit(pending: list[tuple[Path, Callable[[Path], None]]]) -> None:
+        """Write every pending file, then move all of them into place."""
+        written: list[tuple[Path, Path]] = []
+        try:
+            for target, write in pending:
+                tmp = _temporary(target)
+                written.append((tmp, target))
+                write(tmp)
+        except BaseException:
+            for tmp, _ in written:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+            raise
+        for tmp, target in written:
+            os.replace(tmp, target)

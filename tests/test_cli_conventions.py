@@ -1,0 +1,123 @@
+"""One vocabulary across the commands: option names, help layout, examples, --quiet."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from ereval.cli import app
+
+runner = CliRunner()
+
+
+def _commands() -> dict[str, Any]:
+    """Every leaf command of the application, by its path ("oasis estimate")."""
+    found: dict[str, Any] = {}
+
+    def walk(command: Any, path: tuple[str, ...]) -> None:
+        children = getattr(command, "commands", None)
+        if children:
+            for name, child in children.items():
+                walk(child, (*path, name))
+        else:
+            found[" ".join(path)] = command
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+COMMANDS = _commands()
+#: commands that can run for long (file reads, sampling, simulation)
+LONG = {
+    "metrics",
+    "errors",
+    "estimate",
+    "simulate",
+    "oasis estimate",
+    "oasis experiment",
+    "paula plan",
+    "paula bounds",
+}
+RETIRED = {
+    "--confidence",
+    "--estimators",
+    "--pair-id-col",
+    "--out-table",
+    "--out-plot",
+    "--records-out",
+    "--clusters-out",
+    "--save",
+    "--resume",
+}
+
+
+def _options(command: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for param in command.params:
+        for opt in [*param.opts, *param.secondary_opts]:
+            if opt.startswith("-"):
+                out[opt] = param
+    return out
+
+
+def test_the_command_list() -> None:
+    assert set(COMMANDS) == {
+        "metrics",
+        "errors",
+        "estimate",
+        "simulate",
+        "oasis estimate",
+        "oasis experiment",
+        "paula plan",
+        "paula bounds",
+        "paula annotations",
+    }
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS))
+def test_shared_option_names(path: str) -> None:
+    opts = _options(COMMANDS[path])
+    # every command prints, as a table, JSON or CSV
+    assert "--format" in opts and "-f" in opts and opts["-f"] is opts["--format"]
+    fmt = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
+    assert "<table|json|csv>" in fmt.stdout
+    assert not RETIRED & set(opts), RETIRED & set(opts)
+    if path in LONG:
+        assert "--quiet" in opts and opts["-q"] is opts["--quiet"]
+    if "--out" in opts:
+        assert opts["-o"] is opts["--out"]
+    if "-m" in opts:
+        assert opts["-m"] is opts["--metrics"]
+    if path.startswith("oasis"):
+        assert "--greediness" in opts and "--epsilon" not in opts
+        assert "--id-col" in opts and "--level" in opts
+
+
+@pytest.mark.parametrize("path", ["", *sorted(COMMANDS), "oasis", "paula"])
+def test_help_shows_no_value_type_for_flags(path: str) -> None:
+    res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "<bool>" not in res.stdout
+    assert re.search(r"--help\s+Show this message", res.stdout)
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS))
+def test_help_ends_with_an_example(path: str) -> None:
+    res = runner.invoke(app, [*path.split(), "--help"])  # 80 columns
+    lines = [ln.strip() for ln in res.stdout.splitlines() if ln.strip()]
+    assert "Examples:" in lines
+    examples = lines[lines.index("Examples:") + 1 :]
+    assert examples
+    for before, line in zip(["", *examples], examples, strict=False):
+        # a new example, or the continuation of one ending in a backslash: the
+        # terminal (80 columns here) wrapped none of them
+        assert line.startswith(f"ereval {path} ") or before.endswith("\\"), examples
+    # the examples use options the command has
+    opts = _options(COMMANDS[path])
+    for line in examples:
+        for flag in re.findall(r"(?<!\S)(--?[a-z][\w-]*)", line.split("#")[0]):
+            assert flag in opts, (path, flag)
