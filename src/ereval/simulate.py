@@ -297,6 +297,12 @@ def simulate(
     Returns
     -------
     SimulationResult
+
+    Raises
+    ------
+    InputError
+        Bad options, or a simulation that needs more memory than is available
+        (see :func:`simulation_memory`); it is refused before any draw.
     """
     rng = check_rng(seed)
     design = check_choice("design", design, ("record", "cluster", "block"))
