@@ -15,13 +15,13 @@ from typer.testing import CliRunner
 
 import ereval.cli._progress as cli_progress
 from ereval.cli import app
-from ereval.cli._common import emit_records
+from ereval.cli._common import emit_records, format_number
 from ereval.cli._progress import progress
 from ereval.oasis import synthetic_pool
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred.csv")
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
+T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +86,10 @@ def test_errors_prints_a_table_by_default() -> None:
     table = runner.invoke(app, ["errors", T, P])
     csv = runner.invoke(app, ["errors", T, P, "-f", "csv"])
     assert table.stdout.lstrip().startswith("cluster errors")
-    first = csv.stdout.splitlines()[1].split(",")
-    assert all(v in table.stdout for v in first if v)
+    rows = [line.split(",") for line in csv.stdout.splitlines()[1:]]
+    wrong = next(r for r in rows if r[3] == "1.0")  # a cluster with errors: no zeros only
+    assert wrong[0] in table.stdout
+    assert all(format_number(float(v)) in table.stdout for v in wrong[1:] if v)
 
 
 # --------------------------------------------------------------------------- progress

@@ -14,8 +14,8 @@ from ereval.cli._common import cli_message
 from ereval.paula import paula_plan
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred.csv")
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
+T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 FLAGS = {
     "flip_probability": "--noise",
@@ -148,9 +148,8 @@ def test_paula_labels_of_another_plan(tmp_path: Path) -> None:
 
 def test_warnings_name_the_options_and_take_one_line(tmp_path: Path) -> None:
     sample = tmp_path / "sample.csv"
-    pd.DataFrame({"record_id": ["m0000", "m0001", "m0002"], "cluster_id": [1, 1, 2]}).to_csv(
-        sample, index=False
-    )
+    first = pd.read_csv(T, dtype=str).record_id[:3].tolist()
+    pd.DataFrame({"record_id": first, "cluster_id": [1, 1, 2]}).to_csv(sample, index=False)
     res = runner.invoke(
         app,
         [

@@ -18,8 +18,8 @@ from ereval.oasis import synthetic_pool
 from ereval.paula import paula_plan
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred.csv")
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
+T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 OUTPUT_FLAGS = ("--out", "--plot", "--state")
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ._common import fail, handle_errors
+from ._common import examples, fail, handle_errors
 
 
 @handle_errors
@@ -42,4 +42,10 @@ def example_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``example`` to the application."""
-    app.command("example")(example_command)
+    app.command(
+        "example",
+        epilog=examples(
+            "ereval example demo",
+            "ereval example demo --force",
+        ),
+    )(example_command)

@@ -219,8 +219,7 @@ def register(app: typer.Typer) -> None:
             "ereval metrics truth.csv pred.csv",
             "ereval metrics truth.csv pred.csv -m muc,b3,ceafe --beta 2 -f json",
             "ereval metrics truth.csv pairs.csv --pairs",
-            "ereval metrics truth.csv linked.csv --record-col source,unique_id "
-            "--truth-cluster-col entity_id --pred-cluster-col cluster_id",
+            "ereval metrics truth.csv links.csv --pred-cluster-col cluster_id",
         ),
     )(metrics_command)
     app.command(
