@@ -321,3 +321,35 @@ def test_a_hash_collision_falls_back_to_arrow(monkeypatch: pytest.MonkeyPatch) -
     assert text_keys.text_codes([a]) is None  # every id collides: the check catches it
     codes, uniques = encode(a, sort=False)
     assert len(uniques) == n and codes.tolist() == list(range(n))
+
+
+@pytest.mark.parametrize("width", [7, 12])
+def test_the_same_large_set_in_another_order(width: int) -> None:
+    rng = np.random.default_rng(width)
+    n = text_keys.MIN_IDS + 5
+    ids = [f"id{v:0{width}d}"[-width:] for v in rng.permutation(10**6)[:n]]
+    a = pa.array(ids)
+    order = rng.permutation(n)
+    b = a.take(pa.array(order))
+    where = text_keys.same_set_positions(a, b)
+    assert where is not None and where.tolist() == order.tolist()
+    other = pa.array([*ids[:-1], "z" * width])
+    assert text_keys.same_set_positions(a, other) is None  # one id differs
+    repeated = pa.array(ids[:-1] + ids[:1])
+    assert text_keys.same_set_positions(repeated, repeated.take(pa.array(order))) is None
+    # the alignment through this path equals the general one, record for record
+    truth = pd.DataFrame({"record_id": ids, "cluster_id": rng.integers(0, 9000, n)})
+    pred = truth.iloc[order].assign(cluster_id=rng.integers(0, 9000, n))
+    fast = contingency_table(truth, pred)
+    general = contingency_table(truth.astype({"record_id": object}), pred)
+    assert evaluate(fast) == evaluate(general)
+    with pytest.raises(InputError, match="'truth' has 1 duplicate record ids"):
+        contingency_table(pd.DataFrame({"record_id": repeated, "cluster_id": 1}), pred)
+
+
+def test_a_repeated_record_is_found_whatever_the_other_side_holds() -> None:
+    # as many distinct ids over both sides as truth has rows: still a repeat in truth
+    truth = pd.DataFrame({"record_id": ["a", "a", "b"], "cluster_id": [1, 1, 2]})
+    pred = pd.DataFrame({"record_id": ["a", "b", "c"], "cluster_id": [1, 1, 2]})
+    with pytest.raises(InputError, match=r"'truth' has 1 duplicate record ids \(e\.g\. 'a'\)"):
+        contingency_table(truth, pred, on_mismatch="twinless")

@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["text_codes"]
+__all__ = ["same_set_positions", "text_codes"]
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -73,21 +73,15 @@ def _consistent(parts: list[U64], codes: list[IntArray], n_codes: int) -> bool:
     return True
 
 
-def text_codes(arrays: list[pa.Array]) -> tuple[IntArray, IntArray] | None:
-    """Codes of the ids of ``arrays`` taken together, in order of first appearance.
-
-    Returns ``(codes, first)``: ``codes`` over the concatenation of the arrays,
-    and ``first[k]``, the position (in that concatenation) of the first id of
-    code ``k``; or ``None`` when the layout does not apply (then use Arrow).
-    """
+def _layout(arrays: list[pa.Array]) -> list[U64] | None:
+    """The ids of every array as rows of words of one common width, or ``None``."""
     n = sum(len(a) for a in arrays)
     if n < MIN_IDS or any(a.null_count for a in arrays):
         return None
     longest, total = 0, 0
     for a in arrays:
         lengths = pc.binary_length(a)
-        stats = pc.min_max(lengths).as_py()
-        longest = max(longest, stats["max"] or 0)
+        longest = max(longest, pc.max(lengths).as_py() or 0)
         total += pc.sum(lengths).as_py() or 0
         if not pc.all(pc.string_is_ascii(a)).as_py():
             return None
@@ -97,9 +91,49 @@ def text_codes(arrays: list[pa.Array]) -> tuple[IntArray, IntArray] | None:
     if longest > MAX_BYTES or width > 4 * (total / n) + 16:
         return None  # padding would cost far more memory than the ids themselves
     parts = [_words(a, width) for a in arrays]
-    if any(p is None for p in parts):
+    return None if any(p is None for p in parts) else [p for p in parts if p is not None]
+
+
+def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
+    """Where each id of ``b`` is in ``a``, when both hold the same distinct ids.
+
+    Returns ``where`` with ``a[where[k]] == b[k]`` for every ``k``; ``None``
+    when the two columns do not hold the same set of distinct ids (or the
+    layout does not apply), so that the caller takes the general path.
+    Sorting 64-bit keys is far cheaper than hashing them.
+    """
+    if len(a) != len(b):
         return None
-    words = [p for p in parts if p is not None]
+    words = _layout([a, b])
+    if words is None:
+        return None
+    wa, wb = words
+    ka, kb = _keys(wa), _keys(wb)
+    order_a, order_b = np.argsort(ka), np.argsort(kb)
+    sorted_a = ka[order_a]
+    if not np.array_equal(sorted_a, kb[order_b]):
+        return None
+    if (sorted_a[1:] == sorted_a[:-1]).any():
+        return None  # a repeated id (or a hash collision): the general path reports it
+    where = np.empty(len(b), dtype=np.int64)
+    where[order_b] = order_a
+    if wa.shape[1] > 1:
+        for k in range(wa.shape[1]):
+            if not np.array_equal(wa[:, k][where], wb[:, k]):
+                return None
+    return where
+
+
+def text_codes(arrays: list[pa.Array]) -> tuple[IntArray, IntArray] | None:
+    """Codes of the ids of ``arrays`` taken together, in order of first appearance.
+
+    Returns ``(codes, first)``: ``codes`` over the concatenation of the arrays,
+    and ``first[k]``, the position (in that concatenation) of the first id of
+    code ``k``; or ``None`` when the layout does not apply (then use Arrow).
+    """
+    words = _layout(arrays)
+    if words is None:
+        return None
     keys = np.concatenate([_keys(w) for w in words])
     codes_raw, uniques = pd.factorize(keys)
     codes = codes_raw.astype(np.int64, copy=False)

@@ -36,6 +36,7 @@ from .ids import (
     id_kind,
     int_offsets,
     same_ids,
+    same_text_set,
     take,
     to_numpy,
     union,
@@ -234,6 +235,11 @@ def align(
         if not _same_source(truth, pred):
             _warn_if_identical(t, p, t_cols, p_cols)
         return Alignment(rt, t_codes, p_codes, t_labels, p_labels, policy)
+    where = same_text_set(rt, rp)
+    if where is not None:  # the same records in another order (checked distinct)
+        pred_of = np.empty(len(rt), dtype=np.int64)
+        pred_of[where] = p_codes
+        return Alignment(rt, t_codes, pred_of, t_labels, p_labels, policy)
     records, true_of, pred_of = _union(rt, rp, t_codes, p_codes)
     only_true = pred_of < 0
     only_pred = true_of < 0

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import InputError, InputTypeError
-from ._text_keys import text_codes
+from ._text_keys import same_set_positions, text_codes
 
 __all__ = [
     "IdArray",
@@ -37,6 +37,7 @@ __all__ = [
     "int_offsets",
     "missing_mask",
     "same_ids",
+    "same_text_set",
     "take",
     "to_arrow_ids",
     "to_numpy",
@@ -270,6 +271,14 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
     except TypeError:  # ids of mutually unorderable types
         codes, uniques = pd.factorize(values)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
+
+
+def same_text_set(a: IdArray, b: IdArray) -> IntArray | None:
+    """For two large text columns holding the same distinct ids in another order, where
+    each id of ``b`` is in ``a``; ``None`` otherwise (then use :func:`union`)."""
+    if not (_is_text(a) and _is_text(b)):
+        return None
+    return same_set_positions(a, b)
 
 
 def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:

@@ -299,10 +299,13 @@ def _duplicates(records: IdArray) -> tuple[IdArray, int]:
 
 
 def duplicates_of(codes: npt.NDArray[np.int64], uniques: IdArray) -> tuple[IdArray, int]:
-    """The ids whose code occurs more than once in ``codes``, and the surplus count."""
-    if len(uniques) == codes.shape[0]:
-        return take(uniques, np.zeros(0, dtype=np.int64)), 0
+    """The ids whose code occurs more than once in ``codes``, and the surplus count.
+
+    ``uniques`` may hold more ids than ``codes`` uses (the union of two sides).
+    """
     counts = np.bincount(codes, minlength=len(uniques))
+    if codes.shape[0] == 0 or counts.max() <= 1:
+        return take(uniques, np.zeros(0, dtype=np.int64)), 0
     dup = np.flatnonzero(counts > 1)
     return take(uniques, dup), int((counts[dup] - 1).sum())
 
