@@ -187,7 +187,7 @@ def test_undefined_estimate_warns() -> None:
     sample = {4: "a", 8: "b"}
     with pytest.warns(EstimationWarning, match="'pairwise_recall' is undefined"):
         out = estimate(PRED, sample, design="cluster", weights="uniform", metrics="pairwise_recall")
-    assert math.isnan(out["pairwise_recall"].estimate)
+    assert math.isnan(out["pairwise_recall"].value)
 
 
 def test_unknown_or_unavailable_estimators() -> None:

@@ -58,14 +58,22 @@ def test_json_output_is_keyed_by_canonical_names(files: dict[str, Path]) -> None
     )
     assert code == 0
     data = json.loads(out)
-    assert data["pairwise_precision"] == {
-        "estimate": 0.3888888888888889,
+    precision = data["pairwise_precision"]
+    assert precision == {
+        "value": 0.3888888888888889,
         "std": 0.2545875386086578,
-        "ci_low": pytest.approx(0.3888888888888889 - 1.959963984540054 * 0.2545875386086578),
-        "ci_high": pytest.approx(0.3888888888888889 + 1.959963984540054 * 0.2545875386086578),
+        # 0.3889 - 1.96 * 0.2546 < 0: the lower end is clamped to the range [0, 1]
+        "interval": [
+            0.0,
+            pytest.approx(0.3888888888888889 + 1.959963984540054 * 0.2545875386086578),
+        ],
+        "level": 0.95,
         "n": 3,
+        "method": "ratio estimator (block form, cluster design)",
+        "warnings": precision["warnings"],
     }
-    assert data["pairwise_recall"]["estimate"] == 0.296875
+    assert "the sample of 3 clusters is too small" in precision["warnings"][0]
+    assert data["pairwise_recall"]["value"] == 0.296875
     for key in (
         "pairwise_f1",
         "cluster_precision",
@@ -81,7 +89,15 @@ def test_json_output_is_keyed_by_canonical_names(files: dict[str, Path]) -> None
         "pairwise_precision_cluster",
         "pairwise_precision_naive",
     ):
-        assert set(data[key]) == {"estimate", "std", "ci_low", "ci_high", "n"}, key
+        assert set(data[key]) == {
+            "value",
+            "std",
+            "interval",
+            "level",
+            "n",
+            "method",
+            "warnings",
+        }, key
     # naive values have no standard error: null in JSON, never the token NaN
     assert data["pairwise_precision_naive"]["std"] is None
     assert "pairwise_precision_record" not in data  # not a size-proportional design
@@ -99,7 +115,9 @@ def test_record_design_reports_the_record_form(files: dict[str, Path]) -> None:
     )
     assert code == 0
     data = json.loads(out)
-    assert data["pairwise_precision_record"] == data["pairwise_precision_cluster"]
+    record, cluster = data["pairwise_precision_record"], data["pairwise_precision_cluster"]
+    for field in ("value", "std", "interval", "n"):
+        assert record[field] == cluster[field]
 
 
 def test_weights_column_draws_and_level(files: dict[str, Path]) -> None:
@@ -121,7 +139,7 @@ def test_weights_column_draws_and_level(files: dict[str, Path]) -> None:
     assert code == 0
     e = json.loads(out)["pairwise_precision"]
     assert e["n"] == 4
-    assert e["ci_high"] - e["estimate"] == pytest.approx(1.6448536269514722 * e["std"])
+    assert e["interval"][1] - e["value"] == pytest.approx(1.6448536269514722 * e["std"])
 
 
 def test_table_and_csv_output(files: dict[str, Path]) -> None:
@@ -147,7 +165,7 @@ def test_table_and_csv_output(files: dict[str, Path]) -> None:
         "pairwise_precision",
     )
     assert code == 0
-    assert out.splitlines()[0] == "estimator,estimate,std,ci_low,ci_high,n"
+    assert out.splitlines()[0] == "estimator,value,std,lower,upper,n"
     assert out.splitlines()[1].startswith("pairwise_precision,0.3888888888888889,")
 
 
@@ -168,7 +186,7 @@ def test_groups_and_warnings(files: dict[str, Path]) -> None:
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"x", "y"}
-    assert data["y"]["pairwise_recall"]["estimate"] is None
+    assert data["y"]["pairwise_recall"]["value"] is None
     assert "warning:" in err and "group 'y' has 1 draw(s)" in err
 
 
@@ -191,7 +209,7 @@ def test_single_block_and_parquet(files: dict[str, Path]) -> None:
     )
     assert res.exit_code == 0
     data = json.loads(res.stdout)
-    assert data["pairwise_precision"]["estimate"] == pytest.approx(1 / 3)
+    assert data["pairwise_precision"]["value"] == pytest.approx(1 / 3)
     assert data["pairwise_precision"]["std"] is None
     assert "--design single-block" in res.stderr
 

@@ -24,7 +24,7 @@ SAMPLE = {1: "c1", 2: "c1", 3: "c1", 4: "c2", 5: "c2", 8: "c4"}
 
 def _pp(sample: ClusterSample) -> tuple[float, float]:
     e = estimate(PRED, sample, metrics="pairwise_precision")["pairwise_precision"]
-    return e.estimate, e.std
+    return e.value, e.std
 
 
 def test_repeated_draws_are_separate_rows() -> None:
@@ -95,7 +95,7 @@ def test_block_design_sums_clusters_per_block() -> None:
     # block A: TP = 1, links = 1.5 + 0.5 = 2; block B: TP = 0, links = 1.
     # B = (1, 0), A = (2, 1): R = 1/3; d = (1/3, -1/3); sum A d = 1/3; Abar = 1.5
     e = estimate(PRED, s, metrics="pairwise_precision")["pairwise_precision"]
-    assert e.estimate == pytest.approx(1 / 3 + (1 / 3) / (2 * 2.25))
+    assert e.value == pytest.approx(1 / 3 + (1 / 3) / (2 * 2.25))
     assert e.std == pytest.approx(np.sqrt((2 / 9) / (2 * 2.25)))
     size = as_sample(SAMPLE, design="block", weights="cluster_size", blocks=blocks)
     assert size.probabilities.tolist() == [5.0, 1.0]
@@ -105,9 +105,10 @@ def test_single_block_gives_a_ratio_of_sums_and_warns() -> None:
     with pytest.warns(EstimationWarning, match="single_block"):
         e = estimate(PRED, SAMPLE, design="single_block", metrics="pairwise_precision")
     # TP = 1 over links 1.5 + 0.5 + 1 = 3
-    assert e["pairwise_precision"].estimate == pytest.approx(1 / 3)
+    assert e["pairwise_precision"].value == pytest.approx(1 / 3)
     assert np.isnan(e["pairwise_precision"].std)
-    assert "single block" in e["pairwise_precision"].note
+    assert "single_block" in e["pairwise_precision"].warnings[0]
+    assert e["pairwise_precision"].method == "ratio of sums (block form, single_block design)"
 
 
 def test_prepared_prediction_gives_the_same_results() -> None:
@@ -120,7 +121,7 @@ def test_prepared_prediction_gives_the_same_results() -> None:
     for key in direct:
         for other in (prepared, unindexed):
             a, b = direct[key], other[key]
-            assert (a.estimate == b.estimate) or (np.isnan(a.estimate) and np.isnan(b.estimate))
+            assert (a.value == b.value) or (np.isnan(a.value) and np.isnan(b.value))
 
 
 def test_to_frame_lists_units_probabilities_and_draws() -> None:
@@ -185,4 +186,4 @@ def test_every_lookup_path_finds_the_same_records(ids: np.ndarray, index: bool) 
     e = estimate(
         prepared, sample, design="cluster", weights="uniform", metrics="pairwise_precision"
     )
-    assert e["pairwise_precision"].estimate == 0.3888888888888889
+    assert e["pairwise_precision"].value == 0.3888888888888889

@@ -112,26 +112,26 @@ def test_fpc_scales_variance_and_correction() -> None:
 
 
 def test_ratio_estimate_result_and_interval() -> None:
-    e = ratio_estimate([1.0, 0.0, 0.0], [3.0, 1.0, 0.0], level=0.9, design="cluster", metric="m")
+    e = ratio_estimate([1.0, 0.0, 0.0], [3.0, 1.0, 0.0], level=0.9, design="cluster", name="m")
     assert isinstance(e, Estimate)
     z = normal_quantile(0.9)
     assert z == pytest.approx(1.6448536269514722)
-    assert (e.ci_low, e.ci_high) == pytest.approx((e.estimate - z * e.std, e.estimate + z * e.std))
-    assert (e.n, e.design, e.level, e.metric) == (3, "cluster", 0.9, "m")
+    assert e.interval == pytest.approx((e.value - z * e.std, e.value + z * e.std))
+    assert (e.n, e.level, e.method) == (3, 0.9, "ratio estimator (ratio form, cluster design)")
     with pytest.raises(AttributeError):
-        e.estimate = 0.0  # type: ignore[misc]
+        e.value = 0.0  # type: ignore[misc]
 
 
 def test_affine_map() -> None:
     base = ratio_estimate([1.0, 2.0, 0.5], [2.0, 3.0, 1.0])
     mapped = ratio_estimate([1.0, 2.0, 0.5], [2.0, 3.0, 1.0], offset=1.0, scale=-2.0)
-    assert mapped.estimate == pytest.approx(1.0 - 2.0 * base.estimate)
+    assert mapped.value == pytest.approx(1.0 - 2.0 * base.value)
     assert mapped.std == pytest.approx(2.0 * base.std)
 
 
 def test_undefined_estimate_has_a_note() -> None:
     e = ratio_estimate([0.0, 0.0], [0.0, 0.0])
-    assert math.isnan(e.estimate) and "denominators are all zero" in e.note
+    assert math.isnan(e.value) and "denominator is zero for every sampled unit" in e.warnings[0]
 
 
 @pytest.mark.parametrize("level", [0.0, 1.0, -0.5, 1.5, float("nan")])

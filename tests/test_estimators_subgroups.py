@@ -49,7 +49,7 @@ def test_subgroup_is_the_restricted_sample_with_the_full_prediction(data: Data) 
         "completeness",
     }
     for key, e in sub.items():
-        assert e.estimate == pytest.approx(direct[key].estimate, rel=1e-12), key
+        assert e.value == pytest.approx(direct[key].value, rel=1e-12), key
         assert e.std == pytest.approx(direct[key].std, rel=1e-12), key
 
 
@@ -60,10 +60,7 @@ def test_naive_subgroup_restricts_the_prediction_too(data: Data) -> None:
     out = estimate_by_group(pred, s, group, metrics="pairwise_precision,pairwise_precision_naive")
     for label in ("a", "b"):
         # the naive approach is blind to predicted links leaving the subgroup
-        assert (
-            out[label]["pairwise_precision_naive"].estimate
-            > out[label]["pairwise_precision"].estimate
-        )
+        assert out[label]["pairwise_precision_naive"].value > out[label]["pairwise_precision"].value
 
 
 def test_groups_from_a_sample_column(data: Data) -> None:

@@ -17,6 +17,7 @@ PACKAGES = [
     "ereval.metrics",
     "ereval.oasis",
     "ereval.paula",
+    "ereval.results",
     "ereval.simulate",
 ]
 

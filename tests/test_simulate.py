@@ -106,7 +106,7 @@ class TestSimulate:
             )
             one = estimate(pred, sample, metrics="pairwise_precision,b3_recall")
             assert res.estimates["pairwise_precision"][r] == pytest.approx(
-                one["pairwise_precision"].estimate, rel=1e-12
+                one["pairwise_precision"].value, rel=1e-12
             )
             assert res.stds["b3_recall"][r] == pytest.approx(one["b3_recall"].std, rel=1e-12)
 

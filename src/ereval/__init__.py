@@ -2,7 +2,9 @@
 
 Exact clustering metrics from one sparse contingency table, estimates of true
 performance from small labelled samples, OASIS adaptive sampling for pairwise
-F-measure, and PAULA precision-curve bounds for ranked lists.
+F-measure, and PAULA precision-curve bounds for ranked lists. Every number with
+uncertainty is an :class:`Estimate` (value, std, interval, level, n, method,
+warnings).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from ._errors import InputError, InputTypeError, MissingDependencyError, RecordM
 from .contingency import Alignment, ContingencyTable, align, contingency_table
 from .io import Membership, PairList, as_membership, as_pairs
 from .metrics import CANONICAL_METRICS, EXTRA_METRICS, cluster_errors, evaluate, record_errors
+from .results import Estimate
 
 __version__ = "0.1.0"
 
@@ -19,6 +22,7 @@ __all__ = [
     "CANONICAL_METRICS",
     "ContingencyTable",
     "EXTRA_METRICS",
+    "Estimate",
     "InputError",
     "InputTypeError",
     "Membership",

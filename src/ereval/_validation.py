@@ -75,6 +75,14 @@ def check_in_range(
     return out
 
 
+def check_beta(beta: Any) -> float:
+    """Validate the F-measure weight ``beta`` (finite, > 0)."""
+    out = check_real("beta", beta)
+    if out <= 0:
+        raise InputError(f"'beta' must be > 0; received {out!r}")
+    return out
+
+
 def check_int(name: str, value: Any, *, minimum: int | None = None) -> int:
     """Return ``value`` as an int; reject floats (even integral ones), bools and strings."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -25,16 +25,23 @@ import numpy.typing as npt
 import pandas as pd
 
 from ._errors import InputError
-from ._validation import check_choice, check_in_range, check_int, check_rng
-from .estimators._specs import SPEC_BY_KEY
-from .estimators._terms import ClusterTerms, cluster_terms, prepare_prediction
-from .estimators.designs import ClusterSample, Design, as_sample
-from .estimators.metrics import available_estimators, resolve_estimators
-from .estimators.naive import naive_values
-from .estimators.ratio import normal_quantile, ratio_of_means
+from ._validation import check_beta, check_choice, check_in_range, check_int, check_rng
+from .estimators import (
+    ClusterSample,
+    ClusterTerms,
+    Design,
+    as_sample,
+    available_estimators,
+    cluster_terms,
+    naive_values,
+    prepare_prediction,
+    ratio_of_means,
+)
+from .estimators.metrics import resolve_estimators
+from .estimators.registry import SPEC_BY_KEY
 from .io import Membership, as_membership
 from .metrics import CANONICAL_METRICS, evaluate
-from .metrics._util import check_beta
+from .results import clamp_interval, normal_quantile
 
 __all__ = [
     "SimulationDesign",
@@ -132,7 +139,9 @@ class SimulationResult:
         One row per estimator: ``estimator, metric, form, true_value, mean,
         bias, bias_se, rmse, empirical_std, mean_std, coverage, coverage_se,
         n_undefined``. ``bias_se`` and ``coverage_se`` are Monte Carlo standard
-        errors; coverage is over repeats with a defined interval.
+        errors; coverage is over repeats with a defined interval, of the
+        intervals as :func:`ereval.estimators.estimate` reports them (clamped to
+        the quantity's range, which cannot change whether they cover).
     estimates, stds : dict of str to ndarray
         The estimate and reported standard deviation of every repeat.
     true_values : dict of str to float
@@ -440,9 +449,13 @@ def _summarise(
         err = ev - t0
         sd = float(ev.std(ddof=1)) if m > 1 else math.nan
         with_ci = ok & ~np.isnan(s)
-        covered = np.abs(e[with_ci] - t0) <= z * s[with_ci]
-        cov = float(covered.mean()) if covered.size else math.nan
         naive = key.endswith("_naive") and key not in SPEC_BY_KEY
+        # the intervals users get: clamped to the range (which never changes coverage)
+        bounds = None if naive else SPEC_BY_KEY[key].bounds
+        half = z * s[with_ci]
+        low, high = clamp_interval(e[with_ci] - half, e[with_ci] + half, bounds)
+        covered = (low <= t0) & (t0 <= high)
+        cov = float(covered.mean()) if covered.size else math.nan
         rows.append(
             {
                 "estimator": key,

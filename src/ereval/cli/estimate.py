@@ -10,10 +10,11 @@ from typing import Annotated, Any, Literal
 import typer
 
 from .._errors import InputError
-from ..estimators import Estimate, as_sample, estimate, estimate_by_group, prepare_prediction
+from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..metrics._util import check_beta
+from ..results import Estimate
 from ._common import (
     FormatOpt,
     LevelOpt,
@@ -26,10 +27,11 @@ from ._common import (
     handle_errors,
 )
 from ._progress import progress
+from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 DesignChoice = Literal["record", "cluster", "block", "single-block"]
 WeightKindChoice = Literal["probability", "inverse-probability"]
-ESTIMATE_FIELDS = ("estimate", "std", "ci_low", "ci_high", "n")
+ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
 
 RecordColOpt = Annotated[str, typer.Option("--record-col", help="Record id column in both files.")]
 ClusterColOpt = Annotated[
@@ -45,13 +47,13 @@ def weights_value(text: str | None) -> str | None:
 
 
 def estimate_row(key: str, est: Estimate) -> dict[str, Any]:
-    """One output row: the estimator key and the fields of ``est``."""
+    """One row of a table or CSV: the estimator key, value, std, interval ends and n."""
     return {"estimator": key, **{f: getattr(est, f) for f in ESTIMATE_FIELDS}}
 
 
 def estimate_mapping(results: dict[str, Estimate]) -> dict[str, dict[str, Any]]:
-    """``{key: {estimate, std, ci_low, ci_high, n}}`` (NaN becomes null in JSON)."""
-    return {k: {f: getattr(e, f) for f in ESTIMATE_FIELDS} for k, e in results.items()}
+    """``{key: Estimate.to_dict()}`` (NaN becomes null in JSON)."""
+    return {k: e.to_dict() for k, e in results.items()}
 
 
 @handle_errors
@@ -125,7 +127,8 @@ def estimate_command(
 
     JSON output is one object keyed by estimator (the recommended form of each
     metric under its canonical name, other forms suffixed _cluster, _record,
-    _naive), each with estimate, std, ci_low, ci_high and n.
+    _naive), each with value, std, interval, level, n, method and warnings.
+    Each warning is also printed on stderr, one line each.
     """
     check_beta(beta)
     normal_quantile(level)
@@ -152,12 +155,27 @@ def estimate_command(
         )
         if group is not None:
             groups = _groups(sample_frame, group, record_col, cluster_col)
-            by_group = estimate_by_group(
-                prepared, s, groups, metrics=metrics, beta=beta, level=level, naive=naive
+            by_group, caught = capture_warnings(
+                lambda: estimate_by_group(
+                    prepared, s, groups, metrics=metrics, beta=beta, level=level, naive=naive
+                )
             )
         else:
-            results = estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)
+            results, caught = capture_warnings(
+                lambda: estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)
+            )
     if group is not None:
+        carried = {w for r in by_group.values() for e in r.values() for w in e.warnings}
+        print_warnings(
+            [
+                *(w for w in caught if w not in carried),
+                *(
+                    w
+                    for g, r in by_group.items()
+                    for w in estimate_warnings(r, prefix=f"group {g!r}: ")
+                ),
+            ]
+        )
         if fmt == "json":
             sys.stdout.write(
                 dumps_json({str(g): estimate_mapping(r) for g, r in by_group.items()}) + "\n"
@@ -172,6 +190,7 @@ def estimate_command(
                 rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt, title=f"estimates by {group}"
             )
         return
+    print_warnings(estimate_warnings(results, caught=caught))
     if fmt == "json":
         sys.stdout.write(dumps_json(estimate_mapping(results)) + "\n")
     else:

@@ -26,6 +26,7 @@ from ._common import (
     handle_errors,
 )
 from ._progress import progress
+from ._warnings import run_with_warnings
 
 SimDesignChoice = Literal["record", "cluster", "block"]
 SchemeChoice = Literal["uniform", "cluster-size"]
@@ -137,22 +138,24 @@ def simulate_command(
         def report(done: int, total: int) -> None:
             bar.update(completed=done, total=total)
 
-        result = simulate(
-            membership,
-            pred_m,
-            error_rate=error_rate,
-            sample_size=sample_size,
-            repeats=repeats,
-            design=design,
-            weights=None if weights is None else weights.replace("-", "_"),
-            replace=not without_replacement,
-            estimators=metrics,
-            beta=beta,
-            level=level,
-            naive=naive,
-            seed=seed,
-            progress=report,
-            **kwargs,
+        result = run_with_warnings(
+            lambda: simulate(
+                membership,
+                pred_m,
+                error_rate=error_rate,
+                sample_size=sample_size,
+                repeats=repeats,
+                design=design,
+                weights=None if weights is None else weights.replace("-", "_"),
+                replace=not without_replacement,
+                estimators=metrics,
+                beta=beta,
+                level=level,
+                naive=naive,
+                seed=seed,
+                progress=report,
+                **kwargs,
+            )
         )
     rows: list[Mapping[str, Any]] = [
         {str(k): v for k, v in row.items()} for row in result.summary.to_dict(orient="records")

@@ -8,26 +8,32 @@ its whole database (Binette et al. 2022; Binette et al. 2024, §3.1 and §3.4):
 >>> pred = {1: 1, 2: 1, 3: 2, 4: 3, 5: 2, 6: 4, 7: 4, 8: 4}
 >>> sample = {1: "c1", 2: "c1", 3: "c1", 4: "c2", 5: "c2", 8: "c4"}
 >>> est = estimate(pred, sample, design="cluster", weights="uniform")
->>> round(est["pairwise_precision"].estimate, 4), round(est["pairwise_precision"].std, 4)
-(0.3889, 0.2546)
+>>> e = est["pairwise_precision"]
+>>> round(e.value, 4), round(e.std, 4), e.method
+(0.3889, 0.2546, 'ratio estimator (block form, cluster design)')
+
+Every estimate is an :class:`ereval.Estimate` (value, std, interval, level, n,
+method, warnings): intervals are clamped to the quantity's range, and a sample
+too small for its design is reported in ``warnings``.
 
 See ``docs/estimation.md`` for a guide to designs and estimators.
 """
 
 from __future__ import annotations
 
+from ..results import Estimate, normal_quantile
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 from .designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
 from .metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
-    Estimate,
     EstimationWarning,
     confidence_interval,
     fpc_theta,
-    normal_quantile,
     ratio_estimate,
     ratio_of_means,
+    ratio_problems,
+    size_warning,
 )
 
 __all__ = [
@@ -54,4 +60,6 @@ __all__ = [
     "prepare_prediction",
     "ratio_estimate",
     "ratio_of_means",
+    "ratio_problems",
+    "size_warning",
 ]

@@ -50,14 +50,21 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._errors import InputError, InputTypeError
-from .._validation import as_name_list, describe, examples
-from ..metrics._util import check_beta
+from .._validation import as_name_list, check_beta, describe, examples
+from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._sample_input import plain, sample_table
-from ._specs import SPEC_BY_KEY, SPECS, EstimatorSpec
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 from .designs import ClusterSample, Design, as_sample
 from .naive import NAIVE_METRICS, naive_values
-from .ratio import Estimate, EstimationWarning, normal_quantile, ratio_estimate
+from .ratio import (
+    EstimationWarning,
+    method_name,
+    ratio_estimate,
+    sample_advice,
+    size_warning,
+    undefined_warning,
+)
+from .registry import SPEC_BY_KEY, SPECS, EstimatorSpec
 
 __all__ = [
     "available_estimators",
@@ -67,8 +74,16 @@ __all__ = [
     "resolve_estimators",
 ]
 
-NAIVE_NOTE = "naive: the benchmark scored alone (biased; no standard error)"
-SINGLE_NOTE = "single block: no variance can be estimated from one sampled unit"
+NAIVE_METHOD = "naive (the labelled benchmark scored alone)"
+NAIVE_NOTE = (
+    "the *_naive values score the labelled benchmark alone, ignoring the sampling design and "
+    "every predicted link that leaves it: they are biased and have no standard error; compare "
+    "them, do not report them"
+)
+SINGLE_NOTE = (
+    "design='single_block': standard errors and confidence intervals cannot be estimated "
+    "from one block and are NaN"
+)
 
 
 def _size_proportional(sample: ClusterSample) -> bool:
@@ -136,12 +151,7 @@ def resolve_estimators(
 
 
 def _warn_undefined(key: str) -> None:
-    warnings.warn(
-        f"'{key}' is undefined for this sample: its denominator is zero for every sampled unit "
-        "(e.g. no predicted or true pair touches the sample); the estimate is NaN",
-        EstimationWarning,
-        stacklevel=3,
-    )
+    warnings.warn(undefined_warning(key), EstimationWarning, stacklevel=3)
 
 
 def estimate_from_terms(
@@ -176,18 +186,9 @@ def estimate_from_terms(
         if key.endswith("_naive") and key not in SPEC_BY_KEY:
             metric = key[: -len("_naive")]
             value = naive.get(metric, math.nan)
-            out[key] = Estimate(
-                value,
-                math.nan,
-                math.nan,
-                math.nan,
-                n_clusters,
-                design,
-                level,
-                metric,
-                "naive",
-                NAIVE_NOTE,
-            )
+            notes = (NAIVE_NOTE,) if math.isfinite(value) else (NAIVE_NOTE, undefined_warning(key))
+            nan_pair = (math.nan, math.nan)
+            out[key] = Estimate(value, math.nan, nan_pair, level, n_clusters, NAIVE_METHOD, notes)
             if math.isnan(value):
                 _warn_undefined(key)
             continue
@@ -197,14 +198,11 @@ def estimate_from_terms(
             out[key] = Estimate(
                 1.0,
                 0.0,
-                1.0,
-                1.0,
-                n,
-                design,
+                (1.0, 1.0),
                 level,
-                spec.metric,
-                spec.form,
-                "fixed by convention: the prediction has a single cluster",
+                n,
+                "fixed by convention",
+                (f"'{key}' is 1 by convention: the prediction has a single cluster",),
             )
             continue
         f, g = spec.terms(terms, beta)
@@ -212,12 +210,7 @@ def estimate_from_terms(
         a = np.bincount(units, weights=g * mask, minlength=sample.n_units)[draws] * inv_p
         offset, scale = affine
         if design == "single_block" or n < 2:
-            total = float(a.sum())
-            value = offset + scale * float(b.sum()) / total if total != 0 else math.nan
-            note = SINGLE_NOTE if design == "single_block" else f"only {n} sampled unit(s)"
-            out[key] = Estimate(
-                value, math.nan, math.nan, math.nan, n, design, level, spec.metric, spec.form, note
-            )
+            out[key] = _ratio_of_sums(key, spec, b, a, offset, scale, design, level)
         else:
             out[key] = ratio_estimate(
                 b,
@@ -225,14 +218,44 @@ def estimate_from_terms(
                 theta=sample.theta,
                 level=level,
                 design=design,
-                metric=spec.metric,
+                name=key,
                 form=spec.form,
                 offset=offset,
                 scale=scale,
+                bounds=spec.bounds,
             )
-        if math.isnan(out[key].estimate):
+        if math.isnan(out[key].value):
             _warn_undefined(key)
     return out
+
+
+def _ratio_of_sums(
+    key: str,
+    spec: EstimatorSpec,
+    b: npt.NDArray[np.float64],
+    a: npt.NDArray[np.float64],
+    offset: float,
+    scale: float,
+    design: str,
+    level: float,
+) -> Estimate:
+    """A single block, or a subgroup with one draw: the ratio of sums, without a variance."""
+    n = int(a.shape[0])
+    total = float(a.sum())
+    value = offset + scale * float(b.sum()) / total if total != 0 else math.nan
+    notes: list[str | None] = []
+    problems = range_problems(value, math.nan, level=level, bounds=spec.bounds)
+    if math.isnan(value):
+        notes.append(undefined_warning(key))
+    elif design == "single_block":
+        notes.append(SINGLE_NOTE)
+    else:
+        notes.append(size_warning(n, design))
+        problems.insert(0, "rests on a single draw, so it has no standard error")
+    notes.append(problem_warning(f"'{key}'", problems, sample_advice(n, design)))
+    method = method_name(spec.form, design, kind="ratio of sums")
+    kept = tuple(w for w in notes if w)
+    return Estimate(value, math.nan, (math.nan, math.nan), level, n, method, kept)
 
 
 def _sample_and_terms(
@@ -329,7 +352,7 @@ def estimate(
     >>> sample = {1: "c1", 2: "c1", 3: "c1", 4: "c2", 5: "c2", 8: "c4"}
     >>> est = estimate(pred, sample, design="cluster", weights="uniform",
     ...                metrics="pairwise_precision, pairwise_recall")
-    >>> round(est["pairwise_precision"].estimate, 6), round(est["pairwise_recall"].std, 6)
+    >>> round(est["pairwise_precision"].value, 6), round(est["pairwise_recall"].std, 6)
     (0.388889, 0.108253)
     """
     beta = check_beta(beta)
@@ -349,12 +372,7 @@ def estimate(
         else resolve_estimators(metrics, s, terms, keep is not None)
     )
     if s.design == "single_block":
-        warnings.warn(
-            "design='single_block': standard errors and confidence intervals cannot be "
-            "estimated from one block and are NaN",
-            EstimationWarning,
-            stacklevel=2,
-        )
+        warnings.warn(SINGLE_NOTE, EstimationWarning, stacklevel=2)
     return estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level)
 
 

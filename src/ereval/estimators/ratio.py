@@ -16,7 +16,30 @@ The second form of each line is algebraically the same and stays defined when
 ``Bbar = 0`` (the estimate is then 0 with variance 0). ``theta`` is the
 finite-population correction ``1 - (n-1)/(T-1)`` for ``n`` units drawn without
 replacement from ``T`` (Cochran 1977), or 1 for sampling with replacement.
-Confidence intervals are normal: ``E_hat +- z_{(1+level)/2} sqrt(V_hat)``.
+Confidence intervals are normal, ``E_hat +- z_{(1+level)/2} sqrt(V_hat)``, with
+both ends clamped into the quantity's range (see :mod:`ereval.results`).
+
+When is a sample too small?
+---------------------------
+Both the bias correction and the variance come from a first-order expansion of
+``Bbar / Abar`` about the population means, and the interval from a normal
+approximation. Following Cochran's rule for ratio estimates (Sampling
+Techniques, 1977, ch. 6: the normal approximation is adequate when ``n > 30``
+and the coefficient of variation of ``Abar`` is below 0.1, and otherwise the
+variance estimate tends to be too small), :func:`ratio_estimate` warns when
+
+* fewer than 30 units were drawn;
+* ``cv(Abar) = sqrt(theta) s_A / (sqrt(n) |Abar|) >= 0.1`` — the denominator's
+  mean is near 0 relative to its own standard error (for record-sampled pairwise
+  precision this is what rare large entities do);
+* the standard error is 0 from a sample (not a census): every sampled unit gave
+  the same ratio, and the zero-width interval understates the uncertainty;
+* the estimate lies outside the quantity's range, or the interval would be wider
+  than the whole range (:func:`ereval.results.range_problems`).
+
+In seeded simulations on Zipf-sized clusterings, 95% intervals of the samples
+flagged by these rules covered 30-90% of the time, those of the other samples
+92-95%.
 
 The core :func:`ratio_of_means` works on the last axis of 2-D arrays too, so a
 simulation can estimate thousands of repeated samples at once.
@@ -25,24 +48,30 @@ simulation can estimate thousands of repeated samples at once.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._errors import InputError
-from .._validation import check_in_range, check_int
+from .._validation import check_int
+from ..results import Estimate, normal_estimate, normal_quantile
 
 __all__ = [
     "Estimate",
     "EstimationWarning",
+    "MAX_DENOMINATOR_CV",
+    "MIN_UNITS",
+    "ZERO_STD",
     "confidence_interval",
     "fpc_theta",
+    "method_name",
     "normal_quantile",
     "ratio_estimate",
     "ratio_of_means",
+    "ratio_problems",
+    "sample_advice",
+    "size_warning",
+    "undefined_warning",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -50,58 +79,6 @@ FloatArray = npt.NDArray[np.float64]
 
 class EstimationWarning(UserWarning):
     """An estimate could not be formed from the sample (e.g. an empty denominator)."""
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A point estimate with its estimated standard deviation and confidence interval.
-
-    Attributes
-    ----------
-    estimate : float
-        The point estimate (NaN when the sample cannot define it; a warning says why).
-    std : float
-        Estimated standard deviation (NaN when no variance can be estimated, e.g.
-        for a single sampled block or a naive estimate; ``note`` says why).
-    ci_low, ci_high : float
-        Normal confidence interval at ``level``.
-    n : int
-        Number of sampled units (rows; repeated draws count separately); for a
-        naive estimate, the number of distinct sampled clusters.
-    design : str
-        The sampling design (``"record"``, ``"cluster"``, ``"block"``,
-        ``"single_block"``).
-    level : float
-        Confidence level of the interval.
-    metric : str
-        Canonical name of the estimated quantity (e.g. ``"pairwise_precision"``).
-    form : str
-        Which representation the estimator uses (``"block"``, ``"cluster"``,
-        ``"record"``, ``"ratio"``, ``"naive"``).
-    note : str
-        Empty, or why ``std`` / ``estimate`` is missing.
-    """
-
-    estimate: float
-    std: float
-    ci_low: float
-    ci_high: float
-    n: int
-    design: str
-    level: float
-    metric: str = ""
-    form: str = ""
-    note: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        """All fields as a plain dict (floats may be NaN)."""
-        return asdict(self)
-
-
-def normal_quantile(level: float) -> float:
-    """``z`` such that ``P(|Z| <= z) = level`` for a standard normal ``Z``."""
-    lvl = check_in_range("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
-    return float(NormalDist().inv_cdf(0.5 + lvl / 2.0))
 
 
 def confidence_interval(estimate: float, std: float, level: float) -> tuple[float, float]:
@@ -209,6 +186,84 @@ def ratio_of_means(
     return np.where(defined, est, nan), np.where(defined, std, nan)
 
 
+#: Fewer draws than this get a warning (Cochran's n > 30).
+MIN_UNITS = 30
+#: A coefficient of variation of the mean denominator from this on gets a warning.
+MAX_DENOMINATOR_CV = 0.1
+
+#: A standard error below this counts as 0 (all sampled ratios equal, up to rounding).
+ZERO_STD = 1e-12
+
+_UNIT_WORDS = {"record": "records", "cluster": "clusters", "block": "blocks"}
+
+
+def _units(design: str) -> tuple[str, str]:
+    """The sampled units' name and the design's, for messages."""
+    return _UNIT_WORDS.get(design, "units"), f"the {design} design" if design else "this design"
+
+
+def sample_advice(n: int, design: str) -> str:
+    """``"the sample of 12 clusters is too small for the cluster design; label more clusters"``."""
+    units, what = _units(design)
+    size = f"{n} {units}" if n != 1 else f"1 {units[:-1]}"
+    return f"the sample of {size} is too small for {what}; label more {units}"
+
+
+def size_warning(n: int, design: str) -> str | None:
+    """The warning of a sample of fewer than :data:`MIN_UNITS` draws, else None.
+
+    The same sentence for every estimate of the sample, so a listing can show it once.
+    """
+    if n >= MIN_UNITS:
+        return None
+    units, what = _units(design)
+    return (
+        f"the sample of {n} {units} is too small for {what} (its normal intervals need about "
+        f"{MIN_UNITS} draws or more); label more {units}"
+    )
+
+
+def ratio_problems(denominator: npt.ArrayLike, std: float, *, theta: float = 1.0) -> list[str]:
+    """What makes a ratio estimate from these sampled denominators doubtful, as phrases.
+
+    A poorly determined denominator mean (``cv(Abar) >= 0.1``) or a zero
+    standard error from a sample; see the module docstring. Phrases follow the
+    estimate's name (:func:`ereval.results.problem_warning`).
+
+    Examples
+    --------
+    >>> for problem in ratio_problems([1.0, 1.0, 4.0], 0.0):
+    ...     print(problem)
+    has a poorly determined denominator mean (coefficient of variation 0.5 >= 0.1), which makes its standard error unreliable
+    has a standard error of 0 (every sampled unit gives the same ratio), which understates the uncertainty
+    """
+    a = np.asarray(denominator, dtype=np.float64)
+    n = int(a.shape[0])
+    out: list[str] = []
+    a_bar = float(a.mean()) if n else 0.0
+    if n >= 2 and a_bar != 0.0:
+        cv = math.sqrt(theta) * float(a.std(ddof=1)) / (math.sqrt(n) * abs(a_bar))
+        if cv >= MAX_DENOMINATOR_CV:
+            out.append(
+                f"has a poorly determined denominator mean (coefficient of variation {cv:.2g} "
+                f">= {MAX_DENOMINATOR_CV:g}), which makes its standard error unreliable"
+            )
+    if std < ZERO_STD and theta > 0.0:
+        out.append(
+            "has a standard error of 0 (every sampled unit gives the same ratio), which "
+            "understates the uncertainty"
+        )
+    return out
+
+
+def method_name(form: str, design: str, *, kind: str = "ratio estimator") -> str:
+    """``"ratio estimator (block form, record design)"``."""
+    parts = [f"{form} form"] if form else []
+    if design:
+        parts.append(f"{design} design")
+    return f"{kind} ({', '.join(parts)})" if parts else kind
+
+
 def ratio_estimate(
     numerator: npt.ArrayLike,
     denominator: npt.ArrayLike,
@@ -216,10 +271,11 @@ def ratio_estimate(
     theta: float = 1.0,
     level: float = 0.95,
     design: str = "",
-    metric: str = "",
+    name: str = "",
     form: str = "ratio",
     offset: float = 0.0,
     scale: float = 1.0,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     """Estimate ``offset + scale * mean(B) / mean(A)`` from sampled units.
 
@@ -232,23 +288,31 @@ def ratio_estimate(
         Finite-population correction (see :func:`fpc_theta`).
     level : float, default 0.95
         Confidence level of the normal interval.
-    design, metric, form : str
-        Labels stored in the result.
+    design, form : str
+        The sampling design and the estimator's form, named in ``method`` and
+        in the warnings.
+    name : str
+        What is estimated (e.g. ``"pairwise_precision"``), named in the warnings.
     offset, scale : float, default 0.0 and 1.0
         An exact affine map applied to the ratio (e.g. ``1 - ratio`` for
         homogeneity); the standard deviation is multiplied by ``|scale|``.
+    bounds : (float, float), optional
+        The quantity's range: the interval is clamped to it, and a value outside
+        it is reported in ``warnings``.
 
     Returns
     -------
     Estimate
+        Its warnings: :func:`size_warning`, then one sentence listing the
+        problems of :func:`ratio_problems` and :func:`ereval.results.range_problems`.
 
     Examples
     --------
     >>> e = ratio_estimate([1.0, 0.0, 0.0], [1.5, 0.5, 1.0])
-    >>> round(e.estimate, 12), round(e.std, 12), e.n
+    >>> round(e.value, 12), round(e.std, 12), e.n
     (0.388888888889, 0.254587538609, 3)
     """
-    z = normal_quantile(level)
+    normal_quantile(level)
     b = np.asarray(numerator, dtype=np.float64)
     a = np.asarray(denominator, dtype=np.float64)
     if b.ndim != 1:
@@ -256,19 +320,37 @@ def ratio_estimate(
     est_arr, std_arr = ratio_of_means(b, a, theta=theta)
     est = offset + scale * float(est_arr)
     std = abs(scale) * float(std_arr)
+    n = int(a.shape[0])
+    method = method_name(form, design)
+    label = f"'{name}'" if name else "the estimate"
     if math.isnan(est):
         return Estimate(
             math.nan,
             math.nan,
-            math.nan,
-            math.nan,
-            int(a.shape[0]),
-            design,
-            level,
-            metric,
-            form,
-            "undefined: the sampled denominators are all zero",
+            (math.nan, math.nan),
+            float(level),
+            n,
+            method,
+            (undefined_warning(name),),
         )
-    return Estimate(
-        est, std, est - z * std, est + z * std, int(a.shape[0]), design, level, metric, form
+    return normal_estimate(
+        est,
+        std,
+        level=level,
+        n=n,
+        method=method,
+        bounds=bounds,
+        quantity=label,
+        advice=sample_advice(n, design),
+        problems=ratio_problems(a, std, theta=theta),
+        warnings=[w for w in (size_warning(n, design),) if w],
+    )
+
+
+def undefined_warning(name: str) -> str:
+    """Why an estimate is NaN: every sampled denominator is zero."""
+    label = f"'{name}'" if name else "the estimate"
+    return (
+        f"{label} is undefined for this sample: its denominator is zero for every sampled "
+        "unit (e.g. no predicted or true pair touches the sample); the estimate is NaN"
     )

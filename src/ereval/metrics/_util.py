@@ -7,7 +7,9 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_real
+from .._validation import check_beta
+
+__all__ = ["check_beta", "coref_prf", "f_beta", "ratio"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -49,13 +51,3 @@ def coref_prf(
     den = b2 * p + r
     f = (1 + b2) * p * r / den if den > 0 else 0.0
     return float(r), float(p), float(f)
-
-
-def check_beta(beta: float) -> float:
-    """Validate the F-measure weight ``beta`` (finite, > 0)."""
-    out = check_real("beta", beta)
-    if out <= 0:
-        from .._errors import InputError
-
-        raise InputError(f"'beta' must be > 0; received {out!r}")
-    return out

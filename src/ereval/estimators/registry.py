@@ -9,10 +9,15 @@ Terms use the per-cluster statistics of :mod:`ereval.estimators._terms`
 (``a``, ``sq = sum n^2``, ``nb = sum n b``, ...); ``N`` is the number of
 records, ``|Ĉ|`` the number of predicted clusters and ``|P|`` the number of
 predicted pairs of the whole prediction.
+
+The registry is public so that other packages (:mod:`ereval.simulate`) can
+evaluate the same estimators on many samples at once without reaching into
+private modules.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -20,7 +25,10 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..results import UNIT_RANGE
 from ._terms import ClusterTerms, log_ratio
+
+__all__ = ["SPECS", "SPEC_BY_KEY", "EstimatorSpec", "Requirement"]
 
 FloatArray = npt.NDArray[np.float64]
 TermFunction = Callable[[ClusterTerms, float], tuple[FloatArray, FloatArray]]
@@ -37,6 +45,9 @@ class EstimatorSpec:
     ratio, or ``None`` when the metric is fixed by convention (then 1).
     ``subgroups`` is False for forms whose target involves whole-population
     constants and so has no subgroup meaning (Binette et al. 2024, Remark 3).
+    ``bounds`` is the range of the estimated quantity (the interval is clamped to
+    it, a value outside it is reported): ``[0, 1]`` except for the average
+    cluster size, at least 1.
     """
 
     key: str
@@ -48,6 +59,7 @@ class EstimatorSpec:
     requires: Requirement | None = None
     subgroups: bool = True
     beta_only: bool = False
+    bounds: tuple[float, float] = UNIT_RANGE
 
 
 def _ones(t: ClusterTerms) -> FloatArray:
@@ -271,7 +283,12 @@ SPECS: tuple[EstimatorSpec, ...] = (
         subgroups=False,
     ),
     EstimatorSpec(
-        "average_cluster_size", "average_cluster_size", "ratio", _avg_size, f"{_B24}, eq. 4"
+        "average_cluster_size",
+        "average_cluster_size",
+        "ratio",
+        _avg_size,
+        f"{_B24}, eq. 4",
+        bounds=(1.0, math.inf),
     ),
     EstimatorSpec("matching_rate", "matching_rate", "ratio", _matching, f"{_B24}, eq. 4"),
     EstimatorSpec(
