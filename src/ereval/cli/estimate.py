@@ -74,7 +74,8 @@ def estimate_command(
         typer.Option(
             "--weights",
             help="Sampling probabilities: uniform, cluster-size, or a column of the sample "
-            "(constant per cluster, or per block with --design block).",
+            "(constant per cluster, or per block with --design block); default: the sample's "
+            "'probability' column, if any.",
         ),
     ] = None,
     weight_kind: Annotated[
@@ -82,11 +83,19 @@ def estimate_command(
         typer.Option("--weight-kind", help="Whether a weights column holds p or 1/p."),
     ] = "probability",
     blocks: Annotated[
-        str | None, typer.Option("--blocks", help="Column of the sample holding each block id.")
+        str | None,
+        typer.Option(
+            "--blocks",
+            help="Column of the sample holding each block id (default: 'unit_id', if any).",
+        ),
     ] = None,
     draws: Annotated[
         str | None,
-        typer.Option("--draws", help="Column of the sample holding each unit's number of draws."),
+        typer.Option(
+            "--draws",
+            help="Column of the sample holding each unit's number of draws (default: 'draws', "
+            "if any).",
+        ),
     ] = None,
     without_replacement: Annotated[
         bool,

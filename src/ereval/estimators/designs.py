@@ -46,6 +46,12 @@ __all__ = [
     "draw_sample",
 ]
 
+#: The columns :meth:`ClusterSample.to_frame` writes beside the record and cluster
+#: ids; :func:`as_sample` reads them back when the matching option is not given.
+UNIT_COL = "unit_id"
+PROBABILITY_COL = "probability"
+DRAWS_COL = "draws"
+
 Design = Literal["record", "cluster", "block", "single_block"]
 WeightKind = Literal["probability", "inverse_probability"]
 DESIGNS: tuple[Design, ...] = ("record", "cluster", "block", "single_block")
@@ -129,16 +135,20 @@ class ClusterSample:
         return Membership(self.records, self.clusters)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per record: ``record_id, cluster_id, unit_id, probability, draws``."""
+        """One row per record: ``record_id, cluster_id, unit_id, probability, draws``.
+
+        :func:`as_sample` reads the table back with the same units, probabilities
+        and draws (give it the same ``design``).
+        """
         unit = self.unit_of_cluster[self.cluster_codes]
         counts = np.bincount(self.draws, minlength=self.n_units)
         return pd.DataFrame(
             {
                 "record_id": self.records,
                 "cluster_id": self.clusters,
-                "unit_id": self.unit_labels[unit],
-                "probability": self.probabilities[unit],
-                "draws": counts[unit],
+                UNIT_COL: self.unit_labels[unit],
+                PROBABILITY_COL: self.probabilities[unit],
+                DRAWS_COL: counts[unit],
             }
         )
 
@@ -164,7 +174,13 @@ def as_sample(
         The sampled true clusters in any form of :func:`ereval.io.as_membership`
         (a table may carry extra per-record columns named by ``weights``,
         ``blocks`` or ``draws``). A :class:`ClusterSample` is returned unchanged
-        (no other option may then be given).
+        (no other option may then be given). The columns that
+        :meth:`ClusterSample.to_frame` writes are read back when the matching
+        option is left unset: ``draws`` (the draw counts), ``probability`` (the
+        weights of the cluster and block designs; for ``"record"`` it must be
+        proportional to the cluster sizes) and ``unit_id`` (the blocks of the
+        block designs; for ``"record"`` and ``"cluster"`` it must equal the
+        cluster id).
     design : {"record", "cluster", "block", "single_block"}
         How the units were drawn (required; see the module docstring).
     weights : {"uniform", "cluster_size"}, str, mapping or Series, optional
@@ -231,6 +247,10 @@ def as_sample(
             "'population_size' do not apply"
         )
     table = sample_table(sample, record_col=record_col, cluster_col=cluster_col)
+    if table.frame is not None:
+        weights, blocks, draws = _written_columns(
+            table.frame, design, weights, weight_kind, blocks, draws, cluster_col
+        )
     units, unit_labels = unit_codes(table, design=design, blocks=blocks)
     probs, scheme = _probabilities(table, design, weights, weight_kind, units, unit_labels)
     drawn = draw_codes(table, draws, units, unit_labels)
@@ -249,6 +269,59 @@ def as_sample(
         replace=replace,
         population_size=population_size,
     )
+
+
+def _written_columns(
+    frame: pd.DataFrame,
+    design: Design,
+    weights: Any,
+    weight_kind: WeightKind,
+    blocks: Any,
+    draws: Any,
+    cluster_col: str,
+) -> tuple[Any, Any, Any]:
+    """Read back the columns :meth:`ClusterSample.to_frame` writes, where no option says
+    otherwise; check those a design implies instead of ignoring them."""
+    columns = set(frame.columns)
+    if draws is None and DRAWS_COL in columns:
+        if design != "single_block":
+            draws = DRAWS_COL
+        elif (pd.to_numeric(frame[DRAWS_COL], errors="coerce") != 1).any():
+            raise InputError(
+                f"design='single_block' has exactly one draw, but the sample's '{DRAWS_COL}' "
+                "column counts more; use design='block'"
+            )
+    if UNIT_COL in columns:
+        if blocks is None and design in ("block", "single_block"):
+            blocks = UNIT_COL
+        elif design in ("record", "cluster"):
+            differs = frame[UNIT_COL].astype(str) != frame[cluster_col].astype(str)
+            if differs.any():
+                row = frame.loc[differs.to_numpy()].iloc[0]
+                raise InputError(
+                    f"design='{design}' samples clusters, but the sample's '{UNIT_COL}' column "
+                    f"names other units (e.g. {row[UNIT_COL]!r} for cluster {row[cluster_col]!r}): "
+                    "it was drawn by blocks; use design='block'"
+                )
+    if PROBABILITY_COL in columns and weights is None:
+        if design in ("cluster", "block") and weight_kind == "probability":
+            weights = PROBABILITY_COL
+        elif design == "record":
+            _check_size_proportional(frame, cluster_col)
+    return weights, blocks, draws
+
+
+def _check_size_proportional(frame: pd.DataFrame, cluster_col: str) -> None:
+    """The ``probability`` column of a record sample must be proportional to cluster size."""
+    prob = pd.to_numeric(frame[PROBABILITY_COL], errors="coerce")
+    sizes = frame.groupby(cluster_col, sort=False)[cluster_col].transform("size")
+    ratio = (prob / sizes).to_numpy(dtype=np.float64)
+    if not np.isfinite(ratio).all() or not np.allclose(ratio, ratio[0], rtol=1e-9, atol=0.0):
+        raise InputError(
+            f"design='record' draws clusters with probability proportional to their size, but "
+            f"the sample's '{PROBABILITY_COL}' column is not proportional to the cluster sizes; "
+            "give the design the sample was drawn with (e.g. design='cluster')"
+        )
 
 
 def _probabilities(
