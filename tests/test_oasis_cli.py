@@ -46,8 +46,9 @@ def test_estimate_json_on_a_paper_pool(abt: str) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     for key in ("f_measure", "precision", "recall"):
-        assert set(data[key]) == {"estimate", "std", "ci_low", "ci_high"}
-        assert 0.0 <= data[key]["ci_low"] <= data[key]["estimate"] <= data[key]["ci_high"] <= 1.0
+        e = data[key]
+        assert set(e) == {"value", "std", "interval", "level", "n", "method", "warnings"}
+        assert 0.0 <= e["interval"][0] <= e["value"] <= e["interval"][1] <= 1.0
     assert data["labels_used"] == 300
     assert data["iterations"] >= 300
     assert data["method"] == "oasis" and data["n_strata"] == 30 and data["stop_reason"] == "budget"
@@ -110,7 +111,7 @@ def test_estimate_table_and_csv(small_csv: Path) -> None:
     )
     csv = runner.invoke(app, [*base, "--format", "csv"])
     assert csv.exit_code == 0
-    assert csv.stdout.splitlines()[0] == "measure,estimate,std,ci_low,ci_high"
+    assert csv.stdout.splitlines()[0] == "measure,value,std,lower,upper"
 
 
 def test_estimate_save_and_resume(small_csv: Path, tmp_path: Path) -> None:

@@ -27,16 +27,16 @@ def test_weighted_ratio_matches_brute_force(alpha: float) -> None:
     f = a.sum() / b.sum()
     u = a - f * b
     var = float(np.sum(u**2)) / b.sum() ** 2
-    assert est.estimate == pytest.approx(f, rel=1e-12)
+    assert est.value == pytest.approx(f, rel=1e-12)
     assert est.std == pytest.approx(math.sqrt(var), rel=1e-9)
     z = 1.959963984540054
-    assert est.ci_low == pytest.approx(max(0.0, f - z * math.sqrt(var)))
-    assert est.ci_high == pytest.approx(min(1.0, f + z * math.sqrt(var)))
+    assert est.lower == pytest.approx(max(0.0, f - z * math.sqrt(var)))
+    assert est.upper == pytest.approx(min(1.0, f + z * math.sqrt(var)))
 
 
 def test_weighted_ratio_undefined_is_nan() -> None:
     est = weighted_ratio(np.zeros(3), np.zeros((3, 3)), 0.5)
-    assert all(math.isnan(v) for v in (est.estimate, est.std, est.ci_low, est.ci_high))
+    assert all(math.isnan(v) for v in (est.value, est.std, est.lower, est.upper))
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.5, 1.0])
@@ -61,7 +61,7 @@ def test_stratified_ratio_matches_brute_force(alpha: float) -> None:
     for k, s in enumerate(samples):
         e = (s[:, 0] & s[:, 1]) - f * (alpha * s[:, 1] + (1 - alpha) * s[:, 0])
         var += sizes[k] ** 2 * (1 - n[k] / sizes[k]) * np.var(e, ddof=1) / n[k]
-    assert est.estimate == pytest.approx(f, rel=1e-12)
+    assert est.value == pytest.approx(f, rel=1e-12)
     assert est.std == pytest.approx(math.sqrt(var / den**2), rel=1e-9)
 
 
@@ -75,7 +75,7 @@ def test_stratified_ratio_unvisited_stratum_borrows_the_pooled_mean() -> None:
         np.array([3, 0]),
         0.5,
     )
-    assert est.estimate == pytest.approx(2 / 2.5)
+    assert est.value == pytest.approx(2 / 2.5)
 
 
 def test_adaptive_variance_sum_matches_brute_force_on_a_labelled_pool() -> None:
@@ -147,6 +147,35 @@ def test_adaptive_variance_uses_prior_rates_for_unlabelled_pairs() -> None:
 
 def test_wald_interval_clips_and_checks_confidence() -> None:
     est = wald_interval(0.95, 0.01, confidence=0.9)
-    assert est.ci_high == 1.0 and est.ci_low == pytest.approx(0.95 - 1.6448536269514722 * 0.1)
+    assert est.upper == 1.0 and est.lower == pytest.approx(0.95 - 1.6448536269514722 * 0.1)
     with pytest.raises(InputError, match=r"'confidence' must lie in \(0, 1\); received 1.0"):
         wald_interval(0.5, 0.01, confidence=1.0)
+
+
+def test_too_few_labels_for_recall_is_a_warning_not_a_silent_std_of_1_46() -> None:
+    from ereval.oasis import OASISSampler
+
+    from ._oasis_support import paper_pool
+
+    est = OASISSampler(paper_pool("abt-buy-svm.csv.gz"), seed=0).run(budget=100)
+    recall = est.recall
+    assert (recall.n, recall.method, recall.level) == (100, "oasis", 0.95)
+    assert recall.std == pytest.approx(1.4568, abs=1e-4)
+    assert recall.interval == (0.0, 1.0)  # clamped
+    (warning,) = recall.warnings
+    assert warning.startswith("recall has a standard error (1.46) too large for its range [0, 1]")
+    assert "100 labels are too few" in warning and "sample for it (alpha = 0)" in warning
+    assert est.precision.warnings == ()  # 0.85 +- 0.12: informative
+    assert warning in est.warnings and len(est.warnings) == 2  # F-alpha's and recall's
+
+
+def test_an_undefined_measure_says_why() -> None:
+    from ereval.oasis import PassiveSampler, Pool
+
+    pool = Pool.from_arrays([0.1, 0.2, 0.3, 0.4], [0, 0, 0, 0], labels=[0, 0, 0, 0])
+    est = PassiveSampler(pool, replace=False, seed=0).run(budget=2)
+    assert math.isnan(est.precision.value) and math.isnan(est.precision.lower)
+    assert est.precision.warnings == (
+        "precision is undefined: none of the 2 labelled pairs counts in its denominator yet; "
+        "label more pairs",
+    )

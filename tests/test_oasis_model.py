@@ -115,7 +115,7 @@ def test_oasis_update_weight_and_posterior_after_one_label() -> None:
     # the estimate after one draw is the plain ratio of the weighted counts
     tp = w[0] * label * q.prediction
     den = 0.5 * w[0] * q.prediction + 0.5 * w[0] * label
-    est = s.estimate().f_measure.estimate
+    est = s.estimate().f_measure.value
     if den > 0:
         assert est == pytest.approx(tp / den)
     else:
@@ -148,7 +148,7 @@ def test_exhausted_stratum_leaves_the_distribution_and_counts_exactly() -> None:
     tp = 1.0 + np.sum((w * labels * preds)[in0]) / t
     pp = 2.0 + np.sum((w * preds)[in0]) / t
     pos = 1.0 + np.sum((w * labels)[in0]) / t
-    assert s.estimate().f_measure.estimate == pytest.approx(tp / (0.5 * pp + 0.5 * pos))
+    assert s.estimate().f_measure.value == pytest.approx(tp / (0.5 * pp + 0.5 * pos))
 
 
 def test_draws_follow_the_instrumental_distribution() -> None:

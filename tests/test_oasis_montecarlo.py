@@ -38,7 +38,7 @@ def _runs(method: str, imbalance: float, budget: int, **options: object) -> dict
     for r in range(R):
         est = make_sampler(method, pool, seed=r, **options).run(budget=budget)  # type: ignore[arg-type]
         for a, m in ((0.5, est.f_measure), (1.0, est.precision), (0.0, est.recall)):
-            out[a].append((m.estimate - truth[a], m.std, float(m.ci_low <= truth[a] <= m.ci_high)))
+            out[a].append((m.value - truth[a], m.std, float(m.lower <= truth[a] <= m.upper)))
     return {a: np.array(v) for a, v in out.items()}
 
 

@@ -55,7 +55,7 @@ def test_labelling_the_whole_pool_gives_the_exact_measures(
     assert sampler.exhausted and sampler.labels_used == pool.size
     assert oracle.queries == pool.size  # each pair asked once, redraws reuse labels
     for alpha, measure in ((0.5, est.f_measure), (1.0, est.precision), (0.0, est.recall)):
-        assert measure.estimate == pytest.approx(pool.true_measure(alpha), abs=1e-9)
+        assert measure.value == pytest.approx(pool.true_measure(alpha), abs=1e-9)
     # once everything is known the census carries the estimate: no more sampling
     assert sampler.ask() is None and sampler.stop_reason == "exhausted"
 
@@ -196,7 +196,7 @@ def test_target_ci_width_stops_early() -> None:
     sampler = OASISSampler(SMALL, seed=3)
     est = sampler.run(target_ci_width=0.2, min_labels=50)
     assert sampler.stop_reason == "ci_width"
-    assert est.f_measure.ci_high - est.f_measure.ci_low <= 0.2
+    assert est.f_measure.upper - est.f_measure.lower <= 0.2
     assert 50 <= est.labels_used < SMALL.size
 
 
@@ -235,7 +235,7 @@ def test_oasis_converges_on_the_paper_pools(name: str) -> None:
     for seed in range(3):
         sampler = OASISSampler(pool, seed=seed)
         for budget in errors:
-            errors[budget].append(abs(sampler.run(budget=budget).f_measure.estimate - truth))
+            errors[budget].append(abs(sampler.run(budget=budget).f_measure.value - truth))
     assert max(errors[4000]) < 0.05
     assert np.mean(errors[4000]) < np.mean(errors[250]) + 1e-9
 
@@ -247,7 +247,7 @@ def test_consistency_on_a_synthetic_pool(method: str, options: dict[str, object]
     errs = []
     for budget in (100, 600, 1900):
         sampler = _make(method, pool, seed=1, **options)
-        errs.append(abs(sampler.run(budget=budget).f_measure.estimate - truth))
+        errs.append(abs(sampler.run(budget=budget).f_measure.value - truth))
     assert errs[-1] < 0.03
     assert errs[-1] <= max(errs[0], 0.01)
 
@@ -327,7 +327,7 @@ def test_noisy_oracle_in_a_run_targets_the_noisy_labels() -> None:
     sampler.run(oracle, budget=SMALL.size)
     idx, got = sampler.labelled
     noisy = Pool.from_arrays(SMALL.scores, SMALL.predictions, labels=got[np.argsort(idx)])
-    assert sampler.estimate().f_measure.estimate == pytest.approx(noisy.true_measure())
+    assert sampler.estimate().f_measure.value == pytest.approx(noisy.true_measure())
     assert oracle.flips > 0
 
 
@@ -348,10 +348,11 @@ def test_estimates_to_dict_has_the_documented_keys() -> None:
     est = OASISSampler(SMALL, seed=0).run(budget=50)
     d = est.to_dict()
     for key in ("f_measure", "precision", "recall"):
-        assert set(d[key]) == {"estimate", "std", "ci_low", "ci_high"}
+        assert set(d[key]) == {"value", "std", "interval", "level", "n", "method", "warnings"}
+        assert d[key]["n"] == 50 and d[key]["method"] == "oasis"
     assert d["labels_used"] == 50 and d["iterations"] >= 50
     assert est.measure(1.0) == est.precision and est.measure(0.0) == est.recall
-    assert not math.isnan(est.f_measure.estimate)
+    assert not math.isnan(est.f_measure.value)
 
 
 def test_save_writes_exactly_the_named_file_and_reports_progress(tmp_path) -> None:  # type: ignore[no-untyped-def]

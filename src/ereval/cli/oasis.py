@@ -24,6 +24,7 @@ from ._common import (
 )
 from ._output import Outputs, check_figure_path, check_output_path, write_figure
 from ._progress import progress
+from ._warnings import print_warnings
 
 oasis_app = App(help="Estimate pairwise F-measure, precision and recall from a few labels (OASIS).")
 
@@ -246,6 +247,7 @@ def estimate(
     if state is not None:
         with Outputs() as outputs:
             outputs.add(state, sampler.save)
+    print_warnings(est.warnings)
     result = est.to_dict()
     result.update(
         n_pairs=p.size,
@@ -255,10 +257,13 @@ def estimate(
     if fmt == "json":
         sys.stdout.write(dumps_json(result) + "\n")
         return
-    rows: list[Mapping[str, Any]] = [{"measure": m, **result[m]} for m in _MEASURES]
+    rows: list[Mapping[str, Any]] = [
+        {"measure": m, "value": e.value, "std": e.std, "lower": e.lower, "upper": e.upper}
+        for m, e in zip(_MEASURES, (est.f_measure, est.precision, est.recall), strict=True)
+    ]
     emit_records(
         rows,
-        ["measure", "estimate", "std", "ci_low", "ci_high"],
+        ["measure", "value", "std", "lower", "upper"],
         fmt,
         title=(
             f"{est.method}: {est.labels_used} labels, {est.iterations} draws, "

@@ -6,8 +6,8 @@ and the baselines it is compared with, behind one interface:
 >>> from ereval.oasis import OASISSampler, synthetic_pool
 >>> pool = synthetic_pool(20_000, imbalance=300, seed=0)
 >>> est = OASISSampler(pool, seed=0).run(budget=500)
->>> est.labels_used
-500
+>>> est.labels_used, type(est.f_measure).__name__
+(500, 'Estimate')
 
 See ``docs/oasis.md`` for a guide.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ._base import Oracle, Query, Sampler, StopReason
 from .adaptive import OASISSampler
-from .estimates import Estimates, MeasureEstimate, stratified_ratio, weighted_ratio
+from .estimates import Estimates, stratified_ratio, weighted_ratio
 from .experiment import ExperimentResult, ExperimentRow, plot_experiment, run_experiment
 from .model import (
     epsilon_greedy,
@@ -46,7 +46,6 @@ __all__ = [
     "ExperimentRow",
     "ImportanceSampler",
     "LabelOracle",
-    "MeasureEstimate",
     "Method",
     "NoisyOracle",
     "OASISSampler",

@@ -15,6 +15,7 @@ sampler with ``stop_reason == "stalled"``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import numbers
@@ -29,7 +30,8 @@ import numpy.typing as npt
 
 from .._errors import InputError, InputTypeError
 from .._validation import check_in_range, check_int, check_rng, describe
-from .estimates import Estimates, MeasureEstimate, stratified_ratio, weighted_ratio
+from ..results import UNIT_RANGE, Estimate, problem_warning, range_problems
+from .estimates import Estimates, stratified_ratio, weighted_ratio
 from .pool import Pool
 from .strata import Strata
 
@@ -307,17 +309,22 @@ class Sampler(ABC):
                 progress(self.labels_used)
             if width is not None and self.labels_used >= floor:
                 est = self._measure(self._alpha, confidence)
-                if math.isfinite(est.std) and est.ci_high - est.ci_low <= width:
+                if math.isfinite(est.std) and est.width <= width:
                     self.stop_reason = "ci_width"
                     break
         return self.estimate(confidence=confidence)
 
     def estimate(self, *, confidence: float = 0.95) -> Estimates:
-        """Current estimates of F-alpha, precision and recall (see :mod:`~ereval.oasis.estimates`)."""
+        """Current estimates of F-alpha, precision and recall (see :mod:`~ereval.oasis.estimates`).
+
+        Each is an :class:`ereval.Estimate` with ``n`` the distinct labels, ``method``
+        the sampler's name and ``warnings`` when it is undefined or its interval
+        would be wider than [0, 1] (too few labels for it).
+        """
         return Estimates(
-            f_measure=self._measure(self._alpha, confidence),
-            precision=self._measure(1.0, confidence),
-            recall=self._measure(0.0, confidence),
+            f_measure=self._result(self._alpha, confidence),
+            precision=self._result(1.0, confidence),
+            recall=self._result(0.0, confidence),
             alpha=self._alpha,
             confidence=float(confidence),
             labels_used=self.labels_used,
@@ -430,13 +437,39 @@ class Sampler(ABC):
         den = self._alpha * s[1] + (1.0 - self._alpha) * s[2]
         return s[0] / den if den > 0.0 else math.nan
 
-    def _measure(self, alpha: float, confidence: float) -> MeasureEstimate:
+    def _result(self, alpha: float, confidence: float) -> Estimate:
+        """:meth:`_measure` with ``n``, ``method`` and the warnings filled in."""
+        est = self._measure(alpha, confidence)
+        name = _measure_name(alpha)
+        used = self.labels_used
+        notes: list[str] = []
+        if math.isnan(est.value):
+            notes.append(
+                f"{name} is undefined: none of the {used} labelled pairs counts in its "
+                "denominator yet; label more pairs"
+            )
+        advice = f"{used} labels are too few to pin it down; label more pairs (a larger budget)"
+        if alpha != self._alpha:
+            advice += (
+                f", or sample for it (alpha = {alpha:g}): the sampler is tuned for "
+                f"F-alpha with alpha = {self._alpha:g}"
+            )
+        problems = range_problems(est.value, est.std, level=est.level, bounds=UNIT_RANGE)
+        found = problem_warning(name, problems, advice)
+        if found is not None:
+            notes.append(found)
+        return dataclasses.replace(est, n=used, method=self.method, warnings=tuple(notes))
+
+    def _measure(self, alpha: float, confidence: float) -> Estimate:
         if self.exhausted:
             # every pair is labelled: the measure is known exactly
             tp, pp, pos = int(self._tp_k.sum()), int(self._pp_k.sum()), int(self._pos_k.sum())
             den = alpha * pp + (1.0 - alpha) * pos
-            f = tp / den if den > 0 else math.nan
-            return MeasureEstimate(f, 0.0, f, f) if den > 0 else MeasureEstimate(f, f, f, f)
+            if den <= 0:
+                nan = math.nan
+                return Estimate(nan, nan, (nan, nan), confidence, self.labels_used, self.method)
+            f = tp / den
+            return Estimate(f, 0.0, (f, f), confidence, self.labels_used, self.method)
         if self._estimator == "stratified":
             return stratified_ratio(
                 self._strata.sizes,
@@ -555,3 +588,8 @@ def _from_jsonable(value: Any) -> Any:
             return np.asarray(value["__ndarray__"], dtype=value["dtype"])
         return {k: _from_jsonable(v) for k, v in value.items()}
     return value
+
+
+def _measure_name(alpha: float) -> str:
+    """``"recall"``, ``"precision"`` or ``"F-alpha (alpha = 0.5)"``, for messages."""
+    return {0.0: "recall", 1.0: "precision"}.get(alpha, f"F-alpha (alpha = {alpha:g})")

@@ -10,8 +10,9 @@ import numpy.typing as npt
 
 from .._errors import InputTypeError
 from .._validation import check_in_range, check_int, describe
+from ..results import Estimate
 from ._base import Sampler
-from .estimates import MeasureEstimate, adaptive_variance_sum, wald_interval
+from .estimates import adaptive_variance_sum, wald_interval
 from .model import initial_f_guess, posterior_mean, prior_pseudo_counts
 from .pool import Pool
 from .strata import Strata, StrataMethod, stratify
@@ -105,7 +106,7 @@ class OASISSampler(Sampler):
     >>> pool = Pool.from_arrays(s, (s > 0).astype(int), labels=y)
     >>> sampler = OASISSampler(pool, seed=1)
     >>> est = sampler.run(budget=300)
-    >>> est.labels_used, abs(est.f_measure.estimate - pool.true_measure()) < 0.1
+    >>> est.labels_used, abs(est.f_measure.value - pool.true_measure()) < 0.1
     (300, True)
     """
 
@@ -348,7 +349,7 @@ class OASISSampler(Sampler):
         self._inv_v[stratum] = 0.0
         self._refresh_active()
 
-    def _measure(self, alpha: float, confidence: float) -> MeasureEstimate:
+    def _measure(self, alpha: float, confidence: float) -> Estimate:
         """Ratio estimate with the model-based variance of :func:`adaptive_variance_sum`."""
         if self.exhausted:
             return super()._measure(alpha, confidence)

@@ -54,25 +54,27 @@ finite-population correction (Cochran 1977, §6.11) is
 in stratum ``k``.  Labels are 0/1, so every cross moment is a count
 (``f^TP f^PP = f^TP`` ...) and ``s_k^2`` follows from ``n_k`` and the three counts.
 
-Intervals are Wald intervals ``hat F +- z_{(1+level)/2} sd`` clipped to [0, 1];
-an undefined ratio (denominator 0) gives ``nan`` everywhere.
+Intervals are Wald intervals ``hat F +- z_{(1+level)/2} sd`` clamped to [0, 1]
+(see :mod:`ereval.results`: clamping never lowers coverage); an undefined ratio
+(denominator 0) gives ``nan`` everywhere. Every measure is an
+:class:`ereval.Estimate`; the samplers fill in its ``n`` (distinct labels),
+``method`` and ``warnings``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from statistics import NormalDist
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._validation import check_in_range
+from ..results import UNIT_RANGE, Estimate, normal_estimate
 
 __all__ = [
     "Estimates",
-    "MeasureEstimate",
     "adaptive_variance_sum",
     "stratified_ratio",
     "wald_interval",
@@ -81,36 +83,12 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class MeasureEstimate:
-    """One estimated measure.
-
-    Attributes
-    ----------
-    estimate : float
-        Point estimate (``nan`` when undefined).
-    std : float
-        Estimated standard error.
-    ci_low, ci_high : float
-        Bounds of the Wald confidence interval, clipped to [0, 1].
-    """
-
-    estimate: float
-    std: float
-    ci_low: float
-    ci_high: float
-
-    def to_dict(self) -> dict[str, float]:
-        """The four fields as a plain dict."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
 class Estimates:
     """F-alpha, precision and recall estimated together from one sampling run.
 
     Attributes
     ----------
-    f_measure, precision, recall : MeasureEstimate
+    f_measure, precision, recall : ereval.Estimate
     alpha : float
         Weight of the F-measure (``f_measure`` is F-alpha).
     confidence : float
@@ -123,9 +101,9 @@ class Estimates:
         Sampler that produced the estimates.
     """
 
-    f_measure: MeasureEstimate
-    precision: MeasureEstimate
-    recall: MeasureEstimate
+    f_measure: Estimate
+    precision: Estimate
+    recall: Estimate
     alpha: float
     confidence: float
     labels_used: int
@@ -133,7 +111,8 @@ class Estimates:
     method: str
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready nested dict (``nan`` stays ``nan``; the CLI writes it as null)."""
+        """Nested plain dict: each measure's :meth:`ereval.Estimate.to_dict` and the run's
+        counts (``nan`` stays ``nan``; the CLI writes it as null)."""
         return {
             "f_measure": self.f_measure.to_dict(),
             "precision": self.precision.to_dict(),
@@ -145,7 +124,13 @@ class Estimates:
             "method": self.method,
         }
 
-    def measure(self, alpha: float) -> MeasureEstimate:
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The warnings of the three measures, each once."""
+        both = (*self.f_measure.warnings, *self.precision.warnings, *self.recall.warnings)
+        return tuple(dict.fromkeys(both))
+
+    def measure(self, alpha: float) -> Estimate:
         """The estimate for weight ``alpha`` among 1 (precision), 0 (recall) and :attr:`alpha`."""
         if alpha == self.alpha:
             return self.f_measure
@@ -156,23 +141,25 @@ class Estimates:
         raise KeyError(alpha)
 
 
-def _z(confidence: float) -> float:
-    level = check_in_range(
+def _check_confidence(confidence: float) -> float:
+    return check_in_range(
         "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
     )
-    return NormalDist().inv_cdf(0.5 + level / 2.0)
 
 
-def _wald(est: float, var: float, z: float) -> MeasureEstimate:
-    if not math.isfinite(est):
-        return MeasureEstimate(math.nan, math.nan, math.nan, math.nan)
-    sd = math.sqrt(max(var, 0.0))
-    return MeasureEstimate(est, sd, max(0.0, est - z * sd), min(1.0, est + z * sd))
+def wald_interval(
+    estimate: float, variance: float, *, confidence: float = 0.95, n: int = 0, method: str = ""
+) -> Estimate:
+    """``estimate +- z sqrt(variance)`` clamped to [0, 1] (all ``nan`` if the estimate is).
 
-
-def wald_interval(estimate: float, variance: float, *, confidence: float = 0.95) -> MeasureEstimate:
-    """``estimate +- z sqrt(variance)`` clipped to [0, 1] (all ``nan`` if the estimate is)."""
-    return _wald(estimate, variance, _z(confidence))
+    ``n`` and ``method`` are stored as given (the samplers pass the distinct
+    labels and their name).
+    """
+    level = _check_confidence(confidence)
+    if not math.isfinite(estimate):
+        return Estimate(math.nan, math.nan, (math.nan, math.nan), level, n, method)
+    sd = math.sqrt(max(variance, 0.0))
+    return normal_estimate(estimate, sd, level=level, n=n, method=method, bounds=UNIT_RANGE)
 
 
 def weighted_ratio(
@@ -181,7 +168,7 @@ def weighted_ratio(
     alpha: float,
     *,
     confidence: float = 0.95,
-) -> MeasureEstimate:
+) -> Estimate:
     """F-alpha from the importance-weighted running sums (module docstring).
 
     Parameters
@@ -203,20 +190,20 @@ def weighted_ratio(
 
     >>> x = np.array([[1., 1, 1], [0, 1, 0], [0, 0, 1]])
     >>> e = weighted_ratio(x.sum(0), x.T @ x, 0.5)
-    >>> e.estimate, round(e.std ** 2, 6)
+    >>> e.value, round(e.std ** 2, 6)
     (0.5, 0.09375)
     """
     a = np.array([1.0, 0.0, 0.0])
     b = np.array([0.0, alpha, 1.0 - alpha])
     num = float(a @ sums)
     den = float(b @ sums)
-    z = _z(confidence)
+    _check_confidence(confidence)
     if den <= 0.0:
-        return _wald(math.nan, math.nan, z)
+        return wald_interval(math.nan, math.nan, confidence=confidence)
     f = num / den
     e = a - f * b
     var = float(e @ cross @ e) / den**2
-    return _wald(f, var, z)
+    return wald_interval(f, var, confidence=confidence)
 
 
 def adaptive_variance_sum(
@@ -294,7 +281,7 @@ def stratified_ratio(
     alpha: float,
     *,
     confidence: float = 0.95,
-) -> MeasureEstimate:
+) -> Estimate:
     """F-alpha from per-stratum counts of a stratified sample without replacement.
 
     Strata with no labelled pair borrow the pooled sample mean of the labelled
@@ -308,23 +295,23 @@ def stratified_ratio(
 
     >>> one = np.array([1])
     >>> e = stratified_ratio(10 * one, 4 * one, 2 * one, 3 * one, 3 * one, 0.5)
-    >>> round(e.estimate, 6), round(e.std ** 2, 5)
+    >>> round(e.value, 6), round(e.std ** 2, 5)
     (0.666667, 0.03951)
     """
-    z = _z(confidence)
+    _check_confidence(confidence)
     big = sizes.astype(np.float64)
     nk = n.astype(np.float64)
     counts = np.stack([tp, pp, pos]).astype(np.float64)  # (3, K)
     seen = nk > 0
     if not seen.any():
-        return _wald(math.nan, math.nan, z)
+        return wald_interval(math.nan, math.nan, confidence=confidence)
     means = np.empty_like(counts)
     means[:, seen] = counts[:, seen] / nk[seen]
     means[:, ~seen] = (counts[:, seen].sum(axis=1) / nk[seen].sum())[:, None]
     totals = means @ big
     den = alpha * totals[1] + (1.0 - alpha) * totals[2]
     if den <= 0.0:
-        return _wald(math.nan, math.nan, z)
+        return wald_interval(math.nan, math.nan, confidence=confidence)
     f = float(totals[0] / den)
     t, p, q = counts
     # sum of e^2 and of e within each stratum, for 0/1 labels.
@@ -338,4 +325,4 @@ def stratified_ratio(
         s2 = (sum_e2[use] - sum_e[use] ** 2 / nk[use]) / (nk[use] - 1.0)
         fpc = 1.0 - nk[use] / big[use]
         var = float(np.sum(big[use] ** 2 * fpc * np.maximum(s2, 0.0) / nk[use])) / float(den) ** 2
-    return _wald(f, var, z)
+    return wald_interval(f, var, confidence=confidence)

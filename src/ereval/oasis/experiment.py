@@ -198,12 +198,12 @@ def run_experiment(
             )
             for j, b in enumerate(budget_list):
                 e = sampler.run(oracle, budget=b, confidence=confidence).f_measure
-                est[r, j] = e.estimate
+                est[r, j] = e.value
                 sd[r, j] = e.std
-                covered[r, j] = e.ci_low <= truth <= e.ci_high
+                covered[r, j] = e.lower <= truth <= e.upper
                 iters[r, j] = sampler.iterations
                 if sampler.stop_reason != "budget":
-                    est[r, j + 1 :] = e.estimate
+                    est[r, j + 1 :] = e.value
                     sd[r, j + 1 :] = e.std
                     covered[r, j + 1 :] = covered[r, j]
                     iters[r, j + 1 :] = sampler.iterations
