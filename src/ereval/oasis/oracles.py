@@ -44,10 +44,14 @@ class LabelOracle:
 
 
 class NoisyOracle:
-    """Answers from a label column, flipped with probability ``flip_probability``.
+    """Answers from a label column, each pair's flipped with probability ``flip_probability``.
 
-    Each query flips independently (the samplers ask about a pair once and reuse
-    the answer), so the estimates then target the F-measure of the noisy labels.
+    Which pairs are flipped is drawn once, independently per pair, from ``seed``:
+    the oracle is a fixed noisy labelling, so asking about a pair again gives the
+    same answer, and a sampler resumed from a saved state (with a new oracle of
+    the same seed) gets exactly the answers an uninterrupted run would have got,
+    whatever the order of the questions. The estimates then target the
+    F-measure of the noisy labels.
 
     Parameters
     ----------
@@ -67,14 +71,14 @@ class NoisyOracle:
         self.flip_probability = check_in_range(
             "flip_probability", flip_probability, low=0.0, high=1.0
         )
-        self._rng = check_rng(seed)
+        self._flipped = check_rng(seed).random(self._labels.size) < self.flip_probability
         self.queries = 0
         self.flips = 0
 
     def __call__(self, index: int) -> int:
         self.queries += 1
         label = int(self._labels[index])
-        if self._rng.random() < self.flip_probability:
+        if self._flipped[index]:
             self.flips += 1
             return 1 - label
         return label
