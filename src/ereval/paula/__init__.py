@@ -6,7 +6,8 @@ Approximating Precision-Recall Curves for Massive Datasets", UAI.
 * :func:`paula_plan` chooses the ranks to annotate (no work of size N);
 * :func:`paula_bounds` turns their labels into lower and upper bounds on the
   precision function and the curves derived from it (precision-yield, PR,
-  precision at k);
+  precision at k, the latter an :class:`ereval.Estimate` whose interval holds
+  the bounds);
 * :func:`check_monotonicity` reports where the labels contradict the
   monotonicity assumptions under which the bounds are guaranteed;
 * the baselines: uniform random sampling with Hoeffding intervals
@@ -17,7 +18,7 @@ Approximating Precision-Recall Curves for Massive Datasets", UAI.
 
 from __future__ import annotations
 
-from ._bounds import Interval, PaulaBounds, PrecisionCurve, paula_bounds
+from ._bounds import PaulaBounds, PrecisionCurve, paula_bounds
 from ._counts import AnnotationCounts, annotation_counts
 from ._diagnostics import MonotonicityReport, MonotonicityWarning, Violation, check_monotonicity
 from ._labels import load_labels
@@ -42,7 +43,6 @@ from ._stratified import (
 
 __all__ = [
     "AnnotationCounts",
-    "Interval",
     "MonotonicityReport",
     "MonotonicityWarning",
     "PaulaBounds",

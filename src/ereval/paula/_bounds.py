@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from dataclasses import dataclass, field
@@ -13,28 +14,16 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import as_1d_array, check_choice, check_real, describe, examples
+from ..results import Estimate
 from ._diagnostics import MonotonicityReport, MonotonicityWarning, diagnose
 from ._labels import PlanLabels, align_labels
 from ._plan import PaulaPlan
 
-__all__ = ["Interval", "PaulaBounds", "PrecisionCurve", "paula_bounds"]
+__all__ = ["PaulaBounds", "PrecisionCurve", "paula_bounds"]
 
 OnViolation = Literal["warn", "raise", "ignore"]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A closed interval ``[lower, upper]``."""
-
-    lower: float
-    upper: float
-
-    @property
-    def width(self) -> float:
-        """``upper - lower``."""
-        return self.upper - self.lower
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,7 +42,7 @@ class PrecisionCurve:
     yield_upper: FloatArray
     recall_lower: FloatArray | None = None
     recall_upper: FloatArray | None = None
-    n_positives: Interval | None = None
+    n_positives: tuple[float, float] | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """The curve as a DataFrame, one row per rank."""
@@ -243,24 +232,59 @@ class PaulaBounds:
         return self._step(self._ranks(ranks), self.yield_upper_grid)
 
     # ------------------------------------------------------------------ read-offs
-    def precision_at(self, k: int) -> Interval:
-        """Bounds on Prec@k, the precision of the top ``k`` items."""
-        r = self._rank(k)
-        lo, hi = self._yield_envelope(r)
-        return Interval(float(lo[0] / r[0]), float(hi[0] / r[0]))
+    def _bound(self, lower: float, upper: float, k: int, name: str) -> Estimate:
+        """PAULA's bounds at rank ``k`` as an :class:`ereval.Estimate` (see :meth:`precision_at`)."""
+        report = self.diagnostic
+        notes: tuple[str, ...] = ()
+        if report.unreliable_from is not None and k >= report.unreliable_from:
+            notes = (
+                f"the bounds on {name} are not guaranteed: the annotations contradict PAULA's "
+                f"monotonicity assumption from rank {report.unreliable_from} on "
+                f"({report.summary()}); check the ranking there, or annotate more of it",
+            )
+        exact = lower == upper
+        return Estimate(
+            value=lower if exact else math.nan,
+            std=0.0 if exact else math.nan,
+            interval=(lower, upper),
+            level=1.0,
+            n=self.plan.annotations,
+            method="paula",
+            warnings=notes,
+        )
 
-    def yield_at(self, k: int) -> Interval:
-        """Bounds on the number of positives among the top ``k`` items."""
-        r = self._rank(k)
-        lo, hi = self._yield_envelope(r)
-        return Interval(float(lo[0]), float(hi[0]))
+    def precision_at(self, k: int) -> Estimate:
+        """Bounds on Prec@k, the precision of the top ``k`` items.
 
-    def recall_at(self, k: int, *, n_positives: Any) -> Interval:
-        """Bounds on the recall of the top ``k`` items, ``yield / n_positives``."""
+        Returns
+        -------
+        ereval.Estimate
+            ``interval`` holds the bounds; ``level`` is 1 (they hold with
+            certainty under assumption A.2); ``n`` the annotations. PAULA bounds
+            without estimating, so ``value`` and ``std`` are NaN — except where
+            the bounds meet (``k`` in the annotated prefix), where ``value`` is
+            the exact precision and ``std`` 0. ``warnings`` says when the
+            annotations contradict the assumption at or before ``k``.
+        """
         r = self._rank(k)
-        npos = self._n_positives(n_positives)
         lo, hi = self._yield_envelope(r)
-        return Interval(float(min(lo[0] / npos.upper, 1.0)), float(min(hi[0] / npos.lower, 1.0)))
+        return self._bound(float(lo[0] / r[0]), float(hi[0] / r[0]), int(k), f"Prec@{k}")
+
+    def yield_at(self, k: int) -> Estimate:
+        """Bounds on the number of positives among the top ``k`` items (as :meth:`precision_at`)."""
+        r = self._rank(k)
+        lo, hi = self._yield_envelope(r)
+        return self._bound(float(lo[0]), float(hi[0]), int(k), f"the yield at {k}")
+
+    def recall_at(self, k: int, *, n_positives: Any) -> Estimate:
+        """Bounds on the recall of the top ``k`` items, ``yield / n_positives`` (as
+        :meth:`precision_at`)."""
+        r = self._rank(k)
+        low, high = self._n_positives(n_positives)
+        lo, hi = self._yield_envelope(r)
+        return self._bound(
+            float(min(lo[0] / high, 1.0)), float(min(hi[0] / low, 1.0)), int(k), f"recall@{k}"
+        )
 
     # ------------------------------------------------------------------ curves
     def default_ranks(self, *, points_per_step: int = 4) -> IntArray:
@@ -314,12 +338,12 @@ class PaulaBounds:
             hi / rf,
             lo,
             hi,
-            recall_lower=np.minimum(lo / npos.upper, 1.0),
-            recall_upper=np.minimum(hi / npos.lower, 1.0),
+            recall_lower=np.minimum(lo / npos[1], 1.0),
+            recall_upper=np.minimum(hi / npos[0], 1.0),
             n_positives=npos,
         )
 
-    def _n_positives(self, value: Any) -> Interval:
+    def _n_positives(self, value: Any) -> tuple[float, float]:
         if isinstance(value, tuple | list):
             if len(value) != 2:
                 raise InputError(
@@ -340,7 +364,7 @@ class PaulaBounds:
                 f"'n_positives' must be at least the {self.known_positives} positives already "
                 f"seen among the annotated items; received {high!r}"
             )
-        return Interval(low, high)
+        return low, high
 
     def table(self, ranks: Any = None, *, n_positives: Any = None) -> pd.DataFrame:
         """All bounds at ``ranks`` (default :meth:`table_ranks`) as a DataFrame.
@@ -424,8 +448,8 @@ def paula_bounds(
     >>> truth = (np.arange(10_000) < 7_000).astype(int)  # the first 7,000 are correct
     >>> bounds = paula_bounds(plan, plan.ranks(), plan.select(truth))
     >>> iv = bounds.precision_at(10_000)  # the true Prec@10000 is 0.7
-    >>> round(iv.lower, 4), round(iv.upper, 4)
-    (0.6429, 0.7072)
+    >>> round(iv.lower, 4), round(iv.upper, 4), iv.level, iv.n
+    (0.6429, 0.7072, 1.0, 580)
     """
     on_violation = check_choice("on_violation", on_violation, ("warn", "raise", "ignore"))
     lab = align_labels(plan, ranks, labels)

@@ -95,7 +95,7 @@ def plot_bounds(
             x_t = cum
         else:
             npos = curve.n_positives
-            x_t = cum / (0.5 * (npos.lower + npos.upper) if npos is not None else 1.0)
+            x_t = cum / (0.5 * (npos[0] + npos[1]) if npos is not None else 1.0)
         ax.plot(x_t, p, color="black", lw=1.2, label="true precision")
     ax.plot(x_lo, curve.precision_lower, color="tab:blue", lw=1.2, label="lower bound")
     ax.plot(x_hi, curve.precision_upper, color="tab:red", lw=1.2, label="upper bound")
