@@ -278,8 +278,8 @@ def test_estimate_command_covers_the_exact_value(truth: pd.DataFrame) -> None:
         est = data[name]
         assert isinstance(est, dict)
         assert est["n"] == 200
-        assert est["ci_low"] <= exact[name] <= est["ci_high"], name
-        assert abs(est["estimate"] - exact[name]) < 0.03
+        assert est["interval"][0] <= exact[name] <= est["interval"][1], name
+        assert abs(est["value"] - exact[name]) < 0.03
 
 
 def test_oasis_command_is_near_the_pool_truth(pairs: pd.DataFrame) -> None:
@@ -291,8 +291,8 @@ def test_oasis_command_is_near_the_pool_truth(pairs: pd.DataFrame) -> None:
     assert data["labels_used"] == 500 and data["n_pairs"] == len(pairs)
     f = data["f_measure"]
     assert isinstance(f, dict)
-    assert abs(f["estimate"] - f1) < 0.03
-    assert f["ci_low"] <= f1 <= f["ci_high"]
+    assert abs(f["value"] - f1) < 0.03
+    assert f["interval"][0] <= f1 <= f["interval"][1]
 
 
 def test_paula_bounds_command_brackets_the_true_precision(pairs: pd.DataFrame) -> None:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from ereval import InputError
-from ereval.oasis import plot_experiment, run_experiment, synthetic_pool
+from ereval.oasis import run_experiment, synthetic_pool
+from ereval.plots import oasis_experiment_figure, plot_oasis_experiment
 
 POOL = synthetic_pool(5000, imbalance=50, seed=6)
 
@@ -62,8 +63,23 @@ def test_experiment_noise_and_errors() -> None:
 
 def test_plot_has_two_panels(tmp_path) -> None:  # type: ignore[no-untyped-def]
     res = run_experiment(POOL, methods=("oasis", "importance"), budgets=(100, 200), repeats=3)
-    fig = plot_experiment(res, path=tmp_path / "f.png", title="test")
+    fig = plot_oasis_experiment(res, path=tmp_path / "f.png", title="test")
     assert len(fig.axes) == 2
     assert fig.axes[0].get_ylabel() == "abs. err." and fig.axes[1].get_ylabel() == "std. dev."
     assert len(fig.axes[0].lines) == 2
     assert (tmp_path / "f.png").exists()
+
+
+def test_figure_data_keeps_budgets_with_enough_defined_runs() -> None:
+    res = run_experiment(POOL, methods=("oasis", "passive"), budgets=(100, 200), repeats=3)
+    err, sd = oasis_experiment_figure(res, min_defined=0.0)
+    assert [line.label for line in err.lines] == ["oasis", "passive"]
+    assert err.lines[0].x.tolist() == [100.0, 200.0]
+    assert err.lines[0].y.tolist() == [res.row("oasis", 100).mae, res.row("oasis", 200).mae]
+    assert sd.lines[1].y.tolist() == [res.row("passive", 100).std, res.row("passive", 200).std]
+    assert (err.yscale, sd.xlabel) == ("log", "label budget")
+    # the paper's rule: a point only where enough runs gave a defined estimate
+    strict, _ = oasis_experiment_figure(res, min_defined=1.0)
+    for line in strict.lines:
+        rows = [res.row(line.label, int(b)) for b in line.x]
+        assert all(r.defined >= 1.0 for r in rows)

@@ -83,10 +83,11 @@ def test_cli_resume_equals_an_uninterrupted_run(pool_csv: Path, tmp_path: Path, 
     runner = CliRunner()
     base = ["oasis", "estimate", str(pool_csv), "--seed", "4", "--noise", noise, "--format", "json"]
     state = tmp_path / "state.npz"
-    first = runner.invoke(app, [*base, "--budget", "100", "--save", str(state)])
+    first = runner.invoke(app, [*base, "--budget", "100", "--state", str(state)])
     assert first.exit_code == 0, first.output
-    resumed = runner.invoke(app, [*base, "--budget", "300", "--resume", str(state)])
+    resumed = runner.invoke(app, [*base, "--budget", "300", "--state", str(state)])
     straight = runner.invoke(app, [*base, "--budget", "300"])
     assert resumed.exit_code == 0 and straight.exit_code == 0
     assert json.loads(resumed.stdout) == json.loads(straight.stdout)
-    assert resumed.stderr == straight.stderr
+    note = f"continuing the oasis sampler saved in '{state}'\n"
+    assert resumed.stderr == note + straight.stderr  # the same warnings, after the note

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import math
 
 import numpy as np
@@ -10,7 +9,6 @@ import pytest
 
 from ereval import InputError, InputTypeError
 from ereval.oasis import (
-    ConsoleOracle,
     ImportanceSampler,
     LabelOracle,
     NoisyOracle,
@@ -329,19 +327,6 @@ def test_noisy_oracle_in_a_run_targets_the_noisy_labels() -> None:
     noisy = Pool.from_arrays(SMALL.scores, SMALL.predictions, labels=got[np.argsort(idx)])
     assert sampler.estimate().f_measure.value == pytest.approx(noisy.true_measure())
     assert oracle.flips > 0
-
-
-def test_console_oracle_reads_answers() -> None:
-    out = io.StringIO()
-    oracle = ConsoleOracle(
-        SMALL, stdin=io.StringIO("maybe\ny\nn\n"), stdout=out, describe=lambda i: f"record {i}"
-    )
-    assert oracle(0) == 1
-    assert oracle(1) == 0
-    text = out.getvalue()
-    assert "please answer y or n" in text and "record 0" in text
-    with pytest.raises(InputError, match="the input ended"):
-        oracle(2)
 
 
 def test_estimates_to_dict_has_the_documented_keys() -> None:

@@ -17,7 +17,6 @@ MODULES = [
     "ereval.paula._geometry",
     "ereval.paula._labels",
     "ereval.paula._plan",
-    "ereval.paula._plot",
     "ereval.paula._sampling",
     "ereval.paula._stratified",
 ]

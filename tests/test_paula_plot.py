@@ -1,4 +1,4 @@
-"""Plots of PAULA's bounds (matplotlib is in the test extras)."""
+"""The figure of PAULA's bounds, ``ereval.plots.plot_paula_bounds`` (matplotlib is in the test extras)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,34 @@ import numpy as np
 import pytest
 
 from ereval import InputError, MissingDependencyError
-from ereval.paula import paula_bounds, paula_plan, plot_bounds
+from ereval.paula import paula_bounds, paula_plan
+from ereval.plots import paula_bounds_figure
+from ereval.plots import plot_paula_bounds as plot_bounds
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
+
+
+def test_figure_data_needs_no_matplotlib(
+    bounds_and_truth: tuple[object, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    b, v = bounds_and_truth
+    panel = paula_bounds_figure(b, kind="precision", truth=v, show_steps=True)  # type: ignore[arg-type]
+    labels = [line.label for line in panel.lines]
+    assert labels == [
+        "true precision",
+        "lower bound",
+        "upper bound",
+        "step q- (Def. 5)",
+        "step q+ (Def. 5)",
+    ]
+    curve = b.curve()  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(panel.lines[1].x, curve.ranks)
+    np.testing.assert_array_equal(panel.lines[1].y, curve.precision_lower)
+    np.testing.assert_array_equal(panel.lines[0].y, np.cumsum(v)[curve.ranks - 1] / curve.ranks)
+    assert [line.kind for line in panel.lines[3:]] == ["step", "step"]
+    assert (panel.xlabel, panel.ylabel, panel.ylim) == ("rank r", "precision", (0.0, 1.02))
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +94,6 @@ def test_missing_matplotlib(
     bounds_and_truth: tuple[object, np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(MissingDependencyError, match=r"pip install 'ereval\[plot\]'"):
         plot_bounds(bounds_and_truth[0])  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ PACKAGES = [
     "ereval.metrics",
     "ereval.oasis",
     "ereval.paula",
+    "ereval.plots",
     "ereval.results",
     "ereval.simulate",
 ]

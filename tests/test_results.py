@@ -166,6 +166,11 @@ def test_normal_quantile() -> None:
         "ereval.estimators.metrics",
         "ereval.estimators.designs",
         "ereval.simulate",
+        "ereval.oasis",
+        "ereval.oasis.estimates",
+        "ereval.oasis.adaptive",
+        "ereval.oasis.oracles",
+        "ereval.cli.oracle",
     ],
 )
 def test_doctests(module: str) -> None:

@@ -332,8 +332,9 @@ def experiment(
 ) -> None:
     """Repeat each method and report mean absolute error and std of F-alpha against the budget."""
     from .._validation import check_choice
-    from ..oasis import plot_experiment, run_experiment
+    from ..oasis import run_experiment
     from ..oasis.samplers import METHODS
+    from ..plots import plot_oasis_experiment
 
     budget_list = _budgets(budgets)
     method_list = [m.strip() for m in methods.split(",") if m.strip()]
@@ -376,7 +377,7 @@ def experiment(
             progress=one_run_done,
         )
     if plot is not None:
-        figure = plot_experiment(res)
+        figure = plot_oasis_experiment(res)
         with Outputs() as outputs:
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
     columns = [

@@ -456,7 +456,8 @@ def bounds_command(
     monotonicity check; writes the bounds table (--out) and a plot (--plot).
     Use the same --epsilon, --delta and --r-tilde as for `ereval paula plan`.
     """
-    from ..paula import minimum_r_tilde, paula_bounds, paula_plan, plot_bounds
+    from ..paula import minimum_r_tilde, paula_bounds, paula_plan
+    from ..plots import plot_paula_bounds
 
     minimum_r_tilde(epsilon=epsilon, delta=delta)  # checks both before reading anything
     npos = _n_positives(n_positives)
@@ -496,7 +497,7 @@ def bounds_command(
                 full = bounds.table(table_ranks, n_positives=npos)
                 outputs.add(out, lambda tmp: write_table(full, tmp))
             if plot is not None:
-                figure = plot_bounds(bounds, kind=plot_kind, n_positives=npos).figure
+                figure = plot_paula_bounds(bounds, kind=plot_kind, n_positives=npos).figure
                 outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
     finally:
         if figure is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ._base import Oracle, Query, Sampler, StopReason
 from .adaptive import OASISSampler
 from .estimates import Estimates, stratified_ratio, weighted_ratio
-from .experiment import ExperimentResult, ExperimentRow, plot_experiment, run_experiment
+from .experiment import ExperimentResult, ExperimentRow, run_experiment
 from .model import (
     epsilon_greedy,
     initial_f_guess,
@@ -26,7 +26,7 @@ from .model import (
     posterior_mean,
     prior_pseudo_counts,
 )
-from .oracles import ConsoleOracle, LabelOracle, NoisyOracle
+from .oracles import LabelOracle, NoisyOracle
 from .pool import Pool, ScoreKind, pool_from_frame, read_pool, scores_to_probabilities
 from .samplers import (
     ImportanceSampler,
@@ -40,7 +40,6 @@ from .strata import Strata, StrataMethod, csf_boundaries, stratify
 from .synthetic import synthetic_pool
 
 __all__ = [
-    "ConsoleOracle",
     "Estimates",
     "ExperimentResult",
     "ExperimentRow",
@@ -66,7 +65,6 @@ __all__ = [
     "make_sampler",
     "optimal_item_weights",
     "optimal_strata_weights",
-    "plot_experiment",
     "pool_from_frame",
     "posterior_mean",
     "prior_pseudo_counts",

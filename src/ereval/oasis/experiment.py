@@ -3,7 +3,8 @@
 This reruns the study of Marchant & Rubinstein (2017, §6, Figure 2) on any pool
 with known labels: each method is run ``repeats`` times with independent seeds;
 after ``b`` distinct labels, for each budget ``b``, the estimate of F-alpha is
-compared with the pool's true value.
+compared with the pool's true value. The figure is
+:func:`ereval.plots.plot_oasis_experiment`.
 """
 
 from __future__ import annotations
@@ -11,21 +12,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._errors import InputError
-from .._optional import require
 from .._validation import check_choice, check_in_range, check_int
 from .oracles import LabelOracle, NoisyOracle
 from .pool import Pool
 from .samplers import METHODS, Method, make_sampler
 from .strata import Strata, StrataMethod, stratify
 
-__all__ = ["ExperimentResult", "ExperimentRow", "plot_experiment", "run_experiment"]
+__all__ = ["ExperimentResult", "ExperimentRow", "run_experiment"]
 
 DEFAULT_BUDGETS = (500, 1000, 2000, 5000)
 
@@ -253,46 +252,3 @@ def _summarise(
         defined=n_ok / est.size,
         mean_iterations=float(iters.mean()),
     )
-
-
-def plot_experiment(
-    result: ExperimentResult,
-    *,
-    path: str | Path | None = None,
-    title: str | None = None,
-    min_defined: float = 0.95,
-) -> Any:
-    """Plot mean absolute error and standard deviation against the label budget.
-
-    The two panels of the paper's Figure 2, one line per method, log-scaled
-    error axes.  A point is drawn only where at least ``min_defined`` of the runs
-    gave a defined estimate (the paper's rule).  Needs matplotlib (extra
-    ``plot``).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Also written to ``path`` when given.
-    """
-    require("matplotlib", feature="plotting an OASIS experiment")
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(6.0, 6.5), layout="constrained")
-    ax_err, ax_sd = fig.subplots(2, 1, sharex=True)
-    for method in result.methods:
-        rows = [r for r in result.rows if r.method == method and r.defined >= min_defined]
-        if not rows:
-            continue
-        x = [r.budget for r in rows]
-        ax_err.plot(x, [r.mae for r in rows], marker="o", label=method)
-        ax_sd.plot(x, [r.std for r in rows], marker="o", label=method)
-    ax_err.set_yscale("log")
-    ax_sd.set_yscale("log")
-    ax_err.set_ylabel("abs. err.")
-    ax_sd.set_ylabel("std. dev.")
-    ax_sd.set_xlabel("label budget")
-    ax_err.legend()
-    ax_err.set_title(title or f"F-measure (alpha = {result.alpha:g}), {result.repeats} runs")
-    if path is not None:
-        fig.savefig(Path(path))
-    return fig

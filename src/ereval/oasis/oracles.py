@@ -2,13 +2,12 @@
 
 An oracle is any callable ``oracle(index) -> 0 or 1`` taking a pair's position in
 the pool.  For a person, drive the sampler with ``ask``/``tell`` instead (or use
-:class:`ConsoleOracle` at a terminal).
+:class:`ereval.cli.oracle.ConsoleOracle` at a terminal).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, TextIO
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -17,7 +16,7 @@ from .._errors import InputError
 from .._validation import check_binary_array, check_in_range, check_rng
 from .pool import Pool
 
-__all__ = ["ConsoleOracle", "LabelOracle", "NoisyOracle"]
+__all__ = ["LabelOracle", "NoisyOracle"]
 
 
 class LabelOracle:
@@ -82,57 +81,6 @@ class NoisyOracle:
             self.flips += 1
             return 1 - label
         return label
-
-
-class ConsoleOracle:
-    """Asks a person at a terminal: shows the pair and reads ``y``/``n`` (or 1/0).
-
-    Parameters
-    ----------
-    pool : Pool
-        The pool (to show the pair id, score and prediction).
-    describe : callable, optional
-        ``describe(index) -> str`` with more about the pair (e.g. both records).
-    stdin, stdout : text streams, optional
-        Default ``sys.stdin`` / ``sys.stdout``.
-    """
-
-    _ANSWERS: ClassVar[dict[str, int]] = {"y": 1, "yes": 1, "1": 1, "n": 0, "no": 0, "0": 0}
-
-    def __init__(
-        self,
-        pool: Pool,
-        *,
-        describe: Callable[[int], str] | None = None,
-        stdin: TextIO | None = None,
-        stdout: TextIO | None = None,
-    ) -> None:
-        import sys
-
-        self._pool = pool
-        self._describe = describe
-        self._in = stdin if stdin is not None else sys.stdin
-        self._out = stdout if stdout is not None else sys.stdout
-
-    def __call__(self, index: int) -> int:
-        pool = self._pool
-        head = (
-            f"pair {pool.pair_ids[index]!r}: score {pool.scores[index]:.6g}, "
-            f"predicted {'match' if pool.predictions[index] else 'non-match'}"
-        )
-        self._out.write(head + "\n")
-        if self._describe is not None:
-            self._out.write(self._describe(index) + "\n")
-        while True:
-            self._out.write("match? [y/n] ")
-            self._out.flush()
-            line = self._in.readline()
-            if not line:
-                raise InputError("no answer: the input ended before the pair was labelled")
-            answer = self._ANSWERS.get(line.strip().lower())
-            if answer is not None:
-                return answer
-            self._out.write("please answer y or n\n")
 
 
 def _labels_of(labels: Any) -> npt.NDArray[np.int8]:

@@ -23,7 +23,6 @@ from ._counts import AnnotationCounts, annotation_counts
 from ._diagnostics import MonotonicityReport, MonotonicityWarning, Violation, check_monotonicity
 from ._labels import load_labels
 from ._plan import PaulaPlan, minimum_r_tilde, paula_plan
-from ._plot import plot_bounds
 from ._sampling import (
     SampledPrecision,
     hoeffding_half_width,
@@ -60,7 +59,6 @@ __all__ = [
     "minimum_r_tilde",
     "paula_bounds",
     "paula_plan",
-    "plot_bounds",
     "random_sampling_annotations",
     "random_sampling_curve",
     "random_sampling_threshold",
