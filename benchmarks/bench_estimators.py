@@ -173,7 +173,7 @@ def main() -> None:
     print(f"\ner-evaluation 2.3.0 (separate interpreter, {wall:.1f} s wall)")
     print(f"  {'estimator':32s} {'seconds':>9s} {'estimate':>10s} {'ereval':>10s} {'|diff|':>9s}")
     for name, v in theirs.items():
-        mine = distinct[SAME_ESTIMATOR[name]].estimate
+        mine = distinct[SAME_ESTIMATOR[name]].value
         print(
             f"  {name:32s} {v['seconds']:9.3f} {v['estimate']:10.6f} {mine:10.6f} "
             f"{abs(mine - v['estimate']):9.1e}"

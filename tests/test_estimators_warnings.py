@@ -8,12 +8,17 @@ interval wider than [0, 1]) and the clamping of intervals to the range.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
+from ereval.cli import app
 from ereval.estimators import (
     EstimationWarning,
     as_sample,
@@ -153,3 +158,22 @@ def test_clamping_never_lowers_simulated_coverage() -> None:
         assert row.coverage >= float(covered.mean())
         crossing += int(((lo < 0.0) | (hi > 1.0)).sum())
     assert crossing > 100
+
+
+def test_cli_prints_each_warning_once_on_stderr_and_keeps_stdout_clean(tmp_path: Path) -> None:
+    pred = pd.DataFrame({"record_id": list(PRED), "cluster_id": list(PRED.values())})
+    sample = pd.DataFrame({"record_id": list(SAMPLE), "cluster_id": list(SAMPLE.values())})
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    sample.to_csv(tmp_path / "sample.csv", index=False)
+    args = ["estimate", "--pred", str(tmp_path / "pred.csv"), "--sample"]
+    args += [str(tmp_path / "sample.csv"), "--design", "cluster", "--weights", "uniform"]
+    res = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert res.exit_code == 0
+    data = json.loads(res.stdout)  # nothing but the JSON on stdout
+    lines = res.stderr.splitlines()
+    assert lines and all(line.startswith("warning: ") for line in lines)
+    assert len(lines) == len(set(lines))
+    # the sample-size sentence is shared by every estimate and printed once
+    assert lines.count(f"warning: {size_warning(3, 'cluster')}") == 1
+    carried = {w for e in data.values() for w in e["warnings"]}
+    assert {line.removeprefix("warning: ") for line in lines} == carried
