@@ -53,6 +53,7 @@ __all__ = [
     "align",
     "contingency_table",
     "id_type_error",
+    "pair_count",
 ]
 
 MismatchPolicy = Literal["error", "intersection", "twinless"]
@@ -346,7 +347,7 @@ def _raise_mismatch(
     )
 
 
-def _pairs(x: IntArray) -> int:
+def pair_count(x: IntArray) -> int:
     """Exact sum of C(x, 2) over an integer array."""
     if x.size == 0:
         return 0
@@ -479,17 +480,17 @@ class ContingencyTable:
     @cached_property
     def pairs_both(self) -> int:
         """Record pairs in the same true and the same predicted cluster: ``sum C(n_ij, 2)``."""
-        return _pairs(self.counts)
+        return pair_count(self.counts)
 
     @cached_property
     def pairs_true(self) -> int:
         """True coreferent pairs: ``sum C(a_i, 2)``."""
-        return _pairs(self.true_sizes)
+        return pair_count(self.true_sizes)
 
     @cached_property
     def pairs_pred(self) -> int:
         """Predicted coreferent pairs: ``sum C(b_j, 2)``."""
-        return _pairs(self.pred_sizes)
+        return pair_count(self.pred_sizes)
 
     @cached_property
     def row_common(self) -> IntArray:

@@ -46,6 +46,7 @@ from .results import clamp_interval, normal_quantile
 __all__ = [
     "SimulationDesign",
     "SimulationResult",
+    "check_simulation_memory",
     "inject_errors",
     "simulate",
     "simulation_memory",
@@ -187,7 +188,7 @@ def _available_memory() -> int | None:
         return None
 
 
-def _check_memory(sample_size: int, repeats: int, n_estimators: int) -> None:
+def check_simulation_memory(sample_size: int, repeats: int, n_estimators: int) -> None:
     """Refuse a simulation that cannot fit in the available memory."""
     need = simulation_memory(sample_size, repeats, n_estimators)
     have = _available_memory()
@@ -317,7 +318,7 @@ def simulate(
     design = check_choice("design", design, ("record", "cluster", "block"))
     n = check_int("sample_size", sample_size, minimum=2)
     repeats = check_int("repeats", repeats, minimum=1)
-    _check_memory(n, repeats, 1)
+    check_simulation_memory(n, repeats, 1)
     beta = check_beta(beta)
     z = normal_quantile(level)
     t = as_membership(truth, name="truth")
@@ -360,7 +361,7 @@ def simulate(
         if estimators is None
         else resolve_estimators(estimators, shape, terms, False)
     )
-    _check_memory(n, repeats, len(keys))
+    check_simulation_memory(n, repeats, len(keys))
     total = len(keys) * repeats
     done = 0
     if progress is not None:

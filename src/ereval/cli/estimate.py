@@ -10,10 +10,10 @@ from typing import Annotated, Any, Literal
 import typer
 
 from .._errors import InputError
+from .._validation import check_beta
 from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
-from ..metrics._util import check_beta
 from ..results import Estimate
 from ._common import (
     FormatOpt,

@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 import typer
 
 from .._errors import InputError
+from .._validation import check_beta
 from ..contingency import contingency_table
-from ..metrics._util import check_beta
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import evaluate, resolve_metrics

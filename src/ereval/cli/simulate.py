@@ -10,11 +10,10 @@ import pandas as pd
 import typer
 
 from .._errors import InputError
-from .._validation import check_in_range, check_int
+from .._validation import check_beta, check_in_range, check_int
 from ..estimators.ratio import normal_quantile
 from ..io import as_membership, read_table
-from ..metrics._util import check_beta
-from ..simulate import SUMMARY_COLUMNS, _check_memory, simulate
+from ..simulate import SUMMARY_COLUMNS, check_simulation_memory, simulate
 from ._common import (
     FormatOpt,
     LevelOpt,
@@ -117,7 +116,7 @@ def simulate_command(
     normal_quantile(level)
     if seed is not None:
         check_int("seed", seed, minimum=0)
-    _check_memory(sample_size, repeats, 1)
+    check_simulation_memory(sample_size, repeats, 1)
     with progress(f"reading {truth.name}", quiet=quiet) as bar:
         frame = read_table(truth, name="truth", text_columns="all")
         membership = as_membership(

@@ -18,7 +18,7 @@ of both kinds. All counts are exact integers computed from the table.
 
 from __future__ import annotations
 
-from ..contingency import ContingencyTable, _pairs
+from ..contingency import ContingencyTable, pair_count
 from ._util import check_beta
 
 __all__ = ["blanc_counts", "blanc_scores"]
@@ -31,7 +31,9 @@ def blanc_counts(table: ContingencyTable) -> tuple[int, int, int, int, int, int]
     n_k = nk * (nk - 1) // 2 - ck
     n_r = nr * (nr - 1) // 2 - cr
     # common-mention pairs apart on both sides
-    n_both = nc * (nc - 1) // 2 - _pairs(table.row_common) - _pairs(table.col_common) + c_both
+    n_both = (
+        nc * (nc - 1) // 2 - pair_count(table.row_common) - pair_count(table.col_common) + c_both
+    )
     return c_both, ck, cr, n_both, n_k, n_r
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._errors import InputError, InputTypeError
-from ..contingency import ContingencyTable, _pairs
+from ..contingency import ContingencyTable, pair_count
 
 __all__ = ["CostFunction", "bmd", "bmd_normalized", "gmd", "pairwise_cost", "vi_costs"]
 
@@ -139,17 +139,17 @@ def gmd(
         if not callable(fn):
             raise InputTypeError(f"'{nm}' must be callable f(x, y); received {type(fn).__name__}")
     ext = table.extended_with_singletons()
-    pieces = _pairs(ext.counts)
+    pieces = pair_count(ext.counts)
     # split each predicted cluster into its pieces (cells grouped by column)
     if split_cost is pairwise_cost:  # closed form: pairs broken = sum_j C(b_j, 2) - sum C(n_ij, 2)
-        total = float(_pairs(ext.pred_sizes) - pieces)
+        total = float(pair_count(ext.pred_sizes) - pieces)
     else:
         order = np.argsort(ext.cols, kind="stable")
         x, y = _sequential(ext.cols[order], ext.counts[order])
         total = _apply(split_cost, x, y, "split_cost")
     # merge the pieces of each true cluster (cells are sorted by row)
     if merge_cost is pairwise_cost:
-        total += float(_pairs(ext.true_sizes) - pieces)
+        total += float(pair_count(ext.true_sizes) - pieces)
     else:
         x, y = _sequential(ext.rows, ext.counts)
         total += _apply(merge_cost, x, y, "merge_cost")
