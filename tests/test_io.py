@@ -181,3 +181,18 @@ def test_float_cluster_ids_are_kept_as_given() -> None:
     # 1.0 and 1.5 are different clusters; nothing is truncated
     res = evaluate({1: 1.0, 2: 1.5}, {1: 0, 2: 0}, metrics="pairwise")
     assert res["pairwise_precision"] == 0.0
+
+
+def test_count_rows_streams_every_file_kind(tmp_path: Path) -> None:
+    from ereval.files import count_rows
+
+    frame = pd.DataFrame({"item_id": ["01", "1", "x,y"], "score": [3.0, 2.0, 1.0]})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    frame.to_csv(tmp_path / "r.tsv", index=False, sep="\t")
+    frame.to_csv(tmp_path / "r.csv.gz", index=False)
+    frame.to_parquet(tmp_path / "r.parquet", index=False)
+    for name in ("r.csv", "r.tsv", "r.csv.gz", "r.parquet"):
+        assert count_rows(tmp_path / name, name="ranked") == 3, name
+    (tmp_path / "bad.csv").write_bytes(b"a,b\n1,2,3\n")
+    with pytest.raises(InputError, match="'ranked': cannot read"):
+        count_rows(tmp_path / "bad.csv", name="ranked")

@@ -52,6 +52,7 @@ __all__ = [
     "MismatchPolicy",
     "align",
     "contingency_table",
+    "count_cells",
     "id_type_error",
     "pair_count",
 ]
@@ -433,7 +434,7 @@ class ContingencyTable:
             pred_sizes = np.bincount(p[present_p], minlength=n_pred_codes).astype(np.int64)
             both = present_t & present_p
             tt, pp = t[both], p[both]
-        rows, cols, counts = _count_cells(tt, pp, n_pred_codes)
+        rows, cols, counts = count_cells(tt, pp, n_pred_codes)
         rows, true_sizes = _compact(rows, true_sizes)
         cols, pred_sizes = _compact(cols, pred_sizes)
         return cls(rows, cols, counts, true_sizes, pred_sizes, policy)
@@ -580,8 +581,9 @@ def _sum_by(index: IntArray, values: IntArray, size: int) -> IntArray:
     return np.bincount(index, weights=values, minlength=size).astype(np.int64)
 
 
-def _count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntArray, IntArray]:
-    """Non-zero cells of the (t, p) co-occurrence counts, sorted by (t, p)."""
+def count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Non-zero cells ``(rows, cols, counts)`` of the co-occurrence counts of the code
+    pairs ``(t[k], p[k])`` (codes ``>= 0``, ``p < n_pred``), sorted by ``(row, col)``."""
     if t.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), empty.copy()

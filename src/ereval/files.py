@@ -35,6 +35,7 @@ from ._errors import InputError
 
 __all__ = [
     "FileSpec",
+    "count_rows",
     "file_spec",
     "header",
     "read_arrow",
@@ -186,3 +187,31 @@ def read_table(
     """:func:`read_arrow` as a pandas DataFrame (text columns keep pandas' string dtype)."""
     table = read_arrow(path, name=name, text_columns=text_columns, columns=columns)
     return table.to_pandas()
+
+
+def count_rows(path: str | os.PathLike[str] | FileSpec, *, name: str = "file") -> int:
+    """The number of data rows of a file, without holding its data (CSV is streamed)."""
+    spec = path if isinstance(path, FileSpec) else file_spec(path, name=name)
+    try:
+        if spec.format == "parquet":
+            import pyarrow.parquet as pq
+
+            return int(pq.ParquetFile(spec.path).metadata.num_rows)
+        import pyarrow.csv as pacsv
+
+        names = header(spec, name=name)
+        source: Any = spec.path
+        if spec.gzip:
+            source = pa.CompressedInputStream(pa.OSFile(str(spec.path)), "gzip")
+        reader = pacsv.open_csv(
+            source,
+            parse_options=pacsv.ParseOptions(delimiter=spec.delimiter),
+            convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in names}),
+        )
+        return sum(batch.num_rows for batch in reader)
+    except InputError:
+        raise
+    except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException) as exc:
+        raise InputError(
+            f"'{name}': cannot read '{spec.path}' as {spec.format} ({_first_line(exc)})"
+        ) from exc

@@ -33,6 +33,7 @@ __all__ = [
     "cast_ids",
     "dense_int_span",
     "encode",
+    "factorize",
     "id_kind",
     "int_offsets",
     "missing_mask",
@@ -279,6 +280,24 @@ def same_text_set(a: IdArray, b: IdArray) -> IntArray | None:
     if not (_is_text(a) and _is_text(b)):
         return None
     return same_set_positions(a, b)
+
+
+def factorize(values: Any) -> tuple[IntArray, npt.NDArray[Any]]:
+    """Codes ``0..K-1`` of ``values`` in order of first appearance (every code used),
+    and the value of each code (as a NumPy array).
+
+    The same codes as :func:`pandas.factorize`, for any id column (text on its
+    Arrow buffers); :func:`encode` is the sorted variant used for the
+    contingency table.
+    """
+    ids = to_arrow_ids(values) if not isinstance(values, pa.Array | np.ndarray) else values
+    if isinstance(ids, np.ndarray) and ids.dtype == object:
+        ids = to_arrow_ids(ids)
+    if isinstance(ids, pa.Array):
+        codes, labels = encode(ids, sort=False)
+        return codes, to_numpy(labels)
+    codes, uniques = pd.factorize(ids)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
 def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:

@@ -39,6 +39,7 @@ from .estimators import (
 )
 from .estimators.metrics import resolve_estimators
 from .estimators.registry import SPEC_BY_KEY
+from .ids import factorize
 from .io import Membership, as_membership
 from .metrics import CANONICAL_METRICS, evaluate
 from .results import clamp_interval, normal_quantile
@@ -112,7 +113,7 @@ def inject_errors(
     m = as_membership(clustering, name="clustering", record_col=record_col, cluster_col=cluster_col)
     rate = check_in_range("rate", rate, low=0.0, high=1.0)
     rng = check_rng(seed)
-    codes, labels = pd.factorize(m.clusters)
+    codes, labels = factorize(m.clusters)
     n = len(m)
     k = int(np.rint(rate * n))
     if k == 0:

@@ -68,27 +68,9 @@ _RANKED_HELP = (
 # --------------------------------------------------------------------------- input helpers
 def _count_rows(path: Path) -> int:
     """Rows of a CSV/Parquet file without loading it (streams CSV files)."""
-    if not path.exists():
-        raise InputError(f"'ranked': file not found: '{path}'")
-    name = path.name.lower()
-    try:
-        if name.endswith((".parquet", ".pq")):
-            import pyarrow.parquet as pq
+    from ..files import count_rows
 
-            return int(pq.ParquetFile(path).metadata.num_rows)
-        if name.endswith((".csv", ".csv.gz", ".txt", ".txt.gz", ".tsv", ".tsv.gz")):
-            import pyarrow.csv as pacsv
-
-            tab = ".tsv" in name
-            reader = pacsv.open_csv(
-                path, parse_options=pacsv.ParseOptions(delimiter="\t" if tab else ",")
-            )
-            return sum(batch.num_rows for batch in reader)
-    except (OSError, ValueError) as exc:
-        raise InputError(f"'ranked': cannot read '{path}' ({exc})") from exc
-    from ..io import read_table
-
-    return len(read_table(path, name="ranked"))
+    return count_rows(path, name="ranked")
 
 
 def _ranked_ids(path: Path, *, id_col: str, score_col: str | None) -> npt.NDArray[Any]:

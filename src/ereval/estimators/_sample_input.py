@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import describe, examples
-from ..ids import to_numpy
+from ..ids import factorize, to_numpy
 from ..io import as_membership, column_ids, read_table
 
 IntArray = npt.NDArray[np.int64]
@@ -81,7 +81,7 @@ def sample_table(sample: Any, *, record_col: str, cluster_col: str) -> SampleTab
         _check_repeated_records(frame, record_col, cluster_col)
     source = frame if frame is not None else sample
     m = as_membership(source, name="sample", record_col=record_col, cluster_col=cluster_col)
-    codes, labels = pd.factorize(m.clusters)
+    codes, labels = factorize(m.clusters)
     return SampleTable(m.records, m.clusters, codes.astype(np.int64), np.asarray(labels), frame)
 
 
@@ -217,7 +217,7 @@ def unit_codes(
             "'blocks' must be a column name or a mapping from cluster id to block id; "
             f"received {describe(blocks)}"
         )
-    codes, labels = pd.factorize(per_cluster)
+    codes, labels = factorize(per_cluster)
     if design == "single_block" and labels.shape[0] != 1:
         raise InputError(
             f"design='single_block' but the sample spans {labels.shape[0]} blocks "

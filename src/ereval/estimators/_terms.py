@@ -31,8 +31,9 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import describe, examples
+from ..contingency import count_cells
 from ..ids import dense_int_span as _dense_int_span
-from ..ids import id_kind, to_arrow_ids, to_numpy
+from ..ids import factorize, id_kind, to_arrow_ids, to_numpy
 from ..io import Membership, as_membership, column_ids, read_table
 from .designs import ClusterSample
 
@@ -176,7 +177,7 @@ def _cluster_codes(clusters: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[An
     """Dense codes ``0..R-1`` of the cluster ids, and the id of each code."""
     span = _dense_int_span(clusters)
     if span is None:
-        codes, labels = pd.factorize(clusters)
+        codes, labels = factorize(clusters)
         return codes.astype(np.int64), np.asarray(labels)
     lo, width = span
     offset = (clusters - lo).astype(np.int64)
@@ -231,7 +232,7 @@ def _names(names: Any, frame: Any, m: Membership) -> tuple[IntArray | None, IntA
             f"'names' is missing (None/NaN) for {int(missing.sum())} record(s), e.g. "
             f"{examples(m.records[missing])}"
         )
-    codes, uniq = pd.factorize(values)
+    codes, uniq = factorize(values)
     return codes.astype(np.int64), np.bincount(codes, minlength=uniq.shape[0]).astype(np.int64)
 
 
@@ -308,11 +309,7 @@ def cluster_terms(prepared: PreparedPrediction, sample: ClusterSample) -> Cluste
     k = sample.n_clusters
     tc = sample.cluster_codes
     pc = prepared.codes[pos]
-    width = np.int64(max(prepared.n_clusters, 1))
-    cell_key, cell_of_record = np.unique(tc * width + pc, return_inverse=True)
-    counts = np.bincount(cell_of_record.ravel()).astype(np.int64)
-    rows = cell_key // width
-    cols = cell_key % width
+    rows, cols, counts = count_cells(tc, pc, prepared.n_clusters)
     n = counts.astype(np.float64)
     b = prepared.sizes[cols].astype(np.float64)
     a = np.bincount(tc, minlength=k).astype(np.float64)
@@ -322,12 +319,7 @@ def cluster_terms(prepared: PreparedPrediction, sample: ClusterSample) -> Cluste
     name_rows = name_codes = name_counts = None
     if prepared.name_codes is not None and prepared.name_counts is not None:
         nc = prepared.name_codes[pos]
-        name_key, name_of_record = np.unique(
-            tc * np.int64(prepared.name_counts.shape[0]) + nc, return_inverse=True
-        )
-        name_counts = np.bincount(name_of_record.ravel()).astype(np.int64)
-        name_rows = name_key // np.int64(prepared.name_counts.shape[0])
-        name_codes = name_key % np.int64(prepared.name_counts.shape[0])
+        name_rows, name_codes, name_counts = count_cells(tc, nc, prepared.name_counts.shape[0])
         shared = prepared.name_counts[name_codes] > name_counts
         homonym = (_sum_by(name_rows, shared, k) > 0).astype(np.float64)
         variation = (np.bincount(name_rows, minlength=k) > 1).astype(np.float64)

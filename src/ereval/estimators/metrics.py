@@ -51,6 +51,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import as_name_list, check_beta, describe, examples
+from ..ids import factorize
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._sample_input import plain, sample_table
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
@@ -433,7 +434,7 @@ def estimate_by_group(
     normal_quantile(level)
     s, terms = _sample_and_terms(pred, sample, design, weights, names, record_col, cluster_col)
     labels = _group_labels(sample, s, groups, record_col, cluster_col)
-    codes, uniq = pd.factorize(labels)
+    codes, uniq = factorize(labels)
     out: dict[Any, dict[str, Estimate]] = {}
     for g, label in enumerate(np.asarray(uniq).tolist()):
         keep = codes == g

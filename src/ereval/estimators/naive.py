@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ..contingency import ContingencyTable
+from ..ids import factorize
 from ..metrics.bcubed import b3_entity_scores, b3_scores
 from ..metrics.cluster import cluster_scores
 from ..metrics.info import info_scores
@@ -66,7 +66,7 @@ def _benchmark_table(terms: ClusterTerms, kept: IntArray) -> ContingencyTable:
     new_row = np.full(terms.n_clusters, -1, dtype=np.int64)
     new_row[kept] = np.arange(kept.shape[0], dtype=np.int64)
     rows = new_row[terms.rows[cells]]
-    col_codes, _ = pd.factorize(terms.cols[cells])
+    col_codes, _ = factorize(terms.cols[cells])
     cols = col_codes.astype(np.int64)
     counts = terms.counts[cells]
     pred_sizes = np.bincount(cols, weights=counts).astype(np.int64)
