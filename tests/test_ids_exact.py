@@ -324,7 +324,8 @@ def test_a_hash_collision_falls_back_to_arrow(monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.parametrize("width", [7, 12])
-def test_the_same_large_set_in_another_order(width: int) -> None:
+def test_the_same_large_set_in_another_order(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(text_keys, "CHUNK", 7919)  # several chunks of words
     rng = np.random.default_rng(width)
     n = text_keys.MIN_IDS + 5
     ids = [f"id{v:0{width}d}"[-width:] for v in rng.permutation(10**6)[:n]]

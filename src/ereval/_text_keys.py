@@ -29,6 +29,8 @@ U64 = npt.NDArray[np.uint64]
 MIN_IDS = 50_000
 #: Longest id (bytes) laid out in words; longer ids go to Arrow.
 MAX_BYTES = 64
+#: Ids laid out at a time where the words are not kept.
+CHUNK = 1 << 20
 
 _M1 = np.uint64(0x9E3779B97F4A7C15)
 _M2 = np.uint64(0xFF51AFD7ED558CCD)
@@ -73,8 +75,8 @@ def _consistent(parts: list[U64], codes: list[IntArray], n_codes: int) -> bool:
     return True
 
 
-def _layout(arrays: list[pa.Array]) -> list[U64] | None:
-    """The ids of every array as rows of words of one common width, or ``None``."""
+def _width(arrays: list[pa.Array]) -> int | None:
+    """The common row width (bytes, a multiple of 8) of the word layout, or ``None``."""
     n = sum(len(a) for a in arrays)
     if n < MIN_IDS or any(a.null_count for a in arrays):
         return None
@@ -90,8 +92,31 @@ def _layout(arrays: list[pa.Array]) -> list[U64] | None:
     width = max(8, -(-longest // 8) * 8)
     if longest > MAX_BYTES or width > 4 * (total / n) + 16:
         return None  # padding would cost far more memory than the ids themselves
+    return width
+
+
+def _layout(arrays: list[pa.Array]) -> list[U64] | None:
+    """The ids of every array as rows of words of one common width, or ``None``."""
+    width = _width(arrays)
+    if width is None:
+        return None
     parts = [_words(a, width) for a in arrays]
     return None if any(p is None for p in parts) else [p for p in parts if p is not None]
+
+
+def _chunks(n: int) -> list[slice]:
+    return [slice(i, min(i + CHUNK, n)) for i in range(0, n, CHUNK)]
+
+
+def _chunked_keys(arr: pa.Array, width: int) -> U64 | None:
+    """:func:`_keys` of ``arr``, laid out a chunk at a time (little extra memory)."""
+    keys = np.empty(len(arr), dtype=np.uint64)
+    for part in _chunks(len(arr)):
+        words = _words(arr.slice(part.start, part.stop - part.start), width)
+        if words is None:
+            return None
+        keys[part] = _keys(words)
+    return keys
 
 
 def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
@@ -104,22 +129,29 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     """
     if len(a) != len(b):
         return None
-    words = _layout([a, b])
-    if words is None:
+    width = _width([a, b])
+    if width is None:
         return None
-    wa, wb = words
-    ka, kb = _keys(wa), _keys(wb)
-    order_a, order_b = np.argsort(ka), np.argsort(kb)
-    sorted_a = ka[order_a]
-    if not np.array_equal(sorted_a, kb[order_b]):
+    ka = _chunked_keys(a, width)
+    kb = _chunked_keys(b, width)
+    if ka is None or kb is None:
         return None
-    if (sorted_a[1:] == sorted_a[:-1]).any():
+    order_a = np.argsort(ka)
+    ka = ka[order_a]  # sorted
+    order_b = np.argsort(kb)
+    if not np.array_equal(ka, kb[order_b]):
+        return None
+    if (ka[1:] == ka[:-1]).any():
         return None  # a repeated id (or a hash collision): the general path reports it
+    del ka, kb
     where = np.empty(len(b), dtype=np.int64)
     where[order_b] = order_a
-    if wa.shape[1] > 1:
-        for k in range(wa.shape[1]):
-            if not np.array_equal(wa[:, k][where], wb[:, k]):
+    del order_a, order_b
+    if width > 8:  # hashed keys: check that every matched pair holds the same id
+        for part in _chunks(len(b)):
+            wb = _words(b.slice(part.start, part.stop - part.start), width)
+            wa = _words(a.take(pa.array(where[part])), width)
+            if wa is None or wb is None or not np.array_equal(wa, wb):
                 return None
     return where
 

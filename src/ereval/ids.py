@@ -166,11 +166,11 @@ def same_ids(a: IdArray, b: IdArray) -> bool:
     if len(a) != len(b):
         return False
     if isinstance(a, pa.Array) or isinstance(b, pa.Array):
-        return bool(
-            _is_text(a)
-            and _is_text(b)
-            and a.cast(pa.large_string()).equals(b.cast(pa.large_string()))
-        )
+        if not (_is_text(a) and _is_text(b)):
+            return False
+        if a.type != b.type:
+            a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+        return bool(a.equals(b))
     if a.dtype.kind in "iub" and b.dtype.kind in "iub":
         return bool(np.array_equal(a, b))
     if a.dtype.kind != b.dtype.kind:
