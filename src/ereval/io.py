@@ -274,7 +274,7 @@ def _pick_membership(
         )
     if len(cols) == 2 and len(wanted) == 2 and not any(c in cols for c in wanted):
         return column_ids(table[cols[0]]), column_ids(table[cols[1]])
-    raise _missing_columns_error(name, missing, cols, "record_col / cluster_col")
+    raise _missing_columns_error(name, missing, cols, "'record_col' / 'cluster_col'")
 
 
 # ---------------------------------------------------------------------------
@@ -519,7 +519,7 @@ def as_pairs(
             raise InputError(
                 f"'{name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
                 f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
-                f"(set left_col / right_col to choose others){hint}"
+                f"(set 'left_col' / 'right_col' to choose others){hint}"
             )
         lv = key_ids(data, left_cols, name=name)
         rv = key_ids(data, right_cols, name=name)

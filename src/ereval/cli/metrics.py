@@ -10,6 +10,7 @@ import typer
 from .._errors import InputError
 from .._validation import check_beta
 from ..contingency import contingency_table
+from ..io import as_pairs
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import evaluate, resolve_metrics
@@ -112,11 +113,15 @@ def metrics_command(
         if any(not n.startswith("pairwise_") for n in names):
             raise InputError("'--metrics': with --pairs only the pairwise metrics can be computed")
         with progress("scoring pairs", quiet=quiet):
-            scores = pairwise_scores_from_pairs(
-                truth,
+            pair_list = as_pairs(
                 pred,
+                name="pred",
                 left_col=split_columns(left_col) or "record_id_1",
                 right_col=split_columns(right_col) or "record_id_2",
+            )
+            scores = pairwise_scores_from_pairs(
+                truth,
+                pair_list,
                 beta=beta,
                 on_mismatch=on_mismatch,
                 record_col=split_columns(truth_record_col or record_col) or "record_id",

@@ -125,7 +125,7 @@ def _load(
         raise InputError(
             f"'{name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
             f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
-            "(set record_col / cluster_col to choose others)"
+            "(set 'record_col' / 'cluster_col' to choose others)"
         )
     r_sql, r_kind = _key_sql(record_cols, types, name=name)
     c_sql, c_kind = _key_sql(cluster_cols, types, name=name)
