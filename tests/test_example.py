@@ -196,12 +196,14 @@ def test_cli_writes_every_file_and_refuses_to_overwrite(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     for name in example.FILES:
         assert (out / name).read_bytes() == (DATA / name).read_bytes(), name
+    rerun = runner.invoke(app, ["example", str(out)])  # the same files again: nothing lost
+    assert rerun.exit_code == 0, rerun.output
     (out / "truth.csv").write_text("changed")
     again = runner.invoke(app, ["example", str(out)])
     assert again.exit_code == 2
     message = again.stderr.strip()
     assert len(message.splitlines()) == 1
-    assert "already holds 13 of the example files" in message and "--force" in message
+    assert "already holds 1 of the example files" in message and "--force" in message
     assert (out / "truth.csv").read_text() == "changed"
     forced = runner.invoke(app, ["example", str(out), "--force"])
     assert forced.exit_code == 0, forced.output
@@ -233,7 +235,7 @@ def test_write_refuses_one_clash_and_writes_nothing(tmp_path: Path) -> None:
         example.write(tmp_path)
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["2024-01-01.csv", "releases"]
     example.write(tmp_path, force=True)
-    assert example.existing(tmp_path) == list(example.FILES)
+    assert example.existing(tmp_path) == []  # every file now equals the bundled one
 
 
 def test_a_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -365,7 +367,7 @@ def test_readme_commands_run(tmp_path: Path) -> None:
         REPO,
         root,
         ignore=shutil.ignore_patterns(
-            ".git", "__pycache__", ".*_cache", "*.egg-info", "build", "dist"
+            ".git", "__pycache__", ".*_cache", "*.egg-info", "build", "dist", "demo"
         ),
     )
     bin_dir = tmp_path / "bin"

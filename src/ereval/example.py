@@ -126,9 +126,19 @@ def load(name: str) -> pd.DataFrame:
 
 
 def existing(directory: str | os.PathLike[str]) -> list[str]:
-    """The example files (relative names) that already exist under ``directory``."""
+    """The example files (relative names) under ``directory`` that differ from the
+    bundled ones (a file already identical to its bundled copy loses nothing when
+    written again, so writing the example twice is not an error)."""
     target = Path(directory)
-    return [name for name in FILES if (target / name).exists()]
+    bundled = files()
+    out = []
+    for name in FILES:
+        path = target / name
+        if not path.exists():
+            continue
+        if path.is_dir() or path.read_bytes() != bundled[name].read_bytes():
+            out.append(name)
+    return out
 
 
 def write(directory: str | os.PathLike[str], *, force: bool = False) -> list[Path]:
@@ -142,8 +152,9 @@ def write(directory: str | os.PathLike[str], *, force: bool = False) -> list[Pat
     directory : path
         Where to write; may already exist and hold other files.
     force : bool, default False
-        Replace example files that already exist there; without it their
-        presence is an error and nothing is written.
+        Replace example files that already exist there with other content;
+        without it their presence is an error and nothing is written (files
+        identical to the bundled ones are no obstacle).
 
     Returns
     -------
@@ -157,7 +168,7 @@ def write(directory: str | os.PathLike[str], *, force: bool = False) -> list[Pat
     if clash and not force:
         shown = ", ".join(clash[:3]) + (", ..." if len(clash) > 3 else "")
         raise InputError(
-            f"'directory': '{target}' already holds {len(clash)} of the example files "
+            f"'directory': '{target}' already holds {len(clash)} of the example files with other content "
             f"({shown}); nothing was written (overwrite them with force=True)"
         )
     for name in clash:

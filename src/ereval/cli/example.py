@@ -33,7 +33,8 @@ def example_command(
     if clash and not force:
         shown = ", ".join(clash[:3]) + (", ..." if len(clash) > 3 else "")
         raise fail(
-            f"'{directory}' already holds {len(clash)} of the example files ({shown}); "
+            f"'{directory}' already holds {len(clash)} of the example files with other content "
+            f"({shown}); "
             "nothing was written (use --force to overwrite them)"
         )
     written = example.write(directory, force=force)
