@@ -354,3 +354,90 @@ def test_a_repeated_record_is_found_whatever_the_other_side_holds() -> None:
     pred = pd.DataFrame({"record_id": ["a", "b", "c"], "cluster_id": [1, 1, 2]})
     with pytest.raises(InputError, match=r"'truth' has 1 duplicate record ids \(e\.g\. 'a'\)"):
         contingency_table(truth, pred, on_mismatch="twinless")
+
+
+def test_keys_of_several_columns_in_estimate_and_simulate(tmp_path: Path) -> None:
+    from ereval.estimators import as_sample, estimate
+
+    # a link job: records are keyed by (source, uid); uids repeat across sources
+    pred = pd.DataFrame(
+        {
+            "source": ["a", "a", "a", "b", "b", "b"],
+            "uid": ["1", "2", "3", "1", "2", "3"],
+            "cluster_id": ["x", "x", "y", "x", "y", "y"],
+        }
+    )
+    sample = pred.iloc[[0, 1, 3]].assign(cluster_id="t1")  # one true cluster of 3 records
+    key = ["source", "uid"]
+    s = as_sample(sample, design="single_block", record_col=key)
+    with pytest.warns(UserWarning, match="cannot be estimated from one block"):
+        est = estimate(pred, s, record_col=key, metrics="pairwise_recall")["pairwise_recall"]
+    assert est.value == 1.0  # its 3 pairs are all predicted (all in 'x')
+    p_csv, s_csv = tmp_path / "pred.csv", tmp_path / "sample.csv"
+    pred.to_csv(p_csv, index=False)
+    sample.to_csv(s_csv, index=False)
+    res = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--pred",
+            str(p_csv),
+            "--sample",
+            str(s_csv),
+            "--design",
+            "single-block",
+            "--record-col",
+            "source,uid",
+            "-m",
+            "pairwise_recall",
+            "-f",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert '"value": 1.0' in res.stdout
+    truth_csv = tmp_path / "truth.csv"
+    pred.rename(columns={"cluster_id": "entity"}).to_csv(truth_csv, index=False)
+    sim = runner.invoke(
+        app,
+        [
+            "simulate",
+            "--truth",
+            str(truth_csv),
+            "--pred",
+            str(p_csv),
+            "--record-col",
+            "source,uid",
+            "--cluster-col",
+            "cluster_id",
+            "-n",
+            "4",
+            "-r",
+            "3",
+            "--seed",
+            "1",
+        ],
+    )
+    assert sim.exit_code == 2 and "no column(s) 'cluster_id'" in sim.stderr
+    pred.to_csv(truth_csv, index=False)
+    ok = runner.invoke(
+        app,
+        [
+            "simulate",
+            "--truth",
+            str(truth_csv),
+            "--pred",
+            str(p_csv),
+            "--record-col",
+            "source,uid",
+            "-n",
+            "4",
+            "-r",
+            "3",
+            "--seed",
+            "1",
+            "-f",
+            "csv",
+        ],
+    )
+    assert ok.exit_code == 0, ok.output

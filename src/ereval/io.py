@@ -66,6 +66,7 @@ __all__ = [
     "duplicate_error",
     "duplicates_of",
     "key_ids",
+    "keyed_frame",
     "read_membership",
     "read_table",
 ]
@@ -238,6 +239,26 @@ def key_ids(table: Any, cols: list[str], *, name: str) -> IdArray:
     pieces = [_json_part(p, name=name, column=c) for c, p in zip(cols, parts, strict=True)]
     joined = pc.binary_join_element_wise(*pieces, _lit(","))
     return pc.binary_join_element_wise(_lit("["), joined, _lit("]"), _lit(""))
+
+
+def keyed_frame(frame: Any, record_col: Columns, *, name: str) -> tuple[Any, str]:
+    """``frame`` with its record key in one column, and that column's name.
+
+    For one key column, ``frame`` and the column are returned unchanged; for
+    several, a pandas copy of ``frame`` gains a column named by joining them
+    with ``+`` that holds the key of :func:`key_ids`.
+    """
+    cols = column_names(record_col, name="record_col")
+    if len(cols) == 1:
+        return frame, cols[0]
+    table = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
+    present = _table_columns(table, name=name)
+    missing = [c for c in cols if c not in present]
+    if missing:
+        raise _missing_columns_error(name, missing, present, "'record_col'")
+    joined = "+".join(cols)
+    keys = key_ids(table, cols, name=name)
+    return table.assign(**{joined: pd.Series(to_numpy(keys), index=table.index)}), joined
 
 
 def _table_columns(table: Any, *, name: str) -> list[str]:

@@ -15,6 +15,7 @@ from ..estimators import as_sample, estimate, estimate_by_group, prepare_predict
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
+from ._columns import ClusterColOpt, RecordColOpt, split_columns
 from ._common import (
     FormatOpt,
     LevelOpt,
@@ -32,11 +33,6 @@ from ._warnings import capture_warnings, estimate_warnings, print_warnings
 DesignChoice = Literal["record", "cluster", "block", "single-block"]
 WeightKindChoice = Literal["probability", "inverse-probability"]
 ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
-
-RecordColOpt = Annotated[str, typer.Option("--record-col", help="Record id column in both files.")]
-ClusterColOpt = Annotated[
-    str, typer.Option("--cluster-col", help="Cluster id column in both files.")
-]
 
 
 def weights_value(text: str | None) -> str | None:
@@ -142,7 +138,9 @@ def estimate_command(
     check_beta(beta)
     normal_quantile(level)
     with progress("reading the sample and the prediction", quiet=quiet) as bar:
-        sample_frame = read_table(sample, name="sample", text_columns=(record_col, cluster_col))
+        key = split_columns(record_col) or "record_id"
+        key_cols = [key] if isinstance(key, str) else key
+        sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, cluster_col))
         pred_frame = read_table(pred, name="pred", text_columns="all")
         bar.update(description="estimating")
         s = as_sample(
@@ -156,11 +154,11 @@ def estimate_command(
             draws=draws,
             replace=not without_replacement,
             population_size=population_size,
-            record_col=record_col,
+            record_col=key,
             cluster_col=cluster_col,
         )
         prepared = prepare_prediction(
-            pred_frame, names=names, index=False, record_col=record_col, cluster_col=cluster_col
+            pred_frame, names=names, index=False, record_col=key, cluster_col=cluster_col
         )
         if group is not None:
             groups = _groups(sample_frame, group, record_col, cluster_col)

@@ -12,8 +12,9 @@ import typer
 from .._errors import InputError
 from .._validation import check_beta, check_in_range, check_int
 from ..estimators.ratio import normal_quantile
-from ..io import as_membership, read_table
+from ..io import as_membership, keyed_frame, read_table
 from ..simulate import SUMMARY_COLUMNS, check_simulation_memory, simulate
+from ._columns import split_columns
 from ._common import (
     FormatOpt,
     LevelOpt,
@@ -118,20 +119,19 @@ def simulate_command(
         check_int("seed", seed, minimum=0)
     check_simulation_memory(sample_size, repeats, 1)
     with progress(f"reading {truth.name}", quiet=quiet) as bar:
-        frame = read_table(truth, name="truth", text_columns="all")
-        membership = as_membership(
-            frame, name="truth", record_col=record_col, cluster_col=cluster_col
+        key = split_columns(record_col) or "record_id"
+        frame, key_col = keyed_frame(
+            read_table(truth, name="truth", text_columns="all"), key, name="truth"
         )
+        membership = as_membership(frame, name="truth", record_col=key_col, cluster_col=cluster_col)
         kwargs: dict[str, Any] = {}
         if blocks is not None:
             kwargs["blocks"] = _blocks_of_clusters(frame, blocks, cluster_col)
         if names is not None:
-            kwargs["names"] = _names_of_records(frame, names, record_col)
+            kwargs["names"] = _names_of_records(frame, names, key_col)
         pred_m = None
         if pred is not None:
-            pred_m = as_membership(
-                pred, name="pred", record_col=record_col, cluster_col=cluster_col
-            )
+            pred_m = as_membership(pred, name="pred", record_col=key, cluster_col=cluster_col)
         bar.update(description="simulating")
 
         def report(done: int, total: int) -> None:

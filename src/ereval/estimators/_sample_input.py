@@ -20,7 +20,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import describe, examples
 from ..ids import factorize, to_numpy
-from ..io import as_membership, column_ids, read_table
+from ..io import Columns, as_membership, column_ids, column_names, keyed_frame, read_table
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -74,9 +74,14 @@ def _as_frame(sample: Any, id_columns: tuple[str, ...] = ()) -> pd.DataFrame | N
     return None
 
 
-def sample_table(sample: Any, *, record_col: str, cluster_col: str) -> SampleTable:
+def sample_table(sample: Any, *, record_col: Columns, cluster_col: str) -> SampleTable:
     """Validate the sampled clusters (records unique, no missing ids)."""
-    frame = _as_frame(sample, (record_col, cluster_col))
+    key_cols = column_names(record_col, name="record_col")
+    frame = _as_frame(sample, (*key_cols, cluster_col))
+    if frame is not None:
+        frame, record_col = keyed_frame(frame, key_cols, name="sample")
+    else:
+        record_col = key_cols[0]
     if frame is not None and record_col in frame.columns and cluster_col in frame.columns:
         _check_repeated_records(frame, record_col, cluster_col)
     source = frame if frame is not None else sample

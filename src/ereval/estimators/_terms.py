@@ -34,7 +34,7 @@ from .._validation import describe, examples
 from ..contingency import count_cells
 from ..ids import dense_int_span as _dense_int_span
 from ..ids import factorize, id_kind, to_arrow_ids, to_numpy
-from ..io import Membership, as_membership, column_ids, read_table
+from ..io import Columns, Membership, as_membership, column_ids, keyed_frame, read_table
 from .designs import ClusterSample
 
 __all__ = ["ClusterTerms", "PreparedPrediction", "cluster_terms", "prepare_prediction"]
@@ -127,7 +127,7 @@ def prepare_prediction(
     *,
     names: Any = None,
     index: bool = True,
-    record_col: str = "record_id",
+    record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
 ) -> PreparedPrediction:
     """Factorise a predicted clustering once for repeated estimation.
@@ -161,6 +161,8 @@ def prepare_prediction(
         if isinstance(pred, str | os.PathLike)
         else pred
     )
+    if not isinstance(frame, Mapping | pd.Series) and hasattr(frame, "columns"):
+        frame, record_col = keyed_frame(frame, record_col, name="pred")
     m = as_membership(frame, name="pred", record_col=record_col, cluster_col=cluster_col)
     codes, labels = _cluster_codes(m.clusters)
     sizes = np.bincount(codes).astype(np.int64)

@@ -33,7 +33,7 @@ import pandas as pd
 
 from .._errors import InputError
 from .._validation import check_choice, check_int, check_rng, describe, examples
-from ..io import Membership
+from ..io import Columns, Membership
 from ._sample_input import SampleTable, draw_codes, per_unit_values, sample_table, unit_codes
 from .ratio import fpc_theta
 
@@ -163,7 +163,7 @@ def as_sample(
     draws: Any = None,
     replace: bool = True,
     population_size: int | None = None,
-    record_col: str = "record_id",
+    record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
 ) -> ClusterSample:
     """Validate a labelled sample of true clusters and its design.

@@ -52,6 +52,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import as_name_list, check_beta, describe, examples
 from ..ids import factorize
+from ..io import Columns
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._sample_input import plain, sample_table
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
@@ -265,7 +266,7 @@ def _sample_and_terms(
     design: Design | None,
     weights: Any,
     names: Any,
-    record_col: str,
+    record_col: Columns,
     cluster_col: str,
 ) -> tuple[ClusterSample, ClusterTerms]:
     if isinstance(sample, ClusterSample):
@@ -296,7 +297,7 @@ def estimate(
     names: Any = None,
     subgroup: Iterable[Any] | None = None,
     naive: bool = True,
-    record_col: str = "record_id",
+    record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
 ) -> dict[str, Estimate]:
     """Estimate performance metrics and summary statistics of ``pred`` from a labelled sample.
@@ -409,7 +410,7 @@ def estimate_by_group(
     level: float = 0.95,
     names: Any = None,
     naive: bool = True,
-    record_col: str = "record_id",
+    record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
 ) -> dict[Any, dict[str, Estimate]]:
     """Estimates per subgroup of true clusters (Binette et al. 2024, Remark 3).
@@ -455,7 +456,7 @@ def estimate_by_group(
 
 
 def _group_labels(
-    raw: Any, sample: ClusterSample, groups: Any, record_col: str, cluster_col: str
+    raw: Any, sample: ClusterSample, groups: Any, record_col: Columns, cluster_col: str
 ) -> npt.NDArray[Any]:
     if isinstance(groups, str):
         if isinstance(raw, ClusterSample):
