@@ -23,7 +23,8 @@ from __future__ import annotations
 import csv
 import gzip
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -138,7 +139,7 @@ def read_arrow(
                 f"'{name}' has no column(s) {', '.join(repr(c) for c in absent)}; "
                 f"its columns are {names[:10]!r}{' ...' if len(names) > 10 else ''}"
             )
-    try:
+    with _read_errors(spec, name):
         if spec.format == "parquet":
             import pyarrow.parquet as pq
 
@@ -156,14 +157,25 @@ def read_arrow(
             quoted_strings_can_be_null=True,
             include_columns=None if columns is None else list(columns),
         )
-        source: Any = spec.path
-        if spec.gzip:
-            source = pa.CompressedInputStream(pa.OSFile(str(spec.path)), "gzip")
         return pacsv.read_csv(
-            source,
+            _source(spec),
             parse_options=pacsv.ParseOptions(delimiter=spec.delimiter),
             convert_options=convert,
         )
+
+
+def _source(spec: FileSpec) -> Any:
+    """What pyarrow's CSV reader reads: the path, or a decompressing stream."""
+    if spec.gzip:
+        return pa.CompressedInputStream(pa.OSFile(str(spec.path)), "gzip")
+    return spec.path
+
+
+@contextmanager
+def _read_errors(spec: FileSpec, name: str) -> Iterator[None]:
+    """Turn the readers' errors into one :class:`InputError` naming ``name`` and the file."""
+    try:
+        yield
     except InputError:
         raise
     except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException) as exc:
@@ -192,26 +204,18 @@ def read_table(
 def count_rows(path: str | os.PathLike[str] | FileSpec, *, name: str = "file") -> int:
     """The number of data rows of a file, without holding its data (CSV is streamed)."""
     spec = path if isinstance(path, FileSpec) else file_spec(path, name=name)
-    try:
+    with _read_errors(spec, name):
         if spec.format == "parquet":
             import pyarrow.parquet as pq
 
             return int(pq.ParquetFile(spec.path).metadata.num_rows)
         import pyarrow.csv as pacsv
 
-        names = header(spec, name=name)
-        source: Any = spec.path
-        if spec.gzip:
-            source = pa.CompressedInputStream(pa.OSFile(str(spec.path)), "gzip")
         reader = pacsv.open_csv(
-            source,
+            _source(spec),
             parse_options=pacsv.ParseOptions(delimiter=spec.delimiter),
-            convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in names}),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in header(spec, name=name)}
+            ),
         )
         return sum(batch.num_rows for batch in reader)
-    except InputError:
-        raise
-    except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException) as exc:
-        raise InputError(
-            f"'{name}': cannot read '{spec.path}' as {spec.format} ({_first_line(exc)})"
-        ) from exc

@@ -18,8 +18,11 @@ __all__ = [
     "ClusterColOpt",
     "IdTypeOpt",
     "MismatchOpt",
+    "PredClusterColOpt",
+    "PredRecordColOpt",
     "RecordColOpt",
-    "SideColOpt",
+    "TruthClusterColOpt",
+    "TruthRecordColOpt",
     "align_options",
     "split_columns",
 ]
@@ -34,7 +37,6 @@ RecordColOpt = Annotated[
 ClusterColOpt = Annotated[
     str, typer.Option("--cluster-col", help="Cluster id column of both files.")
 ]
-SideColOpt = Annotated[str | None, typer.Option(show_default=False)]
 
 
 def _side(flag: str, what: str) -> Any:
@@ -82,8 +84,10 @@ def align_options(
     pred_cluster_col: str | None,
     on_mismatch: MismatchPolicy,
     id_type: IdType,
+    **_other_options: Any,
 ) -> AlignOptions:
-    """The options of :func:`ereval.contingency.align` from the CLI flags."""
+    """The options of :func:`ereval.contingency.align` from a command's flags (other
+    options of the command are ignored, so a command can pass all of its own)."""
     return AlignOptions(
         record_col=split_columns(record_col) or "record_id",
         cluster_col=split_columns(cluster_col) or "cluster_id",

@@ -94,16 +94,7 @@ def metrics_command(
 ) -> None:
     """Score a predicted clustering against the truth with every clustering metric."""
     check_beta(beta)
-    options = align_options(
-        record_col=record_col,
-        cluster_col=cluster_col,
-        truth_record_col=truth_record_col,
-        truth_cluster_col=truth_cluster_col,
-        pred_record_col=pred_record_col,
-        pred_cluster_col=pred_cluster_col,
-        on_mismatch=on_mismatch,
-        id_type=id_type,
-    )
+    options = align_options(**locals())
     if pairs:
         names = (
             resolve_metrics(metrics)
@@ -192,16 +183,7 @@ def errors_command(
     TRUTH may be a sample of true clusters scored against a full PRED with
     --on-mismatch twinless.
     """
-    options = align_options(
-        record_col=record_col,
-        cluster_col=cluster_col,
-        truth_record_col=truth_record_col,
-        truth_cluster_col=truth_cluster_col,
-        pred_record_col=pred_record_col,
-        pred_cluster_col=pred_cluster_col,
-        on_mismatch=on_mismatch,
-        id_type=id_type,
-    )
+    options = align_options(**locals())
     if out is not None:
         check_table_path(out, flag="--out")
     fn = record_errors if by == "record" else cluster_errors

@@ -214,24 +214,17 @@ def duckdb_contingency_table(
             con.execute(f"SET memory_limit = {_quote(str(memory_limit))}")
         if threads is not None:
             con.execute(f"SET threads = {int(threads)}")
-        as_text = id_type == "string"
-        kt = _load(
-            con,
-            "t",
-            truth,
-            name="truth",
-            record_cols=sides["truth"][0],
-            cluster_cols=sides["truth"][1],
-            as_text=as_text,
-        )
-        kp = _load(
-            con,
-            "p",
-            pred,
-            name="pred",
-            record_cols=sides["pred"][0],
-            cluster_cols=sides["pred"][1],
-            as_text=as_text,
+        kt, kp = (
+            _load(
+                con,
+                view,
+                path,
+                name=side,
+                record_cols=sides[side][0],
+                cluster_cols=sides[side][1],
+                as_text=id_type == "string",
+            )
+            for view, path, side in (("t", truth, "truth"), ("p", pred, "pred"))
         )
         if kt != kp:
             ex_t = [r[0] for r in con.execute("SELECT r FROM t LIMIT 2").fetchall()]
