@@ -20,6 +20,7 @@ PACKAGES = [
     "ereval.plots",
     "ereval.results",
     "ereval.simulate",
+    "ereval.summary",
 ]
 
 

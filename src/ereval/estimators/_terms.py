@@ -30,21 +30,19 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
-from .._validation import describe, examples
+from .._validation import examples
 from ..contingency import count_cells
 from ..ids import dense_int_span as _dense_int_span
-from ..ids import factorize, id_kind, to_arrow_ids, to_numpy
-from ..io import Columns, Membership, as_membership, column_ids, keyed_frame, read_table
+from ..ids import factorize, id_kind, to_arrow_ids
+from ..io import Columns, Membership, as_membership, keyed_frame, read_table
+from ..summary import name_codes as read_name_codes
+from ..summary import name_indicators
 from .designs import ClusterSample
 
 __all__ = ["ClusterTerms", "PreparedPrediction", "cluster_terms", "prepare_prediction"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-def _values(column: Any) -> npt.NDArray[Any]:
-    return to_numpy(column_ids(column))
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,51 +189,8 @@ def _cluster_codes(clusters: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[An
 def _names(names: Any, frame: Any, m: Membership) -> tuple[IntArray | None, IntArray | None]:
     if names is None:
         return None, None
-    if isinstance(names, str):
-        if not isinstance(frame, pd.DataFrame) and not type(frame).__module__.startswith(
-            ("polars", "pyarrow")
-        ):
-            raise InputError(
-                f"'names' names a column ('{names}') but 'pred' is not a table; give a mapping "
-                "from record id to name instead"
-            )
-        table = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
-        if names not in table.columns:
-            raise InputError(
-                f"'names': the prediction has no column '{names}'; its columns are "
-                f"{[str(c) for c in table.columns]}"
-            )
-        values = _values(table[names])
-    elif isinstance(names, Mapping | pd.Series):
-        series = names if isinstance(names, pd.Series) else pd.Series(dict(names), dtype=object)
-        if not series.index.is_unique:
-            raise InputError("'names' has repeated record ids")
-        pos = series.index.get_indexer(m.records)
-        if (pos < 0).any():
-            raise InputError(
-                f"'names' has no name for {int((pos < 0).sum())} record(s) of 'pred' (e.g. "
-                f"{examples(m.records[pos < 0])}); homonymy needs the name of every record"
-            )
-        if series.shape[0] != m.records.shape[0]:
-            extra = series.shape[0] - m.records.shape[0]
-            raise InputError(
-                f"'names' covers {extra} record(s) that are not in 'pred'; the prediction must "
-                "cover the whole population whose names are counted"
-            )
-        values = np.asarray(_values(series))[pos]
-    else:
-        raise InputTypeError(
-            "'names' must be a column of the prediction or a mapping from record id to name; "
-            f"received {describe(names)}"
-        )
-    missing = np.asarray(pd.isna(values))
-    if missing.any():
-        raise InputError(
-            f"'names' is missing (None/NaN) for {int(missing.sum())} record(s), e.g. "
-            f"{examples(m.records[missing])}"
-        )
-    codes, uniq = factorize(values)
-    return codes.astype(np.int64), np.bincount(codes, minlength=uniq.shape[0]).astype(np.int64)
+    codes = read_name_codes(names, m, table=frame, source="pred")
+    return codes, np.bincount(codes).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,9 +277,11 @@ def cluster_terms(prepared: PreparedPrediction, sample: ClusterSample) -> Cluste
     if prepared.name_codes is not None and prepared.name_counts is not None:
         nc = prepared.name_codes[pos]
         name_rows, name_codes, name_counts = count_cells(tc, nc, prepared.name_counts.shape[0])
-        shared = prepared.name_counts[name_codes] > name_counts
-        homonym = (_sum_by(name_rows, shared, k) > 0).astype(np.float64)
-        variation = (np.bincount(name_rows, minlength=k) > 1).astype(np.float64)
+        has_homonym, has_variation = name_indicators(
+            name_rows, name_codes, name_counts, prepared.name_counts, k
+        )
+        homonym = has_homonym.astype(np.float64)
+        variation = has_variation.astype(np.float64)
     return ClusterTerms(
         size=a,
         sq=_sum_by(rows, n * n, k),
