@@ -9,6 +9,7 @@ import pytest
 
 PACKAGES = [
     "ereval",
+    "ereval.compare",
     "ereval.contingency",
     "ereval.engines",
     "ereval.estimators",

@@ -1,0 +1,288 @@
+"""Compare two releases of a clustering: which clusters were kept, split or merged.
+
+Two releases (an ``old`` and a ``new`` clustering, of possibly overlapping
+record sets) are matched by their records, never by their cluster ids: one
+contingency table ``n_ij = |old_i ∩ new_j|`` (:func:`ereval.contingency.align`
+with twinless records kept) over the records in both releases. Every cluster
+of the old release falls in one category, judged on its records that are still
+there:
+
+====================  ===============================================================
+``kept``              its records form one new cluster, which holds no record of
+                      another old cluster (records added or removed may change it)
+``split``             its records went to several new clusters, none shared with
+                      another old cluster
+``merged``            its records all went to one new cluster, which also holds
+                      records of another old cluster
+``split_and_merged``  several new clusters, at least one shared with another old
+                      cluster
+``removed``           none of its records is in the new release
+====================  ===============================================================
+
+Records are ``added`` (new only), ``removed`` (old only) or carry their old
+cluster's category. The agreement of the two releases on their common records
+is given by the metrics of :mod:`ereval.metrics` with the old release as
+"truth" (pairwise precision: the share of new links that were old links).
+
+>>> c = compare([[1, 2], [3, 4], [5]], [[1, 2, 5], [3], [4], [6]])
+>>> c.counts
+{'kept': 0, 'split': 1, 'merged': 2, 'split_and_merged': 0, 'removed': 0}
+>>> c.n_added, c.n_removed
+(1, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ._errors import InputError, InputTypeError, RecordMismatchError
+from .contingency import Alignment, ContingencyTable, align
+from .ids import IdType, take, to_numpy
+from .io import Columns
+from .metrics.registry import evaluate
+
+__all__ = ["CATEGORIES", "Category", "Comparison", "compare"]
+
+IntArray = npt.NDArray[np.int64]
+Category = Literal["kept", "split", "merged", "split_and_merged", "removed"]
+#: The categories of an old cluster, in the order they are reported.
+CATEGORIES: tuple[Category, ...] = ("kept", "split", "merged", "split_and_merged", "removed")
+#: The metric families computed on the common records by default.
+DEFAULT_AGREEMENT = "pairwise,cluster,b3"
+
+
+def _used(codes: IntArray, n_codes: int) -> IntArray:
+    """The codes (ascending) that some present record uses: row ``r`` of the table is
+    code ``_used(...)[r]``."""
+    present = codes[codes >= 0]
+    return np.flatnonzero(np.bincount(present, minlength=n_codes) > 0).astype(np.int64)
+
+
+def _rank(codes: IntArray, n_codes: int) -> IntArray:
+    """Each record's row (or column) in the table: the rank of its code among the used
+    codes, ``-1`` where the record is absent."""
+    present = codes >= 0
+    used = np.bincount(codes[present], minlength=n_codes) > 0
+    mapping = np.cumsum(used, dtype=np.int64) - 1
+    return np.where(present, mapping[np.maximum(codes, 0)], -1)
+
+
+def _labels_or_none(labels: npt.NDArray[Any], index: IntArray) -> npt.NDArray[Any]:
+    """``labels[index]``, with ``None`` where ``index`` is ``-1``."""
+    out = labels[np.maximum(index, 0)]
+    if (index < 0).any():
+        out = out.astype(object)
+        out[index < 0] = None
+    return out
+
+
+def _common_table(tab: ContingencyTable) -> ContingencyTable:
+    """The table restricted to records in both releases (marginals from the cells)."""
+    if not tab.has_twinless:
+        return tab
+    rows_used = tab.row_common > 0
+    cols_used = tab.col_common > 0
+    row_map = np.cumsum(rows_used, dtype=np.int64) - 1
+    col_map = np.cumsum(cols_used, dtype=np.int64) - 1
+    return ContingencyTable(
+        row_map[tab.rows],
+        col_map[tab.cols],
+        tab.counts,
+        tab.row_common[rows_used],
+        tab.col_common[cols_used],
+        "intersection",
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """The comparison of two releases (see the module docstring).
+
+    Attributes
+    ----------
+    alignment : Alignment
+        Both releases over the union of their records (``-1`` where absent).
+    table : ContingencyTable
+        Old clusters (rows) against new clusters (columns), twinless records kept.
+    category : int array
+        Per old cluster (row of ``table``), its index in :data:`CATEGORIES`.
+    agreement : dict
+        Metrics on the common records, old as truth (NaN where undefined).
+    """
+
+    alignment: Alignment = field(repr=False)
+    table: ContingencyTable = field(repr=False)
+    category: IntArray = field(repr=False)
+    agreement: dict[str, float]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of old clusters in each category."""
+        per = np.bincount(self.category, minlength=len(CATEGORIES))
+        return {name: int(per[k]) for k, name in enumerate(CATEGORIES)}
+
+    @property
+    def n_old(self) -> int:
+        """Records of the old release."""
+        return self.table.n_true_records
+
+    @property
+    def n_new(self) -> int:
+        """Records of the new release."""
+        return self.table.n_pred_records
+
+    @property
+    def n_common(self) -> int:
+        """Records in both releases."""
+        return self.table.n_common
+
+    @property
+    def n_added(self) -> int:
+        """Records only in the new release."""
+        return self.n_new - self.n_common
+
+    @property
+    def n_removed(self) -> int:
+        """Records only in the old release."""
+        return self.n_old - self.n_common
+
+    @property
+    def n_new_only_clusters(self) -> int:
+        """New clusters made only of added records."""
+        return int((self.table.col_common == 0).sum())
+
+    @cached_property
+    def _old_labels(self) -> npt.NDArray[Any]:
+        used = _used(self.alignment.true_codes, self.alignment.n_true_codes)
+        return to_numpy(take(self.alignment.true_labels, used))
+
+    @cached_property
+    def _new_labels(self) -> npt.NDArray[Any]:
+        used = _used(self.alignment.pred_codes, self.alignment.n_pred_codes)
+        return to_numpy(take(self.alignment.pred_labels, used))
+
+    def clusters(self) -> pd.DataFrame:
+        """One row per old cluster: ``old_cluster, size, n_common, n_new_clusters,
+        category``."""
+        t = self.table
+        return pd.DataFrame(
+            {
+                "old_cluster": self._old_labels,
+                "size": t.true_sizes,
+                "n_common": t.row_common,
+                "n_new_clusters": t.row_cells,
+                "category": np.asarray(CATEGORIES, dtype=object)[self.category],
+            }
+        )
+
+    def records(self, *, changed_only: bool = False) -> pd.DataFrame:
+        """One row per record of either release: ``record_id, old_cluster, new_cluster,
+        category`` (``added`` / ``removed`` for a record of one release only; the
+        missing side is empty).
+
+        With ``changed_only``, only records of old clusters that were not kept, and
+        added or removed records.
+        """
+        a = self.alignment
+        rows = _rank(a.true_codes, a.n_true_codes)
+        cols = _rank(a.pred_codes, a.n_pred_codes)
+        names = np.asarray([*CATEGORIES, "added"], dtype=object)
+        cat = np.where(rows >= 0, self.category[np.maximum(rows, 0)], len(CATEGORIES))
+        cat = np.where((rows >= 0) & (cols < 0), CATEGORIES.index("removed"), cat)
+        keep = cat != CATEGORIES.index("kept") if changed_only else np.ones(cat.size, dtype=bool)
+        at = np.flatnonzero(keep)
+        r, c = rows[at], cols[at]
+        old = _labels_or_none(self._old_labels, r)
+        new = _labels_or_none(self._new_labels, c)
+        return pd.DataFrame(
+            {
+                "record_id": to_numpy(take(self.alignment.records, at)),
+                "old_cluster": old,
+                "new_cluster": new,
+                "category": names[cat[at]],
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Record counts, category counts and agreement, as plain types."""
+        return {
+            "n_records_old": self.n_old,
+            "n_records_new": self.n_new,
+            "n_common": self.n_common,
+            "n_added": self.n_added,
+            "n_removed": self.n_removed,
+            "n_clusters_old": self.table.n_true_clusters,
+            "n_clusters_new": self.table.n_pred_clusters,
+            "n_new_only_clusters": self.n_new_only_clusters,
+            "categories": self.counts,
+            "agreement": dict(self.agreement),
+        }
+
+
+def _categories(tab: ContingencyTable) -> IntArray:
+    meets = tab.row_cells
+    shared_col = tab.col_cells > 1
+    merged = np.bincount(tab.rows, weights=shared_col[tab.cols], minlength=tab.n_true_clusters) > 0
+    split = meets > 1
+    out = np.where(split, np.where(merged, 3, 1), np.where(merged, 2, 0)).astype(np.int64)
+    out[tab.row_common == 0] = CATEGORIES.index("removed")
+    return out
+
+
+def _renamed(exc: Exception) -> Exception:
+    text = str(exc).replace("'truth'", "'old'").replace("'pred'", "'new'")
+    text = text.split(". Pass on_mismatch=")[0]
+    return type(exc)(text)
+
+
+def compare(
+    old: Any,
+    new: Any,
+    *,
+    metrics: str | None = DEFAULT_AGREEMENT,
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    id_type: IdType = "exact",
+) -> Comparison:
+    """Compare two releases of a clustering, cluster by cluster and record by record.
+
+    Parameters
+    ----------
+    old, new : clustering
+        Any form of :func:`ereval.io.as_membership`; their record sets may differ.
+        Record ids are read exactly: ids of different kinds on the two sides
+        (integers and text) are an error.
+    metrics : str or None, default "pairwise,cluster,b3"
+        Metric or family names (:func:`ereval.evaluate`) for the agreement of the
+        releases on their common records, old as truth; ``None`` for none.
+    record_col, cluster_col : str or list of str
+        Column names for tables and files.
+    id_type : {"exact", "string"}
+        As in :func:`ereval.contingency.align`.
+
+    Returns
+    -------
+    Comparison
+    """
+    try:
+        alignment = align(
+            old,
+            new,
+            on_mismatch="twinless",
+            record_col=record_col,
+            cluster_col=cluster_col,
+            id_type=id_type,
+        )
+    except (InputError, InputTypeError) as exc:
+        raise _renamed(exc) from None
+    tab = alignment.table()
+    if tab.n_common == 0:
+        raise RecordMismatchError("'old' and 'new' have no record in common")
+    agreement = {} if metrics is None else evaluate(_common_table(tab), metrics=metrics)
+    return Comparison(alignment, tab, _categories(tab), agreement)
