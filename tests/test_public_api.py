@@ -16,6 +16,7 @@ PACKAGES = [
     "ereval.example",
     "ereval.io",
     "ereval.metrics",
+    "ereval.monitor",
     "ereval.oasis",
     "ereval.paula",
     "ereval.plots",

@@ -1,0 +1,526 @@
+"""Monitor a clustering across releases: summary statistics, estimates and change flags.
+
+Binette et al. (2024, §3.1 and §4) track the summary statistics of every
+release of a disambiguation (Figure 4), the same statistics on the fixed set of
+records present in every release (Figure 5, which separates changes of the
+algorithm from changes of the data), and estimates of the true values and of
+performance from a labelled sample (Figures 4 and 6). Sudden changes should
+trigger an investigation; :func:`monitor` flags them with a control chart.
+
+The control rule (:class:`ControlRule`)
+---------------------------------------
+For an exact statistic ``x_1, x_2, ...`` over releases, release ``t`` is flagged
+
+* ``shift`` when ``x_t`` lies outside the prediction limits
+  ``m +- t_{1-alpha/2, n-1} s sqrt(1 + 1/n)`` of the ``n >= min_history`` earlier
+  releases not flagged ``shift`` (mean ``m``, standard deviation ``s``): for
+  independent normal values the chance of a false alarm is exactly ``alpha``
+  per release (``alpha = 0.0027``, the rate of 3-sigma limits, by default); when
+  ``s = 0`` any change beyond ``1e-9`` (relative) is flagged;
+* ``trend`` when ``x_t`` ends a run of ``run_length`` releases (6 by default)
+  each strictly above (or each strictly below) the previous one.
+
+For an estimated statistic, release ``t`` is flagged ``interval`` when its
+confidence interval does not overlap that of release ``t - 1`` (the point values
+alone are not compared), and ``outside_estimate`` when the release's own exact
+statistic lies outside the interval estimated for the true clustering. The
+numbers counted by design (``n_records``, ``n_clusters``) are reported, not
+monitored.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from scipy import stats
+
+from ._errors import InputError, InputTypeError, RecordMismatchError
+from ._validation import check_in_range, check_int, describe
+from .estimators import ClusterSample, estimate
+from .ids import encode, factorize, id_kind
+from .io import Columns, Membership, read_membership, read_table
+from .results import Estimate
+from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes
+
+__all__ = [
+    "DEFAULT_MONITORED",
+    "ControlRule",
+    "Monitoring",
+    "control_flags",
+    "monitor",
+    "release_sources",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: The statistics the control chart watches by default.
+DEFAULT_MONITORED: tuple[str, ...] = (
+    "average_cluster_size",
+    "matching_rate",
+    "hill_1",
+    "hill_2",
+    "homonymy_rate",
+    "name_variation_rate",
+)
+#: Estimated statistics compared with the release's exact value (``outside_estimate``).
+_SUMMARY_KEYS = ("average_cluster_size", "matching_rate", "homonymy_rate", "name_variation_rate")
+FLAG_COLUMNS = ("release", "scope", "statistic", "rule", "value", "center", "lower", "upper")
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+@dataclass(frozen=True)
+class ControlRule:
+    """The change rule of :func:`monitor` (see the module docstring).
+
+    Attributes
+    ----------
+    alpha : float, default 0.0027
+        False-alarm probability per release of the ``shift`` rule (that of
+        3-sigma limits for a normal variable).
+    min_history : int, default 3
+        Earlier unflagged releases needed before ``shift`` is judged.
+    run_length : int, default 6
+        Releases in a strictly monotone run that raise ``trend`` (0 disables it).
+    """
+
+    alpha: float = 0.0027
+    min_history: int = 3
+    run_length: int = 6
+
+    def __post_init__(self) -> None:
+        check_in_range("alpha", self.alpha, low=0.0, high=1.0, low_open=True, high_open=True)
+        check_int("min_history", self.min_history, minimum=2)
+        if self.run_length != 0:
+            check_int("run_length", self.run_length, minimum=3)
+
+    def limits(self, history: Sequence[float]) -> tuple[float, float, float]:
+        """``(center, lower, upper)`` from earlier values (NaN when too few)."""
+        x = np.asarray(history, dtype=np.float64)
+        n = x.shape[0]
+        if n < self.min_history:
+            return math.nan, math.nan, math.nan
+        m = float(x.mean())
+        s = float(x.std(ddof=1))
+        half = float(stats.t.ppf(1.0 - self.alpha / 2.0, n - 1)) * s * math.sqrt(1.0 + 1.0 / n)
+        half = max(half, 1e-9 * max(1.0, abs(m)))
+        return m, m - half, m + half
+
+    def to_dict(self) -> dict[str, Any]:
+        """The thresholds, as reported with the flags."""
+        return {
+            "alpha": self.alpha,
+            "min_history": self.min_history,
+            "run_length": self.run_length,
+            "shift": "outside m +- t(1 - alpha/2, n - 1) s sqrt(1 + 1/n) of the earlier "
+            "releases not flagged shift",
+            "trend": f"{self.run_length} releases in a strictly monotone run",
+            "interval": "confidence intervals of consecutive releases do not overlap",
+            "outside_estimate": "exact statistic outside the interval estimated for the truth",
+        }
+
+
+def control_flags(values: Sequence[float], rule: ControlRule | None = None) -> list[dict[str, Any]]:
+    """Apply ``rule`` to one series; one dict per flag: ``index, rule, value, center,
+    lower, upper``. NaN values are never flagged and never enter a baseline.
+
+    Examples
+    --------
+    >>> [f["index"] for f in control_flags([1.0, 1.1, 0.9, 1.0, 1.05, 3.0])]
+    [5]
+    """
+    rule = ControlRule() if rule is None else rule
+    x = [float(v) for v in values]
+    baseline: list[float] = []
+    out: list[dict[str, Any]] = []
+    up = down = 1
+    for t, v in enumerate(x):
+        if t > 0 and math.isfinite(v) and math.isfinite(x[t - 1]):
+            up = up + 1 if v > x[t - 1] else 1
+            down = down + 1 if v < x[t - 1] else 1
+        else:
+            up = down = 1
+        if not math.isfinite(v):
+            continue
+        center, lower, upper = rule.limits(baseline)
+        shifted = math.isfinite(center) and not lower <= v <= upper
+        if shifted:
+            out.append(
+                {"index": t, "rule": "shift", "value": v, "center": center}
+                | {"lower": lower, "upper": upper}
+            )
+        else:
+            baseline.append(v)
+        if rule.run_length and (up == rule.run_length or down == rule.run_length):
+            nan = math.nan
+            out.append(
+                {"index": t, "rule": "trend", "value": v, "center": nan}
+                | {"lower": nan, "upper": nan}
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- inputs
+def _date_of(label: str) -> str | None:
+    found = _DATE.findall(label)
+    return found[-1] if found else None
+
+
+def release_sources(releases: Any) -> list[tuple[str, Any]]:
+    """``(label, clustering)`` per release, in monitoring order.
+
+    ``releases`` is a mapping from label to clustering (kept in its order), a
+    folder (its CSV and Parquet files), a glob pattern, or a list of paths. Files
+    are ordered by the ISO date (``YYYY-MM-DD``) in their names when every name
+    has one, otherwise kept in the given order (a folder or glob: by name); a
+    file's label is its date, or else its name without suffix.
+    """
+    if isinstance(releases, Mapping):
+        return [(str(k), v) for k, v in releases.items()]
+    if isinstance(releases, str | os.PathLike):
+        path = Path(releases)
+        if path.is_dir():
+            paths = sorted(
+                p
+                for p in path.iterdir()
+                if p.is_file() and p.name.lower().endswith((".csv", ".csv.gz", ".parquet", ".pq"))
+            )
+            if not paths:
+                raise InputError(f"'releases': folder '{path}' holds no CSV or Parquet file")
+        else:
+            paths = [Path(p) for p in sorted(glob.glob(str(releases)))]
+            if not paths:
+                if any(ch in str(releases) for ch in "*?["):
+                    raise InputError(f"'releases': no file matches {str(releases)!r}")
+                raise FileNotFoundError(2, "No such file or directory", str(releases))
+    elif isinstance(releases, Iterable):
+        paths = [Path(p) if isinstance(p, str | os.PathLike) else p for p in releases]
+        if not all(isinstance(p, Path) for p in paths):
+            raise InputTypeError(
+                "'releases' must be a mapping from label to clustering, a folder, a glob "
+                "pattern or a list of paths"
+            )
+    else:
+        raise InputTypeError(
+            f"'releases' must be a mapping, a folder, a glob or a list of paths; received "
+            f"{describe(releases)}"
+        )
+    dates = [_date_of(p.name) for p in paths]
+    stems = [p.name.split(".")[0] for p in paths]
+    if all(d is not None for d in dates):
+        order = sorted(range(len(paths)), key=lambda i: str(dates[i]))
+        labels = [str(dates[i]) for i in range(len(paths))]
+    else:
+        order = list(range(len(paths)))
+        labels = stems
+    out = [(labels[i], paths[i]) for i in order]
+    seen: set[str] = set()
+    for label, p in out:
+        if label in seen:
+            raise InputError(f"'releases' has two releases labelled {label!r} (e.g. '{p}')")
+        seen.add(label)
+    return out
+
+
+# --------------------------------------------------------------------------- result
+@dataclass(frozen=True, eq=False)
+class Monitoring:
+    """Summary statistics, estimates and change flags over releases.
+
+    Attributes
+    ----------
+    releases : tuple of str
+        Release labels in order.
+    statistics : DataFrame
+        One row per release (index: label), one column per statistic, all records.
+    common : DataFrame
+        The same on the records present in every release (Figure 5).
+    n_common : int
+        Number of those records.
+    estimates : dict
+        Release -> estimator key -> :class:`~ereval.Estimate` (empty without a
+        sample; a release missing sampled records has none).
+    flags : DataFrame
+        One row per flag: ``release, scope ("all", "common" or "estimate"),
+        statistic, rule, value, center, lower, upper``.
+    rule : ControlRule
+    notes : tuple of str
+        Why some estimates are missing.
+    """
+
+    releases: tuple[str, ...]
+    statistics: pd.DataFrame
+    common: pd.DataFrame
+    n_common: int
+    estimates: dict[str, dict[str, Estimate]]
+    flags: pd.DataFrame
+    rule: ControlRule
+    monitored: tuple[str, ...]
+    summaries: dict[str, Summary] = field(repr=False)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """Whether any change was flagged."""
+        return not self.flags.empty
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain types: statistics and common (one mapping per release), estimates,
+        flags, rule, monitored statistics and notes."""
+        return {
+            "releases": list(self.releases),
+            "n_common": self.n_common,
+            "statistics": {r: self.statistics.loc[r].to_dict() for r in self.releases},
+            "common": {r: self.common.loc[r].to_dict() for r in self.releases},
+            "estimates": {
+                r: {k: e.to_dict() for k, e in est.items()} for r, est in self.estimates.items()
+            },
+            "flags": self.flags.to_dict(orient="records"),
+            "rule": self.rule.to_dict(),
+            "monitored": list(self.monitored),
+            "notes": list(self.notes),
+        }
+
+
+# --------------------------------------------------------------------------- monitor
+def _names_series(names: Any) -> pd.Series | None:
+    if names is None:
+        return None
+    if isinstance(names, pd.Series):
+        series = names
+    elif isinstance(names, Mapping):
+        series = pd.Series(dict(names), dtype=object)
+    else:
+        raise InputTypeError(
+            "'names' must be a mapping (or Series) from record id to name covering every "
+            f"record of every release; received {describe(names)}"
+        )
+    if not series.index.is_unique:
+        raise InputError("'names' has repeated record ids")
+    return series
+
+
+def _release_names(series: pd.Series, m: Membership, label: str) -> pd.Series:
+    pos = series.index.get_indexer(m.records)
+    if (pos < 0).any():
+        raise InputError(
+            f"'names' has no name for {int((pos < 0).sum())} record(s) of release {label!r} "
+            f"(e.g. {m.records[pos < 0][:3].tolist()})"
+        )
+    return series.iloc[pos]
+
+
+def _common_mask(members: list[Membership]) -> list[npt.NDArray[np.bool_]]:
+    common = pd.Index(members[0].records)
+    for m in members[1:]:
+        common = common[common.isin(m.records)]
+    return [np.asarray(pd.Index(m.records).isin(common)) for m in members]
+
+
+def _table(summaries: Mapping[str, Summary], orders: Sequence[float]) -> pd.DataFrame:
+    rows = {label: s.to_dict(orders) for label, s in summaries.items()}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _flag_rows(
+    frame: pd.DataFrame, scope: str, monitored: Sequence[str], rule: ControlRule
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    labels = list(frame.index)
+    for stat in monitored:
+        if stat not in frame.columns:
+            continue
+        for f in control_flags(frame[stat].astype(float).tolist(), rule):
+            out.append({"release": labels[f.pop("index")], "scope": scope, "statistic": stat} | f)
+    return out
+
+
+def _estimate_flags(
+    estimates: Mapping[str, Mapping[str, Estimate]], statistics: pd.DataFrame
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    labels = [r for r in statistics.index if r in estimates]
+    keys = list(dict.fromkeys(k for r in labels for k in estimates[r]))
+    for key in keys:
+        previous: Estimate | None = None
+        for r in labels:
+            e = estimates[r].get(key)
+            if e is None:
+                continue
+            if key in _SUMMARY_KEYS and key in statistics.columns:
+                v = float(statistics.loc[r, key])
+                if math.isfinite(v) and math.isfinite(e.lower) and not e.lower <= v <= e.upper:
+                    out.append(
+                        {"release": r, "scope": "estimate", "statistic": key}
+                        | {"rule": "outside_estimate", "value": v, "center": e.value}
+                        | {"lower": e.lower, "upper": e.upper}
+                    )
+            if previous is not None and all(
+                math.isfinite(x) for x in (e.lower, e.upper, previous.lower, previous.upper)
+            ):
+                if e.lower > previous.upper or e.upper < previous.lower:
+                    out.append(
+                        {"release": r, "scope": "estimate", "statistic": key}
+                        | {"rule": "interval", "value": e.value, "center": previous.value}
+                        | {"lower": previous.lower, "upper": previous.upper}
+                    )
+            previous = e
+    return out
+
+
+def monitor(
+    releases: Any,
+    *,
+    names: Any = None,
+    sample: ClusterSample | None = None,
+    metrics: str | Iterable[str] | None = None,
+    level: float = 0.95,
+    rule: ControlRule | None = None,
+    monitored: Sequence[str] = DEFAULT_MONITORED,
+    hill_orders: Sequence[float] = DEFAULT_HILL_ORDERS,
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    progress: Any = None,
+) -> Monitoring:
+    """Summary statistics, estimates and change flags for a series of releases.
+
+    Parameters
+    ----------
+    releases : mapping, folder, glob or list of paths
+        The releases, in monitoring order (see :func:`release_sources`); at least two.
+    names : mapping or Series, optional
+        A name per record (covering every record of every release), for the
+        homonymy and name-variation rates.
+    sample : ClusterSample, optional
+        A labelled sample of true clusters (:func:`ereval.estimators.as_sample`):
+        each release covering its records gets estimates with intervals.
+    metrics : str or list, optional
+        Estimator keys (default: pairwise and B-cubed precision, recall and F1,
+        and the summary statistics the data allow).
+    level : float, default 0.95
+        Confidence level of the intervals.
+    rule : ControlRule, optional
+        The change rule (default :class:`ControlRule()`).
+    monitored : sequence of str
+        The statistics the control chart watches.
+    hill_orders : sequence of float
+        Orders of the Hill numbers reported (``hill_<q>`` columns).
+    record_col, cluster_col : str or list of str
+        Column names of the release files.
+    progress : callable, optional
+        Called with a short description before each release is read.
+
+    Returns
+    -------
+    Monitoring
+    """
+    rule = ControlRule() if rule is None else rule
+    check_in_range("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    sources = release_sources(releases)
+    if len(sources) < 2:
+        raise InputError(
+            f"'releases' holds {len(sources)} release(s); monitoring compares at least 2 "
+            "(use summarize() for one clustering)"
+        )
+    series = _names_series(names)
+    members: list[Membership] = []
+    name_arrays: list[pd.Series | None] = []
+    kinds: list[str] = []
+    for label, source in sources:
+        if progress is not None:
+            progress(f"reading release {label}")
+        data = (
+            read_table(source, name=f"release {label}", text_columns="all")
+            if isinstance(source, Path)
+            else source
+        )
+        m, _ = read_membership(
+            data, name=f"release {label}", record_col=record_col, cluster_col=cluster_col
+        )
+        kinds.append(id_kind(m.record_ids))
+        if kinds[-1] != kinds[0]:
+            raise InputTypeError(
+                f"record ids of release {label!r} are {kinds[-1]} but those of release "
+                f"{sources[0][0]!r} are {kinds[0]}; give every release the same id type"
+            )
+        members.append(m)
+        name_arrays.append(None if series is None else _release_names(series, m, label))
+    masks = _common_mask(members)
+    all_summaries: dict[str, Summary] = {}
+    common_summaries: dict[str, Summary] = {}
+    for (label, _), m, nm, mask in zip(sources, members, name_arrays, masks, strict=True):
+        codes, _ = encode(m.cluster_ids, sort=False)
+        ncodes = None if nm is None else name_codes(nm, m, source=f"release {label}")
+        all_summaries[label] = summary_from_codes(codes, ncodes)
+        if mask.any():
+            sub_names = None if ncodes is None else factorize(ncodes[mask])[0]
+            common_summaries[label] = summary_from_codes(codes[mask], sub_names)
+    if not common_summaries:
+        raise RecordMismatchError("'releases' have no record in common")
+    statistics = _table(all_summaries, hill_orders)
+    common = _table(common_summaries, hill_orders)
+    estimates: dict[str, dict[str, Estimate]] = {}
+    notes: list[str] = []
+    if sample is not None:
+        keys = _estimator_keys(metrics, series is not None)
+        for (label, _), m, nm in zip(sources, members, name_arrays, strict=True):
+            if progress is not None:
+                progress(f"estimating release {label}")
+            try:
+                estimates[label] = estimate(
+                    m, sample, names=nm, metrics=keys, level=level, naive=False
+                )
+            except RecordMismatchError:
+                notes.append(f"release {label!r} does not cover every sampled record: no estimates")
+    flags = [
+        *_flag_rows(statistics, "all", monitored, rule),
+        *_flag_rows(common, "common", monitored, rule),
+        *_estimate_flags(estimates, statistics),
+    ]
+    order = {label: k for k, (label, _) in enumerate(sources)}
+    flag_frame = pd.DataFrame(flags, columns=list(FLAG_COLUMNS))
+    if not flag_frame.empty:
+        flag_frame = flag_frame.sort_values(
+            "release", key=lambda s: s.map(order), kind="stable"
+        ).reset_index(drop=True)
+    return Monitoring(
+        releases=tuple(order),
+        statistics=statistics,
+        common=common,
+        n_common=int(masks[0].sum()),
+        estimates=estimates,
+        flags=flag_frame,
+        rule=rule,
+        monitored=tuple(monitored),
+        summaries=all_summaries,
+        notes=tuple(notes),
+    )
+
+
+#: Estimators reported per release by default.
+DEFAULT_ESTIMATORS: tuple[str, ...] = (
+    "pairwise_precision",
+    "pairwise_recall",
+    "pairwise_f1",
+    "b3_precision",
+    "b3_recall",
+    "average_cluster_size",
+    "matching_rate",
+)
+
+
+def _estimator_keys(metrics: str | Iterable[str] | None, has_names: bool) -> str | Iterable[str]:
+    if metrics is not None:
+        return metrics
+    extra = ["homonymy_rate", "name_variation_rate"] if has_names else []
+    return [*DEFAULT_ESTIMATORS, *extra]
