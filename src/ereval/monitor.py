@@ -53,8 +53,9 @@ from .results import Estimate
 from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes
 
 __all__ = [
-    "DEFAULT_MONITORED",
     "ControlRule",
+    "DEFAULT_ESTIMATORS",
+    "DEFAULT_MONITORED",
     "Monitoring",
     "control_flags",
     "monitor",
