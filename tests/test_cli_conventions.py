@@ -34,6 +34,9 @@ COMMANDS = _commands()
 #: commands that can run for long (file reads, sampling, simulation)
 LONG = {
     "metrics",
+    "summary",
+    "compare",
+    "monitor",
     "errors",
     "estimate",
     "simulate",
@@ -76,6 +79,9 @@ def test_the_command_list() -> None:
         "paula bounds",
         "paula annotations",
         "example",
+        "summary",
+        "compare",
+        "monitor",
     }
 
 

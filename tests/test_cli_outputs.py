@@ -54,6 +54,9 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
     pool, ranked, labels = str(inputs["pool"]), str(inputs["ranked"]), str(inputs["labels"])
     return {
         "errors": ["errors", T, P],
+        "summary": ["summary", P],
+        "compare": ["compare", T, P],
+        "monitor": ["monitor", T, P],
         "paula plan": ["paula", "plan", "--n", "1000", "--epsilon", "0.1", "--delta", "5"],
         "paula bounds": ["paula", "bounds", ranked, labels, "--epsilon", "0.2", "--delta", "3"],
         "oasis estimate": ["oasis", "estimate", pool, "--budget", "20", "--seed", "0"],
@@ -74,6 +77,11 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
 #: (command, flag) -> a good file name and names that are bad by their suffix
 CASES: dict[tuple[str, str], tuple[str, list[str]]] = {
     ("errors", "--out"): ("e.csv", ["e.txt", "e"]),
+    ("summary", "--out"): ("s.csv", ["s.txt"]),
+    ("summary", "--plot"): ("s.png", ["s.xyz"]),
+    ("compare", "--out"): ("c.parquet", ["c.xlsx"]),
+    ("monitor", "--out"): ("m.json", ["m.tsv"]),
+    ("monitor", "--plot"): ("m.pdf", ["m.xyz"]),
     ("paula plan", "--out"): ("p.parquet", ["p.xlsx"]),
     ("paula bounds", "--out"): ("b.csv.gz", ["b.tsv"]),
     ("paula bounds", "--plot"): ("b.png", ["b.xyz", "b"]),

@@ -8,7 +8,8 @@ from ._common import App
 
 app = App(
     name="ereval",
-    help="Evaluate entity resolution: metrics, estimates from labelled samples, OASIS, PAULA.",
+    help="Evaluate entity resolution: metrics, summary statistics and monitoring, estimates "
+    "from labelled samples, OASIS, PAULA.",
     add_completion=False,
 )
 
@@ -17,6 +18,9 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.estimate",
     "ereval.cli.simulate",
     "ereval.cli.metrics",
+    "ereval.cli.summary",
+    "ereval.cli.compare",
+    "ereval.cli.monitor",
     "ereval.cli.oasis",
     "ereval.cli.paula",
     "ereval.cli.example",

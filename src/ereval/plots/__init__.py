@@ -10,21 +10,43 @@ and a small matplotlib renderer. matplotlib is an optional dependency
                                     curve (data: ``paula_bounds_figure``)
 ``plot_oasis_experiment``           error and spread of OASIS and its baselines against the
                                     label budget (data: ``oasis_experiment_figure``)
+``plot_monitoring``                 summary statistics and estimates over releases, with
+                                    intervals and flagged changes (data:
+                                    ``monitoring_figure``)
+``plot_summary``                    cluster-size distribution (log scales) and entropy
+                                    curve (data: ``size_distribution_figure``,
+                                    ``entropy_curve_figure``)
 ==================================  ======================================================
 """
 
 from __future__ import annotations
 
 from ._figure import Line, Panel
+from .monitor import (
+    Band,
+    MonitorPanel,
+    entropy_curve_figure,
+    monitoring_figure,
+    plot_monitoring,
+    plot_summary,
+    size_distribution_figure,
+)
 from .oasis import oasis_experiment_figure, plot_oasis_experiment
 from .paula import PlotKind, paula_bounds_figure, plot_paula_bounds
 
 __all__ = [
+    "Band",
     "Line",
+    "MonitorPanel",
     "Panel",
     "PlotKind",
+    "entropy_curve_figure",
+    "monitoring_figure",
     "oasis_experiment_figure",
     "paula_bounds_figure",
+    "plot_monitoring",
     "plot_oasis_experiment",
     "plot_paula_bounds",
+    "plot_summary",
+    "size_distribution_figure",
 ]

@@ -1,0 +1,288 @@
+"""``ereval monitor``: summary statistics, estimates and change flags across releases."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+
+from .._errors import InputError
+from .._validation import check_int
+from ..estimators import as_sample
+from ..estimators.ratio import normal_quantile
+from ..io import read_table
+from ..monitor import ControlRule, Monitoring, monitor, release_sources
+from ._columns import ClusterColOpt, RecordColOpt, split_columns
+from ._common import (
+    FormatOpt,
+    LevelOpt,
+    MetricsOpt,
+    QuietOpt,
+    dumps_json,
+    emit_records,
+    examples,
+    handle_errors,
+    warn,
+)
+from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
+from ._progress import progress
+from .estimate import DesignChoice, weights_value
+from .summary import NamesFromOpt, NamesOpt, PlotOpt, check_names_options, names_table
+
+#: Exit code of ``--fail-on-change`` when a change is flagged.
+EXIT_CHANGE = 3
+_WIDE = (
+    "n_records",
+    "n_clusters",
+    "average_cluster_size",
+    "matching_rate",
+    "hill_0",
+    "hill_1",
+    "hill_2",
+    "homonymy_rate",
+    "name_variation_rate",
+)
+
+
+def _sources(paths: list[str]) -> Any:
+    if len(paths) == 1:
+        return paths[0]  # a folder or a glob pattern
+    return [Path(p) for p in paths]
+
+
+def long_rows(m: Monitoring) -> list[Mapping[str, Any]]:
+    """One row per release, scope and statistic: ``release, scope, statistic, value,
+    lower, upper, flags``."""
+    flagged: dict[tuple[str, str, str], list[str]] = {}
+    for row in m.flags.itertuples(index=False):
+        flagged.setdefault((row.release, row.scope, row.statistic), []).append(str(row.rule))
+    rows: list[Mapping[str, Any]] = []
+    nan = math.nan
+    for scope, frame in (("all", m.statistics), ("common", m.common)):
+        for release in m.releases:
+            if release not in frame.index:
+                continue
+            for stat, value in frame.loc[release].items():
+                key = (release, scope, str(stat))
+                rows.append(
+                    {"release": release, "scope": scope, "statistic": stat, "value": value}
+                    | {"lower": nan, "upper": nan, "flags": ",".join(flagged.get(key, []))}
+                )
+    for release, est in m.estimates.items():
+        for stat, e in est.items():
+            key = (release, "estimate", stat)
+            rows.append(
+                {"release": release, "scope": "estimate", "statistic": stat, "value": e.value}
+                | {"lower": e.lower, "upper": e.upper, "flags": ",".join(flagged.get(key, []))}
+            )
+    return rows
+
+
+@handle_errors
+def monitor_command(
+    releases: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="RELEASES...",
+            help="Release files (CSV/Parquet), or one folder or glob pattern; ordered by the "
+            "ISO date (YYYY-MM-DD) in their names when every name has one.",
+        ),
+    ],
+    names: NamesOpt = None,
+    names_from: NamesFromOpt = None,
+    sample: Annotated[
+        Path | None,
+        typer.Option(
+            "--sample", help="Labelled true clusters (CSV/Parquet): estimates per release."
+        ),
+    ] = None,
+    design: Annotated[
+        DesignChoice | None,
+        typer.Option("--design", help="How the sample's units were drawn (with --sample)."),
+    ] = None,
+    weights: Annotated[
+        str | None,
+        typer.Option(
+            "--weights",
+            help="Sampling probabilities: uniform, cluster-size, or a column of the sample "
+            "(default: its 'probability' column, if any).",
+        ),
+    ] = None,
+    metrics: MetricsOpt = None,
+    level: LevelOpt = 0.95,
+    alpha: Annotated[
+        float,
+        typer.Option("--alpha", help="False-alarm rate per release of the shift rule."),
+    ] = 0.0027,
+    min_history: Annotated[
+        int,
+        typer.Option("--min-history", help="Earlier releases needed to judge a shift."),
+    ] = 3,
+    run_length: Annotated[
+        int,
+        typer.Option(
+            "--run-length", help="Releases in a monotone run flagged as a trend (0: off)."
+        ),
+    ] = 6,
+    fail_on_change: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-change",
+            help=f"Exit with code {EXIT_CHANGE} when a change is flagged (after the output).",
+        ),
+    ] = False,
+    fmt: FormatOpt = "table",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write the long table (release, scope, statistic, value, lower, upper, "
+            "flags) to this file (.csv, .csv.gz, .parquet or .json).",
+        ),
+    ] = None,
+    plot: PlotOpt = None,
+    record_col: RecordColOpt = "record_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    quiet: QuietOpt = False,
+) -> None:
+    """Track summary statistics across releases and flag sudden changes.
+
+    For every release: the summary statistics of all its records and of the
+    records present in every release, and with --sample estimates with intervals.
+    A statistic is flagged when it leaves the prediction limits of the earlier
+    releases (rule 'shift', false-alarm rate --alpha per release), ends a monotone
+    run of --run-length releases ('trend'), or, for estimates, when consecutive
+    intervals do not overlap ('interval') or the release's own value lies outside
+    the interval estimated for the truth ('outside_estimate'). Exit code 3 with
+    --fail-on-change when anything is flagged; 2 for bad input.
+    """
+    rule = ControlRule(
+        alpha=alpha, min_history=check_int("min_history", min_history), run_length=run_length
+    )
+    normal_quantile(level)
+    check_names_options(names, names_from)
+    if names is not None and names_from is None:
+        raise InputError("'--names' needs '--names-from' (the table holding the names)")
+    if (sample is None) != (design is None):
+        raise InputError("'--sample' and '--design' go together: give both or neither")
+    if sample is None and (weights is not None or metrics is not None):
+        raise InputError("'--weights' and '--metrics' need '--sample'")
+    if out is not None:
+        check_table_path(out, flag="--out")
+    if plot is not None:
+        check_figure_path(plot, flag="--plot")
+    sources = release_sources(_sources(releases))
+    key = split_columns(record_col) or "record_id"
+    with progress("reading the releases", quiet=quiet) as bar:
+        mapping = None
+        if names is not None and names_from is not None:
+            mapping = names_table(names, names_from, record_col)
+        s = None
+        if sample is not None and design is not None:
+            key_cols = [key] if isinstance(key, str) else key
+            frame = read_table(sample, name="sample", text_columns=(*key_cols, cluster_col))
+            s = as_sample(
+                frame,
+                design="single_block" if design == "single-block" else design,
+                weights=weights_value(weights),
+                record_col=key,
+                cluster_col=cluster_col,
+            )
+
+        def report(text: str) -> None:
+            bar.update(description=text)
+
+        result = monitor(
+            dict(sources),
+            names=mapping,
+            sample=s,
+            metrics=metrics,
+            level=level,
+            rule=rule,
+            record_col=key,
+            cluster_col=cluster_col,
+            progress=report,
+        )
+    rows = long_rows(result)
+    with Outputs() as outputs:
+        if out is not None:
+            table = pd.DataFrame(rows)
+            outputs.add(out, lambda tmp: write_table(table, tmp))
+        if plot is not None:
+            from ..plots.monitor import plot_monitoring
+
+            figure = plot_monitoring(result)
+            target = plot
+            outputs.add(plot, lambda tmp: write_figure(figure, tmp, target))
+    for note in result.notes:
+        warn(note)
+    if fmt == "json":
+        sys.stdout.write(dumps_json(result.to_dict()) + "\n")
+    elif fmt == "csv":
+        cols = ["release", "scope", "statistic", "value", "lower", "upper", "flags"]
+        emit_records(rows, cols, fmt)
+    else:
+        _print_tables(result)
+    if fail_on_change and result.changed:
+        raise typer.Exit(EXIT_CHANGE)
+
+
+def _print_tables(m: Monitoring) -> None:
+    cols = [c for c in _WIDE if c in m.statistics.columns and m.statistics[c].notna().any()]
+    for scope, frame, title in (
+        ("all", m.statistics, "summary statistics, all records"),
+        ("common", m.common, f"summary statistics, the {m.n_common:,} records in every release"),
+    ):
+        flags = m.flags[m.flags["scope"] == scope]
+        rows: list[Mapping[str, Any]] = [
+            {"release": r, **frame.loc[r, cols].to_dict()}
+            | {
+                "flags": ", ".join(
+                    f"{f.statistic}:{f.rule}"
+                    for f in flags[flags["release"] == r].itertuples(index=False)
+                )
+            }
+            for r in m.releases
+        ]
+        emit_records(rows, ["release", *cols, "flags"], "table", title=title)
+    if m.estimates:
+        keys = list(dict.fromkeys(k for est in m.estimates.values() for k in est))
+        flags = m.flags[m.flags["scope"] == "estimate"]
+        est_rows: list[Mapping[str, Any]] = []
+        for r, est in m.estimates.items():
+            row: dict[str, Any] = {"release": r}
+            for k in keys:
+                e = est.get(k)
+                row[k] = "-" if e is None else f"{e.value:.4g} [{e.lower:.4g}, {e.upper:.4g}]"
+            row["flags"] = ", ".join(
+                f"{f.statistic}:{f.rule}" for f in flags[flags["release"] == r].itertuples()
+            )
+            est_rows.append(row)
+        level = next(iter(next(iter(m.estimates.values())).values())).level
+        emit_records(
+            est_rows,
+            ["release", *keys, "flags"],
+            "table",
+            title=f"estimates [{level:.0%} interval]",
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``monitor`` to the application."""
+    app.command(
+        "monitor",
+        epilog=examples(
+            "ereval monitor releases/",
+            "ereval monitor 'releases/*.csv' --names last_name \\",
+            "    --names-from names.csv",
+            "ereval monitor releases/ --sample sample.csv --design record \\",
+            "    --plot monitor.png",
+            "ereval monitor old.csv mid.csv new.csv --fail-on-change -f json",
+        ),
+    )(monitor_command)
