@@ -281,8 +281,10 @@ class Monitoring:
         return {
             "releases": list(self.releases),
             "n_common": self.n_common,
-            "statistics": {r: self.statistics.loc[r].to_dict() for r in self.releases},
-            "common": {r: self.common.loc[r].to_dict() for r in self.releases},
+            "statistics": {
+                r: self.statistics.astype(object).loc[r].to_dict() for r in self.releases
+            },
+            "common": {r: self.common.astype(object).loc[r].to_dict() for r in self.releases},
             "estimates": {
                 r: {k: e.to_dict() for k, e in est.items()} for r, est in self.estimates.items()
             },

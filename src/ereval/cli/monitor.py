@@ -67,7 +67,7 @@ def long_rows(m: Monitoring) -> list[Mapping[str, Any]]:
         for release in m.releases:
             if release not in frame.index:
                 continue
-            for stat, value in frame.loc[release].items():
+            for stat, value in frame.astype(object).loc[release].items():
                 key = (release, scope, str(stat))
                 rows.append(
                     {"release": release, "scope": scope, "statistic": stat, "value": value}

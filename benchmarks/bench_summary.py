@@ -1,0 +1,112 @@
+"""Speed of summary statistics, release comparison and monitoring (seeded synthetic data).
+
+* ``summary``: :func:`ereval.summary.summarize` of a clustering of N records (true
+  cluster sizes Zipf(a=2) capped at 1000), from a pandas DataFrame with integer ids,
+  and with a name per record (homonymy and name variation);
+* ``monitor``: :func:`ereval.monitor.monitor` of R releases of M records, each
+  moving 1% of the records of the previous one to another cluster;
+* ``compare``: :func:`ereval.compare.compare` of two releases of N records (the
+  second moves 1% of the records and drops 1% / adds 1%), against
+  :func:`ereval.evaluate` of the same pair restricted to common records
+  (pairwise, cluster and B-cubed, as ``compare`` computes them, and every canonical
+  metric).
+
+    python benchmarks/bench_summary.py                 # N = 1e7, R = 20, M = 1e6
+    python benchmarks/bench_summary.py --n 1e6 --releases 5 --release-size 1e5
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ereval import evaluate
+from ereval.compare import compare
+from ereval.monitor import monitor
+from ereval.summary import summarize
+
+
+def _clusters(rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    sizes = np.minimum(rng.zipf(2.0, size=n), 1000)
+    labels = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)[:n]
+    return labels[rng.permutation(n)]
+
+
+def _moved(
+    rng: np.random.Generator, labels: np.ndarray[Any, np.dtype[np.int64]], share: float
+) -> np.ndarray[Any, np.dtype[np.int64]]:
+    out = labels.copy()
+    at = rng.choice(labels.size, int(share * labels.size), replace=False)
+    out[at] = labels[rng.integers(0, labels.size, at.size)]
+    return out
+
+
+def _time(func: Callable[[], Any], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=float, default=1e7, help="records of summary and compare")
+    parser.add_argument("--releases", type=int, default=20, help="releases monitored")
+    parser.add_argument("--release-size", type=float, default=1e6, help="records per release")
+    parser.add_argument("--repeat", type=int, default=1, help="best of this many runs")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    n = int(args.n)
+
+    labels = _clusters(rng, n)
+    frame = pd.DataFrame({"record_id": np.arange(n), "cluster_id": labels})
+    t = _time(lambda: summarize(frame), args.repeat)
+    print(f"summary   N={n:.0e}: {t:.2f} s")
+    names = pd.Series(rng.integers(0, n // 3, n), index=np.arange(n))
+    t = _time(lambda: summarize(frame, names=names), args.repeat)
+    print(f"summary   N={n:.0e} with names: {t:.2f} s")
+
+    m = int(args.release_size)
+    releases: dict[str, pd.DataFrame] = {}
+    current = _clusters(rng, m)
+    for k in range(args.releases):
+        current = _moved(rng, current, 0.01)
+        releases[f"r{k:02d}"] = pd.DataFrame({"record_id": np.arange(m), "cluster_id": current})
+    t = _time(lambda: monitor(releases), args.repeat)
+    print(f"monitor   {args.releases} releases of {m:.0e} records: {t:.2f} s")
+
+    old = pd.DataFrame({"record_id": np.arange(n), "cluster_id": labels})
+    moved = _moved(rng, labels, 0.01)
+    keep = rng.random(n) >= 0.01
+    ids = np.arange(n)[keep]
+    added = np.arange(n, n + n // 100)
+    new = pd.DataFrame(
+        {
+            "record_id": np.concatenate([ids, added]),
+            "cluster_id": np.concatenate([moved[keep], rng.integers(0, n, added.size)]),
+        }
+    )
+    t_compare = _time(lambda: compare(old, new), args.repeat)
+    common_old = pd.Series(labels[keep], index=ids)
+    common_new = pd.Series(moved[keep], index=ids)
+    t_eval = _time(
+        lambda: evaluate(common_old, common_new, metrics="pairwise,cluster,b3"), args.repeat
+    )
+    t_all = _time(lambda: evaluate(common_old, common_new), args.repeat)
+    print(
+        f"compare   N={n:.0e}: {t_compare:.2f} s; evaluate (same metrics, common records) "
+        f"{t_eval:.2f} s, ratio {t_compare / t_eval:.2f}; evaluate (all canonical) "
+        f"{t_all:.2f} s, ratio {t_compare / t_all:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
