@@ -156,6 +156,8 @@ def test_bad_input(tmp_path: Path) -> None:
         monitor(str(tmp_path / "*.csv"))
     with pytest.raises(InputError, match="'names' has no name"):
         monitor({"a": {1: 1}, "b": {1: 1, 2: 2}}, names={1: "x"})
+    with pytest.raises(InputError, match="unknown name 'f1'"):
+        monitor(str(tmp_path / "*.csv"), metrics="pairwise_f1,f1")
     with pytest.raises(InputError, match="'alpha'"):
         ControlRule(alpha=0.0)
     with pytest.raises(InputError, match="'level'"):

@@ -45,8 +45,9 @@ import pandas as pd
 from scipy import stats
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
-from ._validation import check_in_range, check_int, describe
+from ._validation import as_name_list, check_in_range, check_int, describe
 from .estimators import ClusterSample, estimate
+from .estimators.registry import SPECS
 from .ids import encode, factorize, id_kind
 from .io import Columns, Membership, read_membership, read_table
 from .results import Estimate
@@ -429,6 +430,11 @@ def monitor(
     """
     rule = ControlRule() if rule is None else rule
     check_in_range("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    if metrics is not None:
+        known = [spec.key for spec in SPECS]
+        for key in as_name_list("metrics", metrics, what="estimator names"):
+            if key not in known:
+                raise InputError(f"'metrics' has unknown name {key!r}; known: {', '.join(known)}")
     sources = release_sources(releases)
     if len(sources) < 2:
         raise InputError(

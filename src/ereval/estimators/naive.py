@@ -21,6 +21,7 @@ from ..metrics.bcubed import b3_entity_scores, b3_scores
 from ..metrics.cluster import cluster_scores
 from ..metrics.info import info_scores
 from ..metrics.pairwise import pairwise_scores
+from ..summary import name_indicators
 from ._terms import ClusterTerms
 
 IntArray = npt.NDArray[np.int64]
@@ -121,10 +122,10 @@ def naive_values(
         in_sample = _gather(terms.name_rows, kept, terms.n_clusters)
         codes = terms.name_codes[in_sample]
         within = terms.name_counts[in_sample]
-        _, inverse = np.unique(codes, return_inverse=True)
-        total = np.bincount(inverse.ravel(), weights=within)[inverse.ravel()]
-        shared = np.bincount(
-            terms.name_rows[in_sample], weights=total > within, minlength=terms.n_clusters
+        # homonyms among the sampled records only
+        totals = np.bincount(codes, weights=within).astype(np.int64)
+        homonym, _ = name_indicators(
+            terms.name_rows[in_sample], codes, within, totals, terms.n_clusters
         )
-        out["homonymy_rate"] = float((shared[mask] > 0).mean())
+        out["homonymy_rate"] = float(homonym[mask].mean())
     return {k: float(v) for k, v in out.items()}
