@@ -46,7 +46,7 @@ import pandas as pd
 from ._errors import InputError, InputTypeError
 from ._validation import describe, examples
 from .contingency import count_cells
-from .ids import encode, factorize, missing_mask, to_numpy
+from .ids import encode, missing_mask, to_arrow_ids, to_numpy
 from .io import Columns, Membership, column_names, key_ids, read_membership, read_table
 
 __all__ = [
@@ -266,7 +266,8 @@ def name_codes(
                 f"'names' covers {extra} record(s) that are not in '{source}'; it must cover "
                 "exactly the population whose names are counted"
             )
-        values = np.asarray(series.to_numpy(dtype=object))[pos]
+        native = series.to_numpy()
+        values = (native if native.dtype.kind in "iufb" else native.astype(object))[pos]
     else:
         raise InputTypeError(
             f"'names' must be a column of '{source}' or a mapping from record id to name; "
@@ -278,7 +279,8 @@ def name_codes(
             f"'names' is missing (None/NaN) for {int(missing.sum())} record(s), e.g. "
             f"{examples(membership.records[missing])}"
         )
-    codes, _ = factorize(values)
+    ids = values if values.dtype.kind in "iub" else to_arrow_ids(values)
+    codes, _ = encode(ids, sort=False)  # integer names in a dense range: by offset
     return codes.astype(np.int64, copy=False)
 
 
