@@ -122,6 +122,20 @@ def test_monitor_stable_releases_pass(tmp_path: Path) -> None:
     assert "2024-01-01" in res.stdout
 
 
+def test_monitor_with_names(tmp_path: Path) -> None:
+    names = _names_file(tmp_path)
+    res = runner.invoke(
+        app,
+        ["monitor", R1, R2, "--names", "last_name", "--names-from", str(names), "-f", "json"],
+    )
+    assert res.exit_code == 0, res.output
+    stats = json.loads(res.stdout)["statistics"]
+    mapping = pd.read_csv(names, dtype=str, keep_default_na=False).set_index("record_id")
+    exact = summarize(R2, names=mapping["last_name"])
+    assert stats["2024-04-01"]["homonymy_rate"] == pytest.approx(exact.homonymy_rate)
+    assert stats["2024-04-01"]["name_variation_rate"] == pytest.approx(exact.name_variation_rate)
+
+
 def test_monitor_bad_options() -> None:
     res = runner.invoke(app, ["monitor", R1])
     assert res.exit_code == 2 and "at least 2" in res.stderr
