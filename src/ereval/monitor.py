@@ -34,7 +34,7 @@ import glob
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -394,7 +394,7 @@ def monitor(
     hill_orders: Sequence[float] = DEFAULT_HILL_ORDERS,
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
-    progress: Any = None,
+    progress: Callable[[str], None] | None = None,
 ) -> Monitoring:
     """Summary statistics, estimates and change flags for a series of releases.
 

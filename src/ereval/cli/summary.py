@@ -177,7 +177,7 @@ def register(app: typer.Typer) -> None:
         "summary",
         epilog=examples(
             "ereval summary pred.csv",
-            "ereval summary pred.csv --names first_name,last_name --names-from records.csv",
+            "ereval summary pred.csv --names first_name,last_name --names-from names.csv",
             "ereval summary pred.csv --hill 0,0.5,1,2,inf -f json",
             "ereval summary pred.csv -o sizes.csv --plot summary.png",
         ),
