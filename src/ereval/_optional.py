@@ -13,7 +13,7 @@ _EXTRA_OF = {
     "matplotlib": "plot",
     "matplotlib.pyplot": "plot",
     "pyspark": "spark",
-    "sklearn": "test",
+    "sklearn": "analysis",
 }
 
 

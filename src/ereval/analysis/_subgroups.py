@@ -1,0 +1,176 @@
+"""Performance disparities between subgroups of entities (Binette et al. 2024, Remark 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError
+from ..estimators import Estimate, estimate, estimate_by_group
+from ._table import SampleErrors
+
+__all__ = ["DEFAULT_METRICS", "MISSING", "Disparities", "disparities", "feature_values"]
+
+#: The estimators :func:`disparities` reports by default.
+DEFAULT_METRICS = ("pairwise_precision", "pairwise_recall", "pairwise_f1")
+#: The category of a cluster whose categorical feature is missing.
+MISSING = "(missing)"
+#: A numeric feature with more distinct values than this cannot define groups.
+MAX_GROUPS = 20
+
+
+@dataclass(frozen=True, eq=False)
+class Disparities:
+    """Estimates per subgroup of entities, and over all of them.
+
+    Attributes
+    ----------
+    by : str
+        The feature that defines the groups.
+    groups : dict
+        Group label -> estimator key -> :class:`~ereval.Estimate`, groups sorted.
+    overall : dict
+        Estimator key -> :class:`~ereval.Estimate` over the whole sample.
+    clusters : dict
+        Group label -> number of distinct sampled clusters in the group.
+    """
+
+    by: str
+    groups: dict[Any, dict[str, Estimate]]
+    overall: dict[str, Estimate]
+    clusters: dict[Any, int]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per group (the overall row last) and estimator:
+        ``group, estimator, value, std, lower, upper, n, clusters``."""
+        rows: list[dict[str, Any]] = []
+        total = sum(self.clusters.values())
+        for label, ests, count in [
+            *((g, e, self.clusters[g]) for g, e in self.groups.items()),
+            ("(all)", self.overall, total),
+        ]:
+            for key, e in ests.items():
+                rows.append(
+                    {
+                        "group": label,
+                        "estimator": key,
+                        "value": e.value,
+                        "std": e.std,
+                        "lower": e.lower,
+                        "upper": e.upper,
+                        "n": e.n,
+                        "clusters": count,
+                    }
+                )
+        return pd.DataFrame(rows)
+
+
+def feature_values(errors: SampleErrors, name: str, *, option: str) -> pd.Series:
+    """The feature ``name`` per sampled cluster; errors name ``option``."""
+    if name not in errors.features:
+        raise InputError(
+            f"'{option}': there is no feature '{name}'; the features are {list(errors.features)}"
+        )
+    values: pd.Series = errors.table[name]
+    return values
+
+
+def _group_labels(values: pd.Series, name: str) -> pd.Series:
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        if values.isna().any():
+            raise InputError(
+                f"'by': feature '{name}' is missing for {int(values.isna().sum())} sampled "
+                "cluster(s); fill it or group by another feature"
+            )
+        distinct = int(values.nunique())
+        if distinct > MAX_GROUPS:
+            raise InputError(
+                f"'by': feature '{name}' has {distinct} distinct values; group by a categorical "
+                f"feature or one with at most {MAX_GROUPS} values (bin it first)"
+            )
+        return values
+    return values.astype(object).where(values.notna(), MISSING)
+
+
+def disparities(
+    errors: SampleErrors,
+    by: str,
+    *,
+    metrics: str | Iterable[str] = DEFAULT_METRICS,
+    beta: float = 1.0,
+    level: float = 0.95,
+) -> Disparities:
+    """Estimate performance within each subgroup of entities defined by a feature.
+
+    The subgroup estimates of :func:`ereval.estimators.estimate_by_group`: the
+    sample is restricted to the true clusters of the group while the prediction
+    stays whole, so a predicted link from a group's record to any other record
+    still counts (Binette et al. 2024, Remark 3). Restricting the prediction to
+    the group's records as well would hide those links and inflate precision.
+
+    Parameters
+    ----------
+    errors : SampleErrors
+        From :func:`sample_errors`.
+    by : str
+        A feature of ``errors`` (categorical, or numeric with at most 20
+        distinct values); a missing categorical value is the group ``"(missing)"``.
+    metrics : str or list of str
+        Estimator keys (see :func:`ereval.estimators.estimate`); default
+        pairwise precision, recall and F1.
+    beta, level
+        As for :func:`ereval.estimators.estimate`.
+
+    Returns
+    -------
+    Disparities
+
+    Warns
+    -----
+    EstimationWarning
+        A group with one draw (no standard error), an undefined estimate.
+
+    Examples
+    --------
+    >>> from ereval.analysis import sample_errors
+    >>> pred = {1: "x", 2: "x", 3: "x", 4: "y", 5: "y", 6: "z"}
+    >>> sample = {1: "a", 2: "a", 3: "b", 4: "c", 5: "c", 6: "d"}
+    >>> feats = {"a": "u", "b": "u", "c": "v", "d": "v"}
+    >>> s = sample_errors(pred, sample, design="cluster", weights="uniform",
+    ...                   features=pd.DataFrame({"cluster_id": list(feats), "g": list(feats.values())}))
+    >>> d = disparities(s, "g", metrics="pairwise_precision")
+    >>> round(d.groups["v"]["pairwise_precision"].value, 6)
+    1.0
+    """
+    labels = _group_labels(feature_values(errors, by, option="by"), by)
+    groups = pd.Series(labels.to_numpy(), index=pd.Index(errors.table["cluster_id"], dtype=object))
+    raw = estimate_by_group(
+        errors.prediction,
+        errors.sample,
+        groups,
+        metrics=metrics,
+        beta=beta,
+        level=level,
+        naive=False,
+    )
+    order = sorted(raw, key=lambda g: (isinstance(g, str) and g == MISSING, str(g)))
+    if pd.api.types.is_numeric_dtype(labels):
+        order = sorted(raw)
+    counts = labels.value_counts()
+    overall = estimate(
+        errors.prediction, errors.sample, metrics=metrics, beta=beta, level=level, naive=False
+    )
+    return Disparities(
+        by,
+        {_plain(g): raw[g] for g in order},
+        overall,
+        {_plain(g): int(counts[g]) for g in order},
+    )
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,285 @@
+"""The error table of a labelled sample: cluster-wise errors, sampling weights and features.
+
+Each sampled true cluster gets its cluster-wise error metrics against the whole
+prediction (Binette et al. 2024, Definition 4; records of the prediction outside
+the sample still count, as ``on_mismatch="twinless"`` of
+:func:`ereval.metrics.cluster_errors`), its sampling weight and its features.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError, InputTypeError
+from .._validation import describe, examples
+from ..estimators import ClusterSample, Design, PreparedPrediction, as_sample, prepare_prediction
+from ..estimators._sample_input import _as_frame
+from ..io import Columns, Membership, column_names, keyed_frame
+from ..metrics.records import cluster_errors
+
+__all__ = ["FeatureKey", "SampleErrors", "sample_errors"]
+
+FeatureKey = Literal["record", "cluster"]
+
+#: Columns of the error table that are not features.
+ERROR_TABLE_COLUMNS = (
+    "cluster_id",
+    "n_pred_clusters",
+    "EI",
+    "SDE",
+    "OCE",
+    "UCE",
+    "ROCE",
+    "RUCE",
+    "H",
+    "draws",
+    "probability",
+    "weight",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class SampleErrors:
+    """The sampled true clusters with their errors, weights and features.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per sampled true cluster, in the sample's cluster order:
+        ``cluster_id, size, n_pred_clusters, EI, SDE, OCE, UCE, ROCE, RUCE, H``
+        (:func:`ereval.metrics.cluster_errors` against the whole prediction),
+        ``draws`` (times the cluster's unit was drawn), ``probability`` (its unit's
+        sampling probability, up to a constant), ``weight`` (``draws /
+        probability``), then the feature columns.
+    features : tuple of str
+        The feature columns of ``table``: ``size`` first, then the features given.
+    sample : ClusterSample
+        The validated sample (design, units, probabilities, draws).
+    prediction : PreparedPrediction
+        The whole prediction, factorised once for the subgroup estimates.
+    """
+
+    table: pd.DataFrame
+    features: tuple[str, ...]
+    sample: ClusterSample
+    prediction: PreparedPrediction
+
+
+def _mode(values: pd.Series) -> Any:
+    """The most frequent non-missing value (ties: the smallest as text); NA when none."""
+    counts = values.dropna().astype(object).value_counts(sort=False)
+    if counts.empty:
+        return pd.NA
+    top = counts[counts == counts.max()].index
+    return sorted(top, key=str)[0]
+
+
+def _aggregate(
+    frame: pd.DataFrame, codes: np.ndarray, columns: Sequence[str], shares: Sequence[str]
+) -> pd.DataFrame:
+    """Per-cluster features from per-record ones: numbers averaged, other values by mode."""
+    grouped = frame[list(columns)].groupby(codes, sort=True)
+    out: dict[str, Any] = {}
+    for col in columns:
+        values = frame[col]
+        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            out[col] = grouped[col].mean()
+        else:
+            out[col] = grouped[col].agg(_mode)
+    for spec in shares:
+        col, value = _share_spec(spec, frame.columns)
+        hit = frame[col].astype(object).astype(str).eq(value) & frame[col].notna()
+        out[f"{col}={value}"] = hit.groupby(codes, sort=True).mean()
+    return pd.DataFrame(out)
+
+
+def _share_spec(spec: str, columns: Iterable[Any]) -> tuple[str, str]:
+    if not isinstance(spec, str) or "=" not in spec:
+        raise InputError(f"'shares' items are 'column=value'; received {describe(spec)}")
+    col, value = (part.strip() for part in spec.split("=", 1))
+    _check_columns([col], columns, name="shares")
+    return col, value
+
+
+def _check_columns(wanted: Iterable[str], columns: Iterable[Any], *, name: str) -> None:
+    have = [str(c) for c in columns]
+    for col in wanted:
+        if col not in have:
+            raise InputError(
+                f"'{name}': the features table has no column '{col}'; its columns are {have}"
+            )
+
+
+def _feature_frame(
+    features: Any,
+    sample: ClusterSample,
+    *,
+    key: FeatureKey | None,
+    columns: Sequence[str] | None,
+    shares: Sequence[str],
+    record_col: Columns,
+    cluster_col: str,
+) -> pd.DataFrame:
+    """One row per sampled cluster (by cluster code) with its features."""
+    key_cols = column_names(record_col, name="record_col")
+    frame = _as_frame(features, (*key_cols, cluster_col))
+    if frame is None:
+        raise InputTypeError(
+            f"'features' must be a table (DataFrame or CSV/Parquet file); received "
+            f"{describe(features)}"
+        )
+    has_record = all(c in frame.columns for c in key_cols)
+    if key is None:
+        key = "record" if has_record else "cluster"
+    if key == "record":
+        frame, rec = keyed_frame(frame, key_cols, name="features")
+        id_cols: list[str] = [rec, *key_cols]
+        if rec not in frame.columns:
+            raise InputError(
+                f"'features' keyed by record needs the column(s) {key_cols}; its columns are "
+                f"{[str(c) for c in frame.columns]}"
+            )
+    elif cluster_col not in frame.columns:
+        raise InputError(
+            f"'features' needs a record id column {key_cols} or a cluster id column "
+            f"'{cluster_col}'; its columns are {[str(c) for c in frame.columns]}"
+        )
+    else:
+        rec = cluster_col
+        id_cols = [cluster_col, *key_cols]
+    if columns is None:
+        columns = [str(c) for c in frame.columns if str(c) not in id_cols]
+    else:
+        columns = list(columns)
+        _check_columns(columns, frame.columns, name="feature_columns")
+    taken = set(ERROR_TABLE_COLUMNS) | {"size"}
+    clash = [c for c in columns if c in taken]
+    if clash:
+        raise InputError(
+            f"'feature_columns': {clash} clash with columns of the error table; rename them"
+        )
+    ids = pd.Index(frame[rec].astype(object))
+    if ids.has_duplicates:
+        dup = ids[ids.duplicated()].unique()
+        raise InputError(
+            f"'features' has {len(dup)} duplicate {key} id(s) (e.g. {examples(np.asarray(dup))})"
+        )
+    wanted = sample.records if key == "record" else sample.cluster_labels
+    pos = ids.get_indexer(pd.Index(np.asarray(wanted, dtype=object)))
+    if (pos < 0).any():
+        missing = np.asarray(wanted, dtype=object)[pos < 0]
+        raise InputError(
+            f"'features' has no row for {len(missing)} sampled {key}(s) (e.g. {examples(missing)})"
+        )
+    rows = frame.iloc[pos].reset_index(drop=True)
+    if key == "cluster":
+        if shares:
+            raise InputError(
+                "'shares' needs features keyed by record (shares of a cluster's records)"
+            )
+        return rows[columns].reset_index(drop=True)
+    return _aggregate(rows, sample.cluster_codes, columns, shares).reset_index(drop=True)
+
+
+def sample_errors(
+    pred: Any,
+    sample: Any,
+    *,
+    features: Any = None,
+    feature_key: FeatureKey | None = None,
+    feature_columns: Sequence[str] | None = None,
+    shares: Sequence[str] = (),
+    design: Design | None = None,
+    weights: Any = None,
+    record_col: Columns = "record_id",
+    cluster_col: str = "cluster_id",
+) -> SampleErrors:
+    """Cluster-wise errors of the sampled true clusters, with weights and features.
+
+    Parameters
+    ----------
+    pred : clustering
+        The prediction of the *whole* population (every record the sample could
+        have been drawn from).
+    sample : ClusterSample or clustering
+        The labelled true clusters; a plain clustering needs ``design`` and
+        ``weights`` as for :func:`ereval.estimators.as_sample`.
+    features : DataFrame or path, optional
+        Features keyed by record (``record_col``) or by true cluster
+        (``cluster_col``). Per-record features are aggregated per cluster:
+        numbers by their mean, other values by their most frequent value
+        (missing values ignored; a cluster with none gets a missing value).
+    feature_key : {"record", "cluster"}, optional
+        How ``features`` is keyed; by default by record when it has the record
+        id column(s), else by cluster.
+    feature_columns : list of str, optional
+        The feature columns to keep (default: every column but the ids).
+    shares : list of str, default ()
+        ``"column=value"`` items: the share of each cluster's records with that
+        value, as a feature named ``column=value`` (e.g. ``"source=census"``).
+    design, weights
+        See :func:`ereval.estimators.as_sample`.
+
+    Returns
+    -------
+    SampleErrors
+
+    Notes
+    -----
+    A cluster's errors count every record of the prediction: a sampled record
+    linked to an unsampled one is an over-clustering error of its cluster. So
+    subgroup error rates read from this table are those of Binette et al.
+    (2024, Remark 3), not those of a prediction restricted to the subgroup.
+
+    Examples
+    --------
+    >>> pred = {1: "x", 2: "x", 3: "x", 4: "y"}
+    >>> s = sample_errors(pred, {1: "a", 2: "a", 4: "b"}, design="cluster", weights="uniform")
+    >>> s.table[["cluster_id", "size", "OCE", "UCE", "weight"]].values.tolist()
+    [['a', 2, 1.0, 0.0, 1.0], ['b', 1, 0.0, 0.0, 1.0]]
+    """
+    if isinstance(sample, ClusterSample):
+        s = as_sample(sample, design=design, weights=weights)
+    else:
+        s = as_sample(
+            sample, design=design, weights=weights, record_col=record_col, cluster_col=cluster_col
+        )
+    prepared = (
+        pred
+        if isinstance(pred, PreparedPrediction)
+        else prepare_prediction(pred, index=False, record_col=record_col, cluster_col=cluster_col)
+    )
+    whole = Membership(prepared.records, prepared.labels[prepared.codes])
+    errs = cluster_errors(s.membership(), whole, on_mismatch="twinless", id_type="exact")
+    order = pd.Index(errs["cluster_id"].astype(object)).get_indexer(
+        pd.Index(np.asarray(s.cluster_labels, dtype=object))
+    )
+    table = errs.iloc[order].reset_index(drop=True)
+    table["cluster_id"] = np.asarray(s.cluster_labels, dtype=object)
+    unit = s.unit_of_cluster
+    counts = np.bincount(s.draws, minlength=s.n_units)
+    table["draws"] = counts[unit]
+    table["probability"] = s.probabilities[unit]
+    table["weight"] = table["draws"] / table["probability"]
+    names: list[str] = ["size"]
+    if features is not None:
+        feats = _feature_frame(
+            features,
+            s,
+            key=feature_key,
+            columns=feature_columns,
+            shares=shares,
+            record_col=record_col,
+            cluster_col=cluster_col,
+        )
+        for col in feats.columns:
+            table[str(col)] = feats[col].to_numpy()
+            names.append(str(col))
+    elif shares:
+        raise InputError("'shares' needs 'features' (a table of per-record features)")
+    return SampleErrors(table, tuple(names), s, prepared)
