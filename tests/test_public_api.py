@@ -9,6 +9,7 @@ import pytest
 
 PACKAGES = [
     "ereval",
+    "ereval.analysis",
     "ereval.compare",
     "ereval.contingency",
     "ereval.engines",
