@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError
+from .._errors import InputError, InputTypeError
+from .._validation import describe, examples
 from ..estimators import Estimate, estimate, estimate_by_group
 from ._table import SampleErrors
 
@@ -96,9 +97,30 @@ def _group_labels(values: pd.Series, name: str) -> pd.Series:
     return values.astype(object).where(values.notna(), MISSING)
 
 
+def _labels_of(errors: SampleErrors, by: Any) -> tuple[str, pd.Series]:
+    if isinstance(by, str):
+        return by, _group_labels(feature_values(errors, by, option="by"), by)
+    if isinstance(by, Mapping | pd.Series):
+        series = by if isinstance(by, pd.Series) else pd.Series(dict(by), dtype=object)
+        ids = pd.Index(errors.table["cluster_id"], dtype=object)
+        pos = pd.Index(series.index, dtype=object).get_indexer(ids)
+        if (pos < 0).any():
+            raise InputError(
+                f"'by' has no group for {int((pos < 0).sum())} sampled cluster(s) (e.g. "
+                f"{examples(np.asarray(ids)[pos < 0])})"
+            )
+        name = str(series.name) if series.name is not None else "group"
+        values = pd.Series(series.to_numpy(dtype=object)[pos])
+        return name, _group_labels(values.infer_objects(), name)
+    raise InputTypeError(
+        f"'by' must be a feature name or a mapping from cluster id to group; received "
+        f"{describe(by)}"
+    )
+
+
 def disparities(
     errors: SampleErrors,
-    by: str,
+    by: str | Mapping[Any, Any] | pd.Series,
     *,
     metrics: str | Iterable[str] = DEFAULT_METRICS,
     beta: float = 1.0,
@@ -116,9 +138,10 @@ def disparities(
     ----------
     errors : SampleErrors
         From :func:`sample_errors`.
-    by : str
+    by : str or mapping
         A feature of ``errors`` (categorical, or numeric with at most 20
-        distinct values); a missing categorical value is the group ``"(missing)"``.
+        distinct values), or a mapping from cluster id to group (a Series is
+        named by its name); a missing categorical value is the group ``"(missing)"``.
     metrics : str or list of str
         Estimator keys (see :func:`ereval.estimators.estimate`); default
         pairwise precision, recall and F1.
@@ -146,7 +169,7 @@ def disparities(
     >>> round(d.groups["v"]["pairwise_precision"].value, 6)
     1.0
     """
-    labels = _group_labels(feature_values(errors, by, option="by"), by)
+    name, labels = _labels_of(errors, by)
     groups = pd.Series(labels.to_numpy(), index=pd.Index(errors.table["cluster_id"], dtype=object))
     raw = estimate_by_group(
         errors.prediction,
@@ -165,7 +188,7 @@ def disparities(
         errors.prediction, errors.sample, metrics=metrics, beta=beta, level=level, naive=False
     )
     return Disparities(
-        by,
+        name,
         {_plain(g): raw[g] for g in order},
         overall,
         {_plain(g): int(counts[g]) for g in order},

@@ -70,6 +70,13 @@ class SampleErrors:
     prediction: PreparedPrediction
 
 
+def _blank_as_missing(values: pd.Series) -> pd.Series:
+    """Empty or blank text is an unknown value, as an empty CSV cell is."""
+    text = values.astype(object)
+    blank = text.map(lambda v: isinstance(v, str) and not v.strip())
+    return text.where(~blank.astype(bool), None)
+
+
 def _mode(values: pd.Series) -> Any:
     """The most frequent non-missing value (ties: the smallest as text); NA when none."""
     counts = values.dropna().astype(object).value_counts(sort=False)
@@ -83,6 +90,10 @@ def _aggregate(
     frame: pd.DataFrame, codes: np.ndarray, columns: Sequence[str], shares: Sequence[str]
 ) -> pd.DataFrame:
     """Per-cluster features from per-record ones: numbers averaged, other values by mode."""
+    frame = frame.copy()
+    for col in columns:
+        if not pd.api.types.is_numeric_dtype(frame[col]):
+            frame[col] = _blank_as_missing(frame[col])
     grouped = frame[list(columns)].groupby(codes, sort=True)
     out: dict[str, Any] = {}
     for col in columns:
@@ -182,7 +193,11 @@ def _feature_frame(
             raise InputError(
                 "'shares' needs features keyed by record (shares of a cluster's records)"
             )
-        return rows[columns].reset_index(drop=True)
+        picked = rows[columns].reset_index(drop=True)
+        for col in columns:
+            if not pd.api.types.is_numeric_dtype(picked[col]):
+                picked[col] = _blank_as_missing(picked[col])
+        return picked
     return _aggregate(rows, sample.cluster_codes, columns, shares).reset_index(drop=True)
 
 
@@ -214,6 +229,7 @@ def sample_errors(
         (``cluster_col``). Per-record features are aggregated per cluster:
         numbers by their mean, other values by their most frequent value
         (missing values ignored; a cluster with none gets a missing value).
+        Empty or blank text counts as missing.
     feature_key : {"record", "cluster"}, optional
         How ``features`` is keyed; by default by record when it has the record
         id column(s), else by cluster.

@@ -16,12 +16,15 @@ and a small matplotlib renderer. matplotlib is an optional dependency
 ``plot_summary``                    cluster-size distribution (log scales) and entropy
                                     curve (data: ``size_distribution_figure``,
                                     ``entropy_curve_figure``)
+``plot_analysis``                   subgroup estimates and reviewer tag frequencies with
+                                    their intervals (data: ``analysis_figure``)
 ==================================  ======================================================
 """
 
 from __future__ import annotations
 
 from ._figure import Line, Panel
+from .analysis import Bars, analysis_figure, disparities_figure, plot_analysis, tags_figure
 from .monitor import (
     Band,
     MonitorPanel,
@@ -36,17 +39,22 @@ from .paula import PlotKind, paula_bounds_figure, plot_paula_bounds
 
 __all__ = [
     "Band",
+    "Bars",
     "Line",
     "MonitorPanel",
     "Panel",
     "PlotKind",
+    "analysis_figure",
+    "disparities_figure",
     "entropy_curve_figure",
     "monitoring_figure",
     "oasis_experiment_figure",
     "paula_bounds_figure",
+    "plot_analysis",
     "plot_monitoring",
     "plot_oasis_experiment",
     "plot_paula_bounds",
     "plot_summary",
     "size_distribution_figure",
+    "tags_figure",
 ]
