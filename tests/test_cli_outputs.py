@@ -53,7 +53,22 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
     """A valid, quick invocation of each command that writes files."""
     pool, ranked, labels = str(inputs["pool"]), str(inputs["ranked"]), str(inputs["labels"])
     return {
-        "errors": ["errors", T, P],
+        "errors": [  # the sample mode, which writes both the error table and a figure
+            "errors",
+            "--pred",
+            P,
+            "--sample",
+            str(EXAMPLES / "sample.csv"),
+            "--design",
+            "record",
+            "--features",
+            str(EXAMPLES / "records.csv"),
+            "--feature-cols",
+            "sex",
+            "--group",
+            "sex",
+            "-q",
+        ],
         "summary": ["summary", P],
         "compare": ["compare", T, P],
         "monitor": ["monitor", T, P],
@@ -77,6 +92,7 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
 #: (command, flag) -> a good file name and names that are bad by their suffix
 CASES: dict[tuple[str, str], tuple[str, list[str]]] = {
     ("errors", "--out"): ("e.csv", ["e.txt", "e"]),
+    ("errors", "--plot"): ("e.png", ["e.xyz", "e"]),
     ("summary", "--out"): ("s.csv", ["s.txt"]),
     ("summary", "--plot"): ("s.png", ["s.xyz"]),
     ("compare", "--out"): ("c.parquet", ["c.xlsx"]),
@@ -143,6 +159,13 @@ def test_bad_output_paths_are_refused_before_any_work(
     result = runner.invoke(app, [*base, flag, str(tmp_path / good)])
     assert result.exit_code == 0, result.output
     assert _files(tmp_path) == before | {tmp_path / good}
+
+
+@pytest.mark.parametrize("name", ["e.txt", "missing/e.csv"])
+def test_errors_of_two_clusterings_check_out_first(name: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["errors", T, P, "-o", str(tmp_path / name)])
+    _assert_refused(result, "--out")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_unwritable_folder_is_refused(tmp_path: Path) -> None:
