@@ -259,4 +259,24 @@ def _merge(path: tuple[str, ...]) -> tuple[str, ...]:
         if op == "=":
             out = [c for c in out if c.split(" ", 2)[:2] != [feature, "!="]]
         out.append(cond)
-    return tuple(out)
+    return tuple(_ranges(out))
+
+
+def _ranges(conditions: list[str]) -> list[str]:
+    """``f >= a`` with ``f <= b`` (integer bounds) as ``a <= f <= b``, or ``f = a``."""
+    parts = [c.split(" ", 2) for c in conditions]
+    out: list[str] = []
+    for i, (feature, op, value) in enumerate(parts):
+        if op == ">=":
+            upper = [p[2] for p in parts if p[0] == feature and p[1] == "<="]
+            if upper:
+                out.append(
+                    f"{feature} = {value}"
+                    if upper[0] == value
+                    else f"{value} <= {feature} <= {upper[0]}"
+                )
+                continue
+        if op == "<=" and any(p[0] == feature and p[1] == ">=" for p in parts):
+            continue
+        out.append(conditions[i])
+    return out

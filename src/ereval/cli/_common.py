@@ -129,6 +129,7 @@ API_NAMES: dict[str, str] = {
     "rate": "error_rate",
     "kind": "plot_kind",
     "replace": "without_replacement",
+    "feature_columns": "feature_cols",
 }
 #: Python parameters that are the negation of their flag (``replace`` vs
 #: ``--without-replacement``).

@@ -9,7 +9,7 @@ tree (``--tree``) and reviewer tag frequencies (``--tags``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,6 +151,14 @@ def _tree_rows(tree: ErrorTree) -> list[Mapping[str, Any]]:
     ]
 
 
+def _as_group_errors(func: Callable[[], Disparities]) -> tuple[Disparities, list[str]]:
+    """Run the subgroup estimates; their errors name ``'by'``, which is ``--group`` here."""
+    try:
+        return capture_warnings(func)
+    except InputError as exc:
+        raise InputError(str(exc).replace("'by'", "'--group'")) from None
+
+
 def run_sample_mode(opts: SampleMode) -> None:
     """Read the files, run the analyses asked for, print and write the results."""
     _check(opts)
@@ -200,7 +208,7 @@ def run_sample_mode(opts: SampleMode) -> None:
         if opts.group:
             bar.update(description="estimating per subgroup")
             groups = _column(errors, sample_frame, opts.group, opts.cluster_col, "--group")
-            by, caught = capture_warnings(
+            by, caught = _as_group_errors(
                 lambda: disparities(
                     errors,
                     groups,
