@@ -246,3 +246,25 @@ def test_missing_numeric_features() -> None:
     with pytest.raises(InputError, match=r"'by': feature 'age' is missing for 1"):
         disparities(s, "age")
     assert error_tree(s, features=["size"]).first_split in (None, "size")
+
+
+def test_rules_read_as_ranges() -> None:
+    from ereval.analysis._tree import _merge
+
+    path = (
+        ("last name", "!=", "Smith"),
+        ("size", ">=", "2"),
+        ("last name", "=", "Jones"),
+        ("size", "<=", "5"),
+        ("size", "<=", "3"),
+        ("year", ">", "2020"),
+        ("year", ">", "2024.5"),
+    )
+    # the deeper bound wins; two integer bounds make a range; '=' replaces '!='
+    assert _merge(path) == ("2 <= size <= 3", "last name = Jones", "year > 2024.5")
+    assert _merge((("size", ">=", "4"), ("size", "<=", "4"))) == ("size = 4",)
+
+
+def test_sampled_records_must_be_predicted() -> None:
+    with pytest.raises(InputError, match=r"1 record\(s\) of 'sample' are absent from 'pred'"):
+        sample_errors({1: "x", 2: "x"}, {1: "a", 3: "a"}, design="cluster", weights="uniform")

@@ -15,10 +15,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, InputTypeError
+from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import describe, examples
 from ..estimators import ClusterSample, Design, PreparedPrediction, as_sample, prepare_prediction
-from ..estimators._sample_input import _as_frame
+from ..estimators._sample_input import as_frame
 from ..io import Columns, Membership, column_names, keyed_frame
 from ..metrics.records import cluster_errors
 
@@ -138,7 +138,7 @@ def _feature_frame(
 ) -> pd.DataFrame:
     """One row per sampled cluster (by cluster code) with its features."""
     key_cols = column_names(record_col, name="record_col")
-    frame = _as_frame(features, (*key_cols, cluster_col))
+    frame = as_frame(features, (*key_cols, cluster_col), name="features")
     if frame is None:
         raise InputTypeError(
             f"'features' must be a table (DataFrame or CSV/Parquet file); received "
@@ -270,6 +270,13 @@ def sample_errors(
         if isinstance(pred, PreparedPrediction)
         else prepare_prediction(pred, index=False, record_col=record_col, cluster_col=cluster_col)
     )
+    absent = pd.Index(prepared.records).get_indexer(pd.Index(s.records)) < 0
+    if absent.any():
+        raise RecordMismatchError(
+            f"{int(absent.sum())} record(s) of 'sample' are absent from 'pred' (e.g. "
+            f"{examples(np.asarray(s.records)[absent])}); every sampled record needs a "
+            "predicted cluster (give the prediction of the whole population)"
+        )
     whole = Membership(prepared.records, prepared.labels[prepared.codes])
     errs = cluster_errors(s.membership(), whole, on_mismatch="twinless", id_type="exact")
     order = pd.Index(errs["cluster_id"].astype(object)).get_indexer(

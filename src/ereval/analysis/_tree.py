@@ -146,16 +146,17 @@ def _design_matrix(
     return np.hstack(blocks), columns
 
 
-def _condition(col: _Column, threshold: float, left: bool) -> str:
+#: One condition of a path: (feature, operator, value as text).
+Condition = tuple[str, str, str]
+
+
+def _condition(col: _Column, threshold: float, left: bool) -> Condition:
     if col.category is not None:  # one-hot: <= 0.5 means "not this category"
-        return f"{col.feature} {'!=' if left else '='} {col.category}"
+        return (col.feature, "!=" if left else "=", col.category)
     if col.integer:
-        return (
-            f"{col.feature} <= {math.floor(threshold)}"
-            if left
-            else f"{col.feature} >= {math.floor(threshold) + 1}"
-        )
-    return f"{col.feature} {'<=' if left else '>'} {threshold:.4g}"
+        bound = math.floor(threshold)
+        return (col.feature, "<=", str(bound)) if left else (col.feature, ">=", str(bound + 1))
+    return (col.feature, "<=" if left else ">", f"{threshold:.4g}")
 
 
 def error_tree(
@@ -222,7 +223,7 @@ def error_tree(
     total = float(w.sum())
     rules: list[Rule] = []
 
-    def walk(node: int, path: tuple[str, ...]) -> None:
+    def walk(node: int, path: tuple[Condition, ...]) -> None:
         left, right = int(tree.children_left[node]), int(tree.children_right[node])
         if left == -1:
             mask = leaf_of == node
@@ -245,38 +246,29 @@ def error_tree(
     return ErrorTree(target, tuple(rules), first, imp, overall, model)
 
 
-def _merge(path: tuple[str, ...]) -> tuple[str, ...]:
-    """Keep the tightest numeric bound per feature and side; drop redundant ``!=``."""
-    out: list[str] = []
+def _merge(path: tuple[Condition, ...]) -> tuple[str, ...]:
+    """The path as text: the tightest bound per feature and side, ``a <= f <= b`` (or
+    ``f = a``) for two integer bounds, no ``!=`` beside an ``=`` of the same feature."""
+    kept: list[Condition] = []
     for cond in path:
-        feature, op, _ = cond.split(" ", 2)
-        if op in ("<=", ">=", ">"):
-            out = [
-                c for c in out if not (c.split(" ", 2)[0] == feature and c.split(" ", 2)[1] == op)
-            ]
-        if op == "!=" and any(c.split(" ", 2)[:2] == [feature, "="] for c in out):
+        feature, op, _ = cond
+        if op in ("<=", ">=", ">"):  # a deeper split is tighter
+            kept = [c for c in kept if (c[0], c[1]) != (feature, op)]
+        elif op == "!=" and (feature, "=") in {(c[0], c[1]) for c in kept}:
             continue
-        if op == "=":
-            out = [c for c in out if c.split(" ", 2)[:2] != [feature, "!="]]
-        out.append(cond)
-    return tuple(_ranges(out))
-
-
-def _ranges(conditions: list[str]) -> list[str]:
-    """``f >= a`` with ``f <= b`` (integer bounds) as ``a <= f <= b``, or ``f = a``."""
-    parts = [c.split(" ", 2) for c in conditions]
+        elif op == "=":
+            kept = [c for c in kept if (c[0], c[1]) != (feature, "!=")]
+        kept.append(cond)
     out: list[str] = []
-    for i, (feature, op, value) in enumerate(parts):
-        if op == ">=":
-            upper = [p[2] for p in parts if p[0] == feature and p[1] == "<="]
-            if upper:
-                out.append(
-                    f"{feature} = {value}"
-                    if upper[0] == value
-                    else f"{value} <= {feature} <= {upper[0]}"
-                )
-                continue
-        if op == "<=" and any(p[0] == feature and p[1] == ">=" for p in parts):
-            continue
-        out.append(conditions[i])
-    return out
+    for feature, op, value in kept:
+        upper = [c[2] for c in kept if c[0] == feature and c[1] == "<="]
+        lower = [c[2] for c in kept if c[0] == feature and c[1] == ">="]
+        if op == ">=" and upper:
+            out.append(
+                f"{feature} = {value}"
+                if upper[0] == value
+                else f"{value} <= {feature} <= {upper[0]}"
+            )
+        elif not (op == "<=" and lower):
+            out.append(f"{feature} {op} {value}")
+    return tuple(out)

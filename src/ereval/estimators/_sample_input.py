@@ -62,9 +62,13 @@ class SampleTable:
         return _values(self.frame[col])
 
 
-def _as_frame(sample: Any, id_columns: tuple[str, ...] = ()) -> pd.DataFrame | None:
+def as_frame(
+    sample: Any, id_columns: tuple[str, ...] = (), *, name: str = "sample"
+) -> pd.DataFrame | None:
+    """A file (read with ``id_columns`` as text), pandas, polars or pyarrow table as a pandas
+    DataFrame; None for anything else (a mapping, a list of clusters, ...)."""
     if isinstance(sample, str | os.PathLike):
-        return read_table(sample, name="sample", text_columns=id_columns)
+        return read_table(sample, name=name, text_columns=id_columns)
     if isinstance(sample, pd.DataFrame):
         return sample
     module = type(sample).__module__
@@ -77,7 +81,7 @@ def _as_frame(sample: Any, id_columns: tuple[str, ...] = ()) -> pd.DataFrame | N
 def sample_table(sample: Any, *, record_col: Columns, cluster_col: str) -> SampleTable:
     """Validate the sampled clusters (records unique, no missing ids)."""
     key_cols = column_names(record_col, name="record_col")
-    frame = _as_frame(sample, (*key_cols, cluster_col))
+    frame = as_frame(sample, (*key_cols, cluster_col))
     if frame is not None:
         frame, record_col = keyed_frame(frame, key_cols, name="sample")
     else:
