@@ -268,3 +268,40 @@ def test_rules_read_as_ranges() -> None:
 def test_sampled_records_must_be_predicted() -> None:
     with pytest.raises(InputError, match=r"1 record\(s\) of 'sample' are absent from 'pred'"):
         sample_errors({1: "x", 2: "x"}, {1: "a", 3: "a"}, design="cluster", weights="uniform")
+
+
+@pytest.mark.slow
+def test_tag_frequencies_monte_carlo() -> None:
+    """Record samples over-represent large entities, which carry the tag more often: the
+    weighted frequency is unbiased, its standard error right and its intervals cover,
+    where the unweighted share of sampled entities is biased upwards."""
+    from ereval.estimators import draw_sample, prepare_prediction
+
+    rng = np.random.default_rng(3)
+    k = 2000
+    sizes = rng.integers(1, 6, size=k)
+    truth = pd.DataFrame(
+        {"record_id": np.arange(sizes.sum()), "cluster_id": np.repeat(np.arange(k), sizes)}
+    )
+    tag = np.where(rng.random(k) < np.where(sizes >= 3, 0.5, 0.1), "t", "")
+    true = float((tag == "t").mean())
+    tags = dict(enumerate(tag))
+    pred = prepare_prediction(truth)
+    repeats = 300
+    values, stds, covered, naive = [], [], [], []
+    for r in range(repeats):
+        s = sample_errors(pred, draw_sample(truth, n=200, design="record", seed=r))
+        e = tag_frequencies(s, tags, among="all")["t"]
+        values.append(e.value)
+        stds.append(e.std)
+        covered.append(e.lower <= true <= e.upper)
+        naive.append(
+            float(np.mean(tag[s.sample.unit_labels[s.sample.draws].astype(np.int64)] == "t"))
+        )
+    spread = float(np.std(values, ddof=1))
+    mc_error = spread / math.sqrt(repeats)
+    assert abs(float(np.mean(values)) - true) < 4 * mc_error
+    assert 0.85 < float(np.mean(stds)) / spread < 1.15
+    # coverage of 95% intervals: Monte Carlo sd sqrt(0.95 * 0.05 / 300) = 0.0126
+    assert 0.95 - 4 * 0.0126 < float(np.mean(covered)) <= 1.0
+    assert float(np.mean(naive)) - true > 10 * mc_error
