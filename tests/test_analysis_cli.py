@@ -121,6 +121,8 @@ def test_bad_input_names_the_flag(reviewed: Path) -> None:
     _refused([*BASE, "--group", "sex", "--tree", "-f", "csv"], "--format")
     _refused([*BASE, "--plot", "x.png"], "--plot")
     _refused([*BASE, "--by", "record"], "--by")
+    _refused([*BASE, "--id-type", "string"], "--id-type")
+    _refused(["errors", str(EXAMPLES / "truth.csv"), P, "--among", "all"], "--among")
     res = runner.invoke(app, ["errors"])
     assert res.exit_code == 2 and "give TRUTH PRED" in res.stderr
 

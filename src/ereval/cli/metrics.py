@@ -172,7 +172,7 @@ def errors_command(
     truth_file: Annotated[
         Path | None,
         typer.Argument(
-            metavar="[TRUTH]",
+            metavar="TRUTH",
             help="True clustering (CSV or Parquet); with PRED, the errors of every true cluster.",
             show_default=False,
         ),
@@ -180,7 +180,7 @@ def errors_command(
     pred_file: Annotated[
         Path | None,
         typer.Argument(
-            metavar="[PRED]", help="Predicted clustering (CSV or Parquet).", show_default=False
+            metavar="PRED", help="Predicted clustering (CSV or Parquet).", show_default=False
         ),
     ] = None,
     by: Annotated[
@@ -338,6 +338,17 @@ def errors_command(
         "--plot": plot is not None,
         "--weights": weights is not None,
         "--metrics": metrics is not None,
+        "--weight-kind": weight_kind != "probability",
+        "--blocks": blocks is not None,
+        "--draws": draws is not None,
+        "--without-replacement": without_replacement,
+        "--population-size": population_size is not None,
+        "--feature-cols": feature_cols is not None,
+        "--shares": shares is not None,
+        "--target": target != "over",
+        "--max-depth": max_depth != 3,
+        "--among": among != "errors",
+        "--level": level != 0.95,
     }
     if pred is not None or sample is not None:
         if truth_file is not None or pred_file is not None:
@@ -358,6 +369,7 @@ def errors_command(
             flag
             for flag, given in (
                 ("--on-mismatch", on_mismatch != "error"),
+                ("--id-type", id_type != "exact"),
                 ("--truth-record-col", truth_record_col is not None),
                 ("--truth-cluster-col", truth_cluster_col is not None),
                 ("--pred-record-col", pred_record_col is not None),
