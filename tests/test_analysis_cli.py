@@ -155,3 +155,24 @@ def test_figure_data() -> None:
     assert len(analysis_figure(d, f)) == 2
     fig = plot_analysis(d, f)
     assert len(fig.axes) == 2
+
+
+def test_the_worked_example_of_the_docs() -> None:
+    """docs/analysis.md shows these numbers."""
+    args = [*BASE, "--features", R, "--feature-cols", "source,year,sex"]
+    args += ["--shares", "source=census", "--group", "sex", "--tree", "--max-depth", "2"]
+    res = runner.invoke(app, [*args, "-f", "json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    est = data["groups"]["estimates"]
+    assert round(est["Female"]["pairwise_precision"]["value"], 6) == 0.652639
+    assert round(est["Male"]["pairwise_precision"]["interval"][1], 6) == 0.943284
+    assert data["tree"]["text"].splitlines() == [
+        "year > 2024 and size >= 5 -> over-clustered in 38% (weighted) of 8 clusters",
+        "year > 2024 and size <= 4 -> over-clustered in 13% (weighted) of 171 clusters",
+        "year <= 2024 -> over-clustered in 0% (weighted) of 11 clusters",
+    ]
+    assert len(res.stderr.strip().splitlines()) == 2  # the two warnings the docs mention
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "analysis.md").read_text()
+    for line in data["tree"]["text"].splitlines():
+        assert line in docs
