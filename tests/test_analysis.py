@@ -305,3 +305,15 @@ def test_tag_frequencies_monte_carlo() -> None:
     # coverage of 95% intervals: Monte Carlo sd sqrt(0.95 * 0.05 / 300) = 0.0126
     assert 0.95 - 4 * 0.0126 < float(np.mean(covered)) <= 1.0
     assert float(np.mean(naive)) - true > 10 * mc_error
+
+
+def test_quantile_bins_of_a_numeric_feature() -> None:
+    feats = pd.DataFrame({"cluster_id": ["A", "B", "C"], "age": [20.0, 40.0, 60.0]})
+    s = _errors(features=feats)
+    # median 40: (19.999, 40] holds A and B, (40, 60] holds C
+    with pytest.warns(EstimationWarning, match="1 draw"):
+        d = disparities(s, "age", bins=2, metrics="b3_recall")
+    assert list(d.groups) == ["(19.999, 40.0]", "(40.0, 60.0]"]
+    assert d.clusters == {"(19.999, 40.0]": 2, "(40.0, 60.0]": 1}
+    with pytest.raises(InputError, match="'bins' needs a numeric feature"):
+        disparities(_errors(features=FEATURES), "source", bins=2)

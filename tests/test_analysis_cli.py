@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -91,6 +93,20 @@ def test_subgroups_tree_and_tags_in_json(reviewed: Path) -> None:
     assert data["tags"]["same name"]["interval"][0] == pytest.approx(f["same name"].lower)
     # every cluster in error is tagged, 'same name' on two thirds of them
     assert set(data["tags"]) == {"same name", "relatives merged", "typo"}
+
+
+def test_numeric_groups_in_quantile_bins() -> None:
+    args = [*BASE, "--features", R, "--feature-cols", "year", "--group", "year", "--bins", "2"]
+    res = runner.invoke(app, [*args, "-m", "pairwise_recall", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    groups = [r["group"] for r in rows]
+    # two groups split at the median mean year of the sampled entities, then all of them
+    assert len(groups) == 3 and groups[-1] == "(all)"
+    assert groups[0].startswith("(") and groups[0].endswith("]")
+    assert sum(int(r["clusters"]) for r in rows[:2]) == int(rows[2]["clusters"]) == 190
+    _refused([*BASE, "--bins", "2"], "--bins")
+    _refused([*args[:-1], "1"], "--bins")
 
 
 def test_tree_is_printed_as_rules() -> None:

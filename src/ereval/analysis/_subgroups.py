@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, InputTypeError
-from .._validation import describe, examples
+from .._validation import check_int, describe, examples
 from ..estimators import Estimate, estimate, estimate_by_group
 from ._table import SampleErrors
 
@@ -118,6 +118,24 @@ def _labels_of(errors: SampleErrors, by: Any) -> tuple[str, pd.Series]:
     )
 
 
+def _binned(errors: SampleErrors, by: Any, bins: int) -> tuple[str, pd.Series, list[Any]]:
+    bins = check_int("bins", bins, minimum=2)
+    if not isinstance(by, str):
+        raise InputError("'bins' cuts a numeric feature: give 'by' as a feature name")
+    values = feature_values(errors, by, option="by")
+    if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        raise InputError(f"'bins' needs a numeric feature; '{by}' is not numeric")
+    if values.isna().any():
+        raise InputError(
+            f"'by': feature '{by}' is missing for {int(values.isna().sum())} sampled "
+            "cluster(s); fill it or group by another feature"
+        )
+    cut = pd.qcut(values.astype(float), q=bins, duplicates="drop")
+    names = [str(c) for c in cut.cat.categories]
+    labels = pd.Series([str(v) for v in cut], index=values.index, dtype=object)
+    return by, labels, names
+
+
 def disparities(
     errors: SampleErrors,
     by: str | Mapping[Any, Any] | pd.Series,
@@ -125,6 +143,7 @@ def disparities(
     metrics: str | Iterable[str] = DEFAULT_METRICS,
     beta: float = 1.0,
     level: float = 0.95,
+    bins: int | None = None,
 ) -> Disparities:
     """Estimate performance within each subgroup of entities defined by a feature.
 
@@ -147,6 +166,10 @@ def disparities(
         pairwise precision, recall and F1.
     beta, level
         As for :func:`ereval.estimators.estimate`.
+    bins : int, optional
+        Cut a numeric ``by`` into this many groups at the quantiles of its values
+        over the sampled clusters (groups named by their interval, e.g.
+        ``"(2024.5, 2030.0]"``; equal quantiles merge, so there may be fewer).
 
     Returns
     -------
@@ -169,7 +192,11 @@ def disparities(
     >>> round(d.groups["v"]["pairwise_precision"].value, 6)
     1.0
     """
-    name, labels = _labels_of(errors, by)
+    if bins is None:
+        name, labels = _labels_of(errors, by)
+        binned: list[Any] | None = None
+    else:
+        name, labels, binned = _binned(errors, by, bins)
     groups = pd.Series(labels.to_numpy(), index=pd.Index(errors.table["cluster_id"], dtype=object))
     raw = estimate_by_group(
         errors.prediction,
@@ -181,7 +208,9 @@ def disparities(
         naive=False,
     )
     order = sorted(raw, key=lambda g: (isinstance(g, str) and g == MISSING, str(g)))
-    if pd.api.types.is_numeric_dtype(labels):
+    if binned is not None:
+        order = [g for g in binned if g in raw]
+    elif pd.api.types.is_numeric_dtype(labels):
         order = sorted(raw)
     counts = labels.value_counts()
     overall = estimate(

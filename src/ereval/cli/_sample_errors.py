@@ -59,6 +59,7 @@ class SampleMode:
     feature_cols: str | None
     shares: str | None
     group: str | None
+    bins: int | None
     metrics: str | None
     tree: bool
     target: Target
@@ -94,6 +95,8 @@ def _check(opts: SampleMode) -> None:
         check_figure_path(opts.plot, flag="--plot")
     if opts.out is not None:
         check_table_path(opts.out, flag="--out")
+    if opts.bins is not None and not opts.group:
+        raise InputError("'--bins' cuts the --group feature; give '--group'")
     if (opts.feature_cols or opts.shares) and opts.features is None:
         raise InputError("'--feature-cols' and '--shares' need '--features'")
 
@@ -214,6 +217,7 @@ def run_sample_mode(opts: SampleMode) -> None:
                     groups,
                     metrics=opts.metrics or "pairwise_precision,pairwise_recall,pairwise_f1",
                     level=opts.level,
+                    bins=opts.bins,
                 )
             )
             carried = {w for r in by.groups.values() for e in r.values() for w in e.warnings}

@@ -262,6 +262,12 @@ def errors_command(
             "--group", help="Estimate per subgroup of entities: a feature or sample column."
         ),
     ] = None,
+    bins: Annotated[
+        int | None,
+        typer.Option(
+            "--bins", help="Cut a numeric --group feature into this many quantile groups."
+        ),
+    ] = None,
     metrics: Annotated[
         str | None,
         typer.Option(
@@ -344,6 +350,7 @@ def errors_command(
         "--without-replacement": without_replacement,
         "--population-size": population_size is not None,
         "--feature-cols": feature_cols is not None,
+        "--bins": bins is not None,
         "--shares": shares is not None,
         "--target": target != "over",
         "--max-depth": max_depth != 3,
@@ -396,6 +403,7 @@ def errors_command(
                 feature_cols=feature_cols,
                 shares=shares,
                 group=group,
+                bins=bins,
                 metrics=metrics,
                 tree=tree,
                 target=target,
