@@ -282,6 +282,8 @@ def sample_errors(
     order = pd.Index(errs["cluster_id"].astype(object)).get_indexer(
         pd.Index(np.asarray(s.cluster_labels, dtype=object))
     )
+    if (order < 0).any():  # the same ids on both sides: a failure here is a bug
+        raise RuntimeError("the error table lost sampled clusters")
     table = errs.iloc[order].reset_index(drop=True)
     table["cluster_id"] = np.asarray(s.cluster_labels, dtype=object)
     unit = s.unit_of_cluster
