@@ -1,0 +1,30 @@
+"""Scored pairs: every metric at every threshold.
+
+Linkers (Splink, dedupe, recordlinkage, Zingg) output scored record pairs.
+:func:`threshold_curve` scores them against a true clustering at every
+threshold: the pairs as scored (``links_*``: counts, precision, recall, F, ROC
+and average precision, pairs completeness and reduction ratio) and the
+clustering by connected components of the accepted pairs (every clustering
+metric under its canonical name), updated merge by merge. See ``docs/curves.md``.
+"""
+
+from __future__ import annotations
+
+from ._curve import (
+    INCREMENTAL_METRICS,
+    ThresholdCurve,
+    curve_from_scored_pairs,
+    threshold_curve,
+)
+from ._input import CURVE_MISMATCH_POLICIES, CurveMismatchPolicy, ScoredPairs, read_scored_pairs
+
+__all__ = [
+    "CURVE_MISMATCH_POLICIES",
+    "CurveMismatchPolicy",
+    "INCREMENTAL_METRICS",
+    "ScoredPairs",
+    "ThresholdCurve",
+    "curve_from_scored_pairs",
+    "read_scored_pairs",
+    "threshold_curve",
+]

@@ -1,0 +1,194 @@
+"""Reading scored pairs against a true clustering into dense integer arrays.
+
+Pairs are read by :func:`ereval.io.as_pairs` (found by column names; self-pairs,
+missing ids and pairs repeated in either order are errors) and their record ids
+are matched to the truth's exactly as everywhere else (:mod:`ereval.ids`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from .._errors import InputError, InputTypeError, RecordMismatchError
+from .._validation import check_choice, describe, examples
+from ..contingency import id_type_error
+from ..files import file_spec, header, read_arrow
+from ..ids import IdType, cast_ids, factorize, id_kind, take, to_numpy, union
+from ..io import Columns, as_membership, as_pairs, column_names
+
+__all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
+
+CurveMismatchPolicy = Literal["error", "intersection"]
+#: The accepted values of ``on_mismatch`` for scored pairs.
+CURVE_MISMATCH_POLICIES: tuple[CurveMismatchPolicy, ...] = ("error", "intersection")
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class ScoredPairs:
+    """Scored pairs over the records of a true clustering, as dense codes.
+
+    ``true_of[r]`` is the true cluster (``0..K-1``) of record ``r`` (``0..N-1``,
+    in the truth's order); pair ``k`` joins records ``left[k]`` and ``right[k]``
+    with score ``scores[k]``. ``n_dropped`` pairs naming records absent from the
+    truth were left out (``on_mismatch="intersection"``).
+    """
+
+    true_of: IntArray
+    left: IntArray
+    right: IntArray
+    scores: npt.NDArray[np.float64]
+    n_dropped: int = 0
+
+    @property
+    def n_records(self) -> int:
+        """N, the number of records of the truth."""
+        return int(self.true_of.shape[0])
+
+    @property
+    def n_pairs(self) -> int:
+        """The number of scored pairs kept."""
+        return int(self.scores.shape[0])
+
+
+def _table(data: Any, cols: list[str]) -> Any:
+    """A pyarrow table of a pairs file (id columns as text), or ``data`` itself."""
+    if isinstance(data, str | os.PathLike):
+        spec = file_spec(data, name="pairs")
+        present = header(spec, name="pairs")
+        wanted = [c for c in dict.fromkeys(cols) if c in present]
+        id_cols = cols[:-1]
+        return read_arrow(spec, name="pairs", text_columns=id_cols, columns=wanted)
+    return data
+
+
+def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
+    names = getattr(table, "column_names", None)
+    if names is None:
+        names = [str(c) for c in getattr(table, "columns", [])]
+    if score_col not in names:
+        raise InputError(
+            f"'pairs' has no score column {score_col!r}; its columns are "
+            f"{list(names)[:10]!r} (set 'score_col' to choose another)"
+        )
+    column = table[score_col]
+    if isinstance(column, pa.ChunkedArray | pa.Array):
+        if not (
+            pa.types.is_integer(column.type)
+            or pa.types.is_floating(column.type)
+            or pa.types.is_boolean(column.type)
+        ):
+            raise InputTypeError(
+                f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
+                f"{column.type}"
+            )
+        values = np.asarray(
+            column.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
+        )
+    else:
+        raw = column.to_numpy() if hasattr(column, "to_numpy") else np.asarray(column)
+        if raw.dtype.kind not in "biuf" and not (
+            raw.dtype == object and all(isinstance(v, int | float) for v in raw[:1000])
+        ):
+            raise InputTypeError(
+                f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
+                f"{describe(raw)}"
+            )
+        values = np.asarray(raw, dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        pos = np.flatnonzero(bad)
+        raise InputError(
+            f"'score_col': column {score_col!r} of 'pairs' has {pos.size} missing, NaN or "
+            f"infinite score(s) (first at row {int(pos[0])}); every pair needs a finite score"
+        )
+    return values
+
+
+def read_scored_pairs(
+    truth: Any,
+    pairs: Any,
+    *,
+    score_col: str = "score",
+    left_col: Columns = "record_id_1",
+    right_col: Columns = "record_id_2",
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    on_mismatch: CurveMismatchPolicy = "error",
+    id_type: IdType = "exact",
+) -> ScoredPairs:
+    """Validate a true clustering and scored pairs and code both densely.
+
+    Parameters
+    ----------
+    truth : clustering
+        Any form of :func:`ereval.io.as_membership`.
+    pairs : table or path
+        A pandas, polars or pyarrow table, or a CSV / Parquet file, with the two
+        record id columns and the score column.
+    score_col : str, default "score"
+        The score column: pairs with a score ``>= t`` are accepted at threshold ``t``.
+    left_col, right_col : str or list of str
+        The record id columns of a pair (a list makes a key of several columns).
+    record_col, cluster_col : str or list of str
+        The columns of the truth.
+    on_mismatch : {"error", "intersection"}, default "error"
+        Pairs naming records absent from the truth: raise, or drop those pairs.
+    id_type : {"exact", "string"}, default "exact"
+        As in :func:`ereval.contingency.align`.
+    """
+    policy = check_choice("on_mismatch", on_mismatch, CURVE_MISMATCH_POLICIES)
+    id_type = check_choice("id_type", id_type, ("exact", "string"))
+    if not isinstance(score_col, str) or not score_col:
+        raise InputTypeError(f"'score_col' must be a column name; received {describe(score_col)}")
+    lcols = column_names(left_col, name="left_col")
+    rcols = column_names(right_col, name="right_col")
+    t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
+    table = _table(pairs, [*lcols, *rcols, score_col])
+    if isinstance(table, list | tuple | np.ndarray):
+        raise InputTypeError(
+            "'pairs' must be a table or a CSV/Parquet file with a score column; "
+            f"received {describe(table)}"
+        )
+    scores = _scores(table, score_col)
+    pl = as_pairs(table, name="pairs", left_col=left_col, right_col=right_col)
+    if len(pl) == 0:
+        raise InputError("'pairs' is empty; expected at least one scored pair")
+    t_ids = cast_ids(t.record_ids, id_type, name="truth")
+    left = cast_ids(pl.left_ids, id_type, name="pairs")
+    right = cast_ids(pl.right_ids, id_type, name="pairs")
+    if id_kind(t_ids) != id_kind(left):
+        raise id_type_error(
+            id_kind(t_ids), id_kind(left), to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs"
+        )
+    pair_ids, a, b = union(left, right)
+    ids, pos_t, pos_p = union(t_ids, pair_ids)
+    record_of = np.full(len(ids), -1, dtype=np.int64)
+    record_of[pos_t] = np.arange(len(t_ids), dtype=np.int64)
+    rec_of_pair_id = record_of[pos_p]
+    lrec = rec_of_pair_id[a]
+    rrec = rec_of_pair_id[b]
+    unknown = (lrec < 0) | (rrec < 0)
+    n_dropped = 0
+    if unknown.any():
+        if policy == "error":
+            first = np.flatnonzero(unknown)[:3]
+            bad = [to_numpy(take(left if lrec[k] < 0 else right, np.array([k])))[0] for k in first]
+            raise RecordMismatchError(
+                f"'pairs' has {int(unknown.sum())} pair(s) naming records absent from 'truth' "
+                f"(e.g. {examples(bad)}); pass on_mismatch='intersection' to drop them"
+            )
+        keep = ~unknown
+        n_dropped = int(unknown.sum())
+        if not keep.any():
+            raise RecordMismatchError("no pair of 'pairs' joins two records of 'truth'")
+        lrec, rrec, scores = lrec[keep], rrec[keep], scores[keep]
+    true_of, _ = factorize(t.cluster_ids)
+    return ScoredPairs(true_of, lrec, rrec, scores, n_dropped)

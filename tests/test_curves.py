@@ -1,0 +1,285 @@
+"""Threshold curves of scored pairs: incremental values against recomputation from scratch."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+from ereval import InputError, InputTypeError, RecordMismatchError, evaluate
+from ereval.curves import INCREMENTAL_METRICS, threshold_curve
+
+INTEGER_COLUMNS = ("links_tp", "links_fp", "links_fn", "links_tn", "n_accepted", "n_pred_clusters")
+
+
+def _components(n: int, edges: list[tuple[int, int]]) -> list[int]:
+    """Connected components by a plain union-find (independent of the code under test)."""
+    parent = list(range(n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for u, v in edges:
+        parent[find(u)] = find(v)
+    return [find(x) for x in range(n)]
+
+
+def _random_case(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    n = int(rng.integers(2, 40))
+    k = int(rng.integers(1, n + 1))
+    clusters = rng.integers(0, k, size=n)
+    truth = pd.DataFrame({"record_id": [f"r{i}" for i in range(n)], "cluster_id": clusters})
+    all_pairs = list(itertools.combinations(range(n), 2))
+    m = int(rng.integers(1, len(all_pairs) + 1))
+    chosen = rng.choice(len(all_pairs), size=min(m, 3 * n), replace=False)
+    # favour true pairs so that clusters grow, and draw scores from few values (ties)
+    pairs = [all_pairs[c] for c in chosen]
+    scores = rng.integers(0, 6, size=len(pairs)) / 5.0
+    same = np.array([clusters[u] == clusters[v] for u, v in pairs])
+    scores = np.where(same & (rng.random(len(pairs)) < 0.7), scores + 0.5, scores)
+    flip = rng.random(len(pairs)) < 0.5
+    frame = pd.DataFrame(
+        {
+            "record_id_1": [f"r{v if f else u}" for (u, v), f in zip(pairs, flip, strict=True)],
+            "record_id_2": [f"r{u if f else v}" for (u, v), f in zip(pairs, flip, strict=True)],
+            "score": scores,
+        }
+    )
+    return truth, frame
+
+
+def _brute_force_row(truth: pd.DataFrame, pairs: pd.DataFrame, t: float) -> dict[str, Any]:
+    index = {r: i for i, r in enumerate(truth["record_id"])}
+    cl = truth["cluster_id"].to_numpy()
+    n = len(index)
+    acc = pairs[pairs["score"] >= t]
+    edges = [
+        (index[u], index[v]) for u, v in zip(acc["record_id_1"], acc["record_id_2"], strict=True)
+    ]
+    accepted = {frozenset(e) for e in edges}
+    tp = fp = fn = tn = 0
+    for u, v in itertools.combinations(range(n), 2):
+        true = cl[u] == cl[v]
+        got = frozenset((u, v)) in accepted
+        tp += true and got
+        fp += got and not true
+        fn += true and not got
+        tn += not true and not got
+    labels = _components(n, edges)
+    return {
+        "links": (tp, fp, fn, tn),
+        "labels": labels,
+        "n_pred_clusters": len(set(labels)),
+    }
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_incremental_equals_recomputation(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    truth, pairs = _random_case(rng)
+    curve = threshold_curve(truth, pairs, beta=2.0 if seed % 2 else 1.0)
+    frame = curve.frame
+    assert list(frame["threshold"]) == sorted(set(pairs["score"]))
+    for row in frame.to_dict("records"):
+        ref = _brute_force_row(truth, pairs, row["threshold"])
+        got = tuple(int(row[c]) for c in ("links_tp", "links_fp", "links_fn", "links_tn"))
+        assert got == ref["links"]
+        assert row["n_pred_clusters"] == ref["n_pred_clusters"]
+        pred = pd.DataFrame({"record_id": truth["record_id"], "cluster_id": ref["labels"]})
+        expected = evaluate(truth, pred, metrics=list(INCREMENTAL_METRICS), beta=curve.beta)
+        for name, value in expected.items():
+            if math.isnan(value):
+                assert math.isnan(row[name]), name
+            else:
+                assert row[name] == pytest.approx(value, abs=1e-12, rel=1e-12), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grid_and_scratch_metrics(seed: int) -> None:
+    rng = np.random.default_rng(100 + seed)
+    truth, pairs = _random_case(rng)
+    grid = [-1.0, 0.1, 0.45, 0.8, 2.0]
+    curve = threshold_curve(truth, pairs, thresholds=grid, metrics="canonical")
+    assert list(curve.frame["threshold"]) == grid
+    for row in curve.frame.to_dict("records"):
+        ref = _brute_force_row(truth, pairs, row["threshold"])
+        assert int(row["n_accepted"]) == int((pairs["score"] >= row["threshold"]).sum())
+        pred = pd.DataFrame({"record_id": truth["record_id"], "cluster_id": ref["labels"]})
+        expected = evaluate(truth, pred)
+        for name, value in expected.items():
+            if math.isnan(value):
+                assert math.isnan(row[name]), name
+            else:
+                assert row[name] == pytest.approx(value, abs=1e-12), name
+    # nothing accepted above the top score: links precision is undefined
+    top = curve.frame.iloc[-1]
+    assert top["n_accepted"] == 0 and math.isnan(top["links_precision"])
+
+
+def test_grid_of_n_points_uses_scores() -> None:
+    truth, pairs = _random_case(np.random.default_rng(7))
+    curve = threshold_curve(truth, pairs, thresholds=3)
+    distinct = sorted(set(pairs["score"]))
+    assert set(curve.frame["threshold"]) <= set(distinct)
+    assert curve.frame["threshold"].iloc[0] == distinct[0]
+    assert curve.frame["threshold"].iloc[-1] == distinct[-1]
+
+
+def test_hand_worked_example() -> None:
+    # truth {a, b, c}, {d, e}; N = 5, true pairs ab ac bc de = 4, C(5, 2) = 10
+    truth = [["a", "b", "c"], ["d", "e"]]
+    pairs = pd.DataFrame(
+        {
+            "record_id_1": ["a", "c", "b", "d"],
+            "record_id_2": ["b", "d", "c", "a"],
+            "score": [0.9, 0.7, 0.5, 0.5],
+        }
+    )
+    f = threshold_curve(truth, pairs).frame.set_index("threshold")
+    # t = 0.9: accept ab. links TP 1, FP 0, FN 3, TN 10 - 4 = 6; clusters {ab} c d e
+    # pairwise: TP 1 of 1 predicted pair, recall 1/4; cluster: exact none of 4 predicted
+    # ({ab} differs from {abc}; d and e are singletons of {de}), K = 2 -> 0
+    r = f.loc[0.9]
+    assert (r.links_tp, r.links_fp, r.links_fn, r.links_tn) == (1, 0, 3, 6)
+    assert r.pairwise_precision == 1.0 and r.pairwise_recall == 0.25
+    assert r.cluster_precision == 0.0 and r.n_pred_clusters == 4
+    # t = 0.7: accept ab, cd. links TP 1, FP 1; clusters {ab}, {cd}, e
+    r = f.loc[0.7]
+    assert (r.links_tp, r.links_fp, r.links_fn) == (1, 1, 3)
+    assert r.pairwise_precision == 0.5  # TP ab of predicted ab, cd
+    # t = 0.5: accept all four: links TP ab, bc = 2, FP cd, da = 2; one cluster {abcd}, e
+    # pairwise: predicted C(4,2) = 6, TP = C(3,2) = 3 -> P 1/2, R 3/4
+    # B3 precision: (3 * 3/4 + 1 * 1/4 + 1) / 5 = 3.5 / 5; recall (3 * 1 + 1/2 + 1/2) / 5
+    r = f.loc[0.5]
+    assert (r.links_tp, r.links_fp, r.links_fn, r.links_tn) == (2, 2, 2, 4)
+    assert r.pairwise_precision == 0.5 and r.pairwise_recall == 0.75
+    assert r.b3_precision == pytest.approx(3.5 / 5) and r.b3_recall == pytest.approx(4 / 5)
+    assert r.muc_recall == pytest.approx(2 / 3)  # (3 - 1 + 2 - 2) / (5 - 2)
+
+
+def test_auc_and_ap_match_scikit_learn() -> None:
+    rng = np.random.default_rng(3)
+    truth, pairs = _random_case(rng)
+    while True:
+        cl = dict(zip(truth["record_id"], truth["cluster_id"], strict=True))
+        labels = [
+            cl[u] == cl[v] for u, v in zip(pairs["record_id_1"], pairs["record_id_2"], strict=True)
+        ]
+        if 0 < sum(labels) < len(labels):
+            break
+        truth, pairs = _random_case(rng)
+    s = threshold_curve(truth, pairs).summary
+    assert s["roc_auc"] == pytest.approx(roc_auc_score(labels, pairs["score"]), abs=1e-12)
+    assert s["average_precision"] == pytest.approx(
+        average_precision_score(labels, pairs["score"]), abs=1e-12
+    )
+
+
+def test_blocking_summary_and_unscored_true_pairs() -> None:
+    truth = [["a", "b", "c"], ["d"], ["e"]]  # 3 true pairs; C(5, 2) = 10
+    pairs = pd.DataFrame({"record_id_1": ["a", "d"], "record_id_2": ["b", "e"], "score": [1, 2]})
+    c = threshold_curve(truth, pairs)
+    assert c.summary["pairs_completeness"] == pytest.approx(1 / 3)
+    assert c.summary["reduction_ratio"] == pytest.approx(1 - 2 / 10)
+    low = c.frame.iloc[0]  # everything accepted: ac and bc never scored count as FN
+    assert (low.links_tp, low.links_fp, low.links_fn, low.links_tn) == (1, 1, 2, 6)
+    assert c.roc()["tpr"].iloc[-1] == 1.0  # over the scored pairs
+
+
+def test_best_and_precision_target() -> None:
+    truth = [["a", "b"], ["c", "d"], ["e"]]
+    pairs = pd.DataFrame(
+        {
+            "record_id_1": ["a", "c", "a", "b"],
+            "record_id_2": ["b", "d", "e", "c"],
+            "score": [0.9, 0.8, 0.6, 0.4],
+        }
+    )
+    c = threshold_curve(truth, pairs)
+    assert c.best("links_f1")["threshold"] == 0.8
+    assert c.threshold_for(0.6)["threshold"] == 0.6  # 2 of 3 accepted are true
+    assert c.threshold_for(0.7)["threshold"] == 0.8
+    assert c.threshold_for(1.1) is None
+    with pytest.raises(InputError, match="'metric'"):
+        c.best("nope")
+    d = c.to_dict()
+    assert d["summary"]["n_pairs"] == 4 and len(d["rows"]) == 4
+
+
+def test_integer_ids_and_isolated_records() -> None:
+    truth = pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 1, 2, 2, 3, 4]})
+    pairs = pd.DataFrame({"record_id_1": [2], "record_id_2": [1], "score": [0.5]})
+    row = threshold_curve(truth, pairs).frame.iloc[0]
+    assert row.n_pred_clusters == 5 and row.cluster_precision == pytest.approx(3 / 5)
+
+
+# --------------------------------------------------------------------------- bad input
+def _truth() -> list[list[str]]:
+    return [["a", "b"], ["c"]]
+
+
+def test_repeated_pair_in_either_order_is_an_error() -> None:
+    pairs = pd.DataFrame({"record_id_1": ["a", "b"], "record_id_2": ["b", "a"], "score": [1, 2]})
+    with pytest.raises(InputError, match="repeated pair"):
+        threshold_curve(_truth(), pairs)
+
+
+def test_self_pair_is_an_error() -> None:
+    pairs = pd.DataFrame({"record_id_1": ["a"], "record_id_2": ["a"], "score": [1.0]})
+    with pytest.raises(InputError, match="with itself"):
+        threshold_curve(_truth(), pairs)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, None])
+def test_non_finite_scores_are_errors(bad: Any) -> None:
+    pairs = pd.DataFrame({"record_id_1": ["a", "a"], "record_id_2": ["b", "c"], "score": [1, bad]})
+    with pytest.raises(InputError, match=r"'score_col'.*1 missing, NaN or infinite"):
+        threshold_curve(_truth(), pairs)
+
+
+def test_missing_or_text_score_column() -> None:
+    pairs = pd.DataFrame({"record_id_1": ["a"], "record_id_2": ["b"], "weight": [1.0]})
+    with pytest.raises(InputError, match="no score column 'score'"):
+        threshold_curve(_truth(), pairs)
+    with pytest.raises(InputTypeError, match="must hold numbers"):
+        threshold_curve(_truth(), pairs.assign(score=["x"]))
+
+
+def test_records_absent_from_truth() -> None:
+    pairs = pd.DataFrame(
+        {"record_id_1": ["a", "a"], "record_id_2": ["b", "zz"], "score": [1.0, 2.0]}
+    )
+    with pytest.raises(RecordMismatchError, match=r"'zz'.*on_mismatch='intersection'"):
+        threshold_curve(_truth(), pairs)
+    c = threshold_curve(_truth(), pairs, on_mismatch="intersection")
+    assert c.summary["n_pairs"] == 1 and c.summary["n_pairs_dropped"] == 1
+    with pytest.raises(InputError, match="'on_mismatch' must be one of 'error', 'intersection'"):
+        threshold_curve(_truth(), pairs, on_mismatch="twinless")  # type: ignore[arg-type]
+
+
+def test_id_kinds_must_match() -> None:
+    pairs = pd.DataFrame({"record_id_1": [1], "record_id_2": [2], "score": [1.0]})
+    with pytest.raises(InputTypeError, match="id_type='string'"):
+        threshold_curve(_truth(), pairs)
+
+
+def test_bad_thresholds() -> None:
+    pairs = pd.DataFrame({"record_id_1": ["a"], "record_id_2": ["b"], "score": [1.0]})
+    with pytest.raises(InputError, match="'thresholds'"):
+        threshold_curve(_truth(), pairs, thresholds=[math.nan])
+    with pytest.raises(InputError, match="'thresholds'"):
+        threshold_curve(_truth(), pairs, thresholds=0)
+
+
+def test_csv_ids_are_text(tmp_path: Any) -> None:
+    (tmp_path / "truth.csv").write_text("record_id,cluster_id\n01,x\n1,x\n2,y\n")
+    (tmp_path / "pairs.csv").write_text("record_id_1,record_id_2,score\n01,1,0.5\n1,2,0.2\n")
+    c = threshold_curve(tmp_path / "truth.csv", tmp_path / "pairs.csv")
+    assert list(c.frame["links_tp"]) == [1, 1]
