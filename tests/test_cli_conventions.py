@@ -37,6 +37,7 @@ LONG = {
     "summary",
     "compare",
     "monitor",
+    "curve",
     "errors",
     "estimate",
     "simulate",
@@ -70,6 +71,7 @@ def _options(command: Any) -> dict[str, Any]:
 def test_the_command_list() -> None:
     assert set(COMMANDS) == {
         "metrics",
+        "curve",
         "errors",
         "estimate",
         "simulate",

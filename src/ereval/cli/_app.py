@@ -21,6 +21,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.summary",
     "ereval.cli.compare",
     "ereval.cli.monitor",
+    "ereval.cli.curve",
     "ereval.cli.oasis",
     "ereval.cli.paula",
     "ereval.cli.example",

@@ -276,7 +276,12 @@ def threshold_curve(
 'pairwise_precision': [0.5, 1.0, 1.0]}
     """
     beta = check_beta(beta)
-    names = INCREMENTAL_METRICS if metrics is None else resolve_metrics(metrics)
+    if metrics is None:
+        names: tuple[str, ...] = INCREMENTAL_METRICS
+    elif not isinstance(metrics, str) and len(metrics) == 0:
+        names = ()  # the links only
+    else:
+        names = resolve_metrics(metrics)
     if isinstance(thresholds, int | np.integer) and not isinstance(thresholds, bool):
         check_int("thresholds", thresholds, minimum=1)
     elif thresholds is not None:
@@ -366,16 +371,14 @@ def curve_from_scored_pairs(
     if beta != 1.0:
         cols["links_fbeta"] = _fbeta(lp, lr, beta)
 
-    if progress is not None:
-        progress("merging components")
-    steps = merge_steps(true_of, data.left, data.right, order)
-    n_merges = np.searchsorted(steps.position, k, side="right")
-    cols["n_pred_clusters"] = n - n_merges
-    cols.update(
-        _incremental(
-            steps, n_merges, a_sizes, n, [x for x in names if x in INCREMENTAL_METRICS], beta
-        )
-    )
+    if names:
+        if progress is not None:
+            progress("merging components")
+        steps = merge_steps(true_of, data.left, data.right, order)
+        n_merges = np.searchsorted(steps.position, k, side="right")
+        cols["n_pred_clusters"] = n - n_merges
+        incremental = [x for x in names if x in INCREMENTAL_METRICS]
+        cols.update(_incremental(steps, n_merges, a_sizes, n, incremental, beta))
     if scratch:
         cols.update(_from_scratch(data, order, k, scratch, beta, progress))
     frame = pd.DataFrame(cols)

@@ -8,6 +8,8 @@ and a small matplotlib renderer. matplotlib is an optional dependency
 ==================================  ======================================================
 ``plot_paula_bounds``               PAULA's bounds on a precision, precision-yield or PR
                                     curve (data: ``paula_bounds_figure``)
+``plot_threshold_curve``            metrics of scored pairs against the threshold, PR and
+                                    ROC (data: ``threshold_curve_figure``)
 ``plot_oasis_experiment``           error and spread of OASIS and its baselines against the
                                     label budget (data: ``oasis_experiment_figure``)
 ``plot_monitoring``                 summary statistics and estimates over releases, with
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from ._figure import Line, Panel
 from .analysis import Bars, analysis_figure, disparities_figure, plot_analysis, tags_figure
+from .curves import plot_threshold_curve, threshold_curve_figure
 from .monitor import (
     Band,
     MonitorPanel,
@@ -55,6 +58,8 @@ __all__ = [
     "plot_oasis_experiment",
     "plot_paula_bounds",
     "plot_summary",
+    "plot_threshold_curve",
     "size_distribution_figure",
     "tags_figure",
+    "threshold_curve_figure",
 ]
