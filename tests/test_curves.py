@@ -283,3 +283,50 @@ def test_csv_ids_are_text(tmp_path: Any) -> None:
     (tmp_path / "pairs.csv").write_text("record_id_1,record_id_2,score\n01,1,0.5\n1,2,0.2\n")
     c = threshold_curve(tmp_path / "truth.csv", tmp_path / "pairs.csv")
     assert list(c.frame["links_tp"]) == [1, 1]
+
+
+@pytest.mark.parametrize(("threshold", "name"), [(0.80, "pred_good.csv"), (0.65, "pred_poor.csv")])
+def test_bundled_linkers_are_the_components_at_their_thresholds(
+    threshold: float, name: str
+) -> None:
+    """The example's linkers cluster by connected components of score >= threshold."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
+    curve = threshold_curve(
+        folder / "truth.csv", folder / "pairs.csv", thresholds=[threshold], metrics="canonical"
+    )
+    row = curve.frame.iloc[0]
+    expected = evaluate(folder / "truth.csv", folder / name)
+    for key, value in expected.items():
+        assert row[key] == pytest.approx(value, abs=1e-12), key
+
+
+def test_figure_data() -> None:
+    from ereval.plots import threshold_curve_figure
+
+    truth, pairs = _random_case(np.random.default_rng(11))
+    curve = threshold_curve(truth, pairs)
+    by_threshold, pr, roc = threshold_curve_figure(curve)
+    assert [line.label for line in by_threshold.lines] == [
+        "links_f1",
+        "pairwise_f1",
+        "b3_f1",
+        "cluster_f1",
+    ]
+    assert np.array_equal(by_threshold.lines[0].x, curve.frame["threshold"])
+    assert np.array_equal(pr.lines[0].y, curve.frame["links_precision"], equal_nan=True)
+    assert roc.lines[0].x[0] == 0.0 and roc.lines[0].y[-1] == pytest.approx(1.0)
+    with pytest.raises(InputError, match="'metrics'"):
+        threshold_curve_figure(curve, metrics=["nope"])
+
+
+def test_links_only_and_fbeta() -> None:
+    truth, pairs = _random_case(np.random.default_rng(12))
+    links = threshold_curve(truth, pairs, metrics=[])
+    assert "n_pred_clusters" not in links.frame.columns
+    weighted = threshold_curve(truth, pairs, beta=2.0, metrics="pairwise")
+    p, r = weighted.frame["links_precision"], weighted.frame["links_recall"]
+    expected = np.where(p + r > 0, 5 * p * r / (4 * p + r).where(4 * p + r > 0, 1.0), 0.0)
+    assert np.allclose(weighted.frame["links_fbeta"], expected)
+    assert "pairwise_fbeta" in weighted.frame.columns
