@@ -87,53 +87,38 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
     lefts: list[int] = left[edges].tolist()
     rights: list[int] = right[edges].tolist()
 
+    inv_a = 1.0 / a_sizes.astype(np.float64)
     parent = list(range(n))
     size = [1] * n
-    comp: dict[int, dict[int, int]] = {}
-    # per component: sum_i n_ij^2 (int), sum_i n_ij^2 / a_i (float), exact (0/1)
-    sq: dict[int, int] = {}
-    sq_a: dict[int, float] = {}
-    exact: dict[int, int] = {}
-
-    d_both: list[int] = []
-    d_pred: list[int] = []
-    d_cells: list[int] = []
-    d_exact: list[int] = []
-    d_b3r: list[float] = []
-    d_b3p: list[float] = []
-    d_er: list[float] = []
-    d_ep: list[float] = []
-    d_xlog: list[float] = []
-    d_ylog: list[float] = []
+    # per component root: its composition {true cluster: n_ij} (None for a singleton),
+    # sum_i n_ij^2, sum_i n_ij^2 / a_i, and whether it equals a true cluster
+    comp: list[dict[int, int] | None] = [None] * n
+    sq = [1] * n
+    sq_a: list[float] = inv_a[true_of].tolist()
+    exact: list[int] = (a_sizes[true_of] == 1).astype(np.int64).tolist()
+    # per merge, flat: bu, bv, both, shared, change of exact, sq_big, sq_small
+    ints: list[int] = []
+    # per merge, flat: sq_a of both sides, sum 2 c c2 / a, sum 2 c c2 / a^2, change of n log n
+    floats: list[float] = []
+    add_ints, add_floats = ints.extend, floats.extend
     log = math.log
 
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def state(r: int) -> tuple[dict[int, int], int, float, int]:
-        got = comp.get(r)
-        if got is not None:
-            return got, sq[r], sq_a[r], exact[r]
-        i = truth[r]
-        a = a_list[i]
-        return {i: 1}, 1, 1.0 / a, 1 if a == 1 else 0
-
     for u, v in zip(lefts, rights, strict=True):
-        ru, rv = find(u), find(v)
-        if size[ru] < size[rv]:
-            ru, rv = rv, ru
-        big, sq_big, sqa_big, ex_big = state(ru)
-        small, sq_small, sqa_small, ex_small = state(rv)
-        bu, bv = size[ru], size[rv]
-        both = 0
-        shared = 0
-        b3r = 0.0
-        er = 0.0
-        xlog = 0.0
-        sqa_cross = 0.0
+        while parent[u] != u:  # find, with path halving
+            parent[u] = u = parent[parent[u]]
+        while parent[v] != v:
+            parent[v] = v = parent[parent[v]]
+        bu, bv = size[u], size[v]
+        if bu < bv:
+            u, v, bu, bv = v, u, bv, bu
+        big = comp[u]
+        if big is None:
+            big = {truth[u]: 1}
+        small = comp[v]
+        if small is None:
+            small = {truth[v]: 1}
+        both = shared = 0
+        cross = cross2 = xlog = 0.0
         for i, c in small.items():
             c2 = big.get(i)
             if c2 is None:
@@ -143,37 +128,35 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
             prod = c * c2
             both += prod
             a = a_list[i]
-            b3r += 2.0 * prod / a
-            er += 2.0 * prod / (a * a)
-            sqa_cross += 2.0 * prod / a
+            cross += 2.0 * prod / a
+            cross2 += 2.0 * prod / (a * a)
             s = c + c2
             xlog += s * log(s) - c * log(c) - c2 * log(c2)
             big[i] = s
         b_new = bu + bv
-        sq_new = sq_big + sq_small + 2 * both
-        sqa_new = sqa_big + sqa_small + sqa_cross
         ex_new = 0
         if len(big) == 1:
             (i_only,) = big
             ex_new = 1 if a_list[i_only] == b_new else 0
-        parent[rv] = ru
-        size[ru] = b_new
-        comp[ru] = big
-        sq[ru], sq_a[ru], exact[ru] = sq_new, sqa_new, ex_new
-        if rv in comp:
-            del comp[rv], sq[rv], sq_a[rv], exact[rv]
-        d_both.append(both)
-        d_pred.append(bu * bv)
-        d_cells.append(shared)
-        d_exact.append(ex_new - ex_big - ex_small)
-        d_b3r.append(b3r)
-        d_b3p.append(sq_new / b_new - sq_big / bu - sq_small / bv)
-        d_er.append(er)
-        d_ep.append(sqa_new / b_new - sqa_big / bu - sqa_small / bv)
-        d_xlog.append(xlog)
-        d_ylog.append(b_new * log(b_new) - bu * log(bu) - bv * log(bv))
+        sq_u, sq_v, sqa_u, sqa_v = sq[u], sq[v], sq_a[u], sq_a[v]
+        add_ints((bu, bv, both, shared, ex_new - exact[u] - exact[v], sq_u, sq_v))
+        add_floats((sqa_u, sqa_v, cross, cross2, xlog))
+        parent[v] = u
+        size[u] = b_new
+        comp[u] = big
+        comp[v] = None
+        sq[u] = sq_u + sq_v + 2 * both
+        sq_a[u] = sqa_u + sqa_v + cross
+        exact[u] = ex_new
 
-    inv_a = 1.0 / a_sizes.astype(np.float64)
+    iv = np.asarray(ints, dtype=np.int64).reshape(-1, 7)
+    fv = np.asarray(floats, dtype=np.float64).reshape(-1, 5)
+    bu_, bv_ = iv[:, 0], iv[:, 1]
+    b_new_ = bu_ + bv_
+    both_ = iv[:, 2]
+    sq_new = iv[:, 5] + iv[:, 6] + 2 * both_
+    sqa_new = fv[:, 0] + fv[:, 1] + fv[:, 2]
+    bu_f, bv_f, bn_f = (x.astype(np.float64) for x in (bu_, bv_, b_new_))
     initial = {
         "pairs_both": 0.0,
         "pairs_pred": 0.0,
@@ -187,23 +170,17 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
         "nlogn_pred": 0.0,
     }
 
-    def ints(values: list[int]) -> IntArray:
-        return np.asarray(values, dtype=np.int64)
-
-    def floats(values: list[float]) -> FloatArray:
-        return np.asarray(values, dtype=np.float64)
-
     return MergeSteps(
         position=ranks + 1,
-        pairs_both=ints(d_both),
-        pairs_pred=ints(d_pred),
-        cells_lost=ints(d_cells),
-        exact=ints(d_exact),
-        b3_recall=floats(d_b3r),
-        b3_precision=floats(d_b3p),
-        b3e_recall=floats(d_er),
-        b3e_precision=floats(d_ep),
-        nlogn_cells=floats(d_xlog),
-        nlogn_pred=floats(d_ylog),
+        pairs_both=both_,
+        pairs_pred=bu_ * bv_,
+        cells_lost=iv[:, 3],
+        exact=iv[:, 4],
+        b3_recall=fv[:, 2].copy(),
+        b3_precision=sq_new / bn_f - iv[:, 5] / bu_f - iv[:, 6] / bv_f,
+        b3e_recall=fv[:, 3].copy(),
+        b3e_precision=sqa_new / bn_f - fv[:, 0] / bu_f - fv[:, 1] / bv_f,
+        nlogn_cells=fv[:, 4].copy(),
+        nlogn_pred=bn_f * np.log(bn_f) - bu_f * np.log(bu_f) - bv_f * np.log(bv_f),
         initial=initial,
     )
