@@ -330,3 +330,27 @@ def test_links_only_and_fbeta() -> None:
     expected = np.where(p + r > 0, 5 * p * r / (4 * p + r).where(4 * p + r > 0, 1.0), 0.0)
     assert np.allclose(weighted.frame["links_fbeta"], expected)
     assert "pairwise_fbeta" in weighted.frame.columns
+
+
+def test_evaluate_pairs_at_a_threshold() -> None:
+    from ereval.curves import evaluate_pairs
+    from ereval.metrics.pairwise import pairwise_scores_from_pairs
+
+    rng = np.random.default_rng(21)
+    truth, pairs = _random_case(rng)
+    t = float(np.median(pairs["score"]))
+    got = evaluate_pairs(truth, pairs, threshold=t, score_col="score")
+    accepted = pairs[pairs["score"] >= t]
+    links = pairwise_scores_from_pairs(truth, accepted)
+    assert got["links_precision"] == pytest.approx(links["pairwise_precision"], abs=1e-15)
+    assert got["links_recall"] == pytest.approx(links["pairwise_recall"], abs=1e-15)
+    ref = _brute_force_row(truth, pairs, t)
+    pred = pd.DataFrame({"record_id": truth["record_id"], "cluster_id": ref["labels"]})
+    for key, value in evaluate(truth, pred).items():
+        assert got[key] == pytest.approx(value, abs=1e-12, nan_ok=True), key
+    # unscored pairs: every pair is accepted
+    plain = evaluate_pairs(truth, accepted[["record_id_1", "record_id_2"]], metrics="b3")
+    assert plain["threshold"] is None and plain["n_accepted"] == len(accepted)
+    assert plain["b3_f1"] == pytest.approx(got["b3_f1"], abs=1e-12)
+    with pytest.raises(InputError, match="'score_col'"):
+        evaluate_pairs(truth, pairs, threshold=0.5)

@@ -14,6 +14,7 @@ from ._curve import (
     INCREMENTAL_METRICS,
     ThresholdCurve,
     curve_from_scored_pairs,
+    evaluate_pairs,
     threshold_curve,
 )
 from ._input import CURVE_MISMATCH_POLICIES, CurveMismatchPolicy, ScoredPairs, read_scored_pairs
@@ -25,6 +26,7 @@ __all__ = [
     "ScoredPairs",
     "ThresholdCurve",
     "curve_from_scored_pairs",
+    "evaluate_pairs",
     "read_scored_pairs",
     "threshold_curve",
 ]

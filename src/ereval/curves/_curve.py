@@ -24,6 +24,7 @@ __all__ = [
     "INCREMENTAL_METRICS",
     "ThresholdCurve",
     "curve_from_scored_pairs",
+    "evaluate_pairs",
     "threshold_curve",
 ]
 
@@ -587,3 +588,86 @@ def _from_scratch(
         rows.append(evaluate(table, metrics=list(names), beta=beta))
     keys = list(rows[0]) if rows else list(names)
     return {key: np.asarray([r[key] for r in rows], dtype=np.float64) for key in keys}
+
+
+def evaluate_pairs(
+    truth: Any,
+    pairs: Any,
+    *,
+    threshold: float | None = None,
+    score_col: str | None = None,
+    left_col: Columns = "record_id_1",
+    right_col: Columns = "record_id_2",
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    on_mismatch: CurveMismatchPolicy = "error",
+    id_type: IdType = "exact",
+    metrics: str | Sequence[str] | None = None,
+    beta: float = 1.0,
+) -> dict[str, Any]:
+    """Score predicted pairs (scored or not) at one threshold, as links and as clusters.
+
+    The pairs with ``score >= threshold`` (every pair when ``threshold`` is None)
+    are scored as given (``links_*``) and by the clustering of their connected
+    components, with every canonical metric (or ``metrics``) of
+    :func:`ereval.evaluate`.
+
+    Parameters
+    ----------
+    truth, pairs, left_col, right_col, record_col, cluster_col, on_mismatch, id_type, beta
+        As in :func:`threshold_curve`.
+    threshold : float, optional
+        Accept the pairs scored at least this (needs ``score_col``); all pairs when None.
+    score_col : str, optional
+        The score column; not needed without a threshold.
+    metrics : str or list of str, optional
+        Metrics of the clustering; default every canonical metric.
+
+    Returns
+    -------
+    dict
+        ``threshold``, ``n_accepted``, the link counts and scores,
+        ``n_pred_clusters`` and the metrics (NaN where undefined).
+
+    Examples
+    --------
+    >>> s = evaluate_pairs([["a", "b", "c"], ["d"]], [("a", "b"), ("b", "c"), ("c", "d")],
+    ...                    metrics="pairwise")
+    >>> s["links_precision"], s["pairwise_precision"]
+    (0.6666666666666666, 0.5)
+    """
+    beta = check_beta(beta)
+    if threshold is not None:
+        threshold = check_in_range("threshold", threshold, low=-math.inf, high=math.inf)
+        if score_col is None:
+            raise InputError("'threshold' needs the score column: give 'score_col'")
+    if isinstance(pairs, list | tuple):
+        pairs = pd.DataFrame(
+            list(pairs), columns=[_single(left_col, "left_col"), _single(right_col, "right_col")]
+        )
+    names = resolve_metrics("canonical" if metrics is None else metrics)
+    data = read_scored_pairs(
+        truth,
+        pairs,
+        score_col=score_col,
+        left_col=left_col,
+        right_col=right_col,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        on_mismatch=on_mismatch,
+        id_type=id_type,
+    )
+    t = float(data.scores.min()) if threshold is None else threshold
+    curve = curve_from_scored_pairs(data, thresholds=[t], metrics=names, beta=beta)
+    row = dict(curve.frame.iloc[0].to_dict())
+    for key in ("n_accepted", "links_tp", "links_fp", "links_fn", "links_tn", "n_pred_clusters"):
+        row[key] = int(row[key])
+    if threshold is None:
+        row["threshold"] = None
+    return row
+
+
+def _single(value: Columns, name: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"'{name}' must be one column name for pairs given as a list")
+    return value

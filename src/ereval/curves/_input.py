@@ -58,13 +58,12 @@ class ScoredPairs:
         return int(self.scores.shape[0])
 
 
-def _table(data: Any, cols: list[str]) -> Any:
+def _table(data: Any, cols: list[str], id_cols: list[str]) -> Any:
     """A pyarrow table of a pairs file (id columns as text), or ``data`` itself."""
     if isinstance(data, str | os.PathLike):
         spec = file_spec(data, name="pairs")
         present = header(spec, name="pairs")
         wanted = [c for c in dict.fromkeys(cols) if c in present]
-        id_cols = cols[:-1]
         return read_arrow(spec, name="pairs", text_columns=id_cols, columns=wanted)
     return data
 
@@ -116,7 +115,7 @@ def read_scored_pairs(
     truth: Any,
     pairs: Any,
     *,
-    score_col: str = "score",
+    score_col: str | None = "score",
     left_col: Columns = "record_id_1",
     right_col: Columns = "record_id_2",
     record_col: Columns = "record_id",
@@ -133,8 +132,9 @@ def read_scored_pairs(
     pairs : table or path
         A pandas, polars or pyarrow table, or a CSV / Parquet file, with the two
         record id columns and the score column.
-    score_col : str, default "score"
+    score_col : str or None, default "score"
         The score column: pairs with a score ``>= t`` are accepted at threshold ``t``.
+        ``None`` reads unscored pairs (every pair gets the score 1).
     left_col, right_col : str or list of str
         The record id columns of a pair (a list makes a key of several columns).
     record_col, cluster_col : str or list of str
@@ -146,19 +146,20 @@ def read_scored_pairs(
     """
     policy = check_choice("on_mismatch", on_mismatch, CURVE_MISMATCH_POLICIES)
     id_type = check_choice("id_type", id_type, ("exact", "string"))
-    if not isinstance(score_col, str) or not score_col:
+    if score_col is not None and (not isinstance(score_col, str) or not score_col):
         raise InputTypeError(f"'score_col' must be a column name; received {describe(score_col)}")
     lcols = column_names(left_col, name="left_col")
     rcols = column_names(right_col, name="right_col")
     t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
-    table = _table(pairs, [*lcols, *rcols, score_col])
+    extra = [] if score_col is None else [score_col]
+    table = _table(pairs, [*lcols, *rcols, *extra], [*lcols, *rcols])
     if isinstance(table, list | tuple | np.ndarray):
         raise InputTypeError(
             "'pairs' must be a table or a CSV/Parquet file with a score column; "
             f"received {describe(table)}"
         )
-    scores = _scores(table, score_col)
     pl = as_pairs(table, name="pairs", left_col=left_col, right_col=right_col)
+    scores = np.ones(len(pl)) if score_col is None else _scores(table, score_col)
     if len(pl) == 0:
         raise InputError("'pairs' is empty; expected at least one scored pair")
     t_ids = cast_ids(t.record_ids, id_type, name="truth")
