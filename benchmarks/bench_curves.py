@@ -15,7 +15,8 @@ Timed, in one process, after the data are built:
   connected-components clustering at every distinct threshold.
 
     python benchmarks/bench_curves.py                       # N = 1e6, M = 1e7
-    python benchmarks/bench_curves.py --records 1e5 --pairs 1e6 --decimals -1
+    python benchmarks/bench_curves.py --decimals -1              # one row per pair
+    python benchmarks/bench_curves.py --decimals -1 --grid 1000  # 1,000 rows
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ def main() -> None:
     parser.add_argument("--records", type=float, default=1e6)
     parser.add_argument("--pairs", type=float, default=1e7)
     parser.add_argument("--decimals", type=int, default=2)
+    parser.add_argument(
+        "--grid", type=int, default=None, help="report at this many thresholds (default: all)"
+    )
     args = parser.parse_args()
     n, m = int(args.records), int(args.pairs)
     truth, pairs = make_data(n, m, args.decimals)
@@ -81,10 +85,10 @@ def main() -> None:
     data = read_scored_pairs(truth, pairs)
     t1 = time.perf_counter()
     print(f"read            {t1 - t0:8.2f} s")
-    links = curve_from_scored_pairs(data, metrics=())
+    links = curve_from_scored_pairs(data, metrics=(), thresholds=args.grid)
     t2 = time.perf_counter()
     print(f"links only      {t2 - t1:8.2f} s   ({len(links.frame):,} thresholds)")
-    full = curve_from_scored_pairs(data)
+    full = curve_from_scored_pairs(data, thresholds=args.grid)
     t3 = time.perf_counter()
     print(
         f"full curve      {t3 - t2:8.2f} s   ({len(full.frame):,} thresholds, "
