@@ -354,3 +354,49 @@ def test_evaluate_pairs_at_a_threshold() -> None:
     assert plain["b3_f1"] == pytest.approx(got["b3_f1"], abs=1e-12)
     with pytest.raises(InputError, match="'score_col'"):
         evaluate_pairs(truth, pairs, threshold=0.5)
+
+
+def test_large_components_agree_to_1e12() -> None:
+    """Hundreds of merges into large mixed components: the running sums stay exact enough."""
+    rng = np.random.default_rng(5)
+    n = 400
+    clusters = rng.integers(0, 60, size=n)
+    truth = pd.DataFrame({"record_id": np.arange(n), "cluster_id": clusters})
+    all_pairs = np.array(list(itertools.combinations(range(n), 2)))
+    pick = all_pairs[rng.choice(len(all_pairs), size=3000, replace=False)]
+    same = clusters[pick[:, 0]] == clusters[pick[:, 1]]
+    score = np.round(rng.normal(np.where(same, 1.0, -1.0), 1.0), 1)
+    pairs = pd.DataFrame({"record_id_1": pick[:, 0], "record_id_2": pick[:, 1], "score": score})
+    curve = threshold_curve(truth, pairs)
+    rows = curve.frame.iloc[:: max(1, len(curve.frame) // 12)]
+    for row in rows.to_dict("records"):
+        labels = _components(n, [tuple(p) for p in pick[score >= row["threshold"]]])
+        pred = pd.DataFrame({"record_id": np.arange(n), "cluster_id": labels})
+        for name, value in evaluate(truth, pred, metrics=list(INCREMENTAL_METRICS)).items():
+            assert row[name] == pytest.approx(value, abs=1e-12, rel=1e-12, nan_ok=True), name
+
+
+def test_arrow_polars_and_keys_of_several_columns() -> None:
+    import polars as pl
+    import pyarrow as pa
+
+    truth = pd.DataFrame({"src": ["x", "x", "y"], "id": [1, 2, 1], "cluster_id": ["p", "p", "q"]})
+    pairs = pd.DataFrame(
+        {
+            "src_l": ["x", "x"],
+            "id_l": [1, 2],
+            "src_r": ["x", "y"],
+            "id_r": [2, 1],
+            "score": [0.9, 0.4],
+        }
+    )
+    options: dict[str, Any] = {
+        "record_col": ["src", "id"],
+        "left_col": ["src_l", "id_l"],
+        "right_col": ["src_r", "id_r"],
+    }
+    ref = threshold_curve(truth, pairs, **options).frame
+    assert list(ref["links_tp"]) == [1, 1] and list(ref["links_fp"]) == [1, 0]
+    for frame in (pa.Table.from_pandas(pairs), pl.from_pandas(pairs)):
+        got = threshold_curve(truth, frame, **options).frame
+        pd.testing.assert_frame_equal(got, ref)

@@ -11,7 +11,7 @@ import typer
 from .._errors import InputError
 from .._validation import check_beta
 from ..files import file_spec, header
-from ._columns import IdTypeOpt, RecordColOpt, split_columns
+from ._columns import IdTypeOpt, split_columns
 from ._common import FormatOpt, QuietOpt, emit_mapping, emit_records, examples, handle_errors, note
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
@@ -79,7 +79,7 @@ def curve_command(
         str | None,
         typer.Option(
             "--score-col",
-            help="Score column of PAIRS [default: score, or the preset's].",
+            help="Score column of PAIRS \\[default: score, or the preset's].",
             show_default=False,
         ),
     ] = None,
@@ -87,7 +87,7 @@ def curve_command(
         str | None,
         typer.Option(
             "--left-col",
-            help="First record id column of PAIRS [default: record_id_1, or the preset's].",
+            help="First record id column of PAIRS \\[default: record_id_1, or the preset's].",
             show_default=False,
         ),
     ] = None,
@@ -95,7 +95,7 @@ def curve_command(
         str | None,
         typer.Option(
             "--right-col",
-            help="Second record id column of PAIRS [default: record_id_2, or the preset's].",
+            help="Second record id column of PAIRS \\[default: record_id_2, or the preset's].",
             show_default=False,
         ),
     ] = None,
@@ -111,7 +111,7 @@ def curve_command(
         int | None,
         typer.Option(
             "--grid",
-            help="Report at N of the distinct scores, evenly spaced in rank [default: every "
+            help="Report at N of the distinct scores, evenly spaced in rank \\[default: every "
             "distinct score; 100 when a metric without an incremental form is asked for].",
             show_default=False,
         ),
@@ -121,7 +121,7 @@ def curve_command(
         typer.Option(
             "--metrics",
             "-m",
-            help="Comma-separated metric or family names of the clustering [default: every "
+            help="Comma-separated metric or family names of the clustering \\[default: every "
             "metric with an incremental form; 'canonical' adds CEAF, BLANC, LEA, "
             "closest-cluster and merge distances on the grid].",
             show_default=False,
@@ -144,7 +144,14 @@ def curve_command(
             help="Report the lowest threshold whose links precision is at least this.",
         ),
     ] = None,
-    record_col: RecordColOpt = "record_id",
+    record_col: Annotated[
+        str,
+        typer.Option(
+            "--record-col",
+            help="Record id column of TRUTH (several, comma-separated, make one key, as in "
+            "--left-col and --right-col).",
+        ),
+    ] = "record_id",
     cluster_col: Annotated[
         str, typer.Option("--cluster-col", help="Cluster id column of TRUTH.")
     ] = "cluster_id",
