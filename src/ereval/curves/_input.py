@@ -20,7 +20,7 @@ from .._validation import check_choice, describe, examples
 from ..contingency import id_type_error
 from ..files import file_spec, header, read_arrow
 from ..ids import IdType, cast_ids, factorize, id_kind, take, to_numpy, union
-from ..io import Columns, as_membership, as_pairs, column_names
+from ..io import Columns, as_membership, as_pairs, column_names, key_ids
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -111,6 +111,32 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
     return values
 
 
+def _repeated_error(
+    table: Any, lcols: list[str], rcols: list[str], scores: npt.NDArray[np.float64]
+) -> InputError:
+    """The error for pairs given more than once, naming the scores of one of them."""
+    left = key_ids(table, lcols, name="pairs")
+    right = key_ids(table, rcols, name="pairs")
+    _, a, b = union(left, right)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    key = lo * np.int64(max(int(hi.max()) + 1, 1)) + hi
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    dup = np.flatnonzero(ks[1:] == ks[:-1])
+    n_surplus = int(dup.size)
+    rows = order[ks == ks[dup[0]]]
+    first = int(rows[0])
+    pair = (
+        to_numpy(take(left, np.array([first])))[0],
+        to_numpy(take(right, np.array([first])))[0],
+    )
+    given = ", ".join(f"{scores[r]:g} (row {int(r)})" for r in rows[:4])
+    return InputError(
+        f"'pairs' has {n_surplus} repeated pair(s) (in either order), e.g. {pair!r} scored "
+        f"{given}; give each pair once, with one score"
+    )
+
+
 def read_scored_pairs(
     truth: Any,
     pairs: Any,
@@ -158,8 +184,15 @@ def read_scored_pairs(
             "'pairs' must be a table or a CSV/Parquet file with a score column; "
             f"received {describe(table)}"
         )
-    pl = as_pairs(table, name="pairs", left_col=left_col, right_col=right_col)
-    scores = np.ones(len(pl)) if score_col is None else _scores(table, score_col)
+    scores = None if score_col is None else _scores(table, score_col)
+    try:
+        pl = as_pairs(table, name="pairs", left_col=left_col, right_col=right_col)
+    except InputError as exc:
+        if scores is not None and "repeated pair" in str(exc):
+            raise _repeated_error(table, lcols, rcols, scores) from None
+        raise
+    if scores is None:
+        scores = np.ones(len(pl))
     if len(pl) == 0:
         raise InputError("'pairs' is empty; expected at least one scored pair")
     t_ids = cast_ids(t.record_ids, id_type, name="truth")
