@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from ereval import InputError, InputTypeError, RecordMismatchError, evaluate
@@ -29,6 +31,12 @@ def _components(n: int, edges: list[tuple[int, int]]) -> list[int]:
     for u, v in edges:
         parent[find(u)] = find(v)
     return [find(x) for x in range(n)]
+
+
+def _pred(records: Any, labels: list[int]) -> dict[Any, int]:
+    """The components as a dict (record -> component): a clustering read without a column
+    name, so it is never taken for the truth read twice."""
+    return dict(zip(list(records), labels, strict=True))
 
 
 def _random_case(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -92,7 +100,7 @@ def test_incremental_equals_recomputation(seed: int) -> None:
         got = tuple(int(row[c]) for c in ("links_tp", "links_fp", "links_fn", "links_tn"))
         assert got == ref["links"]
         assert row["n_pred_clusters"] == ref["n_pred_clusters"]
-        pred = pd.DataFrame({"record_id": truth["record_id"], "cluster_id": ref["labels"]})
+        pred = _pred(truth["record_id"], ref["labels"])
         expected = evaluate(truth, pred, metrics=list(INCREMENTAL_METRICS), beta=curve.beta)
         for name, value in expected.items():
             if math.isnan(value):
@@ -111,7 +119,7 @@ def test_grid_and_scratch_metrics(seed: int) -> None:
     for row in curve.frame.to_dict("records"):
         ref = _brute_force_row(truth, pairs, row["threshold"])
         assert int(row["n_accepted"]) == int((pairs["score"] >= row["threshold"]).sum())
-        pred = pd.DataFrame({"record_id": truth["record_id"], "cluster_id": ref["labels"]})
+        pred = _pred(truth["record_id"], ref["labels"])
         expected = evaluate(truth, pred)
         for name, value in expected.items():
             if math.isnan(value):
@@ -164,8 +172,9 @@ def test_hand_worked_example() -> None:
     assert r.muc_recall == pytest.approx(2 / 3)  # (3 - 1 + 2 - 2) / (5 - 2)
 
 
-def test_auc_and_ap_match_scikit_learn() -> None:
-    rng = np.random.default_rng(3)
+@pytest.mark.parametrize("seed", range(10))
+def test_auc_and_ap_match_scikit_learn(seed: int) -> None:
+    rng = np.random.default_rng(300 + seed)
     truth, pairs = _random_case(rng)
     while True:
         cl = dict(zip(truth["record_id"], truth["cluster_id"], strict=True))
@@ -345,7 +354,7 @@ def test_evaluate_pairs_at_a_threshold() -> None:
     assert got["links_precision"] == pytest.approx(links["pairwise_precision"], abs=1e-15)
     assert got["links_recall"] == pytest.approx(links["pairwise_recall"], abs=1e-15)
     ref = _brute_force_row(truth, pairs, t)
-    pred = pd.DataFrame({"record_id": truth["record_id"], "cluster_id": ref["labels"]})
+    pred = _pred(truth["record_id"], ref["labels"])
     for key, value in evaluate(truth, pred).items():
         assert got[key] == pytest.approx(value, abs=1e-12, nan_ok=True), key
     # unscored pairs: every pair is accepted
@@ -371,7 +380,7 @@ def test_large_components_agree_to_1e12() -> None:
     rows = curve.frame.iloc[:: max(1, len(curve.frame) // 12)]
     for row in rows.to_dict("records"):
         labels = _components(n, [tuple(p) for p in pick[score >= row["threshold"]]])
-        pred = pd.DataFrame({"record_id": np.arange(n), "cluster_id": labels})
+        pred = _pred(np.arange(n), labels)
         for name, value in evaluate(truth, pred, metrics=list(INCREMENTAL_METRICS)).items():
             assert row[name] == pytest.approx(value, abs=1e-12, rel=1e-12, nan_ok=True), name
 
@@ -400,3 +409,37 @@ def test_arrow_polars_and_keys_of_several_columns() -> None:
     for frame in (pa.Table.from_pandas(pairs), pl.from_pandas(pairs)):
         got = threshold_curve(truth, frame, **options).frame
         pd.testing.assert_frame_equal(got, ref)
+
+
+@st.composite
+def _scored_graphs(draw: st.DrawFn) -> tuple[list[int], list[tuple[int, int, float]]]:
+    n = draw(st.integers(2, 12))
+    clusters = draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    edges = draw(
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda e: e[0] < e[1]),
+            min_size=1,
+            max_size=25,
+            unique_by=lambda e: e,
+        )
+    )
+    scores = draw(
+        st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.5]), min_size=len(edges), max_size=len(edges))
+    )
+    return clusters, [(u, v, s) for (u, v), s in zip(edges, scores, strict=True)]
+
+
+@given(_scored_graphs())
+def test_property_incremental_equals_evaluate(
+    case: tuple[list[int], list[tuple[int, int, float]]],
+) -> None:
+    clusters, scored = case
+    n = len(clusters)
+    truth = pd.DataFrame({"record_id": np.arange(n), "cluster_id": clusters})
+    pairs = pd.DataFrame(scored, columns=["record_id_1", "record_id_2", "score"])
+    curve = threshold_curve(truth, pairs)
+    for row in curve.frame.to_dict("records"):
+        edges = [(u, v) for u, v, s in scored if s >= row["threshold"]]
+        pred = _pred(np.arange(n), _components(n, edges))
+        for name, value in evaluate(truth, pred, metrics=list(INCREMENTAL_METRICS)).items():
+            assert row[name] == pytest.approx(value, abs=1e-12, nan_ok=True), name
