@@ -79,11 +79,10 @@ def _fbeta(p: FloatArray, r: FloatArray, beta: float) -> FloatArray:
     """F-beta elementwise: NaN if either is NaN, 0 when both are 0."""
     b2 = beta * beta
     den = b2 * p + r
-    out = np.zeros_like(p)
-    ok = den > 0
-    out[ok] = (1 + b2) * p[ok] * r[ok] / den[ok]
-    out[np.isnan(p) | np.isnan(r)] = np.nan
-    return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (1 + b2) * p * r / den
+    out[den == 0] = 0.0  # P = R = 0 (a NaN input leaves den NaN, so F stays NaN)
+    return np.asarray(out, dtype=np.float64)
 
 
 def _coref(
@@ -92,12 +91,15 @@ def _coref(
     """Recall, precision and F with the CoNLL scorer's conventions (empty denominator: 0)."""
     den_r = np.broadcast_to(np.asarray(den_r, dtype=np.float64), num_r.shape)
     den_p = np.broadcast_to(np.asarray(den_p, dtype=np.float64), num_p.shape)
-    r = np.where(den_r > 0, num_r / np.where(den_r > 0, den_r, 1.0), 0.0)
-    p = np.where(den_p > 0, num_p / np.where(den_p > 0, den_p, 1.0), 0.0)
-    b2 = beta * beta
-    den = b2 * p + r
-    f = np.where(den > 0, (1 + b2) * p * r / np.where(den > 0, den, 1.0), 0.0)
-    f = np.where((den_r > 0) & (den_p > 0), f, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = num_r / den_r
+        p = num_p / den_p
+        r[den_r <= 0] = 0.0
+        p[den_p <= 0] = 0.0
+        b2 = beta * beta
+        den = b2 * p + r
+        f = (1 + b2) * p * r / den
+    f[(den <= 0) | (den_r <= 0) | (den_p <= 0)] = 0.0
     return r, p, f
 
 
@@ -382,7 +384,7 @@ def curve_from_scored_pairs(
         cols.update(_incremental(steps, n_merges, a_sizes, n, incremental, beta))
     if scratch:
         cols.update(_from_scratch(data, order, k, scratch, beta, progress))
-    frame = pd.DataFrame(cols)
+    frame = pd.DataFrame(cols, copy=False)  # fresh arrays: one block each, no copy
 
     # ROC and PR over the scored pairs, at every distinct score
     ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
