@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -13,191 +12,20 @@ import pandas as pd
 
 from .._errors import InputError
 from .._validation import as_1d_array, check_beta, check_in_range, check_int
-from ..contingency import ContingencyTable
 from ..ids import IdType
 from ..io import Columns
-from ..metrics.registry import evaluate, resolve_metrics
-from ._components import MergeSteps, merge_steps
+from ..metrics.registry import resolve_metrics
+from ._components import merge_steps
 from ._input import CurveMismatchPolicy, ScoredPairs, read_scored_pairs
+from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
+from ._result import ThresholdCurve
 
-__all__ = [
-    "INCREMENTAL_METRICS",
-    "ThresholdCurve",
-    "curve_from_scored_pairs",
-    "evaluate_pairs",
-    "threshold_curve",
-]
+__all__ = ["curve_from_scored_pairs", "evaluate_pairs", "threshold_curve"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
-def _prf(prefix: str) -> tuple[str, str, str]:
-    return (f"{prefix}_precision", f"{prefix}_recall", f"{prefix}_f1")
-
-
-#: Metrics of the connected-components clustering updated merge by merge (the
-#: others are computed from scratch at each reported threshold).
-INCREMENTAL_METRICS: tuple[str, ...] = (
-    *_prf("pairwise"),
-    *_prf("cluster"),
-    *_prf("muc"),
-    *_prf("b3"),
-    *_prf("b3_entity"),
-    "variation_of_information",
-    "homogeneity",
-    "completeness",
-    "v_measure",
-    "rand_index",
-    "adjusted_rand_index",
-    "fowlkes_mallows",
-)
-_LINK_COLUMNS = (
-    "threshold",
-    "n_accepted",
-    "links_tp",
-    "links_fp",
-    "links_fn",
-    "links_tn",
-    "links_precision",
-    "links_recall",
-    "links_f1",
-)
-
-
-# --------------------------------------------------------------------------- vector helpers
-def _div(num: Any, den: Any) -> FloatArray:
-    """``num / den`` elementwise, NaN where ``den == 0``."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    out = np.full(np.broadcast(num, den).shape, np.nan)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
-def _fbeta(p: FloatArray, r: FloatArray, beta: float) -> FloatArray:
-    """F-beta elementwise: NaN if either is NaN, 0 when both are 0."""
-    b2 = beta * beta
-    den = b2 * p + r
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = (1 + b2) * p * r / den
-    out[den == 0] = 0.0  # P = R = 0 (a NaN input leaves den NaN, so F stays NaN)
-    return np.asarray(out, dtype=np.float64)
-
-
-def _coref(
-    num_r: FloatArray, den_r: Any, num_p: FloatArray, den_p: Any, beta: float
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Recall, precision and F with the CoNLL scorer's conventions (empty denominator: 0)."""
-    den_r = np.broadcast_to(np.asarray(den_r, dtype=np.float64), num_r.shape)
-    den_p = np.broadcast_to(np.asarray(den_p, dtype=np.float64), num_p.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = num_r / den_r
-        p = num_p / den_p
-        r[den_r <= 0] = 0.0
-        p[den_p <= 0] = 0.0
-        b2 = beta * beta
-        den = b2 * p + r
-        f = (1 + b2) * p * r / den
-    f[(den <= 0) | (den_r <= 0) | (den_p <= 0)] = 0.0
-    return r, p, f
-
-
-# --------------------------------------------------------------------------- result
-@dataclass(frozen=True, eq=False)
-class ThresholdCurve:
-    """Metrics of scored pairs at many thresholds.
-
-    Attributes
-    ----------
-    frame : pandas.DataFrame
-        One row per threshold, ascending: ``threshold``, ``n_accepted`` (pairs
-        with a score ``>= threshold``), the link counts ``links_tp``,
-        ``links_fp``, ``links_fn``, ``links_tn`` and ``links_precision``,
-        ``links_recall``, ``links_f1`` (the pairs as scored, not made
-        transitive), ``n_pred_clusters`` and the metrics of the
-        connected-components clustering, under their canonical names.
-    summary : dict
-        ``n_records``, ``n_true_clusters``, ``n_pairs`` (scored pairs kept),
-        ``n_pairs_dropped``, ``n_true_pairs`` (``sum_i C(a_i, 2)``),
-        ``n_true_pairs_scored``, ``pairs_completeness`` (share of the true pairs
-        that were scored at all), ``reduction_ratio`` (``1 - n_pairs / C(N, 2)``),
-        ``roc_auc`` and ``average_precision`` (over the scored pairs).
-    beta : float
-        The weight of recall in the ``*_fbeta`` columns (present when not 1).
-    """
-
-    frame: pd.DataFrame
-    summary: dict[str, Any]
-    beta: float = 1.0
-    _roc: dict[str, FloatArray] = field(default_factory=dict, repr=False)
-
-    def to_frame(self) -> pd.DataFrame:
-        """A copy of :attr:`frame`."""
-        return self.frame.copy()
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"summary": ..., "rows": [one dict per threshold]}`` (NaN kept as ``nan``)."""
-        return {"summary": dict(self.summary), "rows": self.frame.to_dict(orient="records")}
-
-    def _column(self, metric: str) -> FloatArray:
-        if metric not in self.frame.columns or metric in ("threshold",):
-            known = [c for c in self.frame.columns if c != "threshold"]
-            raise InputError(
-                f"'metric' must be a column of the curve ({known}); received {metric!r}"
-            )
-        return np.asarray(self.frame[metric], dtype=np.float64)
-
-    def best(self, metric: str = "pairwise_f1") -> dict[str, Any]:
-        """The row (threshold and every metric) where ``metric`` is largest.
-
-        Among equal maxima the highest threshold is chosen. NaN values are skipped;
-        raises when ``metric`` is NaN at every threshold.
-        """
-        values = self._column(metric)
-        if np.isnan(values).all():
-            raise InputError(f"'metric' {metric!r} is undefined at every threshold")
-        best = np.nanmax(values)
-        k = int(np.flatnonzero(values == best)[-1])
-        return dict(self.frame.iloc[k].to_dict())
-
-    def threshold_for(
-        self, target: float, metric: str = "links_precision"
-    ) -> dict[str, Any] | None:
-        """The row of the lowest threshold at which ``metric >= target`` (``None`` if none).
-
-        With a precision as ``metric`` this is the threshold that accepts the most
-        pairs while the precision there meets the target.
-        """
-        target = check_in_range("target", target, low=-math.inf, high=math.inf)
-        values = self._column(metric)
-        hits = np.flatnonzero(values >= target)
-        if hits.size == 0:
-            return None
-        return dict(self.frame.iloc[int(hits[0])].to_dict())
-
-    def roc(self) -> pd.DataFrame:
-        """The ROC curve over the scored pairs: ``threshold``, ``fpr``, ``tpr``, from (0, 0).
-
-        A true pair that was never scored is not in it (see :attr:`summary`'s
-        ``pairs_completeness`` for their share).
-        """
-        return pd.DataFrame(
-            {"threshold": self._roc["threshold"], "fpr": self._roc["fpr"], "tpr": self._roc["tpr"]}
-        )
-
-    def pr(self) -> pd.DataFrame:
-        """The precision-recall curve over the scored pairs (recall of the scored true pairs)."""
-        return pd.DataFrame(
-            {
-                "threshold": self._roc["threshold"][1:],
-                "precision": self._roc["precision"],
-                "recall": self._roc["tpr"][1:],
-            }
-        )
-
-
-# --------------------------------------------------------------------------- main
 def threshold_curve(
     truth: Any,
     pairs: Any,
@@ -369,10 +197,10 @@ def curve_from_scored_pairs(
     tn = all_pairs - tp - fp - fn
     cols: dict[str, Any] = {"threshold": t, "n_accepted": k}
     cols.update(links_tp=tp, links_fp=fp, links_fn=fn, links_tn=tn)
-    lp, lr = _div(tp, k), _div(tp, n_true_pairs)
-    cols.update(links_precision=lp, links_recall=lr, links_f1=_fbeta(lp, lr, 1.0))
+    lp, lr = ratio(tp, k), ratio(tp, n_true_pairs)
+    cols.update(links_precision=lp, links_recall=lr, links_f1=fbeta(lp, lr, 1.0))
     if beta != 1.0:
-        cols["links_fbeta"] = _fbeta(lp, lr, beta)
+        cols["links_fbeta"] = fbeta(lp, lr, beta)
 
     if names:
         if progress is not None:
@@ -380,10 +208,10 @@ def curve_from_scored_pairs(
         steps = merge_steps(true_of, data.left, data.right, order)
         n_merges = np.searchsorted(steps.position, k, side="right")
         cols["n_pred_clusters"] = n - n_merges
-        incremental = [x for x in names if x in INCREMENTAL_METRICS]
-        cols.update(_incremental(steps, n_merges, a_sizes, n, incremental, beta))
+        wanted = [x for x in names if x in INCREMENTAL_METRICS]
+        cols.update(incremental(steps, n_merges, a_sizes, n, wanted, beta))
     if scratch:
-        cols.update(_from_scratch(data, order, k, scratch, beta, progress))
+        cols.update(from_scratch(data, order, k, scratch, beta, progress))
     frame = pd.DataFrame(cols, copy=False)  # fresh arrays: one block each, no copy
 
     # ROC and PR over the scored pairs, at every distinct score
@@ -391,9 +219,9 @@ def curve_from_scored_pairs(
     ctp = cum_true[ends + 1]
     cfp = ends + 1 - ctp
     n_neg = m - n_scored_true
-    tpr = np.r_[0.0, _div(ctp, n_scored_true)]
-    fpr = np.r_[0.0, _div(cfp, n_neg)]
-    prec = _div(ctp, ends + 1)
+    tpr = np.r_[0.0, ratio(ctp, n_scored_true)]
+    fpr = np.r_[0.0, ratio(cfp, n_neg)]
+    prec = ratio(ctp, ends + 1)
     roc_auc = (
         float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
         if n_neg and n_scored_true
@@ -414,182 +242,6 @@ def curve_from_scored_pairs(
     }
     roc = {"threshold": np.r_[np.inf, s[ends]], "fpr": fpr, "tpr": tpr, "precision": prec}
     return ThresholdCurve(frame, summary, beta, roc)
-
-
-def _incremental(
-    steps: MergeSteps,
-    n_merges: IntArray,
-    a_sizes: IntArray,
-    n: int,
-    names: list[str],
-    beta: float,
-) -> dict[str, Any]:
-    """The incremental metrics after ``n_merges`` merges, one value per row."""
-    init = steps.initial
-
-    def cum_int(name: str, deltas: IntArray) -> IntArray:
-        start = int(init[name])
-        values = np.concatenate(([start], start + np.cumsum(deltas, dtype=np.int64)))
-        return np.asarray(values[n_merges], dtype=np.int64)
-
-    def cum_float(name: str, deltas: FloatArray) -> FloatArray:
-        values = np.concatenate(([init[name]], init[name] + np.cumsum(deltas)))
-        return np.asarray(values[n_merges], dtype=np.float64)
-
-    k_true = int(a_sizes.shape[0])
-    n_true_pairs = int((a_sizes * (a_sizes - 1) // 2).sum())
-    r_pred = n - n_merges
-    both = cum_int("pairs_both", steps.pairs_both)
-    pred = cum_int("pairs_pred", steps.pairs_pred)
-    out: dict[str, Any] = {}
-    families: dict[str, Callable[[], dict[str, Any]]] = {}
-
-    def prf(prefix: str, p: FloatArray, r: FloatArray) -> dict[str, Any]:
-        got = {f"{prefix}_precision": p, f"{prefix}_recall": r, f"{prefix}_f1": _fbeta(p, r, 1.0)}
-        if beta != 1.0:
-            got[f"{prefix}_fbeta"] = _fbeta(p, r, beta)
-        return got
-
-    def coref(prefix: str, nr: FloatArray, dr: Any, np_: FloatArray, dp: Any) -> dict[str, Any]:
-        r, p, f = _coref(nr, dr, np_, dp, 1.0)
-        got = {f"{prefix}_precision": p, f"{prefix}_recall": r, f"{prefix}_f1": f}
-        if beta != 1.0:
-            got[f"{prefix}_fbeta"] = _coref(nr, dr, np_, dp, beta)[2]
-        return got
-
-    families["pairwise"] = lambda: prf("pairwise", _div(both, pred), _div(both, n_true_pairs))
-
-    def cluster() -> dict[str, Any]:
-        exact = cum_int("exact", steps.exact)
-        return prf("cluster", _div(exact, r_pred), _div(exact, k_true))
-
-    def muc() -> dict[str, Any]:
-        cells = cum_int("cells", -steps.cells_lost)
-        correct = (n - cells).astype(np.float64)
-        return coref("muc", correct, n - k_true, correct, n - r_pred)
-
-    def b3() -> dict[str, Any]:
-        nr = cum_float("b3_recall", steps.b3_recall)
-        np_ = cum_float("b3_precision", steps.b3_precision)
-        return coref("b3", nr, n, np_, n)
-
-    def b3_entity() -> dict[str, Any]:
-        r = cum_float("b3e_recall", steps.b3e_recall) / k_true
-        p = cum_float("b3e_precision", steps.b3e_precision) / k_true
-        return prf("b3_entity", p, r)
-
-    def info() -> dict[str, Any]:
-        x = cum_float("nlogn_cells", steps.nlogn_cells)
-        y = cum_float("nlogn_pred", steps.nlogn_pred)
-        a = a_sizes.astype(np.float64)
-        h_t = max(float(-(a / n * np.log(a / n)).sum()), 0.0) + 0.0
-        z = float((a * np.log(a)).sum())
-        h_p = np.where(r_pred == 1, 0.0, np.maximum(math.log(n) - y / n, 0.0))
-        h_tp = np.maximum(-(x - y) / n, 0.0) + 0.0
-        h_pt = np.maximum(-(x - z) / n, 0.0) + 0.0
-        hom = np.ones_like(h_tp) if h_t == 0 else 1.0 - h_tp / h_t
-        com = np.where(h_p == 0, 1.0, 1.0 - h_pt / np.where(h_p == 0, 1.0, h_p))
-
-        def v(bb: float) -> FloatArray:
-            den = bb * hom + com
-            return np.where(den == 0, 0.0, (1 + bb) * hom * com / np.where(den == 0, 1.0, den))
-
-        got = {
-            "variation_of_information": h_tp + h_pt,
-            "homogeneity": hom,
-            "completeness": com,
-            "v_measure": v(1.0),
-        }
-        if beta != 1.0:
-            got["v_measure_beta"] = v(beta)
-        return got
-
-    def rand() -> dict[str, Any]:
-        total = n * (n - 1) // 2
-        fp = pred - both
-        fn = n_true_pairs - both
-        tn = total - both - fp - fn
-        num: npt.NDArray[Any]
-        den: npt.NDArray[Any]
-        fmi_den: npt.NDArray[Any]
-        if total < 2**30:  # every product below fits int64: exact until the division
-            num = 2 * (both * tn - fn * fp)
-            den = (both + fn) * (fn + tn) + (both + fp) * (fp + tn)
-            fmi_den = (both + fp) * (both + fn)
-        else:  # the same formulas in float64 from the exact counts
-            bf, fpf, fnf, tnf = (v.astype(np.float64) for v in (both, fp, fn, tn))
-            num = 2 * (bf * tnf - fnf * fpf)
-            den = (bf + fnf) * (fnf + tnf) + (bf + fpf) * (fpf + tnf)
-            fmi_den = (bf + fpf) * (bf + fnf)
-        fmi_den_f = np.asarray(fmi_den, dtype=np.float64)
-        fmi = np.full(both.shape, np.nan)
-        np.divide(both, np.sqrt(fmi_den_f), out=fmi, where=fmi_den_f != 0)
-        return {
-            "rand_index": _div(both + tn, total),
-            "adjusted_rand_index": _div(num, den),
-            "fowlkes_mallows": fmi,
-        }
-
-    families.update(cluster=cluster, muc=muc, b3=b3, b3_entity=b3_entity, info=info, rand=rand)
-    family_of = {
-        **{x: "pairwise" for x in _prf("pairwise")},
-        **{x: "cluster" for x in _prf("cluster")},
-        **{x: "muc" for x in _prf("muc")},
-        **{x: "b3" for x in _prf("b3")},
-        **{x: "b3_entity" for x in _prf("b3_entity")},
-        **{
-            x: "info"
-            for x in ("variation_of_information", "homogeneity", "completeness", "v_measure")
-        },
-        **{x: "rand" for x in ("rand_index", "adjusted_rand_index", "fowlkes_mallows")},
-    }
-    computed: dict[str, Any] = {}
-    for name in names:
-        fam = family_of[name]
-        if fam not in computed:
-            computed[fam] = families[fam]()
-        out[name] = computed[fam][name]
-    if beta != 1.0:
-        for name in names:
-            extra = "v_measure_beta" if name == "v_measure" else name.replace("_f1", "_fbeta")
-            if extra != name and extra in computed[family_of[name]]:
-                out[extra] = computed[family_of[name]][extra]
-    return out
-
-
-def _from_scratch(
-    data: ScoredPairs,
-    order: IntArray,
-    k: IntArray,
-    names: tuple[str, ...],
-    beta: float,
-    progress: Callable[[str], None] | None,
-) -> dict[str, Any]:
-    """Metrics without an incremental form, from the contingency table at each row."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    n = data.n_records
-    true_of = data.true_of
-    n_true = int(true_of.max()) + 1
-    rows: list[dict[str, float]] = []
-    for step, kk in enumerate(k.tolist()):
-        if progress is not None and step % 10 == 0:
-            progress(f"from scratch at threshold {step + 1} of {k.shape[0]}")
-        sel = order[:kk]
-        graph = csr_matrix(
-            (np.ones(kk, dtype=np.int8), (data.left[sel], data.right[sel])), shape=(n, n)
-        )
-        _, labels = connected_components(graph, directed=False)
-        table = ContingencyTable.from_codes(
-            true_of,
-            labels.astype(np.int64),
-            n_true_codes=n_true,
-            n_pred_codes=int(labels.max()) + 1,
-        )
-        rows.append(evaluate(table, metrics=list(names), beta=beta))
-    keys = list(rows[0]) if rows else list(names)
-    return {key: np.asarray([r[key] for r in rows], dtype=np.float64) for key in keys}
 
 
 def evaluate_pairs(

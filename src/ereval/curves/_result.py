@@ -1,0 +1,111 @@
+"""The result of a threshold curve: :class:`ThresholdCurve`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from .._errors import InputError
+from .._validation import check_in_range
+
+__all__ = ["ThresholdCurve"]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, eq=False)
+class ThresholdCurve:
+    """Metrics of scored pairs at many thresholds.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per threshold, ascending: ``threshold``, ``n_accepted`` (pairs
+        with a score ``>= threshold``), the link counts ``links_tp``,
+        ``links_fp``, ``links_fn``, ``links_tn`` and ``links_precision``,
+        ``links_recall``, ``links_f1`` (the pairs as scored, not made
+        transitive), ``n_pred_clusters`` and the metrics of the
+        connected-components clustering, under their canonical names.
+    summary : dict
+        ``n_records``, ``n_true_clusters``, ``n_pairs`` (scored pairs kept),
+        ``n_pairs_dropped``, ``n_true_pairs`` (``sum_i C(a_i, 2)``),
+        ``n_true_pairs_scored``, ``pairs_completeness`` (share of the true pairs
+        that were scored at all), ``reduction_ratio`` (``1 - n_pairs / C(N, 2)``),
+        ``roc_auc`` and ``average_precision`` (over the scored pairs).
+    beta : float
+        The weight of recall in the ``*_fbeta`` columns (present when not 1).
+    """
+
+    frame: pd.DataFrame
+    summary: dict[str, Any]
+    beta: float = 1.0
+    _roc: dict[str, FloatArray] = field(default_factory=dict, repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of :attr:`frame`."""
+        return self.frame.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"summary": ..., "rows": [one dict per threshold]}`` (NaN kept as ``nan``)."""
+        return {"summary": dict(self.summary), "rows": self.frame.to_dict(orient="records")}
+
+    def _column(self, metric: str) -> FloatArray:
+        if metric not in self.frame.columns or metric in ("threshold",):
+            known = [c for c in self.frame.columns if c != "threshold"]
+            raise InputError(
+                f"'metric' must be a column of the curve ({known}); received {metric!r}"
+            )
+        return np.asarray(self.frame[metric], dtype=np.float64)
+
+    def best(self, metric: str = "pairwise_f1") -> dict[str, Any]:
+        """The row (threshold and every metric) where ``metric`` is largest.
+
+        Among equal maxima the highest threshold is chosen. NaN values are skipped;
+        raises when ``metric`` is NaN at every threshold.
+        """
+        values = self._column(metric)
+        if np.isnan(values).all():
+            raise InputError(f"'metric' {metric!r} is undefined at every threshold")
+        best = np.nanmax(values)
+        k = int(np.flatnonzero(values == best)[-1])
+        return dict(self.frame.iloc[k].to_dict())
+
+    def threshold_for(
+        self, target: float, metric: str = "links_precision"
+    ) -> dict[str, Any] | None:
+        """The row of the lowest threshold at which ``metric >= target`` (``None`` if none).
+
+        With a precision as ``metric`` this is the threshold that accepts the most
+        pairs while the precision there meets the target.
+        """
+        target = check_in_range("target", target, low=-math.inf, high=math.inf)
+        values = self._column(metric)
+        hits = np.flatnonzero(values >= target)
+        if hits.size == 0:
+            return None
+        return dict(self.frame.iloc[int(hits[0])].to_dict())
+
+    def roc(self) -> pd.DataFrame:
+        """The ROC curve over the scored pairs: ``threshold``, ``fpr``, ``tpr``, from (0, 0).
+
+        A true pair that was never scored is not in it (see :attr:`summary`'s
+        ``pairs_completeness`` for their share).
+        """
+        return pd.DataFrame(
+            {"threshold": self._roc["threshold"], "fpr": self._roc["fpr"], "tpr": self._roc["tpr"]}
+        )
+
+    def pr(self) -> pd.DataFrame:
+        """The precision-recall curve over the scored pairs (recall of the scored true pairs)."""
+        return pd.DataFrame(
+            {
+                "threshold": self._roc["threshold"][1:],
+                "precision": self._roc["precision"],
+                "recall": self._roc["tpr"][1:],
+            }
+        )
