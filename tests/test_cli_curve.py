@@ -129,3 +129,34 @@ def test_pairs_over_unknown_records(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "--on-mismatch intersection" in res.stderr
     res = runner.invoke(app, [*base, "--on-mismatch", "intersection", "-f", "json"])
     assert res.exit_code == 0 and len(json.loads(res.stdout)) == 1
+
+
+def test_splink_preset_of_a_link_job(tmp_path: Path) -> None:
+    truth = pd.DataFrame(
+        {"source_dataset": ["a", "a", "b"], "unique_id": [1, 2, 1], "cluster": [7, 8, 7]}
+    )
+    preds = pd.DataFrame(
+        {
+            "source_dataset_l": ["a", "a"],
+            "unique_id_l": [1, 2],
+            "source_dataset_r": ["b", "b"],
+            "unique_id_r": [1, 1],
+            "match_weight": [3.0, 1.0],
+        }
+    )
+    truth.to_csv(tmp_path / "truth.csv", index=False)
+    preds.to_csv(tmp_path / "preds.csv", index=False)
+    res = runner.invoke(
+        app,
+        [
+            "curve", str(tmp_path / "truth.csv"), str(tmp_path / "preds.csv"),
+            "--preset", "splink", "--record-col", "source_dataset,unique_id",
+            "--cluster-col", "cluster", "-f", "json",
+        ],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert [(r["threshold"], r["links_tp"], r["links_fp"]) for r in rows] == [
+        (1.0, 1, 1),
+        (3.0, 1, 0),
+    ]

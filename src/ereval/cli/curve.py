@@ -41,13 +41,23 @@ _TABLE_COLUMNS = (
 def _columns(
     pairs: Path, preset: str, left_col: str | None, right_col: str | None, score_col: str | None
 ) -> tuple[str | list[str], str | list[str], str]:
-    """The pair columns: given options first, then the preset's names."""
+    """The pair columns: given options first, then the preset's names.
+
+    A Splink link job (its predictions have ``source_dataset_l`` and
+    ``source_dataset_r``) identifies a record by its source and its id: the
+    preset then reads keys of both columns.
+    """
     default_left, default_right, scores = PRESETS[preset]
-    left = split_columns(left_col) or default_left
-    right = split_columns(right_col) or default_right
+    present = header(file_spec(pairs, name="pairs"), name="pairs")
+    left: str | list[str] = split_columns(left_col) or default_left
+    right: str | list[str] = split_columns(right_col) or default_right
+    if preset == "splink" and {"source_dataset_l", "source_dataset_r"} <= set(present):
+        if left_col is None:
+            left = ["source_dataset_l", default_left]
+        if right_col is None:
+            right = ["source_dataset_r", default_right]
     if score_col is not None:
         return left, right, score_col
-    present = header(file_spec(pairs, name="pairs"), name="pairs")
     for candidate in scores:
         if candidate in present:
             return left, right, candidate
@@ -103,8 +113,9 @@ def curve_command(
         Preset,
         typer.Option(
             "--preset",
-            help="Column names of a linker's output. splink: unique_id_l, unique_id_r and "
-            "match_weight (else match_probability).",
+            help="Column names of a linker's output. splink: unique_id_l, unique_id_r (with "
+            "source_dataset_l, source_dataset_r in a link job: give --record-col "
+            "source_dataset,unique_id) and match_weight (else match_probability).",
         ),
     ] = "none",
     grid: Annotated[
