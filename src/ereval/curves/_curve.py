@@ -210,8 +210,8 @@ def curve_from_scored_pairs(
         cols["n_pred_clusters"] = n - n_merges
         wanted = [x for x in names if x in INCREMENTAL_METRICS]
         cols.update(incremental(steps, n_merges, a_sizes, n, wanted, beta))
-    if scratch:
-        cols.update(from_scratch(data, order, k, scratch, beta, progress))
+        if scratch:
+            cols.update(from_scratch(data, order, steps.position, k, scratch, beta, progress))
     frame = pd.DataFrame(cols, copy=False)  # fresh arrays: one block each, no copy
 
     # ROC and PR over the scored pairs, at every distinct score

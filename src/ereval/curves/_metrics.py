@@ -230,12 +230,18 @@ def incremental(
 def from_scratch(
     data: ScoredPairs,
     order: IntArray,
+    position: IntArray,
     k: IntArray,
     names: tuple[str, ...],
     beta: float,
     progress: Callable[[str], None] | None,
 ) -> dict[str, Any]:
-    """Metrics without an incremental form, from the contingency table at each row."""
+    """Metrics without an incremental form, from the contingency table at each row.
+
+    The components at a threshold are those of the merging pairs accepted by then
+    (``position`` of :class:`MergeSteps`): at most ``N - 1`` edges, whatever the
+    number of pairs.
+    """
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -246,9 +252,10 @@ def from_scratch(
     for step, kk in enumerate(k.tolist()):
         if progress is not None and step % 10 == 0:
             progress(f"from scratch at threshold {step + 1} of {k.shape[0]}")
-        sel = order[:kk]
+        sel = order[position[: int(np.searchsorted(position, kk, side="right"))] - 1]
         graph = csr_matrix(
-            (np.ones(kk, dtype=np.int8), (data.left[sel], data.right[sel])), shape=(n, n)
+            (np.ones(sel.shape[0], dtype=np.int8), (data.left[sel], data.right[sel])),
+            shape=(n, n),
         )
         _, labels = connected_components(graph, directed=False)
         table = ContingencyTable.from_codes(
