@@ -172,7 +172,7 @@ def curve_from_scored_pairs(
 ) -> ThresholdCurve:
     """:func:`threshold_curve` over pairs already read by :func:`read_scored_pairs`."""
     beta = check_beta(beta)
-    names = tuple(metrics)
+    names = resolve_metrics(list(metrics)) if len(metrics) else ()
     scratch = tuple(n for n in names if n not in INCREMENTAL_METRICS)
     n = data.n_records
     true_of = data.true_of
