@@ -443,3 +443,10 @@ def test_property_incremental_equals_evaluate(
         pred = _pred(np.arange(n), _components(n, edges))
         for name, value in evaluate(truth, pred, metrics=list(INCREMENTAL_METRICS)).items():
             assert row[name] == pytest.approx(value, abs=1e-12, nan_ok=True), name
+
+
+def test_rows_keep_integer_counts() -> None:
+    truth = [["a", "b"], ["c"]]
+    pairs = pd.DataFrame({"record_id_1": ["a", "b"], "record_id_2": ["b", "c"], "score": [2, 1]})
+    row = threshold_curve(truth, pairs).best("links_f1")
+    assert row["threshold"] == 2.0 and type(row["links_tp"]) is int and row["links_tp"] == 1

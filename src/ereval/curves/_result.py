@@ -62,6 +62,11 @@ class ThresholdCurve:
             )
         return np.asarray(self.frame[metric], dtype=np.float64)
 
+    def _row(self, k: int) -> dict[str, Any]:
+        """Row ``k`` as a dict of Python numbers (counts stay integers)."""
+        row: dict[str, Any] = self.frame.iloc[[k]].to_dict(orient="records")[0]
+        return row
+
     def best(self, metric: str = "pairwise_f1") -> dict[str, Any]:
         """The row (threshold and every metric) where ``metric`` is largest.
 
@@ -72,8 +77,7 @@ class ThresholdCurve:
         if np.isnan(values).all():
             raise InputError(f"'metric' {metric!r} is undefined at every threshold")
         best = np.nanmax(values)
-        k = int(np.flatnonzero(values == best)[-1])
-        return dict(self.frame.iloc[k].to_dict())
+        return self._row(int(np.flatnonzero(values == best)[-1]))
 
     def threshold_for(
         self, target: float, metric: str = "links_precision"
@@ -88,7 +92,7 @@ class ThresholdCurve:
         hits = np.flatnonzero(values >= target)
         if hits.size == 0:
             return None
-        return dict(self.frame.iloc[int(hits[0])].to_dict())
+        return self._row(int(hits[0]))
 
     def roc(self) -> pd.DataFrame:
         """The ROC curve over the scored pairs: ``threshold``, ``fpr``, ``tpr``, from (0, 0).
