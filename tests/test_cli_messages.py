@@ -178,7 +178,7 @@ def test_unexpected_errors_have_no_traceback(monkeypatch: pytest.MonkeyPatch) ->
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("something broke")
 
-    monkeypatch.setattr(cli_metrics, "contingency_table", boom)
+    monkeypatch.setattr(cli_metrics, "engine_from_options", boom)
     res = runner.invoke(app, ["metrics", T, P])
     assert res.exit_code == 1
     assert res.stderr.strip() == (

@@ -9,7 +9,6 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..contingency import contingency_table
 from ..io import as_pairs
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
@@ -34,6 +33,14 @@ from ._common import (
     emit_records,
     examples,
     handle_errors,
+)
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    engine_from_options,
+    refuse_engine_options,
 )
 from ._output import Outputs, check_table_path, write_table
 from ._progress import progress
@@ -91,13 +98,10 @@ def metrics_command(
             "--pairs", help="PRED lists predicted matching pairs (columns --left-col, --right-col)."
         ),
     ] = False,
-    engine: Annotated[
-        Literal["numpy", "duckdb"],
-        typer.Option(
-            "--engine",
-            help="Build the contingency table in memory (numpy) or inside DuckDB from the files.",
-        ),
-    ] = "numpy",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
     left_col: Annotated[
         str, typer.Option("--left-col", help="First record id column of a pairs file.")
     ] = "record_id_1",
@@ -110,6 +114,7 @@ def metrics_command(
     check_beta(beta)
     options = align_options(**locals())
     if pairs:
+        refuse_engine_options(**locals(), where="with '--pairs'")
         names = (
             resolve_metrics(metrics)
             if metrics
@@ -140,13 +145,9 @@ def metrics_command(
         )
         return
     resolve_metrics(metrics)  # validate names before reading large files
-    with progress("reading the clusterings", quiet=quiet) as bar:
-        if engine == "duckdb":
-            from ..engines import duckdb_contingency_table
-
-            table = duckdb_contingency_table(truth, pred, **options)
-        else:
-            table = contingency_table(truth, pred, **options)
+    builder = engine_from_options(**locals())
+    with progress(f"reading the clusterings ({builder.name})", quiet=quiet) as bar:
+        table = builder.contingency_table(truth, pred, **options)
 
         def report(family: str) -> None:
             bar.update(description=f"computing {family}")
@@ -323,6 +324,10 @@ def errors_command(
     pred_cluster_col: PredClusterColOpt = None,
     on_mismatch: MismatchOpt = "error",
     id_type: IdTypeOpt = "exact",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Record-wise or cluster-wise error metrics (EI, SDE, OCE, UCE, ROCE, RUCE, H).
@@ -381,6 +386,10 @@ def errors_command(
                 ("--truth-cluster-col", truth_cluster_col is not None),
                 ("--pred-record-col", pred_record_col is not None),
                 ("--pred-cluster-col", pred_cluster_col is not None),
+                ("--engine", engine != "auto"),
+                ("--memory-limit", memory_limit is not None),
+                ("--threads", threads is not None),
+                ("--temp-dir", temp_dir is not None),
             )
             if given
         ]
@@ -429,11 +438,12 @@ def errors_command(
     if given:
         raise InputError(f"'{given[0]}' is for the sample mode ('--pred' and '--sample')")
     options = align_options(**locals())
+    refuse_engine_options(**locals(), where=f"for the {by} errors (one row per record, in memory)")
     if out is not None:
         check_table_path(out, flag="--out")
     fn = record_errors if by == "record" else cluster_errors
     with progress(f"computing {by} errors", quiet=quiet):
-        frame = fn(truth_file, pred_file, **options)
+        frame = fn(truth_file, pred_file, engine="numpy", **options)
     if out is not None:
         with Outputs() as outputs:
             outputs.add(out, lambda tmp: write_table(frame, tmp))

@@ -1,9 +1,23 @@
-"""Engines that build the contingency table: in memory (NumPy, the default) or
-inside DuckDB straight from files. Metrics are computed from the table in the
-same way whichever engine built it."""
+"""Engines that build the contingency table: in memory (NumPy) or inside DuckDB
+straight from files, out of core. Metrics are computed from the table in the
+same way whichever engine built it, so every engine gives identical numbers.
+
+:func:`get_engine` picks one by name (``"auto"``, ``"numpy"``, ``"duckdb"``);
+see ``docs/engines.md`` for the rule of ``"auto"``.
+"""
 
 from __future__ import annotations
 
-from .duckdb_engine import duckdb_contingency_table
+from .base import ENGINE_NAMES, Engine, EngineName, NumpyEngine, get_engine, numpy_bytes
+from .duckdb_engine import DuckDBEngine, duckdb_contingency_table
 
-__all__ = ["duckdb_contingency_table"]
+__all__ = [
+    "DuckDBEngine",
+    "ENGINE_NAMES",
+    "Engine",
+    "EngineName",
+    "NumpyEngine",
+    "duckdb_contingency_table",
+    "get_engine",
+    "numpy_bytes",
+]

@@ -1,23 +1,31 @@
 """Build the contingency table inside DuckDB, straight from CSV or Parquet files.
 
-The files are never loaded into Python: DuckDB validates them, joins the two
+The files are never loaded into Python: DuckDB reads them, joins the two
 clusterings on the record id and groups by the pair of cluster ids, out of core
-when needed. Only the non-zero cells and the marginals (at most one row per
-record, usually far fewer) come back, as a
+when needed (beyond ``memory_limit`` it spills to ``temp_dir``). Only the
+non-zero cells and the marginals come back, as a
 :class:`~ereval.contingency.ContingencyTable`; every metric is then computed
 from it exactly as with the in-memory engine, so both engines give identical
 numbers.
 
+The work is a handful of statements: per side one scan checking for missing
+ids, then one full outer join on the record id grouped by the pair of cluster
+ids, which gives the cells and, from its NULL groups, the records on one side
+only. Duplicate record ids are found by comparing the join's row counts with
+the sides' (the detailed query that names them runs only when the counts
+disagree, or on the few records of one side only).
+
 Files are read by the rules of :mod:`ereval.files` (the same as the in-memory
 engine): the id columns of a CSV file are text exactly as written, Parquet
 keeps its types, and ids of different kinds on the two sides are an error
-unless ``id_type="string"``.
+unless ``id_type="string"``. A DuckDB relation is read as it is typed.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any, Unpack
 
 import numpy as np
@@ -29,36 +37,58 @@ from ..contingency import (
     MISMATCH_POLICIES,
     AlignOptions,
     ContingencyTable,
+    MismatchPolicy,
     id_type_error,
 )
-from ..files import FileSpec, file_spec, header
+from ..files import file_spec, header
 from ..io import column_names
+from . import sql
 
-__all__ = ["duckdb_contingency_table"]
+__all__ = [
+    "DuckDBEngine",
+    "check_memory_limit",
+    "check_temp_dir",
+    "check_threads",
+    "duckdb_contingency_table",
+    "is_relation",
+]
 
 _MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
 
 
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+def check_memory_limit(value: str | None) -> str | None:
+    """``value`` if it is a DuckDB memory size such as ``"2GB"`` or ``"512MiB"``."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _MEMORY.match(value):
+        raise InputError(
+            f"'memory_limit' must be a size such as '2GB' or '512MB'; received {value!r}"
+        )
+    return value.strip()
 
 
-def _ident(column: str) -> str:
-    return '"' + column.replace('"', '""') + '"'
+def check_threads(value: int | None) -> int | None:
+    """``value`` if it is a whole number of threads, at least 1."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise InputError(f"'threads' must be a whole number >= 1; received {value!r}")
+    return int(value)
 
 
-def source_sql(spec: FileSpec) -> str:
-    """The DuckDB table function reading ``spec`` by the rules of :mod:`ereval.files`."""
-    path = _quote(str(spec.path))
-    if spec.format == "parquet":
-        return f"read_parquet({path})"
-    columns = ", ".join(f"{_quote(c)}: 'VARCHAR'" for c in header(spec))
-    compression = "gzip" if spec.gzip else "none"
-    return (
-        f"read_csv({path}, header = true, auto_detect = false, columns = {{{columns}}}, "
-        f"delim = {_quote(spec.delimiter)}, quote = '\"', escape = '\"', nullstr = '', "
-        f"compression = '{compression}')"
-    )
+def check_temp_dir(value: str | os.PathLike[str] | None) -> Path | None:
+    """``value`` if it is an existing directory."""
+    if value is None:
+        return None
+    path = Path(value)
+    if not path.is_dir():
+        raise InputError(f"'temp_dir' must be an existing directory; received '{path}'")
+    return path
+
+
+def is_relation(value: Any) -> bool:
+    """True when ``value`` is a DuckDB relation (without importing DuckDB)."""
+    return type(value).__name__ == "DuckDBPyRelation"
 
 
 def _kind(duck_type: str) -> str:
@@ -74,112 +104,270 @@ def _kind(duck_type: str) -> str:
     return t.lower()
 
 
-def _key_sql(cols: list[str], types: dict[str, str], *, name: str) -> tuple[str, str]:
-    """SQL of the key of ``cols`` and its kind (a JSON array text for several columns)."""
-    if len(cols) == 1:
-        return _ident(cols[0]), _kind(types[cols[0]])
-    parts = []
-    for c in cols:
-        kind = _kind(types[c])
-        if kind == "text":
-            escaped = f"replace(replace({_ident(c)}, '\\', '\\\\'), '\"', '\\\"')"
-            parts.append(f"'\"' || {escaped} || '\"'")
-        elif kind == "integer":
-            parts.append(f"CAST({_ident(c)} AS VARCHAR)")
-        else:
-            raise InputError(
-                f"'{name}': column '{c}' of a key made of several columns must hold integers "
-                f"or text; it holds {kind} values"
-            )
-    return "'[' || " + " || ',' || ".join(parts) + " || ']'", "text"
+def _key(cols: list[str], types: dict[str, str], *, name: str) -> tuple[str, str]:
+    """SQL of the key of ``cols`` and its kind (text for a key of several columns)."""
+    kinds = [_kind(types[c]) for c in cols]
+    if len(cols) > 1:
+        for c, kind in zip(cols, kinds, strict=True):
+            if kind not in ("text", "integer"):
+                raise InputError(
+                    f"'{name}': column '{c}' of a key made of several columns must hold "
+                    f"integers or text; it holds {kind} values"
+                )
+        return sql.key_sql(cols, kinds), "text"
+    return sql.key_sql(cols, kinds), kinds[0]
 
 
-def _examples(con: Any, sql: str) -> str:
-    rows = con.execute(sql + " LIMIT 3").fetchall()
-    return examples([r[0] for r in rows])
+def _examples(con: Any, query: str) -> str:
+    return examples([r[0] for r in con.execute(query).fetchall()])
 
 
-def _load(
-    con: Any,
-    view: str,
-    path: str | os.PathLike[str],
-    *,
-    name: str,
-    record_cols: list[str],
-    cluster_cols: list[str],
-    as_text: bool,
-) -> str:
-    """Create the temporary table ``view(r, c)`` and return the kind of its record ids."""
-    spec = file_spec(path, name=name)
-    source = source_sql(spec)
-    try:
-        described = con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
-    except Exception as exc:  # DuckDB raises its own error types for unreadable files
-        raise InputError(
-            f"'{name}': cannot read '{spec.path}' ({type(exc).__name__}: {exc})"
-        ) from exc
-    types = {str(r[0]): str(r[1]) for r in described}
-    missing = [c for c in record_cols + cluster_cols if c not in types]
-    if missing:
-        cols = list(types)
-        raise InputError(
-            f"'{name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
-            f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
-            "(set 'record_col' / 'cluster_col' to choose others)"
+class DuckDBEngine:
+    """Builds the contingency table inside DuckDB, out of core when needed.
+
+    Parameters
+    ----------
+    memory_limit : str, optional
+        DuckDB's memory limit (e.g. ``"2GB"``); beyond it DuckDB spills to
+        ``temp_dir``. Default: DuckDB's own (80% of the memory).
+    threads : int, optional
+        Number of DuckDB threads, >= 1 (default: all cores).
+    temp_dir : path, optional
+        An existing directory for the data spilled to disk (default: DuckDB's
+        own, ``.tmp`` beside an on-disk database or the system's for an
+        in-memory one).
+
+    The options are checked when the engine is made, before any work.
+    """
+
+    name = "duckdb"
+
+    def __init__(
+        self,
+        *,
+        memory_limit: str | None = None,
+        threads: int | None = None,
+        temp_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.memory_limit = check_memory_limit(memory_limit)
+        self.threads = check_threads(threads)
+        self.temp_dir = check_temp_dir(temp_dir)
+
+    def __repr__(self) -> str:
+        return (
+            f"DuckDBEngine(memory_limit={self.memory_limit!r}, threads={self.threads!r}, "
+            f"temp_dir={None if self.temp_dir is None else str(self.temp_dir)!r})"
         )
-    r_sql, r_kind = _key_sql(record_cols, types, name=name)
-    c_sql, c_kind = _key_sql(cluster_cols, types, name=name)
-    if as_text and r_kind != "text":
-        if r_kind != "integer":
+
+    def connect(self) -> Any:
+        """A new in-memory DuckDB connection with this engine's settings."""
+        duckdb = require("duckdb", feature="the DuckDB engine")
+        con = duckdb.connect()
+        con.execute("SET preserve_insertion_order = false")
+        if self.memory_limit is not None:
+            con.execute(f"SET memory_limit = {sql.quote(self.memory_limit)}")
+        if self.threads is not None:
+            con.execute(f"SET threads = {self.threads}")
+        if self.temp_dir is not None:
+            con.execute(f"SET temp_directory = {sql.quote(str(self.temp_dir))}")
+        return con
+
+    def contingency_table(
+        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
+    ) -> ContingencyTable:
+        """The contingency table of two clusterings (CSV or Parquet files, or DuckDB
+        relations), identical to the in-memory one. ``options`` are those of
+        :func:`ereval.contingency.align`."""
+        policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
+        id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
+        rc = options.get("record_col", "record_id")
+        cc = options.get("cluster_col", "cluster_id")
+        columns = {
+            "truth": (
+                column_names(options.get("truth_record_col") or rc, name="truth_record_col"),
+                column_names(options.get("truth_cluster_col") or cc, name="truth_cluster_col"),
+            ),
+            "pred": (
+                column_names(options.get("pred_record_col") or rc, name="pred_record_col"),
+                column_names(options.get("pred_cluster_col") or cc, name="pred_cluster_col"),
+            ),
+        }
+        con = self.connect()
+        try:
+            sides = [
+                _Side(con, view, data, name, *columns[name])
+                for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
+            ]
+            kinds = [side.load(as_text=id_type == "string") for side in sides]
+            if kinds[0] != kinds[1]:
+                ex_t = [r[0] for r in con.execute("SELECT r FROM t LIMIT 2").fetchall()]
+                ex_p = [r[0] for r in con.execute("SELECT r FROM p LIMIT 2").fetchall()]
+                raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
+            return _table(con, policy, sides[0].n_rows, sides[1].n_rows)
+        finally:
+            con.close()
+
+
+class _Side:
+    """One clustering as the temporary view ``view(r, c)`` of a DuckDB connection."""
+
+    def __init__(
+        self, con: Any, view: str, data: Any, name: str, records: list[str], clusters: list[str]
+    ) -> None:
+        self.con, self.view, self.data, self.name = con, view, data, name
+        self.records, self.clusters = records, clusters
+        self.n_rows = 0
+
+    def _source(self) -> tuple[str, dict[str, str]]:
+        """The SQL source of the data and the DuckDB type of each of its columns."""
+        if is_relation(self.data):
+            types = {
+                str(c): str(t) for c, t in zip(self.data.columns, self.data.types, strict=True)
+            }
+            self._check_columns(types)
+            wanted = list(dict.fromkeys(self.records + self.clusters))
+            reader = self.data.select(", ".join(sql.ident(c) for c in wanted)).to_arrow_reader()
+            table = f"{self.view}_source"
+            self.con.register(f"{table}_stream", reader)
+            # streamed once into this connection, which spills it to disk when needed
+            self.con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM {table}_stream")
+            self.con.unregister(f"{table}_stream")
+            return table, types
+        if not isinstance(self.data, str | os.PathLike):
             raise InputError(
-                f"'{name}': only integer and text ids can be compared as text; "
-                f"received {r_kind} ids"
+                f"'{self.name}': the DuckDB engine reads CSV or Parquet files and DuckDB "
+                f"relations; received {type(self.data).__name__} (use engine='numpy')"
             )
-        r_sql, r_kind = f"CAST({r_sql} AS VARCHAR)", "text"
-    con.execute(f"CREATE TEMP TABLE {view} AS SELECT {r_sql} AS r, {c_sql} AS c FROM {source}")
-    empty_r = " OR r = ''" if r_kind == "text" else ""
-    empty_c = " OR c = ''" if c_kind == "text" else ""
-    n, n_null_r, n_null_c = con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE r IS NULL{empty_r}), "
-        f"count(*) FILTER (WHERE c IS NULL{empty_c}) FROM {view}"
-    ).fetchone()
-    if n == 0:
-        raise InputError(f"'{name}' is empty; expected at least one record")
-    if n_null_r:
-        raise InputError(f"'{name}' has {n_null_r} missing record ids (empty, null or NaN)")
-    if n_null_c:
-        raise InputError(f"'{name}' has {n_null_c} missing cluster ids (empty, null or NaN)")
-    return r_kind
+        spec = file_spec(self.data, name=self.name)
+        source = sql.source_sql(spec, header(spec, name=self.name) if spec.format == "csv" else [])
+        try:
+            described = self.con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
+        except Exception as exc:  # DuckDB raises its own error types for unreadable files
+            raise InputError(
+                f"'{self.name}': cannot read '{spec.path}' ({type(exc).__name__}: {exc})"
+            ) from exc
+        types = {str(r[0]): str(r[1]) for r in described}
+        self._check_columns(types)
+        return source, types
+
+    def _check_columns(self, types: dict[str, str]) -> None:
+        missing = [c for c in self.records + self.clusters if c not in types]
+        if missing:
+            cols = list(types)
+            raise InputError(
+                f"'{self.name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
+                f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
+                "(set 'record_col' / 'cluster_col' to choose others)"
+            )
+
+    def load(self, *, as_text: bool) -> str:
+        """Create the view, check it has rows and no missing id; return the record kind."""
+        source, types = self._source()
+        r_sql, r_kind = _key(self.records, types, name=self.name)
+        c_sql, c_kind = _key(self.clusters, types, name=self.name)
+        cast = False
+        if as_text and r_kind != "text":
+            if r_kind != "integer":
+                raise InputError(
+                    f"'{self.name}': only integer and text ids can be compared as text; "
+                    f"received {r_kind} ids"
+                )
+            cast, r_kind = True, "text"
+        self.con.execute(
+            f"CREATE TEMP VIEW {self.view} AS "
+            + sql.side_sql(source, r_sql, c_sql, record_as_text=cast)
+        )
+        n, n_null_r, n_null_c = self.con.execute(
+            sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
+        ).fetchone()
+        if n == 0:
+            raise InputError(f"'{self.name}' is empty; expected at least one record")
+        if n_null_r:
+            raise InputError(
+                f"'{self.name}' has {n_null_r} missing record ids (empty, null or NaN)"
+            )
+        if n_null_c:
+            raise InputError(
+                f"'{self.name}' has {n_null_c} missing cluster ids (empty, null or NaN)"
+            )
+        self.n_rows = int(n)
+        return r_kind
 
 
 def _check_unique(con: Any, view: str, name: str) -> None:
-    n, n_distinct = con.execute(f"SELECT count(*), count(DISTINCT r) FROM {view}").fetchone()
+    n, n_distinct = con.execute(sql.duplicates_sql(view)).fetchone()
     if n_distinct != n:
-        ex = _examples(con, f"SELECT r FROM {view} GROUP BY r HAVING count(*) > 1 ORDER BY r")
+        ex = _examples(
+            con, f"SELECT r FROM {view} GROUP BY r HAVING count(*) > 1 ORDER BY r LIMIT 3"
+        )
         raise InputError(
             f"'{name}' has {n - n_distinct} duplicate record ids (e.g. {ex}); "
             "each record must belong to exactly one cluster"
         )
 
 
+def _table(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
+    con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql("t", "p"))
+    both, only_t, only_p = (
+        int(v or 0)
+        for v in con.execute(
+            "SELECT sum(n) FILTER (WHERE tc IS NOT NULL AND pc IS NOT NULL), "
+            "sum(n) FILTER (WHERE pc IS NULL), sum(n) FILTER (WHERE tc IS NULL) FROM cells"
+        ).fetchone()
+    )
+    if both + only_t != n_t or both + only_p != n_p:  # a matched record id repeats
+        _check_unique(con, "t", "truth")
+        _check_unique(con, "p", "pred")
+    for side, other, name, only in (("t", "p", "truth", only_t), ("p", "t", "pred", only_p)):
+        if only and con.execute(sql.twinless_duplicates_sql(side, other)).fetchone()[0]:
+            _check_unique(con, side, name)
+    if (only_t or only_p) and policy == "error":
+        parts = []
+        for side, other, name, only in (("t", "p", "truth", only_t), ("p", "t", "pred", only_p)):
+            if only:
+                ex = _examples(con, sql.mismatch_examples_sql(side, other))
+                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
+        raise RecordMismatchError(
+            "'truth' and 'pred' cover different records: "
+            + "; ".join(parts)
+            + ". Pass on_mismatch='intersection' to score the common records only, or "
+            "on_mismatch='twinless' to score twinless records as coreference scorers do."
+        )
+    if policy == "intersection" and both == 0:
+        raise RecordMismatchError("'truth' and 'pred' have no record in common")
+    common_only = policy == "intersection"
+    con.execute("CREATE TEMP TABLE tk AS " + sql.codes_sql("cells", "tc", common_only=common_only))
+    con.execute("CREATE TEMP TABLE pk AS " + sql.codes_sql("cells", "pc", common_only=common_only))
+    true_sizes = con.execute("SELECT size FROM tk ORDER BY code").fetchnumpy()["size"]
+    pred_sizes = con.execute("SELECT size FROM pk ORDER BY code").fetchnumpy()["size"]
+    cells = con.execute(sql.table_cells_sql("cells", "tk", "pk")).fetchnumpy()
+    return ContingencyTable(
+        np.asarray(cells["i"], dtype=np.int64),
+        np.asarray(cells["j"], dtype=np.int64),
+        np.asarray(cells["n"], dtype=np.int64),
+        np.asarray(true_sizes, dtype=np.int64),
+        np.asarray(pred_sizes, dtype=np.int64),
+        policy,
+    )
+
+
 def duckdb_contingency_table(
-    truth: str | os.PathLike[str],
-    pred: str | os.PathLike[str],
+    truth: Any,
+    pred: Any,
     *,
     memory_limit: str | None = None,
     threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
     **options: Unpack[AlignOptions],
 ) -> ContingencyTable:
     """The contingency table of two clustering files, computed by DuckDB.
 
     Parameters
     ----------
-    truth, pred : path
-        CSV (optionally gzipped), TSV or Parquet files.
-    memory_limit : str, optional
-        DuckDB memory limit (e.g. ``"4GB"``); beyond it DuckDB spills to disk.
-    threads : int, optional
-        Number of DuckDB threads (default: all cores).
+    truth, pred : path or DuckDB relation
+        CSV (optionally gzipped), TSV or Parquet files, or DuckDB relations.
+    memory_limit, threads, temp_dir
+        As in :class:`DuckDBEngine`.
     **options
         As in :func:`ereval.contingency.align` (``on_mismatch``, the column
         options, ``id_type``).
@@ -189,88 +377,5 @@ def duckdb_contingency_table(
     ContingencyTable
         Identical to the in-memory table.
     """
-    duckdb = require("duckdb", feature="the DuckDB engine")
-    policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
-    id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
-    if memory_limit is not None and not _MEMORY.match(str(memory_limit)):
-        raise InputError(
-            f"'memory_limit' must look like '4GB' or '512MB'; received {memory_limit!r}"
-        )
-    rc = options.get("record_col", "record_id")
-    cc = options.get("cluster_col", "cluster_id")
-    sides = {
-        "truth": (
-            column_names(options.get("truth_record_col") or rc, name="truth_record_col"),
-            column_names(options.get("truth_cluster_col") or cc, name="truth_cluster_col"),
-        ),
-        "pred": (
-            column_names(options.get("pred_record_col") or rc, name="pred_record_col"),
-            column_names(options.get("pred_cluster_col") or cc, name="pred_cluster_col"),
-        ),
-    }
-    con = duckdb.connect()
-    try:
-        if memory_limit is not None:
-            con.execute(f"SET memory_limit = {_quote(str(memory_limit))}")
-        if threads is not None:
-            con.execute(f"SET threads = {int(threads)}")
-        kt, kp = (
-            _load(
-                con,
-                view,
-                path,
-                name=side,
-                record_cols=sides[side][0],
-                cluster_cols=sides[side][1],
-                as_text=id_type == "string",
-            )
-            for view, path, side in (("t", truth, "truth"), ("p", pred, "pred"))
-        )
-        if kt != kp:
-            ex_t = [r[0] for r in con.execute("SELECT r FROM t LIMIT 2").fetchall()]
-            ex_p = [r[0] for r in con.execute("SELECT r FROM p LIMIT 2").fetchall()]
-            raise id_type_error(kt, kp, ex_t, ex_p)
-        _check_unique(con, "t", "truth")
-        _check_unique(con, "p", "pred")
-        only_t = con.execute("SELECT count(*) FROM t ANTI JOIN p USING (r)").fetchone()[0]
-        only_p = con.execute("SELECT count(*) FROM p ANTI JOIN t USING (r)").fetchone()[0]
-        if (only_t or only_p) and policy == "error":
-            parts = []
-            if only_t:
-                ex = _examples(con, "SELECT r FROM t ANTI JOIN p USING (r) ORDER BY r")
-                parts.append(f"{only_t} record(s) only in 'truth' (e.g. {ex})")
-            if only_p:
-                ex = _examples(con, "SELECT r FROM p ANTI JOIN t USING (r) ORDER BY r")
-                parts.append(f"{only_p} record(s) only in 'pred' (e.g. {ex})")
-            raise RecordMismatchError(
-                "'truth' and 'pred' cover different records: "
-                + "; ".join(parts)
-                + ". Pass on_mismatch='intersection' to score the common records only, or "
-                "on_mismatch='twinless' to score twinless records as coreference scorers do."
-            )
-        if (only_t or only_p) and policy == "intersection":
-            con.execute("DELETE FROM t WHERE r NOT IN (SELECT r FROM p)")
-            con.execute("DELETE FROM p WHERE r NOT IN (SELECT r FROM t)")
-            if con.execute("SELECT count(*) FROM t").fetchone()[0] == 0:
-                raise RecordMismatchError("'truth' and 'pred' have no record in common")
-        for side in ("t", "p"):
-            con.execute(
-                f"CREATE TEMP TABLE {side}k AS SELECT c, (row_number() OVER (ORDER BY c)) - 1 "
-                f"AS code, n FROM (SELECT c, count(*) AS n FROM {side} GROUP BY c)"
-            )
-        true_sizes = con.execute("SELECT n FROM tk ORDER BY code").fetchnumpy()["n"]
-        pred_sizes = con.execute("SELECT n FROM pk ORDER BY code").fetchnumpy()["n"]
-        cells = con.execute(
-            "SELECT tk.code AS i, pk.code AS j, count(*) AS n FROM t JOIN p USING (r) "
-            "JOIN tk ON t.c = tk.c JOIN pk ON p.c = pk.c GROUP BY 1, 2 ORDER BY 1, 2"
-        ).fetchnumpy()
-    finally:
-        con.close()
-    return ContingencyTable(
-        np.asarray(cells["i"], dtype=np.int64),
-        np.asarray(cells["j"], dtype=np.int64),
-        np.asarray(cells["n"], dtype=np.int64),
-        np.asarray(true_sizes, dtype=np.int64),
-        np.asarray(pred_sizes, dtype=np.int64),
-        policy,
-    )
+    engine = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
+    return engine.contingency_table(truth, pred, **options)

@@ -23,16 +23,28 @@ truth may be a sample of true clusters scored against a full prediction
 
 from __future__ import annotations
 
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack
 
 import numpy as np
 import pandas as pd
 
-from .._errors import RecordMismatchError
+from .._errors import InputError, RecordMismatchError
+from .._validation import check_choice
 from ..contingency import Alignment, AlignOptions, align
 from ..ids import take, to_numpy
 
 __all__ = ["cluster_errors", "record_errors"]
+
+_ENGINES = ("auto", "numpy", "duckdb")
+
+
+def _check_engine(engine: str, what: str) -> None:
+    if check_choice("engine", engine, _ENGINES) == "duckdb":
+        raise InputError(
+            f"'engine': {what} errors hold one row per record, built in memory; use "
+            "engine='numpy' (or 'auto'), or the DuckDB engine for the metrics only"
+        )
+
 
 ERROR_COLUMNS = ("EI", "SDE", "OCE", "UCE", "ROCE", "RUCE", "H")
 
@@ -80,6 +92,8 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
 def record_errors(
     truth: Any,
     pred: Any,
+    *,
+    engine: Literal["auto", "numpy", "duckdb"] = "auto",
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true record with its error metrics.
@@ -87,12 +101,17 @@ def record_errors(
     Columns: ``record_id, true_cluster, pred_cluster, true_size, pred_size,
     EI, SDE, OCE, UCE, ROCE, RUCE, H``.
 
+    ``engine`` is ``"numpy"`` or ``"auto"`` (which is NumPy here): the table
+    holds a row per record, so it is built in memory; ``"duckdb"`` is an error.
+    Other options are those of :func:`ereval.contingency.align`.
+
     Examples
     --------
     >>> df = record_errors({1: "a", 2: "a", 3: "b"}, {1: "x", 2: "y", 3: "y"})
     >>> df[["record_id", "OCE", "UCE"]].values.tolist()
     [[1, 0, 1], [2, 1, 1], [3, 1, 0]]
     """
+    _check_engine(engine, "record")
     al = align(truth, pred, **options)
     return _record_frame(al)
 
@@ -100,13 +119,17 @@ def record_errors(
 def cluster_errors(
     truth: Any,
     pred: Any,
+    *,
+    engine: Literal["auto", "numpy", "duckdb"] = "auto",
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true cluster with the averages of its records' error metrics.
 
     Columns: ``cluster_id, size, n_pred_clusters`` (predicted clusters it meets)
-    and ``EI, SDE, OCE, UCE, ROCE, RUCE, H``.
+    and ``EI, SDE, OCE, UCE, ROCE, RUCE, H``. ``engine`` and the other options
+    are those of :func:`record_errors`.
     """
+    _check_engine(engine, "cluster")
     al = align(truth, pred, **options)
     rec = _record_frame(al)
     codes = al.true_codes[al.true_codes >= 0]

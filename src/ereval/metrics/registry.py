@@ -9,13 +9,15 @@ scored).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
 
 from .._errors import InputError
 from .._validation import as_name_list
-from ..contingency import AlignOptions, ContingencyTable, contingency_table
+from ..contingency import AlignOptions, ContingencyTable
+from ..engines import Engine, EngineName, get_engine
 from ._util import check_beta, coref_prf
 from .ace import ace_scores
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
@@ -171,6 +173,10 @@ def evaluate(
     metrics: str | Sequence[str] | None = None,
     beta: float = 1.0,
     progress: Callable[[str], None] | None = None,
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
     **options: Unpack[AlignOptions],
 ) -> dict[str, float]:
     """Compute many metrics from one contingency table.
@@ -189,6 +195,13 @@ def evaluate(
         ``v_measure_beta``).
     progress : callable, optional
         Called with each family's name before it is computed.
+    engine : {"auto", "numpy", "duckdb"} or Engine, default "auto"
+        Who builds the contingency table: in memory (NumPy) or inside DuckDB
+        from files or DuckDB relations, out of core; ``"auto"`` picks NumPy when
+        the inputs fit comfortably in memory (see :func:`ereval.engines.get_engine`).
+        Every engine gives identical numbers.
+    memory_limit, threads, temp_dir : optional
+        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
     **options
         How the two clusterings are read and matched (``on_mismatch``,
         ``record_col``, ``cluster_col``, the per-side ``truth_record_col``,
@@ -209,7 +222,15 @@ def evaluate(
     beta = check_beta(beta)
     explicit = metrics is not None
     names = resolve_metrics(metrics)
-    table = contingency_table(truth, pred, **options)
+    builder = get_engine(
+        engine,
+        truth=truth,
+        pred=pred,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+    )
+    table = builder.contingency_table(truth, pred, **options)
     if not explicit and table.has_twinless:
         names = names + _TWINLESS_DEFAULTS
     results: dict[str, float] = {}

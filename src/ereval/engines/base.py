@@ -1,0 +1,187 @@
+"""The engine interface, the in-memory engine and the choice of an engine.
+
+An engine builds the :class:`~ereval.contingency.ContingencyTable` of two
+clusterings under the options of :func:`ereval.contingency.align`; every metric
+is then computed from that table, whichever engine built it.
+
+``get_engine("auto", truth=..., pred=...)`` picks NumPy when the inputs fit
+comfortably in memory and DuckDB otherwise:
+
+* a DuckDB relation on either side picks DuckDB; in-memory inputs (DataFrames,
+  Arrow tables, dicts, lists, a contingency table) pick NumPy;
+* for files, the NumPy engine is estimated to need :data:`BYTES_PER_RECORD`
+  bytes per record of both files together (the number of rows of a Parquet
+  file is read from its metadata; a CSV file is counted as one record per
+  :data:`CSV_BYTES_PER_RECORD` bytes, after gzip's usual four-fold
+  compression); NumPy is picked when that estimate is at most half the memory
+  available now (``MemAvailable`` of ``/proc/meminfo``, or the free pages the
+  system reports), DuckDB otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal, Protocol, Unpack, runtime_checkable
+
+from .._errors import InputError
+from .._validation import check_choice
+from ..contingency import AlignOptions, ContingencyTable, contingency_table
+from ..files import file_spec
+from .duckdb_engine import DuckDBEngine, is_relation
+
+__all__ = [
+    "BYTES_PER_RECORD",
+    "CSV_BYTES_PER_RECORD",
+    "ENGINE_NAMES",
+    "Engine",
+    "EngineName",
+    "NumpyEngine",
+    "available_memory",
+    "get_engine",
+    "numpy_bytes",
+]
+
+EngineName = Literal["auto", "numpy", "duckdb"]
+#: The accepted engine names.
+ENGINE_NAMES: tuple[EngineName, ...] = ("auto", "numpy", "duckdb")
+#: Peak memory of the NumPy engine per record of the two inputs together (bytes),
+#: measured on text and integer ids with ``benchmarks/bench_engines.py``, rounded up.
+BYTES_PER_RECORD = 200
+#: Bytes of a CSV file counted as one record by the ``"auto"`` rule (a short row).
+CSV_BYTES_PER_RECORD = 10
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """Builds the contingency table of two clusterings."""
+
+    name: str
+
+    def contingency_table(
+        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
+    ) -> ContingencyTable:
+        """The table of ``truth`` against ``pred`` read with ``options`` (those of
+        :func:`ereval.contingency.align`)."""
+        ...
+
+
+class NumpyEngine:
+    """The in-memory engine: :func:`ereval.contingency.align` then its table.
+
+    Reads every input form (files, DataFrames, Arrow and polars tables, dicts,
+    lists of clusters); takes no option.
+    """
+
+    name = "numpy"
+
+    def __repr__(self) -> str:
+        return "NumpyEngine()"
+
+    def contingency_table(
+        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
+    ) -> ContingencyTable:
+        """The table of ``truth`` against ``pred`` (a table given as ``truth``, with
+        ``pred=None``, is returned as it is)."""
+        if is_relation(truth) or is_relation(pred):
+            raise InputError(
+                "'engine': the NumPy engine does not read DuckDB relations; "
+                "use engine='duckdb' (or 'auto')"
+            )
+        return contingency_table(truth, pred, **options)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now, or None when the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _records(data: Any, name: str) -> int:
+    """Estimated number of records of a file (exact for Parquet)."""
+    spec = file_spec(data, name=name)
+    if spec.format == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return int(pq.ParquetFile(spec.path).metadata.num_rows)
+        except Exception as exc:  # pyarrow's own errors for a malformed file
+            raise InputError(
+                f"'{name}': cannot read '{spec.path}' ({type(exc).__name__}: {exc})"
+            ) from exc
+    size = spec.path.stat().st_size * (4 if spec.gzip else 1)
+    return size // CSV_BYTES_PER_RECORD + 1
+
+
+def numpy_bytes(truth: Any, pred: Any) -> int | None:
+    """Estimated peak memory of the NumPy engine on two files (None unless both are files)."""
+    if not all(isinstance(x, str | os.PathLike) for x in (truth, pred)):
+        return None
+    return BYTES_PER_RECORD * (_records(truth, "truth") + _records(pred, "pred"))
+
+
+def _fits(truth: Any, pred: Any) -> bool:
+    need = numpy_bytes(truth, pred)
+    if need is None:
+        return True
+    free = available_memory()
+    return free is None or need <= free // 2
+
+
+def get_engine(
+    engine: EngineName | Engine = "auto",
+    *,
+    truth: Any = None,
+    pred: Any = None,
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+) -> Engine:
+    """The engine named ``engine`` with its options, checked before any work.
+
+    Parameters
+    ----------
+    engine : {"auto", "numpy", "duckdb"} or Engine, default "auto"
+        ``"auto"`` picks by the rule of this module from ``truth`` and ``pred``;
+        an :class:`Engine` is returned as it is.
+    truth, pred : optional
+        The inputs, for ``"auto"``.
+    memory_limit, threads, temp_dir : optional
+        Options of :class:`DuckDBEngine`. With ``"auto"`` they are checked and
+        apply when DuckDB is picked; with ``"numpy"`` they are an error.
+
+    Examples
+    --------
+    >>> get_engine("duckdb", threads=2)
+    DuckDBEngine(memory_limit=None, threads=2, temp_dir=None)
+    >>> get_engine("auto", truth={1: "a"}, pred={1: "b"})
+    NumpyEngine()
+    """
+    given = [
+        n
+        for n, v in (("memory_limit", memory_limit), ("threads", threads), ("temp_dir", temp_dir))
+        if v is not None
+    ]
+    if isinstance(engine, Engine):
+        if given:
+            raise InputError(f"'{given[0]}' is an option of the engine name, not of an engine")
+        return engine
+    name = check_choice("engine", engine, ENGINE_NAMES)
+    if name == "numpy":
+        if given:
+            raise InputError(
+                f"'{given[0]}' applies to the DuckDB engine; engine='numpy' takes no such option"
+            )
+        return NumpyEngine()
+    duck = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
+    if name == "duckdb" or is_relation(truth) or is_relation(pred):
+        return duck
+    return NumpyEngine() if _fits(truth, pred) else duck

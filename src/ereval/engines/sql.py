@@ -1,0 +1,152 @@
+"""SQL text of the engines, built by pure functions in one place.
+
+Each function returns a string and runs nothing, so the statements can be read
+and tested without a database. The statements use standard SQL plus the few
+table functions of DuckDB that read files (:func:`source_sql`); an engine for
+another SQL dialect would replace only those.
+
+Every side of a comparison is first projected to two columns, ``r`` (the record
+key) and ``c`` (the cluster key), by :func:`side_sql`; everything after that
+reads only ``r`` and ``c``.
+"""
+
+from __future__ import annotations
+
+from ..files import FileSpec
+
+__all__ = [
+    "cells_sql",
+    "codes_sql",
+    "duplicates_sql",
+    "ident",
+    "key_sql",
+    "mismatch_examples_sql",
+    "nulls_sql",
+    "quote",
+    "side_sql",
+    "source_sql",
+    "table_cells_sql",
+    "twinless_duplicates_sql",
+]
+
+
+def quote(text: str) -> str:
+    """``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def ident(column: str) -> str:
+    """``column`` as a quoted SQL identifier."""
+    return '"' + column.replace('"', '""') + '"'
+
+
+def source_sql(spec: FileSpec, columns: list[str]) -> str:
+    """The DuckDB table function reading ``spec`` by the rules of :mod:`ereval.files`.
+
+    ``columns`` is the header of a CSV file: every column is read as text,
+    exactly as written, an empty field being a missing value. Parquet keeps its
+    types.
+    """
+    path = quote(str(spec.path))
+    if spec.format == "parquet":
+        return f"read_parquet({path})"
+    names = ", ".join(f"{quote(c)}: 'VARCHAR'" for c in columns)
+    compression = "gzip" if spec.gzip else "none"
+    return (
+        f"read_csv({path}, header = true, auto_detect = false, columns = {{{names}}}, "
+        f"delim = {quote(spec.delimiter)}, quote = '\"', escape = '\"', nullstr = '', "
+        f"compression = '{compression}')"
+    )
+
+
+def key_sql(columns: list[str], kinds: list[str]) -> str:
+    """The key of one or several columns of the given kinds (``"text"`` or ``"integer"``).
+
+    One column is used as it is. Several make the JSON array text that
+    :mod:`ereval.io` builds for keys of several columns (``["a",1]``).
+    """
+    if len(columns) == 1:
+        return ident(columns[0])
+    parts = []
+    for column, kind in zip(columns, kinds, strict=True):
+        if kind == "text":
+            escaped = f"replace(replace({ident(column)}, '\\', '\\\\'), '\"', '\\\"')"
+            parts.append(f"'\"' || {escaped} || '\"'")
+        else:
+            parts.append(f"CAST({ident(column)} AS VARCHAR)")
+    return "'[' || " + " || ',' || ".join(parts) + " || ']'"
+
+
+def side_sql(source: str, record: str, cluster: str, *, record_as_text: bool = False) -> str:
+    """One clustering as the two columns ``r`` (record key) and ``c`` (cluster key)."""
+    r = f"CAST({record} AS VARCHAR)" if record_as_text else record
+    return f"SELECT {r} AS r, {cluster} AS c FROM {source}"
+
+
+def nulls_sql(side: str, *, record_text: bool, cluster_text: bool) -> str:
+    """Rows, missing record keys and missing cluster keys of ``side`` (empty text is missing)."""
+    empty_r = " OR r = ''" if record_text else ""
+    empty_c = " OR c = ''" if cluster_text else ""
+    return (
+        f"SELECT count(*), count(*) FILTER (WHERE r IS NULL{empty_r}), "
+        f"count(*) FILTER (WHERE c IS NULL{empty_c}) FROM {side}"
+    )
+
+
+def cells_sql(truth: str, pred: str) -> str:
+    """The cells of the two clusterings, from one full outer join on the record key.
+
+    Each row is ``(tc, pc, n)``: ``n`` records in true cluster ``tc`` and
+    predicted cluster ``pc``. ``pc`` is NULL for the records only in the truth
+    and ``tc`` for those only in the prediction (cluster keys are never NULL,
+    having been checked).
+    """
+    return (
+        f"SELECT t.c AS tc, p.c AS pc, count(*) AS n "
+        f"FROM {truth} AS t FULL OUTER JOIN {pred} AS p ON t.r = p.r GROUP BY ALL"
+    )
+
+
+def codes_sql(cells: str, side: str, *, common_only: bool) -> str:
+    """Each cluster of one side (``side`` is ``"tc"`` or ``"pc"``) with its code and size.
+
+    Codes number the clusters in the sorted order of their keys, as the
+    in-memory engine does. ``common_only`` keeps only the records on both sides
+    (the marginals of ``on_mismatch="intersection"``).
+    """
+    other = "pc" if side == "tc" else "tc"
+    where = f"{side} IS NOT NULL" + (f" AND {other} IS NOT NULL" if common_only else "")
+    return (
+        f"SELECT {side}, CAST(row_number() OVER (ORDER BY {side}) - 1 AS BIGINT) AS code, size "
+        f"FROM (SELECT {side}, CAST(sum(n) AS BIGINT) AS size FROM {cells} WHERE {where} "
+        f"GROUP BY {side})"
+    )
+
+
+def table_cells_sql(cells: str, true_codes: str, pred_codes: str) -> str:
+    """The non-zero cells of the table as codes ``(i, j, n)`` sorted by ``(i, j)``."""
+    return (
+        f"SELECT tk.code AS i, pk.code AS j, n FROM {cells} "
+        f"JOIN {true_codes} AS tk USING (tc) JOIN {pred_codes} AS pk USING (pc) ORDER BY i, j"
+    )
+
+
+def duplicates_sql(side: str) -> str:
+    """Rows and distinct record keys of ``side``."""
+    return f"SELECT count(*), count(DISTINCT r) FROM {side}"
+
+
+def twinless_duplicates_sql(side: str, other: str) -> str:
+    """Surplus rows among the records of ``side`` that ``other`` lacks."""
+    return (
+        f"SELECT count(*) - count(DISTINCT r) FROM "
+        f"(SELECT s.r FROM {side} AS s ANTI JOIN {other} AS o ON s.r = o.r)"
+    )
+
+
+def mismatch_examples_sql(side: str, other: str, *, limit: int = 3) -> str:
+    """The smallest record keys of ``side`` that ``other`` lacks."""
+    return (
+        f"SELECT s.r FROM {side} AS s ANTI JOIN {other} AS o ON s.r = o.r "
+        f"ORDER BY s.r LIMIT {int(limit)}"
+    )
