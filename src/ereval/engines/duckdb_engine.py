@@ -232,6 +232,7 @@ class _Side:
             # streamed once into this connection, which spills it to disk when needed
             self.con.execute(f"CREATE TEMP TABLE {table} AS SELECT * FROM {table}_stream")
             self.con.unregister(f"{table}_stream")
+            reader.close()  # frees the relation's connection for its next query
             return table, types
         if not isinstance(self.data, str | os.PathLike):
             raise InputError(
@@ -279,7 +280,7 @@ class _Side:
         )
         n, n_null_r, n_null_c = self.con.execute(
             sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
-        ).fetchone()
+        ).fetchall()[0]
         if n == 0:
             raise InputError(f"'{self.name}' is empty; expected at least one record")
         if n_null_r:
@@ -295,7 +296,7 @@ class _Side:
 
 
 def _check_unique(con: Any, view: str, name: str) -> None:
-    n, n_distinct = con.execute(sql.duplicates_sql(view)).fetchone()
+    n, n_distinct = con.execute(sql.duplicates_sql(view)).fetchall()[0]
     if n_distinct != n:
         ex = _examples(
             con, f"SELECT r FROM {view} GROUP BY r HAVING count(*) > 1 ORDER BY r LIMIT 3"
@@ -313,13 +314,13 @@ def _table(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyT
         for v in con.execute(
             "SELECT sum(n) FILTER (WHERE tc IS NOT NULL AND pc IS NOT NULL), "
             "sum(n) FILTER (WHERE pc IS NULL), sum(n) FILTER (WHERE tc IS NULL) FROM cells"
-        ).fetchone()
+        ).fetchall()[0]
     )
     if both + only_t != n_t or both + only_p != n_p:  # a matched record id repeats
         _check_unique(con, "t", "truth")
         _check_unique(con, "p", "pred")
     for side, other, name, only in (("t", "p", "truth", only_t), ("p", "t", "pred", only_p)):
-        if only and con.execute(sql.twinless_duplicates_sql(side, other)).fetchone()[0]:
+        if only and con.execute(sql.twinless_duplicates_sql(side, other)).fetchall()[0][0]:
             _check_unique(con, side, name)
     if (only_t or only_p) and policy == "error":
         parts = []
