@@ -131,3 +131,17 @@ def test_help_ends_with_an_example(path: str) -> None:
     for line in examples:
         for flag in re.findall(r"(?<!\S)(--?[a-z][\w-]*)", line.split("#")[0]):
             assert flag in opts, (path, flag)
+
+
+ENGINE_OPTIONS = {"--engine", "--memory-limit", "--threads", "--temp-dir"}
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS))
+def test_engine_options_come_as_one_set(path: str) -> None:
+    opts = set(_options(COMMANDS[path]))
+    if path in {"metrics", "errors"}:
+        assert ENGINE_OPTIONS <= opts
+    assert not (ENGINE_OPTIONS & opts) or ENGINE_OPTIONS <= opts, ENGINE_OPTIONS - opts
+    if "--engine" in opts:
+        res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
+        assert "<auto|numpy|duckdb>" in res.stdout
