@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 import numpy as np
+import numpy.typing as npt
 
 from .._errors import InputError, RecordMismatchError
 from .._optional import require
@@ -336,20 +337,24 @@ def _table(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyT
         )
     if policy == "intersection" and both == 0:
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
-    common_only = policy == "intersection"
-    con.execute("CREATE TEMP TABLE tk AS " + sql.codes_sql("cells", "tc", common_only=common_only))
-    con.execute("CREATE TEMP TABLE pk AS " + sql.codes_sql("cells", "pc", common_only=common_only))
-    true_sizes = con.execute("SELECT size FROM tk ORDER BY code").fetchnumpy()["size"]
-    pred_sizes = con.execute("SELECT size FROM pk ORDER BY code").fetchnumpy()["size"]
-    cells = con.execute(sql.table_cells_sql("cells", "tk", "pk")).fetchnumpy()
-    return ContingencyTable(
-        np.asarray(cells["i"], dtype=np.int64),
-        np.asarray(cells["j"], dtype=np.int64),
-        np.asarray(cells["n"], dtype=np.int64),
-        np.asarray(true_sizes, dtype=np.int64),
-        np.asarray(pred_sizes, dtype=np.int64),
-        policy,
-    )
+    coded = con.execute(
+        sql.coded_cells_sql("cells", common_only=policy == "intersection")
+    ).fetchnumpy()
+    i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
+    true_sizes = _sizes(i, n)
+    pred_sizes = _sizes(j, n)
+    paired = (i >= 0) & (j >= 0)
+    i, j, n = i[paired], j[paired], n[paired]
+    order = np.argsort(i * max(pred_sizes.shape[0], 1) + j)  # cells sorted by (i, j)
+    return ContingencyTable(i[order], j[order], n[order], true_sizes, pred_sizes, policy)
+
+
+def _sizes(codes: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Cluster sizes: the counts summed per code (``-1`` left out)."""
+    present = codes >= 0
+    width = int(codes.max()) + 1 if present.any() else 0
+    # float64 sums are exact below 2**53, far beyond any record count
+    return np.bincount(codes[present], weights=counts[present], minlength=width).astype(np.int64)
 
 
 def duckdb_contingency_table(

@@ -16,7 +16,7 @@ from ..files import FileSpec
 
 __all__ = [
     "cells_sql",
-    "codes_sql",
+    "coded_cells_sql",
     "duplicates_sql",
     "ident",
     "key_sql",
@@ -25,7 +25,6 @@ __all__ = [
     "quote",
     "side_sql",
     "source_sql",
-    "table_cells_sql",
     "twinless_duplicates_sql",
 ]
 
@@ -107,28 +106,23 @@ def cells_sql(truth: str, pred: str) -> str:
     )
 
 
-def codes_sql(cells: str, side: str, *, common_only: bool) -> str:
-    """Each cluster of one side (``side`` is ``"tc"`` or ``"pc"``) with its code and size.
+def coded_cells_sql(cells: str, *, common_only: bool) -> str:
+    """The groups of :func:`cells_sql` with each cluster key replaced by its code.
 
-    Codes number the clusters in the sorted order of their keys, as the
-    in-memory engine does. ``common_only`` keeps only the records on both sides
-    (the marginals of ``on_mismatch="intersection"``).
+    Rows are ``(i, j, n)``; codes number the clusters of each side in the sorted
+    order of their keys, as the in-memory engine does, and ``-1`` stands for
+    the NULL key of the records on the other side only. ``common_only`` keeps
+    only the groups of records on both sides (the table of
+    ``on_mismatch="intersection"``, whose clusters are those with a common
+    record). Rows come in no particular order.
     """
-    other = "pc" if side == "tc" else "tc"
-    where = f"{side} IS NOT NULL" + (f" AND {other} IS NOT NULL" if common_only else "")
-    return (
-        f"SELECT {side}, CAST(row_number() OVER (ORDER BY {side}) - 1 AS BIGINT) AS code, size "
-        f"FROM (SELECT {side}, CAST(sum(n) AS BIGINT) AS size FROM {cells} WHERE {where} "
-        f"GROUP BY {side})"
-    )
-
-
-def table_cells_sql(cells: str, true_codes: str, pred_codes: str) -> str:
-    """The non-zero cells of the table as codes ``(i, j, n)`` sorted by ``(i, j)``."""
-    return (
-        f"SELECT tk.code AS i, pk.code AS j, n FROM {cells} "
-        f"JOIN {true_codes} AS tk USING (tc) JOIN {pred_codes} AS pk USING (pc) ORDER BY i, j"
-    )
+    where = " WHERE tc IS NOT NULL AND pc IS NOT NULL" if common_only else ""
+    codes = [
+        f"CASE WHEN {key} IS NULL THEN -1 ELSE CAST(dense_rank() OVER "
+        f"(PARTITION BY {key} IS NULL ORDER BY {key}) - 1 AS BIGINT) END AS {code}"
+        for key, code in (("tc", "i"), ("pc", "j"))
+    ]
+    return f"SELECT {codes[0]}, {codes[1]}, n FROM {cells}{where}"
 
 
 def duplicates_sql(side: str) -> str:
