@@ -287,3 +287,22 @@ def test_sql_is_built_by_pure_functions() -> None:
     assert "FULL OUTER JOIN" in sql.cells_sql("t", "p") and "ORDER BY" not in sql.cells_sql(
         "t", "p"
     )
+
+
+def test_duckdb_under_a_small_memory_limit_gives_the_same_table(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    n = 300_000
+    ids = pd.Series([f"rec-{v}" for v in rng.permutation(n)])
+    truth = pd.DataFrame({"record_id": ids, "cluster_id": rng.integers(0, n // 3, size=n)})
+    pred = truth.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    moved = rng.random(n) < 0.3
+    pred.loc[moved, "cluster_id"] = rng.integers(0, n // 3, size=int(moved.sum()))
+    t = _write(truth, tmp_path / "t.parquet")
+    p = _write(pred, tmp_path / "p.parquet")
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    small = DuckDBEngine(memory_limit="48MB", threads=2, temp_dir=spill)
+    tab = small.contingency_table(t, p)
+    ref = NumpyEngine().contingency_table(t, p)
+    for name in ("rows", "cols", "counts", "true_sizes", "pred_sizes"):
+        np.testing.assert_array_equal(getattr(tab, name), getattr(ref, name), err_msg=name)
