@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ._base import Oracle, Query, Sampler, StopReason
 from .adaptive import OASISSampler
+from .curve import EstimatedCurve, estimated_curve
 from .estimates import Estimates, stratified_ratio, weighted_ratio
 from .experiment import ExperimentResult, ExperimentRow, run_experiment
 from .model import (
@@ -40,6 +41,7 @@ from .strata import Strata, StrataMethod, csf_boundaries, stratify
 from .synthetic import synthetic_pool
 
 __all__ = [
+    "EstimatedCurve",
     "Estimates",
     "ExperimentResult",
     "ExperimentRow",
@@ -60,6 +62,7 @@ __all__ = [
     "StratifiedSampler",
     "csf_boundaries",
     "epsilon_greedy",
+    "estimated_curve",
     "initial_f_guess",
     "load_sampler",
     "make_sampler",
