@@ -30,6 +30,9 @@ With passive sampling without replacement (one stratum) this too is the plain
 ratio.
 
 A census (every pair labelled) gives the exact measures, standard error 0.
+An estimate with standard error 0 that is not known exactly (e.g. recall 1
+because no labelled match lies below the threshold) carries a warning: its
+zero-width interval understates the uncertainty.
 
 OASIS's own estimate at its threshold adds a model-based variance term for the
 strata it rarely visits (:func:`ereval.oasis.estimates.adaptive_variance_sum`);
@@ -201,9 +204,22 @@ def estimated_curve(
         counts = _stratified(sampler, idx, labels, accepted, a, level)
     else:
         counts = _weighted(sampler, idx, labels, grid, scores, a, level)
+    # a measure is known exactly when every pair it depends on is labelled
+    unlabelled = np.ones(scores.shape[0], dtype=bool)
+    unlabelled[idx] = False
+    top_open = float(scores[unlabelled].max()) if unlabelled.any() else -math.inf
+    open_above: npt.NDArray[np.bool_] = np.asarray(grid <= top_open, dtype=bool)
+    exact: dict[str, npt.NDArray[np.bool_]] = {
+        "precision": ~open_above,
+        "recall": np.full(g, sampler.exhausted),
+        "f_measure": np.full(g, sampler.exhausted),
+    }
     out: dict[str, tuple[Estimate, ...]] = {}
     for name, values in counts.items():
-        out[name] = tuple(_finish(e, name, a, used, sampler.method, level) for e in values)
+        out[name] = tuple(
+            _finish(e, name, a, used, sampler.method, level, exact=bool(known))
+            for e, known in zip(values, exact[name], strict=True)
+        )
     return EstimatedCurve(
         thresholds=grid,
         precision=out["precision"],
@@ -312,7 +328,7 @@ def _weighted(
 
 
 def _finish(
-    est: Estimate, name: str, alpha: float, used: int, method: str, level: float
+    est: Estimate, name: str, alpha: float, used: int, method: str, level: float, *, exact: bool
 ) -> Estimate:
     """The estimate at ``level`` with ``n``, ``method`` and warnings filled in."""
     label = {"precision": "precision", "recall": "recall"}.get(name, f"F-alpha (alpha = {alpha:g})")
@@ -323,7 +339,14 @@ def _finish(
         )
         return Estimate(math.nan, math.nan, (math.nan, math.nan), level, used, method, (note,))
     if est.std == 0.0:
-        return Estimate(est.value, 0.0, (est.value, est.value), level, used, method)
+        notes: tuple[str, ...] = ()
+        if not exact:
+            notes = (
+                f"{label} = {est.value:g} with standard error 0: no labelled pair at this "
+                "threshold says otherwise, but unlabelled pairs could, so the interval "
+                "understates the uncertainty; label more pairs",
+            )
+        return Estimate(est.value, 0.0, (est.value, est.value), level, used, method, notes)
     return normal_estimate(
         est.value,
         est.std,
