@@ -10,15 +10,20 @@ of 0.95, less 0.03 for the first-order variance formula.
 
 from __future__ import annotations
 
+import io
+import json
 import math
 from functools import cache
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
 from ereval._errors import InputError
+from ereval.cli import app
 from ereval.curves import threshold_curve
 from ereval.oasis import (
     EstimatedCurve,
@@ -28,6 +33,8 @@ from ereval.oasis import (
     stratify,
     synthetic_pool,
 )
+
+runner = CliRunner()
 
 R = 200
 NOMINAL = 0.95
@@ -194,8 +201,40 @@ def test_zero_std_without_a_census_warns() -> None:
     pool = _pool()
     sampler = make_sampler("passive", pool, replace=False, seed=2)
     sampler.run(budget=50)
-    lowest = float(np.min(pool.scores))
-    curve = estimated_curve(sampler, [lowest])
-    recall = curve.recall[0]
+    idx, labels = sampler.labelled
+    # no labelled match below it, unlabelled pairs below it
+    lowest_match = float(np.min(pool.scores[idx[labels == 1]]))
+    assert np.min(pool.scores) < lowest_match
+    curve = estimated_curve(sampler, [lowest_match, float(np.min(pool.scores))])
+    recall = curve.recall[1]
     assert recall.value == 1.0 and recall.std == 0.0
     assert any("understates" in w for w in recall.warnings)
+    # below every pair, recall 1 is exact
+    assert curve.recall[0].value == 1.0 and not curve.recall[0].warnings
+
+
+def test_cli_curve_grid(tmp_path: Path) -> None:
+    pool = _pool()
+    path = tmp_path / "pool.csv"
+    pd.DataFrame(
+        {
+            "pair_id": np.arange(pool.size),
+            "score": pool.scores,
+            "prediction": pool.predictions,
+            "label": pool.labels,
+        }
+    ).to_csv(path, index=False)
+    base = ["oasis", "estimate", str(path), "--budget", "200", "--seed", "1", "-q"]
+    res = runner.invoke(app, [*base, "--method", "passive", "--curve-grid", "4", "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    frame = pd.read_csv(io.StringIO(res.stdout))
+    assert len(frame) == 4 and frame.columns[0] == "threshold"
+    sampler = make_sampler("passive", pool, seed=1)
+    sampler.run(budget=200)
+    expected = estimated_curve(sampler, 4)
+    np.testing.assert_allclose(frame["f_measure"], [e.value for e in expected.f_measure])
+    as_json = runner.invoke(app, [*base, "--curve-grid", "3", "-f", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    assert len(json.loads(as_json.stdout)["curve"]) == 3
+    bad = runner.invoke(app, [*base, "--curve-grid", "0"])
+    assert bad.exit_code == 2 and "curve" in bad.stderr

@@ -146,6 +146,7 @@ def _given_on_command_line(ctx: typer.Context, names: tuple[str, ...]) -> list[s
         "ereval oasis estimate pool.csv --budget 1000 --seed 1",
         "ereval oasis estimate pool.csv --budget 500 --state run.npz",
         "ereval oasis estimate pool.csv --budget 900 --state run.npz  # 400 more",
+        "ereval oasis estimate pool.csv --budget 500 --curve-grid 20 -f csv",
     ),
 )
 @handle_errors
@@ -185,11 +186,20 @@ def estimate(
             "to it after the run (NumPy .npz format, at exactly this path).",
         ),
     ] = None,
+    curve_grid: Annotated[
+        int | None,
+        typer.Option(
+            "--curve-grid",
+            help="Also estimate precision, recall and F-alpha of 'score >= t' at G "
+            "thresholds (pool scores evenly spaced in rank) from the same labels, and print "
+            "that curve.",
+        ),
+    ] = None,
     fmt: FormatOpt = "table",
     quiet: QuietOpt = False,
 ) -> None:
     """Estimate F-alpha, precision and recall of the pool's predictions by sampling labels."""
-    from ..oasis import Method, load_sampler, make_sampler
+    from ..oasis import Method, estimated_curve, load_sampler, make_sampler
 
     if budget is None and target_ci_width is None:
         raise InputError("give --budget, --target-ci-width or both")
@@ -199,6 +209,8 @@ def estimate(
         check_in_range("target_ci_width", target_ci_width, low=0.0, low_open=True)
     _check_common(alpha=alpha, greediness=greediness, noise=noise, strata=strata)
     _check_level(level)
+    if curve_grid is not None:
+        check_int("curve_grid", curve_grid, minimum=1)
     resume = state is not None and state.exists()
     if state is not None:
         check_output_path(state, flag="--state")
@@ -254,6 +266,24 @@ def estimate(
         n_strata=sampler.strata.n_strata,
         stop_reason=sampler.stop_reason,
     )
+    if curve_grid is not None:
+        curve = estimated_curve(sampler, curve_grid, confidence=level)
+        print_warnings(_curve_warnings(curve))
+        if fmt == "json":
+            result["curve"] = curve.to_dict()["rows"]
+            sys.stdout.write(dumps_json(result) + "\n")
+            return
+        frame = curve.frame
+        emit_records(
+            frame.to_dict("records"),
+            list(frame.columns),
+            fmt,
+            title=(
+                f"{est.method}: {est.labels_used} labels, alpha = {est.alpha:g}, "
+                f"{est.confidence:.0%} intervals, estimated at {len(frame)} thresholds"
+            ),
+        )
+        return
     if fmt == "json":
         sys.stdout.write(dumps_json(result) + "\n")
         return
@@ -270,6 +300,16 @@ def estimate(
             f"alpha = {est.alpha:g}, {est.confidence:.0%} intervals, stopped by {sampler.stop_reason}"
         ),
     )
+
+
+def _curve_warnings(curve: Any) -> list[str]:
+    """Each distinct warning of the curve once, with the first threshold it concerns."""
+    seen: dict[str, float] = {}
+    for i, t in enumerate(curve.thresholds.tolist()):
+        for name in _MEASURES:
+            for w in getattr(curve, name)[i].warnings:
+                seen.setdefault(w, t)
+    return [f"at threshold {t:g}: {w}" for w, t in seen.items()]
 
 
 def _budgets(text: str) -> list[int]:

@@ -208,10 +208,13 @@ def estimated_curve(
     unlabelled = np.ones(scores.shape[0], dtype=bool)
     unlabelled[idx] = False
     top_open = float(scores[unlabelled].max()) if unlabelled.any() else -math.inf
+    bottom_open = float(scores[unlabelled].min()) if unlabelled.any() else math.inf
     open_above: npt.NDArray[np.bool_] = np.asarray(grid <= top_open, dtype=bool)
+    # recall 1 is exact when no unlabelled pair lies below the threshold
+    open_below: npt.NDArray[np.bool_] = np.asarray(grid > bottom_open, dtype=bool)
     exact: dict[str, npt.NDArray[np.bool_]] = {
         "precision": ~open_above,
-        "recall": np.full(g, sampler.exhausted),
+        "recall": ~open_below,
         "f_measure": np.full(g, sampler.exhausted),
     }
     out: dict[str, tuple[Estimate, ...]] = {}
