@@ -441,3 +441,19 @@ def test_keys_of_several_columns_in_estimate_and_simulate(tmp_path: Path) -> Non
         ],
     )
     assert ok.exit_code == 0, ok.output
+
+
+def test_pairs_in_a_multiindex_as_recordlinkage_gives_them() -> None:
+    from ereval.curves import threshold_curve
+
+    truth = {"a": 1, "b": 1, "c": 2, "d": 2}
+    index = pd.MultiIndex.from_tuples([("a", "b"), ("b", "c"), ("c", "d")], names=["l", "r"])
+    s = pairwise_scores_from_pairs(truth, index)
+    # TP = (a,b), (c,d); 3 predicted pairs, 2 true pairs
+    assert (s["pairwise_precision"], s["pairwise_recall"]) == (2 / 3, 1.0)
+    scores = pd.Series([0.9, 0.2, 0.8], index=index, name="prob")  # ecm.prob(...) output
+    curve = threshold_curve(truth, scores, score_col="prob")
+    top = curve.frame[curve.frame.threshold == 0.8].iloc[0]
+    assert (top.links_tp, top.links_fp) == (2, 0)
+    with pytest.raises(InputError, match="needs 2 levels"):
+        pairwise_scores_from_pairs(truth, pd.MultiIndex.from_tuples([("a", "b", "c")]))

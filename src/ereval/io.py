@@ -67,6 +67,7 @@ __all__ = [
     "duplicates_of",
     "key_ids",
     "keyed_frame",
+    "pairs_frame",
     "read_membership",
     "read_table",
 ]
@@ -508,6 +509,35 @@ def read_membership(
     )
 
 
+def pairs_frame(data: Any, *, left_col: Columns, right_col: Columns) -> Any:
+    """Pairs held in a pandas MultiIndex of two levels, as recordlinkage gives them, as
+    a table with the columns ``left_col`` and ``right_col``; anything else unchanged.
+
+    A MultiIndex becomes the two columns; a Series or DataFrame indexed by one
+    keeps its values as columns (a Series under its name, or ``"score"``).
+    """
+    index = data if isinstance(data, pd.MultiIndex) else getattr(data, "index", None)
+    if not isinstance(index, pd.MultiIndex) or not isinstance(
+        data, pd.Index | pd.Series | pd.DataFrame
+    ):
+        return data
+    if index.nlevels != 2:
+        raise InputError(
+            f"'pairs': a MultiIndex of pairs needs 2 levels (one per record); it has {index.nlevels}"
+        )
+    lcols = column_names(left_col, name="left_col")
+    rcols = column_names(right_col, name="right_col")
+    if len(lcols) != 1 or len(rcols) != 1:
+        raise InputError("'pairs': a MultiIndex of pairs holds one record id column per side")
+    frame = pd.DataFrame({lcols[0]: index.get_level_values(0), rcols[0]: index.get_level_values(1)})
+    if isinstance(data, pd.Series):
+        frame[data.name if isinstance(data.name, str) else "score"] = data.to_numpy()
+    elif isinstance(data, pd.DataFrame):
+        for col in data.columns:
+            frame[str(col)] = data[col].to_numpy()
+    return frame
+
+
 def as_pairs(
     data: Any,
     *,
@@ -527,6 +557,7 @@ def as_pairs(
         return data
     left_cols = column_names(left_col, name="left_col")
     right_cols = column_names(right_col, name="right_col")
+    data = pairs_frame(data, left_col=left_cols, right_col=right_cols)
     if isinstance(data, str | os.PathLike):
         data = read_arrow(data, name=name, text_columns="all")
     module = type(data).__module__

@@ -20,7 +20,7 @@ from .._validation import check_choice, describe, examples
 from ..contingency import id_type_error
 from ..files import file_spec, header, read_arrow
 from ..ids import IdType, cast_ids, factorize, id_kind, take, to_numpy, union
-from ..io import Columns, as_membership, as_pairs, column_names, key_ids
+from ..io import Columns, as_membership, as_pairs, column_names, key_ids, pairs_frame
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -178,6 +178,7 @@ def read_scored_pairs(
     rcols = column_names(right_col, name="right_col")
     t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
     extra = [] if score_col is None else [score_col]
+    pairs = pairs_frame(pairs, left_col=lcols, right_col=rcols)
     table = _table(pairs, [*lcols, *rcols, *extra], [*lcols, *rcols])
     if isinstance(table, list | tuple | np.ndarray):
         raise InputTypeError(
