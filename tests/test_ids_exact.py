@@ -457,3 +457,23 @@ def test_pairs_in_a_multiindex_as_recordlinkage_gives_them() -> None:
     assert (top.links_tp, top.links_fp) == (2, 0)
     with pytest.raises(InputError, match="needs 2 levels"):
         pairwise_scores_from_pairs(truth, pd.MultiIndex.from_tuples([("a", "b", "c")]))
+
+
+def test_pairs_give_their_counts_and_no_pair_is_not_an_error(tmp_path: Path) -> None:
+    truth = {"a": 1, "b": 1, "c": 1, "d": 2}
+    s = pairwise_scores_from_pairs(truth, [("a", "b"), ("c", "d")])
+    # true pairs: ab, ac, bc (3); predicted: ab (true), cd (false)
+    assert (s["pairwise_tp"], s["pairwise_fp"], s["pairwise_fn"]) == (1, 1, 2)
+    empty = pairwise_scores_from_pairs(
+        truth, pd.DataFrame({"record_id_1": pd.Series([], dtype=str), "record_id_2": []})
+    )
+    assert math.isnan(empty["pairwise_precision"]) and empty["pairwise_recall"] == 0.0
+    assert (empty["pairwise_tp"], empty["pairwise_fp"], empty["pairwise_fn"]) == (0, 0, 3)
+    t_csv, p_csv = tmp_path / "t.csv", tmp_path / "p.csv"
+    pd.DataFrame({"record_id": list(truth), "cluster_id": list(truth.values())}).to_csv(
+        t_csv, index=False
+    )
+    p_csv.write_text("record_id_1,record_id_2\n")
+    out = runner.invoke(app, ["metrics", str(t_csv), str(p_csv), "--pairs", "-f", "json"])
+    assert out.exit_code == 0, out.output
+    assert '"pairwise_precision": null' in out.stdout and '"pairwise_fn": 3' in out.stdout

@@ -588,6 +588,8 @@ def as_pairs(
         )
     check_no_missing(lv, name=name, what="record ids (first column)")
     check_no_missing(rv, name=name, what="record ids (second column)")
+    if len(lv) == 0:
+        return PairList(lv, rv)  # no pair: nothing predicted
     if id_kind(lv) != id_kind(rv):
         raise InputTypeError(
             f"'{name}': the first column holds {id_kind(lv)} ids and the second "

@@ -139,7 +139,11 @@ def metrics_command(
                 id_type=id_type,
             )
         emit_mapping(
-            {k: v for k, v in scores.items() if k in names or k.endswith("_fbeta")},
+            {
+                k: v
+                for k, v in scores.items()
+                if k in names or k.endswith(("_fbeta", "_tp", "_fp", "_fn"))
+            },
             fmt,
             title="pairwise metrics",
         )

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import InputError, RecordMismatchError
+from .._errors import RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import ContingencyTable, MismatchPolicy, id_type_error
+from ..contingency import ContingencyTable, MismatchPolicy, id_type_error, pair_count
 from ..ids import IdType, cast_ids, encode, id_kind, to_numpy, union
 from ..io import Columns, PairList, as_membership, as_pairs
 from ._util import check_beta, f_beta, ratio
@@ -112,7 +112,9 @@ def pairwise_scores_from_pairs(
     Notes
     -----
     ``P = TP / |pairs|`` and ``R = TP / sum_i C(a_i, 2)``, where ``TP`` counts
-    the given pairs whose two records share a true cluster.
+    the given pairs whose two records share a true cluster. The result also
+    holds the counts ``pairwise_tp``, ``pairwise_fp`` and ``pairwise_fn``
+    (integers). No pair at all gives precision NaN (undefined) and recall 0.
 
     Examples
     --------
@@ -124,8 +126,9 @@ def pairwise_scores_from_pairs(
     policy = check_choice("on_mismatch", on_mismatch, ("error", "intersection", "twinless"))
     t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
     pl: PairList = as_pairs(pairs, name="pairs", left_col=left_col, right_col=right_col)
-    if len(pl) == 0:
-        raise InputError("'pairs' is empty; expected at least one predicted pair")
+    if len(pl) == 0:  # nothing predicted: precision undefined, recall 0
+        sizes = np.bincount(encode(t.cluster_ids, sort=False)[0]).astype(np.int64)
+        return _with_counts(_scores(0, 0, pair_count(sizes), beta), 0, 0, pair_count(sizes))
     t_ids = cast_ids(t.record_ids, id_type, name="truth")
     left = cast_ids(pl.left_ids, id_type, name="pairs")
     right = cast_ids(pl.right_ids, id_type, name="pairs")
@@ -155,5 +158,10 @@ def pairwise_scores_from_pairs(
             n_pred = int((~unknown).sum())
     tp = int(((cl == cr) & ~unknown).sum())
     sizes = np.bincount(t_codes).astype(np.int64)
-    n_true = int((sizes * (sizes - 1) // 2).sum())
-    return _scores(tp, n_pred, n_true, beta)
+    n_true = pair_count(sizes)
+    return _with_counts(_scores(tp, n_pred, n_true, beta), tp, n_pred, n_true)
+
+
+def _with_counts(scores: dict[str, float], tp: int, n_pred: int, n_true: int) -> dict[str, float]:
+    """The scores with the counts behind them: true and false positives, false negatives."""
+    return {**scores, "pairwise_tp": tp, "pairwise_fp": n_pred - tp, "pairwise_fn": n_true - tp}
