@@ -477,3 +477,19 @@ def test_pairs_give_their_counts_and_no_pair_is_not_an_error(tmp_path: Path) -> 
     out = runner.invoke(app, ["metrics", str(t_csv), str(p_csv), "--pairs", "-f", "json"])
     assert out.exit_code == 0, out.output
     assert '"pairwise_precision": null' in out.stdout and '"pairwise_fn": 3' in out.stdout
+
+
+def test_evaluate_takes_predicted_pairs() -> None:
+    from ereval import as_pairs
+
+    truth = {"a": 1, "b": 1, "c": 2, "d": 2}
+    got = evaluate(truth, as_pairs([("a", "b"), ("b", "c")]), metrics="pairwise")
+    # links: ab true, bc false; 2 true pairs (ab, cd): P = R = 1/2
+    assert (got["links_tp"], got["links_fp"], got["links_fn"]) == (1, 1, 1)
+    assert got["links_precision"] == 0.5 and got["links_recall"] == 0.5
+    # components {a, b, c}, {d}: 3 predicted pairs, 1 of them true
+    assert got["pairwise_precision"] == 1 / 3 and got["pairwise_recall"] == 0.5
+    index = pd.MultiIndex.from_tuples([("a", "b"), ("b", "c")])
+    assert evaluate(truth, index, metrics="pairwise") == got
+    with pytest.raises(InputError, match="'on_mismatch'"):
+        evaluate(truth, index, on_mismatch="twinless")

@@ -12,12 +12,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack
+
+import pandas as pd
 
 from .._errors import InputError
-from .._validation import as_name_list
+from .._validation import as_name_list, check_choice
 from ..contingency import AlignOptions, ContingencyTable
 from ..engines import Engine, EngineName, get_engine
+from ..io import PairList
 from ._util import check_beta, coref_prf
 from .ace import ace_scores
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
@@ -166,6 +169,10 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+#: What ``on_mismatch`` may be for predicted pairs.
+_PAIR_POLICIES: tuple[Literal["error", "intersection"], ...] = ("error", "intersection")
+
+
 def evaluate(
     truth: Any,
     pred: Any = None,
@@ -186,7 +193,12 @@ def evaluate(
     truth, pred : clustering
         Any form accepted by :func:`ereval.io.as_membership`; or a
         :class:`~ereval.contingency.ContingencyTable` as ``truth`` with
-        ``pred=None``.
+        ``pred=None``. ``pred`` may also be predicted pairs, given as an
+        :class:`ereval.io.PairList` (``as_pairs(...)``) or a pandas MultiIndex of
+        pairs: the result then holds the pairs' own scores and counts
+        (``links_*``) and every metric of the clustering by their connected
+        components (see :func:`ereval.curves.evaluate_pairs`; for scores and
+        thresholds use it, or :func:`ereval.curves.threshold_curve`).
     metrics : list of str or comma-separated str, optional
         Metric or family names; default all canonical metrics (plus the
         twinless variants when twinless records are scored).
@@ -220,6 +232,22 @@ def evaluate(
     (0.5, 0.5)
     """
     beta = check_beta(beta)
+    if isinstance(pred, PairList | pd.MultiIndex):
+        from ..curves import evaluate_pairs
+
+        policy = check_choice(
+            "on_mismatch", options.get("on_mismatch", "error"), _PAIR_POLICIES
+        )  # twinless records have no meaning for pairs: refused with the choices named
+        return evaluate_pairs(
+            truth,
+            pred,
+            metrics=metrics,
+            beta=beta,
+            record_col=options.get("record_col", "record_id"),
+            cluster_col=options.get("cluster_col", "cluster_id"),
+            on_mismatch=policy,
+            id_type=options.get("id_type", "exact"),
+        )
     explicit = metrics is not None
     names = resolve_metrics(metrics)
     builder = get_engine(
