@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import typer
 
@@ -28,10 +28,9 @@ from ._common import (
     handle_errors,
 )
 from ._progress import progress
+from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
-DesignChoice = Literal["record", "cluster", "block", "single-block"]
-WeightKindChoice = Literal["probability", "inverse-probability"]
 ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
 
 
@@ -65,19 +64,8 @@ def estimate_command(
     design: Annotated[
         DesignChoice, typer.Option("--design", help="How the sampled units were drawn.")
     ],
-    weights: Annotated[
-        str | None,
-        typer.Option(
-            "--weights",
-            help="Sampling probabilities: uniform, cluster-size, or a column of the sample "
-            "(constant per cluster, or per block with --design block); default: the sample's "
-            "'probability' column, if any.",
-        ),
-    ] = None,
-    weight_kind: Annotated[
-        WeightKindChoice,
-        typer.Option("--weight-kind", help="Whether a weights column holds p or 1/p."),
-    ] = "probability",
+    weights: WeightsOpt = None,
+    weight_kind: WeightKindOpt = "probability",
     blocks: Annotated[
         str | None,
         typer.Option(

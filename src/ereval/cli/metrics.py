@@ -44,10 +44,9 @@ from ._engine import (
 )
 from ._output import Outputs, check_table_path, write_table
 from ._progress import progress
+from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
 from ._sample_errors import SampleMode, run_sample_mode
 
-DesignChoice = Literal["record", "cluster", "block", "single-block"]
-WeightKindChoice = Literal["probability", "inverse-probability"]
 TargetChoice = Literal["over", "under", "error", "ROCE", "RUCE"]
 BaseChoice = Literal["errors", "tagged", "all"]
 
@@ -212,18 +211,8 @@ def errors_command(
         DesignChoice | None,
         typer.Option("--design", help="Sample mode: how the sampled units were drawn (required)."),
     ] = None,
-    weights: Annotated[
-        str | None,
-        typer.Option(
-            "--weights",
-            help="Sampling probabilities: uniform, cluster-size, or a column of the sample "
-            "(default: its 'probability' column, if any).",
-        ),
-    ] = None,
-    weight_kind: Annotated[
-        WeightKindChoice,
-        typer.Option("--weight-kind", help="Whether a weights column holds p or 1/p."),
-    ] = "probability",
+    weights: WeightsOpt = None,
+    weight_kind: WeightKindOpt = "probability",
     blocks: Annotated[
         str | None, typer.Option("--blocks", help="Column of the sample holding each block id.")
     ] = None,

@@ -31,7 +31,8 @@ from ._common import (
 )
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
-from .estimate import DesignChoice, weights_value
+from ._sample import DesignChoice, WeightsOpt
+from .estimate import weights_value
 from .summary import NamesFromOpt, NamesOpt, PlotOpt, check_names_options, names_table
 
 #: Exit code of ``--fail-on-change`` when a change is flagged.
@@ -105,14 +106,7 @@ def monitor_command(
         DesignChoice | None,
         typer.Option("--design", help="How the sample's units were drawn (with --sample)."),
     ] = None,
-    weights: Annotated[
-        str | None,
-        typer.Option(
-            "--weights",
-            help="Sampling probabilities: uniform, cluster-size, or a column of the sample "
-            "(default: its 'probability' column, if any).",
-        ),
-    ] = None,
+    weights: WeightsOpt = None,
     metrics: MetricsOpt = None,
     level: LevelOpt = 0.95,
     alpha: Annotated[
