@@ -31,6 +31,7 @@ __all__ = [
     "IdArray",
     "IdType",
     "cast_ids",
+    "check_no_missing",
     "dense_int_span",
     "encode",
     "factorize",
