@@ -98,6 +98,12 @@ def _leaf_cells(
     return _first_per_group(other_side, ok, n_other)
 
 
+def _renumber(nodes: npt.NDArray[np.int64]) -> tuple[int, npt.NDArray[np.int64]]:
+    """The distinct ``nodes`` numbered 0.. in increasing order: their number and codes."""
+    present, codes = np.unique(nodes, return_inverse=True)
+    return int(present.size), codes.astype(np.int64, copy=False)
+
+
 def _fix_dominant_cells(
     rows: npt.NDArray[np.int64],
     cols: npt.NDArray[np.int64],
@@ -118,17 +124,18 @@ def _fix_dominant_cells(
     Fixed rows and columns leave the problem and the rules are applied again to
     what remains. Returns the fixed total and the mask of cells still undecided.
     """
-    active = np.ones(rows.size, dtype=bool)
+    # the undecided cells, compacted after every change: their positions, rows,
+    # columns and weights (still sorted by position)
+    idx = np.arange(rows.size)
+    ri, ci, wi = rows, cols, w
     done_rows = np.zeros(k, dtype=bool)
     done_cols = np.zeros(r, dtype=bool)
     total = 0.0
     for _ in range(100):
         changed = False
         for rule in ("dominance", "leaf_rows", "leaf_cols"):
-            idx = np.flatnonzero(active)
             if idx.size == 0:
-                return total, active
-            ri, ci, wi = rows[idx], cols[idx], w[idx]
+                break
             if rule == "dominance":
                 r1, r2, r_first = _top_two(ri, wi, k)
                 c1, c2, c_first = _top_two(ci, wi, r)
@@ -145,10 +152,38 @@ def _fix_dominant_cells(
             total += float(wi[fixed].sum())
             done_rows[ri[fixed]] = True
             done_cols[ci[fixed]] = True
-            active[idx] = ~(done_rows[ri] | done_cols[ci])
-        if not changed:
+            keep = ~(done_rows[ri] | done_cols[ci])
+            idx, ri, ci, wi = idx[keep], ri[keep], ci[keep], wi[keep]
+            if 8 * idx.size < k + r:
+                # few cells left: number their rows and columns afresh (in the same
+                # order), so that per-node arrays shrink with them
+                k, ri = _renumber(ri)
+                r, ci = _renumber(ci)
+                done_rows = np.zeros(k, dtype=bool)
+                done_cols = np.zeros(r, dtype=bool)
+        if not changed or idx.size == 0:
             break
+    active = np.zeros(rows.size, dtype=bool)
+    active[idx] = True
     return total, active
+
+
+def _cell_structure(
+    table: ContingencyTable,
+) -> tuple[
+    npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.int64], npt.NDArray[np.int64]
+]:
+    """What the alignment needs of ``table`` whatever the weights, kept with the table
+    (CEAFm, CEAFe, ... share it): the mask of the isolated cells (alone in their row
+    and their column), the mask of the others and the others' rows and columns."""
+    got = table._cache.get("ceaf_cells")
+    if got is None:
+        # a cell alone in its row and its column is aligned as it is
+        isolated = (table.row_cells[table.rows] == 1) & (table.col_cells[table.cols] == 1)
+        rest = ~isolated
+        got = (isolated, rest, table.rows[rest], table.cols[rest])
+        table._cache["ceaf_cells"] = got
+    return got
 
 
 def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float64]) -> float:
@@ -162,10 +197,8 @@ def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float6
     if table.rows.size == 0:
         return 0.0
     k, r = table.n_true_clusters, table.n_pred_clusters
-    # a cell alone in its row and its column is aligned as it is
-    isolated = (table.row_cells[table.rows] == 1) & (table.col_cells[table.cols] == 1)
-    rest = ~isolated
-    rows, cols, w = table.rows[rest], table.cols[rest], weights[rest]
+    isolated, rest, rows, cols = _cell_structure(table)
+    w = weights[rest]
     total = float(weights[isolated].sum())
     fixed, active = _fix_dominant_cells(rows, cols, w, k, r)
     total += fixed
