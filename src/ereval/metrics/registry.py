@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Unpack
 
@@ -169,6 +170,74 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+#: The environment variable giving the default of ``evaluate(workers=...)``.
+WORKERS_ENV = "EREVAL_WORKERS"
+#: Tables with fewer cells are computed in one thread (threads would cost more).
+_PARALLEL_MIN_CELLS = 100_000
+#: Families submitted first when running in parallel (the slowest first).
+_SLOW_FIRST = (
+    "b3_twinless",
+    "ceaf_sys",
+    "ceaf_rn",
+    "ace",
+    "ceaf_phi1",
+    "ceaf_phi2",
+    "ceafm",
+    "ceafe",
+    "lea",
+)
+
+
+def _n_workers(workers: int | None) -> int:
+    """The number of families computed at once: ``workers``, else the environment
+    variable :data:`WORKERS_ENV`, else the number of CPUs (at most 4)."""
+    source = "workers"
+    value: object = workers
+    if workers is None:
+        env = os.environ.get(WORKERS_ENV, "").strip()
+        if not env:
+            return max(1, min(4, os.cpu_count() or 1))
+        source = WORKERS_ENV
+        try:
+            value = int(env)
+        except ValueError:
+            value = env
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"'{source}' must be a positive integer; received {value!r}")
+    return value
+
+
+def _compute_families(
+    table: ContingencyTable,
+    families: Sequence[MetricFamily],
+    beta: float,
+    progress: Callable[[str], None] | None,
+    workers: int | None,
+) -> dict[str, float]:
+    """Every family's results, in the order of ``families``; computed by up to
+    ``workers`` threads at once."""
+    n = min(_n_workers(workers), len(families))
+    results: dict[str, float] = {}
+    if n <= 1 or table.rows.size < _PARALLEL_MIN_CELLS:
+        for fam in families:
+            if progress is not None:
+                progress(fam.name)
+            results.update(fam.compute(table, beta))
+        return results
+    rank = {name: i for i, name in enumerate(_SLOW_FIRST)}
+    start = sorted(families, key=lambda fam: rank.get(fam.name, len(rank)))
+    pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="ereval-metrics")
+    try:
+        pending = {fam.name: pool.submit(fam.compute, table, beta) for fam in start}
+        for fam in families:
+            if progress is not None:
+                progress(fam.name)
+            results.update(pending[fam.name].result())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return results
+
+
 #: What ``on_mismatch`` may be for predicted pairs.
 _PAIR_POLICIES: tuple[Literal["error", "intersection"], ...] = ("error", "intersection")
 
@@ -184,6 +253,7 @@ def evaluate(
     memory_limit: str | None = None,
     threads: int | None = None,
     temp_dir: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
     **options: Unpack[AlignOptions],
 ) -> dict[str, float]:
     """Compute many metrics from one contingency table.
@@ -206,7 +276,9 @@ def evaluate(
         Weight of recall: when not 1, every family also reports ``*_fbeta`` (and
         ``v_measure_beta``).
     progress : callable, optional
-        Called with each family's name before it is computed.
+        Called with each family's name, in report order and from the calling
+        thread: before the family is computed or, when families run in
+        parallel, before its result is awaited.
     engine : {"auto", "numpy", "duckdb"} or Engine, default "auto"
         Who builds the contingency table: in memory (NumPy) or inside DuckDB
         from files or DuckDB relations, out of core; ``"auto"`` picks NumPy when
@@ -214,6 +286,12 @@ def evaluate(
         Every engine gives identical numbers.
     memory_limit, threads, temp_dir : optional
         Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
+    workers : int, optional
+        How many metric families are computed at once, in threads (NumPy
+        releases the GIL); default the ``EREVAL_WORKERS`` environment variable,
+        else the number of CPUs (at most 4). ``1`` computes them one after another
+        in the calling thread. Small tables are always computed in one thread. The
+        results are the same, in the same order, whatever the number.
     **options
         How the two clusterings are read and matched (``on_mismatch``,
         ``record_col``, ``cluster_col``, the per-side ``truth_record_col``,
@@ -261,16 +339,8 @@ def evaluate(
     table = builder.contingency_table(truth, pred, **options)
     if not explicit and table.has_twinless:
         names = names + _TWINLESS_DEFAULTS
-    results: dict[str, float] = {}
-    done: set[str] = set()
-    for nm in names:
-        fam = _FAMILY_OF[nm]
-        if fam.name in done:
-            continue
-        if progress is not None:
-            progress(fam.name)
-        results.update(fam.compute(table, beta))
-        done.add(fam.name)
+    families = list({_FAMILY_OF[nm].name: _FAMILY_OF[nm] for nm in names}.values())
+    results = _compute_families(table, families, beta, progress, workers)
     wanted = set(names)
     if beta != 1.0:
         wanted |= {n.replace("_f1", "_fbeta") for n in names if n.endswith("_f1")}
