@@ -25,6 +25,7 @@ twinless-mention variant of Rahman & Ng (2009).
 
 from __future__ import annotations
 
+import threading
 from typing import Literal
 
 import numpy as np
@@ -40,6 +41,8 @@ from ._util import check_beta, coref_prf
 __all__ = ["ceaf_rn_scores", "ceaf_scores", "ceaf_similarity", "max_weight_alignment"]
 
 Phi = Literal[1, 2, 3, 4]
+
+_STRUCTURE_LOCK = threading.Lock()
 
 
 def ceaf_similarity(table: ContingencyTable, phi: Phi) -> npt.NDArray[np.float64]:
@@ -176,14 +179,15 @@ def _cell_structure(
     """What the alignment needs of ``table`` whatever the weights, kept with the table
     (CEAFm, CEAFe, ... share it): the mask of the isolated cells (alone in their row
     and their column), the mask of the others and the others' rows and columns."""
-    got = table._cache.get("ceaf_cells")
-    if got is None:
-        # a cell alone in its row and its column is aligned as it is
-        isolated = (table.row_cells[table.rows] == 1) & (table.col_cells[table.cols] == 1)
-        rest = ~isolated
-        got = (isolated, rest, table.rows[rest], table.cols[rest])
-        table._cache["ceaf_cells"] = got
-    return got
+    with _STRUCTURE_LOCK:  # families computed in parallel share one computation
+        got = table._cache.get("ceaf_cells")
+        if got is None or got[0] is not table.rows or got[1] is not table.cols:
+            # a cell alone in its row and its column is aligned as it is
+            isolated = (table.row_cells[table.rows] == 1) & (table.col_cells[table.cols] == 1)
+            rest = ~isolated
+            got = (table.rows, table.cols, isolated, rest, table.rows[rest], table.cols[rest])
+            table._cache["ceaf_cells"] = got
+    return got[2:]
 
 
 def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float64]) -> float:
