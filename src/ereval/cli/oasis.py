@@ -231,8 +231,7 @@ def estimate(
             probability_col=probability_col,
             threshold=threshold,
         )
-    if resume:
-        assert state is not None
+    if resume and state is not None:
         sampler = load_sampler(state, p)
         if not quiet:
             note(f"continuing the {sampler.method} sampler saved in '{state}'")

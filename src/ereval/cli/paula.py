@@ -313,9 +313,8 @@ def plan_command(
     minimum_r_tilde(epsilon=epsilon, delta=delta)  # checks both before reading anything
     if out is not None:
         check_table_path(out, flag="--out")
-    if n is None and ranked is None:
-        raise InputError("give the list length with '--n N' or the list itself with '--ranked'")
     ids = None
+    length = n
     if ranked is not None:
         with progress(f"reading {ranked.name}", quiet=quiet):
             ids = _ranked_ids(ranked, id_col=id_col, score_col=score_col)
@@ -323,9 +322,10 @@ def plan_command(
             raise InputError(
                 f"'--n' ({n}) differs from the number of items in '{ranked}' ({ids.size})"
             )
-        n = int(ids.size)
-    assert n is not None
-    plan = paula_plan(n, epsilon=epsilon, delta=delta, r_tilde=r_tilde)
+        length = int(ids.size)
+    if length is None:
+        raise InputError("give the list length with '--n N' or the list itself with '--ranked'")
+    plan = paula_plan(length, epsilon=epsilon, delta=delta, r_tilde=r_tilde)
     if out is not None:
         ranks = plan.ranks()
         cols: dict[str, Any] = {"rank": ranks}
