@@ -45,6 +45,8 @@ from ._validation import describe, examples
 from .files import file_spec, header, read_arrow, read_table
 from .ids import (
     IdArray,
+    IdType,
+    cast_ids,
     check_no_missing,
     dense_int_span,
     encode,
@@ -53,6 +55,7 @@ from .ids import (
     take,
     to_arrow_ids,
     to_numpy,
+    union,
 )
 
 __all__ = [
@@ -67,6 +70,7 @@ __all__ = [
     "duplicates_of",
     "key_ids",
     "keyed_frame",
+    "locate_pairs",
     "pairs_frame",
     "read_membership",
     "read_table",
@@ -509,6 +513,32 @@ def read_membership(
     )
 
 
+def locate_pairs(
+    truth: Membership, pairs: PairList, *, id_type: IdType = "exact"
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], IdArray, IdArray]:
+    """Where the two records of every pair stand in ``truth`` (``-1`` where absent).
+
+    Returns ``(left_index, right_index, left_ids, right_ids)``: positions in
+    ``truth``'s records, and the pairs' ids as compared (after ``id_type``).
+    Record ids of a different kind from the truth's are an error naming both.
+    """
+    from .contingency import id_type_error
+
+    t_ids = cast_ids(truth.record_ids, id_type, name="truth")
+    left = cast_ids(pairs.left_ids, id_type, name="pairs")
+    right = cast_ids(pairs.right_ids, id_type, name="pairs")
+    if id_kind(t_ids) != id_kind(left):
+        raise id_type_error(
+            id_kind(t_ids), id_kind(left), to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs"
+        )
+    pair_ids, a, b = union(left, right)
+    ids, pos_t, pos_pairs = union(t_ids, pair_ids)
+    record_of = np.full(len(ids), -1, dtype=np.int64)
+    record_of[pos_t] = np.arange(len(t_ids), dtype=np.int64)
+    of_pair_id = record_of[pos_pairs]
+    return of_pair_id[a], of_pair_id[b], left, right
+
+
 def pairs_frame(data: Any, *, left_col: Columns, right_col: Columns) -> Any:
     """Pairs held in a pandas MultiIndex of two levels, as recordlinkage gives them, as
     a table with the columns ``left_col`` and ``right_col``; anything else unchanged.
@@ -595,8 +625,6 @@ def as_pairs(
             f"'{name}': the first column holds {id_kind(lv)} ids and the second "
             f"{id_kind(rv)} ids; give both columns the same type"
         )
-    from .ids import union
-
     _ids, a, b = union(lv, rv)
     n = len(lv)
     if (a == b).any():

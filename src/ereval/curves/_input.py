@@ -17,10 +17,9 @@ import pyarrow as pa
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import check_choice, describe, examples
-from ..contingency import id_type_error
 from ..files import file_spec, header, read_arrow
-from ..ids import IdType, cast_ids, factorize, id_kind, take, to_numpy, union
-from ..io import Columns, as_membership, as_pairs, column_names, key_ids, pairs_frame
+from ..ids import IdType, factorize, take, to_numpy, union
+from ..io import Columns, as_membership, as_pairs, column_names, key_ids, locate_pairs, pairs_frame
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -196,20 +195,7 @@ def read_scored_pairs(
         scores = np.ones(len(pl))
     if len(pl) == 0:
         raise InputError("'pairs' is empty; expected at least one scored pair")
-    t_ids = cast_ids(t.record_ids, id_type, name="truth")
-    left = cast_ids(pl.left_ids, id_type, name="pairs")
-    right = cast_ids(pl.right_ids, id_type, name="pairs")
-    if id_kind(t_ids) != id_kind(left):
-        raise id_type_error(
-            id_kind(t_ids), id_kind(left), to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs"
-        )
-    pair_ids, a, b = union(left, right)
-    ids, pos_t, pos_p = union(t_ids, pair_ids)
-    record_of = np.full(len(ids), -1, dtype=np.int64)
-    record_of[pos_t] = np.arange(len(t_ids), dtype=np.int64)
-    rec_of_pair_id = record_of[pos_p]
-    lrec = rec_of_pair_id[a]
-    rrec = rec_of_pair_id[b]
+    lrec, rrec, left, right = locate_pairs(t, pl, id_type=id_type)
     unknown = (lrec < 0) | (rrec < 0)
     n_dropped = 0
     if unknown.any():

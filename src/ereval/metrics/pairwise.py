@@ -19,9 +19,9 @@ import numpy as np
 
 from .._errors import RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import ContingencyTable, MismatchPolicy, id_type_error, pair_count
-from ..ids import IdType, cast_ids, encode, id_kind, to_numpy, union
-from ..io import Columns, PairList, as_membership, as_pairs
+from ..contingency import ContingencyTable, MismatchPolicy, pair_count
+from ..ids import IdType, encode, to_numpy
+from ..io import Columns, PairList, as_membership, as_pairs, locate_pairs
 from ._util import check_beta, f_beta, ratio
 
 __all__ = ["PairCounts", "pair_counts", "pairwise_scores", "pairwise_scores_from_pairs"]
@@ -129,21 +129,11 @@ def pairwise_scores_from_pairs(
     if len(pl) == 0:  # nothing predicted: precision undefined, recall 0
         sizes = np.bincount(encode(t.cluster_ids, sort=False)[0]).astype(np.int64)
         return _with_counts(_scores(0, 0, pair_count(sizes), beta), 0, 0, pair_count(sizes))
-    t_ids = cast_ids(t.record_ids, id_type, name="truth")
-    left = cast_ids(pl.left_ids, id_type, name="pairs")
-    right = cast_ids(pl.right_ids, id_type, name="pairs")
-    if id_kind(t_ids) != id_kind(left):
-        raise id_type_error(
-            id_kind(t_ids), id_kind(left), to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs"
-        )
-    pair_ids, a, b = union(left, right)
-    ids, pos_t, pos_pairs = union(t_ids, pair_ids)
+    lrec, rrec, left, right = locate_pairs(t, pl, id_type=id_type)
     t_codes, _ = encode(t.cluster_ids, sort=False)
-    cluster_of = np.full(len(ids), -1, dtype=np.int64)
-    cluster_of[pos_t] = t_codes
     m = len(pl)
-    cl = cluster_of[pos_pairs[a]]
-    cr = cluster_of[pos_pairs[b]]
+    cl = np.where(lrec >= 0, t_codes[lrec], -1)
+    cr = np.where(rrec >= 0, t_codes[rrec], -1)
     unknown = (cl < 0) | (cr < 0)
     n_pred = m
     if unknown.any():
