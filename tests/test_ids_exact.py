@@ -493,3 +493,12 @@ def test_evaluate_takes_predicted_pairs() -> None:
     assert evaluate(truth, index, metrics="pairwise") == got
     with pytest.raises(InputError, match="'on_mismatch'"):
         evaluate(truth, index, on_mismatch="twinless")
+
+
+def test_a_missing_score_column_lists_the_file_columns(tmp_path: Path) -> None:
+    from ereval.curves import threshold_curve
+
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("record_id_1,record_id_2,weight\na,b,0.5\n")
+    with pytest.raises(InputError, match=r"no score column 'score'.*'weight'"):
+        threshold_curve({"a": 1, "b": 1}, pairs, score_col="score")

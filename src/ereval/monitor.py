@@ -439,7 +439,7 @@ def monitor(
     if len(sources) < 2:
         raise InputError(
             f"'releases' holds {len(sources)} release(s); monitoring compares at least 2 "
-            "(use summarize() for one clustering)"
+            "(one clustering is summarised by summarize(), `ereval summary` on the command line)"
         )
     series = _names_series(names)
     members: list[Membership] = []

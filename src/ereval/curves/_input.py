@@ -62,6 +62,12 @@ def _table(data: Any, cols: list[str], id_cols: list[str]) -> Any:
     if isinstance(data, str | os.PathLike):
         spec = file_spec(data, name="pairs")
         present = header(spec, name="pairs")
+        absent = [c for c in cols if c not in present and c not in id_cols]
+        if absent:  # the score column: named with the file's own columns
+            raise InputError(
+                f"'pairs' has no score column {absent[0]!r}; its columns are "
+                f"{present[:10]!r} (set 'score_col' to choose another)"
+            )
         wanted = [c for c in dict.fromkeys(cols) if c in present]
         return read_arrow(spec, name="pairs", text_columns=id_cols, columns=wanted)
     return data
