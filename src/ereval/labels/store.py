@@ -719,6 +719,8 @@ class LabelStore:
                 if reviewer in done_by:
                     continue
                 need = (required or {}).get(key, default_required)
+                if need <= 0:
+                    continue
                 if key not in mine and len(done_by | claims.get(key, set())) >= need:
                     continue
                 conn.execute(
