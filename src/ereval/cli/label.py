@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -55,7 +56,7 @@ def _only_session(store: Any, session: str | None) -> str:
             f"'session' is needed: label store '{store.path}' has {len(names)} sessions "
             f"({', '.join(names) or 'none'})"
         )
-    return names[0]
+    return str(names[0])
 
 
 # --------------------------------------------------------------------------- init
@@ -67,7 +68,9 @@ def init_command(
     data: Annotated[
         Path | None, typer.Option("--data", help="Records with attributes (cluster, pairs).")
     ] = None,
-    id_col: Annotated[str, typer.Option("--id-col", help="Record id column of --data.")] = "record_id",
+    id_col: Annotated[
+        str, typer.Option("--id-col", help="Record id column of --data.")
+    ] = "record_id",
     prediction: Annotated[
         Path | None, typer.Option("--prediction", help="Predicted clustering (cluster review).")
     ] = None,
@@ -96,9 +99,15 @@ def init_command(
     show_col: Annotated[
         list[str] | None, typer.Option("--show-col", help="Column to show (repeatable).")
     ] = None,
-    pairs: Annotated[Path | None, typer.Option("--pairs", help="Scored pairs (pair labelling).")] = None,
-    pair_col: Annotated[str, typer.Option("--pair-col", help="Pair id column of --pairs.")] = "pair_id",
-    left_col: Annotated[str, typer.Option("--left-col", help="First record id of a pair.")] = "record_id_1",
+    pairs: Annotated[
+        Path | None, typer.Option("--pairs", help="Scored pairs (pair labelling).")
+    ] = None,
+    pair_col: Annotated[
+        str, typer.Option("--pair-col", help="Pair id column of --pairs.")
+    ] = "pair_id",
+    left_col: Annotated[
+        str, typer.Option("--left-col", help="First record id of a pair.")
+    ] = "record_id_1",
     right_col: Annotated[
         str, typer.Option("--right-col", help="Second record id of a pair.")
     ] = "record_id_2",
@@ -109,11 +118,14 @@ def init_command(
     alpha: Annotated[float, typer.Option("--alpha", help="F-measure weight.")] = 0.5,
     budget: Annotated[int | None, typer.Option("--budget", help="Pair labels to spend.")] = None,
     target_ci_width: Annotated[
-        float | None, typer.Option("--target-ci-width", help="Stop when the interval is this narrow.")
+        float | None,
+        typer.Option("--target-ci-width", help="Stop when the interval is this narrow."),
     ] = None,
     level: LevelOpt = 0.95,
     ranked: Annotated[Path | None, typer.Option("--ranked", help="Ranked list (items).")] = None,
-    item_col: Annotated[str, typer.Option("--item-col", help="Item id column of --ranked.")] = "pair_id",
+    item_col: Annotated[
+        str, typer.Option("--item-col", help="Item id column of --ranked.")
+    ] = "pair_id",
     epsilon: Annotated[float, typer.Option("--epsilon", help="PAULA spacing epsilon.")] = 0.03,
     delta: Annotated[int, typer.Option("--delta", help="PAULA window Delta.")] = 100,
     reveal: Annotated[
@@ -266,7 +278,7 @@ def status_command(
     if fmt == "json":
         sys.stdout.write(dumps_json({"sessions": statuses, "server": server}) + "\n")
         return
-    rows = []
+    rows: list[Mapping[str, Any]] = []
     for s in statuses:
         p, a = s["progress"], s["agreement"]
         rows.append(
@@ -316,7 +328,12 @@ def export_command(
         warn(message)
     with Outputs() as outputs:
         outputs.add(out, lambda p: write_table(exported.frame, p))
-    summary: dict[str, Any] = {"session": name, "kind": kind, "rows": len(exported.frame), "out": str(out)}
+    summary: dict[str, Any] = {
+        "session": name,
+        "kind": kind,
+        "rows": len(exported.frame),
+        "out": str(out),
+    }
     if exported.design is not None:
         summary["design"] = exported.design
         if not quiet:
@@ -331,7 +348,9 @@ def import_command(
     file: Annotated[Path, typer.Argument(help="The labels to import (CSV or Parquet).")],
     kind: Annotated[ExportChoice, typer.Option("--kind", help="Format of FILE.")],
     session: Annotated[str | None, typer.Option("--session", help="Session name.")] = None,
-    reviewer: Annotated[str, typer.Option("--reviewer", help="Record the labels as this reviewer.")] = "import",
+    reviewer: Annotated[
+        str, typer.Option("--reviewer", help="Record the labels as this reviewer.")
+    ] = "import",
     fmt: FormatOpt = "table",
     quiet: QuietOpt = False,
 ) -> None:
@@ -343,7 +362,11 @@ def import_command(
     with _open(db) as store:
         name = _only_session(store, session)
         count = import_labels(store, name, file, kind=kind, reviewer=reviewer)
-    emit_mapping({"session": name, "kind": kind, "imported": count, "source": file.name}, fmt, key_header="field")
+    emit_mapping(
+        {"session": name, "kind": kind, "imported": count, "source": file.name},
+        fmt,
+        key_header="field",
+    )
 
 
 # -------------------------------------------------------------------------- pairs
@@ -357,7 +380,9 @@ def _show_pair(task: Any, progress: dict[str, Any]) -> None:
     table.add_column("right")
     for col in task.left:
         mark = "*" if col in task.differs else ""
-        table.add_row(f"{mark}{col}", format_number(task.left[col]), format_number(task.right.get(col)))
+        table.add_row(
+            f"{mark}{col}", format_number(task.left[col]), format_number(task.right.get(col))
+        )
     print_table(table)
     est = progress.get("estimate")
     line = f"labels: {progress['labels_used']}"
@@ -442,7 +467,9 @@ def register(app: typer.Typer) -> None:
     )(init_command)
     label_app.command(
         "status",
-        epilog=examples("ereval label status --db labels.db", "ereval label status --db labels.db -f json"),
+        epilog=examples(
+            "ereval label status --db labels.db", "ereval label status --db labels.db -f json"
+        ),
     )(status_command)
     label_app.command(
         "export",
