@@ -337,7 +337,10 @@ def export_command(
     if exported.design is not None:
         summary["design"] = exported.design
         if not quiet:
-            note(f"read it with: ereval estimate PRED {out} --design {exported.design}")
+            note(
+                f"read it with: ereval estimate --pred PRED --sample {out} "
+                f"--design {exported.design}"
+            )
     emit_mapping(summary, fmt, key_header="field")
 
 
