@@ -717,7 +717,7 @@ class LabelStore:
                 if reviewer in done_by:
                     continue
                 need = (required or {}).get(key, default_required)
-                if need <= 0:
+                if need <= 0 or len(done_by) >= need:
                     continue
                 if key not in mine and len(done_by | claims.get(key, set())) >= need:
                     continue
