@@ -149,3 +149,15 @@ def test_exports_are_read_by_oasis_and_paula(tmp_path: Path) -> None:
     assert json.dumps(bounds)  # read without complaint
     status = json.loads(_ok(["label", "status", "--db", db, "--session", "i", "-f", "json"]))
     assert status["sessions"][0]["progress"]["done"]
+
+
+def test_a_failed_init_leaves_no_store_behind(tmp_path: Path) -> None:
+    db = tmp_path / "l.db"
+    err = _refused(["label", "init", "--db", str(db), "--data", RECORDS, "--prediction", PRED,
+                    "--search-col", "nope"], "'--search-col'")  # fmt: skip
+    assert "not a column" in err
+    _refused(["label", "init", "--db", str(db), "--kind", "pairs", "--data", RECORDS,
+              "--pairs", PAIRS, "--pair-col", "nope"], "'--pair-col'")  # fmt: skip
+    _refused(["label", "init", "--db", str(db), "--data", RECORDS, "--prediction", PRED,
+              "--n", "0"], "'--n'")  # fmt: skip
+    assert list(tmp_path.iterdir()) == []

@@ -93,16 +93,16 @@ def init_command(
     block_col: Annotated[
         str | None, typer.Option("--block-col", help="Blocking column (quality checks).")
     ] = None,
-    search_col: Annotated[
+    search_columns: Annotated[
         list[str] | None, typer.Option("--search-col", help="Column to search (repeatable).")
     ] = None,
-    show_col: Annotated[
+    show_columns: Annotated[
         list[str] | None, typer.Option("--show-col", help="Column to show (repeatable).")
     ] = None,
     pairs: Annotated[
         Path | None, typer.Option("--pairs", help="Scored pairs (pair labelling).")
     ] = None,
-    pair_col: Annotated[
+    pair_id_col: Annotated[
         str, typer.Option("--pair-col", help="Pair id column of --pairs.")
     ] = "pair_id",
     left_col: Annotated[
@@ -111,6 +111,12 @@ def init_command(
     right_col: Annotated[
         str, typer.Option("--right-col", help="Second record id of a pair.")
     ] = "record_id_2",
+    score_col: Annotated[
+        str, typer.Option("--score-col", help="Score column of --pairs.")
+    ] = "score",
+    prediction_col: Annotated[
+        str, typer.Option("--prediction-col", help="0/1 prediction column of --pairs.")
+    ] = "prediction",
     method: Annotated[
         Literal["oasis", "passive", "stratified", "importance"],
         typer.Option("--method", help="Pair sampler."),
@@ -154,6 +160,11 @@ def init_command(
             raise InputError(f"'--{name}': file '{path}' does not exist")
     if not 0.0 <= overlap <= 1.0:
         raise InputError(f"'--overlap' must lie in [0, 1]; received {overlap}")
+    if n < 1:
+        raise InputError(f"'--n' must be at least 1; received {n}")
+    if budget is not None and budget < 1:
+        raise InputError(f"'--budget' must be at least 1; received {budget}")
+    created = not db.exists()
     if db.exists():
         store = labels.LabelStore(db)
         if session in {s.name for s in store.sessions()}:
@@ -184,8 +195,8 @@ def init_command(
                 weights_col=weights_col,
                 replace=not without_replacement,
                 block_col=block_col,
-                search_columns=search_col or (),
-                show_columns=show_col or (),
+                search_columns=search_columns or (),
+                show_columns=show_columns or (),
                 blind=blind,
                 reveal=reveal,
                 overlap=overlap,
@@ -198,15 +209,17 @@ def init_command(
                 data=str(data),
                 pairs=str(pairs),
                 id_col=id_col,
-                pair_id_col=pair_col,
+                pair_id_col=pair_id_col,
                 left_col=left_col,
                 right_col=right_col,
+                score_col=score_col,
+                prediction_col=prediction_col,
                 method=method,
                 alpha=alpha,
                 budget=budget,
                 target_ci_width=target_ci_width,
                 level=level,
-                show_columns=show_col or (),
+                show_columns=show_columns or (),
                 blind=blind,
                 reveal=reveal,
                 overlap=overlap,
@@ -231,8 +244,13 @@ def init_command(
             "items": len(store.items(session)),
             "seed": info.config.get("seed"),
         }
-    finally:
+    except BaseException:
         store.close()
+        if created:  # a store this command created holds nothing: leave no file behind
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+        raise
+    store.close()
     _ = obj
     emit_mapping(out, fmt, key_header="field")
 

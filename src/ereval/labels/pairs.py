@@ -49,7 +49,9 @@ def _read_ends(config: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
 
     cols = (config["pair_id_col"], config["left_col"], config["right_col"])
     frame = read_table(config["pairs"], name="pairs", text_columns=cols)
-    for col, flag in zip(cols, ("pair_id_col", "left_col", "right_col"), strict=True):
+    named = (*cols, config["score_col"], config["prediction_col"])
+    options = ("pair_id_col", "left_col", "right_col", "score_col", "prediction_col")
+    for col, flag in zip(named, options, strict=True):
         if col not in frame.columns:
             shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:10])
             raise InputError(
@@ -140,8 +142,8 @@ def create_pair_labelling(
         "transitivity": bool(transitivity),
         "seed": seed,
     }
+    ends = _read_ends(config)  # names the missing column's option, before the pool reader
     pool = _read_pool(config)
-    ends = _read_ends(config)
     unknown = [p for p, (a, b) in ends.items() if a not in records or b not in records]
     if unknown:
         raise InputError(

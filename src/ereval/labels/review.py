@@ -183,16 +183,19 @@ def create_cluster_review(
     store.create_session(name, kind="cluster", config=config)
     from .store import Item
 
-    first: dict[str, list[int]] = {}
+    first: dict[str, tuple[int, list[int]]] = {}
     for k, i in enumerate(drawn.tolist()):
-        first.setdefault(ids[i], []).append(k)
+        first.setdefault(ids[i], (i, []))[1].append(k)
+    total = float(probs.sum())
     store.add_items(
         name,
-        [
+        [  # each record's draws, its weight and its selection probability per draw
             Item(
-                rid, draws[0], {"draws": draws, "weight": float(probs[records.position(rid) or 0])}
+                rid,
+                draws[0],
+                {"draws": draws, "weight": float(probs[i]), "probability": float(probs[i]) / total},
             )
-            for rid, draws in first.items()
+            for rid, (i, draws) in first.items()
         ],
     )
     return ClusterReview(store, name)
