@@ -47,7 +47,8 @@ def test_cluster_review_from_the_command_line_to_estimate(tmp_path: Path) -> Non
         for item in store.items("main"):
             pred = set(review.predicted_cluster(item.key))  # type: ignore[union-attr]
             true = {r for r, c in cluster.items() if c == cluster[item.key]}
-            review.save(item.key, reviewer="ana", remove=pred - true, add=true - pred)  # type: ignore[union-attr]
+            tags = ["merged"] * bool(pred - true) + ["split"] * bool(true - pred)
+            review.save(item.key, reviewer="ana", remove=pred - true, add=true - pred, tags=tags)  # type: ignore[union-attr]
     status = json.loads(_ok(["label", "status", "--db", db, "-f", "json"]))
     (main,) = status["sessions"]
     assert main["progress"]["done"] and main["reviewers"] == {"ana": main["items"]}
@@ -60,6 +61,27 @@ def test_cluster_review_from_the_command_line_to_estimate(tmp_path: Path) -> Non
 
     expected = estimate(pd.read_csv(PRED), pd.read_csv(sample), design="record")
     assert est["pairwise_precision"]["value"] == pytest.approx(expected["pairwise_precision"].value)
+    # the reviewers' error tags come with the benchmark, for the error analysis
+    freqs = json.loads(
+        _ok(
+            [
+                "errors",
+                "--pred",
+                PRED,
+                "--sample",
+                sample,
+                "--design",
+                "record",
+                "--tags",
+                "tags",
+                "--among",
+                "all",
+                "-f",
+                "json",
+            ]
+        )  # fmt: skip
+    )
+    assert freqs
     # the sheet exported and imported into a new session gives the same benchmark
     sheet = str(tmp_path / "sheet.csv")
     _ok(["label", "export", "--db", db, "--kind", "spreadsheet", "-o", sheet])

@@ -3,7 +3,8 @@
 ``benchmark`` (cluster review)
     The sampled true clusters with their design, exactly as ``ereval estimate``
     reads them: ``record_id, cluster_id, unit_id, probability, draws`` (see
-    :meth:`ereval.estimators.ClusterSample.to_frame`). Records drawn uniformly
+    :meth:`ereval.estimators.ClusterSample.to_frame`), and the reviewers' error
+    tags of each cluster (comma-separated, for ``ereval errors --tags tags``). Records drawn uniformly
     give ``design="record"`` (``probability`` = cluster size); records drawn by a
     weight column give ``design="cluster"`` with ``probability`` the sum of the
     cluster's record weights.
@@ -181,9 +182,11 @@ def _benchmark(review: ClusterReview) -> Exported:
             )
         )
     counts: dict[str, int] = {}
+    tags: dict[str, set[str]] = {}
     for r in draws:
         if r in cluster_of and r in res.resolved:
             counts[cluster_of[r]] = counts.get(cluster_of[r], 0) + 1
+            tags.setdefault(cluster_of[r], set()).update(res.resolved[r].get("tags", ()))
     for head, true in members.items():
         prob = sum(weights[x] for x in true) if weights is not None else float(len(true))
         for x in true:
@@ -194,10 +197,11 @@ def _benchmark(review: ClusterReview) -> Exported:
                     "unit_id": head,
                     "probability": prob,
                     "draws": counts[head],
+                    "tags": ",".join(sorted(tags.get(head, ()))),
                 }
             )
     frame = pd.DataFrame(
-        rows, columns=["record_id", "cluster_id", "unit_id", "probability", "draws"]
+        rows, columns=["record_id", "cluster_id", "unit_id", "probability", "draws", "tags"]
     )
     if not review.config.get("replace", True):
         warnings.append(
