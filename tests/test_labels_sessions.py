@@ -13,6 +13,7 @@ from ereval.estimators import as_sample, estimate
 from ereval.labels import (
     ClusterReview,
     LabelStore,
+    PairLabelling,
     cohen_kappa,
     create_cluster_review,
     create_item_labelling,
@@ -468,3 +469,60 @@ def test_two_reviewer_processes_share_a_review_with_overlap(world: dict[str, Pat
         k for k in doubles if len({tuple(v["true_cluster"]) for v in labels[k].values()}) > 1
     ]
     assert disputed and sorted(review.resolution().queue) == sorted(disputed)
+
+
+_PAIR_WORKER = """
+import sys
+import pandas as pd
+from ereval.labels import LabelStore, open_session
+truth = pd.read_csv(sys.argv[2], dtype={"pair_id": str})
+label = dict(zip(truth.pair_id, truth.label))
+store = LabelStore(sys.argv[1])
+pairs = open_session(store, "p")
+while (task := pairs.next(reviewer="ana")) is not None:
+    pairs.label(task.pair_id, "match" if label[task.pair_id] else "non-match", reviewer="ana")
+    print(task.pair_id, flush=True)
+"""
+
+
+def test_pair_session_killed_resumes_with_the_next_pair(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    frame = _pairs_world(world, tmp_path)
+    store = LabelStore(world["db"], create=True)
+    create_pair_labelling(
+        store, "p", data=world["data"], pairs=tmp_path / "pairs.csv", seed=4, transitivity=False
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _PAIR_WORKER, str(world["db"]), str(tmp_path / "pairs.csv")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    acked = [proc.stdout.readline().strip() for _ in range(12)]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    labelled = store.labels("p")
+    assert set(acked) <= set(labelled)
+    # an uninterrupted sampler with the same seed asks the labelled pairs first, then the next
+    truth = dict(zip(frame.pair_id, frame.label, strict=True))
+    reference = OASISSampler(read_pool(tmp_path / "pairs.csv"), alpha=0.5, seed=4)
+    order = []
+    while len(order) <= len(labelled):
+        query = reference.ask()
+        assert query is not None
+        order.append(str(query.pair_id))
+        reference.tell(int(truth[str(query.pair_id)]), index=query.index)
+    assert set(order[:-1]) == set(labelled)
+    # the session object is rebuilt from the store alone
+    task = PairLabelling(LabelStore(world["db"]), "p").next(reviewer="ana")
+    assert task is not None and task.pair_id == order[-1]
