@@ -260,3 +260,22 @@ def test_items_needing_two_reviewers_reach_both(tmp_path: Path) -> None:
     store.label("s", "i0", "match", reviewer="bob")
     b = store.next_item("s", reviewer="bob", required=need)
     assert b is not None and b.key == "i2"  # i1 is ana's
+
+
+def test_threads_sharing_one_store_take_turns(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = _store(tmp_path, n_items=60)
+
+    def work(reviewer: str) -> int:
+        done = 0
+        while (item := store.next_item("s", reviewer=reviewer)) is not None:
+            store.label("s", item.key, "match", reviewer=reviewer)
+            store.labels("s")
+            done += 1
+        return done
+
+    with ThreadPoolExecutor(4) as pool:
+        counts = list(pool.map(work, ["a", "b", "c", "d"]))
+    assert sum(counts) == 60 and len(store.labels("s")) == 60
+    assert len(store.events("s")) == 60

@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -106,6 +107,7 @@ class LabelStore:
         self, path: str | os.PathLike[str], *, create: bool = False, timeout: float = 30.0
     ) -> None:
         self.path = str(path)
+        self._lock = threading.RLock()
         if not create and not Path(self.path).is_file():
             raise InputError(
                 f"label store '{self.path}' does not exist; create it with 'ereval label init'"
@@ -141,11 +143,13 @@ class LabelStore:
     @property
     def schema_version(self) -> int:
         """The schema version of the open store."""
-        return schema_version(self._conn)
+        with self._lock:
+            return schema_version(self._conn)
 
     def close(self) -> None:
         """Close the connection (every action is already committed)."""
-        self._conn.close()
+        with self._lock:
+            self._conn.close()
 
     def __enter__(self) -> LabelStore:
         return self
@@ -155,14 +159,24 @@ class LabelStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        """One ``BEGIN IMMEDIATE`` transaction; threads sharing the store take turns."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, args).fetchall()
+
+    def _fetch_one(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        rows = self._fetch(sql, args)
+        return rows[0] if rows else None
 
     # ---------------------------------------------------------------- sessions
     def create_session(
@@ -184,9 +198,9 @@ class LabelStore:
 
     def session(self, name: str) -> SessionInfo:
         """The session called ``name``."""
-        row = self._conn.execute(
+        row = self._fetch_one(
             "SELECT id, name, kind, config, created_at FROM sessions WHERE name = ?", (name,)
-        ).fetchone()
+        )
         if row is None:
             known = ", ".join(s.name for s in self.sessions()) or "none"
             raise InputError(
@@ -196,9 +210,7 @@ class LabelStore:
 
     def sessions(self) -> list[SessionInfo]:
         """Every session, in creation order."""
-        rows = self._conn.execute(
-            "SELECT id, name, kind, config, created_at FROM sessions ORDER BY id"
-        ).fetchall()
+        rows = self._fetch("SELECT id, name, kind, config, created_at FROM sessions ORDER BY id")
         return [SessionInfo(r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows]
 
     # ------------------------------------------------------------------- items
@@ -220,19 +232,19 @@ class LabelStore:
     def items(self, session: str) -> list[Item]:
         """The session's items in queue order."""
         sid = self.session(session).id
-        rows = self._conn.execute(
+        rows = self._fetch(
             "SELECT key, position, payload FROM items WHERE session_id = ? ORDER BY position, key",
             (sid,),
-        ).fetchall()
+        )
         return [Item(r[0], r[1], json.loads(r[2])) for r in rows]
 
     def item(self, session: str, key: str) -> Item:
         """One item of the session (an unknown item is an error)."""
         sid = self.session(session).id
-        row = self._conn.execute(
+        row = self._fetch_one(
             "SELECT key, position, payload FROM items WHERE session_id = ? AND key = ?",
             (sid, str(key)),
-        ).fetchone()
+        )
         if row is None:
             raise InputError(f"'item' {key!r} is not an item of session '{session}'")
         return Item(row[0], row[1], json.loads(row[2]))
@@ -241,9 +253,7 @@ class LabelStore:
         """Whether ``key`` is an item of the session."""
         sid = self.session(session).id
         return (
-            self._conn.execute(
-                "SELECT 1 FROM items WHERE session_id = ? AND key = ?", (sid, str(key))
-            ).fetchone()
+            self._fetch_one("SELECT 1 FROM items WHERE session_id = ? AND key = ?", (sid, str(key)))
             is not None
         )
 
@@ -398,11 +408,13 @@ class LabelStore:
 
     def can_undo(self, session: str, *, reviewer: str) -> bool:
         """Whether ``reviewer`` has a label to undo in the session."""
-        return bool(self._stream(self.session(session), reviewer, self._conn).done)
+        with self._lock:
+            return bool(self._stream(self.session(session), reviewer, self._conn).done)
 
     def can_redo(self, session: str, *, reviewer: str) -> bool:
         """Whether ``reviewer`` has an undone label to redo in the session."""
-        return bool(self._stream(self.session(session), reviewer, self._conn).undone)
+        with self._lock:
+            return bool(self._stream(self.session(session), reviewer, self._conn).undone)
 
     # ----------------------------------------------------------------- queries
     _EVENT_SQL = (
@@ -427,7 +439,7 @@ class LabelStore:
         )
 
     def _event(self, event_id: int) -> Event:
-        row = self._conn.execute(self._EVENT_SQL + " WHERE e.id = ?", (event_id,)).fetchone()
+        row = self._fetch_one(self._EVENT_SQL + " WHERE e.id = ?", (event_id,))
         return self._row_event(row)
 
     def events(self, session: str | None = None, *, reviewer: str | None = None) -> list[Event]:
@@ -442,7 +454,7 @@ class LabelStore:
             args.append(reviewer)
         if where:
             sql += " WHERE " + " AND ".join(where)
-        rows = self._conn.execute(sql + " ORDER BY e.id", args).fetchall()
+        rows = self._fetch(sql + " ORDER BY e.id", args)
         return [self._row_event(r) for r in rows]
 
     def _stream(self, info: SessionInfo, reviewer: str, conn: sqlite3.Connection) -> Stream:
@@ -577,15 +589,16 @@ class LabelStore:
 
     def server(self) -> dict[str, Any] | None:
         """The current lease holder (owner, host, pid, acquired_at, heartbeat) or ``None``."""
-        return holder(self._conn)
+        with self._lock:
+            return holder(self._conn)
 
     # ---------------------------------------------------------------- helpers
     def fingerprint(self, session: str) -> str:
         """A digest of the session's log, changing with every action (for caches)."""
         info = self.session(session)
-        row = self._conn.execute(
+        row = self._fetch_one(
             "SELECT COUNT(*), COALESCE(MAX(id), 0) FROM events WHERE session_id = ?", (info.id,)
-        ).fetchone()
+        )
         return hashlib.sha256(f"{info.id}:{row[0]}:{row[1]}".encode()).hexdigest()[:16]
 
 
