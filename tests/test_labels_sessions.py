@@ -526,3 +526,31 @@ def test_pair_session_killed_resumes_with_the_next_pair(
     # the session object is rebuilt from the store alone
     task = PairLabelling(LabelStore(world["db"]), "p").next(reviewer="ana")
     assert task is not None and task.pair_id == order[-1]
+
+
+def test_pair_labelling_stops_when_the_interval_is_narrow(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
+    frame = _pairs_world(world, tmp_path)
+    truth = dict(zip(frame.pair_id, frame.label, strict=True))
+    store = LabelStore(world["db"], create=True)
+    pairs = create_pair_labelling(
+        store, "p", data=world["data"], pairs=tmp_path / "pairs.csv", seed=2,
+        target_ci_width=0.95, min_labels=5, transitivity=False,
+    )  # fmt: skip
+    while (task := pairs.next(reviewer="ana")) is not None:
+        pairs.label(task.pair_id, "match" if truth[task.pair_id] else "non-match", reviewer="ana")
+    progress = pairs.progress()
+    assert progress["stop_reason"] == "ci_width" and progress["done"]
+    f = progress["estimate"]["f_measure"]
+    assert f["interval"][1] - f["interval"][0] <= 0.95 and progress["labels_used"] >= 5
+
+
+def test_ranked_items_report_the_labelled_prefix_live(tmp_path: Path) -> None:
+    pd.DataFrame({"pair_id": [f"q{k}" for k in range(200)]}).to_csv(tmp_path / "r.csv", index=False)
+    store = LabelStore(tmp_path / "l.db", create=True)
+    items = create_item_labelling(store, "i", ranked=tmp_path / "r.csv", epsilon=0.5, delta=2)
+    for rank, value in [(1, "match"), (2, "non-match"), (4, "match")]:
+        items.label(f"q{rank - 1}", value, reviewer="ana")
+    # ranks 1 and 2 are labelled (rank 3 is not): precision at rank 2 is 1/2 exactly
+    assert items.progress()["prefix"] == {"rank": 2, "precision": 0.5}

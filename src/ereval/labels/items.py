@@ -5,7 +5,8 @@ list to annotate; every planned item is an item of the session, in rank order.
 A label is ``"match"`` (the item is a true positive), ``"non-match"`` or
 ``"unsure"`` (which goes to the adjudication queue). The bounds on precision
 (:func:`ereval.paula.paula_bounds`) are computed once the plan is complete;
-before that, progress reports the precision of the labelled prefix.
+before that, progress reports the exact precision at the end of the labelled
+prefix ``1..k`` (the plan labels its first ranks first).
 """
 
 from __future__ import annotations
@@ -179,12 +180,17 @@ class ItemLabelling:
         n_items = len(self.store.items(self.name))
         ranks, labels = self.labelled_ranks()
         bounds = self.bounds()
+        # live: the precision at the end of the labelled prefix 1..k is known exactly
+        k = 0
+        while k < len(ranks) and ranks[k] == k + 1:
+            k += 1
         out: dict[str, Any] = {
             "planned": n_items,
             "resolved": len(ranks),
             "pending": len(res.pending),
             "queue": len(res.queue),
             "positives": int(sum(labels)),
+            "prefix": {"rank": k, "precision": sum(labels[:k]) / k if k else None},
             "done": bounds is not None,
         }
         if bounds is not None:
