@@ -14,6 +14,7 @@ _EXTRA_OF = {
     "matplotlib.pyplot": "plot",
     "pyspark": "spark",
     "sklearn": "analysis",
+    "rapidfuzz": "labels",
 }
 
 

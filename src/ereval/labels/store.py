@@ -432,12 +432,55 @@ class LabelStore:
         reviewer: str,
         shown: Mapping[str, Any] | None = None,
         source: str | None = None,
+        once: bool = False,
     ) -> Event:
         """Record ``reviewer``'s label of ``item`` (a later label of the same item supersedes it).
 
         ``value`` is any JSON value; the session layers check it for their kind.
+        ``once=True`` writes nothing when ``reviewer`` already labelled the item
+        and returns that label's event (for labels recorded automatically, which
+        two processes may both derive).
         """
-        return self._do(session, "label", item, value, reviewer, shown, source)
+        return self._do(session, "label", item, value, reviewer, shown, source, once=once)
+
+    def import_labels(
+        self,
+        session: str,
+        labels: Sequence[tuple[str, Any]],
+        *,
+        reviewer: str,
+        source: str,
+        shown: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Record many labels of one reviewer in one transaction (all or none); return how many.
+
+        Every item must be in the session; ``source`` (e.g. the imported file's
+        name) is kept with each event.
+        """
+        info = self.session(session)
+        reviewer = _check_reviewer(reviewer)
+        shown_text = _dumps(dict(shown or {}))
+        with self._transaction() as conn:
+            for item, value in labels:
+                if not conn.execute(
+                    "SELECT 1 FROM items WHERE session_id = ? AND key = ?", (info.id, str(item))
+                ).fetchone():
+                    raise InputError(f"'item' {item!r} is not an item of session '{session}'")
+                conn.execute(
+                    "INSERT INTO events (session_id, reviewer, time, action, item, payload, "
+                    "shown, version, target, source) VALUES (?, ?, ?, 'label', ?, ?, ?, ?, NULL, ?)",
+                    (
+                        info.id,
+                        reviewer,
+                        _now(),
+                        str(item),
+                        _dumps({"value": value}),
+                        shown_text,
+                        _version(),
+                        source,
+                    ),
+                )
+        return len(labels)
 
     def adjudicate(
         self,
@@ -468,6 +511,8 @@ class LabelStore:
         reviewer: str,
         shown: Mapping[str, Any] | None,
         source: str | None,
+        *,
+        once: bool = False,
     ) -> Event:
         info = self.session(session)
         reviewer = _check_reviewer(reviewer)
@@ -479,6 +524,15 @@ class LabelStore:
                 "SELECT 1 FROM items WHERE session_id = ? AND key = ?", (info.id, item)
             ).fetchone():
                 raise InputError(f"'item' {item!r} is not an item of session '{session}'")
+            if once:
+                found = conn.execute(
+                    "SELECT MAX(id) FROM events WHERE session_id = ? AND reviewer = ? AND item = ? "
+                    "AND action = ?",
+                    (info.id, reviewer, item, action),
+                ).fetchone()[0]
+                if found is not None:
+                    event_id = int(found)
+                    return self._event(event_id)
             cur = conn.execute(
                 "INSERT INTO events (session_id, reviewer, time, action, item, payload, shown, "
                 "version, target, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
