@@ -8,13 +8,14 @@ reload or a restart of the server. Saving is the one state-changing request: it
 checks the answer and appends it to the store as one event.
 """
 
-from __future__ import annotations
-
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
 from ._state import AppState, url_for
 from ._web import form_list, redirect, render, reviewer_of
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 __all__ = ["DEFAULT_TAGS", "add_routes", "review_view"]
 
@@ -126,7 +127,7 @@ def review_view(
     }
 
 
-def add_routes(app: Any, state: AppState) -> None:
+def add_routes(app: "FastAPI", state: AppState) -> None:
     """The cluster-review routes: the page, the search and save."""
     from fastapi import Request
     from fastapi.responses import JSONResponse
@@ -170,7 +171,7 @@ def add_routes(app: Any, state: AppState) -> None:
                 tags=form_list(query, "tag"),
                 focus=focus,
             )
-            given = state.store.labels(name, reviewer=who).get(item)
+            given = state.store.labels(name, reviewer=who).get(item, {}).get(who)
         return render(request, "review.html", given=given, **view)
 
     @app.get("/s/{name}/search")
@@ -191,14 +192,20 @@ def add_routes(app: Any, state: AppState) -> None:
     async def save(request: Request, name: str) -> Any:
         form = await request.form()
         item = str(form.get("item", ""))
-        remove, add, tags = form_list(form, "remove"), form_list(form, "add"), form_list(form, "tag")
+        remove, add, tags = (
+            form_list(form, "remove"),
+            form_list(form, "add"),
+            form_list(form, "tag"),
+        )
         note = str(form.get("note", ""))[:2000]
         who = reviewer_of(request)
         with state.lock:
             session = cluster_session(name)
             back = url_for("review", name, item=item, remove=remove, add=add, tag=tags)
             try:
-                predicted = session.predicted_cluster(item) if state.store.has_item(name, item) else []
+                predicted = (
+                    session.predicted_cluster(item) if state.store.has_item(name, item) else []
+                )
                 session.save(
                     item,
                     reviewer=who,

@@ -110,9 +110,7 @@ class SecurityConfig:
 
     def __post_init__(self) -> None:
         if self.token is not None and len(self.token) < 8:
-            raise InputError(
-                f"'token' must have at least 8 characters; received {len(self.token)}"
-            )
+            raise InputError(f"'token' must have at least 8 characters; received {len(self.token)}")
         if self.token is None and not is_loopback(self.host):
             raise InputError(
                 "'token' is required when 'host' is not a loopback address; "
@@ -201,7 +199,11 @@ class Guard:
                 )
 
         session = cookies.get(SESSION_COOKIE)
-        if not session or len(session) < 16 or not session.replace("-", "").replace("_", "").isalnum():
+        if (
+            not session
+            or len(session) < 16
+            or not session.replace("-", "").replace("_", "").isalnum()
+        ):
             session = new_token()
             set_cookies.append(f"{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict")
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import errno
+import os
 import socket
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +14,7 @@ from .._errors import InputError
 from .._optional import require
 from ._security import is_loopback, new_token
 
-__all__ = ["check_address", "resolve_token", "run"]
+__all__ = ["check_address", "default_reviewer", "resolve_token", "run", "serve"]
 
 
 def check_address(host: str, port: int) -> None:
@@ -105,5 +107,95 @@ def run(
             on_ready(bound)
             sys.stdout.flush()
 
-        server.startup = startup  # type: ignore[method-assign]
+        server.startup = startup
     server.run()
+
+
+def default_reviewer() -> str:
+    """The login name of the user running the server (``"reviewer"`` if unknown)."""
+    import getpass
+
+    try:
+        return getpass.getuser() or "reviewer"
+    except (OSError, KeyError):
+        return "reviewer"
+
+
+def serve(
+    db: str | os.PathLike[str],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    reviewer: str | None = None,
+    token: str | None = None,
+    echo: Callable[[str], None] = print,
+) -> None:
+    """Serve the labelling app of label store ``db`` until interrupted.
+
+    Parameters
+    ----------
+    db : path
+        The label store (it must exist; ``ereval label init`` creates it).
+    host : str, default "127.0.0.1"
+        Address to listen on. Beyond loopback an access token is required.
+    port : int, default 8000
+        Port (0: any free port).
+    reviewer : str, optional
+        Who labels (default: the login name); each browser can choose another.
+    token : str, optional
+        Access token; generated and printed when ``host`` is not loopback.
+    echo : callable
+        Where the address of the app is printed.
+
+    The server takes the store's lease first, so a second server on the same
+    store is refused with a clear error; the lease is renewed while serving and
+    given back on exit (a lease left by a killed server is taken over).
+    """
+    from ..labels import LabelStore
+    from ._security import SecurityConfig
+    from ._state import check_reviewer_name
+    from ._web import create_app
+
+    check_address(host, port)
+    token, generated = resolve_token(host, token)
+    security = SecurityConfig(host=host, token=token)
+    who = check_reviewer_name(reviewer if reviewer is not None else default_reviewer())
+    require("fastapi", feature="the labelling app")
+    require("uvicorn", feature="the labelling app")
+    store = LabelStore(db)
+    try:
+        lease = store.acquire_server(owner=f"ereval label serve ({host}:{port})")
+        try:
+            guard = create_app(store, reviewer=who, security=security, lease=lease)
+            state = guard.app.state.ereval
+            with state.lock:
+                state.warm()
+            stop = threading.Event()
+
+            def beat() -> None:
+                while not stop.wait(lease.ttl / 3):
+                    with state.lock:
+                        lease.heartbeat()
+
+            threading.Thread(target=beat, name="ereval-lease", daemon=True).start()
+
+            def ready(bound: int) -> None:
+                shown = f"[{host}]" if ":" in host else host
+                query = f"/?token={token}" if token else "/"
+                echo(f"ereval labelling app for {store.path} at http://{shown}:{bound}{query}")
+                if generated:
+                    echo(f"access token (generated): {token}")
+                echo(f"reviewer: {who} · press Ctrl-C to stop")
+
+            try:
+                run(guard, host=host, port=port, on_ready=ready)
+            finally:
+                stop.set()
+                with state.lock:
+                    lease.release()
+        except BaseException:
+            if not lease.released:
+                lease.release()
+            raise
+    finally:
+        store.close()

@@ -97,15 +97,9 @@ class AppState:
         found = self._sessions.get(name)
         if found is not None:
             return found
-        from ..labels import ClusterReview, ItemLabelling, PairLabelling
+        from ..labels import open_session
 
-        info = self.store.session(name)
-        kinds: dict[str, Any] = {
-            "cluster": ClusterReview,
-            "pairs": PairLabelling,
-            "items": ItemLabelling,
-        }
-        session = kinds[info.kind](self.store, name)
+        session = open_session(self.store, name)
         self._sessions[name] = session
         return session
 

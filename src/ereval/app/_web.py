@@ -1,15 +1,15 @@
 """The FastAPI application: page rendering, the overview, undo/redo, static files."""
 
-from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
 from .._optional import require
 from ._security import Guard, SecurityConfig
 from ._state import AppState, check_reviewer_name, url_for
 from ._static import static_file
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 __all__ = ["REVIEWER_COOKIE", "create_app", "render", "reviewer_of"]
 
@@ -90,9 +90,11 @@ def session_rows(state: AppState, reviewer: str) -> list[dict[str, Any]]:
             {
                 "number": number,
                 "name": info.name,
-                "kind": {"cluster": "cluster review", "pairs": "pair labelling", "items": "ranked items"}[
-                    info.kind
-                ],
+                "kind": {
+                    "cluster": "cluster review",
+                    "pairs": "pair labelling",
+                    "items": "ranked items",
+                }[info.kind],
                 "progress": progress,
                 "mine": len(mine),
                 "total": total,
@@ -129,14 +131,16 @@ def create_app(
     An ASGI application.
     """
     fastapi = require("fastapi", feature="the labelling app")
-    require("multipart", feature="the labelling app (form parsing)")
+    require("python_multipart", feature="the labelling app (form parsing)")
     from fastapi import Form, Request
     from fastapi.responses import PlainTextResponse, Response
 
     from . import _adjudication, _pairs, _review
 
-    state = AppState(store=store, reviewer=check_reviewer_name(reviewer), security=security, lease=lease)
-    app = fastapi.FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    state = AppState(
+        store=store, reviewer=check_reviewer_name(reviewer), security=security, lease=lease
+    )
+    app: FastAPI = fastapi.FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.state.ereval = state
     app.state.templates = _templates()
 
@@ -178,7 +182,9 @@ def create_app(
             state.store.session(name)
             event = getattr(state.store, action)(name, reviewer=who)
         if event is None:
-            return redirect(request, url_for("session", name), flash=f"nothing to {action}", error=True)
+            return redirect(
+                request, url_for("session", name), flash=f"nothing to {action}", error=True
+            )
         done = "undone" if action == "undo" else "redone"
         to = url_for("session", name)
         kind = state.store.session(name).kind
@@ -200,6 +206,6 @@ def create_app(
     return Guard(app, security)
 
 
-def form_list(form: Mapping[str, Any] | Any, key: str) -> list[str]:
+def form_list(form: Any, key: str) -> list[str]:
     """Every value of a repeated form or query field, without empties."""
     return [str(v) for v in form.getlist(key) if str(v).strip()]
