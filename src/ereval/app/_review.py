@@ -57,11 +57,12 @@ def review_view(
         state = {"remove": remove, "add": add, "tag": tags, "focus": focus, **change}
         return url_for("review", name, item=item, **state)
 
+    id_col = session.config.get("id_col")
     columns: list[str] = []
     rows = []
     for i, (rid, attrs) in enumerate(zip(predicted, task.attributes, strict=True)):
         for col in attrs:
-            if col not in columns:
+            if col not in columns and col != id_col:
                 columns.append(col)
         rows.append(
             {
@@ -76,7 +77,7 @@ def review_view(
     for j, rid in enumerate(add):
         attrs = session.attributes(rid) if rid in session.records else {}
         for col in attrs:
-            if col not in columns:
+            if col not in columns and col != id_col:
                 columns.append(col)
         rows.append(
             {
@@ -176,15 +177,27 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
 
     @app.get("/s/{name}/search")
     def search(request: Request, name: str, q: str = "", item: str = "") -> Any:
+        """Fuzzy search of the whole data set, without the records of ``item``'s
+        predicted cluster (they are on the page already)."""
         with state.lock:
             session = cluster_session(name)
-        hits = session.search(q[:200], limit=20) if q.strip() else []
+            shown: set[str] = set()
+            if item and state.store.has_item(name, item):
+                shown = set(session.predicted_cluster(item))
+        hits = session.search(q[:200], limit=20 + len(shown)) if q.strip() else []
+        prediction = session.prediction
         return JSONResponse(
             {
                 "results": [
-                    {"record_id": h.record_id, "text": h.text, "score": round(h.score)}
+                    {
+                        "record_id": h.record_id,
+                        "text": h.text,
+                        "score": round(h.score),
+                        "note": f"predicted in {prediction.get(h.record_id, '?')}",
+                    }
                     for h in hits
-                ]
+                    if h.record_id not in shown
+                ][:20]
             }
         )
 

@@ -93,7 +93,8 @@
       render();
       return Promise.resolve();
     }
-    var url = box.getAttribute("data-url") + "?q=" + encodeURIComponent(q);
+    var url = box.getAttribute("data-url") + "?q=" + encodeURIComponent(q) +
+      "&item=" + encodeURIComponent(box.getAttribute("data-item") || "");
     return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (resp) { return resp.ok ? resp.json() : { results: [] }; })
       .then(function (data) {
