@@ -182,6 +182,9 @@ class Server:
         if self.process.poll() is None:
             self.process.send_signal(sig)
         self.process.wait(timeout=20)
+        if self.process.stdout is not None and not self.process.stdout.closed:
+            self.lines.extend(self.process.stdout.readlines())
+            self.process.stdout.close()
 
 
 def start_server(db: Path, *args: str, timeout: float = 60.0) -> Server:
@@ -216,8 +219,6 @@ def running(db: Path, *args: str) -> Iterator[Server]:
         yield server
     finally:
         server.kill(signal.SIGTERM)
-        if server.process.stdout is not None:
-            server.process.stdout.close()
 
 
 def csrf_of(html: str) -> str:
