@@ -18,8 +18,8 @@ from ._common import PAIR_LABELS, Resolution
 from .agreement import Agreement, cohen_kappa, krippendorff_alpha, session_agreement
 from .exports import (
     EXPORT_KINDS,
-    ExportKind,
     Exported,
+    ExportKind,
     export_labels,
     import_labels,
     open_session,

@@ -70,7 +70,7 @@ def krippendorff_alpha(units: Sequence[Sequence[Hashable]]) -> float:
     >>> round(krippendorff_alpha(data), 3)
     0.743
     """
-    coincidence: Counter[tuple[Hashable, Hashable]] = Counter()
+    coincidence: dict[tuple[Hashable, Hashable], float] = {}
     for values in units:
         m = len(values)
         if m < 2:
@@ -80,10 +80,10 @@ def krippendorff_alpha(units: Sequence[Sequence[Hashable]]) -> float:
             for k, nk in counts.items():
                 pairs = nc * (nk - 1) if c == k else nc * nk
                 if pairs:
-                    coincidence[(c, k)] += pairs / (m - 1)
-    totals: Counter[Hashable] = Counter()
+                    coincidence[(c, k)] = coincidence.get((c, k), 0.0) + pairs / (m - 1)
+    totals: dict[Hashable, float] = {}
     for (c, _), v in coincidence.items():
-        totals[c] += v
+        totals[c] = totals.get(c, 0.0) + v
     n = sum(totals.values())
     disagree = sum(v for (c, k), v in coincidence.items() if c != k)
     expected = sum(totals[c] * totals[k] for c in totals for k in totals if c != k)

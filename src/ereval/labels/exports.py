@@ -121,18 +121,15 @@ def export_labels(
     """
     _check_kind(store, session, kind)
     obj = open_session(store, session)
-    if kind in ("benchmark", "spreadsheet"):
-        assert isinstance(obj, ClusterReview)
+    if isinstance(obj, ClusterReview):
         if design is not None and design != obj.config["design"]:
             raise InputError(
                 f"'design' {design!r} is not the design session '{session}' was created with "
                 f"({obj.config['design']!r})"
             )
         return _benchmark(obj) if kind == "benchmark" else _spreadsheet(obj)
-    if kind in ("pairs", "splink"):
-        assert isinstance(obj, PairLabelling)
+    if isinstance(obj, PairLabelling):
         return _pairs(obj, splink=kind == "splink", source_col=source_col)
-    assert isinstance(obj, ItemLabelling)
     return _paula(obj)
 
 
@@ -199,7 +196,9 @@ def _benchmark(review: ClusterReview) -> Exported:
                     "draws": counts[head],
                 }
             )
-    frame = pd.DataFrame(rows, columns=["record_id", "cluster_id", "unit_id", "probability", "draws"])
+    frame = pd.DataFrame(
+        rows, columns=["record_id", "cluster_id", "unit_id", "probability", "draws"]
+    )
     if not review.config.get("replace", True):
         warnings.append(
             "records were drawn without replacement; the estimators treat the sample as drawn "
@@ -220,7 +219,9 @@ def _spreadsheet(review: ClusterReview) -> Exported:
             (x, "add") for x in value.get("add", ())
         ]
         for x, action in changes or [(item.key, "none")]:
-            rows.append({"sampled_record": item.key, "record_id": x, "action": action, "tags": tags})
+            rows.append(
+                {"sampled_record": item.key, "record_id": x, "action": action, "tags": tags}
+            )
     frame = pd.DataFrame(rows, columns=["sampled_record", "record_id", "action", "tags"])
     return Exported(frame, "spreadsheet")
 
@@ -303,14 +304,11 @@ def import_labels(
     frame = read_table(path, name="labels", text_columns="all")
     source = Path(path).name
     entries: list[tuple[str, Any]]
-    if kind in ("benchmark", "spreadsheet"):
-        assert isinstance(obj, ClusterReview)
+    if isinstance(obj, ClusterReview):
         entries = _cluster_entries(obj, frame, kind)
-    elif kind in ("pairs", "splink"):
-        assert isinstance(obj, PairLabelling)
+    elif isinstance(obj, PairLabelling):
         entries = _pair_entries(obj, frame, kind)
     else:
-        assert isinstance(obj, ItemLabelling)
         entries = _item_entries(obj, frame)
     for item, _ in entries:
         if not store.has_item(session, item):
@@ -332,7 +330,9 @@ def _need(frame: pd.DataFrame, cols: list[str]) -> None:
         )
 
 
-def _cluster_entries(review: ClusterReview, frame: pd.DataFrame, kind: str) -> list[tuple[str, Any]]:
+def _cluster_entries(
+    review: ClusterReview, frame: pd.DataFrame, kind: str
+) -> list[tuple[str, Any]]:
     changes: dict[str, tuple[list[str], list[str]]] = {}
     tags: dict[str, list[str]] = {}
     if kind == "spreadsheet":
@@ -355,7 +355,9 @@ def _cluster_entries(review: ClusterReview, frame: pd.DataFrame, kind: str) -> l
         _need(frame, ["record_id", "cluster_id"])
         clusters: dict[str, list[str]] = {}
         cluster_of: dict[str, str] = {}
-        for rid, cid in zip(frame["record_id"].astype(str), frame["cluster_id"].astype(str), strict=True):
+        for rid, cid in zip(
+            frame["record_id"].astype(str), frame["cluster_id"].astype(str), strict=True
+        ):
             clusters.setdefault(cid, []).append(rid)
             cluster_of[rid] = cid
         for item in review.store.items(review.name):
@@ -370,7 +372,10 @@ def _cluster_entries(review: ClusterReview, frame: pd.DataFrame, kind: str) -> l
             raise InputError(f"'labels': {r!r} is not a drawn record of session '{review.name}'")
         report = review.check(r, remove=remove, add=add)
         if not report.ok:
-            raise InputError(f"'labels': the review of record {r!r} fails its checks: " + "; ".join(report.errors))
+            raise InputError(
+                f"'labels': the review of record {r!r} fails its checks: "
+                + "; ".join(report.errors)
+            )
         predicted = review.predicted_cluster(r)
         entries.append(
             (
@@ -403,11 +408,15 @@ def _pair_label(value: Any) -> str:
         "unsure": "unsure",
     }
     if text not in mapping:
-        raise InputError(f"'labels': a pair label must be 1/0 (or match/non-match); received {value!r}")
+        raise InputError(
+            f"'labels': a pair label must be 1/0 (or match/non-match); received {value!r}"
+        )
     return mapping[text]
 
 
-def _pair_entries(labelling: PairLabelling, frame: pd.DataFrame, kind: str) -> list[tuple[str, Any]]:
+def _pair_entries(
+    labelling: PairLabelling, frame: pd.DataFrame, kind: str
+) -> list[tuple[str, Any]]:
     cfg = labelling.config
     if kind == "pairs":
         _need(frame, [cfg["pair_id_col"], "label"])
@@ -415,11 +424,11 @@ def _pair_entries(labelling: PairLabelling, frame: pd.DataFrame, kind: str) -> l
         values = frame["label"].tolist()
     else:
         _need(frame, ["unique_id_l", "unique_id_r", "clerical_match_score"])
-        by_ends: dict[frozenset[str], str] = {
-            frozenset(e): p for p, e in labelling.ends.items()
-        }
+        by_ends: dict[frozenset[str], str] = {frozenset(e): p for p, e in labelling.ends.items()}
         ids = []
-        for a, b in zip(frame["unique_id_l"].astype(str), frame["unique_id_r"].astype(str), strict=True):
+        for a, b in zip(
+            frame["unique_id_l"].astype(str), frame["unique_id_r"].astype(str), strict=True
+        ):
             pid = by_ends.get(frozenset((a, b)))
             if pid is None:
                 raise InputError(f"'labels': the pair ({a!r}, {b!r}) is not in the session's pool")
@@ -437,5 +446,6 @@ def _item_entries(labelling: ItemLabelling, frame: pd.DataFrame) -> list[tuple[s
     col = labelling.config["item_col"]
     _need(frame, [col, "label"])
     return [
-        (str(i), _pair_label(v)) for i, v in zip(frame[col].astype(str), frame["label"], strict=True)
+        (str(i), _pair_label(v))
+        for i, v in zip(frame[col].astype(str), frame["label"], strict=True)
     ]

@@ -242,8 +242,14 @@ class PairLabelling:
         """The :class:`ereval.oasis.Pool` of the session."""
         if self._pool is None:
             self._pool = _read_pool(self.config)
-            self._index_of = {str(p): i for i, p in enumerate(self._pool.pair_ids)}
         return self._pool
+
+    @property
+    def index_of(self) -> dict[str, int]:
+        """pair id -> position in the pool."""
+        if self._index_of is None:
+            self._index_of = {str(p): i for i, p in enumerate(self.pool.pair_ids)}
+        return self._index_of
 
     @property
     def ends(self) -> dict[str, tuple[str, str]]:
@@ -289,8 +295,6 @@ class PairLabelling:
         ``None`` when sampling stopped (see :attr:`stop_reason`) or waits for a
         second review or an adjudication (``stop_reason == "waiting"``).
         """
-        pool = self.pool
-        assert self._index_of is not None  # set with the pool
         res = self.resolution()
         known = {
             k: 1 if v == "match" else 0
@@ -381,11 +385,9 @@ class PairLabelling:
         A blind session shows them only after the decision and only when it was
         created with ``reveal=True``.
         """
-        _ = self.pool
-        assert self._index_of is not None
         if not force and self.config.get("blind", True) and not self.config.get("reveal"):
             raise InputError(f"session '{self.name}' does not show scores (it is blind)")
-        i = self._index_of.get(str(pair_id))
+        i = self.index_of.get(str(pair_id))
         if i is None:
             raise InputError(f"'item' {pair_id!r} is not a pair of session '{self.name}'")
         return float(self.pool.scores[i]), int(self.pool.predictions[i])

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from .._errors import InputError
@@ -40,7 +41,7 @@ from ._common import (
     resolve,
 )
 from .qc import QualityReport, check_review
-from .search import SearchHit, SearchIndex, record_texts
+from .search import SearchHit, SearchIndex
 from .store import Event, LabelStore
 
 __all__ = [
@@ -188,17 +189,19 @@ def create_cluster_review(
     store.add_items(
         name,
         [
-            Item(rid, draws[0], {"draws": draws, "weight": float(probs[records.position(rid) or 0])})
+            Item(
+                rid, draws[0], {"draws": draws, "weight": float(probs[records.position(rid) or 0])}
+            )
             for rid, draws in first.items()
         ],
     )
     return ClusterReview(store, name)
 
 
-def _record_probabilities(records: Records, weights_col: str | None) -> np.ndarray:
+def _record_probabilities(records: Records, weights_col: str | None) -> npt.NDArray[np.float64]:
     n = len(records.frame)
     if weights_col is None:
-        return np.ones(n)
+        return np.ones(n, dtype=np.float64)
     raw = pd.to_numeric(records.frame[weights_col], errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(raw) | (raw <= 0)
     if bad.any():
@@ -206,7 +209,7 @@ def _record_probabilities(records: Records, weights_col: str | None) -> np.ndarr
             f"'weights_col': column '{weights_col}' must hold finite weights > 0; "
             f"{int(bad.sum())} record(s) do not (e.g. {examples(np.array(records.ids)[bad])})"
         )
-    return raw
+    return np.asarray(raw, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -293,8 +296,8 @@ class ClusterReview:
         """ĉ(r): the records predicted with ``record_id``, ``record_id`` first."""
         if self._members is None:
             members: dict[str, list[str]] = {}
-            for rid, cid in self.prediction.items():
-                members.setdefault(cid, []).append(rid)
+            for rid, label in self.prediction.items():
+                members.setdefault(label, []).append(rid)
             self._members = members
         cid = self.prediction.get(str(record_id))
         if cid is None:
@@ -403,7 +406,9 @@ class ClusterReview:
         add = sorted(dict.fromkeys(str(r) for r in add))
         report = self.check(record_id, remove=remove, add=add)
         if not report.ok:
-            raise InputError(f"the review of record {record_id!r} fails its checks: " + "; ".join(report.errors))
+            raise InputError(
+                f"the review of record {record_id!r} fails its checks: " + "; ".join(report.errors)
+            )
         predicted = self.predicted_cluster(record_id)
         true = sorted((set(predicted) - set(remove)) | set(add))
         value = {

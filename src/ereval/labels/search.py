@@ -110,9 +110,7 @@ class SearchIndex:
         self._keys = np.sort(np.concatenate(keys)) if keys else np.zeros(0, dtype=np.int64)
 
     @classmethod
-    def from_frame(
-        cls, frame: pd.DataFrame, *, id_col: str, columns: Sequence[str]
-    ) -> SearchIndex:
+    def from_frame(cls, frame: pd.DataFrame, *, id_col: str, columns: Sequence[str]) -> SearchIndex:
         """Index the ``columns`` of a table whose ids are in ``id_col``."""
         return cls(frame[id_col].astype("string").tolist(), record_texts(frame, columns))
 

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from .._errors import InputError
 from .._validation import describe
-from ._schema import SCHEMA_VERSION, migrate, schema_version
+from ._schema import migrate, schema_version
 
 __all__ = [
     "ACTIONS",
@@ -292,9 +292,7 @@ class LabelStore:
             self._conn.execute("PRAGMA synchronous = FULL")
             self._conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.DatabaseError as exc:
-            raise InputError(
-                f"'{self.path}' is not a label store (SQLite said: {exc})"
-            ) from exc
+            raise InputError(f"'{self.path}' is not a label store (SQLite said: {exc})") from exc
         if str(mode).lower() != "wal":
             raise InputError(f"label store '{self.path}' cannot use WAL mode (got {mode!r})")
         try:
@@ -607,7 +605,7 @@ class LabelStore:
 
     def events(self, session: str | None = None, *, reviewer: str | None = None) -> list[Event]:
         """The log, in order (of one session and/or reviewer when given)."""
-        sql, args = self._EVENT_SQL, []
+        sql, args = self._EVENT_SQL, list[Any]()
         where = []
         if session is not None:
             where.append("e.session_id = ?")
@@ -719,6 +717,8 @@ class LabelStore:
                 if reviewer in done_by:
                     continue
                 need = (required or {}).get(key, default_required)
+                if need <= 0:
+                    continue
                 if key not in mine and len(done_by | claims.get(key, set())) >= need:
                     continue
                 conn.execute(
@@ -737,7 +737,9 @@ class LabelStore:
             )
 
     # ------------------------------------------------------------------ lease
-    def acquire_server(self, *, owner: str = "ereval label serve", ttl: float = 15.0) -> ServerLease:
+    def acquire_server(
+        self, *, owner: str = "ereval label serve", ttl: float = 15.0
+    ) -> ServerLease:
         """Take the server lease, or raise if a live server holds it.
 
         A lease whose heartbeat is older than ``ttl`` seconds, or whose process
