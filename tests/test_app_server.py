@@ -99,7 +99,8 @@ def test_two_reviewers_at_once_lose_and_duplicate_nothing(tmp_path: Path) -> Non
         assert not failures, failures
 
         # the agreement page reports the units reviewed twice
-        page = client(server.url).get("/agreement")
+        with client(server.url) as c:
+            page = c.get("/agreement")
         assert page.status_code == 200 and "Cohen" in page.text
 
     with LabelStore(db) as store:

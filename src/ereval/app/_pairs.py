@@ -156,7 +156,7 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
         with state.lock:
             session = session_of(name, "items")
             item = session.next(reviewer=who)
-            progress = session.progress()
+            progress = state.progress(name)
         config = session.config
         shown: list[tuple[str, Any]] = []
         if item is not None:

@@ -99,7 +99,6 @@ def review_view(
         side = "in" if rid in true_cluster else "out"
         clusters.setdefault(cid, {"in": [], "out": []})[side].append(rid)
 
-    progress = session.progress()
     return {
         "session": name,
         "item": item,
@@ -118,7 +117,6 @@ def review_view(
         "true_cluster": true_cluster,
         "predicted_cluster": prediction.get(item, "?"),
         "clusters": clusters,
-        "progress": progress,
         "focus": min(max(focus, 0), max(len(rows) - 1, 0)),
         "search_url": url_for("search", name),
         "add_base": draft_url(),
@@ -153,7 +151,7 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
                         request,
                         "review_done.html",
                         session=name,
-                        progress=session.progress(),
+                        progress=state.progress(name),
                         undo_url=url_for("undo", name),
                         redo_url=url_for("redo", name),
                     )
@@ -173,7 +171,8 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
                 focus=focus,
             )
             given = state.store.labels(name, reviewer=who).get(item, {}).get(who)
-        return render(request, "review.html", given=given, **view)
+            progress = state.progress(name)
+        return render(request, "review.html", given=given, progress=progress, **view)
 
     @app.get("/s/{name}/search")
     def search(request: Request, name: str, q: str = "", item: str = "") -> Any:
@@ -231,8 +230,9 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
             except InputError as exc:
                 return redirect(request, back, flash=f"not saved: {exc}", error=True)
             true = (set(predicted) - set(remove)) | set(add)
+            following = session.next(reviewer=who)  # straight to the next record
         return redirect(
             request,
-            url_for("review", name),
+            url_for("review", name, item=None if following is None else following.record_id),
             flash=f"saved {item}: a true cluster of {len(true)} record(s)",
         )

@@ -83,6 +83,7 @@ class AppState:
     lease: ServerLease | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
     flashes: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    _progress: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     _sessions: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -102,6 +103,16 @@ class AppState:
         session = open_session(self.store, name)
         self._sessions[name] = session
         return session
+
+    def progress(self, name: str) -> dict[str, Any]:
+        """The session's progress counts, recomputed only after the log changed."""
+        fingerprint = self.store.fingerprint(name)
+        cached = self._progress.get(name)
+        if cached is not None and cached[0] == fingerprint:
+            return cached[1]
+        progress: dict[str, Any] = self.open_session(name).progress()
+        self._progress[name] = (fingerprint, progress)
+        return progress
 
     def warm(self) -> None:
         """Load every session's data and search index now, so no request waits for it."""

@@ -81,8 +81,7 @@ def session_rows(state: AppState, reviewer: str) -> list[dict[str, Any]]:
     """One row per session for the overview: kind, counts, progress and its link."""
     rows = []
     for number, info in enumerate(state.store.sessions(), start=1):
-        session = state.open_session(info.name)
-        progress = session.progress()
+        progress = state.progress(info.name)
         mine = state.store.labels(info.name, reviewer=reviewer)
         total = progress.get("records") or progress.get("budget") or progress.get("planned")
         done = progress.get("resolved", 0)
