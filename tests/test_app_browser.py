@@ -137,6 +137,10 @@ def test_keyboard_only_review_gives_the_expected_benchmark(
     page.wait_for_selector("#done")
     assert "saved r01" in page.inner_text(".flash")
     _shot(page, "04-review-done")
+    with page.expect_navigation():
+        page.keyboard.press("a")  # agreement and adjudication
+    page.wait_for_selector(".agreement")
+    _shot(page, "06-agreement")
     assert errors == []
 
     # the store holds the answer; the exported benchmark gives the expected estimates
