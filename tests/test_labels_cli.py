@@ -116,3 +116,36 @@ def test_bad_input_gives_one_line(tmp_path: Path) -> None:
     conn.close()
     _refused(["label", "status", "--db", db], "newer than this version")
     _refused(["label", "status", "--db", str(tmp_path / "none.db")], "does not exist")
+
+
+def test_exports_are_read_by_oasis_and_paula(tmp_path: Path) -> None:
+    db = str(tmp_path / "l.db")
+    _ok(["label", "init", "--db", db, "--kind", "pairs", "--session", "p", "--data", RECORDS,
+         "--pairs", PAIRS, "--budget", "12", "--seed", "2"])  # fmt: skip
+    pairs = pd.read_csv(PAIRS, dtype={"pair_id": str})
+    truth = dict(zip(pairs.pair_id, pairs.label, strict=True))
+    with LabelStore(db) as store:
+        labelling = open_session(store, "p")
+        while (task := labelling.next(reviewer="ana")) is not None:  # type: ignore[union-attr]
+            labelling.label(task.pair_id, "match" if truth[task.pair_id] else "non-match",  # type: ignore[union-attr]
+                            reviewer="ana")  # fmt: skip
+    out = str(tmp_path / "pool.csv")
+    _ok(["label", "export", "--db", db, "--kind", "pairs", "-o", out])
+    est = json.loads(_ok(["oasis", "estimate", out, "--label-col", "label", "--seed", "0",
+                          "--method", "passive", "--budget", "12", "-f", "json"]))  # fmt: skip
+    assert est["labels_used"] == 12
+    ranked = str(tmp_path / "ranked.csv")
+    pd.DataFrame({"pair_id": [f"q{k}" for k in range(300)]}).to_csv(ranked, index=False)
+    _ok(["label", "init", "--db", db, "--kind", "items", "--session", "i", "--ranked", ranked,
+         "--epsilon", "0.2", "--delta", "3"])  # fmt: skip
+    with LabelStore(db) as store:
+        items = open_session(store, "i")
+        for item in store.items("i"):
+            items.label(item.key, "match" if item.position < 100 else "non-match", reviewer="ana")  # type: ignore[union-attr, arg-type]
+    labels = str(tmp_path / "paula.csv")
+    _ok(["label", "export", "--db", db, "--session", "i", "--kind", "paula", "-o", labels])
+    bounds = json.loads(_ok(["paula", "bounds", ranked, labels, "--epsilon", "0.2", "--delta",
+                             "3", "--at", "50", "-f", "json"]))  # fmt: skip
+    assert json.dumps(bounds)  # read without complaint
+    status = json.loads(_ok(["label", "status", "--db", db, "--session", "i", "-f", "json"]))
+    assert status["sessions"][0]["progress"]["done"]

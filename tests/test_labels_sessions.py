@@ -373,3 +373,98 @@ def test_kappa_matches_sklearn_and_alpha_krippendorff() -> None:
         1 - 5 * 2 / (2 * 3 * 3)
     )
     assert np.isnan(krippendorff_alpha([["a", "a"]]))
+
+
+def test_blind_sessions_reveal_scores_only_when_configured(
+    world: dict[str, Path], tmp_path: Path
+) -> None:
+    _pairs_world(world, tmp_path)
+    store = LabelStore(world["db"], create=True)
+    common = {"data": world["data"], "pairs": tmp_path / "pairs.csv", "seed": 1}
+    blind = create_pair_labelling(store, "blind", **common)  # type: ignore[arg-type]
+    task = blind.next(reviewer="ana")
+    assert task is not None and task.score is None and task.prediction is None
+    with pytest.raises(InputError, match="does not show scores"):
+        blind.reveal(task.pair_id)
+    after = create_pair_labelling(store, "after", reveal=True, **common)  # type: ignore[arg-type]
+    task = after.next(reviewer="ana")
+    assert task is not None and task.score is None
+    score, prediction = after.reveal(task.pair_id)
+    assert 0.0 <= score <= 1.0 and prediction in (0, 1)
+    shown = create_pair_labelling(store, "shown", blind=False, **common)  # type: ignore[arg-type]
+    task = shown.next(reviewer="ana")
+    assert task is not None and task.score == score and task.prediction == prediction
+
+
+def test_pair_and_item_labels_import_back(world: dict[str, Path], tmp_path: Path) -> None:
+    frame = _pairs_world(world, tmp_path)
+    truth = dict(zip(frame.pair_id, frame.label, strict=True))
+    store = LabelStore(world["db"], create=True)
+    common = {"data": world["data"], "pairs": tmp_path / "pairs.csv", "seed": 3, "budget": 10}
+    first = create_pair_labelling(store, "a", **common)  # type: ignore[arg-type]
+    while (task := first.next(reviewer="ana")) is not None:
+        first.label(task.pair_id, "match" if truth[task.pair_id] else "non-match", reviewer="ana")
+    for kind in ("pairs", "splink"):
+        export_labels(store, "a", kind=kind).frame.to_csv(tmp_path / f"{kind}.csv", index=False)  # type: ignore[arg-type]
+        again = create_pair_labelling(store, kind, **common)  # type: ignore[arg-type]
+        import_labels(store, kind, tmp_path / f"{kind}.csv", kind=kind)  # type: ignore[arg-type]
+        assert again.resolution().resolved == first.resolution().resolved
+        # the imported labels answer the sampler: it needs nobody until the budget
+        assert again.next(reviewer="bob") is None and again.stop_reason == "budget"
+    pd.DataFrame({"pair_id": [f"q{k}" for k in range(60)]}).to_csv(tmp_path / "r.csv", index=False)
+    items = create_item_labelling(store, "i", ranked=tmp_path / "r.csv", epsilon=0.5, delta=2)
+    for it in store.items("i"):
+        items.label(it.key, "match" if it.position % 3 else "non-match", reviewer="ana")
+    export_labels(store, "i", kind="paula").frame.to_csv(tmp_path / "p.csv", index=False)
+    back = create_item_labelling(store, "j", ranked=tmp_path / "r.csv", epsilon=0.5, delta=2)
+    import_labels(store, "j", tmp_path / "p.csv", kind="paula")
+    assert back.labelled_ranks() == items.labelled_ranks()
+
+
+_REVIEWER = """
+import sys
+from ereval.labels import LabelStore, open_session
+store = LabelStore(sys.argv[1])
+review = open_session(store, "m")
+while (task := review.next(reviewer=sys.argv[2])) is not None:
+    # each reviewer removes nothing, except bob on every third drawn record
+    remove = task.predicted[1:2] if sys.argv[2] == "bob" and task.position % 3 == 0 else []
+    review.save(task.record_id, reviewer=sys.argv[2], remove=remove)
+"""
+
+
+def test_two_reviewer_processes_share_a_review_with_overlap(world: dict[str, Path]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    store = LabelStore(world["db"], create=True)
+    review = create_cluster_review(
+        store, "m", data=world["data"], prediction=world["pred"], n=20, seed=8, overlap=0.4
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _REVIEWER, str(world["db"]), who],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for who in ("ana", "bob")
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    need = review.required()
+    labels = store.labels("m")
+    assert set(labels) == set(need)  # nothing lost
+    for item, who in labels.items():  # double items reached both, the others exactly one
+        assert len(who) == need[item], (item, who)
+    assert len(store.events("m")) == sum(need.values())  # nothing duplicated
+    doubles = [k for k, v in need.items() if v == 2]
+    assert doubles and session_agreement(store, "m").units == len(doubles)
+    disputed = [
+        k for k in doubles if len({tuple(v["true_cluster"]) for v in labels[k].values()}) > 1
+    ]
+    assert disputed and sorted(review.resolution().queue) == sorted(disputed)

@@ -164,7 +164,13 @@ class Resolution:
 
 
 def resolve(store: LabelStore, session: str, required: Mapping[str, int]) -> Resolution:
-    """Resolve the current labels of a session (``required``: reviewers needed per item)."""
+    """Resolve the current labels of a session (``required``: reviewers needed per item).
+
+    An adjudication decides. Otherwise the reviewers' labels decide once as many
+    reviewers as the item needs agree and none is "unsure"; a disagreement or an
+    "unsure" sends the item to the adjudication queue. A pair label implied by
+    transitivity counts only when no reviewer labelled the pair.
+    """
     labels = store.labels(session)
     adjudicated = store.adjudications(session)
     resolved: dict[str, Any] = {}
@@ -174,17 +180,18 @@ def resolve(store: LabelStore, session: str, required: Mapping[str, int]) -> Res
         if item in adjudicated:
             resolved[item] = adjudicated[item][1]
             continue
-        if TRANSITIVITY in given:
+        humans = {who: v for who, v in given.items() if who != TRANSITIVITY}
+        if not humans:  # a pair label implied by transitivity, asked of nobody
             resolved[item] = given[TRANSITIVITY]
             continue
-        categories = {_hashable(canonical(v)) for v in given.values()}
-        unsure = any(v == "unsure" for v in given.values())
+        categories = {_hashable(canonical(v)) for v in humans.values()}
+        unsure = any(v == "unsure" for v in humans.values())
         if len(categories) > 1 or unsure:
             queue.append(item)
-        elif len(given) < required.get(item, 1):
+        elif len(humans) < required.get(item, 1):
             pending.append(item)
         else:
-            resolved[item] = next(iter(given.values()))
+            resolved[item] = next(iter(humans.values()))
     for item, (_, value) in adjudicated.items():
         resolved.setdefault(item, value)
     return Resolution(resolved, pending, queue, labels)

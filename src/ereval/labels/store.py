@@ -21,20 +21,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import sqlite3
 import time
-import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from .._errors import InputError
 from .._validation import describe
+from ._lease import ServerLease, acquire, holder
 from ._schema import migrate, schema_version
+from ._types import Event, Item, SessionInfo, SessionKind, Stream
 
 __all__ = [
     "ACTIONS",
@@ -47,11 +46,10 @@ __all__ = [
     "SessionKind",
 ]
 
-SessionKind = Literal["cluster", "pairs", "items"]
 KINDS: tuple[SessionKind, ...] = ("cluster", "pairs", "items")
 Action = Literal["label", "undo", "redo", "adjudicate"]
 ACTIONS: tuple[Action, ...] = ("label", "undo", "redo", "adjudicate")
-_DOING = ("label", "adjudicate")
+
 
 #: A claim keeps an item for the reviewer it was handed to for this long (seconds).
 CLAIM_SECONDS = 1800.0
@@ -69,177 +67,6 @@ def _version() -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    """A labelling session: its name, kind and configuration.
-
-    Attributes
-    ----------
-    id : int
-    name : str
-    kind : {"cluster", "pairs", "items"}
-        Cluster review, pair labelling or ranked-item labelling.
-    config : dict
-        The project configuration the session was created with (data file, id
-        column, columns to search and show, blindness, overlap, seed, design).
-    created_at : str
-        UTC time of creation (ISO 8601).
-    """
-
-    id: int
-    name: str
-    kind: SessionKind
-    config: dict[str, Any]
-    created_at: str
-
-
-@dataclass(frozen=True)
-class Item:
-    """One thing to label: a drawn record, a pair, a ranked item.
-
-    Attributes
-    ----------
-    key : str
-        Its id in the session (a record id, pair id or item id, as text).
-    position : int
-        Its place in the queue (the draw order for records).
-    payload : dict
-        What the session needs to show it (record ids, draws, probability,
-        score, rank, ...).
-    """
-
-    key: str
-    position: int
-    payload: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Event:
-    """One row of the append-only log.
-
-    Attributes
-    ----------
-    id : int
-        Increasing log position.
-    session : str
-        Session name.
-    reviewer : str
-    time : str
-        UTC time (ISO 8601, microseconds).
-    action : {"label", "undo", "redo", "adjudicate"}
-    item : str or None
-        The item labelled (``None`` for undo/redo, see ``target``).
-    value : Any
-        The label given (``None`` for undo/redo).
-    shown : dict
-        What the reviewer was shown when acting.
-    version : str
-        The ereval version that wrote the event.
-    target : int or None
-        For undo/redo, the event undone or redone.
-    source : str or None
-        Where an imported label came from (a file name), or ``"transitivity"``
-        for a pair label implied by earlier labels.
-    """
-
-    id: int
-    session: str
-    reviewer: str
-    time: str
-    action: str
-    item: str | None
-    value: Any
-    shown: dict[str, Any]
-    version: str
-    target: int | None
-    source: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the event."""
-        return {
-            "id": self.id,
-            "session": self.session,
-            "reviewer": self.reviewer,
-            "time": self.time,
-            "action": self.action,
-            "item": self.item,
-            "value": self.value,
-            "shown": self.shown,
-            "version": self.version,
-            "target": self.target,
-            "source": self.source,
-        }
-
-
-@dataclass
-class _Stream:
-    """The undo and redo stacks of one reviewer in one session."""
-
-    done: list[Event] = field(default_factory=list)
-    undone: list[Event] = field(default_factory=list)
-
-    def apply(self, event: Event) -> None:
-        if event.action in _DOING:
-            self.done.append(event)
-            self.undone.clear()
-        elif event.action == "undo" and self.done:
-            self.undone.append(self.done.pop())
-        elif event.action == "redo" and self.undone:
-            self.done.append(self.undone.pop())
-
-
-class ServerLease:
-    """The store's server lease, held by one server process at a time.
-
-    Call :meth:`heartbeat` more often than every ``ttl`` seconds and
-    :meth:`release` on shutdown (or use the lease as a context manager).
-    """
-
-    def __init__(self, store: LabelStore, *, token: str, owner: str, ttl: float) -> None:
-        self._store = store
-        self.token = token
-        self.owner = owner
-        self.ttl = ttl
-        self.released = False
-
-    def heartbeat(self) -> None:
-        """Renew the lease; raise if another server took it over."""
-        with self._store._transaction() as conn:
-            cur = conn.execute(
-                "UPDATE lease SET heartbeat = ? WHERE id = 1 AND token = ?",
-                (time.time(), self.token),
-            )
-            if cur.rowcount != 1:
-                raise InputError(
-                    f"the server lease of label store '{self._store.path}' was taken over by "
-                    "another server; stop this one"
-                )
-
-    def release(self) -> None:
-        """Give the lease up (idempotent)."""
-        if self.released:
-            return
-        with self._store._transaction() as conn:
-            conn.execute("DELETE FROM lease WHERE id = 1 AND token = ?", (self.token,))
-        self.released = True
-
-    def __enter__(self) -> ServerLease:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class LabelStore:
@@ -618,20 +445,20 @@ class LabelStore:
         rows = self._conn.execute(sql + " ORDER BY e.id", args).fetchall()
         return [self._row_event(r) for r in rows]
 
-    def _stream(self, info: SessionInfo, reviewer: str, conn: sqlite3.Connection) -> _Stream:
+    def _stream(self, info: SessionInfo, reviewer: str, conn: sqlite3.Connection) -> Stream:
         rows = conn.execute(
             self._EVENT_SQL + " WHERE e.session_id = ? AND e.reviewer = ? ORDER BY e.id",
             (info.id, reviewer),
         ).fetchall()
-        stream = _Stream()
+        stream = Stream()
         for row in rows:
             stream.apply(self._row_event(row))
         return stream
 
-    def _streams(self, session: str) -> dict[str, _Stream]:
-        streams: dict[str, _Stream] = {}
+    def _streams(self, session: str) -> dict[str, Stream]:
+        streams: dict[str, Stream] = {}
         for event in self.events(session):
-            streams.setdefault(event.reviewer, _Stream()).apply(event)
+            streams.setdefault(event.reviewer, Stream()).apply(event)
         return streams
 
     def labels(self, session: str, *, reviewer: str | None = None) -> dict[str, dict[str, Any]]:
@@ -690,12 +517,12 @@ class LabelStore:
         now = time.time()
         with self._transaction() as conn:
             labelled: dict[str, set[str]] = {}
-            streams: dict[str, _Stream] = {}
+            streams: dict[str, Stream] = {}
             for row in conn.execute(
                 self._EVENT_SQL + " WHERE e.session_id = ? ORDER BY e.id", (info.id,)
             ):
                 event = self._row_event(row)
-                streams.setdefault(event.reviewer, _Stream()).apply(event)
+                streams.setdefault(event.reviewer, Stream()).apply(event)
             for who, stream in streams.items():
                 for event in stream.done:
                     if event.action == "label" and event.item is not None:
@@ -717,7 +544,7 @@ class LabelStore:
                 if reviewer in done_by:
                     continue
                 need = (required or {}).get(key, default_required)
-                if need <= 0:
+                if need <= 0 or len(done_by) >= need:
                     continue
                 if key not in mine and len(done_by | claims.get(key, set())) >= need:
                     continue
@@ -743,37 +570,14 @@ class LabelStore:
         """Take the server lease, or raise if a live server holds it.
 
         A lease whose heartbeat is older than ``ttl`` seconds, or whose process
-        on this host is gone (a crashed server), is taken over.
+        on this host is gone (a crashed server), is taken over. See
+        :class:`~ereval.labels.ServerLease`.
         """
-        host = socket.gethostname()
-        token = uuid.uuid4().hex
-        now = time.time()
-        with self._transaction() as conn:
-            row = conn.execute(
-                "SELECT owner, host, pid, acquired_at, heartbeat FROM lease WHERE id = 1"
-            ).fetchone()
-            if row is not None:
-                held_owner, held_host, pid, since, beat = row
-                stale = now - float(beat) > ttl or (held_host == host and not _pid_alive(pid))
-                if not stale:
-                    raise InputError(
-                        f"label store '{self.path}' is already served by {held_owner} "
-                        f"(pid {pid} on {held_host}, since {since}); stop that server first"
-                    )
-            conn.execute(
-                "INSERT OR REPLACE INTO lease VALUES (1, ?, ?, ?, ?, ?, ?)",
-                (owner, host, os.getpid(), token, _now(), now),
-            )
-        return ServerLease(self, token=token, owner=owner, ttl=ttl)
+        return acquire(self, owner=owner, ttl=ttl)
 
     def server(self) -> dict[str, Any] | None:
         """The current lease holder (owner, host, pid, acquired_at, heartbeat) or ``None``."""
-        row = self._conn.execute(
-            "SELECT owner, host, pid, acquired_at, heartbeat FROM lease WHERE id = 1"
-        ).fetchone()
-        if row is None:
-            return None
-        return dict(zip(("owner", "host", "pid", "acquired_at", "heartbeat"), row, strict=True))
+        return holder(self._conn)
 
     # ---------------------------------------------------------------- helpers
     def fingerprint(self, session: str) -> str:
