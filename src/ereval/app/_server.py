@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import socket
 import sys
 import threading
@@ -174,8 +175,13 @@ def serve(
 
             def beat() -> None:
                 while not stop.wait(lease.ttl / 3):
-                    with state.lock:
-                        lease.heartbeat()
+                    try:
+                        with state.lock:
+                            lease.heartbeat()
+                    except InputError as exc:  # another server took the store over
+                        echo(f"error: {exc}")
+                        os.kill(os.getpid(), signal.SIGTERM)  # Uvicorn shuts down cleanly
+                        return
 
             threading.Thread(target=beat, name="ereval-lease", daemon=True).start()
 
