@@ -47,6 +47,7 @@
   var selected = -1;
   var timer = null;
   var seq = 0;
+  var inflight = null; // the request of the latest query, until it is answered
 
   function render() {
     if (!list) return;
@@ -95,14 +96,16 @@
     }
     var url = box.getAttribute("data-url") + "?q=" + encodeURIComponent(q) +
       "&item=" + encodeURIComponent(box.getAttribute("data-item") || "");
-    return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    inflight = fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (resp) { return resp.ok ? resp.json() : { results: [] }; })
       .then(function (data) {
         if (mine !== seq) return; // a newer query was typed meanwhile
         results = data.results || [];
         selected = results.length ? 0 : -1;
+        inflight = null;
         render();
       });
+    return inflight;
   }
 
   function add() {
@@ -132,6 +135,8 @@
           clearTimeout(timer);
           timer = null;
           search().then(add);
+        } else if (inflight) {
+          inflight.then(add); // add from the answer to what was typed last
         } else {
           add();
         }
