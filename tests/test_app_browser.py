@@ -120,9 +120,8 @@ def test_keyboard_only_review_gives_the_expected_benchmark(
     # / opens the search; a typo-tolerant query finds the missing record r04
     page.keyboard.press("/")
     page.keyboard.type("mariah gonzales")
-    page.wait_for_function(
-        "document.querySelector('#search-results li.selected code')?.textContent === 'r04'",
-        timeout=10_000,
+    sync_api.expect(page.locator("#search-results li.selected code")).to_have_text(
+        "r04", timeout=10_000
     )
     _shot(page, "02-review-search")
     with page.expect_navigation():
