@@ -10,6 +10,7 @@ import pytest
 PACKAGES = [
     "ereval",
     "ereval.analysis",
+    "ereval.app",
     "ereval.compare",
     "ereval.contingency",
     "ereval.curves",

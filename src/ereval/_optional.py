@@ -15,6 +15,10 @@ _EXTRA_OF = {
     "pyspark": "spark",
     "sklearn": "analysis",
     "rapidfuzz": "labels",
+    "fastapi": "app",
+    "uvicorn": "app",
+    "jinja2": "app",
+    "python_multipart": "app",
 }
 
 

@@ -26,6 +26,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.paula",
     "ereval.cli.label",
     "ereval.cli.example",
+    "ereval.cli.label_serve",  # after the label group, which it joins
 )
 
 for _name in _COMMAND_MODULES:

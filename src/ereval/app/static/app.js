@@ -1,0 +1,192 @@
+// Keyboard shortcuts and the search box of the ereval labelling app.
+// Every action is a button or link carrying data-key="<key>"; pressing the key
+// clicks it. j/k move the current row, x toggles it, / opens the search box,
+// arrows + Enter add a search result. No inline scripts (the page's CSP forbids them).
+(function () {
+  "use strict";
+
+  function typing(target) {
+    if (!target) return false;
+    var tag = target.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable;
+  }
+
+  function rows() {
+    return Array.prototype.slice.call(document.querySelectorAll("[data-row]"));
+  }
+
+  var current = parseInt(document.body.getAttribute("data-focus") || "0", 10) || 0;
+
+  function setCurrent(i) {
+    var all = rows();
+    if (!all.length) return;
+    current = Math.max(0, Math.min(all.length - 1, i));
+    all.forEach(function (el, j) {
+      el.classList.toggle("current", j === current);
+      el.setAttribute("aria-selected", j === current ? "true" : "false");
+    });
+    all[current].scrollIntoView({ block: "nearest" });
+    document.querySelectorAll("input[name=focus]").forEach(function (el) {
+      el.value = String(current);
+    });
+  }
+
+  function click(selector) {
+    var el = document.querySelector(selector);
+    if (el && !el.disabled) {
+      el.click();
+      return true;
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------------ search
+  var box = document.getElementById("search");
+  var list = document.getElementById("search-results");
+  var results = [];
+  var selected = -1;
+  var timer = null;
+  var seq = 0;
+  var inflight = null; // the request of the latest query, until it is answered
+
+  function render() {
+    if (!list) return;
+    while (list.firstChild) list.removeChild(list.firstChild);
+    results.forEach(function (r, i) {
+      var li = document.createElement("li");
+      li.className = "result" + (i === selected ? " selected" : "") + (r.warning ? " warn" : "");
+      li.setAttribute("data-result", String(i));
+      var id = document.createElement("code");
+      id.textContent = r.record_id;
+      li.appendChild(id);
+      var text = document.createElement("span");
+      text.textContent = " " + r.text;
+      li.appendChild(text);
+      var score = document.createElement("span");
+      score.className = "score";
+      score.textContent = " " + r.score;
+      li.appendChild(score);
+      if (r.note) {
+        var note = document.createElement("span");
+        note.className = "note";
+        note.textContent = " " + r.note;
+        li.appendChild(note);
+      }
+      li.addEventListener("click", function () {
+        selected = i;
+        add();
+      });
+      list.appendChild(li);
+    });
+    var status = document.getElementById("search-status");
+    if (status) {
+      status.textContent = box && box.value ? results.length + " found" : "";
+    }
+  }
+
+  function search() {
+    if (!box) return Promise.resolve();
+    var q = box.value.trim();
+    var mine = ++seq;
+    if (!q) {
+      results = [];
+      selected = -1;
+      render();
+      return Promise.resolve();
+    }
+    var url = box.getAttribute("data-url") + "?q=" + encodeURIComponent(q) +
+      "&item=" + encodeURIComponent(box.getAttribute("data-item") || "");
+    inflight = fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (resp) { return resp.ok ? resp.json() : { results: [] }; })
+      .then(function (data) {
+        if (mine !== seq) return; // a newer query was typed meanwhile
+        results = data.results || [];
+        selected = results.length ? 0 : -1;
+        inflight = null;
+        render();
+      });
+    return inflight;
+  }
+
+  function add() {
+    // the draft answer lives in the page address: adding a record is a new address
+    if (selected < 0 || selected >= results.length || !box) return;
+    var base = box.getAttribute("data-add");
+    window.location.href =
+      base + (base.indexOf("?") >= 0 ? "&" : "?") + "add=" + encodeURIComponent(results[selected].record_id);
+  }
+
+  if (box) {
+    box.addEventListener("input", function () {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(search, 60);
+    });
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+        if (results.length) {
+          selected = (selected + (e.key === "ArrowDown" ? 1 : results.length - 1)) % results.length;
+          render();
+        }
+        e.preventDefault();
+      } else if (e.key === "Enter") {
+        e.preventDefault();
+        if (timer) {
+          // the last keystrokes are not searched yet: search, then add
+          clearTimeout(timer);
+          timer = null;
+          search().then(add);
+        } else if (inflight) {
+          inflight.then(add); // add from the answer to what was typed last
+        } else {
+          add();
+        }
+      } else if (e.key === "Escape") {
+        box.blur();
+        e.preventDefault();
+      }
+    });
+  }
+
+  // --------------------------------------------------------------- shortcuts
+  document.addEventListener("keydown", function (e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    var key = e.key;
+    if (key === "j" || key === "ArrowDown") {
+      if (rows().length) { setCurrent(current + 1); e.preventDefault(); }
+      return;
+    }
+    if (key === "k" || key === "ArrowUp") {
+      if (rows().length) { setCurrent(current - 1); e.preventDefault(); }
+      return;
+    }
+    if (key === "/" && box) {
+      box.focus();
+      box.select();
+      e.preventDefault();
+      return;
+    }
+    if (key === "x") {
+      var row = rows()[current];
+      var toggle = row && row.querySelector("[data-toggle]");
+      if (toggle && !toggle.disabled) { toggle.click(); e.preventDefault(); }
+      return;
+    }
+    if (key === "?") {
+      var help = document.getElementById("keys");
+      if (help) help.classList.toggle("open");
+      return;
+    }
+    var target = document.querySelector('[data-focus-key="' + key + '"]');
+    if (target && key.length === 1 && /[a-z]/.test(key)) {
+      target.focus();
+      e.preventDefault();
+      return;
+    }
+    var esc = key === '"' || key === "\\" ? "\\" + key : key;
+    if (key.length === 1 || key === "Enter") {
+      if (click('[data-key="' + esc + '"]')) e.preventDefault();
+    }
+  });
+
+  setCurrent(current);
+})();
