@@ -94,6 +94,7 @@ def test_keyboard_only_review_gives_the_expected_benchmark(
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.goto(server.url + "/")
     _shot(page, "01-overview")
 
@@ -160,7 +161,7 @@ def test_keyboard_only_review_gives_the_expected_benchmark(
     pd.testing.assert_frame_equal(
         pd.read_csv(bench, dtype={"record_id": str, "cluster_id": str, "unit_id": str})
         .sort_values(key)
-        .reset_index(drop=True),
+        .reset_index(drop=True)[list(expected.columns)],
         expected.sort_values(key).reset_index(drop=True),
         check_dtype=False,
     )

@@ -36,7 +36,7 @@ def _refused(args: list[str], flag: str) -> str:
 def test_cluster_review_from_the_command_line_to_estimate(tmp_path: Path) -> None:
     db = str(tmp_path / "l.db")
     out = _ok(
-        ["label", "init", "--db", db, "--data", RECORDS, "--prediction", PRED, "--n", "15",
+        ["label", "init", "--db", db, "--data", RECORDS, "--pred", PRED, "--n", "15",
          "--seed", "3", "--search-col", "first_name", "--search-col", "last_name", "-f", "json"]
     )  # fmt: skip
     assert json.loads(out)["items"] > 0
@@ -68,7 +68,7 @@ def test_cluster_review_from_the_command_line_to_estimate(tmp_path: Path) -> Non
     # the sheet exported and imported into a new session gives the same benchmark
     sheet = str(tmp_path / "sheet.csv")
     _ok(["label", "export", "--db", db, "--kind", "spreadsheet", "-o", sheet])
-    _ok(["label", "init", "--db", db, "--session", "b", "--data", RECORDS, "--prediction", PRED,
+    _ok(["label", "init", "--db", db, "--session", "b", "--data", RECORDS, "--pred", PRED,
          "--n", "15", "--seed", "3"])  # fmt: skip
     _ok(["label", "import", "--db", db, sheet, "--session", "b", "--kind", "spreadsheet"])
     again = str(tmp_path / "again.csv")
@@ -101,13 +101,13 @@ def test_terminal_pair_labelling_with_undo_and_redo(tmp_path: Path) -> None:
 
 def test_bad_input_gives_one_line(tmp_path: Path) -> None:
     db = str(tmp_path / "l.db")
-    _refused(["label", "init", "--db", db, "--data", PRED, "--prediction", PRED,
+    _refused(["label", "init", "--db", db, "--data", PRED, "--pred", PRED,
               "--id-col", "rid"], "'--id-col'")  # fmt: skip
-    _refused(["label", "init", "--db", db, "--data", RECORDS], "'--prediction'")
-    _refused(["label", "init", "--db", db, "--data", RECORDS, "--prediction", PRED,
+    _refused(["label", "init", "--db", db, "--data", RECORDS], "'--pred'")
+    _refused(["label", "init", "--db", db, "--data", RECORDS, "--pred", PRED,
               "--overlap", "2"], "'--overlap'")  # fmt: skip
-    _ok(["label", "init", "--db", db, "--data", RECORDS, "--prediction", PRED, "--n", "3"])
-    _refused(["label", "init", "--db", db, "--data", RECORDS, "--prediction", PRED], "'--session'")
+    _ok(["label", "init", "--db", db, "--data", RECORDS, "--pred", PRED, "--n", "3"])
+    _refused(["label", "init", "--db", db, "--data", RECORDS, "--pred", PRED], "'--session'")
     sheet = tmp_path / "sheet.csv"
     sheet.write_text("sampled_record,record_id,action\nnot-drawn,acs-00001,add\n")
     _refused(["label", "import", "--db", db, str(sheet), "--kind", "spreadsheet"], "not-drawn")
@@ -158,11 +158,11 @@ def test_exports_are_read_by_oasis_and_paula(tmp_path: Path) -> None:
 
 def test_a_failed_init_leaves_no_store_behind(tmp_path: Path) -> None:
     db = tmp_path / "l.db"
-    err = _refused(["label", "init", "--db", str(db), "--data", RECORDS, "--prediction", PRED,
+    err = _refused(["label", "init", "--db", str(db), "--data", RECORDS, "--pred", PRED,
                     "--search-col", "nope"], "'--search-col'")  # fmt: skip
     assert "not a column" in err
     _refused(["label", "init", "--db", str(db), "--kind", "pairs", "--data", RECORDS,
               "--pairs", PAIRS, "--pair-col", "nope"], "'--pair-col'")  # fmt: skip
-    _refused(["label", "init", "--db", str(db), "--data", RECORDS, "--prediction", PRED,
+    _refused(["label", "init", "--db", str(db), "--data", RECORDS, "--pred", PRED,
               "--n", "0"], "'--n'")  # fmt: skip
     assert list(tmp_path.iterdir()) == []

@@ -72,13 +72,13 @@ def init_command(
         str, typer.Option("--id-col", help="Record id column of --data.")
     ] = "record_id",
     prediction: Annotated[
-        Path | None, typer.Option("--prediction", help="Predicted clustering (cluster review).")
+        Path | None, typer.Option("--pred", help="Predicted clustering (cluster review).")
     ] = None,
     record_col: Annotated[
-        str, typer.Option("--record-col", help="Record id column of --prediction.")
+        str, typer.Option("--record-col", help="Record id column of --pred.")
     ] = "record_id",
     cluster_col: Annotated[
-        str, typer.Option("--cluster-col", help="Cluster id column of --prediction.")
+        str, typer.Option("--cluster-col", help="Cluster id column of --pred.")
     ] = "cluster_id",
     n: Annotated[int, typer.Option("--n", help="Records to draw (cluster review).")] = 100,
     design: Annotated[
@@ -150,8 +150,8 @@ def init_command(
     """Create a label store (if needed) and a labelling session in it."""
     from .. import labels
 
-    need = {"cluster": ("data", "prediction"), "pairs": ("data", "pairs"), "items": ("ranked",)}
-    given = {"data": data, "prediction": prediction, "pairs": pairs, "ranked": ranked}
+    need = {"cluster": ("data", "pred"), "pairs": ("data", "pairs"), "items": ("ranked",)}
+    given = {"data": data, "pred": prediction, "pairs": pairs, "ranked": ranked}
     for name in need[kind]:
         if given[name] is None:
             raise InputError(f"'--{name}' is needed for --kind {kind}")
@@ -480,7 +480,7 @@ def register(app: typer.Typer) -> None:
     label_app.command(
         "init",
         epilog=examples(
-            "ereval label init --db labels.db --data records.csv --prediction pred.csv \\",
+            "ereval label init --db labels.db --data records.csv --pred pred.csv \\",
             "    --n 200 --search-col first_name --search-col last_name --seed 1",
             "ereval label init --db labels.db --kind pairs --session p --data records.csv \\",
             "    --pairs pairs.csv --budget 300 --seed 1",
