@@ -176,7 +176,7 @@ def test_engine_options_are_checked_before_work(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"^'threads' applies to the DuckDB engine"):
         get_engine("numpy", threads=2)
     with pytest.raises(InputError, match=r"'engine'"):
-        get_engine("spark")  # type: ignore[arg-type]
+        get_engine("sparkle")  # type: ignore[arg-type]
     with pytest.raises(InputError, match=r"^'memory_limit'"):
         get_engine("auto", memory_limit="2 parsecs")
     engine = DuckDBEngine(memory_limit="64MB", threads=1, temp_dir=tmp_path)

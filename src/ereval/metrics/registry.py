@@ -10,7 +10,7 @@ scored).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Unpack
@@ -253,6 +253,8 @@ def evaluate(
     memory_limit: str | None = None,
     threads: int | None = None,
     temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
     workers: int | None = None,
     **options: Unpack[AlignOptions],
 ) -> dict[str, float]:
@@ -279,13 +281,16 @@ def evaluate(
         Called with each family's name, in report order and from the calling
         thread: before the family is computed or, when families run in
         parallel, before its result is awaited.
-    engine : {"auto", "numpy", "duckdb"} or Engine, default "auto"
-        Who builds the contingency table: in memory (NumPy) or inside DuckDB
-        from files or DuckDB relations, out of core; ``"auto"`` picks NumPy when
-        the inputs fit comfortably in memory (see :func:`ereval.engines.get_engine`).
-        Every engine gives identical numbers.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who builds the contingency table: in memory (NumPy), inside DuckDB
+        from files or DuckDB relations, out of core, or with Apache Spark from
+        files or Spark DataFrames; ``"auto"`` picks NumPy when the inputs fit
+        comfortably in memory (see :func:`ereval.engines.get_engine`). Every
+        engine gives identical numbers.
     memory_limit, threads, temp_dir : optional
         Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
+    spark_master, spark_conf : optional
+        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
     workers : int, optional
         How many metric families are computed at once, in threads (NumPy
         releases the GIL); default the ``EREVAL_WORKERS`` environment variable,
@@ -335,6 +340,8 @@ def evaluate(
         memory_limit=memory_limit,
         threads=threads,
         temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
     )
     table = builder.contingency_table(truth, pred, **options)
     if not explicit and table.has_twinless:

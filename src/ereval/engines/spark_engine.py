@@ -1,0 +1,522 @@
+"""Build the contingency table with Apache Spark, from files or Spark DataFrames.
+
+The same statements as the DuckDB engine (:mod:`ereval.engines.sql`, in Spark's
+dialect) run where the data is: per side one scan for missing ids, then one
+full outer join on the record id grouped by the pair of cluster ids, whose NULL
+groups count the records of one side only; duplicate record ids are looked for
+in detail only when the join's row counts say so. Only the coded groups (at most
+one per record, usually far fewer) come back to Python, as Arrow.
+
+Files are read by the rules of :mod:`ereval.files`: the columns of a CSV file
+are text exactly as written (``01``, ``NA``, ``null`` and `` x `` are ids; only
+an empty field is missing), Parquet keeps its types; a glob or a folder of part
+files is one input.
+
+The session is the one given, else the active one, else a new local one
+(``local[*]``, no UI, few shuffle partitions, a temporary warehouse, the JVM's
+log sent to a file).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+import uuid
+import warnings
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Unpack
+
+import numpy as np
+
+from .._errors import InputError, RecordMismatchError
+from .._optional import require
+from .._validation import check_choice, examples
+from ..contingency import (
+    MISMATCH_POLICIES,
+    AlignOptions,
+    ContingencyTable,
+    MismatchPolicy,
+    id_type_error,
+)
+from ..files import file_spec, header
+from ..io import column_names
+from . import sql
+from ._cells import table_from_codes
+
+__all__ = [
+    "QUIET_LOG4J",
+    "SparkEngine",
+    "check_spark_conf",
+    "check_spark_master",
+    "is_spark_dataframe",
+    "java_executable",
+    "new_session",
+    "spark_error",
+]
+
+#: The log4j2 configuration of the JVMs that the engine starts: errors only.
+QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
+
+_MASTER = re.compile(
+    r"^(local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+,\s*\d+,\s*\d+\]|yarn"
+    r"|(spark|k8s|mesos)://\S+)$"
+)
+_D = sql.SPARK
+
+
+def check_spark_master(value: str | None) -> str | None:
+    """``value`` if it is a Spark master URL (``local[4]``, ``spark://host:7077``, ...)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _MASTER.match(value.strip()):
+        raise InputError(
+            "'spark_master' must be a Spark master such as 'local[*]', 'local[4]', "
+            f"'spark://HOST:7077', 'yarn' or 'k8s://URL'; received {value!r}"
+        )
+    return value.strip()
+
+
+def check_spark_conf(value: Mapping[str, Any] | None) -> dict[str, str]:
+    """``value`` as Spark settings: keys starting ``spark.``, values as text."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(
+            f"'spark_conf' must map Spark setting names to values; received {type(value).__name__}"
+        )
+    out: dict[str, str] = {}
+    for key, v in value.items():
+        if not isinstance(key, str) or not key.startswith("spark."):
+            raise InputError(
+                f"'spark_conf' keys are Spark settings starting with 'spark.'; received {key!r}"
+            )
+        if v is None or (isinstance(v, str) and not v.strip()):
+            raise InputError(f"'spark_conf': setting {key!r} has no value")
+        out[key] = str(v).lower() if isinstance(v, bool) else str(v)
+    return out
+
+
+def is_spark_dataframe(value: Any) -> bool:
+    """True when ``value`` is a Spark DataFrame (without importing PySpark)."""
+    cls = type(value)
+    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
+
+
+def java_executable() -> str | None:
+    """The ``java`` Spark would start: ``$JAVA_HOME/bin/java``, else the one on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        candidate = Path(home) / "bin" / "java"
+        return str(candidate) if candidate.is_file() else None
+    return shutil.which("java")
+
+
+def spark_error(exc: BaseException) -> str:
+    """One line describing a Spark or Java error, without its stack trace."""
+    text = str(exc)
+    causes = re.findall(r"^Caused by: (.+)$", text, flags=re.MULTILINE)
+    if causes:
+        line = causes[-1]
+    else:
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        picked = [ln for ln in lines if not ln.startswith(("An error occurred", "at ", "JVM"))]
+        line = (picked or lines or [type(exc).__name__])[0].lstrip(": ")
+    line = re.sub(r"\b(?:[a-z][a-z0-9_]*\.)+([A-Z]\w*(?:Exception|Error))", r"\1", line)
+    line = re.sub(r"\s*SQLSTATE: \w+\.?", "", line).strip()
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+@contextlib.contextmanager
+def _jvm_stderr_to(path: Path) -> Iterator[None]:
+    """Send this process's stderr (file descriptor 2) to ``path`` while the JVM starts,
+    so that the JVM, which inherits it, logs there rather than on the terminal."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to redirect
+        yield
+        return
+    try:
+        with open(path, "ab") as log:
+            os.dup2(log.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def new_session(master: str | None = None, conf: Mapping[str, str] | None = None) -> Any:
+    """A new Spark session: local by default, quiet, with a temporary warehouse.
+
+    Defaults (``conf`` overrides them): master ``local[*]``; no web UI and no
+    progress bars; for a local master, shuffle partitions twice the cores;
+    ``spark.sql.warehouse.dir`` and ``spark.local.dir`` in a temporary folder
+    removed at exit; the JVM logs errors only, to ``spark.log`` in that folder.
+    """
+    require("pyspark", feature="the Spark engine")
+    java = java_executable()
+    if java is None:
+        raise InputError(
+            "the Spark engine needs Java 17 or later: no 'java' found (set JAVA_HOME or put "
+            "java on PATH), or use engine='duckdb'"
+        )
+    from pyspark.sql import SparkSession
+
+    master = master or "local[*]"
+    work = Path(tempfile.mkdtemp(prefix="ereval-spark-"))
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.warehouse.dir": str(work / "warehouse"),
+        "spark.local.dir": str(work / "local"),
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}",
+        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    if master.startswith("local"):
+        settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 1))
+    settings.update(conf or {})
+    builder = SparkSession.builder.master(master).appName("ereval")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    try:
+        with _jvm_stderr_to(work / "spark.log"):
+            session = builder.getOrCreate()
+            session.sparkContext.setLogLevel("ERROR")
+    except Exception as exc:  # py4j and Spark raise their own types
+        raise InputError(
+            f"'spark_master': cannot start Spark on {master!r} ({spark_error(exc)}); "
+            f"see {work / 'spark.log'}"
+        ) from exc
+    return session
+
+
+def _kind(data_type: Any) -> str:
+    name = type(data_type).__name__
+    if name in ("StringType", "VarcharType", "CharType"):
+        return "text"
+    if name in ("ByteType", "ShortType", "IntegerType", "LongType"):
+        return "integer"
+    if name in ("FloatType", "DoubleType", "DecimalType"):
+        return "float"
+    if name == "BooleanType":
+        return "boolean"
+    return str(data_type.simpleString())
+
+
+class SparkEngine:
+    """Builds the contingency table with Apache Spark.
+
+    Parameters
+    ----------
+    master : str, optional
+        The Spark master of a new session (default ``local[*]``, every core of
+        this machine); e.g. ``"local[4]"``, ``"spark://host:7077"``, ``"yarn"``.
+    conf : mapping, optional
+        Spark settings (``{"spark.driver.memory": "8g"}``) of a new session;
+        with a running session, those that can be changed at run time are set.
+    session : SparkSession, optional
+        The session to use. Default: the session of a Spark DataFrame input, else
+        the active session, else a new one (see :func:`new_session`).
+
+    Reads CSV / TSV / Parquet files (a path, a glob or a folder of part files)
+    and Spark DataFrames. The options are checked when the engine is made;
+    Spark starts only when a table is built.
+    """
+
+    name = "spark"
+
+    def __init__(
+        self,
+        *,
+        master: str | None = None,
+        conf: Mapping[str, Any] | None = None,
+        session: Any = None,
+    ) -> None:
+        self.master = check_spark_master(master)
+        self.conf = check_spark_conf(conf)
+        self._session = session
+
+    def __repr__(self) -> str:
+        given = ", session=..." if self._session is not None else ""
+        return f"SparkEngine(master={self.master!r}, conf={self.conf!r}{given})"
+
+    def session(self, *inputs: Any) -> Any:
+        """The session the work runs in (started when there is none)."""
+        if self._session is not None:
+            return self._session
+        for data in inputs:
+            if is_spark_dataframe(data):
+                return data.sparkSession
+        require("pyspark", feature="the Spark engine")
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            self._adopt(active)
+            self._session = active
+            return active
+        self._session = new_session(self.master, self.conf)
+        return self._session
+
+    def _adopt(self, session: Any) -> None:
+        """Apply this engine's options to a running session, or say why they cannot be."""
+        running = session.sparkContext.master
+        if self.master is not None and self.master != running:
+            raise InputError(
+                f"'spark_master': a Spark session is already running on {running!r}; "
+                f"cannot use {self.master!r} (stop it first, or leave spark_master unset)"
+            )
+        for key, value in self.conf.items():
+            if not session.conf.isModifiable(key):
+                raise InputError(
+                    f"'spark_conf': {key!r} cannot be changed in the running Spark session"
+                )
+            session.conf.set(key, value)
+
+    def contingency_table(
+        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
+    ) -> ContingencyTable:
+        """The contingency table of two clusterings (CSV or Parquet files, globs or
+        folders of parts, or Spark DataFrames), identical to the in-memory one.
+        ``options`` are those of :func:`ereval.contingency.align`."""
+        policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
+        id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
+        rc = options.get("record_col", "record_id")
+        cc = options.get("cluster_col", "cluster_id")
+        columns = {
+            "truth": (
+                column_names(options.get("truth_record_col") or rc, name="truth_record_col"),
+                column_names(options.get("truth_cluster_col") or cc, name="truth_cluster_col"),
+            ),
+            "pred": (
+                column_names(options.get("pred_record_col") or rc, name="pred_record_col"),
+                column_names(options.get("pred_cluster_col") or cc, name="pred_cluster_col"),
+            ),
+        }
+        for data, name in ((truth, "truth"), (pred, "pred")):
+            _check_input(data, name)
+        spark = self.session(truth, pred)
+        run = _Run(spark, uuid.uuid4().hex[:12])
+        try:
+            with warnings.catch_warnings():
+                # PySpark's notice about newer pandas versions: no pandas conversion here
+                warnings.filterwarnings("ignore", category=FutureWarning, module="pyspark")
+                sides = [
+                    _Side(run, run.view(v), data, name, *columns[name])
+                    for v, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
+                ]
+                kinds = [side.load(as_text=id_type == "string") for side in sides]
+                if kinds[0] != kinds[1]:
+                    ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in sides)
+                    raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
+                return _table(run, sides, policy)
+        except (InputError, RecordMismatchError):
+            raise
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] not in ("py4j", "pyspark"):
+                raise
+            raise InputError(f"Spark could not build the table: {spark_error(exc)}") from exc
+        finally:
+            run.close()
+
+
+def _check_input(data: Any, name: str) -> None:
+    if is_spark_dataframe(data):
+        return
+    if not isinstance(data, str | os.PathLike):
+        raise InputError(
+            f"'{name}': the Spark engine reads CSV or Parquet files (a path, a glob or a "
+            f"folder of parts) and Spark DataFrames; received {type(data).__name__} "
+            "(use engine='numpy')"
+        )
+    file_spec(data, name=name)  # a missing path or an empty glob, before Spark starts
+
+
+class _Run:
+    """The temporary views and cached tables of one table's build."""
+
+    def __init__(self, spark: Any, tag: str) -> None:
+        self.spark, self.tag = spark, tag
+        self.views: list[str] = []
+        self.cached: list[Any] = []
+
+    def view(self, short: str) -> str:
+        name = f"ereval_{self.tag}_{short}"
+        self.views.append(name)
+        return name
+
+    def rows(self, query: str) -> list[Any]:
+        return list(self.spark.sql(query).collect())
+
+    def column(self, query: str) -> list[Any]:
+        return [row[0] for row in self.rows(query)]
+
+    def close(self) -> None:
+        for frame in self.cached:
+            with contextlib.suppress(Exception):
+                frame.unpersist()
+        for name in self.views:
+            with contextlib.suppress(Exception):
+                self.spark.catalog.dropTempView(name)
+
+
+def _csv_frame(spark: Any, paths: list[str], names: list[str], delimiter: str) -> Any:
+    """Spark's reader of CSV parts set to the rules of :mod:`ereval.files`: every column
+    text exactly as written, only an empty field missing."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    schema = StructType([StructField(c, StringType(), True) for c in names])
+    return spark.read.csv(
+        paths,
+        schema=schema,
+        header=True,
+        enforceSchema=True,
+        sep=delimiter,
+        quote='"',
+        escape='"',
+        nullValue="",  # only the empty field is missing: NA, null, NaN stay ids
+        ignoreLeadingWhiteSpace=False,
+        ignoreTrailingWhiteSpace=False,
+        mode="FAILFAST",
+        encoding="UTF-8",
+        multiLine=False,
+    )
+
+
+class _Side:
+    """One clustering as the temporary view ``view(r, c)`` of the session."""
+
+    def __init__(
+        self, run: _Run, view: str, data: Any, name: str, records: list[str], clusters: list[str]
+    ) -> None:
+        self.run, self.view, self.data, self.name = run, view, data, name
+        self.records, self.clusters = records, clusters
+        self.n_rows = 0
+
+    def _frame(self) -> Any:
+        if is_spark_dataframe(self.data):
+            return self.data
+        spec = file_spec(self.data, name=self.name)
+        paths = [str(p) for p in spec.parts]
+        try:
+            if spec.format == "parquet":
+                return self.run.spark.read.parquet(*paths)
+            names = header(spec, name=self.name)
+            return _csv_frame(self.run.spark, paths, names, spec.delimiter)
+        except Exception as exc:  # Spark's own errors for unreadable files
+            raise InputError(
+                f"'{self.name}': cannot read '{spec.path}' ({spark_error(exc)})"
+            ) from exc
+
+    def load(self, *, as_text: bool) -> str:
+        """Create the view, check it has rows and no missing id; return the record kind."""
+        frame = self._frame()
+        types = {f.name: f.dataType for f in frame.schema.fields}
+        missing = [c for c in self.records + self.clusters if c not in types]
+        if missing:
+            cols = list(types)
+            raise InputError(
+                f"'{self.name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
+                f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
+                "(set 'record_col' / 'cluster_col' to choose others)"
+            )
+        source = self.view + "_source"
+        self.run.views.append(source)
+        frame.createOrReplaceTempView(source)
+        r_sql, r_kind = self._key(self.records, types)
+        c_sql, c_kind = self._key(self.clusters, types)
+        cast = False
+        if as_text and r_kind != "text":
+            if r_kind != "integer":
+                raise InputError(
+                    f"'{self.name}': only integer and text ids can be compared as text; "
+                    f"received {r_kind} ids"
+                )
+            cast, r_kind = True, "text"
+        side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, dialect=_D)
+        self.run.spark.sql(side).createOrReplaceTempView(self.view)
+        query = sql.nulls_sql(
+            self.view, record_text=r_kind == "text", cluster_text=c_kind == "text"
+        )
+        try:
+            n, n_null_r, n_null_c = self.run.rows(query)[0]
+        except Exception as exc:  # a malformed CSV row surfaces on the first scan
+            raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
+        if n == 0:
+            raise InputError(f"'{self.name}' is empty; expected at least one record")
+        if n_null_r:
+            raise InputError(
+                f"'{self.name}' has {n_null_r} missing record ids (empty, null or NaN)"
+            )
+        if n_null_c:
+            raise InputError(
+                f"'{self.name}' has {n_null_c} missing cluster ids (empty, null or NaN)"
+            )
+        self.n_rows = int(n)
+        return r_kind
+
+    def _key(self, cols: list[str], types: dict[str, Any]) -> tuple[str, str]:
+        """Spark SQL of the key of ``cols`` and its kind (text for several columns)."""
+        kinds = [_kind(types[c]) for c in cols]
+        if len(cols) > 1:
+            for c, kind in zip(cols, kinds, strict=True):
+                if kind not in ("text", "integer"):
+                    raise InputError(
+                        f"'{self.name}': column '{c}' of a key made of several columns must "
+                        f"hold integers or text; it holds {kind} values"
+                    )
+            return sql.key_sql(cols, kinds, dialect=_D), "text"
+        return sql.key_sql(cols, kinds, dialect=_D), kinds[0]
+
+
+def _check_unique(run: _Run, view: str, name: str) -> None:
+    n, n_distinct = run.rows(sql.duplicates_sql(view))[0]
+    if n_distinct != n:
+        ex = examples(run.column(sql.repeated_sql(view)))
+        raise InputError(
+            f"'{name}' has {n - n_distinct} duplicate record ids (e.g. {ex}); "
+            "each record must belong to exactly one cluster"
+        )
+
+
+def _table(run: _Run, sides: list[_Side], policy: MismatchPolicy) -> ContingencyTable:
+    t, p = (s.view for s in sides)
+    cells_view = run.view("cells")
+    cells = run.spark.sql(sql.cells_sql(t, p)).persist()
+    run.cached.append(cells)
+    cells.createOrReplaceTempView(cells_view)
+    both, only_t, only_p = (int(v or 0) for v in run.rows(sql.cell_totals_sql(cells_view))[0])
+    if both + only_t != sides[0].n_rows or both + only_p != sides[1].n_rows:
+        _check_unique(run, t, "truth")  # a matched record id repeats
+        _check_unique(run, p, "pred")
+    pairs = ((t, p, "truth", only_t), (p, t, "pred", only_p))
+    for side, other, name, only in pairs:
+        if only and run.rows(sql.twinless_duplicates_sql(side, other, dialect=_D))[0][0]:
+            _check_unique(run, side, name)
+    if (only_t or only_p) and policy == "error":
+        parts = []
+        for side, other, name, only in pairs:
+            if only:
+                ex = examples(run.column(sql.mismatch_examples_sql(side, other, dialect=_D)))
+                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
+        raise RecordMismatchError(
+            "'truth' and 'pred' cover different records: "
+            + "; ".join(parts)
+            + ". Pass on_mismatch='intersection' to score the common records only, or "
+            "on_mismatch='twinless' to score twinless records as coreference scorers do."
+        )
+    if policy == "intersection" and both == 0:
+        raise RecordMismatchError("'truth' and 'pred' have no record in common")
+    coded = run.spark.sql(sql.coded_cells_sql(cells_view, common_only=policy == "intersection"))
+    arrow = coded.toArrow()
+    i, j, n = (
+        np.asarray(arrow.column(k).to_numpy(zero_copy_only=False), dtype=np.int64)
+        for k in ("i", "j", "n")
+    )
+    return table_from_codes(i, j, n, policy)
