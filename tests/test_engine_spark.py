@@ -19,12 +19,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ._engine_cases import ALL_POLICIES, blocks, cases_for, combined, frame, write
 from ereval import InputError, InputTypeError
 from ereval.contingency import ContingencyTable, IdenticalColumnsWarning, contingency_table
 from ereval.engines import DuckDBEngine, Engine, NumpyEngine, SparkEngine, get_engine, sql
 from ereval.engines import spark_engine as se
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
+
+from ._engine_cases import ALL_POLICIES, blocks, cases_for, combined, frame, write
 
 ENGINES = ["numpy", "duckdb", "spark"]
 INTEGER_STATS = ("n_records", "n_true_clusters", "n_pred_clusters", "n_common")
@@ -251,3 +252,63 @@ def test_spark_dialect() -> None:
     assert "LEFT ANTI JOIN" in sql.twinless_duplicates_sql("t", "p", dialect=sql.SPARK)
     assert " ANTI JOIN" in sql.twinless_duplicates_sql("t", "p")
     assert "CAST(`n` AS STRING)" in sql.key_sql(["s", "n"], ["text", "integer"], dialect=sql.SPARK)
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
+T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
+
+
+def test_cli_spark_engine(spark: Any) -> None:
+    from typer.testing import CliRunner
+
+    from ereval.cli import app
+
+    runner = CliRunner()
+    args = ["metrics", T, P, "-f", "json"]
+    numpy_out = runner.invoke(app, [*args, "--engine", "numpy"])
+    spark_out = runner.invoke(
+        app, [*args, "--engine", "spark", "--spark-conf", "spark.sql.shuffle.partitions=2"]
+    )
+    assert spark_out.exit_code == 0, spark_out.output
+    assert spark_out.stdout == numpy_out.stdout
+    for extra, message in (
+        (["--spark-conf", "spark.x"], "error: '--spark-conf' must be KEY=VALUE"),
+        (["--spark-master", "mars"], "error: '--spark-master' must be a Spark master"),
+        (["--spark-master", "local[3]"], "error: '--spark-master': a Spark session is already"),
+        (["--threads", "2"], "error: '--threads' applies to the DuckDB engine; the Spark"),
+    ):
+        res = runner.invoke(app, [*args, "--engine", "spark", *extra])
+        assert res.exit_code == 2 and res.stderr.startswith(message), res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1
+    res = runner.invoke(app, ["metrics", T, P, "--spark-master", "local[2]"])
+    assert res.exit_code == 2 and "'--spark-master' applies to the Spark engine" in res.stderr
+    for command in (["summary", P], ["errors", T, P], ["compare", T, P]):
+        res = runner.invoke(app, [*command, "--engine", "spark"])
+        assert res.exit_code == 2 and "'--engine' spark is not available" in res.stderr
+        res = runner.invoke(app, [*command, "--spark-conf", "spark.a=b"])
+        assert res.exit_code == 2 and "'--spark-conf' tunes the Spark engine" in res.stderr
+
+
+def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:
+    """The JVM logs errors only, to a file: its stderr is sent there while it starts (it
+    inherits the file descriptor), and the session runs without UI or progress bars."""
+    conf = spark.sparkContext.getConf()
+    assert str(se.QUIET_LOG4J) in conf.get("spark.driver.extraJavaOptions")
+    assert se.QUIET_LOG4J.is_file() and "rootLogger.level = error" in se.QUIET_LOG4J.read_text()
+    assert conf.get("spark.ui.enabled") == "false"
+    assert conf.get("spark.ui.showConsoleProgress") == "false"
+    import subprocess
+
+    log = tmp_path / "jvm.log"
+    code = (
+        "import os, sys\n"
+        "from ereval.engines.spark_engine import _jvm_stderr_to\n"
+        f"with _jvm_stderr_to(__import__('pathlib').Path({str(log)!r})):\n"
+        "    os.system('echo child-noise >&2')\n"
+        "os.write(2, b'after')\n"
+    )
+    env = {**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
+    res = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert res.stderr == "after" and log.read_text() == "child-noise\n"

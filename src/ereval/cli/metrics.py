@@ -37,6 +37,8 @@ from ._common import (
 from ._engine import (
     EngineOpt,
     MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
     TempDirOpt,
     ThreadsOpt,
     engine_from_options,
@@ -101,6 +103,8 @@ def metrics_command(
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
     temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     left_col: Annotated[
         str, typer.Option("--left-col", help="First record id column of a pairs file.")
     ] = "record_id_1",
@@ -321,6 +325,8 @@ def errors_command(
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
     temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Record-wise or cluster-wise error metrics (EI, SDE, OCE, UCE, ROCE, RUCE, H).
