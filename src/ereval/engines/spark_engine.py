@@ -305,8 +305,8 @@ class SparkEngine:
         run = _Run(spark, uuid.uuid4().hex[:12])
         try:
             with warnings.catch_warnings():
-                # PySpark's notice about newer pandas versions: no pandas conversion here
-                warnings.filterwarnings("ignore", category=FutureWarning, module="pyspark")
+                # PySpark's notice about pandas versions newer than it knows
+                warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
                 sides = [
                     _Side(run, run.view(v), data, name, *columns[name])
                     for v, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
@@ -514,9 +514,13 @@ def _table(run: _Run, sides: list[_Side], policy: MismatchPolicy) -> Contingency
     if policy == "intersection" and both == 0:
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
     coded = run.spark.sql(sql.coded_cells_sql(cells_view, common_only=policy == "intersection"))
-    arrow = coded.toArrow()
-    i, j, n = (
-        np.asarray(arrow.column(k).to_numpy(zero_copy_only=False), dtype=np.int64)
-        for k in ("i", "j", "n")
-    )
+    if hasattr(coded, "toArrow"):  # PySpark 4
+        arrow = coded.toArrow()
+        i, j, n = (
+            np.asarray(arrow.column(k).to_numpy(zero_copy_only=False), dtype=np.int64)
+            for k in ("i", "j", "n")
+        )
+    else:
+        pandas = coded.toPandas()
+        i, j, n = (pandas[k].to_numpy(dtype=np.int64) for k in ("i", "j", "n"))
     return table_from_codes(i, j, n, policy)
