@@ -96,11 +96,16 @@ def test_spark_dataframes_are_read_by_the_spark_engine(spark: Any) -> None:
     rows_p = [(4, "y"), (3, "x"), (2, "x"), (1, "x")]
     df_t = spark.createDataFrame(rows_t, "record_id long, cluster_id string")
     df_p = spark.createDataFrame(rows_p, "record_id long, cluster_id string")
+    spark.sql("SELECT 42 AS answer").createOrReplaceTempView("cells")  # a user's view
     picked = get_engine("auto", truth=df_t, pred=df_p)
     assert isinstance(picked, SparkEngine) and picked.session(df_t) is spark
     expected = evaluate(dict(rows_t), dict(rows_p))
     assert evaluate(df_t, df_p) == expected
     assert evaluate(df_t, df_p, engine="spark", spark_conf={"spark.sql.shuffle.partitions": 2})
+    # the build ran in a session of its own: the user's views are untouched, none is left
+    assert spark.table("cells").collect()[0][0] == 42
+    assert not [v for v in spark.catalog.listTables("global_temp") if "ereval" in v.name]
+    spark.catalog.dropTempView("cells")
     with pytest.raises(InputError, match="NumPy engine does not read Spark DataFrames"):
         evaluate(df_t, df_p, engine="numpy")
     with pytest.raises(InputError, match=r"^'truth' has no column\(s\) 'zz'"):

@@ -33,7 +33,7 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from .._errors import InputError, RecordMismatchError
+from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._optional import require
 from .._validation import check_choice, examples
 from ..contingency import (
@@ -50,6 +50,7 @@ from ._cells import table_from_codes
 
 __all__ = [
     "QUIET_LOG4J",
+    "SparkConnection",
     "SparkEngine",
     "check_spark_conf",
     "check_spark_master",
@@ -302,21 +303,22 @@ class SparkEngine:
         for data, name in ((truth, "truth"), (pred, "pred")):
             _check_input(data, name)
         spark = self.session(truth, pred)
-        run = _Run(spark, uuid.uuid4().hex[:12])
+        run = SparkConnection(spark)
         try:
             with warnings.catch_warnings():
                 # PySpark's notice about pandas versions newer than it knows
                 warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
                 sides = [
-                    _Side(run, run.view(v), data, name, *columns[name])
-                    for v, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
+                    _Side(run, view, data, name, *columns[name])
+                    for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
                 ]
                 kinds = [side.load(as_text=id_type == "string") for side in sides]
                 if kinds[0] != kinds[1]:
                     ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in sides)
                     raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
-                return _table(run, sides, policy)
-        except (InputError, RecordMismatchError):
+                _checked_cells(run, sides, policy)
+                return _coded_table(run, policy)
+        except (InputError, InputTypeError):
             raise
         except Exception as exc:
             if type(exc).__module__.split(".")[0] not in ("py4j", "pyspark"):
@@ -338,32 +340,113 @@ def _check_input(data: Any, name: str) -> None:
     file_spec(data, name=name)  # a missing path or an empty glob, before Spark starts
 
 
-class _Run:
-    """The temporary views and cached tables of one table's build."""
+class _Result:
+    """The rows of one statement, fetched as DuckDB's results are."""
 
-    def __init__(self, spark: Any, tag: str) -> None:
-        self.spark, self.tag = spark, tag
-        self.views: list[str] = []
+    def __init__(self, frame: Any) -> None:
+        self.frame = frame
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        """Every row, as tuples."""
+        return [] if self.frame is None else [tuple(r) for r in self.frame.collect()]
+
+    def fetchnumpy(self) -> dict[str, np.ndarray]:
+        """Every column as a NumPy array (through Arrow)."""
+        if hasattr(self.frame, "toArrow"):  # PySpark 4
+            arrow = self.frame.toArrow()
+            return {
+                name: arrow.column(name).to_numpy(zero_copy_only=False)
+                for name in arrow.column_names
+            }
+        pandas = self.frame.toPandas()
+        return {str(name): pandas[name].to_numpy() for name in pandas.columns}
+
+
+class SparkConnection:
+    """A Spark session of its own for one build, used as a DuckDB connection is.
+
+    ``execute(query)`` runs a statement and returns its rows (``fetchall``,
+    ``fetchnumpy``); ``CREATE TEMP TABLE name AS ...`` makes a temporary view
+    of the result kept in memory and on disk (Spark's ``persist``), ``CREATE
+    TEMP VIEW`` a plain view. The statements run in a new session sharing the
+    given one's Spark context and settings but not its temporary views, so that
+    short view names (``t``, ``cells``) never meet a user's; Spark DataFrames
+    from the given session come in through global temporary views
+    (:meth:`frame`). :meth:`close` drops what the build made.
+    """
+
+    _CREATE = re.compile(
+        r"^\s*CREATE\s+TEMP(?:ORARY)?\s+(TABLE|VIEW)\s+(\w+)\s+AS\s+(.*)$",
+        re.IGNORECASE | re.DOTALL,
+    )
+
+    def __init__(self, spark: Any) -> None:
+        self.parent = spark
+        self.spark = _isolated(spark)
+        self.tag = uuid.uuid4().hex[:12]
         self.cached: list[Any] = []
+        self.global_views: list[str] = []
 
-    def view(self, short: str) -> str:
-        name = f"ereval_{self.tag}_{short}"
-        self.views.append(name)
-        return name
+    def execute(self, query: str) -> _Result:
+        """Run ``query`` (see the class)."""
+        created = self._CREATE.match(query)
+        if created is None:
+            return _Result(self.spark.sql(query))
+        kind, name, body = created.groups()
+        frame = self.spark.sql(body)
+        if kind.upper() == "TABLE":
+            frame = frame.persist()
+            self.cached.append(frame)
+        frame.createOrReplaceTempView(name)
+        return _Result(None)
 
-    def rows(self, query: str) -> list[Any]:
-        return list(self.spark.sql(query).collect())
+    def rows(self, query: str) -> list[tuple[Any, ...]]:
+        """The rows of ``query``."""
+        return self.execute(query).fetchall()
 
     def column(self, query: str) -> list[Any]:
+        """The first column of the rows of ``query``."""
         return [row[0] for row in self.rows(query)]
 
+    def frame(self, data: Any) -> Any:
+        """A Spark DataFrame of another session of the same context, in this one."""
+        if self.spark is self.parent:
+            return data
+        name = f"ereval_{self.tag}_{len(self.global_views)}"
+        data.createOrReplaceGlobalTempView(name)
+        self.global_views.append(name)
+        database = self.spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
+        return self.spark.table(f"{database}.{name}")
+
     def close(self) -> None:
+        """Free the cached tables and drop the views made for the build."""
         for frame in self.cached:
             with contextlib.suppress(Exception):
                 frame.unpersist()
-        for name in self.views:
+        for name in self.global_views:
             with contextlib.suppress(Exception):
-                self.spark.catalog.dropTempView(name)
+                self.parent.catalog.dropGlobalTempView(name)
+        if self.spark is not self.parent:
+            return
+        for view in ("t", "p", "t_source", "p_source", "cells"):
+            with contextlib.suppress(Exception):
+                self.spark.catalog.dropTempView(view)
+
+
+def _isolated(spark: Any) -> Any:
+    """A new session of ``spark``'s context with its settings (or ``spark`` itself where
+    sessions cannot be made, as with Spark Connect)."""
+    try:
+        child = spark.newSession()
+    except Exception:
+        return spark
+    try:
+        for key, value in spark.conf.getAll.items():
+            if child.conf.isModifiable(key) and child.conf.get(key, None) != value:
+                child.conf.set(key, value)
+    except Exception:  # PySpark before 4 has no conf.getAll: the context's settings only
+        pass
+    return child
 
 
 def _csv_frame(spark: Any, paths: list[str], names: list[str], delimiter: str) -> Any:
@@ -393,7 +476,13 @@ class _Side:
     """One clustering as the temporary view ``view(r, c)`` of the session."""
 
     def __init__(
-        self, run: _Run, view: str, data: Any, name: str, records: list[str], clusters: list[str]
+        self,
+        run: SparkConnection,
+        view: str,
+        data: Any,
+        name: str,
+        records: list[str],
+        clusters: list[str],
     ) -> None:
         self.run, self.view, self.data, self.name = run, view, data, name
         self.records, self.clusters = records, clusters
@@ -401,7 +490,7 @@ class _Side:
 
     def _frame(self) -> Any:
         if is_spark_dataframe(self.data):
-            return self.data
+            return self.run.frame(self.data)
         spec = file_spec(self.data, name=self.name)
         paths = [str(p) for p in spec.parts]
         try:
@@ -427,7 +516,6 @@ class _Side:
                 "(set 'record_col' / 'cluster_col' to choose others)"
             )
         source = self.view + "_source"
-        self.run.views.append(source)
         frame.createOrReplaceTempView(source)
         r_sql, r_kind = self._key(self.records, types)
         c_sql, c_kind = self._key(self.clusters, types)
@@ -475,7 +563,7 @@ class _Side:
         return sql.key_sql(cols, kinds, dialect=_D), kinds[0]
 
 
-def _check_unique(run: _Run, view: str, name: str) -> None:
+def _check_unique(run: SparkConnection, view: str, name: str) -> None:
     n, n_distinct = run.rows(sql.duplicates_sql(view))[0]
     if n_distinct != n:
         ex = examples(run.column(sql.repeated_sql(view)))
@@ -485,13 +573,15 @@ def _check_unique(run: _Run, view: str, name: str) -> None:
         )
 
 
-def _table(run: _Run, sides: list[_Side], policy: MismatchPolicy) -> ContingencyTable:
+def _checked_cells(
+    run: SparkConnection, sides: list[_Side], policy: MismatchPolicy
+) -> tuple[int, int, int]:
+    """Join the sides into the table ``cells``, check for duplicate and mismatched
+    records; return the records on both sides, on the truth's only and on the
+    prediction's only."""
     t, p = (s.view for s in sides)
-    cells_view = run.view("cells")
-    cells = run.spark.sql(sql.cells_sql(t, p)).persist()
-    run.cached.append(cells)
-    cells.createOrReplaceTempView(cells_view)
-    both, only_t, only_p = (int(v or 0) for v in run.rows(sql.cell_totals_sql(cells_view))[0])
+    run.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
+    both, only_t, only_p = (int(v or 0) for v in run.rows(sql.cell_totals_sql("cells"))[0])
     if both + only_t != sides[0].n_rows or both + only_p != sides[1].n_rows:
         _check_unique(run, t, "truth")  # a matched record id repeats
         _check_unique(run, p, "pred")
@@ -513,14 +603,13 @@ def _table(run: _Run, sides: list[_Side], policy: MismatchPolicy) -> Contingency
         )
     if policy == "intersection" and both == 0:
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
-    coded = run.spark.sql(sql.coded_cells_sql(cells_view, common_only=policy == "intersection"))
-    if hasattr(coded, "toArrow"):  # PySpark 4
-        arrow = coded.toArrow()
-        i, j, n = (
-            np.asarray(arrow.column(k).to_numpy(zero_copy_only=False), dtype=np.int64)
-            for k in ("i", "j", "n")
-        )
-    else:
-        pandas = coded.toPandas()
-        i, j, n = (pandas[k].to_numpy(dtype=np.int64) for k in ("i", "j", "n"))
+    return both, only_t, only_p
+
+
+def _coded_table(run: SparkConnection, policy: MismatchPolicy) -> ContingencyTable:
+    """The table from the coded groups of ``cells``, the only rows that come back."""
+    coded = run.execute(
+        sql.coded_cells_sql("cells", common_only=policy == "intersection")
+    ).fetchnumpy()
+    i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
     return table_from_codes(i, j, n, policy)
