@@ -451,6 +451,11 @@ class ContingencyTable:
         """R, the number of predicted clusters."""
         return int(self.pred_sizes.shape[0])
 
+    @property
+    def n_cells(self) -> int:
+        """Number of non-zero cells."""
+        return int(self.counts.shape[0])
+
     @cached_property
     def n_common(self) -> int:
         """Number of records present in both clusterings (``sum n_ij``)."""

@@ -8,16 +8,30 @@ see ``docs/engines.md`` for the rule of ``"auto"``.
 
 from __future__ import annotations
 
-from .base import ENGINE_NAMES, Engine, EngineName, NumpyEngine, get_engine, numpy_bytes
-from .duckdb_engine import DuckDBEngine, duckdb_contingency_table
+from .base import (
+    ENGINE_NAMES,
+    CellsWanted,
+    Engine,
+    EngineName,
+    NumpyEngine,
+    StatisticsEngine,
+    engine_statistics,
+    get_engine,
+    numpy_bytes,
+)
+from .duckdb_engine import DuckDBEngine, duckdb_contingency_table, duckdb_statistics
 
 __all__ = [
+    "CellsWanted",
     "DuckDBEngine",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
     "NumpyEngine",
+    "StatisticsEngine",
     "duckdb_contingency_table",
+    "duckdb_statistics",
+    "engine_statistics",
     "get_engine",
     "numpy_bytes",
 ]

@@ -1,8 +1,12 @@
 """The engine interface, the in-memory engine and the choice of an engine.
 
 An engine builds the :class:`~ereval.contingency.ContingencyTable` of two
-clusterings under the options of :func:`ereval.contingency.align`; every metric
-is then computed from that table, whichever engine built it.
+clusterings under the options of :func:`ereval.contingency.align`
+(:class:`Engine`), and may also compute the table's sufficient statistics where
+the data is and return them instead of the cells (:class:`StatisticsEngine`);
+every metric is then computed from those statistics, whichever engine computed
+them. :func:`engine_statistics` asks any engine for them (from its table when
+it has no ``statistics`` method).
 
 ``get_engine("auto", truth=..., pred=...)`` picks NumPy when the inputs fit
 comfortably in memory and DuckDB otherwise:
@@ -27,16 +31,20 @@ from .._errors import InputError
 from .._validation import check_choice
 from ..contingency import AlignOptions, ContingencyTable, contingency_table
 from ..files import file_spec
+from ..statistics import CELLS_WANTED, CellsWanted, Statistics, statistics_of
 from .duckdb_engine import DuckDBEngine, is_relation
 
 __all__ = [
     "BYTES_PER_RECORD",
     "CSV_BYTES_PER_RECORD",
+    "CellsWanted",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
     "NumpyEngine",
+    "StatisticsEngine",
     "available_memory",
+    "engine_statistics",
     "get_engine",
     "numpy_bytes",
 ]
@@ -65,6 +73,47 @@ class Engine(Protocol):
         ...
 
 
+@runtime_checkable
+class StatisticsEngine(Engine, Protocol):
+    """An engine that also computes the table's statistics where the data is."""
+
+    def statistics(
+        self,
+        truth: Any,
+        pred: Any,
+        *,
+        cells: CellsWanted = "never",
+        **options: Unpack[AlignOptions],
+    ) -> Statistics:
+        """The :class:`~ereval.statistics.Statistics` of the table of ``truth``
+        against ``pred``; with the cells (``.table``) when ``cells`` is
+        ``"always"``, or ``"twinless"`` and some record is on one side only."""
+        ...
+
+
+def engine_statistics(
+    engine: Engine,
+    truth: Any,
+    pred: Any,
+    *,
+    cells: CellsWanted = "never",
+    **options: Unpack[AlignOptions],
+) -> Statistics:
+    """The statistics of the table of ``truth`` against ``pred`` computed by ``engine``:
+    by its ``statistics`` method, else from the table it builds (cells included).
+
+    Examples
+    --------
+    >>> s = engine_statistics(NumpyEngine(), [[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]])
+    >>> s.pairs_both, s.n_cells, s.ceafm_total
+    (2, 3, 4.0)
+    """
+    check_choice("cells", cells, CELLS_WANTED)
+    if isinstance(engine, StatisticsEngine):
+        return engine.statistics(truth, pred, cells=cells, **options)
+    return statistics_of(engine.contingency_table(truth, pred, **options))
+
+
 class NumpyEngine:
     """The in-memory engine: :func:`ereval.contingency.align` then its table.
 
@@ -88,6 +137,19 @@ class NumpyEngine:
                 "use engine='duckdb' (or 'auto')"
             )
         return contingency_table(truth, pred, **options)
+
+    def statistics(
+        self,
+        truth: Any,
+        pred: Any,
+        *,
+        cells: CellsWanted = "never",
+        **options: Unpack[AlignOptions],
+    ) -> Statistics:
+        """The statistics of the table built in memory, each computed when first read
+        (the cells are always at hand)."""
+        check_choice("cells", cells, CELLS_WANTED)
+        return statistics_of(self.contingency_table(truth, pred, **options))
 
 
 def available_memory() -> int | None:
