@@ -25,6 +25,7 @@ comfortably in memory and DuckDB otherwise:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, Unpack, runtime_checkable
 
 from .._errors import InputError
@@ -83,11 +84,13 @@ class StatisticsEngine(Engine, Protocol):
         pred: Any,
         *,
         cells: CellsWanted = "never",
+        progress: Callable[[str], None] | None = None,
         **options: Unpack[AlignOptions],
     ) -> Statistics:
         """The :class:`~ereval.statistics.Statistics` of the table of ``truth``
         against ``pred``; with the cells (``.table``) when ``cells`` is
-        ``"always"``, or ``"twinless"`` and some record is on one side only."""
+        ``"always"``, or ``"twinless"`` and some record is on one side only.
+        ``progress``, when given, is called with the name of each long phase."""
         ...
 
 
@@ -97,10 +100,12 @@ def engine_statistics(
     pred: Any,
     *,
     cells: CellsWanted = "never",
+    progress: Callable[[str], None] | None = None,
     **options: Unpack[AlignOptions],
 ) -> Statistics:
     """The statistics of the table of ``truth`` against ``pred`` computed by ``engine``:
     by its ``statistics`` method, else from the table it builds (cells included).
+    ``progress`` is called with the name of each long phase.
 
     Examples
     --------
@@ -110,7 +115,7 @@ def engine_statistics(
     """
     check_choice("cells", cells, CELLS_WANTED)
     if isinstance(engine, StatisticsEngine):
-        return engine.statistics(truth, pred, cells=cells, **options)
+        return engine.statistics(truth, pred, cells=cells, progress=progress, **options)
     return statistics_of(engine.contingency_table(truth, pred, **options))
 
 
@@ -144,10 +149,13 @@ class NumpyEngine:
         pred: Any,
         *,
         cells: CellsWanted = "never",
+        progress: Callable[[str], None] | None = None,
         **options: Unpack[AlignOptions],
     ) -> Statistics:
         """The statistics of the table built in memory, each computed when first read
-        (the cells are always at hand)."""
+        (the cells are always at hand; ``progress`` is told of the one phase)."""
+        if progress is not None:
+            progress("reading the clusterings (numpy)")
         check_choice("cells", cells, CELLS_WANTED)
         return statistics_of(self.contingency_table(truth, pred, **options))
 
