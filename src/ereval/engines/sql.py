@@ -335,16 +335,15 @@ def dominant_sums_sql(hard: str) -> str:
 
 def undecided_cells_sql(hard: str) -> str:
     """The cells of :func:`hard_cells_sql` whose row and column hold no dominant cell,
-    for either weight: ``tc, pc, n, a, b, u3, u4`` (``u3``: undecided for ``w3``)."""
-    flags = []
-    for k in ("3", "4"):
-        flags.append(f"max(CASE WHEN f{k} THEN 1 ELSE 0 END) AS d{k}")
-    by_row = f"SELECT tc, {', '.join(flags)} FROM {hard} GROUP BY tc"
-    by_col = f"SELECT pc, {', '.join(flags)} FROM {hard} GROUP BY pc"
-    u3 = "(r.d3 = 0 AND c.d3 = 0)"
-    u4 = "(r.d4 = 0 AND c.d4 = 0)"
+    for either weight: ``tc, pc, n, a, b, u3, u4`` (``u3``: undecided for ``w3``).
+    Only the dominant cells are grouped (at most one per row and column)."""
+    flags = "max(CASE WHEN f3 THEN 1 ELSE 0 END) AS d3, max(CASE WHEN f4 THEN 1 ELSE 0 END) AS d4"
+    by_row = f"SELECT tc, {flags} FROM {hard} WHERE f3 OR f4 GROUP BY tc"
+    by_col = f"SELECT pc, {flags} FROM {hard} WHERE f3 OR f4 GROUP BY pc"
+    u3 = "(coalesce(r.d3, 0) = 0 AND coalesce(c.d3, 0) = 0)"
+    u4 = "(coalesce(r.d4, 0) = 0 AND coalesce(c.d4, 0) = 0)"
     return (
         f"SELECT h.tc, h.pc, h.n, h.a, h.b, {u3} AS u3, {u4} AS u4 FROM {hard} AS h "
-        f"JOIN ({by_row}) AS r ON h.tc = r.tc JOIN ({by_col}) AS c ON h.pc = c.pc "
+        f"LEFT JOIN ({by_row}) AS r ON h.tc = r.tc LEFT JOIN ({by_col}) AS c ON h.pc = c.pc "
         f"WHERE {u3} OR {u4}"
     )
