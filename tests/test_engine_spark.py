@@ -21,11 +21,21 @@ import pytest
 
 from ereval import InputError, InputTypeError
 from ereval.contingency import ContingencyTable, IdenticalColumnsWarning, contingency_table
-from ereval.engines import DuckDBEngine, Engine, NumpyEngine, SparkEngine, get_engine, sql
+from ereval.engines import (
+    DuckDBEngine,
+    Engine,
+    NumpyEngine,
+    SparkEngine,
+    engine_statistics,
+    get_engine,
+    sql,
+)
 from ereval.engines import spark_engine as se
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
+from ereval.statistics import TableStatistics, table_statistics
 
 from ._engine_cases import ALL_POLICIES, blocks, cases_for, combined, frame, write
+from .test_engine_statistics import assert_same_statistics
 
 ENGINES = ["numpy", "duckdb", "spark"]
 INTEGER_STATS = ("n_records", "n_true_clusters", "n_pred_clusters", "n_common")
@@ -60,6 +70,9 @@ def test_registry_gives_the_same_numbers_on_every_engine(
         t_path = write(t, tmp_path / f"t-{policy}.{kind}")
         p_path = write(p, tmp_path / f"p-{policy}.{kind}")
         table = builder.contingency_table(t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
+        # the statistics computed where the data is, against those of the in-memory table
+        stats = engine_statistics(builder, t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
+        assert_same_statistics(stats, table_statistics(table))
         shapes = [(r.n_true_clusters, r.n_pred_clusters) for r in refs]
         names = list(CANONICAL_METRICS) + (list(EXTRA_METRICS) if policy == "twinless" else [])
         for case, ref, got in zip(cases, refs, blocks(table, shapes), strict=True):
@@ -317,3 +330,36 @@ def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
     assert res.stderr == "after" and log.read_text() == "child-noise\n"
+
+
+def test_spark_statistics_of_the_hard_cases(tmp_path: Path, spark: Any) -> None:
+    """CEAF's ties (an assignment decides) and a table without common records, alone, and
+    the cells only when asked."""
+    engine = SparkEngine(session=spark)
+    ties = (
+        pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 1, 2, 2, 3, 3]}),
+        pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 2, 1, 2, 3, 4]}),
+    )
+    apart = (
+        pd.DataFrame({"record_id": [1, 2, 3], "cluster_id": [1, 1, 2]}),
+        pd.DataFrame({"record_id": [4, 5, 6], "cluster_id": [1, 1, 1]}),
+    )
+    seen = []
+    for name, (t, p), policy in (("ties", ties, "error"), ("apart", apart, "twinless")):
+        tf, pf = write(t, tmp_path / f"{name}_t.parquet"), write(p, tmp_path / f"{name}_p.parquet")
+        reference = NumpyEngine().contingency_table(tf, pf, on_mismatch=policy)  # type: ignore[arg-type]
+        got = engine.statistics(
+            tf,
+            pf,
+            on_mismatch=policy,
+            cells="twinless",
+            progress=seen.append,  # type: ignore[arg-type]
+        )
+        assert isinstance(got, TableStatistics)
+        assert_same_statistics(got, table_statistics(reference))
+        assert (got.table is not None) == (policy == "twinless")
+    assert seen[:3] == [
+        "reading the clusterings (spark)",
+        "joining the records (spark)",
+        "computing the statistics (spark)",
+    ]

@@ -9,18 +9,32 @@ see ``docs/engines.md`` for the rule of ``"auto"``.
 
 from __future__ import annotations
 
-from .base import ENGINE_NAMES, Engine, EngineName, NumpyEngine, get_engine, numpy_bytes
-from .duckdb_engine import DuckDBEngine, duckdb_contingency_table
+from .base import (
+    ENGINE_NAMES,
+    CellsWanted,
+    Engine,
+    EngineName,
+    NumpyEngine,
+    StatisticsEngine,
+    engine_statistics,
+    get_engine,
+    numpy_bytes,
+)
+from .duckdb_engine import DuckDBEngine, duckdb_contingency_table, duckdb_statistics
 from .spark_engine import SparkEngine
 
 __all__ = [
+    "CellsWanted",
     "DuckDBEngine",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
     "NumpyEngine",
     "SparkEngine",
+    "StatisticsEngine",
     "duckdb_contingency_table",
+    "duckdb_statistics",
+    "engine_statistics",
     "get_engine",
     "numpy_bytes",
 ]

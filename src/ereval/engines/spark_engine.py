@@ -27,7 +27,8 @@ import shutil
 import tempfile
 import uuid
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -45,8 +46,10 @@ from ..contingency import (
 )
 from ..files import file_spec, header
 from ..io import column_names
+from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import table_from_codes
+from .duckdb_stats import duckdb_table_statistics
 
 __all__ = [
     "QUIET_LOG4J",
@@ -286,6 +289,62 @@ class SparkEngine:
         """The contingency table of two clusterings (CSV or Parquet files, globs or
         folders of parts, or Spark DataFrames), identical to the in-memory one.
         ``options`` are those of :func:`ereval.contingency.align`."""
+
+        def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
+            _checked_cells(run, sides, policy)
+            return _coded_table(run, policy)
+
+        table: ContingencyTable = self._build(truth, pred, options, work)
+        return table
+
+    def statistics(
+        self,
+        truth: Any,
+        pred: Any,
+        *,
+        cells: CellsWanted = "never",
+        progress: Callable[[str], None] | None = None,
+        **options: Unpack[AlignOptions],
+    ) -> TableStatistics:
+        """The table's sufficient statistics, computed by Spark with the statements of
+        the DuckDB engine (:func:`ereval.engines.duckdb_stats.duckdb_table_statistics`)
+        in Spark's dialect; only aggregates come back, and CEAF's undecided cells.
+        The cells come back only when ``cells`` is ``"always"`` (or ``"twinless"``
+        and some record is on one side only). ``progress`` is called with the name
+        of each phase; ``options`` are those of :func:`ereval.contingency.align`."""
+        wanted = check_choice("cells", cells, CELLS_WANTED)
+
+        def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
+            if progress is not None:
+                progress("joining the records (spark)")
+            both, only_t, only_p = _checked_cells(run, sides, policy)
+            if policy == "intersection":
+                only_t = only_p = 0
+            if progress is not None:
+                progress("computing the statistics (spark)")
+            stats = duckdb_table_statistics(
+                run, "cells", policy, both, only_t, only_p, dialect=sql.SPARK_STATS
+            )
+            if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
+                if progress is not None:
+                    progress("fetching the cells (spark)")
+                stats = replace(stats, table=_coded_table(run, policy))
+            return stats
+
+        if progress is not None:
+            progress("reading the clusterings (spark)")
+        stats: TableStatistics = self._build(truth, pred, options, work)
+        return stats
+
+    def _build(
+        self,
+        truth: Any,
+        pred: Any,
+        options: AlignOptions,
+        work: Callable[[SparkConnection, list[_Side], MismatchPolicy], Any],
+    ) -> Any:
+        """Load both sides as the views ``t`` and ``p`` of a connection of their own,
+        then ``work(connection, sides, policy)``; Spark's errors as one line."""
         policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
         id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
         rc = options.get("record_col", "record_id")
@@ -316,8 +375,7 @@ class SparkEngine:
                 if kinds[0] != kinds[1]:
                     ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in sides)
                     raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
-                _checked_cells(run, sides, policy)
-                return _coded_table(run, policy)
+                return work(run, sides, policy)
         except (InputError, InputTypeError):
             raise
         except Exception as exc:

@@ -18,6 +18,7 @@ DataFrame reader, so :func:`source_sql` is DuckDB's only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,21 +26,33 @@ from ..files import FileSpec
 
 __all__ = [
     "DUCKDB",
+    "DUCKDB_STATS",
     "Dialect",
     "SPARK",
+    "SPARK_STATS",
+    "StatsDialect",
+    "cell_sums_sql",
     "cell_totals_sql",
     "cells_sql",
+    "cluster_stats_sql",
+    "cluster_sums_sql",
     "coded_cells_sql",
+    "dominant_sums_sql",
     "duplicates_sql",
+    "hard_cells_sql",
     "ident",
+    "joined_cells_sql",
     "key_sql",
+    "marginal_stats_sql",
     "mismatch_examples_sql",
     "nulls_sql",
     "quote",
     "repeated_sql",
     "side_sql",
+    "sizes_sql",
     "source_sql",
     "twinless_duplicates_sql",
+    "undecided_cells_sql",
 ]
 
 
@@ -236,3 +249,191 @@ def mismatch_examples_sql(
 def repeated_sql(side: str, *, limit: int = 3) -> str:
     """The smallest record keys that ``side`` repeats."""
     return f"SELECT r FROM {side} GROUP BY r HAVING count(*) > 1 ORDER BY r LIMIT {int(limit)}"
+
+
+# -- sufficient statistics -----------------------------------------------------------
+#
+# The statistics of :mod:`ereval.statistics` are computed from the groups of
+# :func:`cells_sql` (a table ``cells(tc, pc, n)``) in a few aggregate statements,
+# every one a GROUP BY or a join: no window function, no sort. Integer sums are
+# taken over a wide integer type (exact), the halvings of ``C(x, 2)`` are left
+# to the caller; a float is computed per cell or per cluster by the same
+# operations, in the same order, as the in-memory engine does.
+
+
+@dataclass(frozen=True)
+class StatsDialect:
+    """What the statistics statements need that SQL dialects spell differently.
+
+    ``wide`` is an exact integer type for sums of squares; ``top_two(x)`` an
+    aggregate giving the two largest values of ``x`` (ties repeated) as a list;
+    ``item(l, k)`` the ``k``-th (1-based) element of a list, NULL beyond its end.
+    """
+
+    name: str
+    wide: str
+    top_two: Callable[[str], str]
+    item: Callable[[str, int], str]
+
+
+#: DuckDB: HUGEINT sums, ``max(x, 2)``, ``l[k]``.
+DUCKDB_STATS = StatsDialect(
+    "duckdb", "HUGEINT", lambda x: f"max({x}, 2)", lambda lst, k: f"{lst}[{k}]"
+)
+#: Spark SQL: DECIMAL(38, 0) sums, the two largest of the sorted collected values.
+SPARK_STATS = StatsDialect(
+    "spark",
+    "DECIMAL(38, 0)",
+    lambda x: f"slice(sort_array(collect_list({x}), false), 1, 2)",
+    lambda lst, k: f"try_element_at({lst}, {k})",
+)
+
+
+def _double(x: str) -> str:
+    return f"CAST({x} AS DOUBLE)"
+
+
+def sizes_sql(cells: str, side: str, *, common_only: bool) -> str:
+    """Per cluster of ``side`` (``"t"`` or ``"p"``): ``k`` its key, ``size``,
+    ``common`` (its records on both sides) and ``deg`` (its non-zero cells)."""
+    own, other = ("tc", "pc") if side == "t" else ("pc", "tc")
+    where = f"{own} IS NOT NULL" + (f" AND {other} IS NOT NULL" if common_only else "")
+    return (
+        f"SELECT {own} AS k, sum(n) AS size, "
+        f"sum(CASE WHEN {other} IS NOT NULL THEN n ELSE 0 END) AS common, "
+        f"count({other}) AS deg FROM {cells} WHERE {where} GROUP BY {own}"
+    )
+
+
+def joined_cells_sql(cells: str, rows: str, cols: str) -> str:
+    """The non-zero cells with their marginals: ``tc, pc, n, a, b, rdeg, cdeg`` and
+    CEAF's weights ``w3 = n`` and ``w4 = 2 n / (a + b)``."""
+    return (
+        "SELECT c.tc, c.pc, c.n, r.size AS a, k.size AS b, r.deg AS rdeg, k.deg AS cdeg, "
+        f"{_double('c.n')} AS w3, "
+        f"{_double('2 * c.n')} / {_double('r.size + k.size')} AS w4 "
+        f"FROM {cells} AS c JOIN {rows} AS r ON c.tc = r.k JOIN {cols} AS k ON c.pc = k.k"
+    )
+
+
+def cluster_stats_sql(joined: str, side: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """Per cluster of ``side`` with a non-zero cell, from :func:`joined_cells_sql`:
+    ``k``, ``size``, ``s1 = sum n``, ``s2 = sum n^2`` (exact), ``hit`` (LEA's resolved
+    singletons), ``jac`` (best Jaccard), ``deg``, ``star`` (its component holds no
+    other cluster of its side) and the two largest CEAF weights ``top3``, ``top4``."""
+    own, size, other, other_deg = (
+        ("tc", "a", "b", "cdeg") if side == "t" else ("pc", "b", "a", "rdeg")
+    )
+    wide = dialect.wide
+    return (
+        f"SELECT {own} AS k, max({size}) AS size, sum(n) AS s1, "
+        f"sum(CAST(n AS {wide}) * n) AS s2, "
+        f"sum(CASE WHEN {size} = 1 AND {other} = 1 AND n = 1 THEN 1 ELSE 0 END) AS hit, "
+        f"max({_double('n')} / (a + b - n)) AS jac, count(*) AS deg, "
+        f"max({other_deg}) = 1 AS star, "
+        f"{dialect.top_two('w3')} AS top3, {dialect.top_two('w4')} AS top4 "
+        f"FROM {joined} GROUP BY {own}"
+    )
+
+
+def _entropy_term(x: str, y: str, n_records: int) -> str:
+    """``(x / N) ln(x / y)`` in floating point."""
+    return f"({_double(x)} / {_double(str(int(n_records)))}) * ln({_double(x)} / {_double(y)})"
+
+
+def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """Over the clusters of one side (:func:`sizes_sql`): their number, records,
+    ``sum size^2`` and ``sum common^2`` (exact), ``sum (size / N) ln(size / N)``
+    and the twinless records' share of the other side's conditional entropy,
+    ``sum (size - common) (1 / N) ln(1 / size)``."""
+    wide = dialect.wide
+    return (
+        f"SELECT count(*), sum(size), sum(CAST(size AS {wide}) * size), sum(common), "
+        f"sum(CAST(common AS {wide}) * common), "
+        f"sum({_entropy_term('size', str(int(n_records)), n_records)}), "
+        f"sum(CASE WHEN size > common THEN {_double('size - common')} * "
+        f"{_entropy_term('1', 'size', n_records)} ELSE 0 END) FROM {sizes}"
+    )
+
+
+def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """Over :func:`cluster_stats_sql`: ``sum s2``, ``sum s1``, B-cubed's ``sum s2 / size``
+    and ``sum s2 / size^2``, the best Jaccards, LEA's ``sum size res / link(size)``
+    (``res = C(s1..)`` resolved links), and CEAF's best weights over the star
+    components centred on this side (``deg > 1`` keeps the single cells, counted
+    on the rows, from being counted twice when ``single_counted``)."""
+    res = f"({_double('s2 - s1')} / 2 + hit)"
+    size = _double("size")
+    links = f"(CASE WHEN size = 1 THEN 1.0 ELSE {size} * ({size} - 1) / 2 END)"
+    top1_3, top1_4 = dialect.item("top3", 1), dialect.item("top4", 1)
+    return (
+        "SELECT sum(s2), sum(s1), "
+        f"sum({_double('s2')} / size), sum({_double('s2')} / ({size} * {size})), sum(jac), "
+        f"sum({size} * {res} / {links}), "
+        f"sum(CASE WHEN star THEN {top1_3} ELSE 0 END), "
+        f"sum(CASE WHEN star THEN {top1_4} ELSE 0 END), "
+        f"sum(CASE WHEN star AND deg > 1 THEN {top1_3} ELSE 0 END), "
+        f"sum(CASE WHEN star AND deg > 1 THEN {top1_4} ELSE 0 END) "
+        f"FROM {clusters}"
+    )
+
+
+def cell_sums_sql(joined: str, n_records: int) -> str:
+    """Over the non-zero cells: their number, exact matches, ``sum n^2 / (a b)`` and the
+    cells' shares of ``H(T|P)`` and ``H(P|T)`` (before the sign)."""
+    n2 = f"{_double('n')} * {_double('n')}"
+    return (
+        "SELECT count(*), sum(CASE WHEN n = a AND n = b THEN 1 ELSE 0 END), "
+        f"sum({n2} / ({_double('a')} * {_double('b')})), "
+        f"sum({_entropy_term('n', 'b', n_records)}), sum({_entropy_term('n', 'a', n_records)}) "
+        f"FROM {joined}"
+    )
+
+
+def _other(weight: str, top: str, dialect: StatsDialect) -> str:
+    """The largest other weight of a cell's row (or column) from its two largest."""
+    first, second = dialect.item(top, 1), f"coalesce({dialect.item(top, 2)}, 0)"
+    return f"(CASE WHEN {weight} = {first} THEN {second} ELSE {first} END)"
+
+
+def hard_cells_sql(joined: str, rows: str, cols: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """The cells of the components with several clusters on each side, each with
+    whether it is *dominant* for CEAF's weight ``w3`` (``f3``) and ``w4`` (``f4``):
+    heavier than the largest other weight of its row plus that of its column, so
+    that some best alignment holds it (see :mod:`ereval.metrics.ceaf`)."""
+    parts = []
+    for w in ("w3", "w4"):
+        top = "top" + w[1]
+        parts.append(
+            f"x.{w} > {_other('x.' + w, 'r.' + top, dialect)} + "
+            f"{_other('x.' + w, 'c.' + top, dialect)} AS f{w[1]}"
+        )
+    return (
+        f"SELECT x.tc, x.pc, x.n, x.a, x.b, x.w3, x.w4, {parts[0]}, {parts[1]} "
+        f"FROM {joined} AS x JOIN {rows} AS r ON x.tc = r.k JOIN {cols} AS c ON x.pc = c.k "
+        "WHERE NOT r.star AND NOT c.star"
+    )
+
+
+def dominant_sums_sql(hard: str) -> str:
+    """The total weights of the dominant cells (``w3``, then ``w4``)."""
+    return (
+        "SELECT sum(CASE WHEN f3 THEN w3 ELSE 0 END), sum(CASE WHEN f4 THEN w4 ELSE 0 END) "
+        f"FROM {hard}"
+    )
+
+
+def undecided_cells_sql(hard: str) -> str:
+    """The cells of :func:`hard_cells_sql` whose row and column hold no dominant cell,
+    for either weight: ``tc, pc, n, a, b, u3, u4`` (``u3``: undecided for ``w3``).
+    Only the dominant cells are grouped (at most one per row and column)."""
+    flags = "max(CASE WHEN f3 THEN 1 ELSE 0 END) AS d3, max(CASE WHEN f4 THEN 1 ELSE 0 END) AS d4"
+    by_row = f"SELECT tc, {flags} FROM {hard} WHERE f3 OR f4 GROUP BY tc"
+    by_col = f"SELECT pc, {flags} FROM {hard} WHERE f3 OR f4 GROUP BY pc"
+    u3 = "(coalesce(r.d3, 0) = 0 AND coalesce(c.d3, 0) = 0)"
+    u4 = "(coalesce(r.d4, 0) = 0 AND coalesce(c.d4, 0) = 0)"
+    return (
+        f"SELECT h.tc, h.pc, h.n, h.a, h.b, {u3} AS u3, {u4} AS u4 FROM {hard} AS h "
+        f"LEFT JOIN ({by_row}) AS r ON h.tc = r.tc LEFT JOIN ({by_col}) AS c ON h.pc = c.pc "
+        f"WHERE {u3} OR {u4}"
+    )

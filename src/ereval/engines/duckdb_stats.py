@@ -1,0 +1,167 @@
+"""The sufficient statistics of a contingency table, computed inside DuckDB.
+
+From the groups of the full outer join (the table ``cells(tc, pc, n)`` of
+:func:`ereval.engines.sql.cells_sql`), a few aggregate statements compute every
+statistic of :mod:`ereval.statistics`; only aggregates come back to Python:
+
+1. the clusters of each side with their sizes and number of cells (two
+   GROUP BYs over the groups);
+2. the non-zero cells with their marginals and CEAF's two weights (a join);
+3. per cluster of each side: exact sums of ``n`` and ``n^2``, LEA's resolved
+   singletons, the best Jaccard, whether its component of the cell graph holds
+   no other cluster of its side (a *star*), and its two largest CEAF weights;
+4. global sums over the clusters and the cells.
+
+CEAF (CEAFm and CEAFe together, sharing every step): a star component aligns
+its best cell, so the stars' best weights are summed in the engine. In the
+components with several clusters on both sides, the cells heavier than the
+largest other weight of their row plus that of their column are in some best
+alignment (dominance, as in :mod:`ereval.metrics.ceaf`); they are summed in the
+engine too. Only the cells of rows and columns that hold no such cell come back,
+and the exact assignment of :func:`ereval.metrics.ceaf.max_weight_alignment`
+(its own reductions, the connected components, a sparse assignment per
+remaining component) finishes them in memory.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..contingency import ContingencyTable, MismatchPolicy
+from ..statistics import TableStatistics
+from . import sql
+
+__all__ = ["duckdb_table_statistics"]
+
+
+def _int(value: Any) -> int:
+    return 0 if value is None else int(value)
+
+
+def _float(value: Any) -> float:
+    return 0.0 if value is None else float(value)
+
+
+def _halve(twice: int) -> int:
+    # sum x^2 - sum x = 2 sum C(x, 2): always even
+    return twice // 2
+
+
+def duckdb_table_statistics(
+    con: Any,
+    cells: str,
+    policy: MismatchPolicy,
+    both: int,
+    only_t: int,
+    only_p: int,
+    dialect: sql.StatsDialect = sql.DUCKDB_STATS,
+) -> TableStatistics:
+    """Every statistic of the table whose groups are ``cells`` (records on both sides
+    ``both``, on the truth's only ``only_t``, on the prediction's only ``only_p``;
+    0 for ``policy="intersection"``)."""
+    common_only = policy == "intersection"
+    n_records = both + only_t + only_p
+    con.execute("CREATE TEMP TABLE ts AS " + sql.sizes_sql(cells, "t", common_only=common_only))
+    con.execute("CREATE TEMP TABLE ps AS " + sql.sizes_sql(cells, "p", common_only=common_only))
+    con.execute("CREATE TEMP TABLE x AS " + sql.joined_cells_sql(cells, "ts", "ps"))
+    con.execute("CREATE TEMP TABLE tr AS " + sql.cluster_stats_sql("x", "t", dialect))
+    con.execute("CREATE TEMP TABLE pr AS " + sql.cluster_stats_sql("x", "p", dialect))
+    k, n_t, sq_t, common_t, sq_common_t, ent_t, twin_t = con.execute(
+        sql.marginal_stats_sql("ts", n_records, dialect)
+    ).fetchall()[0]
+    r, n_p, sq_p, common_p, sq_common_p, ent_p, twin_p = con.execute(
+        sql.marginal_stats_sql("ps", n_records, dialect)
+    ).fetchall()[0]
+    rows = con.execute(sql.cluster_sums_sql("tr", dialect)).fetchall()[0]
+    cols = con.execute(sql.cluster_sums_sql("pr", dialect)).fetchall()[0]
+    n_cells, matches, b3e_p, cond_tp, cond_pt = con.execute(
+        sql.cell_sums_sql("x", n_records)
+    ).fetchall()[0]
+    s2, s1 = _int(rows[0]), _int(rows[1])
+    # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
+    single = (1.0 / n_records) * math.log(1.0 / n_records) if n_records else 0.0
+    ceafm, ceafe = _ceaf_totals(con, rows, cols, dialect)
+    return TableStatistics(
+        policy=policy,
+        n_true_records=_int(n_t),
+        n_pred_records=_int(n_p),
+        n_common=_int(common_t),
+        n_true_clusters=_int(k),
+        n_pred_clusters=_int(r),
+        n_cells=_int(n_cells),
+        pairs_both=_halve(s2 - s1),
+        pairs_true=_halve(_int(sq_t) - _int(n_t)),
+        pairs_pred=_halve(_int(sq_p) - _int(n_p)),
+        pairs_row_common=_halve(_int(sq_common_t) - _int(common_t)),
+        pairs_col_common=_halve(_int(sq_common_p) - _int(common_p)),
+        exact_matches=_int(matches),
+        b3_recall_sum=_float(rows[2]),
+        b3_precision_sum=_float(cols[2]),
+        b3_entity_recall_sum=_float(rows[3]),
+        b3_entity_precision_sum=_float(b3e_p),
+        closest_recall_sum=_float(rows[4]),
+        closest_precision_sum=_float(cols[4]),
+        lea_recall_sum=_float(rows[5]),
+        lea_precision_sum=_float(cols[5]),
+        entropy_true=_nonneg(-(_float(ent_t) + only_p * single)),
+        entropy_pred=_nonneg(-(_float(ent_p) + only_t * single)),
+        entropy_true_given_pred=_nonneg(-(_float(cond_tp) + _float(twin_p))),
+        entropy_pred_given_true=_nonneg(-(_float(cond_pt) + _float(twin_t))),
+        ceafm_total=ceafm,
+        ceafe_total=ceafe,
+    )
+
+
+def _nonneg(h: float) -> float:
+    return max(h, 0.0) + 0.0
+
+
+def _ceaf_totals(
+    con: Any, rows: tuple[Any, ...], cols: tuple[Any, ...], dialect: sql.StatsDialect
+) -> tuple[float, float]:
+    """CEAFm's and CEAFe's best aligned totals: stars and dominant cells summed in the
+    engine, the undecided cells solved in memory."""
+    from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
+
+    totals = [_float(rows[6]) + _float(cols[8]), _float(rows[7]) + _float(cols[9])]
+    con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("x", "tr", "pr", dialect))
+    dominant = con.execute(sql.dominant_sums_sql("hard")).fetchall()[0]
+    totals = [totals[0] + _float(dominant[0]), totals[1] + _float(dominant[1])]
+    rest = con.execute(sql.undecided_cells_sql("hard")).fetchnumpy()
+    if len(rest["n"]) == 0:
+        return totals[0], totals[1]
+    tc, pc = np.asarray(rest["tc"]), np.asarray(rest["pc"])
+    _, row = np.unique(tc, return_inverse=True)
+    _, col = np.unique(pc, return_inverse=True)
+    n, a, b = (np.asarray(rest[c], dtype=np.int64) for c in ("n", "a", "b"))
+    for k, (flag, phi) in enumerate((("u3", 3), ("u4", 4))):
+        keep = np.asarray(rest[flag], dtype=bool)
+        if not keep.any():
+            continue
+        sub = _sub_table(row[keep], col[keep], n[keep], a[keep], b[keep])
+        totals[k] += max_weight_alignment(sub, ceaf_similarity(sub, phi))  # type: ignore[arg-type]
+    return totals[0], totals[1]
+
+
+def _sub_table(
+    row: np.ndarray, col: np.ndarray, n: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> ContingencyTable:
+    """The table of some cells, with their clusters' true sizes as marginals (for the
+    weights; the marginals are not the cells' sums)."""
+    _, rows = np.unique(row, return_inverse=True)
+    _, cols = np.unique(col, return_inverse=True)
+    true_sizes = np.zeros(int(rows.max()) + 1, dtype=np.int64)
+    pred_sizes = np.zeros(int(cols.max()) + 1, dtype=np.int64)
+    true_sizes[rows] = a
+    pred_sizes[cols] = b
+    order = np.lexsort((cols, rows))
+    return ContingencyTable(
+        rows[order].astype(np.int64),
+        cols[order].astype(np.int64),
+        n[order],
+        true_sizes,
+        pred_sizes,
+    )
