@@ -4,12 +4,14 @@ Writes a truth and a prediction of N records (Parquet, int64 ids; the prediction
 shuffled, 10% of its records moved to another cluster; the prediction as a
 folder of part files, as Spark writes them), then in this process:
 
-* builds the contingency table with ``DuckDBEngine(threads=2)`` (wall and CPU
-  seconds of this process: DuckDB's threads run in it);
-* builds it with ``SparkEngine`` on a local session (``local[2]``, started
-  before the clock runs), wall seconds and CPU seconds of this process plus the
-  Spark JVM (read from ``/proc``);
-* checks that the two tables are identical, array for array;
+* builds the contingency table, then computes the table's sufficient
+  statistics (``statistics()``, only aggregates coming back), with
+  ``DuckDBEngine(threads=2)`` (wall and CPU seconds of this process: DuckDB's
+  threads run in it) and with ``SparkEngine`` on a local session (``local[2]``,
+  started and warmed up before the clock runs; wall seconds and CPU seconds of
+  this process plus the Spark JVM, read from ``/proc``);
+* checks that the two tables are identical, array for array, and the two
+  statistics equal (integers exactly, floats to 1e-12);
 * reads Spark's event log and prints, per stage, its tasks, the records read,
   the shuffle bytes written and the executor CPU time, per record of the two
   inputs (the figures behind the cluster estimate of ``docs/engines.md``), and
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import tempfile
 import time
@@ -36,6 +39,7 @@ import pyarrow.parquet as pq
 
 from ereval.engines import DuckDBEngine, SparkEngine, sql
 from ereval.engines.spark_engine import new_session
+from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS
 
 
 def _write(folder: Path, n: int, seed: int) -> tuple[Path, Path]:
@@ -136,6 +140,13 @@ def _same(a: Any, b: Any) -> bool:
     )
 
 
+def _same_statistics(a: Any, b: Any) -> bool:
+    return all(getattr(a, k) == getattr(b, k) for k in INTEGER_STATISTICS) and all(
+        math.isclose(getattr(a, k), getattr(b, k), rel_tol=1e-12, abs_tol=1e-12)
+        for k in FLOAT_STATISTICS
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-n", type=int, nargs="*", default=[1_000_000, 10_000_000])
@@ -160,7 +171,9 @@ def main() -> None:
         duck = DuckDBEngine(threads=2)
         warm = Path(tmp) / "warm"
         warm.mkdir()
-        spark_engine.contingency_table(*_write(warm, 10_000, seed=2))  # JVM warm-up, untimed
+        warm_t, warm_p = _write(warm, 10_000, seed=2)
+        spark_engine.contingency_table(warm_t, warm_p)  # JVM warm-up, untimed
+        spark_engine.statistics(warm_t, warm_p)
         print(f"Spark {spark.version} on {args.master}; DuckDB 2 threads; {os.cpu_count()} cores")
         rows = []
         for n in args.n:
@@ -168,23 +181,29 @@ def main() -> None:
             folder.mkdir()
             t, p = _write(folder, n, seed=1)
             for k in range(args.repeats):
-                w0, c0 = time.perf_counter(), time.process_time()
-                duck_table = duck.contingency_table(t, p)
-                duck_wall, duck_cpu = time.perf_counter() - w0, time.process_time() - c0
-                spark.sparkContext.setJobGroup(f"n{n}-{k}", f"{n} records")
-                w0, c0, j0 = time.perf_counter(), time.process_time(), _jvm_cpu(spark)
-                spark_table = spark_engine.contingency_table(t, p)
-                spark_wall = time.perf_counter() - w0
-                spark_cpu = time.process_time() - c0 + _jvm_cpu(spark) - j0
-                same = _same(duck_table, spark_table)
-                rows.append((n, duck_wall, duck_cpu, spark_wall, spark_cpu, same))
-                print(
-                    f"n={n:>11,}  duckdb {duck_wall:7.2f} s wall {duck_cpu:7.2f} s CPU | "
-                    f"spark {spark_wall:7.2f} s wall {spark_cpu:7.2f} s CPU | "
-                    f"x duckdb: wall {spark_wall / duck_wall:5.2f}, CPU {spark_cpu / duck_cpu:5.2f}"
-                    f" | identical tables: {same}",
-                    flush=True,
-                )
+                for job in ("table", "statistics"):
+                    method = "contingency_table" if job == "table" else "statistics"
+                    w0, c0 = time.perf_counter(), time.process_time()
+                    duck_result = getattr(duck, method)(t, p)
+                    duck_wall, duck_cpu = time.perf_counter() - w0, time.process_time() - c0
+                    spark.sparkContext.setJobGroup(f"{job}-n{n}-{k}", f"{n} records")
+                    w0, c0, j0 = time.perf_counter(), time.process_time(), _jvm_cpu(spark)
+                    spark_result = getattr(spark_engine, method)(t, p)
+                    spark_wall = time.perf_counter() - w0
+                    spark_cpu = time.process_time() - c0 + _jvm_cpu(spark) - j0
+                    same = (
+                        _same(duck_result, spark_result)
+                        if job == "table"
+                        else _same_statistics(duck_result, spark_result)
+                    )
+                    rows.append((n, duck_wall, duck_cpu, spark_wall, spark_cpu, same))
+                    print(
+                        f"{job:>10} n={n:>11,}  duckdb {duck_wall:7.2f} s wall "
+                        f"{duck_cpu:7.2f} s CPU | spark {spark_wall:7.2f} s wall "
+                        f"{spark_cpu:7.2f} s CPU | x duckdb: wall {spark_wall / duck_wall:5.2f}, "
+                        f"CPU {spark_cpu / duck_cpu:5.2f} | same result: {same}",
+                        flush=True,
+                    )
         last = args.n[-1]
         print(f"\nphysical plan of the join and grouping (n={last:,}):")
         for view, name in (("bench_t", "truth.parquet"), ("bench_p", "pred")):
@@ -193,8 +212,9 @@ def main() -> None:
         spark.sql(sql.cells_sql("bench_t", "bench_p")).explain()
         spark.stop()
         for n in args.n:
-            print(f"\nstages of the Spark build, n={n:,} (first repeat):")
-            _print_stages(_stages(log_dir, f"n{n}-0"), n)
+            for job in ("table", "statistics"):
+                print(f"\nstages of the Spark {job}, n={n:,} (first repeat):")
+                _print_stages(_stages(log_dir, f"{job}-n{n}-0"), n)
         if not all(r[-1] for r in rows):
             raise SystemExit("the engines' tables differ")
 
