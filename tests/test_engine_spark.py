@@ -70,9 +70,10 @@ def test_registry_gives_the_same_numbers_on_every_engine(
         t_path = write(t, tmp_path / f"t-{policy}.{kind}")
         p_path = write(p, tmp_path / f"p-{policy}.{kind}")
         table = builder.contingency_table(t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
-        # the statistics computed where the data is, against those of the in-memory table
-        stats = engine_statistics(builder, t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
-        assert_same_statistics(stats, table_statistics(table))
+        if engine != "spark" or policy == "twinless":  # Spark: its slowest statements, once
+            # the statistics computed where the data is, against those of the table
+            stats = engine_statistics(builder, t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
+            assert_same_statistics(stats, table_statistics(table))
         shapes = [(r.n_true_clusters, r.n_pred_clusters) for r in refs]
         names = list(CANONICAL_METRICS) + (list(EXTRA_METRICS) if policy == "twinless" else [])
         for case, ref, got in zip(cases, refs, blocks(table, shapes), strict=True):
