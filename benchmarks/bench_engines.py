@@ -89,9 +89,9 @@ print(len(cells["n"]))
 
 
 def _measure(cmd: list[str]) -> dict[str, float | str]:
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"{' '.join(cmd[:6])} ... failed:\n{out.stderr}")
     result: dict[str, float | str] = json.loads(out.stdout)
     return result
 

@@ -214,5 +214,27 @@ def test_statistics_sql_is_standard_but_for_the_dialect() -> None:
     for dialect in (sql.DUCKDB_STATS, sql.SPARK_STATS):
         text = sql.cluster_stats_sql("x", "t", dialect)
         assert dialect.wide in text and "OVER" not in text and "ORDER BY" not in text
-    assert "max(w3, 2)" in sql.cluster_stats_sql("x", "t")
-    assert "collect_list" in sql.cluster_stats_sql("x", "t", sql.SPARK_STATS)
+    assert "3 * x.n > r.s1 + c.s1" in sql.hard_cells_sql("x", "r", "c")  # exact integers
+
+
+def test_duckdb_reports_its_phases_and_reads_a_csv_file_once(tmp_path: Path) -> None:
+    t, p = _write(_noisy(200, 30, 0.2, 2), tmp_path, "text", "csv")
+    phases: list[str] = []
+    DuckDBEngine().statistics(t, p, progress=phases.append)
+    assert phases == [
+        "reading and joining the records (duckdb)",
+        "computing the statistics (duckdb)",
+    ]
+    engine = DuckDBEngine()
+    con = engine.connect()
+    try:
+        engine._load(con, t, p, {})
+        kinds = dict(
+            con.execute(
+                "SELECT table_name, table_type FROM information_schema.tables "
+                "WHERE table_name IN ('t', 'p')"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    assert kinds == {"t": "LOCAL TEMPORARY", "p": "LOCAL TEMPORARY"}  # tables, not views

@@ -170,6 +170,9 @@ class DuckDBEngine:
         duckdb = require("duckdb", feature="the DuckDB engine")
         con = duckdb.connect()
         con.execute("SET preserve_insertion_order = false")
+        # DuckDB's own bar would write to stdout, which carries the results: the
+        # phases are reported through ``progress`` instead
+        con.execute("SET enable_progress_bar = false")
         if self.memory_limit is not None:
             con.execute(f"SET memory_limit = {sql.quote(self.memory_limit)}")
         if self.threads is not None:

@@ -18,7 +18,6 @@ DataFrame reader, so :func:`source_sql` is DuckDB's only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +27,7 @@ __all__ = [
     "DUCKDB",
     "DUCKDB_STATS",
     "Dialect",
+    "FLOAT_MARGIN",
     "SPARK",
     "SPARK_STATS",
     "StatsDialect",
@@ -263,30 +263,20 @@ def repeated_sql(side: str, *, limit: int = 3) -> str:
 
 @dataclass(frozen=True)
 class StatsDialect:
-    """What the statistics statements need that SQL dialects spell differently.
-
-    ``wide`` is an exact integer type for sums of squares; ``top_two(x)`` an
-    aggregate giving the two largest values of ``x`` (ties repeated) as a list;
-    ``item(l, k)`` the ``k``-th (1-based) element of a list, NULL beyond its end.
-    """
+    """What the statistics statements need that SQL dialects spell differently:
+    ``wide``, an exact integer type for sums of squares."""
 
     name: str
     wide: str
-    top_two: Callable[[str], str]
-    item: Callable[[str, int], str]
 
 
-#: DuckDB: HUGEINT sums, ``max(x, 2)``, ``l[k]``.
-DUCKDB_STATS = StatsDialect(
-    "duckdb", "HUGEINT", lambda x: f"max({x}, 2)", lambda lst, k: f"{lst}[{k}]"
-)
-#: Spark SQL: DECIMAL(38, 0) sums, the two largest of the sorted collected values.
-SPARK_STATS = StatsDialect(
-    "spark",
-    "DECIMAL(38, 0)",
-    lambda x: f"slice(sort_array(collect_list({x}), false), 1, 2)",
-    lambda lst, k: f"try_element_at({lst}, {k})",
-)
+#: DuckDB: HUGEINT sums.
+DUCKDB_STATS = StatsDialect("duckdb", "HUGEINT")
+#: Spark SQL: DECIMAL(38, 0) sums.
+SPARK_STATS = StatsDialect("spark", "DECIMAL(38, 0)")
+#: A float comparison ``x > y`` is taken as ``x > y (1 + margin)``, so that rounding
+#: can never make it true when it is not.
+FLOAT_MARGIN = 1e-12
 
 
 def _double(x: str) -> str:
@@ -320,7 +310,8 @@ def cluster_stats_sql(joined: str, side: str, dialect: StatsDialect = DUCKDB_STA
     """Per cluster of ``side`` with a non-zero cell, from :func:`joined_cells_sql`:
     ``k``, ``size``, ``s1 = sum n``, ``s2 = sum n^2`` (exact), ``hit`` (LEA's resolved
     singletons), ``jac`` (best Jaccard), ``deg``, ``star`` (its component holds no
-    other cluster of its side) and the two largest CEAF weights ``top3``, ``top4``."""
+    other cluster of its side), the largest CEAF weights ``top3``, ``top4`` and the
+    sum ``sum4`` of its weights ``w4`` (that of ``w3`` is ``s1``)."""
     own, size, other, other_deg = (
         ("tc", "a", "b", "cdeg") if side == "t" else ("pc", "b", "a", "rdeg")
     )
@@ -331,7 +322,7 @@ def cluster_stats_sql(joined: str, side: str, dialect: StatsDialect = DUCKDB_STA
         f"sum(CASE WHEN {size} = 1 AND {other} = 1 AND n = 1 THEN 1 ELSE 0 END) AS hit, "
         f"max({_double('n')} / (a + b - n)) AS jac, count(*) AS deg, "
         f"max({other_deg}) = 1 AS star, "
-        f"{dialect.top_two('w3')} AS top3, {dialect.top_two('w4')} AS top4 "
+        "max(w3) AS top3, max(w4) AS top4, sum(w4) AS sum4 "
         f"FROM {joined} GROUP BY {own}"
     )
 
@@ -356,7 +347,7 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
     )
 
 
-def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+def cluster_sums_sql(clusters: str) -> str:
     """Over :func:`cluster_stats_sql`: ``sum s2``, ``sum s1``, B-cubed's ``sum s2 / size``
     and ``sum s2 / size^2``, the best Jaccards, LEA's ``sum size res / link(size)``
     (``res = C(s1..)`` resolved links), and CEAF's best weights over the star
@@ -365,7 +356,7 @@ def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str
     res = f"({_double('s2 - s1')} / 2 + hit)"
     size = _double("size")
     links = f"(CASE WHEN size = 1 THEN 1.0 ELSE {size} * ({size} - 1) / 2 END)"
-    top1_3, top1_4 = dialect.item("top3", 1), dialect.item("top4", 1)
+    top1_3, top1_4 = "top3", "top4"
     return (
         "SELECT sum(s2), sum(s1), "
         f"sum({_double('s2')} / size), sum({_double('s2')} / ({size} * {size})), sum(jac), "
@@ -390,26 +381,18 @@ def cell_sums_sql(joined: str, n_records: int) -> str:
     )
 
 
-def _other(weight: str, top: str, dialect: StatsDialect) -> str:
-    """The largest other weight of a cell's row (or column) from its two largest."""
-    first, second = dialect.item(top, 1), f"coalesce({dialect.item(top, 2)}, 0)"
-    return f"(CASE WHEN {weight} = {first} THEN {second} ELSE {first} END)"
-
-
-def hard_cells_sql(joined: str, rows: str, cols: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+def hard_cells_sql(joined: str, rows: str, cols: str) -> str:
     """The cells of the components with several clusters on each side, each with
     whether it is *dominant* for CEAF's weight ``w3`` (``f3``) and ``w4`` (``f4``):
-    heavier than the largest other weight of its row plus that of its column, so
-    that some best alignment holds it (see :mod:`ereval.metrics.ceaf`)."""
-    parts = []
-    for w in ("w3", "w4"):
-        top = "top" + w[1]
-        parts.append(
-            f"x.{w} > {_other('x.' + w, 'r.' + top, dialect)} + "
-            f"{_other('x.' + w, 'c.' + top, dialect)} AS f{w[1]}"
-        )
+    heavier than the other weights of its row plus those of its column, so heavier
+    than the largest of each, and some best alignment holds it (see
+    :mod:`ereval.metrics.ceaf`). With ``S`` the sums of a row and of a column, the
+    test is ``3 w > S_row + S_col``: in exact integers for ``w3 = n``, with a
+    relative margin of :data:`FLOAT_MARGIN` for ``w4``."""
+    f3 = "3 * x.n > r.s1 + c.s1"
+    f4 = f"3 * x.w4 > (r.sum4 + c.sum4) * {1 + FLOAT_MARGIN!r}"
     return (
-        f"SELECT x.tc, x.pc, x.n, x.a, x.b, x.w3, x.w4, {parts[0]}, {parts[1]} "
+        f"SELECT x.tc, x.pc, x.n, x.a, x.b, x.w3, x.w4, {f3} AS f3, {f4} AS f4 "
         f"FROM {joined} AS x JOIN {rows} AS r ON x.tc = r.k JOIN {cols} AS c ON x.pc = c.k "
         "WHERE NOT r.star AND NOT c.star"
     )
