@@ -141,10 +141,14 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _same_statistics(a: Any, b: Any) -> bool:
-    return all(getattr(a, k) == getattr(b, k) for k in INTEGER_STATISTICS) and all(
-        math.isclose(getattr(a, k), getattr(b, k), rel_tol=1e-12, abs_tol=1e-12)
+    differ = [k for k in INTEGER_STATISTICS if getattr(a, k) != getattr(b, k)] + [
+        k
         for k in FLOAT_STATISTICS
-    )
+        if not math.isclose(getattr(a, k), getattr(b, k), rel_tol=1e-12, abs_tol=1e-12)
+    ]
+    for k in differ:
+        print(f"  {k}: duckdb {getattr(a, k)!r}, spark {getattr(b, k)!r}")
+    return not differ
 
 
 def main() -> None:

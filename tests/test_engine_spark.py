@@ -9,7 +9,6 @@ per file kind and policy.
 
 from __future__ import annotations
 
-import math
 import sys
 import warnings
 from pathlib import Path
@@ -34,8 +33,8 @@ from ereval.engines import spark_engine as se
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 from ereval.statistics import TableStatistics, table_statistics
 
-from ._engine_cases import ALL_POLICIES, blocks, cases_for, combined, frame, write
-from .test_engine_statistics import assert_same_statistics
+from ._engine_cases import blocks, combined, registry, write
+from .test_engine_statistics import POLICIES, assert_same_metrics, assert_same_statistics
 
 ENGINES = ["numpy", "duckdb", "spark"]
 INTEGER_STATS = ("n_records", "n_true_clusters", "n_pred_clusters", "n_common")
@@ -57,16 +56,15 @@ def _same_table(a: ContingencyTable, b: ContingencyTable, label: str) -> None:
 def test_registry_gives_the_same_numbers_on_every_engine(
     tmp_path: Path, request: pytest.FixtureRequest, engine: str, kind: str, ids: str
 ) -> None:
+    """The registry of ``test_engine_statistics`` in one input per policy: every case's
+    block of the table equal to its own in-memory table, its metrics equal to 1e-12."""
     builder = _engine(engine, request)
-    for policy in ALL_POLICIES:
-        cases = cases_for(policy)
+    for policy in POLICIES:
+        cases = registry(policy, ids)
         with warnings.catch_warnings():  # the cases where the prediction is the truth
             warnings.simplefilter("ignore", IdenticalColumnsWarning)
-            refs = [
-                contingency_table(frame(c.truth, ids), frame(c.pred, ids), on_mismatch=policy)  # type: ignore[arg-type]
-                for c in cases
-            ]
-        t, p = combined(cases, ids)
+            refs = [contingency_table(*f, on_mismatch=policy) for _, f in cases]  # type: ignore[arg-type]
+        t, p = combined(cases)
         t_path = write(t, tmp_path / f"t-{policy}.{kind}")
         p_path = write(p, tmp_path / f"p-{policy}.{kind}")
         table = builder.contingency_table(t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
@@ -75,18 +73,13 @@ def test_registry_gives_the_same_numbers_on_every_engine(
             stats = engine_statistics(builder, t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
             assert_same_statistics(stats, table_statistics(table))
         shapes = [(r.n_true_clusters, r.n_pred_clusters) for r in refs]
-        names = list(CANONICAL_METRICS) + (list(EXTRA_METRICS) if policy == "twinless" else [])
-        for case, ref, got in zip(cases, refs, blocks(table, shapes), strict=True):
-            label = f"{engine} {kind} {policy} {case.name}"
+        names = list(CANONICAL_METRICS) + list(EXTRA_METRICS)
+        for (name, _), ref, got in zip(cases, refs, blocks(table, shapes), strict=True):
+            label = f"{engine} {kind} {policy} {name}"
             _same_table(got, ref, label)
             for stat in INTEGER_STATS:
                 assert getattr(got, stat) == getattr(ref, stat), (label, stat)
-            expected, scores = evaluate(ref, metrics=names), evaluate(got, metrics=names)
-            for name in names:
-                a, b = scores[name], expected[name]
-                assert (math.isnan(a) and math.isnan(b)) or math.isclose(
-                    a, b, rel_tol=1e-12, abs_tol=1e-12
-                ), (label, name, a, b)
+            assert_same_metrics(evaluate(got, metrics=names), evaluate(ref, metrics=names))
 
 
 def test_spark_keys_of_several_text_columns(tmp_path: Path, spark: Any) -> None:

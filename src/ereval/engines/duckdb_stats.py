@@ -76,15 +76,15 @@ def duckdb_table_statistics(
     r, n_p, sq_p, common_p, sq_common_p, ent_p, twin_p = con.execute(
         sql.marginal_stats_sql("ps", n_records, dialect)
     ).fetchall()[0]
-    rows = con.execute(sql.cluster_sums_sql("tr")).fetchall()[0]
-    cols = con.execute(sql.cluster_sums_sql("pr")).fetchall()[0]
+    rows = con.execute(sql.cluster_sums_sql("tr", dialect)).fetchall()[0]
+    cols = con.execute(sql.cluster_sums_sql("pr", dialect)).fetchall()[0]
     n_cells, matches, b3e_p, cond_tp, cond_pt = con.execute(
-        sql.cell_sums_sql("x", n_records)
+        sql.cell_sums_sql("x", n_records, dialect)
     ).fetchall()[0]
     s2, s1 = _int(rows[0]), _int(rows[1])
     # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
     single = (1.0 / n_records) * math.log(1.0 / n_records) if n_records else 0.0
-    ceafm, ceafe = _ceaf_totals(con, rows, cols)
+    ceafm, ceafe = _ceaf_totals(con, rows, cols, dialect)
     return TableStatistics(
         policy=policy,
         n_true_records=_int(n_t),
@@ -120,14 +120,19 @@ def _nonneg(h: float) -> float:
     return max(h, 0.0) + 0.0
 
 
-def _ceaf_totals(con: Any, rows: tuple[Any, ...], cols: tuple[Any, ...]) -> tuple[float, float]:
+def _ceaf_totals(
+    con: Any,
+    rows: tuple[Any, ...],
+    cols: tuple[Any, ...],
+    dialect: sql.StatsDialect = sql.DUCKDB_STATS,
+) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals: stars and dominant cells summed in the
     engine, the undecided cells solved in memory."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
     totals = [_float(rows[6]) + _float(cols[8]), _float(rows[7]) + _float(cols[9])]
     con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("x", "tr", "pr"))
-    dominant = con.execute(sql.dominant_sums_sql("hard")).fetchall()[0]
+    dominant = con.execute(sql.dominant_sums_sql("hard", dialect)).fetchall()[0]
     totals = [totals[0] + _float(dominant[0]), totals[1] + _float(dominant[1])]
     rest = con.execute(sql.undecided_cells_sql("hard")).fetchnumpy()
     if len(rest["n"]) == 0:

@@ -264,16 +264,26 @@ def repeated_sql(side: str, *, limit: int = 3) -> str:
 @dataclass(frozen=True)
 class StatsDialect:
     """What the statistics statements need that SQL dialects spell differently:
-    ``wide``, an exact integer type for sums of squares."""
+    ``wide``, an exact integer type for sums of squares, and ``float_sum``, the sum
+    of a floating-point column over many rows (``{}`` stands for the column)."""
 
     name: str
     wide: str
+    float_sum: str = "sum({})"
+
+    def fsum(self, x: str) -> str:
+        """The sum of the floating-point expression ``x`` over the rows."""
+        return self.float_sum.format(x)
 
 
 #: DuckDB: HUGEINT sums.
 DUCKDB_STATS = StatsDialect("duckdb", "HUGEINT")
-#: Spark SQL: DECIMAL(38, 0) sums.
-SPARK_STATS = StatsDialect("spark", "DECIMAL(38, 0)")
+#: Spark SQL: DECIMAL(38, 0) sums; float sums in DECIMAL(38, 18), exact whatever the
+#: order in which the partitions add up (each term rounded to 1e-18, the total to a
+#: double once), where Spark's sum of doubles drifts past 1e-12 over 10^6 rows.
+SPARK_STATS = StatsDialect(
+    "spark", "DECIMAL(38, 0)", "CAST(sum(CAST({} AS DECIMAL(38, 18))) AS DOUBLE)"
+)
 #: A float comparison ``x > y`` is taken as ``x > y (1 + margin)``, so that rounding
 #: can never make it true when it is not.
 FLOAT_MARGIN = 1e-12
@@ -341,13 +351,16 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
     return (
         f"SELECT count(*), sum(size), sum(CAST(size AS {wide}) * size), sum(common), "
         f"sum(CAST(common AS {wide}) * common), "
-        f"sum({_entropy_term('size', str(int(n_records)), n_records)}), "
-        f"sum(CASE WHEN size > common THEN {_double('size - common')} * "
-        f"{_entropy_term('1', 'size', n_records)} ELSE 0 END) FROM {sizes}"
+        f"{dialect.fsum(_entropy_term('size', str(int(n_records)), n_records))}, "
+        + dialect.fsum(
+            f"CASE WHEN size > common THEN {_double('size - common')} * "
+            f"{_entropy_term('1', 'size', n_records)} ELSE 0 END"
+        )
+        + f" FROM {sizes}"
     )
 
 
-def cluster_sums_sql(clusters: str) -> str:
+def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """Over :func:`cluster_stats_sql`: ``sum s2``, ``sum s1``, B-cubed's ``sum s2 / size``
     and ``sum s2 / size^2``, the best Jaccards, LEA's ``sum size res / link(size)``
     (``res = C(s1..)`` resolved links), and CEAF's best weights over the star
@@ -357,26 +370,29 @@ def cluster_sums_sql(clusters: str) -> str:
     size = _double("size")
     links = f"(CASE WHEN size = 1 THEN 1.0 ELSE {size} * ({size} - 1) / 2 END)"
     top1_3, top1_4 = "top3", "top4"
+    f = dialect.fsum
     return (
         "SELECT sum(s2), sum(s1), "
-        f"sum({_double('s2')} / size), sum({_double('s2')} / ({size} * {size})), sum(jac), "
-        f"sum({size} * {res} / {links}), "
-        f"sum(CASE WHEN star THEN {top1_3} ELSE 0 END), "
-        f"sum(CASE WHEN star THEN {top1_4} ELSE 0 END), "
-        f"sum(CASE WHEN star AND deg > 1 THEN {top1_3} ELSE 0 END), "
-        f"sum(CASE WHEN star AND deg > 1 THEN {top1_4} ELSE 0 END) "
+        f"{f(_double('s2') + ' / size')}, {f(_double('s2') + f' / ({size} * {size})')}, "
+        f"{f('jac')}, {f(f'{size} * {res} / {links}')}, "
+        f"{f(f'CASE WHEN star THEN {top1_3} ELSE 0 END')}, "
+        f"{f(f'CASE WHEN star THEN {top1_4} ELSE 0 END')}, "
+        f"{f(f'CASE WHEN star AND deg > 1 THEN {top1_3} ELSE 0 END')}, "
+        f"{f(f'CASE WHEN star AND deg > 1 THEN {top1_4} ELSE 0 END')} "
         f"FROM {clusters}"
     )
 
 
-def cell_sums_sql(joined: str, n_records: int) -> str:
+def cell_sums_sql(joined: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """Over the non-zero cells: their number, exact matches, ``sum n^2 / (a b)`` and the
     cells' shares of ``H(T|P)`` and ``H(P|T)`` (before the sign)."""
     n2 = f"{_double('n')} * {_double('n')}"
+    ab = f"({_double('a')} * {_double('b')})"
+    f = dialect.fsum
     return (
         "SELECT count(*), sum(CASE WHEN n = a AND n = b THEN 1 ELSE 0 END), "
-        f"sum({n2} / ({_double('a')} * {_double('b')})), "
-        f"sum({_entropy_term('n', 'b', n_records)}), sum({_entropy_term('n', 'a', n_records)}) "
+        f"{f(f'{n2} / {ab}')}, "
+        f"{f(_entropy_term('n', 'b', n_records))}, {f(_entropy_term('n', 'a', n_records))} "
         f"FROM {joined}"
     )
 
@@ -398,10 +414,11 @@ def hard_cells_sql(joined: str, rows: str, cols: str) -> str:
     )
 
 
-def dominant_sums_sql(hard: str) -> str:
+def dominant_sums_sql(hard: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """The total weights of the dominant cells (``w3``, then ``w4``)."""
+    f = dialect.fsum
     return (
-        "SELECT sum(CASE WHEN f3 THEN w3 ELSE 0 END), sum(CASE WHEN f4 THEN w4 ELSE 0 END) "
+        f"SELECT {f('CASE WHEN f3 THEN w3 ELSE 0 END')}, {f('CASE WHEN f4 THEN w4 ELSE 0 END')} "
         f"FROM {hard}"
     )
 
