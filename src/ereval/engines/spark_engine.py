@@ -179,10 +179,9 @@ def new_session(master: str | None = None, conf: Mapping[str, str] | None = None
         "spark.sql.warehouse.dir": str(work / "warehouse"),
         "spark.local.dir": str(work / "local"),
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}",
-        "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}",
         "spark.sql.session.timeZone": "UTC",
     }
-    if master.startswith("local"):
+    if master.startswith("local"):  # the executors are this JVM; on a cluster, their own
         settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 1))
     settings.update(conf or {})
     builder = SparkSession.builder.master(master).appName("ereval")
@@ -214,7 +213,7 @@ def _kind(data_type: Any) -> str:
 
 
 class SparkEngine:
-    """Builds the contingency table with Apache Spark.
+    """Builds the contingency table, or computes its statistics, with Apache Spark.
 
     Parameters
     ----------
