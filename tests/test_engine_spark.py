@@ -268,6 +268,11 @@ def test_spark_dialect() -> None:
     assert "LEFT ANTI JOIN" in sql.twinless_duplicates_sql("t", "p", dialect=sql.SPARK)
     assert " ANTI JOIN" in sql.twinless_duplicates_sql("t", "p")
     assert "CAST(`n` AS STRING)" in sql.key_sql(["s", "n"], ["text", "integer"], dialect=sql.SPARK)
+    # float sums: exact in DECIMAL on Spark (any order of the partitions), plain on DuckDB
+    spark_sums = sql.cell_sums_sql("x", 10, sql.SPARK_STATS)
+    assert spark_sums.count("AS DECIMAL(38, 18))) AS DOUBLE)") == 3
+    assert "DECIMAL" not in sql.cell_sums_sql("x", 10)
+    assert sql.DUCKDB_STATS.fsum("w") == "sum(w)"
 
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
