@@ -341,10 +341,15 @@ def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:
     assert res.stderr == "after" and log.read_text() == "child-noise\n"
 
 
-def test_spark_statistics_of_the_hard_cases(tmp_path: Path, spark: Any) -> None:
+def test_spark_statistics_of_the_hard_cases(
+    tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """CEAF's ties (an assignment decides) and a table without common records, alone, and
-    the cells only when asked."""
+    the cells only when asked; where no session of its own can be made (Spark Connect),
+    a build leaves no view behind in the given one."""
     engine = SparkEngine(session=spark)
+    before = {t.name for t in spark.catalog.listTables() if t.isTemporary}
+    monkeypatch.setattr(se, "_isolated", lambda session: session)
     ties = (
         pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 1, 2, 2, 3, 3]}),
         pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 2, 1, 2, 3, 4]}),
@@ -367,6 +372,7 @@ def test_spark_statistics_of_the_hard_cases(tmp_path: Path, spark: Any) -> None:
         assert isinstance(got, TableStatistics)
         assert_same_statistics(got, table_statistics(reference))
         assert (got.table is not None) == (policy == "twinless")
+    assert {t.name for t in spark.catalog.listTables() if t.isTemporary} == before
     assert seen[:3] == [
         "reading the clusterings (spark)",
         "joining the records (spark)",

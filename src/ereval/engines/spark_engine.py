@@ -442,6 +442,7 @@ class SparkConnection:
         self.spark = _isolated(spark)
         self.tag = uuid.uuid4().hex[:12]
         self.cached: list[Any] = []
+        self.views: list[str] = []
         self.global_views: list[str] = []
 
     def execute(self, query: str) -> _Result:
@@ -454,8 +455,13 @@ class SparkConnection:
         if kind.upper() == "TABLE":
             frame = frame.persist()
             self.cached.append(frame)
-        frame.createOrReplaceTempView(name)
+        self.register(name, frame)
         return _Result(None)
+
+    def register(self, name: str, frame: Any) -> None:
+        """Make ``frame`` the temporary view ``name`` of this connection's session."""
+        frame.createOrReplaceTempView(name)
+        self.views.append(name)
 
     def rows(self, query: str) -> list[tuple[Any, ...]]:
         """The rows of ``query``."""
@@ -485,7 +491,7 @@ class SparkConnection:
                 self.parent.catalog.dropGlobalTempView(name)
         if self.spark is not self.parent:
             return
-        for view in ("t", "p", "t_source", "p_source", "cells"):
+        for view in self.views:  # no session of its own: the views made are dropped
             with contextlib.suppress(Exception):
                 self.spark.catalog.dropTempView(view)
 
@@ -573,7 +579,7 @@ class _Side:
                 "(set 'record_col' / 'cluster_col' to choose others)"
             )
         source = self.view + "_source"
-        frame.createOrReplaceTempView(source)
+        self.run.register(source, frame)
         r_sql, r_kind = self._key(self.records, types)
         c_sql, c_kind = self._key(self.clusters, types)
         cast = False
@@ -585,7 +591,7 @@ class _Side:
                 )
             cast, r_kind = True, "text"
         side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, dialect=_D)
-        self.run.spark.sql(side).createOrReplaceTempView(self.view)
+        self.run.register(self.view, self.run.spark.sql(side))
         query = sql.nulls_sql(
             self.view, record_text=r_kind == "text", cluster_text=c_kind == "text"
         )
