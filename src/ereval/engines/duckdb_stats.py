@@ -67,7 +67,9 @@ def duckdb_table_statistics(
     n_records = both + only_t + only_p
     con.execute("CREATE TEMP TABLE ts AS " + sql.sizes_sql(cells, "t", common_only=common_only))
     con.execute("CREATE TEMP TABLE ps AS " + sql.sizes_sql(cells, "p", common_only=common_only))
-    con.execute("CREATE TEMP TABLE x AS " + sql.joined_cells_sql(cells, "ts", "ps"))
+    con.execute("CREATE TEMP TABLE xr AS " + sql.cells_with_rows_sql(cells, "ts"))
+    con.execute("CREATE TEMP TABLE x AS " + sql.joined_cells_sql("xr", "ps"))
+    con.execute("DROP TABLE xr")
     con.execute("CREATE TEMP TABLE tr AS " + sql.cluster_stats_sql("x", "t", dialect))
     con.execute("CREATE TEMP TABLE pr AS " + sql.cluster_stats_sql("x", "p", dialect))
     k, n_t, sq_t, common_t, sq_common_t, ent_t, twin_t = con.execute(
@@ -81,6 +83,8 @@ def duckdb_table_statistics(
     n_cells, matches, b3e_p, cond_tp, cond_pt = con.execute(
         sql.cell_sums_sql("x", n_records)
     ).fetchall()[0]
+    con.execute("DROP TABLE ts")
+    con.execute("DROP TABLE ps")
     s2, s1 = _int(rows[0]), _int(rows[1])
     # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
     single = (1.0 / n_records) * math.log(1.0 / n_records) if n_records else 0.0
@@ -126,10 +130,17 @@ def _ceaf_totals(con: Any, rows: tuple[Any, ...], cols: tuple[Any, ...]) -> tupl
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
     totals = [_float(rows[6]) + _float(cols[8]), _float(rows[7]) + _float(cols[9])]
-    con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("x", "tr", "pr"))
+    con.execute("CREATE TEMP TABLE hr AS " + sql.hard_rows_sql("x", "tr"))
+    con.execute("DROP TABLE x")
+    con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("hr", "pr"))
+    con.execute("DROP TABLE hr")
     dominant = con.execute(sql.dominant_sums_sql("hard")).fetchall()[0]
     totals = [totals[0] + _float(dominant[0]), totals[1] + _float(dominant[1])]
-    rest = con.execute(sql.undecided_cells_sql("hard")).fetchnumpy()
+    con.execute("CREATE TEMP TABLE dr AS " + sql.dominated_sql("hard", "t"))
+    con.execute("CREATE TEMP TABLE dc AS " + sql.dominated_sql("hard", "p"))
+    con.execute("CREATE TEMP TABLE ur AS " + sql.undecided_rows_sql("hard", "dr"))
+    con.execute("DROP TABLE hard")
+    rest = con.execute(sql.undecided_cells_sql("ur", "dc")).fetchnumpy()
     if len(rest["n"]) == 0:
         return totals[0], totals[1]
     tc, pc = np.asarray(rest["tc"]), np.asarray(rest["pc"])

@@ -23,12 +23,15 @@ __all__ = [
     "StatsDialect",
     "cell_sums_sql",
     "cells_sql",
+    "cells_with_rows_sql",
     "cluster_stats_sql",
     "cluster_sums_sql",
     "coded_cells_sql",
     "dominant_sums_sql",
+    "dominated_sql",
     "duplicates_sql",
     "hard_cells_sql",
+    "hard_rows_sql",
     "ident",
     "joined_cells_sql",
     "key_sql",
@@ -41,6 +44,7 @@ __all__ = [
     "source_sql",
     "twinless_duplicates_sql",
     "undecided_cells_sql",
+    "undecided_rows_sql",
 ]
 
 
@@ -205,14 +209,23 @@ def sizes_sql(cells: str, side: str, *, common_only: bool) -> str:
     )
 
 
-def joined_cells_sql(cells: str, rows: str, cols: str) -> str:
-    """The non-zero cells with their marginals: ``tc, pc, n, a, b, rdeg, cdeg`` and
-    CEAF's weights ``w3 = n`` and ``w4 = 2 n / (a + b)``."""
+def cells_with_rows_sql(cells: str, rows: str) -> str:
+    """The non-zero cells with their row's size and number of cells: ``tc, pc, n, a,
+    rdeg`` (one join per statement, so that each can spill on its own)."""
     return (
-        "SELECT c.tc, c.pc, c.n, r.size AS a, k.size AS b, r.deg AS rdeg, k.deg AS cdeg, "
+        "SELECT c.tc, c.pc, c.n, r.size AS a, r.deg AS rdeg "
+        f"FROM {cells} AS c JOIN {rows} AS r ON c.tc = r.k"
+    )
+
+
+def joined_cells_sql(cells_with_rows: str, cols: str) -> str:
+    """The cells of :func:`cells_with_rows_sql` with their column's: ``tc, pc, n, a,
+    b, rdeg, cdeg`` and CEAF's weights ``w3 = n`` and ``w4 = 2 n / (a + b)``."""
+    return (
+        "SELECT c.tc, c.pc, c.n, c.a, k.size AS b, c.rdeg, k.deg AS cdeg, "
         f"{_double('c.n')} AS w3, "
-        f"{_double('2 * c.n')} / {_double('r.size + k.size')} AS w4 "
-        f"FROM {cells} AS c JOIN {rows} AS r ON c.tc = r.k JOIN {cols} AS k ON c.pc = k.k"
+        f"{_double('2 * c.n')} / {_double('c.a + k.size')} AS w4 "
+        f"FROM {cells_with_rows} AS c JOIN {cols} AS k ON c.pc = k.k"
     )
 
 
@@ -291,20 +304,29 @@ def cell_sums_sql(joined: str, n_records: int) -> str:
     )
 
 
-def hard_cells_sql(joined: str, rows: str, cols: str) -> str:
-    """The cells of the components with several clusters on each side, each with
+def hard_rows_sql(joined: str, rows: str) -> str:
+    """The cells of :func:`joined_cells_sql` whose row is not the centre of a star,
+    with the sums of their row's weights ``rs3``, ``rs4``."""
+    return (
+        "SELECT x.tc, x.pc, x.n, x.a, x.b, x.w3, x.w4, r.s1 AS rs3, r.sum4 AS rs4 "
+        f"FROM {joined} AS x JOIN {rows} AS r ON x.tc = r.k WHERE NOT r.star"
+    )
+
+
+def hard_cells_sql(hard_rows: str, cols: str) -> str:
+    """The cells of the components with several clusters on each side (those of
+    :func:`hard_rows_sql` whose column is not a star's centre either), each with
     whether it is *dominant* for CEAF's weight ``w3`` (``f3``) and ``w4`` (``f4``):
     heavier than the other weights of its row plus those of its column, so heavier
     than the largest of each, and some best alignment holds it (see
     :mod:`ereval.metrics.ceaf`). With ``S`` the sums of a row and of a column, the
     test is ``3 w > S_row + S_col``: in exact integers for ``w3 = n``, with a
     relative margin of :data:`FLOAT_MARGIN` for ``w4``."""
-    f3 = "3 * x.n > r.s1 + c.s1"
-    f4 = f"3 * x.w4 > (r.sum4 + c.sum4) * {1 + FLOAT_MARGIN!r}"
+    f3 = "3 * h.n > h.rs3 + c.s1"
+    f4 = f"3 * h.w4 > (h.rs4 + c.sum4) * {1 + FLOAT_MARGIN!r}"
     return (
-        f"SELECT x.tc, x.pc, x.n, x.a, x.b, x.w3, x.w4, {f3} AS f3, {f4} AS f4 "
-        f"FROM {joined} AS x JOIN {rows} AS r ON x.tc = r.k JOIN {cols} AS c ON x.pc = c.k "
-        "WHERE NOT r.star AND NOT c.star"
+        f"SELECT h.tc, h.pc, h.n, h.a, h.b, h.w3, h.w4, {f3} AS f3, {f4} AS f4 "
+        f"FROM {hard_rows} AS h JOIN {cols} AS c ON h.pc = c.k WHERE NOT c.star"
     )
 
 
@@ -316,17 +338,32 @@ def dominant_sums_sql(hard: str) -> str:
     )
 
 
-def undecided_cells_sql(hard: str) -> str:
-    """The cells of :func:`hard_cells_sql` whose row and column hold no dominant cell,
-    for either weight: ``tc, pc, n, a, b, u3, u4`` (``u3``: undecided for ``w3``).
-    Only the dominant cells are grouped (at most one per row and column)."""
-    flags = "max(CASE WHEN f3 THEN 1 ELSE 0 END) AS d3, max(CASE WHEN f4 THEN 1 ELSE 0 END) AS d4"
-    by_row = f"SELECT tc, {flags} FROM {hard} WHERE f3 OR f4 GROUP BY tc"
-    by_col = f"SELECT pc, {flags} FROM {hard} WHERE f3 OR f4 GROUP BY pc"
-    u3 = "(coalesce(r.d3, 0) = 0 AND coalesce(c.d3, 0) = 0)"
-    u4 = "(coalesce(r.d4, 0) = 0 AND coalesce(c.d4, 0) = 0)"
+def dominated_sql(hard: str, side: str) -> str:
+    """The rows (``side="t"``) or columns (``"p"``) holding a dominant cell of
+    :func:`hard_cells_sql`: ``k``, ``d3``, ``d4`` (1 when they hold one for that weight)."""
+    key = "tc" if side == "t" else "pc"
     return (
-        f"SELECT h.tc, h.pc, h.n, h.a, h.b, {u3} AS u3, {u4} AS u4 FROM {hard} AS h "
-        f"LEFT JOIN ({by_row}) AS r ON h.tc = r.tc LEFT JOIN ({by_col}) AS c ON h.pc = c.pc "
-        f"WHERE {u3} OR {u4}"
+        f"SELECT {key} AS k, max(CASE WHEN f3 THEN 1 ELSE 0 END) AS d3, "
+        f"max(CASE WHEN f4 THEN 1 ELSE 0 END) AS d4 FROM {hard} WHERE f3 OR f4 GROUP BY {key}"
+    )
+
+
+def undecided_rows_sql(hard: str, dominated_rows: str) -> str:
+    """The cells of :func:`hard_cells_sql` with whether their row holds a dominant
+    cell (``d3``, ``d4``), those whose row holds one for both weights left out."""
+    return (
+        "SELECT h.tc, h.pc, h.n, h.a, h.b, coalesce(r.d3, 0) AS d3, coalesce(r.d4, 0) AS d4 "
+        f"FROM {hard} AS h LEFT JOIN {dominated_rows} AS r ON h.tc = r.k "
+        "WHERE coalesce(r.d3, 0) = 0 OR coalesce(r.d4, 0) = 0"
+    )
+
+
+def undecided_cells_sql(undecided_rows: str, dominated_cols: str) -> str:
+    """The cells whose row and column hold no dominant cell, for either weight:
+    ``tc, pc, n, a, b, u3, u4`` (``u3``: undecided for ``w3``)."""
+    u3 = "(h.d3 = 0 AND coalesce(c.d3, 0) = 0)"
+    u4 = "(h.d4 = 0 AND coalesce(c.d4, 0) = 0)"
+    return (
+        f"SELECT h.tc, h.pc, h.n, h.a, h.b, {u3} AS u3, {u4} AS u4 FROM {undecided_rows} AS h "
+        f"LEFT JOIN {dominated_cols} AS c ON h.pc = c.k WHERE {u3} OR {u4}"
     )
