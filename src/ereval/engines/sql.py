@@ -197,15 +197,19 @@ def _double(x: str) -> str:
     return f"CAST({x} AS DOUBLE)"
 
 
-def sizes_sql(cells: str, side: str, *, common_only: bool) -> str:
-    """Per cluster of ``side`` (``"t"`` or ``"p"``): ``k`` its key, ``size``,
-    ``common`` (its records on both sides) and ``deg`` (its non-zero cells)."""
+def sizes_sql(
+    cells: str, side: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
+) -> str:
+    """Per cluster of ``side`` (``"t"`` or ``"p"``), what needs no other cluster's size:
+    ``k`` its key, ``size``, ``common`` (its records on both sides), ``s2`` (the sum of
+    its cells' squares, exact) and ``deg`` (its non-zero cells)."""
     own, other = ("tc", "pc") if side == "t" else ("pc", "tc")
     where = f"{own} IS NOT NULL" + (f" AND {other} IS NOT NULL" if common_only else "")
     return (
         f"SELECT {own} AS k, sum(n) AS size, "
         f"sum(CASE WHEN {other} IS NOT NULL THEN n ELSE 0 END) AS common, "
-        f"count({other}) AS deg FROM {cells} WHERE {where} GROUP BY {own}"
+        f"sum(CASE WHEN {other} IS NOT NULL THEN CAST(n AS {dialect.wide}) * n ELSE 0 END) "
+        f"AS s2, count({other}) AS deg FROM {cells} WHERE {where} GROUP BY {own}"
     )
 
 
@@ -229,22 +233,16 @@ def joined_cells_sql(cells_with_rows: str, cols: str) -> str:
     )
 
 
-def cluster_stats_sql(joined: str, side: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
-    """Per cluster of ``side`` with a non-zero cell, from :func:`joined_cells_sql`:
-    ``k``, ``size``, ``s1 = sum n``, ``s2 = sum n^2`` (exact), ``hit`` (LEA's resolved
-    singletons), ``jac`` (best Jaccard), ``deg``, ``star`` (its component holds no
-    other cluster of its side), the largest CEAF weights ``top3``, ``top4`` and the
-    sum ``sum4`` of its weights ``w4`` (that of ``w3`` is ``s1``)."""
-    own, size, other, other_deg = (
-        ("tc", "a", "b", "cdeg") if side == "t" else ("pc", "b", "a", "rdeg")
-    )
-    wide = dialect.wide
+def cluster_stats_sql(joined: str, side: str) -> str:
+    """Per cluster of ``side`` with a non-zero cell, what needs the other side's sizes,
+    from :func:`joined_cells_sql`: ``k``, ``s1 = sum n``, ``jac`` (best Jaccard),
+    ``deg``, ``star`` (its component holds no other cluster of its side), the largest
+    CEAF weights ``top3``, ``top4`` and the sum ``sum4`` of its weights ``w4`` (that
+    of ``w3`` is ``s1``)."""
+    own, other_deg = ("tc", "cdeg") if side == "t" else ("pc", "rdeg")
     return (
-        f"SELECT {own} AS k, max({size}) AS size, sum(n) AS s1, "
-        f"sum(CAST(n AS {wide}) * n) AS s2, "
-        f"sum(CASE WHEN {size} = 1 AND {other} = 1 AND n = 1 THEN 1 ELSE 0 END) AS hit, "
-        f"max({_double('n')} / (a + b - n)) AS jac, count(*) AS deg, "
-        f"max({other_deg}) = 1 AS star, "
+        f"SELECT {own} AS k, sum(n) AS s1, max({_double('n')} / (a + b - n)) AS jac, "
+        f"count(*) AS deg, max({other_deg}) = 1 AS star, "
         "max(w3) AS top3, max(w4) AS top4, sum(w4) AS sum4 "
         f"FROM {joined} GROUP BY {own}"
     )
@@ -257,13 +255,21 @@ def _entropy_term(x: str, y: str, n_records: int) -> str:
 
 def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """Over the clusters of one side (:func:`sizes_sql`): their number, records,
-    ``sum size^2`` and ``sum common^2`` (exact), ``sum (size / N) ln(size / N)``
-    and the twinless records' share of the other side's conditional entropy,
-    ``sum (size - common) (1 / N) ln(1 / size)``."""
+    ``sum size^2``, ``sum common``, ``sum common^2`` and ``sum s2`` (exact); B-cubed's
+    ``sum s2 / size`` and ``sum s2 / size^2``; LEA's ``sum size res / link(size)``
+    over the clusters of two records or more (``res = (s2 - common) / 2`` links
+    resolved; a single record's link is counted from the cells); ``sum (size / N)
+    ln(size / N)`` and the twinless records' share of the other side's conditional
+    entropy, ``sum (size - common) (1 / N) ln(1 / size)``."""
     wide = dialect.wide
+    size = _double("size")
+    links = f"({size} * ({size} - 1) / 2)"
+    res = f"({_double('s2 - common')} / 2)"
     return (
         f"SELECT count(*), sum(size), sum(CAST(size AS {wide}) * size), sum(common), "
-        f"sum(CAST(common AS {wide}) * common), "
+        f"sum(CAST(common AS {wide}) * common), sum(s2), "
+        f"sum({_double('s2')} / size), sum({_double('s2')} / ({size} * {size})), "
+        f"sum(CASE WHEN size > 1 THEN {size} * {res} / {links} ELSE 0 END), "
         f"sum({_entropy_term('size', str(int(n_records)), n_records)}), "
         f"sum(CASE WHEN size > common THEN {_double('size - common')} * "
         f"{_entropy_term('1', 'size', n_records)} ELSE 0 END) FROM {sizes}"
@@ -271,33 +277,27 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
 
 
 def cluster_sums_sql(clusters: str) -> str:
-    """Over :func:`cluster_stats_sql`: ``sum s2``, ``sum s1``, B-cubed's ``sum s2 / size``
-    and ``sum s2 / size^2``, the best Jaccards, LEA's ``sum size res / link(size)``
-    (``res = C(s1..)`` resolved links), and CEAF's best weights over the star
-    components centred on this side (``deg > 1`` keeps the single cells, counted
-    on the rows, from being counted twice when ``single_counted``)."""
-    res = f"({_double('s2 - s1')} / 2 + hit)"
-    size = _double("size")
-    links = f"(CASE WHEN size = 1 THEN 1.0 ELSE {size} * ({size} - 1) / 2 END)"
-    top1_3, top1_4 = "top3", "top4"
+    """Over :func:`cluster_stats_sql`: the best Jaccards and CEAF's best weights over
+    the star components centred on this side (``w3``, then ``w4``; then the same over
+    the stars with several cells, so that a single cell, a star of both sides, is
+    counted once)."""
     return (
-        "SELECT sum(s2), sum(s1), "
-        f"sum({_double('s2')} / size), sum({_double('s2')} / ({size} * {size})), sum(jac), "
-        f"sum({size} * {res} / {links}), "
-        f"sum(CASE WHEN star THEN {top1_3} ELSE 0 END), "
-        f"sum(CASE WHEN star THEN {top1_4} ELSE 0 END), "
-        f"sum(CASE WHEN star AND deg > 1 THEN {top1_3} ELSE 0 END), "
-        f"sum(CASE WHEN star AND deg > 1 THEN {top1_4} ELSE 0 END) "
+        "SELECT sum(jac), sum(CASE WHEN star THEN top3 ELSE 0 END), "
+        "sum(CASE WHEN star THEN top4 ELSE 0 END), "
+        "sum(CASE WHEN star AND deg > 1 THEN top3 ELSE 0 END), "
+        "sum(CASE WHEN star AND deg > 1 THEN top4 ELSE 0 END) "
         f"FROM {clusters}"
     )
 
 
 def cell_sums_sql(joined: str, n_records: int) -> str:
-    """Over the non-zero cells: their number, exact matches, ``sum n^2 / (a b)`` and the
-    cells' shares of ``H(T|P)`` and ``H(P|T)`` (before the sign)."""
+    """Over the non-zero cells: their number, exact matches, cells of a single record
+    on both sides (LEA's resolved singleton links), ``sum n^2 / (a b)`` and the cells'
+    shares of ``H(T|P)`` and ``H(P|T)`` (before the sign)."""
     n2 = f"{_double('n')} * {_double('n')}"
     return (
         "SELECT count(*), sum(CASE WHEN n = a AND n = b THEN 1 ELSE 0 END), "
+        "sum(CASE WHEN a = 1 AND b = 1 THEN 1 ELSE 0 END), "
         f"sum({n2} / ({_double('a')} * {_double('b')})), "
         f"sum({_entropy_term('n', 'b', n_records)}), sum({_entropy_term('n', 'a', n_records)}) "
         f"FROM {joined}"
