@@ -77,16 +77,16 @@ def duckdb_table_statistics(
     side_p = con.execute(sql.marginal_stats_sql("ps", n_records, dialect)).fetchall()[0]
     k, n_t, sq_t, common_t, sq_common_t, s2, b3_r, b3e_r, lea_r, ent_t, twin_t = side_t
     r, n_p, sq_p, common_p, sq_common_p, _, b3_p, _, lea_p, ent_p, twin_p = side_p
-    rows = con.execute(sql.cluster_sums_sql("tr")).fetchall()[0]
-    cols = con.execute(sql.cluster_sums_sql("pr")).fetchall()[0]
+    rows = con.execute(sql.cluster_sums_sql("tr", dialect)).fetchall()[0]
+    cols = con.execute(sql.cluster_sums_sql("pr", dialect)).fetchall()[0]
     n_cells, matches, singles, b3e_p, cond_tp, cond_pt = con.execute(
-        sql.cell_sums_sql("x", n_records)
+        sql.cell_sums_sql("x", n_records, dialect)
     ).fetchall()[0]
     con.execute("DROP TABLE ts")
     con.execute("DROP TABLE ps")
     # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
     single = (1.0 / n_records) * math.log(1.0 / n_records) if n_records else 0.0
-    ceafm, ceafe = _ceaf_totals(con, rows, cols)
+    ceafm, ceafe = _ceaf_totals(con, rows, cols, dialect)
     return TableStatistics(
         policy=policy,
         n_true_records=_int(n_t),
@@ -122,7 +122,9 @@ def _nonneg(h: float) -> float:
     return max(h, 0.0) + 0.0
 
 
-def _ceaf_totals(con: Any, rows: tuple[Any, ...], cols: tuple[Any, ...]) -> tuple[float, float]:
+def _ceaf_totals(
+    con: Any, rows: tuple[Any, ...], cols: tuple[Any, ...], dialect: sql.StatsDialect
+) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals: stars and dominant cells summed in the
     engine, the undecided cells solved in memory."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
@@ -132,7 +134,7 @@ def _ceaf_totals(con: Any, rows: tuple[Any, ...], cols: tuple[Any, ...]) -> tupl
     con.execute("DROP TABLE x")
     con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("hr", "pr"))
     con.execute("DROP TABLE hr")
-    dominant = con.execute(sql.dominant_sums_sql("hard")).fetchall()[0]
+    dominant = con.execute(sql.dominant_sums_sql("hard", dialect)).fetchall()[0]
     totals = [totals[0] + _float(dominant[0]), totals[1] + _float(dominant[1])]
     con.execute("CREATE TEMP TABLE dr AS " + sql.dominated_sql("hard", "t"))
     con.execute("CREATE TEMP TABLE dc AS " + sql.dominated_sql("hard", "p"))

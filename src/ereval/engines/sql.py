@@ -178,16 +178,18 @@ def mismatch_examples_sql(side: str, other: str, *, limit: int = 3) -> str:
 @dataclass(frozen=True)
 class StatsDialect:
     """What the statistics statements need that SQL dialects spell differently:
-    ``wide``, an exact integer type for sums of squares."""
+    ``wide``, an exact integer type for sums of squares, and ``fsum``, the most
+    accurate sum of floats (the in-memory engine sums pairwise, to a few ulps)."""
 
     name: str
     wide: str
+    fsum: str
 
 
-#: DuckDB: HUGEINT sums.
-DUCKDB_STATS = StatsDialect("duckdb", "HUGEINT")
-#: Spark SQL: DECIMAL(38, 0) sums.
-SPARK_STATS = StatsDialect("spark", "DECIMAL(38, 0)")
+#: DuckDB: HUGEINT sums, compensated float sums (``fsum``).
+DUCKDB_STATS = StatsDialect("duckdb", "HUGEINT", "fsum")
+#: Spark SQL: DECIMAL(38, 0) sums, plain float sums.
+SPARK_STATS = StatsDialect("spark", "DECIMAL(38, 0)", "sum")
 #: A float comparison ``x > y`` is taken as ``x > y (1 + margin)``, so that rounding
 #: can never make it true when it is not.
 FLOAT_MARGIN = 1e-12
@@ -261,45 +263,48 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
     resolved; a single record's link is counted from the cells); ``sum (size / N)
     ln(size / N)`` and the twinless records' share of the other side's conditional
     entropy, ``sum (size - common) (1 / N) ln(1 / size)``."""
-    wide = dialect.wide
+    wide, fsum = dialect.wide, dialect.fsum
     size = _double("size")
     links = f"({size} * ({size} - 1) / 2)"
     res = f"({_double('s2 - common')} / 2)"
     return (
         f"SELECT count(*), sum(size), sum(CAST(size AS {wide}) * size), sum(common), "
         f"sum(CAST(common AS {wide}) * common), sum(s2), "
-        f"sum({_double('s2')} / size), sum({_double('s2')} / ({size} * {size})), "
-        f"sum(CASE WHEN size > 1 THEN {size} * {res} / {links} ELSE 0 END), "
-        f"sum({_entropy_term('size', str(int(n_records)), n_records)}), "
-        f"sum(CASE WHEN size > common THEN {_double('size - common')} * "
+        f"{fsum}({_double('s2')} / size), {fsum}({_double('s2')} / ({size} * {size})), "
+        f"{fsum}(CASE WHEN size > 1 THEN {size} * {res} / {links} ELSE 0 END), "
+        f"{fsum}({_entropy_term('size', str(int(n_records)), n_records)}), "
+        f"{fsum}(CASE WHEN size > common THEN {_double('size - common')} * "
         f"{_entropy_term('1', 'size', n_records)} ELSE 0 END) FROM {sizes}"
     )
 
 
-def cluster_sums_sql(clusters: str) -> str:
+def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """Over :func:`cluster_stats_sql`: the best Jaccards and CEAF's best weights over
     the star components centred on this side (``w3``, then ``w4``; then the same over
     the stars with several cells, so that a single cell, a star of both sides, is
     counted once)."""
+    fsum = dialect.fsum
     return (
-        "SELECT sum(jac), sum(CASE WHEN star THEN top3 ELSE 0 END), "
-        "sum(CASE WHEN star THEN top4 ELSE 0 END), "
-        "sum(CASE WHEN star AND deg > 1 THEN top3 ELSE 0 END), "
-        "sum(CASE WHEN star AND deg > 1 THEN top4 ELSE 0 END) "
+        f"SELECT {fsum}(jac), {fsum}(CASE WHEN star THEN top3 ELSE 0 END), "
+        f"{fsum}(CASE WHEN star THEN top4 ELSE 0 END), "
+        f"{fsum}(CASE WHEN star AND deg > 1 THEN top3 ELSE 0 END), "
+        f"{fsum}(CASE WHEN star AND deg > 1 THEN top4 ELSE 0 END) "
         f"FROM {clusters}"
     )
 
 
-def cell_sums_sql(joined: str, n_records: int) -> str:
+def cell_sums_sql(joined: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """Over the non-zero cells: their number, exact matches, cells of a single record
     on both sides (LEA's resolved singleton links), ``sum n^2 / (a b)`` and the cells'
     shares of ``H(T|P)`` and ``H(P|T)`` (before the sign)."""
     n2 = f"{_double('n')} * {_double('n')}"
+    fsum = dialect.fsum
     return (
         "SELECT count(*), sum(CASE WHEN n = a AND n = b THEN 1 ELSE 0 END), "
         "sum(CASE WHEN a = 1 AND b = 1 THEN 1 ELSE 0 END), "
-        f"sum({n2} / ({_double('a')} * {_double('b')})), "
-        f"sum({_entropy_term('n', 'b', n_records)}), sum({_entropy_term('n', 'a', n_records)}) "
+        f"{fsum}({n2} / ({_double('a')} * {_double('b')})), "
+        f"{fsum}({_entropy_term('n', 'b', n_records)}), "
+        f"{fsum}({_entropy_term('n', 'a', n_records)}) "
         f"FROM {joined}"
     )
 
@@ -330,10 +335,12 @@ def hard_cells_sql(hard_rows: str, cols: str) -> str:
     )
 
 
-def dominant_sums_sql(hard: str) -> str:
+def dominant_sums_sql(hard: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """The total weights of the dominant cells (``w3``, then ``w4``)."""
+    fsum = dialect.fsum
     return (
-        "SELECT sum(CASE WHEN f3 THEN w3 ELSE 0 END), sum(CASE WHEN f4 THEN w4 ELSE 0 END) "
+        f"SELECT {fsum}(CASE WHEN f3 THEN w3 ELSE 0 END), "
+        f"{fsum}(CASE WHEN f4 THEN w4 ELSE 0 END) "
         f"FROM {hard}"
     )
 
