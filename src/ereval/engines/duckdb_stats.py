@@ -8,9 +8,10 @@ statistic of :mod:`ereval.statistics`; only aggregates come back to Python:
    on both sides, exact sum of the squares of its cells, number of cells (two
    GROUP BYs over the groups);
 2. the non-zero cells with their marginals and CEAF's two weights (two joins);
-3. per cluster of each side, what needs the other side's sizes: the best
-   Jaccard, whether its component of the cell graph holds no other cluster of
-   its side (a *star*), its largest CEAF weights and their sums;
+3. per cluster of each side with several cells, what needs the other side's
+   sizes: the best Jaccard, whether its component of the cell graph holds no
+   other cluster of its side (a *star*), its largest CEAF weights and their sums
+   (a cluster of one cell is read off its cell);
 4. global sums over the clusters and the cells.
 
 CEAF (CEAFm and CEAFe together, sharing every step): a star component aligns
@@ -79,14 +80,15 @@ def duckdb_table_statistics(
     r, n_p, sq_p, common_p, sq_common_p, _, b3_p, _, lea_p, ent_p, twin_p = side_p
     rows = con.execute(sql.cluster_sums_sql("tr", dialect)).fetchall()[0]
     cols = con.execute(sql.cluster_sums_sql("pr", dialect)).fetchall()[0]
-    n_cells, matches, singles, b3e_p, cond_tp, cond_pt = con.execute(
+    n_cells, matches, singles, b3e_p, cond_tp, cond_pt, *alone = con.execute(
         sql.cell_sums_sql("x", n_records, dialect)
     ).fetchall()[0]
+    jac_rows, jac_cols, single3, single4 = (_float(v) for v in alone)
     con.execute("DROP TABLE ts")
     con.execute("DROP TABLE ps")
     # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
     single = (1.0 / n_records) * math.log(1.0 / n_records) if n_records else 0.0
-    ceafm, ceafe = _ceaf_totals(con, rows, cols, dialect)
+    ceafm, ceafe = _ceaf_totals(con, rows, cols, (single3, single4), dialect)
     return TableStatistics(
         policy=policy,
         n_true_records=_int(n_t),
@@ -105,8 +107,8 @@ def duckdb_table_statistics(
         b3_precision_sum=_float(b3_p),
         b3_entity_recall_sum=_float(b3e_r),
         b3_entity_precision_sum=_float(b3e_p),
-        closest_recall_sum=_float(rows[0]),
-        closest_precision_sum=_float(cols[0]),
+        closest_recall_sum=_float(rows[0]) + jac_rows,
+        closest_precision_sum=_float(cols[0]) + jac_cols,
         lea_recall_sum=_float(lea_r) + _int(singles),
         lea_precision_sum=_float(lea_p) + _int(singles),
         entropy_true=_nonneg(-(_float(ent_t) + only_p * single)),
@@ -123,13 +125,20 @@ def _nonneg(h: float) -> float:
 
 
 def _ceaf_totals(
-    con: Any, rows: tuple[Any, ...], cols: tuple[Any, ...], dialect: sql.StatsDialect
+    con: Any,
+    rows: tuple[Any, ...],
+    cols: tuple[Any, ...],
+    singles: tuple[float, float],
+    dialect: sql.StatsDialect,
 ) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals: stars and dominant cells summed in the
     engine, the undecided cells solved in memory."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
-    totals = [_float(rows[1]) + _float(cols[3]), _float(rows[2]) + _float(cols[4])]
+    totals = [
+        singles[0] + _float(rows[1]) + _float(cols[1]),
+        singles[1] + _float(rows[2]) + _float(cols[2]),
+    ]
     con.execute("CREATE TEMP TABLE hr AS " + sql.hard_rows_sql("x", "tr"))
     con.execute("DROP TABLE x")
     con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("hr", "pr"))

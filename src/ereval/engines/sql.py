@@ -236,18 +236,23 @@ def joined_cells_sql(cells_with_rows: str, cols: str) -> str:
 
 
 def cluster_stats_sql(joined: str, side: str) -> str:
-    """Per cluster of ``side`` with a non-zero cell, what needs the other side's sizes,
-    from :func:`joined_cells_sql`: ``k``, ``s1 = sum n``, ``jac`` (best Jaccard),
-    ``deg``, ``star`` (its component holds no other cluster of its side), the largest
-    CEAF weights ``top3``, ``top4`` and the sum ``sum4`` of its weights ``w4`` (that
-    of ``w3`` is ``s1``)."""
-    own, other_deg = ("tc", "cdeg") if side == "t" else ("pc", "rdeg")
+    """Per cluster of ``side`` with several non-zero cells, what needs the other
+    side's sizes, from :func:`joined_cells_sql`: ``k``, ``s1 = sum n``, ``jac`` (best
+    Jaccard), ``star`` (its component holds no other cluster of its side), the
+    largest CEAF weights ``top3``, ``top4`` and the sum ``sum4`` of its weights ``w4``
+    (that of ``w3`` is ``s1``). A cluster with a single cell needs no grouping: the
+    cell is its maximum and its sum (:func:`cell_sums_sql`)."""
+    own, own_deg, other_deg = ("tc", "rdeg", "cdeg") if side == "t" else ("pc", "cdeg", "rdeg")
     return (
-        f"SELECT {own} AS k, sum(n) AS s1, max({_double('n')} / (a + b - n)) AS jac, "
-        f"count(*) AS deg, max({other_deg}) = 1 AS star, "
+        f"SELECT {own} AS k, sum(n) AS s1, max({_jaccard()}) AS jac, "
+        f"max({other_deg}) = 1 AS star, "
         "max(w3) AS top3, max(w4) AS top4, sum(w4) AS sum4 "
-        f"FROM {joined} GROUP BY {own}"
+        f"FROM {joined} WHERE {own_deg} > 1 GROUP BY {own}"
     )
+
+
+def _jaccard() -> str:
+    return f"{_double('n')} / (a + b - n)"
 
 
 def _entropy_term(x: str, y: str, n_records: int) -> str:
@@ -280,23 +285,21 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
 
 def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """Over :func:`cluster_stats_sql`: the best Jaccards and CEAF's best weights over
-    the star components centred on this side (``w3``, then ``w4``; then the same over
-    the stars with several cells, so that a single cell, a star of both sides, is
-    counted once)."""
+    the star components centred on this side with several cells (``w3``, then
+    ``w4``)."""
     fsum = dialect.fsum
     return (
         f"SELECT {fsum}(jac), {fsum}(CASE WHEN star THEN top3 ELSE 0 END), "
-        f"{fsum}(CASE WHEN star THEN top4 ELSE 0 END), "
-        f"{fsum}(CASE WHEN star AND deg > 1 THEN top3 ELSE 0 END), "
-        f"{fsum}(CASE WHEN star AND deg > 1 THEN top4 ELSE 0 END) "
-        f"FROM {clusters}"
+        f"{fsum}(CASE WHEN star THEN top4 ELSE 0 END) FROM {clusters}"
     )
 
 
 def cell_sums_sql(joined: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
     """Over the non-zero cells: their number, exact matches, cells of a single record
-    on both sides (LEA's resolved singleton links), ``sum n^2 / (a b)`` and the cells'
-    shares of ``H(T|P)`` and ``H(P|T)`` (before the sign)."""
+    on both sides (LEA's resolved singleton links), ``sum n^2 / (a b)``, the cells'
+    shares of ``H(T|P)`` and ``H(P|T)`` (before the sign), the Jaccards of the cells
+    alone in their row, then in their column, and the CEAF weights ``w3``, ``w4`` of
+    the cells alone in both (components of one cell)."""
     n2 = f"{_double('n')} * {_double('n')}"
     fsum = dialect.fsum
     return (
@@ -304,17 +307,25 @@ def cell_sums_sql(joined: str, n_records: int, dialect: StatsDialect = DUCKDB_ST
         "sum(CASE WHEN a = 1 AND b = 1 THEN 1 ELSE 0 END), "
         f"{fsum}({n2} / ({_double('a')} * {_double('b')})), "
         f"{fsum}({_entropy_term('n', 'b', n_records)}), "
-        f"{fsum}({_entropy_term('n', 'a', n_records)}) "
+        f"{fsum}({_entropy_term('n', 'a', n_records)}), "
+        f"{fsum}(CASE WHEN rdeg = 1 THEN {_jaccard()} ELSE 0 END), "
+        f"{fsum}(CASE WHEN cdeg = 1 THEN {_jaccard()} ELSE 0 END), "
+        f"{fsum}(CASE WHEN rdeg = 1 AND cdeg = 1 THEN w3 ELSE 0 END), "
+        f"{fsum}(CASE WHEN rdeg = 1 AND cdeg = 1 THEN w4 ELSE 0 END) "
         f"FROM {joined}"
     )
 
 
 def hard_rows_sql(joined: str, rows: str) -> str:
-    """The cells of :func:`joined_cells_sql` whose row is not the centre of a star,
-    with the sums of their row's weights ``rs3``, ``rs4``."""
+    """The cells of :func:`joined_cells_sql` whose row is not the centre of a star
+    (a row of one cell is one when its column has one cell too), with the sums of
+    their row's weights ``rs3``, ``rs4``."""
     return (
-        "SELECT x.tc, x.pc, x.n, x.a, x.b, x.w3, x.w4, r.s1 AS rs3, r.sum4 AS rs4 "
-        f"FROM {joined} AS x JOIN {rows} AS r ON x.tc = r.k WHERE NOT r.star"
+        "SELECT x.tc, x.pc, x.n, x.a, x.b, x.rdeg, x.cdeg, x.w3, x.w4, "
+        "CASE WHEN x.rdeg = 1 THEN x.n ELSE r.s1 END AS rs3, "
+        "CASE WHEN x.rdeg = 1 THEN x.w4 ELSE r.sum4 END AS rs4 "
+        f"FROM {joined} AS x LEFT JOIN {rows} AS r ON x.tc = r.k "
+        "WHERE (x.rdeg = 1 AND x.cdeg > 1) OR (x.rdeg > 1 AND NOT r.star)"
     )
 
 
@@ -327,11 +338,14 @@ def hard_cells_sql(hard_rows: str, cols: str) -> str:
     :mod:`ereval.metrics.ceaf`). With ``S`` the sums of a row and of a column, the
     test is ``3 w > S_row + S_col``: in exact integers for ``w3 = n``, with a
     relative margin of :data:`FLOAT_MARGIN` for ``w4``."""
-    f3 = "3 * h.n > h.rs3 + c.s1"
-    f4 = f"3 * h.w4 > (h.rs4 + c.sum4) * {1 + FLOAT_MARGIN!r}"
+    cs3 = "CASE WHEN h.cdeg = 1 THEN h.n ELSE c.s1 END"
+    cs4 = "CASE WHEN h.cdeg = 1 THEN h.w4 ELSE c.sum4 END"
+    f3 = f"3 * h.n > h.rs3 + {cs3}"
+    f4 = f"3 * h.w4 > (h.rs4 + {cs4}) * {1 + FLOAT_MARGIN!r}"
     return (
         f"SELECT h.tc, h.pc, h.n, h.a, h.b, h.w3, h.w4, {f3} AS f3, {f4} AS f4 "
-        f"FROM {hard_rows} AS h JOIN {cols} AS c ON h.pc = c.k WHERE NOT c.star"
+        f"FROM {hard_rows} AS h LEFT JOIN {cols} AS c ON h.pc = c.k "
+        "WHERE (h.cdeg = 1 AND h.rdeg > 1) OR (h.cdeg > 1 AND NOT c.star)"
     )
 
 
