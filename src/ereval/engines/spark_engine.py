@@ -422,8 +422,9 @@ class _Result:
 class SparkConnection:
     """A Spark session of its own for one build, used as a DuckDB connection is.
 
-    ``execute(query)`` runs a statement and returns its rows (``fetchall``,
-    ``fetchnumpy``); ``CREATE TEMP TABLE name AS ...`` makes a temporary view
+    ``execute(query)`` runs a statement (its ``exact_sum`` written out by
+    :func:`ereval.engines.sql.expand_exact_sums`) and returns its rows
+    (``fetchall``, ``fetchnumpy``); ``CREATE TEMP TABLE name AS ...`` makes a temporary view
     of the result kept in memory and on disk (Spark's ``persist``), ``CREATE
     TEMP VIEW`` a plain view. The statements run in a new session sharing the
     given one's Spark context and settings but not its temporary views, so that
@@ -447,6 +448,7 @@ class SparkConnection:
 
     def execute(self, query: str) -> _Result:
         """Run ``query`` (see the class)."""
+        query = sql.expand_exact_sums(query)
         created = self._CREATE.match(query)
         if created is None:
             return _Result(self.spark.sql(query))
