@@ -38,7 +38,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ereval.engines import DuckDBEngine, SparkEngine, sql
-from ereval.engines.spark_engine import new_session
+from ereval.engines.spark_session import new_session
 from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS
 
 

@@ -31,7 +31,8 @@ from ereval.engines import (
     get_engine,
     sql,
 )
-from ereval.engines import spark_engine as se
+from ereval.engines import spark_connection as sc
+from ereval.engines import spark_session as se
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 from ereval.statistics import TableStatistics, table_statistics
 
@@ -333,7 +334,7 @@ def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:
     log = tmp_path / "jvm.log"
     code = (
         "import os, sys\n"
-        "from ereval.engines.spark_engine import _jvm_stderr_to\n"
+        "from ereval.engines.spark_session import _jvm_stderr_to\n"
         f"with _jvm_stderr_to(__import__('pathlib').Path({str(log)!r})):\n"
         "    os.system('echo child-noise >&2')\n"
         "os.write(2, b'after')\n"
@@ -353,7 +354,7 @@ def test_spark_statistics_of_the_hard_cases(
     a build leaves no view behind in the given one."""
     engine = SparkEngine(session=spark)
     before = {t.name for t in spark.catalog.listTables() if t.isTemporary}
-    monkeypatch.setattr(se, "_isolated", lambda session: session)
+    monkeypatch.setattr(sc, "_isolated", lambda session: session)
     ties = (
         pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 1, 2, 2, 3, 3]}),
         pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 2, 1, 2, 3, 4]}),

@@ -35,7 +35,8 @@ from ..contingency import AlignOptions, ContingencyTable, contingency_table
 from ..files import file_spec
 from ..statistics import CELLS_WANTED, CellsWanted, Statistics, statistics_of
 from .duckdb_engine import DuckDBEngine, is_relation
-from .spark_engine import SparkEngine, check_spark_conf, check_spark_master, is_spark_dataframe
+from .spark_engine import SparkEngine
+from .spark_session import check_spark_conf, check_spark_master, is_spark_dataframe
 
 __all__ = [
     "BYTES_PER_RECORD",

@@ -19,17 +19,10 @@ log sent to a file).
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import os
-import re
-import shutil
-import tempfile
-import uuid
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Unpack
 
 import numpy as np
@@ -50,153 +43,18 @@ from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import table_from_codes
 from .duckdb_stats import duckdb_table_statistics
-
-__all__ = [
-    "QUIET_LOG4J",
-    "SparkConnection",
-    "SparkEngine",
-    "check_spark_conf",
-    "check_spark_master",
-    "is_spark_dataframe",
-    "java_executable",
-    "new_session",
-    "spark_error",
-]
-
-#: The log4j2 configuration of the JVMs that the engine starts: errors only.
-QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
-
-_MASTER = re.compile(
-    r"^(local(\[(\*|\d+)(,\s*\d+)?\])?|local-cluster\[\d+,\s*\d+,\s*\d+\]|yarn"
-    r"|(spark|k8s|mesos)://\S+)$"
+from .spark_connection import SparkConnection
+from .spark_session import (
+    check_spark_conf,
+    check_spark_master,
+    is_spark_dataframe,
+    new_session,
+    spark_error,
 )
+
+__all__ = ["SparkEngine"]
+
 _D = sql.SPARK
-
-
-def check_spark_master(value: str | None) -> str | None:
-    """``value`` if it is a Spark master URL (``local[4]``, ``spark://host:7077``, ...)."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not _MASTER.match(value.strip()):
-        raise InputError(
-            "'spark_master' must be a Spark master such as 'local[*]', 'local[4]', "
-            f"'spark://HOST:7077', 'yarn' or 'k8s://URL'; received {value!r}"
-        )
-    return value.strip()
-
-
-def check_spark_conf(value: Mapping[str, Any] | None) -> dict[str, str]:
-    """``value`` as Spark settings: keys starting ``spark.``, values as text."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InputError(
-            f"'spark_conf' must map Spark setting names to values; received {type(value).__name__}"
-        )
-    out: dict[str, str] = {}
-    for key, v in value.items():
-        if not isinstance(key, str) or not key.startswith("spark."):
-            raise InputError(
-                f"'spark_conf' keys are Spark settings starting with 'spark.'; received {key!r}"
-            )
-        if v is None or (isinstance(v, str) and not v.strip()):
-            raise InputError(f"'spark_conf': setting {key!r} has no value")
-        out[key] = str(v).lower() if isinstance(v, bool) else str(v)
-    return out
-
-
-def is_spark_dataframe(value: Any) -> bool:
-    """True when ``value`` is a Spark DataFrame (without importing PySpark)."""
-    cls = type(value)
-    return cls.__name__ == "DataFrame" and cls.__module__.startswith("pyspark.sql")
-
-
-def java_executable() -> str | None:
-    """The ``java`` Spark would start: ``$JAVA_HOME/bin/java``, else the one on PATH."""
-    home = os.environ.get("JAVA_HOME")
-    if home:
-        candidate = Path(home) / "bin" / "java"
-        return str(candidate) if candidate.is_file() else None
-    return shutil.which("java")
-
-
-def spark_error(exc: BaseException) -> str:
-    """One line describing a Spark or Java error, without its stack trace."""
-    text = str(exc)
-    causes = re.findall(r"^Caused by: (.+)$", text, flags=re.MULTILINE)
-    if causes:
-        line = causes[-1]
-    else:
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        picked = [ln for ln in lines if not ln.startswith(("An error occurred", "at ", "JVM"))]
-        line = (picked or lines or [type(exc).__name__])[0].lstrip(": ")
-    line = re.sub(r"\b(?:[a-z][a-z0-9_]*\.)+([A-Z]\w*(?:Exception|Error))", r"\1", line)
-    line = re.sub(r"\s*SQLSTATE: \w+\.?", "", line).strip()
-    return line if len(line) <= 300 else line[:297] + "..."
-
-
-@contextlib.contextmanager
-def _jvm_stderr_to(path: Path) -> Iterator[None]:
-    """Send this process's stderr (file descriptor 2) to ``path`` while the JVM starts,
-    so that the JVM, which inherits it, logs there rather than on the terminal."""
-    try:
-        saved = os.dup(2)
-    except OSError:  # no stderr to redirect
-        yield
-        return
-    try:
-        with open(path, "ab") as log:
-            os.dup2(log.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
-def new_session(master: str | None = None, conf: Mapping[str, str] | None = None) -> Any:
-    """A new Spark session: local by default, quiet, with a temporary warehouse.
-
-    Defaults (``conf`` overrides them): master ``local[*]``; no web UI and no
-    progress bars; for a local master, shuffle partitions twice the cores;
-    ``spark.sql.warehouse.dir`` and ``spark.local.dir`` in a temporary folder
-    removed at exit; the JVM logs errors only, to ``spark.log`` in that folder.
-    """
-    require("pyspark", feature="the Spark engine")
-    java = java_executable()
-    if java is None:
-        raise InputError(
-            "the Spark engine needs Java 17 or later: no 'java' found (set JAVA_HOME or put "
-            "java on PATH), or use engine='duckdb'"
-        )
-    from pyspark.sql import SparkSession
-
-    master = master or "local[*]"
-    work = Path(tempfile.mkdtemp(prefix="ereval-spark-"))
-    atexit.register(shutil.rmtree, work, ignore_errors=True)
-    settings = {
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.warehouse.dir": str(work / "warehouse"),
-        "spark.local.dir": str(work / "local"),
-        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}",
-        "spark.sql.session.timeZone": "UTC",
-    }
-    if master.startswith("local"):  # the executors are this JVM; on a cluster, their own
-        settings["spark.sql.shuffle.partitions"] = str(2 * (os.cpu_count() or 1))
-    settings.update(conf or {})
-    builder = SparkSession.builder.master(master).appName("ereval")
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    try:
-        with _jvm_stderr_to(work / "spark.log"):
-            session = builder.getOrCreate()
-            session.sparkContext.setLogLevel("ERROR")
-    except Exception as exc:  # py4j and Spark raise their own types
-        raise InputError(
-            f"'spark_master': cannot start Spark on {master!r} ({spark_error(exc)}); "
-            f"see {work / 'spark.log'}"
-        ) from exc
-    return session
 
 
 def _kind(data_type: Any) -> str:
@@ -395,123 +253,6 @@ def _check_input(data: Any, name: str) -> None:
             "(use engine='numpy')"
         )
     file_spec(data, name=name)  # a missing path or an empty glob, before Spark starts
-
-
-class _Result:
-    """The rows of one statement, fetched as DuckDB's results are."""
-
-    def __init__(self, frame: Any) -> None:
-        self.frame = frame
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        """Every row, as tuples."""
-        return [] if self.frame is None else [tuple(r) for r in self.frame.collect()]
-
-    def fetchnumpy(self) -> dict[str, np.ndarray]:
-        """Every column as a NumPy array (through Arrow)."""
-        if hasattr(self.frame, "toArrow"):  # PySpark 4
-            arrow = self.frame.toArrow()
-            return {
-                name: arrow.column(name).to_numpy(zero_copy_only=False)
-                for name in arrow.column_names
-            }
-        pandas = self.frame.toPandas()
-        return {str(name): pandas[name].to_numpy() for name in pandas.columns}
-
-
-class SparkConnection:
-    """A Spark session of its own for one build, used as a DuckDB connection is.
-
-    ``execute(query)`` runs a statement (its ``exact_sum`` written out by
-    :func:`ereval.engines.sql.expand_exact_sums`) and returns its rows
-    (``fetchall``, ``fetchnumpy``); ``CREATE TEMP TABLE name AS ...`` makes a temporary view
-    of the result kept in memory and on disk (Spark's ``persist``), ``CREATE
-    TEMP VIEW`` a plain view. The statements run in a new session sharing the
-    given one's Spark context and settings but not its temporary views, so that
-    short view names (``t``, ``cells``) never meet a user's; Spark DataFrames
-    from the given session come in through global temporary views
-    (:meth:`frame`). :meth:`close` drops what the build made.
-    """
-
-    _CREATE = re.compile(
-        r"^\s*CREATE\s+TEMP(?:ORARY)?\s+(TABLE|VIEW)\s+(\w+)\s+AS\s+(.*)$",
-        re.IGNORECASE | re.DOTALL,
-    )
-
-    def __init__(self, spark: Any) -> None:
-        self.parent = spark
-        self.spark = _isolated(spark)
-        self.tag = uuid.uuid4().hex[:12]
-        self.cached: list[Any] = []
-        self.views: list[str] = []
-        self.global_views: list[str] = []
-
-    def execute(self, query: str) -> _Result:
-        """Run ``query`` (see the class)."""
-        query = sql.expand_exact_sums(query)
-        created = self._CREATE.match(query)
-        if created is None:
-            return _Result(self.spark.sql(query))
-        kind, name, body = created.groups()
-        frame = self.spark.sql(body)
-        if kind.upper() == "TABLE":
-            frame = frame.persist()
-            self.cached.append(frame)
-        self.register(name, frame)
-        return _Result(None)
-
-    def register(self, name: str, frame: Any) -> None:
-        """Make ``frame`` the temporary view ``name`` of this connection's session."""
-        frame.createOrReplaceTempView(name)
-        self.views.append(name)
-
-    def rows(self, query: str) -> list[tuple[Any, ...]]:
-        """The rows of ``query``."""
-        return self.execute(query).fetchall()
-
-    def column(self, query: str) -> list[Any]:
-        """The first column of the rows of ``query``."""
-        return [row[0] for row in self.rows(query)]
-
-    def frame(self, data: Any) -> Any:
-        """A Spark DataFrame of another session of the same context, in this one."""
-        if self.spark is self.parent:
-            return data
-        name = f"ereval_{self.tag}_{len(self.global_views)}"
-        data.createOrReplaceGlobalTempView(name)
-        self.global_views.append(name)
-        database = self.spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
-        return self.spark.table(f"{database}.{name}")
-
-    def close(self) -> None:
-        """Free the cached tables and drop the views made for the build."""
-        for frame in self.cached:
-            with contextlib.suppress(Exception):
-                frame.unpersist()
-        for name in self.global_views:
-            with contextlib.suppress(Exception):
-                self.parent.catalog.dropGlobalTempView(name)
-        if self.spark is not self.parent:
-            return
-        for view in self.views:  # no session of its own: the views made are dropped
-            with contextlib.suppress(Exception):
-                self.spark.catalog.dropTempView(view)
-
-
-def _isolated(spark: Any) -> Any:
-    """A new session of ``spark``'s context with its settings (or ``spark`` itself where
-    sessions cannot be made, as with Spark Connect)."""
-    try:
-        child = spark.newSession()
-    except Exception:
-        return spark
-    try:
-        for key, value in spark.conf.getAll.items():
-            if child.conf.isModifiable(key) and child.conf.get(key, None) != value:
-                child.conf.set(key, value)
-    except Exception:  # PySpark before 4 has no conf.getAll: the context's settings only
-        pass
-    return child
 
 
 def _csv_frame(spark: Any, paths: list[str], names: list[str], delimiter: str) -> Any:
