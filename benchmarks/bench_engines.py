@@ -5,25 +5,32 @@ Writes a truth and a prediction of N records (Parquet; the prediction shuffled,
 process, and reports CPU seconds (user + system of the process and its
 children) and peak resident memory:
 
-* ``ereval metrics --engine numpy`` (every canonical metric);
-* ``ereval metrics --engine duckdb``;
-* ``ereval metrics --engine duckdb --memory-limit 1GB`` (spilling to a
-  temporary directory);
-* a bare DuckDB query over the same files, ``SELECT t.cluster_id,
+* ``bare``: a bare DuckDB query over the same files, ``SELECT t.cluster_id,
   p.cluster_id, count(*) FROM t JOIN p USING (record_id) GROUP BY ALL``, its
-  cells fetched into NumPy: the least any DuckDB-based engine must do.
+  cells fetched into NumPy: the least any DuckDB-based engine must do (the floor);
+* ``bare-1GB``: the same with DuckDB's memory limit at 1 GB (spilling to a
+  temporary directory);
+* ``numpy``: ``ereval metrics --engine numpy`` (every canonical metric);
+* ``duckdb``: ``ereval metrics --engine duckdb``;
+* ``duckdb-1GB``: ``ereval metrics --engine duckdb --memory-limit 1GB``.
 
-Ratios are to the bare query, measured in the same run. Every ereval run must
-print the same JSON.
+CPU seconds (user + system of the process and its children), wall seconds and
+peak resident memory; ratios are to the floor measured in the same run with the
+same memory limit. Every ereval run must print the same metrics (integers
+equal, floats to 1e-12).
 
     python benchmarks/bench_engines.py                 # N = 10^7, integer ids
     python benchmarks/bench_engines.py -n 1000000 --ids text --repeats 3
+    # 10^8: the files are written once into --data-dir and reused
+    python benchmarks/bench_engines.py -n 100000000 --cases bare-1GB,duckdb-1GB \\
+        --data-dir /tmp/ereval-bench-1e8
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -55,18 +62,23 @@ def _write(folder: Path, n: int, ids: str, seed: int) -> tuple[Path, Path]:
 
 
 _CHILD = """
-import json, resource, subprocess, sys
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
 proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+wall = time.perf_counter() - start
 if proc.returncode:
     sys.exit(proc.stderr)
 use = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "rss_mb": use.ru_maxrss / 1024,
-                  "out": proc.stdout}))
+print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "wall": wall,
+                  "rss_mb": use.ru_maxrss / 1024, "out": proc.stdout}))
 """
 
 _BARE = """
 import sys, duckdb
 con = duckdb.connect()
+if len(sys.argv) > 3:
+    con.execute(f"SET memory_limit = '{sys.argv[3]}'")
+    con.execute(f"SET temp_directory = '{sys.argv[4]}'")
 cells = con.execute(
     "SELECT t.cluster_id AS tc, p.cluster_id AS pc, count(*) AS n "
     "FROM read_parquet(?) AS t JOIN read_parquet(?) AS p USING (record_id) GROUP BY ALL",
@@ -77,11 +89,31 @@ print(len(cells["n"]))
 
 
 def _measure(cmd: list[str]) -> dict[str, float | str]:
-    out = subprocess.run(
-        [sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"{' '.join(cmd[:6])} ... failed:\n{out.stderr}")
     result: dict[str, float | str] = json.loads(out.stdout)
     return result
+
+
+def _same(outputs: list[str]) -> bool:
+    """Whether the runs printed the same metrics: integers equal, floats to 1e-12."""
+    parsed = [json.loads(o) for o in outputs]
+    first = parsed[0]
+    for other in parsed[1:]:
+        if other.keys() != first.keys():
+            return False
+        for key, value in first.items():
+            a = other[key]
+            if value is None or a is None:
+                if value is not a:
+                    return False
+            elif not math.isclose(a, value, rel_tol=1e-12, abs_tol=1e-12):
+                return False
+    return True
+
+
+CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB")
 
 
 def main() -> None:
@@ -90,43 +122,62 @@ def main() -> None:
     parser.add_argument("--ids", choices=("int", "text"), default="int", help="record id kind")
     parser.add_argument("--repeats", type=int, default=1, help="runs per case (best is kept)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--cases",
+        default=",".join(CASES),
+        help=f"comma-separated cases among {', '.join(CASES)} (default: all)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="keep the generated files here and reuse them on the next run "
+        "(default: a temporary directory)",
+    )
     args = parser.parse_args()
+    chosen = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in CASES]
+    if unknown:
+        parser.error(f"unknown case(s) {unknown}; choose among {', '.join(CASES)}")
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        t, p = _write(folder, args.n, args.ids, args.seed)
-        spill = folder / "spill"
+        folder = args.data_dir or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        t, p = folder / "truth.parquet", folder / "pred.parquet"
+        stamp = folder / f"written-{args.n}-{args.ids}-{args.seed}"
+        if not stamp.exists():
+            t, p = _write(folder, args.n, args.ids, args.seed)
+            stamp.touch()
+        spill = Path(tmp) / "spill"
         spill.mkdir()
         ereval = [sys.executable, "-m", "ereval", "metrics", str(t), str(p), "-f", "json", "-q"]
-        cases = {
-            "bare DuckDB join": [sys.executable, "-c", _BARE, str(t), str(p)],
-            "--engine numpy": [*ereval, "--engine", "numpy"],
-            "--engine duckdb": [*ereval, "--engine", "duckdb"],
-            "--engine duckdb --memory-limit 1GB": [
-                *ereval,
-                *("--engine", "duckdb", "--memory-limit", "1GB", "--temp-dir", str(spill)),
-            ],
+        limited = ("--memory-limit", "1GB", "--temp-dir", str(spill))
+        commands = {
+            "bare": [sys.executable, "-c", _BARE, str(t), str(p)],
+            "bare-1GB": [sys.executable, "-c", _BARE, str(t), str(p), "1GB", str(spill)],
+            "numpy": [*ereval, "--engine", "numpy"],
+            "duckdb": [*ereval, "--engine", "duckdb"],
+            "duckdb-1GB": [*ereval, "--engine", "duckdb", *limited],
         }
         best: dict[str, dict[str, float | str]] = {}
         for _ in range(args.repeats):
-            for name, cmd in cases.items():
-                r = _measure(cmd)
+            for name in chosen:
+                r = _measure(commands[name])
                 if name not in best or float(r["cpu"]) < float(best[name]["cpu"]):
                     best[name] = r
-    outputs = {str(best[name]["out"]) for name in cases if name.startswith("--")}
-    base = best["bare DuckDB join"]
+    outputs = [str(best[name]["out"]) for name in chosen if not name.startswith("bare")]
     print(
         f"{args.n:,} records ({args.ids} ids) from Parquet, {os.cpu_count()} cores, "
-        f"best of {args.repeats}"
+        f"best of {args.repeats}; ratios to the bare join with the same memory limit"
     )
-    print(f"{'case':<38}{'CPU s':>8}{'x bare':>8}{'peak MB':>9}{'x bare':>8}")
-    for name in cases:
+    print(f"{'case':<14}{'CPU s':>8}{'x bare':>8}{'wall s':>8}{'x bare':>8}{'peak MB':>9}")
+    for name in chosen:
         r = best[name]
-        cpu, rss = float(r["cpu"]), float(r["rss_mb"])
-        print(
-            f"{name:<38}{cpu:>8.2f}{cpu / float(base['cpu']):>8.2f}"
-            f"{rss:>9.0f}{rss / float(base['rss_mb']):>8.2f}"
-        )
-    if len(outputs) != 1:
+        floor = best.get("bare-1GB" if name.endswith("1GB") else "bare")
+        cpu, wall, rss = float(r["cpu"]), float(r["wall"]), float(r["rss_mb"])
+        x_cpu = f"{cpu / float(floor['cpu']):.2f}" if floor else "-"
+        x_wall = f"{wall / float(floor['wall']):.2f}" if floor else "-"
+        print(f"{name:<14}{cpu:>8.2f}{x_cpu:>8}{wall:>8.2f}{x_wall:>8}{rss:>9.0f}")
+    if len(outputs) > 1 and not _same(outputs):
         sys.exit("the engines printed different results")
 
 

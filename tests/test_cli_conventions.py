@@ -143,15 +143,33 @@ def test_help_ends_with_an_example(path: str) -> None:
             assert flag in opts, (path, flag)
 
 
-ENGINE_OPTIONS = {"--engine", "--memory-limit", "--threads", "--temp-dir"}
+ENGINE_OPTIONS = {
+    "--engine",
+    "--memory-limit",
+    "--threads",
+    "--temp-dir",
+    "--spark-master",
+    "--spark-conf",
+}
+#: every command that reads clusterings takes the engine options
+READS_CLUSTERINGS = {
+    "metrics",
+    "errors",
+    "estimate",
+    "simulate",
+    "summary",
+    "compare",
+    "monitor",
+    "curve",
+}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))
 def test_engine_options_come_as_one_set(path: str) -> None:
     opts = set(_options(COMMANDS[path]))
-    if path in {"metrics", "errors"}:
+    if path in READS_CLUSTERINGS:
         assert ENGINE_OPTIONS <= opts
     assert not (ENGINE_OPTIONS & opts) or ENGINE_OPTIONS <= opts, ENGINE_OPTIONS - opts
     if "--engine" in opts:
         res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
-        assert "<auto|numpy|duckdb>" in res.stdout
+        assert "<auto|numpy|duckdb|spark>" in res.stdout

@@ -94,8 +94,8 @@ def test_file_errors(tmp_path: Path) -> None:
     ragged.write_text('record_id,cluster_id\n1,2\n3,4,5,6\n"unterminated\n')
     with pytest.raises(InputError, match=r"'truth': cannot read"):
         as_membership(ragged, name="truth")
-    with pytest.raises(InputError, match=r"received a directory"):
-        as_membership(tmp_path, name="truth")
+    with pytest.raises(InputError, match=r"holds 'x.json', which is not a CSV or Parquet part"):
+        as_membership(tmp_path, name="truth")  # a folder is read as parts: all must be data
 
 
 def test_mismatched_records_error_lists_counts_and_examples() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, TypedDict, Unpack
@@ -223,12 +224,28 @@ def align(
     t_cc = cluster_col if truth_cluster_col is None else truth_cluster_col
     p_rc = record_col if pred_record_col is None else pred_record_col
     p_cc = cluster_col if pred_cluster_col is None else pred_cluster_col
-    t, t_cols = read_membership(
-        truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
-    )
-    p, p_cols = read_membership(
-        pred, name="pred", record_col=p_rc, cluster_col=p_cc, check_unique=False
-    )
+    if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
+        # two files are read at once (the readers release the GIL); errors as below
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ereval-read") as pool:
+            read_p = pool.submit(
+                read_membership,
+                pred,
+                name="pred",
+                record_col=p_rc,
+                cluster_col=p_cc,
+                check_unique=False,
+            )
+            t, t_cols = read_membership(
+                truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
+            )
+            p, p_cols = read_p.result()
+    else:
+        t, t_cols = read_membership(
+            truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
+        )
+        p, p_cols = read_membership(
+            pred, name="pred", record_col=p_rc, cluster_col=p_cc, check_unique=False
+        )
     rt, rp = _comparable(t, p, id_type)
     t_codes, t_labels = encode(t.cluster_ids)
     p_codes, p_labels = encode(p.cluster_ids)
@@ -450,6 +467,11 @@ class ContingencyTable:
     def n_pred_clusters(self) -> int:
         """R, the number of predicted clusters."""
         return int(self.pred_sizes.shape[0])
+
+    @property
+    def n_cells(self) -> int:
+        """Number of non-zero cells."""
+        return int(self.counts.shape[0])
 
     @cached_property
     def n_common(self) -> int:

@@ -13,6 +13,10 @@ for the in-memory and DuckDB engines):
   typed from their content (integers, floats, booleans, text).
 * A Parquet file keeps the types it was written with: integer ids stay
   integers, text stays text.
+* One input may be several part files: a glob (``parts/*.parquet``) or a
+  folder of parts as Spark and DuckDB write them (``_SUCCESS``, ``.crc`` and
+  hidden files are skipped). The parts must be of one kind and have the same
+  columns; they are read as one table, in the sorted order of their paths.
 
 Unreadable or malformed files raise :class:`~ereval.InputError` naming the
 argument and the path.
@@ -21,6 +25,7 @@ argument and the path.
 from __future__ import annotations
 
 import csv
+import glob
 import gzip
 import os
 from collections.abc import Collection, Iterator
@@ -56,12 +61,21 @@ _KINDS: dict[str, tuple[FileFormat, str]] = {
 
 @dataclass(frozen=True)
 class FileSpec:
-    """How a file is read: its path, format, CSV delimiter and compression."""
+    """How a file is read: its path, format, CSV delimiter and compression.
+
+    ``path`` is what was given (a file, a folder or a glob); ``parts`` are the
+    files read, in order (the file itself for one file).
+    """
 
     path: Path
     format: FileFormat
     delimiter: str = ","
     gzip: bool = False
+    parts: tuple[Path, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            object.__setattr__(self, "parts", (self.path,))
 
 
 def _suffix(path: Path) -> tuple[str, bool]:
@@ -71,13 +85,7 @@ def _suffix(path: Path) -> tuple[str, bool]:
     return (suffixes[-1] if suffixes else ""), False
 
 
-def file_spec(path: str | os.PathLike[str], *, name: str = "file") -> FileSpec:
-    """Check that ``path`` is an existing file of a known kind and say how to read it."""
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"'{name}': file not found: '{p}'")
-    if p.is_dir():
-        raise InputError(f"'{name}': expected a CSV or Parquet file; received a directory '{p}'")
+def _kind(p: Path, name: str) -> tuple[FileFormat, str, bool]:
     suffix, gz = _suffix(p)
     if suffix not in _KINDS or (gz and _KINDS[suffix][0] == "parquet"):
         raise InputError(
@@ -85,27 +93,95 @@ def file_spec(path: str | os.PathLike[str], *, name: str = "file") -> FileSpec:
             f"received '{p}'"
         )
     fmt, delimiter = _KINDS[suffix]
-    return FileSpec(p, fmt, delimiter, gz)
+    return fmt, delimiter, gz
+
+
+def _is_part(p: Path) -> bool:
+    """False for the bookkeeping files that Spark, Hadoop and DuckDB write beside parts."""
+    return not p.name.startswith((".", "_")) and not p.name.endswith(".crc") and p.is_file()
+
+
+def _has_magic(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
+def file_spec(path: str | os.PathLike[str], *, name: str = "file") -> FileSpec:
+    """Check that ``path`` is an existing file (or a glob or folder of part files) of a
+    known kind and say how to read it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for part in ("part-0.csv", "part-1.csv", "_SUCCESS", ".part-0.csv.crc"):
+    ...     _ = (folder / part).write_text("record_id,cluster_id\\n")
+    >>> [p.name for p in file_spec(folder).parts]
+    ['part-0.csv', 'part-1.csv']
+    >>> [p.name for p in file_spec(folder / "part-*.csv").parts]
+    ['part-0.csv', 'part-1.csv']
+    """
+    p = Path(path)
+    if p.is_dir():
+        parts = sorted(c for c in p.iterdir() if _is_part(c))
+        if not parts:
+            raise InputError(
+                f"'{name}': the folder '{p}' has no CSV or Parquet part files; expected a "
+                "file, a glob or a folder of parts"
+            )
+    elif p.exists():
+        fmt, delimiter, gz = _kind(p, name)
+        return FileSpec(p, fmt, delimiter, gz)
+    elif _has_magic(str(path)):
+        parts = sorted(Path(m) for m in glob.glob(str(path)) if _is_part(Path(m)))
+        if not parts:
+            raise InputError(f"'{name}': no file matches '{p}'")
+    else:
+        raise InputError(f"'{name}': file not found: '{p}'")
+    for part in parts:
+        if _suffix(part)[0] not in _KINDS:
+            raise InputError(
+                f"'{name}': '{p}' holds '{part.name}', which is not a CSV or Parquet part "
+                "(expected files ending in .csv, .csv.gz, .tsv, .txt or .parquet)"
+            )
+    kinds = {_kind(part, name) for part in parts}
+    if len(kinds) > 1:
+        raise InputError(
+            f"'{name}': the parts of '{p}' must be files of one kind; found "
+            + ", ".join(sorted({part.name.split(".", 1)[-1] for part in parts}))
+        )
+    fmt, delimiter, gz = kinds.pop()
+    return FileSpec(p, fmt, delimiter, gz, tuple(parts))
 
 
 def header(spec: FileSpec, *, name: str = "file") -> list[str]:
-    """The column names of a file, without reading its data."""
+    """The column names of a file, without reading its data (the parts of a multi-part
+    input must all have the same)."""
+    first = _part_header(spec, spec.parts[0], name)
+    for part in spec.parts[1:]:
+        other = _part_header(spec, part, name)
+        if other != first:
+            raise InputError(
+                f"'{name}': the parts of '{spec.path}' have different columns: "
+                f"'{spec.parts[0].name}' has {first[:10]!r}, '{part.name}' has {other[:10]!r}"
+            )
+    return first
+
+
+def _part_header(spec: FileSpec, part: Path, name: str) -> list[str]:
     try:
         if spec.format == "parquet":
             import pyarrow.parquet as pq
 
-            return list(pq.read_schema(spec.path).names)
+            return list(pq.read_schema(part).names)
         opener = gzip.open if spec.gzip else open
-        with opener(spec.path, "rt", encoding="utf-8", newline="") as fh:
+        with opener(part, "rt", encoding="utf-8", newline="") as fh:
             row = next(csv.reader(fh, delimiter=spec.delimiter), None)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"'{name}': cannot read '{spec.path}' ({exc})") from exc
+        raise InputError(f"'{name}': cannot read '{part}' ({exc})") from exc
     except Exception as exc:  # pyarrow's own errors for a malformed Parquet file
-        raise InputError(
-            f"'{name}': cannot read '{spec.path}' ({type(exc).__name__}: {exc})"
-        ) from exc
+        raise InputError(f"'{name}': cannot read '{part}' ({type(exc).__name__}: {exc})") from exc
     if not row:
-        raise InputError(f"'{name}': '{spec.path}' is empty; expected a header row")
+        raise InputError(f"'{name}': '{part}' is empty; expected a header row")
     return row
 
 
@@ -143,7 +219,8 @@ def read_arrow(
         if spec.format == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(spec.path, columns=None if columns is None else list(columns))
+            wanted = None if columns is None else list(columns)
+            return _concat([pq.read_table(part, columns=wanted) for part in spec.parts])
         import pyarrow.csv as pacsv
 
         text = names if text_columns == "all" else [c for c in text_columns if c in names]
@@ -157,18 +234,31 @@ def read_arrow(
             quoted_strings_can_be_null=True,
             include_columns=None if columns is None else list(columns),
         )
-        return pacsv.read_csv(
-            _source(spec),
-            parse_options=pacsv.ParseOptions(delimiter=spec.delimiter),
-            convert_options=convert,
+        return _concat(
+            [
+                pacsv.read_csv(
+                    _source(spec, part),
+                    parse_options=pacsv.ParseOptions(delimiter=spec.delimiter),
+                    convert_options=convert,
+                )
+                for part in spec.parts
+            ]
         )
 
 
-def _source(spec: FileSpec) -> Any:
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    """The parts as one table (a column typed differently in two parts is promoted, e.g.
+    integers and floats to floats)."""
+    if len(tables) == 1:
+        return tables[0]
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def _source(spec: FileSpec, part: Path) -> Any:
     """What pyarrow's CSV reader reads: the path, or a decompressing stream."""
     if spec.gzip:
-        return pa.CompressedInputStream(pa.OSFile(str(spec.path)), "gzip")
-    return spec.path
+        return pa.CompressedInputStream(pa.OSFile(str(part)), "gzip")
+    return part
 
 
 @contextmanager
@@ -208,14 +298,16 @@ def count_rows(path: str | os.PathLike[str] | FileSpec, *, name: str = "file") -
         if spec.format == "parquet":
             import pyarrow.parquet as pq
 
-            return int(pq.ParquetFile(spec.path).metadata.num_rows)
+            return sum(int(pq.ParquetFile(part).metadata.num_rows) for part in spec.parts)
         import pyarrow.csv as pacsv
 
-        reader = pacsv.open_csv(
-            _source(spec),
-            parse_options=pacsv.ParseOptions(delimiter=spec.delimiter),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in header(spec, name=name)}
-            ),
-        )
-        return sum(batch.num_rows for batch in reader)
+        names = header(spec, name=name)
+        total = 0
+        for part in spec.parts:
+            reader = pacsv.open_csv(
+                _source(spec, part),
+                parse_options=pacsv.ParseOptions(delimiter=spec.delimiter),
+                convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in names}),
+            )
+            total += sum(batch.num_rows for batch in reader)
+        return total

@@ -1,8 +1,11 @@
 """The options that choose and tune the engine building the contingency table.
 
-``--engine auto|numpy|duckdb`` picks who builds it (``auto``: NumPy when the
-files fit comfortably in memory, DuckDB otherwise); ``--memory-limit``,
-``--threads`` and ``--temp-dir`` tune DuckDB. They are checked before any work.
+``--engine auto|numpy|duckdb|spark`` picks who builds it (``auto``: NumPy when
+the files fit comfortably in memory, DuckDB otherwise); ``--memory-limit``,
+``--threads`` and ``--temp-dir`` tune DuckDB, ``--spark-master`` and
+``--spark-conf KEY=VALUE`` (repeatable) Spark. They are checked before any work.
+Commands that work in memory only take the same options and refuse the other
+engines with the reason (:func:`refuse_engine_options`).
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from ..engines import Engine, EngineName, get_engine
 __all__ = [
     "EngineOpt",
     "MemoryLimitOpt",
+    "SparkConfOpt",
+    "SparkMasterOpt",
     "TempDirOpt",
     "ThreadsOpt",
     "engine_from_options",
+    "parse_spark_conf",
     "refuse_engine_options",
 ]
 
@@ -29,7 +35,8 @@ EngineOpt = Annotated[
     typer.Option(
         "--engine",
         help="Who builds the contingency table: numpy (in memory), duckdb (from the files, "
-        "out of core) or auto (numpy when the files fit comfortably in memory).",
+        "out of core), spark (Apache Spark, local or a cluster) or auto (numpy when the "
+        "files fit comfortably in memory).",
     ),
 ]
 MemoryLimitOpt = Annotated[
@@ -55,6 +62,44 @@ TempDirOpt = Annotated[
     ),
 ]
 
+SparkMasterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--spark-master",
+        help="Spark master of a new session, e.g. local[4] or spark://host:7077 "
+        "(default local[*]); with --engine spark.",
+        show_default=False,
+    ),
+]
+SparkConfOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--spark-conf",
+        help="A Spark setting KEY=VALUE, e.g. spark.driver.memory=8g (repeatable); "
+        "with --engine spark.",
+        show_default=False,
+    ),
+]
+
+
+def parse_spark_conf(items: list[str] | None) -> dict[str, str] | None:
+    """``["spark.a=1", "spark.b=x=y"]`` -> ``{"spark.a": "1", "spark.b": "x=y"}``.
+
+    Examples
+    --------
+    >>> parse_spark_conf(["spark.driver.memory=8g"])
+    {'spark.driver.memory': '8g'}
+    """
+    if not items:
+        return None
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"'--spark-conf' must be KEY=VALUE; received {item!r}")
+        out[key.strip()] = value
+    return out
+
 
 def engine_from_options(
     *,
@@ -62,6 +107,8 @@ def engine_from_options(
     memory_limit: str | None,
     threads: int | None,
     temp_dir: Path | None,
+    spark_master: str | None = None,
+    spark_conf: list[str] | None = None,
     truth: Any = None,
     pred: Any = None,
     **_other_options: Any,
@@ -75,6 +122,8 @@ def engine_from_options(
         memory_limit=memory_limit,
         threads=threads,
         temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=parse_spark_conf(spark_conf),
     )
 
 
@@ -85,16 +134,20 @@ def refuse_engine_options(
     threads: int | None,
     temp_dir: Path | None,
     where: str,
+    spark_master: str | None = None,
+    spark_conf: list[str] | None = None,
     **_other_options: Any,
 ) -> None:
-    """Refuse the DuckDB engine and its options, ``where`` (e.g. "with '--pairs'") the
-    work is done in memory only: an option is never ignored silently."""
-    if engine == "duckdb":
-        raise InputError(f"'--engine' duckdb is not available {where}; use numpy or auto")
-    for flag, value in (
-        ("--memory-limit", memory_limit),
-        ("--threads", threads),
-        ("--temp-dir", temp_dir),
+    """Refuse the DuckDB and Spark engines and their options, ``where`` (e.g. "with
+    '--pairs'") the work is done in memory only: an option is never ignored silently."""
+    if engine in ("duckdb", "spark"):
+        raise InputError(f"'--engine' {engine} is not available {where}; use numpy or auto")
+    for flag, value, label in (
+        ("--memory-limit", memory_limit, "DuckDB"),
+        ("--threads", threads, "DuckDB"),
+        ("--temp-dir", temp_dir, "DuckDB"),
+        ("--spark-master", spark_master, "Spark"),
+        ("--spark-conf", spark_conf, "Spark"),
     ):
-        if value is not None:
-            raise InputError(f"'{flag}' tunes the DuckDB engine, which is not used {where}")
+        if value is not None and value != []:
+            raise InputError(f"'{flag}' tunes the {label} engine, which is not used {where}")

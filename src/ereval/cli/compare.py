@@ -13,6 +13,15 @@ from ..compare import compare
 from ..metrics.registry import resolve_metrics
 from ._columns import ClusterColOpt, IdTypeOpt, RecordColOpt, split_columns
 from ._common import FormatOpt, QuietOpt, dumps_json, emit_mapping, examples, handle_errors
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    refuse_engine_options,
+)
 from ._output import Outputs, check_table_path, write_table
 from ._progress import progress
 
@@ -50,6 +59,12 @@ def compare_command(
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
     id_type: IdTypeOpt = "exact",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Compare two releases: old clusters kept, split, merged or split and merged.
@@ -59,6 +74,7 @@ def compare_command(
     common records uses the metrics with OLD as the truth. JSON output is one
     object with the record counts, the categories and the agreement.
     """
+    refuse_engine_options(**locals(), where="to compare releases (record by record, in memory)")
     resolve_metrics(metrics)
     if changed_only and out is None:
         raise InputError("'--changed-only' selects the records written by '--out'; give '--out'")

@@ -13,6 +13,15 @@ from .._validation import check_beta
 from ..files import file_spec, header
 from ._columns import IdTypeOpt, split_columns
 from ._common import FormatOpt, QuietOpt, emit_mapping, emit_records, examples, handle_errors, note
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    refuse_engine_options,
+)
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 
@@ -191,6 +200,12 @@ def curve_command(
         ),
     ] = None,
     fmt: FormatOpt = "table",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Score scored pairs at every threshold: the links as scored and the clustering by
@@ -203,6 +218,7 @@ def curve_command(
     completeness, reduction ratio, ROC AUC and average precision over the scored pairs,
     the best threshold).
     """
+    refuse_engine_options(**locals(), where="for threshold curves (computed in memory)")
     from ..curves import threshold_curve
     from ..metrics.registry import resolve_metrics
 

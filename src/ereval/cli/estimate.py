@@ -27,6 +27,15 @@ from ._common import (
     examples,
     handle_errors,
 )
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    refuse_engine_options,
+)
 from ._progress import progress
 from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
@@ -114,6 +123,12 @@ def estimate_command(
     fmt: FormatOpt = "table",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Estimate PRED's performance from a weighted sample of labelled true clusters.
@@ -123,6 +138,7 @@ def estimate_command(
     _naive), each with value, std, interval, level, n, method and warnings.
     Each warning is also printed on stderr, one line each.
     """
+    refuse_engine_options(**locals(), where="for estimates from a sample (computed in memory)")
     check_beta(beta)
     normal_quantile(level)
     with progress("reading the sample and the prediction", quiet=quiet) as bar:

@@ -9,10 +9,11 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
+from ..engines import engine_statistics
 from ..io import as_pairs
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
-from ..metrics.registry import evaluate, resolve_metrics
+from ..metrics.registry import cells_wanted, evaluate, resolve_metrics
 from ._columns import (
     ClusterColOpt,
     IdTypeOpt,
@@ -37,6 +38,8 @@ from ._common import (
 from ._engine import (
     EngineOpt,
     MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
     TempDirOpt,
     ThreadsOpt,
     engine_from_options,
@@ -101,6 +104,8 @@ def metrics_command(
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
     temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     left_col: Annotated[
         str, typer.Option("--left-col", help="First record id column of a pairs file.")
     ] = "record_id_1",
@@ -147,22 +152,31 @@ def metrics_command(
             title="pairwise metrics",
         )
         return
-    resolve_metrics(metrics)  # validate names before reading large files
+    names = resolve_metrics(metrics)  # validate names before reading large files
     builder = engine_from_options(**locals())
     with progress(f"reading the clusterings ({builder.name})", quiet=quiet) as bar:
-        table = builder.contingency_table(truth, pred, **options)
 
-        def report(family: str) -> None:
-            bar.update(description=f"computing {family}")
+        def report(what: str) -> None:
+            bar.update(description=what)
 
-        scores = evaluate(table, metrics=metrics, beta=beta, progress=report)
+        stats = engine_statistics(
+            builder,
+            truth,
+            pred,
+            cells=cells_wanted(names, explicit=metrics is not None),
+            progress=report,
+            **options,
+        )
+        scores = evaluate(
+            stats, metrics=metrics, beta=beta, progress=lambda f: report(f"computing {f}")
+        )
     result: dict[str, float | int] = dict(scores)
-    result["n_records"] = table.n_records
-    result["n_true_clusters"] = table.n_true_clusters
-    result["n_pred_clusters"] = table.n_pred_clusters
-    if table.has_twinless:
-        result["n_twinless_true"] = table.n_true_records - table.n_common
-        result["n_twinless_pred"] = table.n_pred_records - table.n_common
+    result["n_records"] = stats.n_records
+    result["n_true_clusters"] = stats.n_true_clusters
+    result["n_pred_clusters"] = stats.n_pred_clusters
+    if stats.has_twinless:
+        result["n_twinless_true"] = stats.n_true_records - stats.n_common
+        result["n_twinless_pred"] = stats.n_pred_records - stats.n_common
     if beta != 1.0:
         result["beta"] = beta
     emit_mapping(result, fmt, title=f"{truth.name} vs {pred.name}")
@@ -321,6 +335,8 @@ def errors_command(
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
     temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Record-wise or cluster-wise error metrics (EI, SDE, OCE, UCE, ROCE, RUCE, H).

@@ -29,6 +29,15 @@ from ._common import (
     handle_errors,
     warn,
 )
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    refuse_engine_options,
+)
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 from ._sample import DesignChoice, WeightsOpt
@@ -143,6 +152,12 @@ def monitor_command(
     plot: PlotOpt = None,
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Track summary statistics across releases and flag sudden changes.
@@ -156,6 +171,7 @@ def monitor_command(
     the interval estimated for the truth ('outside_estimate'). Exit code 3 with
     --fail-on-change when anything is flagged; 2 for bad input.
     """
+    refuse_engine_options(**locals(), where="to track releases (computed in memory)")
     rule = ControlRule(
         alpha=alpha, min_history=check_int("min_history", min_history), run_length=run_length
     )

@@ -25,6 +25,15 @@ from ._common import (
     examples,
     handle_errors,
 )
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    refuse_engine_options,
+)
 from ._progress import progress
 from ._warnings import run_with_warnings
 
@@ -94,6 +103,12 @@ def simulate_command(
     cluster_col: Annotated[
         str, typer.Option("--cluster-col", help="Cluster id column.")
     ] = "cluster_id",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Repeat sampling and estimation: bias, RMSE and CI coverage of every estimator.
@@ -102,6 +117,7 @@ def simulate_command(
     records moved), draws REPEATS samples and compares each estimator with the
     exact value of its metric.
     """
+    refuse_engine_options(**locals(), where="for simulations (computed in memory)")
     if (pred is None) == (error_rate is None):
         raise InputError("give exactly one of '--pred' and '--error-rate'")
     if error_rate is not None:

@@ -15,6 +15,15 @@ from ..io import Membership, column_names, key_ids, read_membership, read_table
 from ..summary import DEFAULT_HILL_ORDERS, Summary, summarize
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
 from ._common import FormatOpt, QuietOpt, dumps_json, emit_mapping, examples, handle_errors
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    refuse_engine_options,
+)
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 
@@ -123,6 +132,12 @@ def summary_command(
     plot: PlotOpt = None,
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Summary statistics of a clustering: sizes, matching rate, Hill numbers, names.
@@ -132,6 +147,7 @@ def summary_command(
     homonymy and name-variation rates (Binette et al. 2024, §3.1). JSON output is
     one object with every statistic and the size distribution.
     """
+    refuse_engine_options(**locals(), where="for summary statistics (computed in memory)")
     orders = parse_orders(hill) if hill.strip() else DEFAULT_HILL_ORDERS
     check_names_options(names, names_from)
     if out is not None:

@@ -1,23 +1,40 @@
-"""Engines that build the contingency table: in memory (NumPy) or inside DuckDB
-straight from files, out of core. Metrics are computed from the table in the
+"""Engines that build the contingency table: in memory (NumPy), inside DuckDB
+straight from files, out of core, or with Apache Spark beyond one machine. Metrics are computed from the table in the
 same way whichever engine built it, so every engine gives identical numbers.
 
-:func:`get_engine` picks one by name (``"auto"``, ``"numpy"``, ``"duckdb"``);
+:func:`get_engine` picks one by name (``"auto"``, ``"numpy"``, ``"duckdb"``,
+``"spark"``);
 see ``docs/engines.md`` for the rule of ``"auto"``.
 """
 
 from __future__ import annotations
 
-from .base import ENGINE_NAMES, Engine, EngineName, NumpyEngine, get_engine, numpy_bytes
-from .duckdb_engine import DuckDBEngine, duckdb_contingency_table
+from .base import (
+    ENGINE_NAMES,
+    CellsWanted,
+    Engine,
+    EngineName,
+    NumpyEngine,
+    StatisticsEngine,
+    engine_statistics,
+    get_engine,
+    numpy_bytes,
+)
+from .duckdb_engine import DuckDBEngine, duckdb_contingency_table, duckdb_statistics
+from .spark_engine import SparkEngine
 
 __all__ = [
+    "CellsWanted",
     "DuckDBEngine",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
     "NumpyEngine",
+    "SparkEngine",
+    "StatisticsEngine",
     "duckdb_contingency_table",
+    "duckdb_statistics",
+    "engine_statistics",
     "get_engine",
     "numpy_bytes",
 ]

@@ -1,14 +1,19 @@
 """The engine interface, the in-memory engine and the choice of an engine.
 
 An engine builds the :class:`~ereval.contingency.ContingencyTable` of two
-clusterings under the options of :func:`ereval.contingency.align`; every metric
-is then computed from that table, whichever engine built it.
+clusterings under the options of :func:`ereval.contingency.align`
+(:class:`Engine`), and may also compute the table's sufficient statistics where
+the data is and return them instead of the cells (:class:`StatisticsEngine`);
+every metric is then computed from those statistics, whichever engine computed
+them. :func:`engine_statistics` asks any engine for them (from its table when
+it has no ``statistics`` method).
 
 ``get_engine("auto", truth=..., pred=...)`` picks NumPy when the inputs fit
 comfortably in memory and DuckDB otherwise:
 
-* a DuckDB relation on either side picks DuckDB; in-memory inputs (DataFrames,
-  Arrow tables, dicts, lists, a contingency table) pick NumPy;
+* a Spark DataFrame on either side picks Spark; a DuckDB relation picks DuckDB;
+  in-memory inputs (DataFrames, Arrow tables, dicts, lists, a contingency
+  table) pick NumPy;
 * for files, the NumPy engine is estimated to need :data:`BYTES_PER_RECORD`
   bytes per record of both files together (the number of rows of a Parquet
   file is read from its metadata; a CSV file is counted as one record per
@@ -21,29 +26,36 @@ comfortably in memory and DuckDB otherwise:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, Protocol, Unpack, runtime_checkable
 
 from .._errors import InputError
 from .._validation import check_choice
 from ..contingency import AlignOptions, ContingencyTable, contingency_table
 from ..files import file_spec
+from ..statistics import CELLS_WANTED, CellsWanted, Statistics, statistics_of
 from .duckdb_engine import DuckDBEngine, is_relation
+from .spark_engine import SparkEngine
+from .spark_session import check_spark_conf, check_spark_master, is_spark_dataframe
 
 __all__ = [
     "BYTES_PER_RECORD",
     "CSV_BYTES_PER_RECORD",
+    "CellsWanted",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
     "NumpyEngine",
+    "StatisticsEngine",
     "available_memory",
+    "engine_statistics",
     "get_engine",
     "numpy_bytes",
 ]
 
-EngineName = Literal["auto", "numpy", "duckdb"]
+EngineName = Literal["auto", "numpy", "duckdb", "spark"]
 #: The accepted engine names.
-ENGINE_NAMES: tuple[EngineName, ...] = ("auto", "numpy", "duckdb")
+ENGINE_NAMES: tuple[EngineName, ...] = ("auto", "numpy", "duckdb", "spark")
 #: Peak memory of the NumPy engine per record of the two inputs together (bytes),
 #: measured on text and integer ids with ``benchmarks/bench_engines.py``, rounded up.
 BYTES_PER_RECORD = 200
@@ -63,6 +75,51 @@ class Engine(Protocol):
         """The table of ``truth`` against ``pred`` read with ``options`` (those of
         :func:`ereval.contingency.align`)."""
         ...
+
+
+@runtime_checkable
+class StatisticsEngine(Engine, Protocol):
+    """An engine that also computes the table's statistics where the data is."""
+
+    def statistics(
+        self,
+        truth: Any,
+        pred: Any,
+        *,
+        cells: CellsWanted = "never",
+        progress: Callable[[str], None] | None = None,
+        **options: Unpack[AlignOptions],
+    ) -> Statistics:
+        """The :class:`~ereval.statistics.Statistics` of the table of ``truth``
+        against ``pred``; with the cells (``.table``) when ``cells`` is
+        ``"always"``, or ``"twinless"`` and some record is on one side only.
+        ``progress``, when given, is called with the name of each long phase."""
+        ...
+
+
+def engine_statistics(
+    engine: Engine,
+    truth: Any,
+    pred: Any,
+    *,
+    cells: CellsWanted = "never",
+    progress: Callable[[str], None] | None = None,
+    **options: Unpack[AlignOptions],
+) -> Statistics:
+    """The statistics of the table of ``truth`` against ``pred`` computed by ``engine``:
+    by its ``statistics`` method, else from the table it builds (cells included).
+    ``progress`` is called with the name of each long phase.
+
+    Examples
+    --------
+    >>> s = engine_statistics(NumpyEngine(), [[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]])
+    >>> s.pairs_both, s.n_cells, s.ceafm_total
+    (2, 3, 4.0)
+    """
+    check_choice("cells", cells, CELLS_WANTED)
+    if isinstance(engine, StatisticsEngine):
+        return engine.statistics(truth, pred, cells=cells, progress=progress, **options)
+    return statistics_of(engine.contingency_table(truth, pred, **options))
 
 
 class NumpyEngine:
@@ -87,7 +144,28 @@ class NumpyEngine:
                 "'engine': the NumPy engine does not read DuckDB relations; "
                 "use engine='duckdb' (or 'auto')"
             )
+        if is_spark_dataframe(truth) or is_spark_dataframe(pred):
+            raise InputError(
+                "'engine': the NumPy engine does not read Spark DataFrames; "
+                "use engine='spark' (or 'auto')"
+            )
         return contingency_table(truth, pred, **options)
+
+    def statistics(
+        self,
+        truth: Any,
+        pred: Any,
+        *,
+        cells: CellsWanted = "never",
+        progress: Callable[[str], None] | None = None,
+        **options: Unpack[AlignOptions],
+    ) -> Statistics:
+        """The statistics of the table built in memory, each computed when first read
+        (the cells are always at hand; ``progress`` is told of the one phase)."""
+        if progress is not None:
+            progress("reading the clusterings (numpy)")
+        check_choice("cells", cells, CELLS_WANTED)
+        return statistics_of(self.contingency_table(truth, pred, **options))
 
 
 def available_memory() -> int | None:
@@ -112,12 +190,12 @@ def _records(data: Any, name: str) -> int:
         import pyarrow.parquet as pq
 
         try:
-            return int(pq.ParquetFile(spec.path).metadata.num_rows)
+            return sum(int(pq.ParquetFile(part).metadata.num_rows) for part in spec.parts)
         except Exception as exc:  # pyarrow's own errors for a malformed file
             raise InputError(
                 f"'{name}': cannot read '{spec.path}' ({type(exc).__name__}: {exc})"
             ) from exc
-    size = spec.path.stat().st_size * (4 if spec.gzip else 1)
+    size = sum(part.stat().st_size for part in spec.parts) * (4 if spec.gzip else 1)
     return size // CSV_BYTES_PER_RECORD + 1
 
 
@@ -144,41 +222,67 @@ def get_engine(
     memory_limit: str | None = None,
     threads: int | None = None,
     temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
 ) -> Engine:
     """The engine named ``engine`` with its options, checked before any work.
 
     Parameters
     ----------
-    engine : {"auto", "numpy", "duckdb"} or Engine, default "auto"
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
         ``"auto"`` picks by the rule of this module from ``truth`` and ``pred``;
         an :class:`Engine` is returned as it is.
     truth, pred : optional
         The inputs, for ``"auto"``.
     memory_limit, threads, temp_dir : optional
         Options of :class:`DuckDBEngine`. With ``"auto"`` they are checked and
-        apply when DuckDB is picked; with ``"numpy"`` they are an error.
+        apply when DuckDB is picked; with another engine they are an error.
+    spark_master, spark_conf : optional
+        Options of :class:`SparkEngine` (the master and settings of a new
+        session); an error unless Spark is used (``"spark"``, or ``"auto"`` with
+        a Spark DataFrame input).
 
     Examples
     --------
     >>> get_engine("duckdb", threads=2)
     DuckDBEngine(memory_limit=None, threads=2, temp_dir=None)
+    >>> get_engine("spark", spark_master="local[2]")
+    SparkEngine(master='local[2]', conf={})
     >>> get_engine("auto", truth={1: "a"}, pred={1: "b"})
     NumpyEngine()
     """
-    given = [
+    duck_given = [
         n
         for n, v in (("memory_limit", memory_limit), ("threads", threads), ("temp_dir", temp_dir))
         if v is not None
     ]
+    spark_given = [n for n, v in (("spark_master", spark_master), ("spark_conf", spark_conf)) if v]
     if isinstance(engine, Engine):
+        given = duck_given + spark_given
         if given:
             raise InputError(f"'{given[0]}' is an option of the engine name, not of an engine")
         return engine
     name = check_choice("engine", engine, ENGINE_NAMES)
-    if name == "numpy":
-        if given:
+    check_spark_master(spark_master)
+    check_spark_conf(spark_conf)
+    spark_input = is_spark_dataframe(truth) or is_spark_dataframe(pred)
+    if name == "spark" or (name == "auto" and spark_input):
+        if duck_given:
             raise InputError(
-                f"'{given[0]}' applies to the DuckDB engine; engine='numpy' takes no such option"
+                f"'{duck_given[0]}' applies to the DuckDB engine; the Spark engine takes "
+                "spark_master (e.g. 'local[4]') and spark_conf instead"
+            )
+        return SparkEngine(master=spark_master, conf=spark_conf)
+    if spark_given:
+        raise InputError(
+            f"'{spark_given[0]}' applies to the Spark engine; engine={name!r} takes no such "
+            "option (pass engine='spark')"
+        )
+    if name == "numpy":
+        if duck_given:
+            raise InputError(
+                f"'{duck_given[0]}' applies to the DuckDB engine; engine='numpy' takes no "
+                "such option"
             )
         return NumpyEngine()
     duck = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)

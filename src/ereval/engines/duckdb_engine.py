@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -43,7 +45,9 @@ from ..contingency import (
 )
 from ..files import file_spec, header
 from ..io import column_names
+from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
+from .duckdb_stats import duckdb_table_statistics
 
 __all__ = [
     "DuckDBEngine",
@@ -51,6 +55,7 @@ __all__ = [
     "check_temp_dir",
     "check_threads",
     "duckdb_contingency_table",
+    "duckdb_statistics",
     "is_relation",
 ]
 
@@ -165,6 +170,9 @@ class DuckDBEngine:
         duckdb = require("duckdb", feature="the DuckDB engine")
         con = duckdb.connect()
         con.execute("SET preserve_insertion_order = false")
+        # DuckDB's own bar would write to stdout, which carries the results: the
+        # phases are reported through ``progress`` instead
+        con.execute("SET enable_progress_bar = false")
         if self.memory_limit is not None:
             con.execute(f"SET memory_limit = {sql.quote(self.memory_limit)}")
         if self.threads is not None:
@@ -179,6 +187,51 @@ class DuckDBEngine:
         """The contingency table of two clusterings (CSV or Parquet files, or DuckDB
         relations), identical to the in-memory one. ``options`` are those of
         :func:`ereval.contingency.align`."""
+        con = self.connect()
+        try:
+            policy, n_t, n_p = self._load(con, truth, pred, options)
+            return _table(con, policy, n_t, n_p)
+        finally:
+            con.close()
+
+    def statistics(
+        self,
+        truth: Any,
+        pred: Any,
+        *,
+        cells: CellsWanted = "never",
+        progress: Callable[[str], None] | None = None,
+        **options: Unpack[AlignOptions],
+    ) -> TableStatistics:
+        """The table's sufficient statistics, computed inside DuckDB; the cells come
+        back only when ``cells`` is ``"always"`` (or ``"twinless"`` and some record is
+        on one side only). ``progress`` is called with the name of each phase.
+        ``options`` are those of :func:`ereval.contingency.align`."""
+        wanted = check_choice("cells", cells, CELLS_WANTED)
+        con = self.connect()
+        try:
+            if progress is not None:
+                progress("reading and joining the records (duckdb)")
+            policy, n_t, n_p = self._load(con, truth, pred, options)
+            both, only_t, only_p = _checked_cells(con, policy, n_t, n_p)
+            if policy == "intersection":
+                only_t = only_p = 0
+            if progress is not None:
+                progress("computing the statistics (duckdb)")
+            stats = duckdb_table_statistics(con, "cells", policy, both, only_t, only_p)
+            if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
+                if progress is not None:
+                    progress("fetching the cells (duckdb)")
+                stats = replace(stats, table=_coded_table(con, policy))
+            return stats
+        finally:
+            con.close()
+
+    def _load(
+        self, con: Any, truth: Any, pred: Any, options: AlignOptions
+    ) -> tuple[MismatchPolicy, int, int]:
+        """Load both sides as the views ``t`` and ``p`` of ``con``; return the policy and
+        the number of rows of each side."""
         policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
         id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
         rc = options.get("record_col", "record_id")
@@ -193,20 +246,16 @@ class DuckDBEngine:
                 column_names(options.get("pred_cluster_col") or cc, name="pred_cluster_col"),
             ),
         }
-        con = self.connect()
-        try:
-            sides = [
-                _Side(con, view, data, name, *columns[name])
-                for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
-            ]
-            kinds = [side.load(as_text=id_type == "string") for side in sides]
-            if kinds[0] != kinds[1]:
-                ex_t = [r[0] for r in con.execute("SELECT r FROM t LIMIT 2").fetchall()]
-                ex_p = [r[0] for r in con.execute("SELECT r FROM p LIMIT 2").fetchall()]
-                raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
-            return _table(con, policy, sides[0].n_rows, sides[1].n_rows)
-        finally:
-            con.close()
+        sides = [
+            _Side(con, view, data, name, *columns[name])
+            for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
+        ]
+        kinds = [side.load(as_text=id_type == "string") for side in sides]
+        if kinds[0] != kinds[1]:
+            ex_t = [r[0] for r in con.execute("SELECT r FROM t LIMIT 2").fetchall()]
+            ex_p = [r[0] for r in con.execute("SELECT r FROM p LIMIT 2").fetchall()]
+            raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
+        return policy, sides[0].n_rows, sides[1].n_rows
 
 
 class _Side:
@@ -218,6 +267,7 @@ class _Side:
         self.con, self.view, self.data, self.name = con, view, data, name
         self.records, self.clusters = records, clusters
         self.n_rows = 0
+        self.parquet_or_table = True
 
     def _source(self) -> tuple[str, dict[str, str]]:
         """The SQL source of the data and the DuckDB type of each of its columns."""
@@ -241,6 +291,7 @@ class _Side:
                 f"relations; received {type(self.data).__name__} (use engine='numpy')"
             )
         spec = file_spec(self.data, name=self.name)
+        self.parquet_or_table = spec.format == "parquet"
         source = sql.source_sql(spec, header(spec, name=self.name) if spec.format == "csv" else [])
         try:
             described = self.con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
@@ -275,8 +326,11 @@ class _Side:
                     f"received {r_kind} ids"
                 )
             cast, r_kind = True, "text"
+        # a CSV file is parsed once, into a temporary table (spilled past the memory
+        # limit); Parquet files and relations are read where they are
+        kind = "VIEW" if self.parquet_or_table else "TABLE"
         self.con.execute(
-            f"CREATE TEMP VIEW {self.view} AS "
+            f"CREATE TEMP {kind} {self.view} AS "
             + sql.side_sql(source, r_sql, c_sql, record_as_text=cast)
         )
         n, n_null_r, n_null_c = self.con.execute(
@@ -308,7 +362,10 @@ def _check_unique(con: Any, view: str, name: str) -> None:
         )
 
 
-def _table(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
+def _checked_cells(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> tuple[int, int, int]:
+    """Join the sides into the table ``cells``, check for duplicate and mismatched
+    records; return the records on both sides, on the truth's only and on the
+    prediction's only."""
     con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql("t", "p"))
     both, only_t, only_p = (
         int(v or 0)
@@ -337,6 +394,15 @@ def _table(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyT
         )
     if policy == "intersection" and both == 0:
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
+    return both, only_t, only_p
+
+
+def _table(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
+    _checked_cells(con, policy, n_t, n_p)
+    return _coded_table(con, policy)
+
+
+def _coded_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:
     coded = con.execute(
         sql.coded_cells_sql("cells", common_only=policy == "intersection")
     ).fetchnumpy()
@@ -385,3 +451,28 @@ def duckdb_contingency_table(
     """
     engine = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
     return engine.contingency_table(truth, pred, **options)
+
+
+def duckdb_statistics(
+    truth: Any,
+    pred: Any,
+    *,
+    cells: CellsWanted = "never",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    **options: Unpack[AlignOptions],
+) -> TableStatistics:
+    """The sufficient statistics of the table of two clustering files, computed by DuckDB.
+
+    Parameters and options are those of :func:`duckdb_contingency_table`; ``cells``
+    as in :meth:`DuckDBEngine.statistics`.
+
+    Returns
+    -------
+    TableStatistics
+        Equal to the in-memory engine's: integers exactly, floats to about
+        ``1e-15`` relative.
+    """
+    engine = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
+    return engine.statistics(truth, pred, cells=cells, **options)

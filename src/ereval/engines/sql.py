@@ -8,35 +8,117 @@ another SQL dialect would replace only those.
 Every side of a comparison is first projected to two columns, ``r`` (the record
 key) and ``c`` (the cluster key), by :func:`side_sql`; everything after that
 reads only ``r`` and ``c``.
+
+The few differences between SQL dialects (quoting of identifiers and string
+literals, the text type, the anti-join keyword) are held by one small
+:class:`Dialect` object per engine, :data:`DUCKDB` or :data:`SPARK`, passed as
+``dialect=`` (DuckDB's by default). Spark reads files through its own
+DataFrame reader, so :func:`source_sql` is DuckDB's only.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 from ..files import FileSpec
 
 __all__ = [
+    "DUCKDB",
+    "DUCKDB_STATS",
+    "Dialect",
+    "FLOAT_MARGIN",
+    "SPARK",
+    "SPARK_STATS",
+    "StatsDialect",
+    "cell_sums_sql",
+    "cell_totals_sql",
     "cells_sql",
+    "cells_with_rows_sql",
+    "cluster_stats_sql",
+    "cluster_sums_sql",
     "coded_cells_sql",
+    "dominant_sums_sql",
+    "dominated_sql",
     "duplicates_sql",
+    "expand_exact_sums",
+    "hard_cells_sql",
+    "hard_rows_sql",
     "ident",
+    "joined_cells_sql",
     "key_sql",
+    "marginal_stats_sql",
     "mismatch_examples_sql",
     "nulls_sql",
     "quote",
+    "repeated_sql",
     "side_sql",
+    "sizes_sql",
     "source_sql",
     "twinless_duplicates_sql",
+    "undecided_cells_sql",
+    "undecided_rows_sql",
 ]
 
 
-def quote(text: str) -> str:
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between the SQL of two engines.
+
+    Attributes
+    ----------
+    name : str
+        The engine's name.
+    identifier_quote : str
+        The character around a quoted identifier (doubled inside it).
+    backslash_escapes : bool
+        Whether a backslash escapes the next character of a string literal
+        (Spark's default) rather than standing for itself (standard SQL).
+    text_type : str
+        The type of text in a ``CAST``.
+    anti_join : str
+        The keyword of an anti-join.
+
+    Examples
+    --------
+    >>> SPARK.quote("it's")
+    "'it\\\\'s'"
+    >>> SPARK.ident("record id")
+    '`record id`'
+    """
+
+    name: Literal["duckdb", "spark"]
+    identifier_quote: str
+    backslash_escapes: bool
+    text_type: str
+    anti_join: str
+
+    def quote(self, text: str) -> str:
+        """``text`` as a string literal of this dialect."""
+        if self.backslash_escapes:
+            return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return "'" + text.replace("'", "''") + "'"
+
+    def ident(self, column: str) -> str:
+        """``column`` as a quoted identifier of this dialect."""
+        q = self.identifier_quote
+        return q + column.replace(q, q + q) + q
+
+
+#: DuckDB's SQL (standard quoting).
+DUCKDB = Dialect("duckdb", '"', False, "VARCHAR", "ANTI JOIN")
+#: Spark SQL's (backticks, backslash escapes in string literals, ``STRING``).
+SPARK = Dialect("spark", "`", True, "STRING", "LEFT ANTI JOIN")
+
+
+def quote(text: str, *, dialect: Dialect = DUCKDB) -> str:
     """``text`` as an SQL string literal."""
-    return "'" + text.replace("'", "''") + "'"
+    return dialect.quote(text)
 
 
-def ident(column: str) -> str:
+def ident(column: str, *, dialect: Dialect = DUCKDB) -> str:
     """``column`` as a quoted SQL identifier."""
-    return '"' + column.replace('"', '""') + '"'
+    return dialect.ident(column)
 
 
 def source_sql(spec: FileSpec, columns: list[str]) -> str:
@@ -46,7 +128,8 @@ def source_sql(spec: FileSpec, columns: list[str]) -> str:
     exactly as written, an empty field being a missing value. Parquet keeps its
     types.
     """
-    path = quote(str(spec.path))
+    paths = [quote(str(part)) for part in spec.parts]
+    path = paths[0] if len(paths) == 1 else "[" + ", ".join(paths) + "]"
     if spec.format == "parquet":
         return f"read_parquet({path})"
     names = ", ".join(f"{quote(c)}: 'VARCHAR'" for c in columns)
@@ -58,27 +141,38 @@ def source_sql(spec: FileSpec, columns: list[str]) -> str:
     )
 
 
-def key_sql(columns: list[str], kinds: list[str]) -> str:
+def key_sql(columns: list[str], kinds: list[str], *, dialect: Dialect = DUCKDB) -> str:
     """The key of one or several columns of the given kinds (``"text"`` or ``"integer"``).
 
     One column is used as it is. Several make the JSON array text that
     :mod:`ereval.io` builds for keys of several columns (``["a",1]``).
     """
+    d = dialect
     if len(columns) == 1:
-        return ident(columns[0])
+        return d.ident(columns[0])
     parts = []
     for column, kind in zip(columns, kinds, strict=True):
         if kind == "text":
-            escaped = f"replace(replace({ident(column)}, '\\', '\\\\'), '\"', '\\\"')"
-            parts.append(f"'\"' || {escaped} || '\"'")
+            escaped = (
+                f"replace(replace({d.ident(column)}, {d.quote(chr(92))}, {d.quote(chr(92) * 2)}), "
+                f"{d.quote(chr(34))}, {d.quote(chr(92) + chr(34))})"
+            )
+            parts.append(f"{d.quote(chr(34))} || {escaped} || {d.quote(chr(34))}")
         else:
-            parts.append(f"CAST({ident(column)} AS VARCHAR)")
-    return "'[' || " + " || ',' || ".join(parts) + " || ']'"
+            parts.append(f"CAST({d.ident(column)} AS {d.text_type})")
+    return d.quote("[") + " || " + f" || {d.quote(',')} || ".join(parts) + " || " + d.quote("]")
 
 
-def side_sql(source: str, record: str, cluster: str, *, record_as_text: bool = False) -> str:
+def side_sql(
+    source: str,
+    record: str,
+    cluster: str,
+    *,
+    record_as_text: bool = False,
+    dialect: Dialect = DUCKDB,
+) -> str:
     """One clustering as the two columns ``r`` (record key) and ``c`` (cluster key)."""
-    r = f"CAST({record} AS VARCHAR)" if record_as_text else record
+    r = f"CAST({record} AS {dialect.text_type})" if record_as_text else record
     return f"SELECT {r} AS r, {cluster} AS c FROM {source}"
 
 
@@ -106,6 +200,15 @@ def cells_sql(truth: str, pred: str) -> str:
     )
 
 
+def cell_totals_sql(cells: str) -> str:
+    """Records on both sides, on the truth's side only and on the prediction's only, from
+    the groups of :func:`cells_sql`."""
+    return (
+        "SELECT sum(n) FILTER (WHERE tc IS NOT NULL AND pc IS NOT NULL), "
+        f"sum(n) FILTER (WHERE pc IS NULL), sum(n) FILTER (WHERE tc IS NULL) FROM {cells}"
+    )
+
+
 def coded_cells_sql(cells: str, *, common_only: bool) -> str:
     """The groups of :func:`cells_sql` with each cluster key replaced by its code.
 
@@ -130,17 +233,276 @@ def duplicates_sql(side: str) -> str:
     return f"SELECT count(*), count(DISTINCT r) FROM {side}"
 
 
-def twinless_duplicates_sql(side: str, other: str) -> str:
+def twinless_duplicates_sql(side: str, other: str, *, dialect: Dialect = DUCKDB) -> str:
     """Surplus rows among the records of ``side`` that ``other`` lacks."""
     return (
         f"SELECT count(*) - count(DISTINCT r) FROM "
-        f"(SELECT s.r FROM {side} AS s ANTI JOIN {other} AS o ON s.r = o.r)"
+        f"(SELECT s.r FROM {side} AS s {dialect.anti_join} {other} AS o ON s.r = o.r)"
     )
 
 
-def mismatch_examples_sql(side: str, other: str, *, limit: int = 3) -> str:
+def mismatch_examples_sql(
+    side: str, other: str, *, limit: int = 3, dialect: Dialect = DUCKDB
+) -> str:
     """The smallest record keys of ``side`` that ``other`` lacks."""
     return (
-        f"SELECT s.r FROM {side} AS s ANTI JOIN {other} AS o ON s.r = o.r "
+        f"SELECT s.r FROM {side} AS s {dialect.anti_join} {other} AS o ON s.r = o.r "
         f"ORDER BY s.r LIMIT {int(limit)}"
+    )
+
+
+def repeated_sql(side: str, *, limit: int = 3) -> str:
+    """The smallest record keys that ``side`` repeats."""
+    return f"SELECT r FROM {side} GROUP BY r HAVING count(*) > 1 ORDER BY r LIMIT {int(limit)}"
+
+
+# -- sufficient statistics -----------------------------------------------------------
+#
+# The statistics of :mod:`ereval.statistics` are computed from the groups of
+# :func:`cells_sql` (a table ``cells(tc, pc, n)``) in a few aggregate statements,
+# every one a GROUP BY or a join: no window function, no sort. Integer sums are
+# taken over a wide integer type (exact), the halvings of ``C(x, 2)`` are left
+# to the caller; a float is computed per cell or per cluster by the same
+# operations, in the same order, as the in-memory engine does.
+
+
+@dataclass(frozen=True)
+class StatsDialect:
+    """What the statistics statements need that SQL dialects spell differently:
+    ``wide``, an exact integer type for sums of squares, and ``fsum``, the most
+    accurate sum of floats (the in-memory engine sums pairwise, to a few ulps)."""
+
+    name: str
+    wide: str
+    fsum: str
+
+
+#: DuckDB: HUGEINT sums, compensated float sums (``fsum``).
+DUCKDB_STATS = StatsDialect("duckdb", "HUGEINT", "fsum")
+#: Spark SQL: DECIMAL(38, 0) sums; float sums exact, ``exact_sum(x)``, which is no
+#: Spark function but is expanded by :func:`expand_exact_sums` before a statement runs.
+SPARK_STATS = StatsDialect("spark", "DECIMAL(38, 0)", "exact_sum")
+
+
+def expand_exact_sums(query: str) -> str:
+    """``exact_sum(x)`` written out as Spark SQL: the terms are added in
+    ``DECIMAL(38, 18)`` (each rounded to 1e-18), so the total does not depend on the
+    order in which Spark's partitions add up (its sums of doubles drift past 1e-12
+    relative over 10^6 rows), and the total is rounded to a double once.
+
+    Examples
+    --------
+    >>> expand_exact_sums("SELECT exact_sum(a / (b + 1)), count(*) FROM t")
+    'SELECT CAST(sum(CAST(a / (b + 1) AS DECIMAL(38, 18))) AS DOUBLE), count(*) FROM t'
+    """
+    out, rest = [], query
+    while (start := rest.find("exact_sum(")) >= 0:
+        depth, end = 0, start + len("exact_sum")
+        for end in range(start + len("exact_sum"), len(rest)):
+            depth += {"(": 1, ")": -1}.get(rest[end], 0)
+            if depth == 0:
+                break
+        inner = expand_exact_sums(rest[start + len("exact_sum(") : end])
+        out.append(rest[:start] + f"CAST(sum(CAST({inner} AS DECIMAL(38, 18))) AS DOUBLE)")
+        rest = rest[end + 1 :]
+    return "".join(out) + rest
+
+
+#: A float comparison ``x > y`` is taken as ``x > y (1 + margin)``, so that rounding
+#: can never make it true when it is not.
+FLOAT_MARGIN = 1e-12
+
+
+def _double(x: str) -> str:
+    return f"CAST({x} AS DOUBLE)"
+
+
+def sizes_sql(
+    cells: str, side: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
+) -> str:
+    """Per cluster of ``side`` (``"t"`` or ``"p"``), what needs no other cluster's size:
+    ``k`` its key, ``size``, ``common`` (its records on both sides), ``s2`` (the sum of
+    its cells' squares, exact) and ``deg`` (its non-zero cells)."""
+    own, other = ("tc", "pc") if side == "t" else ("pc", "tc")
+    where = f"{own} IS NOT NULL" + (f" AND {other} IS NOT NULL" if common_only else "")
+    return (
+        f"SELECT {own} AS k, sum(n) AS size, "
+        f"sum(CASE WHEN {other} IS NOT NULL THEN n ELSE 0 END) AS common, "
+        f"sum(CASE WHEN {other} IS NOT NULL THEN CAST(n AS {dialect.wide}) * n ELSE 0 END) "
+        f"AS s2, count({other}) AS deg FROM {cells} WHERE {where} GROUP BY {own}"
+    )
+
+
+def cells_with_rows_sql(cells: str, rows: str) -> str:
+    """The non-zero cells with their row's size and number of cells: ``tc, pc, n, a,
+    rdeg`` (one join per statement, so that each can spill on its own)."""
+    return (
+        "SELECT c.tc, c.pc, c.n, r.size AS a, r.deg AS rdeg "
+        f"FROM {cells} AS c JOIN {rows} AS r ON c.tc = r.k"
+    )
+
+
+def joined_cells_sql(cells_with_rows: str, cols: str) -> str:
+    """The cells of :func:`cells_with_rows_sql` with their column's: ``tc, pc, n, a,
+    b, rdeg, cdeg`` and CEAF's weights ``w3 = n`` and ``w4 = 2 n / (a + b)``."""
+    return (
+        "SELECT c.tc, c.pc, c.n, c.a, k.size AS b, c.rdeg, k.deg AS cdeg, "
+        f"{_double('c.n')} AS w3, "
+        f"{_double('2 * c.n')} / {_double('c.a + k.size')} AS w4 "
+        f"FROM {cells_with_rows} AS c JOIN {cols} AS k ON c.pc = k.k"
+    )
+
+
+def cluster_stats_sql(joined: str, side: str) -> str:
+    """Per cluster of ``side`` with several non-zero cells, what needs the other
+    side's sizes, from :func:`joined_cells_sql`: ``k``, ``s1 = sum n``, ``jac`` (best
+    Jaccard), ``star`` (its component holds no other cluster of its side), the
+    largest CEAF weights ``top3``, ``top4`` and the sum ``sum4`` of its weights ``w4``
+    (that of ``w3`` is ``s1``). A cluster with a single cell needs no grouping: the
+    cell is its maximum and its sum (:func:`cell_sums_sql`)."""
+    own, own_deg, other_deg = ("tc", "rdeg", "cdeg") if side == "t" else ("pc", "cdeg", "rdeg")
+    return (
+        f"SELECT {own} AS k, sum(n) AS s1, max({_jaccard()}) AS jac, "
+        f"max({other_deg}) = 1 AS star, "
+        "max(w3) AS top3, max(w4) AS top4, sum(w4) AS sum4 "
+        f"FROM {joined} WHERE {own_deg} > 1 GROUP BY {own}"
+    )
+
+
+def _jaccard() -> str:
+    return f"{_double('n')} / (a + b - n)"
+
+
+def _entropy_term(x: str, y: str, n_records: int) -> str:
+    """``(x / N) ln(x / y)`` in floating point."""
+    return f"({_double(x)} / {_double(str(int(n_records)))}) * ln({_double(x)} / {_double(y)})"
+
+
+def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """Over the clusters of one side (:func:`sizes_sql`): their number, records,
+    ``sum size^2``, ``sum common``, ``sum common^2`` and ``sum s2`` (exact); B-cubed's
+    ``sum s2 / size`` and ``sum s2 / size^2``; LEA's ``sum size res / link(size)``
+    over the clusters of two records or more (``res = (s2 - common) / 2`` links
+    resolved; a single record's link is counted from the cells); ``sum (size / N)
+    ln(size / N)`` and the twinless records' share of the other side's conditional
+    entropy, ``sum (size - common) (1 / N) ln(1 / size)``."""
+    wide, fsum = dialect.wide, dialect.fsum
+    size = _double("size")
+    links = f"({size} * ({size} - 1) / 2)"
+    res = f"({_double('s2 - common')} / 2)"
+    return (
+        f"SELECT count(*), sum(size), sum(CAST(size AS {wide}) * size), sum(common), "
+        f"sum(CAST(common AS {wide}) * common), sum(s2), "
+        f"{fsum}({_double('s2')} / size), {fsum}({_double('s2')} / ({size} * {size})), "
+        f"{fsum}(CASE WHEN size > 1 THEN {size} * {res} / {links} ELSE 0 END), "
+        f"{fsum}({_entropy_term('size', str(int(n_records)), n_records)}), "
+        f"{fsum}(CASE WHEN size > common THEN {_double('size - common')} * "
+        f"{_entropy_term('1', 'size', n_records)} ELSE 0 END) FROM {sizes}"
+    )
+
+
+def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """Over :func:`cluster_stats_sql`: the best Jaccards and CEAF's best weights over
+    the star components centred on this side with several cells (``w3``, then
+    ``w4``)."""
+    fsum = dialect.fsum
+    return (
+        f"SELECT {fsum}(jac), {fsum}(CASE WHEN star THEN top3 ELSE 0 END), "
+        f"{fsum}(CASE WHEN star THEN top4 ELSE 0 END) FROM {clusters}"
+    )
+
+
+def cell_sums_sql(joined: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """Over the non-zero cells: their number, exact matches, cells of a single record
+    on both sides (LEA's resolved singleton links), ``sum n^2 / (a b)``, the cells'
+    shares of ``H(T|P)`` and ``H(P|T)`` (before the sign), the Jaccards of the cells
+    alone in their row, then in their column, and the CEAF weights ``w3``, ``w4`` of
+    the cells alone in both (components of one cell)."""
+    n2 = f"{_double('n')} * {_double('n')}"
+    fsum = dialect.fsum
+    return (
+        "SELECT count(*), sum(CASE WHEN n = a AND n = b THEN 1 ELSE 0 END), "
+        "sum(CASE WHEN a = 1 AND b = 1 THEN 1 ELSE 0 END), "
+        f"{fsum}({n2} / ({_double('a')} * {_double('b')})), "
+        f"{fsum}({_entropy_term('n', 'b', n_records)}), "
+        f"{fsum}({_entropy_term('n', 'a', n_records)}), "
+        f"{fsum}(CASE WHEN rdeg = 1 THEN {_jaccard()} ELSE 0 END), "
+        f"{fsum}(CASE WHEN cdeg = 1 THEN {_jaccard()} ELSE 0 END), "
+        f"{fsum}(CASE WHEN rdeg = 1 AND cdeg = 1 THEN w3 ELSE 0 END), "
+        f"{fsum}(CASE WHEN rdeg = 1 AND cdeg = 1 THEN w4 ELSE 0 END) "
+        f"FROM {joined}"
+    )
+
+
+def hard_rows_sql(joined: str, rows: str) -> str:
+    """The cells of :func:`joined_cells_sql` whose row is not the centre of a star
+    (a row of one cell is one when its column has one cell too), with the sums of
+    their row's weights ``rs3``, ``rs4``."""
+    return (
+        "SELECT x.tc, x.pc, x.n, x.a, x.b, x.rdeg, x.cdeg, x.w3, x.w4, "
+        "CASE WHEN x.rdeg = 1 THEN x.n ELSE r.s1 END AS rs3, "
+        "CASE WHEN x.rdeg = 1 THEN x.w4 ELSE r.sum4 END AS rs4 "
+        f"FROM {joined} AS x LEFT JOIN {rows} AS r ON x.tc = r.k "
+        "WHERE (x.rdeg = 1 AND x.cdeg > 1) OR (x.rdeg > 1 AND NOT r.star)"
+    )
+
+
+def hard_cells_sql(hard_rows: str, cols: str) -> str:
+    """The cells of the components with several clusters on each side (those of
+    :func:`hard_rows_sql` whose column is not a star's centre either), each with
+    whether it is *dominant* for CEAF's weight ``w3`` (``f3``) and ``w4`` (``f4``):
+    heavier than the other weights of its row plus those of its column, so heavier
+    than the largest of each, and some best alignment holds it (see
+    :mod:`ereval.metrics.ceaf`). With ``S`` the sums of a row and of a column, the
+    test is ``3 w > S_row + S_col``: in exact integers for ``w3 = n``, with a
+    relative margin of :data:`FLOAT_MARGIN` for ``w4``."""
+    cs3 = "CASE WHEN h.cdeg = 1 THEN h.n ELSE c.s1 END"
+    cs4 = "CASE WHEN h.cdeg = 1 THEN h.w4 ELSE c.sum4 END"
+    f3 = f"3 * h.n > h.rs3 + {cs3}"
+    f4 = f"3 * h.w4 > (h.rs4 + {cs4}) * {1 + FLOAT_MARGIN!r}"
+    return (
+        f"SELECT h.tc, h.pc, h.n, h.a, h.b, h.w3, h.w4, {f3} AS f3, {f4} AS f4 "
+        f"FROM {hard_rows} AS h LEFT JOIN {cols} AS c ON h.pc = c.k "
+        "WHERE (h.cdeg = 1 AND h.rdeg > 1) OR (h.cdeg > 1 AND NOT c.star)"
+    )
+
+
+def dominant_sums_sql(hard: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+    """The total weights of the dominant cells (``w3``, then ``w4``)."""
+    fsum = dialect.fsum
+    return (
+        f"SELECT {fsum}(CASE WHEN f3 THEN w3 ELSE 0 END), "
+        f"{fsum}(CASE WHEN f4 THEN w4 ELSE 0 END) "
+        f"FROM {hard}"
+    )
+
+
+def dominated_sql(hard: str, side: str) -> str:
+    """The rows (``side="t"``) or columns (``"p"``) holding a dominant cell of
+    :func:`hard_cells_sql`: ``k``, ``d3``, ``d4`` (1 when they hold one for that weight)."""
+    key = "tc" if side == "t" else "pc"
+    return (
+        f"SELECT {key} AS k, max(CASE WHEN f3 THEN 1 ELSE 0 END) AS d3, "
+        f"max(CASE WHEN f4 THEN 1 ELSE 0 END) AS d4 FROM {hard} WHERE f3 OR f4 GROUP BY {key}"
+    )
+
+
+def undecided_rows_sql(hard: str, dominated_rows: str) -> str:
+    """The cells of :func:`hard_cells_sql` with whether their row holds a dominant
+    cell (``d3``, ``d4``), those whose row holds one for both weights left out."""
+    return (
+        "SELECT h.tc, h.pc, h.n, h.a, h.b, coalesce(r.d3, 0) AS d3, coalesce(r.d4, 0) AS d4 "
+        f"FROM {hard} AS h LEFT JOIN {dominated_rows} AS r ON h.tc = r.k "
+        "WHERE coalesce(r.d3, 0) = 0 OR coalesce(r.d4, 0) = 0"
+    )
+
+
+def undecided_cells_sql(undecided_rows: str, dominated_cols: str) -> str:
+    """The cells whose row and column hold no dominant cell, for either weight:
+    ``tc, pc, n, a, b, u3, u4`` (``u3``: undecided for ``w3``)."""
+    u3 = "(h.d3 = 0 AND coalesce(c.d3, 0) = 0)"
+    u4 = "(h.d4 = 0 AND coalesce(c.d4, 0) = 0)"
+    return (
+        f"SELECT h.tc, h.pc, h.n, h.a, h.b, {u3} AS u3, {u4} AS u4 FROM {undecided_rows} AS h "
+        f"LEFT JOIN {dominated_cols} AS c ON h.pc = c.k WHERE {u3} OR {u4}"
     )

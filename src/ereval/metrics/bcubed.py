@@ -17,9 +17,8 @@ Cai & Strube (2010) are in :func:`b3_twinless_scores`.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..contingency import ContingencyTable
+from ..statistics import Statistics, statistics_of
 from ._twinless import (
     drop_pred_twinless,
     pred_twinless_as_true_singletons,
@@ -30,12 +29,10 @@ from ._util import check_beta, coref_prf, f_beta, ratio
 __all__ = ["b3_entity_scores", "b3_scores", "b3_sums", "b3_twinless_scores"]
 
 
-def b3_sums(table: ContingencyTable) -> tuple[float, int, float, int]:
+def b3_sums(table: ContingencyTable | Statistics) -> tuple[float, int, float, int]:
     """``(recall numerator, recall denominator, precision numerator, precision denominator)``."""
-    n2 = table.counts.astype(np.float64) ** 2
-    num_r = float((n2 / table.true_sizes[table.rows]).sum())
-    num_p = float((n2 / table.pred_sizes[table.cols]).sum())
-    return num_r, table.n_true_records, num_p, table.n_pred_records
+    s = statistics_of(table)
+    return s.b3_recall_sum, s.n_true_records, s.b3_precision_sum, s.n_pred_records
 
 
 def _named(prefix: str, r: float, p: float, f: float, fb: float | None) -> dict[str, float]:
@@ -45,7 +42,7 @@ def _named(prefix: str, r: float, p: float, f: float, fb: float | None) -> dict[
     return out
 
 
-def b3_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def b3_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """Record-weighted B-cubed precision, recall, F1 (CoNLL v8.01 conventions)."""
     beta = check_beta(beta)
     sums = b3_sums(table)
@@ -53,15 +50,15 @@ def b3_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]
     return _named("b3", r, p, f, coref_prf(*sums, beta)[2] if beta != 1.0 else None)
 
 
-def b3_entity_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def b3_entity_scores(
+    table: ContingencyTable | Statistics, *, beta: float = 1.0
+) -> dict[str, float]:
     """Entity-weighted B-cubed (Binette et al. 2024, eq. 15): each true cluster weighs 1/K."""
     beta = check_beta(beta)
-    n = table.counts.astype(np.float64)
-    a = table.true_sizes[table.rows].astype(np.float64)
-    b = table.pred_sizes[table.cols].astype(np.float64)
-    k = table.n_true_clusters
-    p = ratio(float((n * n / (a * b)).sum()), k)
-    r = ratio(float((n * n / (a * a)).sum()), k)
+    s = statistics_of(table)
+    k = s.n_true_clusters
+    p = ratio(s.b3_entity_precision_sum, k)
+    r = ratio(s.b3_entity_recall_sum, k)
     return _named("b3_entity", r, p, f_beta(p, r), f_beta(p, r, beta) if beta != 1.0 else None)
 
 

@@ -18,22 +18,22 @@ of both kinds. All counts are exact integers computed from the table.
 
 from __future__ import annotations
 
-from ..contingency import ContingencyTable, pair_count
+from ..contingency import ContingencyTable
+from ..statistics import Statistics, statistics_of
 from ._util import check_beta
 
 __all__ = ["blanc_counts", "blanc_scores"]
 
 
-def blanc_counts(table: ContingencyTable) -> tuple[int, int, int, int, int, int]:
+def blanc_counts(table: ContingencyTable | Statistics) -> tuple[int, int, int, int, int, int]:
     """``(|C_k ∩ C_r|, |C_k|, |C_r|, |N_k ∩ N_r|, |N_k|, |N_r|)``."""
-    nk, nr, nc = table.n_true_records, table.n_pred_records, table.n_common
-    ck, cr, c_both = table.pairs_true, table.pairs_pred, table.pairs_both
+    s = statistics_of(table)
+    nk, nr, nc = s.n_true_records, s.n_pred_records, s.n_common
+    ck, cr, c_both = s.pairs_true, s.pairs_pred, s.pairs_both
     n_k = nk * (nk - 1) // 2 - ck
     n_r = nr * (nr - 1) // 2 - cr
     # common-mention pairs apart on both sides
-    n_both = (
-        nc * (nc - 1) // 2 - pair_count(table.row_common) - pair_count(table.col_common) + c_both
-    )
+    n_both = nc * (nc - 1) // 2 - s.pairs_row_common - s.pairs_col_common + c_both
     return c_both, ck, cr, n_both, n_k, n_r
 
 
@@ -45,7 +45,7 @@ def _prf(num: int, den_r: int, den_p: int, beta: float) -> tuple[float, float, f
     return r, p, f
 
 
-def _blanc(table: ContingencyTable, beta: float) -> tuple[float, float, float]:
+def _blanc(table: ContingencyTable | Statistics, beta: float) -> tuple[float, float, float]:
     c_both, ck, cr, n_both, n_k, n_r = blanc_counts(table)
     rc, pc, fc = _prf(c_both, ck, cr, beta)
     rn, pn, fn = _prf(n_both, n_k, n_r, beta)
@@ -58,7 +58,7 @@ def _blanc(table: ContingencyTable, beta: float) -> tuple[float, float, float]:
     return (rc + rn) / 2, (pc + pn) / 2, (fc + fn) / 2
 
 
-def blanc_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def blanc_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """BLANC precision, recall and F1 (CoNLL v8.01 conventions).
 
     With ``beta != 1`` a ``blanc_fbeta`` key averages the two F-beta scores.

@@ -35,6 +35,7 @@ from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite
 
 from .._errors import InputError
 from ..contingency import ContingencyTable
+from ..statistics import Statistics, statistics_of
 from ._twinless import drop_pred_twinless
 from ._util import check_beta, coref_prf
 
@@ -251,22 +252,37 @@ def _sparse_assignment(
 
 
 def ceaf_scores(
-    table: ContingencyTable, *, phi: Phi = 4, beta: float = 1.0, prefix: str | None = None
+    table: ContingencyTable | Statistics,
+    *,
+    phi: Phi = 4,
+    beta: float = 1.0,
+    prefix: str | None = None,
 ) -> dict[str, float]:
     """CEAF precision, recall and F1 with similarity ``phi`` (1-4).
 
     Keys are ``ceafm_*`` for ``phi=3``, ``ceafe_*`` for ``phi=4`` and
-    ``ceaf_phi1_*`` / ``ceaf_phi2_*`` otherwise (or ``prefix``).
+    ``ceaf_phi1_*`` / ``ceaf_phi2_*`` otherwise (or ``prefix``). The aligned
+    totals of ``phi=3`` and ``phi=4`` are statistics of the table (an engine
+    computes them where the data is); ``phi=1`` and ``phi=2`` need the cells.
     """
     beta = check_beta(beta)
     if phi not in (1, 2, 3, 4):
         raise InputError(f"'phi' must be one of 1, 2, 3, 4; received {phi!r}")
     name = prefix or {1: "ceaf_phi1", 2: "ceaf_phi2", 3: "ceafm", 4: "ceafe"}[phi]
-    total = max_weight_alignment(table, ceaf_similarity(table, phi))
+    s = statistics_of(table)
     if phi == 3:
-        den_r, den_p = table.n_true_records, table.n_pred_records
+        total = s.ceafm_total
+    elif phi == 4:
+        total = s.ceafe_total
     else:
-        den_r, den_p = table.n_true_clusters, table.n_pred_clusters
+        cells = s.table
+        if cells is None:
+            raise InputError(f"'phi': CEAF with phi={phi} needs the cells of the table")
+        total = max_weight_alignment(cells, ceaf_similarity(cells, phi))
+    if phi == 3:
+        den_r, den_p = s.n_true_records, s.n_pred_records
+    else:
+        den_r, den_p = s.n_true_clusters, s.n_pred_clusters
     r, p, f = coref_prf(total, den_r, total, den_p)
     out = {f"{name}_precision": p, f"{name}_recall": r, f"{name}_f1": f}
     if beta != 1.0:

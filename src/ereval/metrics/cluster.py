@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..contingency import ContingencyTable
+from ..statistics import Statistics, statistics_of
 from ._util import check_beta, f_beta, ratio
 
 __all__ = ["closest_cluster_scores", "cluster_scores", "exact_matches"]
@@ -30,29 +31,27 @@ def exact_matches(table: ContingencyTable) -> npt.NDArray[np.bool_]:
     return np.asarray((table.counts == a) & (table.counts == b), dtype=bool)
 
 
-def cluster_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def cluster_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """Cluster precision, recall, F1 (and F-beta when ``beta != 1``)."""
     beta = check_beta(beta)
-    matches = int(exact_matches(table).sum())
-    p = ratio(matches, table.n_pred_clusters)
-    r = ratio(matches, table.n_true_clusters)
+    s = statistics_of(table)
+    matches = s.exact_matches
+    p = ratio(matches, s.n_pred_clusters)
+    r = ratio(matches, s.n_true_clusters)
     out = {"cluster_precision": p, "cluster_recall": r, "cluster_f1": f_beta(p, r, 1.0)}
     if beta != 1.0:
         out["cluster_fbeta"] = f_beta(p, r, beta)
     return out
 
 
-def closest_cluster_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def closest_cluster_scores(
+    table: ContingencyTable | Statistics, *, beta: float = 1.0
+) -> dict[str, float]:
     """Closest-cluster (best Jaccard) precision, recall, F1 (and F-beta)."""
     beta = check_beta(beta)
-    n = table.counts.astype(np.float64)
-    jac = n / (table.true_sizes[table.rows] + table.pred_sizes[table.cols] - n)
-    best_row = np.zeros(table.n_true_clusters)
-    best_col = np.zeros(table.n_pred_clusters)
-    np.maximum.at(best_row, table.rows, jac)
-    np.maximum.at(best_col, table.cols, jac)
-    p = ratio(float(best_col.sum()), table.n_pred_clusters)
-    r = ratio(float(best_row.sum()), table.n_true_clusters)
+    s = statistics_of(table)
+    p = ratio(s.closest_precision_sum, s.n_pred_clusters)
+    r = ratio(s.closest_recall_sum, s.n_true_clusters)
     out = {
         "closest_cluster_precision": p,
         "closest_cluster_recall": r,

@@ -17,35 +17,31 @@ records each side's missing records are added as singletons.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..contingency import ContingencyTable
+from ..statistics import Statistics, statistics_of
 from ._util import check_beta
 
 __all__ = ["entropies", "info_scores"]
 
 
-def entropies(table: ContingencyTable) -> tuple[float, float, float, float]:
+def entropies(table: ContingencyTable | Statistics) -> tuple[float, float, float, float]:
     """``(H(T), H(P), H(T|P), H(P|T))`` in nats over the union of records."""
-    ext = table.extended_with_singletons()
-    n = float(ext.n_common)
-    a = ext.true_sizes.astype(np.float64)
-    b = ext.pred_sizes.astype(np.float64)
-    c = ext.counts.astype(np.float64)
-    h_t = float(-(a / n * np.log(a / n)).sum())
-    h_p = float(-(b / n * np.log(b / n)).sum())
-    h_t_given_p = float(-(c / n * np.log(c / b[ext.cols])).sum())
-    h_p_given_t = float(-(c / n * np.log(c / a[ext.rows])).sum())
-    # exact zeros when there is no uncertainty (no rounding noise below 0, and no -0.0:
-    # max(-0.0, 0.0) is -0.0, adding +0.0 makes it +0.0)
-    return _nonneg(h_t), _nonneg(h_p), _nonneg(h_t_given_p), _nonneg(h_p_given_t)
+    s = statistics_of(table)
+    return (
+        _nonneg(s.entropy_true),
+        _nonneg(s.entropy_pred),
+        _nonneg(s.entropy_true_given_pred),
+        _nonneg(s.entropy_pred_given_true),
+    )
 
 
 def _nonneg(h: float) -> float:
+    # exact zeros when there is no uncertainty (no rounding noise below 0, and no -0.0:
+    # max(-0.0, 0.0) is -0.0, adding +0.0 makes it +0.0)
     return max(h, 0.0) + 0.0
 
 
-def info_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def info_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """VI, homogeneity, completeness and V-measure (V-beta when ``beta != 1``)."""
     beta = check_beta(beta)
     h_t, h_p, h_tp, h_pt = entropies(table)

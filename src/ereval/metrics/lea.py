@@ -14,39 +14,20 @@ Twinless mentions count in the sizes only; an empty denominator gives 0.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..contingency import ContingencyTable
+from ..statistics import Statistics, statistics_of
 from ._util import check_beta, coref_prf
 
 __all__ = ["lea_scores", "lea_sums"]
 
 
-def _side(
-    own: np.ndarray,
-    other: np.ndarray,
-    own_idx: np.ndarray,
-    other_idx: np.ndarray,
-    counts: np.ndarray,
-) -> float:
-    size = own.astype(np.float64)
-    links = size * (size - 1) / 2
-    pair_links = counts.astype(np.float64) * (counts - 1) / 2
-    # singletons: resolved iff the record is also a singleton on the other side
-    single_hit = (own[own_idx] == 1) & (other[other_idx] == 1) & (counts == 1)
-    resolved = np.bincount(own_idx, weights=pair_links + single_hit, minlength=own.shape[0])
-    links = np.where(own == 1, 1.0, links)
-    return float((size * resolved / links).sum())
-
-
-def lea_sums(table: ContingencyTable) -> tuple[float, int, float, int]:
+def lea_sums(table: ContingencyTable | Statistics) -> tuple[float, int, float, int]:
     """``(recall numerator, recall denominator, precision numerator, precision denominator)``."""
-    num_r = _side(table.true_sizes, table.pred_sizes, table.rows, table.cols, table.counts)
-    num_p = _side(table.pred_sizes, table.true_sizes, table.cols, table.rows, table.counts)
-    return num_r, table.n_true_records, num_p, table.n_pred_records
+    s = statistics_of(table)
+    return s.lea_recall_sum, s.n_true_records, s.lea_precision_sum, s.n_pred_records
 
 
-def lea_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def lea_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """LEA precision, recall and F1 (and F-beta when ``beta != 1``)."""
     beta = check_beta(beta)
     sums = lea_sums(table)

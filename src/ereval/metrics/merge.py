@@ -29,29 +29,50 @@ import numpy.typing as npt
 
 from .._errors import InputError, InputTypeError
 from ..contingency import ContingencyTable, pair_count
+from ..statistics import Statistics, statistics_of
 
-__all__ = ["CostFunction", "bmd", "bmd_normalized", "gmd", "pairwise_cost", "vi_costs"]
+__all__ = [
+    "CostFunction",
+    "bmd",
+    "bmd_normalized",
+    "gmd",
+    "gmd_pairwise",
+    "pairwise_cost",
+    "vi_costs",
+]
 
 CostFunction = Callable[[npt.NDArray[np.int64], npt.NDArray[np.int64]], Any]
 
 
-def bmd(table: ContingencyTable) -> float:
-    """Basic merge distance: the minimum number of splits plus merges (raw count)."""
-    ext = table.extended_with_singletons()
-    cells = int(ext.counts.size)
-    return float((cells - ext.n_pred_clusters) + (cells - ext.n_true_clusters))
+def bmd(table: ContingencyTable | Statistics) -> float:
+    """Basic merge distance: the minimum number of splits plus merges (raw count).
+
+    Twinless records are singletons on the side that lacks them: each adds a
+    cell and a cluster, so it counts ``cells - clusters`` as 0 on that side.
+    """
+    s = statistics_of(table)
+    only_t, only_p = s.n_true_records - s.n_common, s.n_pred_records - s.n_common
+    cells = s.n_cells + only_t + only_p
+    return float((cells - s.n_pred_clusters - only_t) + (cells - s.n_true_clusters - only_p))
 
 
-def bmd_normalized(table: ContingencyTable) -> float:
+def bmd_normalized(table: ContingencyTable | Statistics) -> float:
     """``1 - BMD / (N - 1)`` as reported in Maidasani et al. (2012), Table 3; NaN for N = 1.
 
     BMD can reach ``2 (N - 1)`` (e.g. a prediction that is a derangement of pairs), so
     this normalised value is at most 1 but can be negative.
     """
-    n = table.extended_with_singletons().n_common
+    n = statistics_of(table).n_records
     if n <= 1:
         return float("nan")
     return 1.0 - bmd(table) / (n - 1)
+
+
+def gmd_pairwise(table: ContingencyTable | Statistics) -> float:
+    """GMD with the default costs ``x * y``: false-positive plus false-negative pairs,
+    ``sum_j C(b_j, 2) + sum_i C(a_i, 2) - 2 sum_ij C(n_ij, 2)`` (equal to :func:`gmd`)."""
+    s = statistics_of(table)
+    return float(s.pairs_pred - s.pairs_both) + float(s.pairs_true - s.pairs_both)
 
 
 def pairwise_cost(x: npt.NDArray[np.int64], y: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:

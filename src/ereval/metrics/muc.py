@@ -12,17 +12,19 @@ clusters singletons) gives 0, and F is 0 when either score is undefined.
 from __future__ import annotations
 
 from ..contingency import ContingencyTable
+from ..statistics import Statistics, statistics_of
 from ._util import check_beta, coref_prf
 
 __all__ = ["muc_scores"]
 
 
-def muc_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def muc_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """MUC precision, recall, F1 (and F-beta when ``beta != 1``)."""
     beta = check_beta(beta)
-    correct = table.n_common - int(table.counts.size)
-    den_r = table.n_true_records - table.n_true_clusters
-    den_p = table.n_pred_records - table.n_pred_clusters
+    s = statistics_of(table)
+    correct = s.n_common - s.n_cells
+    den_r = s.n_true_records - s.n_true_clusters
+    den_p = s.n_pred_records - s.n_pred_clusters
     r, p, f = coref_prf(correct, den_r, correct, den_p)
     out = {"muc_precision": p, "muc_recall": r, "muc_f1": f}
     if beta != 1.0:

@@ -22,6 +22,7 @@ from .._validation import check_choice, examples
 from ..contingency import ContingencyTable, MismatchPolicy, pair_count
 from ..ids import IdType, encode, to_numpy
 from ..io import Columns, PairList, as_membership, as_pairs, locate_pairs
+from ..statistics import Statistics, statistics_of
 from ._util import check_beta, f_beta, ratio
 
 __all__ = ["PairCounts", "pair_counts", "pairwise_scores", "pairwise_scores_from_pairs"]
@@ -42,13 +43,15 @@ class PairCounts:
     true_negatives: int
 
 
-def pair_counts(table: ContingencyTable) -> PairCounts:
-    """Pair confusion counts from the contingency table (records on both sides)."""
-    ext = table.extended_with_singletons()
-    n = ext.n_common
-    tp = ext.pairs_both
-    fp = ext.pairs_pred - tp
-    fn = ext.pairs_true - tp
+def pair_counts(table: ContingencyTable | Statistics) -> PairCounts:
+    """Pair confusion counts from the contingency table or its statistics, over the
+    union of records (a twinless record is a singleton on the side that lacks it,
+    which adds no pair)."""
+    s = statistics_of(table)
+    n = s.n_records
+    tp = s.pairs_both
+    fp = s.pairs_pred - tp
+    fn = s.pairs_true - tp
     tn = n * (n - 1) // 2 - tp - fp - fn
     return PairCounts(tp, fp, fn, tn)
 
@@ -66,7 +69,7 @@ def _scores(tp: int, n_pred: int, n_true: int, beta: float) -> dict[str, float]:
     return out
 
 
-def pairwise_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def pairwise_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """Pairwise precision, recall, F1 (and F-beta when ``beta != 1``).
 
     With twinless records, predicted pairs are counted over the prediction's
@@ -74,7 +77,8 @@ def pairwise_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, 
     missing from the other side is never a true positive.
     """
     beta = check_beta(beta)
-    return _scores(table.pairs_both, table.pairs_pred, table.pairs_true, beta)
+    s = statistics_of(table)
+    return _scores(s.pairs_both, s.pairs_pred, s.pairs_true, beta)
 
 
 def pairwise_scores_from_pairs(

@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 
 from ..contingency import ContingencyTable
+from ..statistics import Statistics
 from ._util import ratio
 from .pairwise import pair_counts
 
 __all__ = ["rand_scores"]
 
 
-def rand_scores(table: ContingencyTable) -> dict[str, float]:
+def rand_scores(table: ContingencyTable | Statistics) -> dict[str, float]:
     """Rand index, adjusted Rand index and Fowlkes-Mallows index."""
     c = pair_counts(table)
     tp, fp, fn, tn = c.true_positives, c.false_positives, c.false_negatives, c.true_negatives

@@ -35,14 +35,16 @@ from ..ids import take, to_numpy
 
 __all__ = ["cluster_errors", "record_errors"]
 
-_ENGINES = ("auto", "numpy", "duckdb")
+_ENGINES = ("auto", "numpy", "duckdb", "spark")
 
 
 def _check_engine(engine: str, what: str) -> None:
-    if check_choice("engine", engine, _ENGINES) == "duckdb":
+    name = check_choice("engine", engine, _ENGINES)
+    if name in ("duckdb", "spark"):
+        label = "DuckDB" if name == "duckdb" else "Spark"
         raise InputError(
             f"'engine': {what} errors hold one row per record, built in memory; use "
-            "engine='numpy' (or 'auto'), or the DuckDB engine for the metrics only"
+            f"engine='numpy' (or 'auto'), or the {label} engine for the metrics only"
         )
 
 
@@ -93,7 +95,7 @@ def record_errors(
     truth: Any,
     pred: Any,
     *,
-    engine: Literal["auto", "numpy", "duckdb"] = "auto",
+    engine: Literal["auto", "numpy", "duckdb", "spark"] = "auto",
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true record with its error metrics.
@@ -120,7 +122,7 @@ def cluster_errors(
     truth: Any,
     pred: Any,
     *,
-    engine: Literal["auto", "numpy", "duckdb"] = "auto",
+    engine: Literal["auto", "numpy", "duckdb", "spark"] = "auto",
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true cluster with the averages of its records' error metrics.

@@ -10,7 +10,7 @@ scored).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Unpack
@@ -20,8 +20,9 @@ import pandas as pd
 from .._errors import InputError
 from .._validation import as_name_list, check_choice
 from ..contingency import AlignOptions, ContingencyTable
-from ..engines import Engine, EngineName, get_engine
+from ..engines import CellsWanted, Engine, EngineName, engine_statistics, get_engine
 from ..io import PairList
+from ..statistics import LazyStatistics, Statistics, TableStatistics, statistics_of
 from ._util import check_beta, coref_prf
 from .ace import ace_scores
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
@@ -30,7 +31,7 @@ from .ceaf import ceaf_rn_scores, ceaf_scores, ceaf_similarity, max_weight_align
 from .cluster import closest_cluster_scores, cluster_scores
 from .info import info_scores
 from .lea import lea_scores
-from .merge import bmd, bmd_normalized, gmd
+from .merge import bmd, bmd_normalized, gmd_pairwise
 from .muc import muc_scores
 from .pairwise import pairwise_scores
 from .rand import rand_scores
@@ -39,11 +40,12 @@ __all__ = [
     "CANONICAL_METRICS",
     "EXTRA_METRICS",
     "MetricFamily",
+    "cells_wanted",
     "evaluate",
     "resolve_metrics",
 ]
 
-Compute = Callable[[ContingencyTable, float], dict[str, float]]
+Compute = Callable[[Any, float], dict[str, float]]
 
 
 @dataclass(frozen=True)
@@ -52,12 +54,16 @@ class MetricFamily:
 
     ``keys`` are the names it produces (without ``_fbeta`` variants);
     ``coreference`` marks CoNLL-convention metrics (empty denominators give 0).
+    ``compute`` reads the table's :class:`~ereval.statistics.Statistics`, or,
+    when ``needs_cells``, the :class:`~ereval.contingency.ContingencyTable`
+    itself (an engine then brings the cells back).
     """
 
     name: str
     keys: tuple[str, ...]
     compute: Compute
     coreference: bool = False
+    needs_cells: bool = False
 
 
 def _prf(prefix: str) -> tuple[str, str, str]:
@@ -91,7 +97,7 @@ FAMILIES: tuple[MetricFamily, ...] = (
     MetricFamily("blanc", _prf("blanc"), lambda t, b: blanc_scores(t, beta=b), True),
     MetricFamily("lea", _prf("lea"), lambda t, b: lea_scores(t, beta=b), True),
     MetricFamily("bmd", ("bmd",), lambda t, b: {"bmd": bmd(t)}),
-    MetricFamily("gmd", ("gmd",), lambda t, b: {"gmd": gmd(t)}),
+    MetricFamily("gmd", ("gmd",), lambda t, b: {"gmd": gmd_pairwise(t)}),
     MetricFamily(
         "info",
         ("variation_of_information", "homogeneity", "completeness", "v_measure"),
@@ -105,17 +111,22 @@ FAMILIES: tuple[MetricFamily, ...] = (
 )
 
 EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
-    MetricFamily("ceaf_phi1", _prf("ceaf_phi1"), lambda t, b: ceaf_scores(t, phi=1, beta=b), True),
-    MetricFamily("ceaf_phi2", _prf("ceaf_phi2"), lambda t, b: ceaf_scores(t, phi=2, beta=b), True),
+    MetricFamily(
+        "ceaf_phi1", _prf("ceaf_phi1"), lambda t, b: ceaf_scores(t, phi=1, beta=b), True, True
+    ),
+    MetricFamily(
+        "ceaf_phi2", _prf("ceaf_phi2"), lambda t, b: ceaf_scores(t, phi=2, beta=b), True, True
+    ),
     MetricFamily(
         "b3_twinless",
         _prf("b3_all") + _prf("b3_0") + _prf("b3_rn") + _prf("b3_sys"),
         lambda t, b: b3_twinless_scores(t, beta=b),
         True,
+        True,
     ),
-    MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True),
-    MetricFamily("ceaf_rn", _prf("ceaf_rn"), lambda t, b: ceaf_rn_scores(t, beta=b), True),
-    MetricFamily("ace", _prf("ace"), lambda t, b: ace_scores(t, beta=b)),
+    MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True, True),
+    MetricFamily("ceaf_rn", _prf("ceaf_rn"), lambda t, b: ceaf_rn_scores(t, beta=b), True, True),
+    MetricFamily("ace", _prf("ace"), lambda t, b: ace_scores(t, beta=b), needs_cells=True),
     MetricFamily(
         "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
     ),
@@ -170,6 +181,15 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def cells_wanted(names: Sequence[str], *, explicit: bool = True) -> CellsWanted:
+    """Whether an engine must bring the cells back for the metrics ``names``:
+    ``"always"`` when one of them needs them, ``"twinless"`` for the default
+    selection (whose twinless variants need them), ``"never"`` otherwise."""
+    if any(_FAMILY_OF[nm].needs_cells for nm in names):
+        return "always"
+    return "never" if explicit else "twinless"
+
+
 #: The environment variable giving the default of ``evaluate(workers=...)``.
 WORKERS_ENV = "EREVAL_WORKERS"
 #: Tables with fewer cells are computed in one thread (threads would cost more).
@@ -208,27 +228,32 @@ def _n_workers(workers: int | None) -> int:
 
 
 def _compute_families(
-    table: ContingencyTable,
+    stats: Statistics,
     families: Sequence[MetricFamily],
     beta: float,
     progress: Callable[[str], None] | None,
     workers: int | None,
 ) -> dict[str, float]:
     """Every family's results, in the order of ``families``; computed by up to
-    ``workers`` threads at once."""
+    ``workers`` threads at once when the statistics are still to be computed from
+    a large table in memory."""
     n = min(_n_workers(workers), len(families))
     results: dict[str, float] = {}
-    if n <= 1 or table.rows.size < _PARALLEL_MIN_CELLS:
+
+    def compute(fam: MetricFamily) -> dict[str, float]:
+        return fam.compute(stats.table if fam.needs_cells else stats, beta)
+
+    if n <= 1 or not isinstance(stats, LazyStatistics) or stats.n_cells < _PARALLEL_MIN_CELLS:
         for fam in families:
             if progress is not None:
                 progress(fam.name)
-            results.update(fam.compute(table, beta))
+            results.update(compute(fam))
         return results
     rank = {name: i for i, name in enumerate(_SLOW_FIRST)}
     start = sorted(families, key=lambda fam: rank.get(fam.name, len(rank)))
     pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="ereval-metrics")
     try:
-        pending = {fam.name: pool.submit(fam.compute, table, beta) for fam in start}
+        pending = {fam.name: pool.submit(compute, fam) for fam in start}
         for fam in families:
             if progress is not None:
                 progress(fam.name)
@@ -253,6 +278,8 @@ def evaluate(
     memory_limit: str | None = None,
     threads: int | None = None,
     temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
     workers: int | None = None,
     **options: Unpack[AlignOptions],
 ) -> dict[str, float]:
@@ -262,8 +289,9 @@ def evaluate(
     ----------
     truth, pred : clustering
         Any form accepted by :func:`ereval.io.as_membership`; or a
-        :class:`~ereval.contingency.ContingencyTable` as ``truth`` with
-        ``pred=None``. ``pred`` may also be predicted pairs, given as an
+        :class:`~ereval.contingency.ContingencyTable`, or the
+        :class:`~ereval.statistics.TableStatistics` an engine returned, as
+        ``truth`` with ``pred=None``. ``pred`` may also be predicted pairs, given as an
         :class:`ereval.io.PairList` (``as_pairs(...)``) or a pandas MultiIndex of
         pairs: the result then holds the pairs' own scores and counts
         (``links_*``) and every metric of the clustering by their connected
@@ -279,13 +307,17 @@ def evaluate(
         Called with each family's name, in report order and from the calling
         thread: before the family is computed or, when families run in
         parallel, before its result is awaited.
-    engine : {"auto", "numpy", "duckdb"} or Engine, default "auto"
-        Who builds the contingency table: in memory (NumPy) or inside DuckDB
-        from files or DuckDB relations, out of core; ``"auto"`` picks NumPy when
-        the inputs fit comfortably in memory (see :func:`ereval.engines.get_engine`).
-        Every engine gives identical numbers.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who computes the table's statistics: in memory (NumPy), inside DuckDB
+        from files or DuckDB relations, out of core, or with Apache Spark from
+        files or Spark DataFrames; ``"auto"`` picks NumPy when the inputs fit
+        comfortably in memory (see :func:`ereval.engines.get_engine`). Every
+        engine gives the same numbers (integers exactly, floats to the last few
+        bits).
     memory_limit, threads, temp_dir : optional
         Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
+    spark_master, spark_conf : optional
+        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
     workers : int, optional
         How many metric families are computed at once, in threads (NumPy
         releases the GIL); default the ``EREVAL_WORKERS`` environment variable,
@@ -328,19 +360,38 @@ def evaluate(
         )
     explicit = metrics is not None
     names = resolve_metrics(metrics)
-    builder = get_engine(
-        engine,
-        truth=truth,
-        pred=pred,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-    )
-    table = builder.contingency_table(truth, pred, **options)
-    if not explicit and table.has_twinless:
+    stats: Statistics
+    if isinstance(truth, TableStatistics | LazyStatistics):
+        if pred is not None:
+            raise InputError("'pred' must be None when 'truth' is already a table's statistics")
+        stats = truth
+    elif isinstance(truth, ContingencyTable) and pred is None:
+        stats = statistics_of(truth)
+    else:
+        builder = get_engine(
+            engine,
+            truth=truth,
+            pred=pred,
+            memory_limit=memory_limit,
+            threads=threads,
+            temp_dir=temp_dir,
+            spark_master=spark_master,
+            spark_conf=spark_conf,
+        )
+        stats = engine_statistics(
+            builder, truth, pred, cells=cells_wanted(names, explicit=explicit), **options
+        )
+    if not explicit and stats.has_twinless:
         names = names + _TWINLESS_DEFAULTS
     families = list({_FAMILY_OF[nm].name: _FAMILY_OF[nm] for nm in names}.values())
-    results = _compute_families(table, families, beta, progress, workers)
+    if stats.table is None:
+        lacking = [fam.name for fam in families if fam.needs_cells]
+        if lacking:
+            raise InputError(
+                f"'metrics': {', '.join(lacking)} need the cells of the table, which these "
+                "statistics do not hold (ask the engine for them with cells='always')"
+            )
+    results = _compute_families(stats, families, beta, progress, workers)
     wanted = set(names)
     if beta != 1.0:
         wanted |= {n.replace("_f1", "_fbeta") for n in names if n.endswith("_f1")}

@@ -1,0 +1,421 @@
+"""Build the contingency table with Apache Spark, from files or Spark DataFrames.
+
+The same statements as the DuckDB engine (:mod:`ereval.engines.sql`, in Spark's
+dialect) run where the data is: per side one scan for missing ids, then one
+full outer join on the record id grouped by the pair of cluster ids, whose NULL
+groups count the records of one side only; duplicate record ids are looked for
+in detail only when the join's row counts say so. Only the coded groups (at most
+one per record, usually far fewer) come back to Python, as Arrow.
+
+Files are read by the rules of :mod:`ereval.files`: the columns of a CSV file
+are text exactly as written (``01``, ``NA``, ``null`` and `` x `` are ids; only
+an empty field is missing), Parquet keeps its types; a glob or a folder of part
+files is one input.
+
+The session is the one given, else the active one, else a new local one
+(``local[*]``, no UI, few shuffle partitions, a temporary warehouse, the JVM's
+log sent to a file).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any, Unpack
+
+import numpy as np
+
+from .._errors import InputError, InputTypeError, RecordMismatchError
+from .._optional import require
+from .._validation import check_choice, examples
+from ..contingency import (
+    MISMATCH_POLICIES,
+    AlignOptions,
+    ContingencyTable,
+    MismatchPolicy,
+    id_type_error,
+)
+from ..files import file_spec, header
+from ..io import column_names
+from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
+from . import sql
+from ._cells import table_from_codes
+from .duckdb_stats import duckdb_table_statistics
+from .spark_connection import SparkConnection
+from .spark_session import (
+    check_spark_conf,
+    check_spark_master,
+    is_spark_dataframe,
+    new_session,
+    spark_error,
+)
+
+__all__ = ["SparkEngine"]
+
+_D = sql.SPARK
+
+
+def _kind(data_type: Any) -> str:
+    name = type(data_type).__name__
+    if name in ("StringType", "VarcharType", "CharType"):
+        return "text"
+    if name in ("ByteType", "ShortType", "IntegerType", "LongType"):
+        return "integer"
+    if name in ("FloatType", "DoubleType", "DecimalType"):
+        return "float"
+    if name == "BooleanType":
+        return "boolean"
+    return str(data_type.simpleString())
+
+
+class SparkEngine:
+    """Builds the contingency table, or computes its statistics, with Apache Spark.
+
+    Parameters
+    ----------
+    master : str, optional
+        The Spark master of a new session (default ``local[*]``, every core of
+        this machine); e.g. ``"local[4]"``, ``"spark://host:7077"``, ``"yarn"``.
+    conf : mapping, optional
+        Spark settings (``{"spark.driver.memory": "8g"}``) of a new session;
+        with a running session, those that can be changed at run time are set.
+    session : SparkSession, optional
+        The session to use. Default: the session of a Spark DataFrame input, else
+        the active session, else a new one (see :func:`new_session`).
+
+    Reads CSV / TSV / Parquet files (a path, a glob or a folder of part files)
+    and Spark DataFrames. The options are checked when the engine is made;
+    Spark starts only when a table is built.
+    """
+
+    name = "spark"
+
+    def __init__(
+        self,
+        *,
+        master: str | None = None,
+        conf: Mapping[str, Any] | None = None,
+        session: Any = None,
+    ) -> None:
+        self.master = check_spark_master(master)
+        self.conf = check_spark_conf(conf)
+        self._session = session
+
+    def __repr__(self) -> str:
+        given = ", session=..." if self._session is not None else ""
+        return f"SparkEngine(master={self.master!r}, conf={self.conf!r}{given})"
+
+    def session(self, *inputs: Any) -> Any:
+        """The session the work runs in (started when there is none)."""
+        if self._session is not None:
+            return self._session
+        for data in inputs:
+            if is_spark_dataframe(data):
+                return data.sparkSession
+        require("pyspark", feature="the Spark engine")
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            self._adopt(active)
+            self._session = active
+            return active
+        self._session = new_session(self.master, self.conf)
+        return self._session
+
+    def _adopt(self, session: Any) -> None:
+        """Apply this engine's options to a running session, or say why they cannot be."""
+        running = session.sparkContext.master
+        if self.master is not None and self.master != running:
+            raise InputError(
+                f"'spark_master': a Spark session is already running on {running!r}; "
+                f"cannot use {self.master!r} (stop it first, or leave spark_master unset)"
+            )
+        for key, value in self.conf.items():
+            if not session.conf.isModifiable(key):
+                raise InputError(
+                    f"'spark_conf': {key!r} cannot be changed in the running Spark session"
+                )
+            session.conf.set(key, value)
+
+    def contingency_table(
+        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
+    ) -> ContingencyTable:
+        """The contingency table of two clusterings (CSV or Parquet files, globs or
+        folders of parts, or Spark DataFrames), identical to the in-memory one.
+        ``options`` are those of :func:`ereval.contingency.align`."""
+
+        def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
+            _checked_cells(run, sides, policy)
+            return _coded_table(run, policy)
+
+        table: ContingencyTable = self._build(truth, pred, options, work)
+        return table
+
+    def statistics(
+        self,
+        truth: Any,
+        pred: Any,
+        *,
+        cells: CellsWanted = "never",
+        progress: Callable[[str], None] | None = None,
+        **options: Unpack[AlignOptions],
+    ) -> TableStatistics:
+        """The table's sufficient statistics, computed by Spark with the statements of
+        the DuckDB engine (:func:`ereval.engines.duckdb_stats.duckdb_table_statistics`)
+        in Spark's dialect; only aggregates come back, and CEAF's undecided cells.
+        The cells come back only when ``cells`` is ``"always"`` (or ``"twinless"``
+        and some record is on one side only). ``progress`` is called with the name
+        of each phase; ``options`` are those of :func:`ereval.contingency.align`."""
+        wanted = check_choice("cells", cells, CELLS_WANTED)
+
+        def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
+            if progress is not None:
+                progress("joining the records (spark)")
+            both, only_t, only_p = _checked_cells(run, sides, policy)
+            if policy == "intersection":
+                only_t = only_p = 0
+            if progress is not None:
+                progress("computing the statistics (spark)")
+            stats = duckdb_table_statistics(
+                run, "cells", policy, both, only_t, only_p, dialect=sql.SPARK_STATS
+            )
+            if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
+                if progress is not None:
+                    progress("fetching the cells (spark)")
+                stats = replace(stats, table=_coded_table(run, policy))
+            return stats
+
+        if progress is not None:
+            progress("reading the clusterings (spark)")
+        stats: TableStatistics = self._build(truth, pred, options, work)
+        return stats
+
+    def _build(
+        self,
+        truth: Any,
+        pred: Any,
+        options: AlignOptions,
+        work: Callable[[SparkConnection, list[_Side], MismatchPolicy], Any],
+    ) -> Any:
+        """Load both sides as the views ``t`` and ``p`` of a connection of their own,
+        then ``work(connection, sides, policy)``; Spark's errors as one line."""
+        policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
+        id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
+        rc = options.get("record_col", "record_id")
+        cc = options.get("cluster_col", "cluster_id")
+        columns = {
+            "truth": (
+                column_names(options.get("truth_record_col") or rc, name="truth_record_col"),
+                column_names(options.get("truth_cluster_col") or cc, name="truth_cluster_col"),
+            ),
+            "pred": (
+                column_names(options.get("pred_record_col") or rc, name="pred_record_col"),
+                column_names(options.get("pred_cluster_col") or cc, name="pred_cluster_col"),
+            ),
+        }
+        for data, name in ((truth, "truth"), (pred, "pred")):
+            _check_input(data, name)
+        spark = self.session(truth, pred)
+        run = SparkConnection(spark)
+        try:
+            with warnings.catch_warnings():
+                # PySpark's notice about pandas versions newer than it knows
+                warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
+                sides = [
+                    _Side(run, view, data, name, *columns[name])
+                    for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
+                ]
+                kinds = [side.load(as_text=id_type == "string") for side in sides]
+                if kinds[0] != kinds[1]:
+                    ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in sides)
+                    raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
+                return work(run, sides, policy)
+        except (InputError, InputTypeError):
+            raise
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] not in ("py4j", "pyspark"):
+                raise
+            raise InputError(f"Spark could not build the table: {spark_error(exc)}") from exc
+        finally:
+            run.close()
+
+
+def _check_input(data: Any, name: str) -> None:
+    if is_spark_dataframe(data):
+        return
+    if not isinstance(data, str | os.PathLike):
+        raise InputError(
+            f"'{name}': the Spark engine reads CSV or Parquet files (a path, a glob or a "
+            f"folder of parts) and Spark DataFrames; received {type(data).__name__} "
+            "(use engine='numpy')"
+        )
+    file_spec(data, name=name)  # a missing path or an empty glob, before Spark starts
+
+
+def _csv_frame(spark: Any, paths: list[str], names: list[str], delimiter: str) -> Any:
+    """Spark's reader of CSV parts set to the rules of :mod:`ereval.files`: every column
+    text exactly as written, only an empty field missing."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    schema = StructType([StructField(c, StringType(), True) for c in names])
+    return spark.read.csv(
+        paths,
+        schema=schema,
+        header=True,
+        enforceSchema=True,
+        sep=delimiter,
+        quote='"',
+        escape='"',
+        nullValue="",  # only the empty field is missing: NA, null, NaN stay ids
+        ignoreLeadingWhiteSpace=False,
+        ignoreTrailingWhiteSpace=False,
+        mode="FAILFAST",
+        encoding="UTF-8",
+        multiLine=False,
+    )
+
+
+class _Side:
+    """One clustering as the temporary view ``view(r, c)`` of the session."""
+
+    def __init__(
+        self,
+        run: SparkConnection,
+        view: str,
+        data: Any,
+        name: str,
+        records: list[str],
+        clusters: list[str],
+    ) -> None:
+        self.run, self.view, self.data, self.name = run, view, data, name
+        self.records, self.clusters = records, clusters
+        self.n_rows = 0
+
+    def _frame(self) -> Any:
+        if is_spark_dataframe(self.data):
+            return self.run.frame(self.data)
+        spec = file_spec(self.data, name=self.name)
+        paths = [str(p) for p in spec.parts]
+        try:
+            if spec.format == "parquet":
+                return self.run.spark.read.parquet(*paths)
+            names = header(spec, name=self.name)
+            return _csv_frame(self.run.spark, paths, names, spec.delimiter)
+        except Exception as exc:  # Spark's own errors for unreadable files
+            raise InputError(
+                f"'{self.name}': cannot read '{spec.path}' ({spark_error(exc)})"
+            ) from exc
+
+    def load(self, *, as_text: bool) -> str:
+        """Create the view, check it has rows and no missing id; return the record kind."""
+        frame = self._frame()
+        types = {f.name: f.dataType for f in frame.schema.fields}
+        missing = [c for c in self.records + self.clusters if c not in types]
+        if missing:
+            cols = list(types)
+            raise InputError(
+                f"'{self.name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
+                f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
+                "(set 'record_col' / 'cluster_col' to choose others)"
+            )
+        source = self.view + "_source"
+        self.run.register(source, frame)
+        r_sql, r_kind = self._key(self.records, types)
+        c_sql, c_kind = self._key(self.clusters, types)
+        cast = False
+        if as_text and r_kind != "text":
+            if r_kind != "integer":
+                raise InputError(
+                    f"'{self.name}': only integer and text ids can be compared as text; "
+                    f"received {r_kind} ids"
+                )
+            cast, r_kind = True, "text"
+        side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, dialect=_D)
+        self.run.register(self.view, self.run.spark.sql(side))
+        query = sql.nulls_sql(
+            self.view, record_text=r_kind == "text", cluster_text=c_kind == "text"
+        )
+        try:
+            n, n_null_r, n_null_c = self.run.rows(query)[0]
+        except Exception as exc:  # a malformed CSV row surfaces on the first scan
+            raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
+        if n == 0:
+            raise InputError(f"'{self.name}' is empty; expected at least one record")
+        if n_null_r:
+            raise InputError(
+                f"'{self.name}' has {n_null_r} missing record ids (empty, null or NaN)"
+            )
+        if n_null_c:
+            raise InputError(
+                f"'{self.name}' has {n_null_c} missing cluster ids (empty, null or NaN)"
+            )
+        self.n_rows = int(n)
+        return r_kind
+
+    def _key(self, cols: list[str], types: dict[str, Any]) -> tuple[str, str]:
+        """Spark SQL of the key of ``cols`` and its kind (text for several columns)."""
+        kinds = [_kind(types[c]) for c in cols]
+        if len(cols) > 1:
+            for c, kind in zip(cols, kinds, strict=True):
+                if kind not in ("text", "integer"):
+                    raise InputError(
+                        f"'{self.name}': column '{c}' of a key made of several columns must "
+                        f"hold integers or text; it holds {kind} values"
+                    )
+            return sql.key_sql(cols, kinds, dialect=_D), "text"
+        return sql.key_sql(cols, kinds, dialect=_D), kinds[0]
+
+
+def _check_unique(run: SparkConnection, view: str, name: str) -> None:
+    n, n_distinct = run.rows(sql.duplicates_sql(view))[0]
+    if n_distinct != n:
+        ex = examples(run.column(sql.repeated_sql(view)))
+        raise InputError(
+            f"'{name}' has {n - n_distinct} duplicate record ids (e.g. {ex}); "
+            "each record must belong to exactly one cluster"
+        )
+
+
+def _checked_cells(
+    run: SparkConnection, sides: list[_Side], policy: MismatchPolicy
+) -> tuple[int, int, int]:
+    """Join the sides into the table ``cells``, check for duplicate and mismatched
+    records; return the records on both sides, on the truth's only and on the
+    prediction's only."""
+    t, p = (s.view for s in sides)
+    run.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
+    both, only_t, only_p = (int(v or 0) for v in run.rows(sql.cell_totals_sql("cells"))[0])
+    if both + only_t != sides[0].n_rows or both + only_p != sides[1].n_rows:
+        _check_unique(run, t, "truth")  # a matched record id repeats
+        _check_unique(run, p, "pred")
+    pairs = ((t, p, "truth", only_t), (p, t, "pred", only_p))
+    for side, other, name, only in pairs:
+        if only and run.rows(sql.twinless_duplicates_sql(side, other, dialect=_D))[0][0]:
+            _check_unique(run, side, name)
+    if (only_t or only_p) and policy == "error":
+        parts = []
+        for side, other, name, only in pairs:
+            if only:
+                ex = examples(run.column(sql.mismatch_examples_sql(side, other, dialect=_D)))
+                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
+        raise RecordMismatchError(
+            "'truth' and 'pred' cover different records: "
+            + "; ".join(parts)
+            + ". Pass on_mismatch='intersection' to score the common records only, or "
+            "on_mismatch='twinless' to score twinless records as coreference scorers do."
+        )
+    if policy == "intersection" and both == 0:
+        raise RecordMismatchError("'truth' and 'pred' have no record in common")
+    return both, only_t, only_p
+
+
+def _coded_table(run: SparkConnection, policy: MismatchPolicy) -> ContingencyTable:
+    """The table from the coded groups of ``cells``, the only rows that come back."""
+    coded = run.execute(
+        sql.coded_cells_sql("cells", common_only=policy == "intersection")
+    ).fetchnumpy()
+    i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
+    return table_from_codes(i, j, n, policy)

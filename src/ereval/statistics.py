@@ -1,0 +1,477 @@
+"""The sufficient statistics of a contingency table: what every metric formula reads.
+
+Every clustering metric of :mod:`ereval.metrics` is a function of a few sums
+over the cells ``n_ij`` of the contingency table and its marginals ``a_i``
+(true cluster sizes) and ``b_j`` (predicted cluster sizes), of per-row and
+per-column maxima, and of counts. An engine computes these where the data is
+and returns them, not the cells; the formulas are written once over them.
+
+Integer statistics are exact Python integers; the few irrational ones are
+floats (sums of ``n^2 / a``, Jaccard maxima, entropies, CEAF's aligned total
+of ``2 n / (a + b)``). Two engines agree exactly on the integers and to about
+``1e-15`` relative on the floats (only the order of the float additions
+differs).
+
+=============================  =======================================================
+statistic                      definition (cells ``n = n_ij``; ``r_i = sum_j n_ij``)
+=============================  =======================================================
+``n_true_records``             ``sum_i a_i``
+``n_pred_records``             ``sum_j b_j``
+``n_common``                   ``sum_ij n_ij`` (records on both sides)
+``n_true_clusters``            ``K``, the rows
+``n_pred_clusters``            ``R``, the columns
+``n_cells``                    non-zero cells
+``pairs_both``                 ``sum_ij C(n_ij, 2)``
+``pairs_true``                 ``sum_i C(a_i, 2)``
+``pairs_pred``                 ``sum_j C(b_j, 2)``
+``pairs_row_common``           ``sum_i C(r_i, 2)``
+``pairs_col_common``           ``sum_j C(c_j, 2)``, ``c_j = sum_i n_ij``
+``exact_matches``              cells with ``n_ij = a_i = b_j``
+``b3_recall_sum``              ``sum_ij n_ij^2 / a_i``
+``b3_precision_sum``           ``sum_ij n_ij^2 / b_j``
+``b3_entity_recall_sum``       ``sum_ij n_ij^2 / a_i^2``
+``b3_entity_precision_sum``    ``sum_ij n_ij^2 / (a_i b_j)``
+``closest_recall_sum``         ``sum_i max_j J_ij``, ``J = n / (a + b - n)``
+``closest_precision_sum``      ``sum_j max_i J_ij``
+``lea_recall_sum``             ``sum_i a_i res_i / link(a_i)`` (see :mod:`~ereval.metrics.lea`)
+``lea_precision_sum``          the same over the columns
+``entropy_true``               ``H(T)`` in nats, twinless records as singletons
+``entropy_pred``               ``H(P)``
+``entropy_true_given_pred``    ``H(T|P)``
+``entropy_pred_given_true``    ``H(P|T)``
+``ceafm_total``                CEAF's best one-to-one total of ``n_ij``
+``ceafe_total``                the same of ``2 n_ij / (a_i + b_j)``
+=============================  =======================================================
+
+:func:`statistics_of` gives the statistics of a table, each computed in
+memory when first read; :class:`TableStatistics` holds them all, as an
+engine returns them (with the cells in ``table`` only when asked for).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, fields
+from functools import cached_property
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from .contingency import ContingencyTable, MismatchPolicy, pair_count
+
+__all__ = [
+    "CELLS_WANTED",
+    "CellsWanted",
+    "FLOAT_STATISTICS",
+    "INTEGER_STATISTICS",
+    "LazyStatistics",
+    "Statistics",
+    "TableStatistics",
+    "statistics_of",
+    "table_statistics",
+]
+
+CellsWanted = Literal["never", "twinless", "always"]
+#: When an engine brings the cells back with the statistics: never, only when some
+#: record is on one side only (the default metrics then need them), or always.
+CELLS_WANTED: tuple[CellsWanted, ...] = ("never", "twinless", "always")
+
+#: The integer statistics, exact whatever the engine.
+INTEGER_STATISTICS: tuple[str, ...] = (
+    "n_true_records",
+    "n_pred_records",
+    "n_common",
+    "n_true_clusters",
+    "n_pred_clusters",
+    "n_cells",
+    "pairs_both",
+    "pairs_true",
+    "pairs_pred",
+    "pairs_row_common",
+    "pairs_col_common",
+    "exact_matches",
+)
+#: The floating-point statistics.
+FLOAT_STATISTICS: tuple[str, ...] = (
+    "b3_recall_sum",
+    "b3_precision_sum",
+    "b3_entity_recall_sum",
+    "b3_entity_precision_sum",
+    "closest_recall_sum",
+    "closest_precision_sum",
+    "lea_recall_sum",
+    "lea_precision_sum",
+    "entropy_true",
+    "entropy_pred",
+    "entropy_true_given_pred",
+    "entropy_pred_given_true",
+    "ceafm_total",
+    "ceafe_total",
+)
+
+
+class Statistics(Protocol):
+    """What every metric formula reads (see the module's table)."""
+
+    @property
+    def policy(self) -> MismatchPolicy: ...
+    @property
+    def table(self) -> ContingencyTable | None: ...
+    @property
+    def n_true_records(self) -> int: ...
+    @property
+    def n_pred_records(self) -> int: ...
+    @property
+    def n_common(self) -> int: ...
+    @property
+    def n_true_clusters(self) -> int: ...
+    @property
+    def n_pred_clusters(self) -> int: ...
+    @property
+    def n_cells(self) -> int: ...
+    @property
+    def pairs_both(self) -> int: ...
+    @property
+    def pairs_true(self) -> int: ...
+    @property
+    def pairs_pred(self) -> int: ...
+    @property
+    def pairs_row_common(self) -> int: ...
+    @property
+    def pairs_col_common(self) -> int: ...
+    @property
+    def exact_matches(self) -> int: ...
+    @property
+    def b3_recall_sum(self) -> float: ...
+    @property
+    def b3_precision_sum(self) -> float: ...
+    @property
+    def b3_entity_recall_sum(self) -> float: ...
+    @property
+    def b3_entity_precision_sum(self) -> float: ...
+    @property
+    def closest_recall_sum(self) -> float: ...
+    @property
+    def closest_precision_sum(self) -> float: ...
+    @property
+    def lea_recall_sum(self) -> float: ...
+    @property
+    def lea_precision_sum(self) -> float: ...
+    @property
+    def entropy_true(self) -> float: ...
+    @property
+    def entropy_pred(self) -> float: ...
+    @property
+    def entropy_true_given_pred(self) -> float: ...
+    @property
+    def entropy_pred_given_true(self) -> float: ...
+    @property
+    def ceafm_total(self) -> float: ...
+    @property
+    def ceafe_total(self) -> float: ...
+    @property
+    def n_records(self) -> int: ...
+    @property
+    def has_twinless(self) -> bool: ...
+
+
+@dataclass(frozen=True, eq=False)
+class TableStatistics:
+    """Every statistic of a table, computed at once (by an engine, where the data is).
+
+    ``table`` holds the cells only when they were asked for (metrics that need
+    them, such as the twinless variants); see :data:`INTEGER_STATISTICS` and
+    :data:`FLOAT_STATISTICS` for the rest.
+    """
+
+    policy: MismatchPolicy
+    n_true_records: int
+    n_pred_records: int
+    n_common: int
+    n_true_clusters: int
+    n_pred_clusters: int
+    n_cells: int
+    pairs_both: int
+    pairs_true: int
+    pairs_pred: int
+    pairs_row_common: int
+    pairs_col_common: int
+    exact_matches: int
+    b3_recall_sum: float
+    b3_precision_sum: float
+    b3_entity_recall_sum: float
+    b3_entity_precision_sum: float
+    closest_recall_sum: float
+    closest_precision_sum: float
+    lea_recall_sum: float
+    lea_precision_sum: float
+    entropy_true: float
+    entropy_pred: float
+    entropy_true_given_pred: float
+    entropy_pred_given_true: float
+    ceafm_total: float
+    ceafe_total: float
+    table: ContingencyTable | None = None
+
+    @property
+    def n_records(self) -> int:
+        """Number of distinct records over both sides."""
+        return self.n_true_records + self.n_pred_records - self.n_common
+
+    @property
+    def has_twinless(self) -> bool:
+        """True when some record is present on one side only."""
+        return self.n_true_records != self.n_common or self.n_pred_records != self.n_common
+
+    def as_dict(self) -> dict[str, int | float]:
+        """The statistics by name (without the policy and the table)."""
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("policy", "table")
+        }
+
+
+def _max_by(index: npt.NDArray[np.int64], values: npt.NDArray[np.float64], size: int) -> float:
+    best = np.zeros(size)
+    np.maximum.at(best, index, values)
+    return float(best.sum())
+
+
+def _lea_side(
+    own: npt.NDArray[np.int64],
+    other: npt.NDArray[np.int64],
+    own_idx: npt.NDArray[np.int64],
+    other_idx: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+) -> float:
+    size = own.astype(np.float64)
+    links = size * (size - 1) / 2
+    pair_links = counts.astype(np.float64) * (counts - 1) / 2
+    # singletons: resolved iff the record is also a singleton on the other side
+    single_hit = (own[own_idx] == 1) & (other[other_idx] == 1) & (counts == 1)
+    resolved = np.bincount(own_idx, weights=pair_links + single_hit, minlength=own.shape[0])
+    links = np.where(own == 1, 1.0, links)
+    return float((size * resolved / links).sum())
+
+
+def _nonneg(h: float) -> float:
+    # exact zeros when there is no uncertainty (no rounding noise below 0, and no -0.0)
+    return max(h, 0.0) + 0.0
+
+
+class LazyStatistics:
+    """The statistics of an in-memory table, each computed with NumPy when first read.
+
+    Several metric families may read them from several threads at once: a
+    statistic is then at worst computed twice, with the same result.
+    """
+
+    def __init__(self, table: ContingencyTable) -> None:
+        self.table: ContingencyTable | None = table
+        self._t = table
+
+    def __repr__(self) -> str:
+        return f"LazyStatistics(<{self._t.n_cells} cells>)"
+
+    @property
+    def policy(self) -> MismatchPolicy:
+        return self._t.policy
+
+    @property
+    def n_true_records(self) -> int:
+        return self._t.n_true_records
+
+    @property
+    def n_pred_records(self) -> int:
+        return self._t.n_pred_records
+
+    @property
+    def n_common(self) -> int:
+        return self._t.n_common
+
+    @property
+    def n_true_clusters(self) -> int:
+        return self._t.n_true_clusters
+
+    @property
+    def n_pred_clusters(self) -> int:
+        return self._t.n_pred_clusters
+
+    @property
+    def n_cells(self) -> int:
+        return self._t.n_cells
+
+    @property
+    def n_records(self) -> int:
+        return self._t.n_records
+
+    @property
+    def has_twinless(self) -> bool:
+        return self._t.has_twinless
+
+    @property
+    def pairs_both(self) -> int:
+        return self._t.pairs_both
+
+    @property
+    def pairs_true(self) -> int:
+        return self._t.pairs_true
+
+    @property
+    def pairs_pred(self) -> int:
+        return self._t.pairs_pred
+
+    @cached_property
+    def pairs_row_common(self) -> int:
+        return pair_count(self._t.row_common)
+
+    @cached_property
+    def pairs_col_common(self) -> int:
+        return pair_count(self._t.col_common)
+
+    @cached_property
+    def exact_matches(self) -> int:
+        t = self._t
+        a = t.true_sizes[t.rows]
+        b = t.pred_sizes[t.cols]
+        return int(((t.counts == a) & (t.counts == b)).sum())
+
+    @cached_property
+    def _b3(self) -> tuple[float, float]:
+        t = self._t
+        n2 = t.counts.astype(np.float64) ** 2
+        return float((n2 / t.true_sizes[t.rows]).sum()), float((n2 / t.pred_sizes[t.cols]).sum())
+
+    @property
+    def b3_recall_sum(self) -> float:
+        return self._b3[0]
+
+    @property
+    def b3_precision_sum(self) -> float:
+        return self._b3[1]
+
+    @cached_property
+    def _b3_entity(self) -> tuple[float, float]:
+        t = self._t
+        n = t.counts.astype(np.float64)
+        a = t.true_sizes[t.rows].astype(np.float64)
+        b = t.pred_sizes[t.cols].astype(np.float64)
+        return float((n * n / (a * a)).sum()), float((n * n / (a * b)).sum())
+
+    @property
+    def b3_entity_recall_sum(self) -> float:
+        return self._b3_entity[0]
+
+    @property
+    def b3_entity_precision_sum(self) -> float:
+        return self._b3_entity[1]
+
+    @cached_property
+    def _closest(self) -> tuple[float, float]:
+        t = self._t
+        n = t.counts.astype(np.float64)
+        jac = n / (t.true_sizes[t.rows] + t.pred_sizes[t.cols] - n)
+        return (
+            _max_by(t.rows, jac, t.n_true_clusters),
+            _max_by(t.cols, jac, t.n_pred_clusters),
+        )
+
+    @property
+    def closest_recall_sum(self) -> float:
+        return self._closest[0]
+
+    @property
+    def closest_precision_sum(self) -> float:
+        return self._closest[1]
+
+    @cached_property
+    def lea_recall_sum(self) -> float:
+        t = self._t
+        return _lea_side(t.true_sizes, t.pred_sizes, t.rows, t.cols, t.counts)
+
+    @cached_property
+    def lea_precision_sum(self) -> float:
+        t = self._t
+        return _lea_side(t.pred_sizes, t.true_sizes, t.cols, t.rows, t.counts)
+
+    @cached_property
+    def _entropies(self) -> tuple[float, float, float, float]:
+        ext = self._t.extended_with_singletons()
+        n = float(ext.n_common)
+        a = ext.true_sizes.astype(np.float64)
+        b = ext.pred_sizes.astype(np.float64)
+        c = ext.counts.astype(np.float64)
+        h_t = float(-(a / n * np.log(a / n)).sum())
+        h_p = float(-(b / n * np.log(b / n)).sum())
+        h_tp = float(-(c / n * np.log(c / b[ext.cols])).sum())
+        h_pt = float(-(c / n * np.log(c / a[ext.rows])).sum())
+        return _nonneg(h_t), _nonneg(h_p), _nonneg(h_tp), _nonneg(h_pt)
+
+    @property
+    def entropy_true(self) -> float:
+        return self._entropies[0]
+
+    @property
+    def entropy_pred(self) -> float:
+        return self._entropies[1]
+
+    @property
+    def entropy_true_given_pred(self) -> float:
+        return self._entropies[2]
+
+    @property
+    def entropy_pred_given_true(self) -> float:
+        return self._entropies[3]
+
+    @cached_property
+    def ceafm_total(self) -> float:
+        from .metrics.ceaf import ceaf_similarity, max_weight_alignment
+
+        return max_weight_alignment(self._t, ceaf_similarity(self._t, 3))
+
+    @cached_property
+    def ceafe_total(self) -> float:
+        from .metrics.ceaf import ceaf_similarity, max_weight_alignment
+
+        return max_weight_alignment(self._t, ceaf_similarity(self._t, 4))
+
+
+_LOCK = threading.Lock()
+
+
+def statistics_of(source: ContingencyTable | Statistics) -> Statistics:
+    """The statistics of ``source``: those of a table (each computed when first read,
+    kept with the table) or ``source`` itself.
+
+    Examples
+    --------
+    >>> from ereval.contingency import contingency_table
+    >>> s = statistics_of(contingency_table([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]]))
+    >>> s.pairs_both, s.pairs_true, s.pairs_pred, s.exact_matches
+    (2, 4, 4, 0)
+    """
+    if not isinstance(source, ContingencyTable):
+        return source
+    with _LOCK:
+        got = source._cache.get("statistics")
+        if got is None:
+            got = source._cache["statistics"] = LazyStatistics(source)
+    stats: Statistics = got
+    return stats
+
+
+def table_statistics(table: ContingencyTable, *, keep_table: bool = True) -> TableStatistics:
+    """Every statistic of an in-memory table, computed with NumPy.
+
+    Examples
+    --------
+    >>> from ereval.contingency import contingency_table
+    >>> s = table_statistics(contingency_table([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]]))
+    >>> s.n_cells, s.ceafm_total, s.b3_recall_sum
+    (3, 4.0, 3.6666666666666665)
+    """
+    lazy = statistics_of(table)
+    values: dict[str, Any] = {
+        name: getattr(lazy, name) for name in INTEGER_STATISTICS + FLOAT_STATISTICS
+    }
+    return TableStatistics(policy=table.policy, table=table if keep_table else None, **values)
