@@ -286,9 +286,13 @@ class _Side:
             reader.close()  # frees the relation's connection for its next query
             return table, types
         if not isinstance(self.data, str | os.PathLike):
+            spark = (
+                type(self.data).__name__ == "DataFrame" and "pyspark" in type(self.data).__module__
+            )
             raise InputError(
                 f"'{self.name}': the DuckDB engine reads CSV or Parquet files and DuckDB "
-                f"relations; received {type(self.data).__name__} (use engine='numpy')"
+                f"relations; received {type(self.data).__name__} "
+                f"(use engine={'spark' if spark else 'numpy'!r})"
             )
         spec = file_spec(self.data, name=self.name)
         self.parquet_or_table = spec.format == "parquet"
