@@ -25,6 +25,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.oasis",
     "ereval.cli.paula",
     "ereval.cli.example",
+    "ereval.cli.report",
 )
 
 for _name in _COMMAND_MODULES:
