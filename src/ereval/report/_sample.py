@@ -241,7 +241,7 @@ def analysis_section(
                 "disparities",
                 f"{name}: performance per {group} (bars with {level:.0%} intervals; dashed: "
                 "all entities).",
-                concat_spec([bars_spec(p, width=260) for p in panels], columns=3),
+                concat_spec([bars_spec(p, width=200) for p in panels], columns=3),
             )
         )
         numbers["disparities"] = {
