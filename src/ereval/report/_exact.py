@@ -299,14 +299,22 @@ def worst_clusters_section(
         }
         if worst.empty:
             continue
-        pred_frame = pd.DataFrame({"record_id": pred.records, "pred_cluster": pred.clusters})
+        # the few records concerned, found with one pass over each clustering
+        ids = worst["cluster_id"].to_numpy()
+        own = np.asarray(truth.records)[np.isin(truth.clusters, ids)]
+        touched = np.asarray(pred.clusters)[np.isin(pred.records, own)]
+        linked_mask = np.isin(pred.clusters, touched)
+        pred_frame = pd.DataFrame(
+            {"record_id": pred.records[linked_mask], "pred_cluster": pred.clusters[linked_mask]}
+        )
+        small_truth = truth_frame[truth_frame["record_id"].isin(pred_frame["record_id"])]
         rows: list[tuple[Any, ...]] = []
         columns: tuple[str, ...] = ()
-        for cid in worst["cluster_id"]:
-            members = truth_frame[truth_frame["true_cluster"] == cid]
+        for cid in ids:
+            members = small_truth[small_truth["true_cluster"] == cid]
             pred_ids = pred_frame[pred_frame["record_id"].isin(members["record_id"])]
             linked = pred_frame[pred_frame["pred_cluster"].isin(pred_ids["pred_cluster"])]
-            frame = linked.merge(truth_frame, on="record_id", how="left")
+            frame = linked.merge(small_truth, on="record_id", how="left")
             frame["record_id"] = frame["record_id"].astype(str)
             if attrs is not None:
                 frame = frame.merge(attrs, on="record_id", how="left")

@@ -169,6 +169,11 @@ def panel_spec(
     if xscale == "log" and x_labels is None:
         x_enc["scale"] = {"type": "log"}
     y_enc = {"field": "y", "type": "quantitative", "title": panel.ylabel, "scale": _y_scale(panel)}
+    tooltip = [
+        {"field": "series", "type": "nominal", "title": "line"},
+        {"field": "x", "type": x_enc["type"], "title": panel.xlabel},
+        {"field": "y", "type": "quantitative", "title": panel.ylabel, "format": ".4~g"},
+    ]
     layers: list[dict[str, Any]] = []
     for band in bands:
         x = np.asarray(band.x, dtype=np.float64)
@@ -195,7 +200,7 @@ def panel_spec(
         )
     for line in panel.lines:
         rows = _line_rows(line, x_labels)
-        enc = {"x": x_enc, "y": y_enc, "color": color}
+        enc = {"x": x_enc, "y": y_enc, "color": color, "tooltip": tooltip}
         if line.width > 0:
             mark: dict[str, Any] = {"type": "line", "strokeWidth": max(line.width, 0.8) * 1.4}
             if line.kind == "step":

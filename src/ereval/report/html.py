@@ -12,10 +12,14 @@ holds no ``http://`` or ``https://`` outside its licence comment.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import os
 import re
+import tempfile
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from .._optional import require
@@ -37,14 +41,37 @@ def _template_text(name: str) -> str:
     return files("ereval.report").joinpath("templates", name).read_text(encoding="utf-8")
 
 
+def _cache_file(version: str) -> Path | None:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not base or base.startswith("~"):
+        return None
+    return Path(base) / "ereval" / f"vega-bundle-vl-convert-{version}.js"
+
+
 @functools.lru_cache(maxsize=1)
 def javascript_bundle() -> str:
     """The Vega / Vega-Lite / Vega-Embed bundle of vl-convert, with URLs in its strings
-    written with escaped slashes (the same strings to JavaScript)."""
+    written with escaped slashes (the same strings to JavaScript).
+
+    vl-convert builds the bundle in a few seconds; it is kept per vl-convert version
+    in ``$XDG_CACHE_HOME/ereval`` (``~/.cache/ereval``) when that folder is writable.
+    """
     vlc = require("vl_convert", feature="an HTML report")
+    cache = _cache_file(str(getattr(vlc, "__version__", "unknown")))
+    if cache is not None and cache.is_file():
+        with contextlib.suppress(OSError):
+            return cache.read_text(encoding="utf-8")
     code: str = vlc.javascript_bundle()
     code = code.replace("http://", r"http:\/\/").replace("https://", r"https:\/\/")
-    return code.replace("</script", r"<\/script")
+    code = code.replace("</script", r"<\/script")
+    if cache is not None:
+        with contextlib.suppress(OSError):
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=".bundle-", suffix=".js")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(code)
+            os.replace(tmp, cache)
+    return code
 
 
 _ID = re.compile(r'\bid="([^"]+)"')
