@@ -72,6 +72,20 @@ def report_command(
             "and the columns shown with the worst clusters.",
         ),
     ] = None,
+    feature_cols: Annotated[
+        str | None,
+        typer.Option(
+            "--feature-cols", help="Comma-separated columns of --records to use as features."
+        ),
+    ] = None,
+    shares: Annotated[
+        str | None,
+        typer.Option(
+            "--shares",
+            help="Comma-separated COLUMN=VALUE: each cluster's share of records with that value, "
+            "as a feature.",
+        ),
+    ] = None,
     group: Annotated[
         str | None,
         typer.Option(
@@ -218,6 +232,8 @@ def report_command(
                 weights=weights_value(weights),
                 draws=draws,
                 records=records,
+                feature_columns=_split(feature_cols),
+                shares=_split(shares) or (),
                 group=group,
                 tags=tags,
                 releases=None if not releases else releases[0] if len(releases) == 1 else releases,
@@ -272,6 +288,12 @@ def check_inputs(
             "nothing to report: give --truth and --pred, --sample, --releases, --pool, "
             "--ranked/--labels, or --example"
         )
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
 
 
 def _writer(content: str | bytes) -> Any:

@@ -200,11 +200,7 @@ def analysis_section(
 ) -> Section:
     """Where ``pred`` fails, from the sample: subgroups, the error tree, tags and the
     sampled clusters with the most errors."""
-    features = None
-    if records is not None:
-        features = records
-        if tags is not None and tags not in records.columns:
-            features = records
+    features = records
     (errs, found) = caught(
         lambda: sample_errors(
             pred,

@@ -239,8 +239,15 @@ def build_report(
     if smp is not None:
         first = next(iter(pred_m))
         features = records_f
-        if features is None and sample_f is not None and (group is not None or tags is not None):
-            features = sample_f
+        wanted = [c for c in (group, tags) if c is not None]
+        if sample_f is not None and wanted:
+            # a group or tag column of the sample itself joins the record features
+            own = [c for c in wanted if c in sample_f.columns]
+            if features is None:
+                features = sample_f if own else None
+            elif own and any(c not in features.columns for c in own):
+                extra = [c for c in own if c not in features.columns]
+                features = features.merge(sample_f[[record_col, *extra]], on=record_col, how="left")
         sections.append(
             analysis_section(
                 smp,
