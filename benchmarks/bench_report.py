@@ -8,10 +8,10 @@ beside the metric computation it reports (seeded synthetic data).
   prediction moving 1% of the records; the metric computation is
   :func:`ereval.evaluate` of every canonical metric (what ``ereval metrics`` does),
   the report is :func:`ereval.report.build_report` of the same pair (metrics,
-  summary statistics, the worst clusters) and its HTML page. The report's own time
-  (assembling sections, readings, tables, charts and the page) is its total minus
-  the computations it shows (``evaluate``, ``cluster_errors``, ``summarize``),
-  printed as a ratio to the metric computation.
+  summary statistics, the worst clusters) and its HTML page. The maths it calls
+  (``contingency_table``, ``evaluate``, ``cluster_errors``, ``summarize``) is timed
+  inside that run; the report's own work (sections, readings, tables, charts, the
+  page) is the rest, printed as a ratio to the metric computation alone.
 
     python benchmarks/bench_report.py               # N = 1e7
     python benchmarks/bench_report.py --n 1e6
@@ -28,10 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ereval import cluster_errors, evaluate
+from ereval import evaluate
 from ereval.io import Membership
-from ereval.report import build_report, example_report
-from ereval.summary import summarize
+from ereval.report import _exact, build_report, example_report
 
 
 def _clusters(rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.int64]]:
@@ -82,22 +81,41 @@ def main() -> None:
     truth = Membership(ids, truth_labels)
     pred = Membership(ids, _moved(rng, truth_labels, 0.01))
     t_metrics = _time(lambda: evaluate(truth, pred), args.repeat)
-    t_errors = _time(lambda: cluster_errors(truth, pred), args.repeat)
-    t_summary = _time(lambda: (summarize(truth), summarize(pred)), args.repeat)
 
-    def report() -> None:
+    # the maths the report calls, timed inside the report itself
+    spent: dict[str, float] = {}
+
+    def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*a: Any, **k: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return func(*a, **k)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
+
+        return wrapper
+
+    for name in ("contingency_table", "evaluate", "cluster_errors", "summarize"):
+        setattr(_exact, name, timed(name, getattr(_exact, name)))
+    best: tuple[float, dict[str, float]] | None = None
+    for _ in range(args.repeat):
+        spent.clear()
+        start = time.perf_counter()
         build_report(truth=truth, preds={"pred": pred}).html()
-
-    t_report = _time(report, args.repeat)
-    maths = t_metrics + t_errors + t_summary
-    own = t_report - maths
+        total = time.perf_counter() - start
+        if best is None or total < best[0]:
+            best = (total, dict(spent))
+    assert best is not None
+    total, parts = best
+    maths = sum(parts.values())
+    own = total - maths
     print(f"\n{n:,} records")
-    print(f"  every canonical metric (evaluate):          {t_metrics:7.2f} s")
-    print(f"  cluster-wise errors (cluster_errors):       {t_errors:7.2f} s")
-    print(f"  summary statistics of both (summarize):     {t_summary:7.2f} s")
-    print(f"report of the same evaluation (total):        {t_report:7.2f} s")
+    print(f"every canonical metric (evaluate, alone):        {t_metrics:7.2f} s")
+    print(f"report of the same evaluation (total):           {total:7.2f} s, of which")
+    for name, sec in parts.items():
+        print(f"  {name + ':':<45}{sec:7.2f} s")
     print(
-        f"report's own time (total - the three above):  {own:7.2f} s "
+        f"  the report's own work (sections, charts, page): {own:7.2f} s "
         f"= {own / t_metrics:.2f} x the metric computation"
     )
 
