@@ -86,6 +86,14 @@ def report_command(
             "as a feature.",
         ),
     ] = None,
+    worst: Annotated[
+        bool,
+        typer.Option(
+            "--worst/--no-worst",
+            help="Show the true clusters with the most errors (cluster-wise errors: several "
+            "times the metrics' time on large data).",
+        ),
+    ] = True,
     group: Annotated[
         str | None,
         typer.Option(
@@ -160,8 +168,9 @@ def report_command(
         ),
     ] = None,
     title: Annotated[
-        str, typer.Option("--title", help="Title of the report.")
-    ] = "Entity resolution evaluation",
+        str | None,
+        typer.Option("--title", help="Title of the report (default: a generic one)."),
+    ] = None,
     fmt: Annotated[
         ReportFormat, typer.Option("--format", "-f", help="html (a page) or json (every number).")
     ] = "html",
@@ -196,15 +205,14 @@ def report_command(
         _check_plots_dir(folder)
     if not example:
         check_inputs(truth, pred, sample, design, pairs, ranked, labels, releases, pool)
-    from ..report.charts import chart_png, chart_svg  # noqa: F401  (the extra is needed)
+    from .._optional import require
+
+    for module in ("vl_convert", "jinja2"):  # the extra, checked before any work
+        require(module, feature="ereval report")
 
     with progress("building the report", quiet=quiet) as bar:
         if example:
-            report = (
-                example_report(title=title)
-                if title != "Entity resolution evaluation"
-                else example_report()
-            )
+            report = example_report() if title is None else example_report(title=title)
         else:
             preds = dict(_named_pred(p) for p in pred or [])
             if len(preds) < len(pred or []):
@@ -245,10 +253,11 @@ def report_command(
                 labels=labels_frame,
                 epsilon=epsilon,
                 delta=delta,
-                title=title,
+                title=title or "Entity resolution evaluation",
                 level=level,
                 seed=seed,
                 sources=sources,
+                worst=worst,
             )
         bar.update(description="drawing the charts")
         if target is None:

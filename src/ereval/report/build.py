@@ -107,6 +107,7 @@ def build_report(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
     sources: Mapping[str, str] | None = None,
+    worst: bool = True,
 ) -> Report:
     """An evaluation report with every section its inputs allow.
 
@@ -151,6 +152,10 @@ def build_report(
     sources : mapping, optional
         How to name inputs in the report, by parameter name (``{"sample":
         "sample.csv"}``); file inputs are named by their file name otherwise.
+    worst : bool, default True
+        Include the true clusters with the most errors (needs ``truth``); their
+        cluster-wise errors (:func:`ereval.cluster_errors`) cost several times the
+        metrics on large data.
 
     Returns
     -------
@@ -262,7 +267,7 @@ def build_report(
                 record_col=record_col,
             )
         )
-    if truth_m is not None and pred_m:
+    if truth_m is not None and pred_m and worst:
         sections.append(
             worst_clusters_section(truth_m, pred_m, records=records_f, record_col=record_col)
         )
