@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 
+import pandas as pd
+
 from ereval import example
 from ereval.report import Report, build_report, example_report
 
@@ -26,6 +28,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "sample_only": ("estimates", "summary", "analysis", "provenance"),
     "no_errors": ("metrics", "summary", "worst"),
     "one_release": ("summary",),
+    "sample_tags": ("estimates", "summary", "analysis", "provenance"),
 }
 
 
@@ -49,4 +52,28 @@ def report(case: str) -> Report:
         return build_report(truth=truth, preds={"perfect": truth.copy()})
     if case == "one_release":
         return build_report(releases={"2024-01-01": example.load("releases/2024-01-01.csv")})
+    if case == "sample_tags":
+        return build_report(
+            preds={"pred_poor": example.load("pred_poor.csv")},
+            sample=tagged_sample(),
+            design="record",
+            draws="draws",
+            records=example.load("records.csv"),
+            feature_columns=["sex", "tags", "batch"],
+            group="batch",
+            tags="tags",
+        )
     raise KeyError(case)
+
+
+def tagged_sample() -> pd.DataFrame:
+    """The example's sample with reviewers' tags, a batch per cluster and a reviewer."""
+    sample = example.load("sample.csv")
+    clusters = sorted(set(sample["cluster_id"]))
+    tagged = {c: ("same name, typo" if k % 3 == 0 else "typo") for k, c in enumerate(clusters)}
+    sample["tags"] = sample["cluster_id"].map(tagged)
+    sample["batch"] = sample["cluster_id"].map({c: f"b{k % 2}" for k, c in enumerate(clusters)})
+    sample["reviewer"] = sample["cluster_id"].map(
+        {c: ("ana", "bo")[k % 2] for k, c in enumerate(clusters)}
+    )
+    return sample

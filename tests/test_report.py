@@ -224,23 +224,11 @@ def test_cli_errors_are_one_line_naming_the_flag(
 
 
 def test_tags_and_groups_of_the_sample_itself_are_analysed() -> None:
-    sample = example.load("sample.csv")
-    clusters = sorted(set(sample["cluster_id"]))
-    tagged = {c: ("same name, typo" if k % 3 == 0 else "typo") for k, c in enumerate(clusters)}
-    sample["tags"] = sample["cluster_id"].map(tagged)
-    sample["batch"] = sample["cluster_id"].map({c: f"b{k % 2}" for k, c in enumerate(clusters)})
-    r = build_report(
-        preds={"pred_poor": example.load("pred_poor.csv")},
-        sample=sample,
-        design="record",
-        draws="draws",
-        records=example.load("records.csv"),
-        feature_columns=["sex", "tags", "batch"],
-        group="batch",
-        tags="tags",
-    )
+    r = report("sample_tags")
     s = r.section("analysis")
     assert [c.name for c in s.charts] == ["disparities", "tags"]
     assert set(s.numbers["tags"]) == {"typo", "same name"}
     assert any("most frequent error tag is 'typo'" in p for p in s.reading)
     assert set(s.numbers["disparities"]["groups"]) == {"b0", "b1"}
+    who = r.section("provenance").numbers["labelled sample (a table)"]["reviewers"]
+    assert set(who) == {"ana", "bo"} and sum(who.values()) == 496
