@@ -46,6 +46,9 @@ LONG = {
     "paula plan",
     "paula bounds",
     "report",
+    "label init",
+    "label export",
+    "label import",
 }
 RETIRED = {
     "--confidence",
@@ -86,6 +89,11 @@ def test_the_command_list() -> None:
         "compare",
         "monitor",
         "report",
+        "label init",
+        "label status",
+        "label export",
+        "label import",
+        "label pairs",
     }
 
 
@@ -110,7 +118,7 @@ def test_shared_option_names(path: str) -> None:
         assert "--id-col" in opts and "--level" in opts
 
 
-@pytest.mark.parametrize("path", ["", *sorted(COMMANDS), "oasis", "paula"])
+@pytest.mark.parametrize("path", ["", *sorted(COMMANDS), "oasis", "paula", "label"])
 def test_help_shows_no_value_type_for_flags(path: str) -> None:
     res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output

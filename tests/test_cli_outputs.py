@@ -42,7 +42,19 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     pd.DataFrame({"rank": ranks, "label": (ranks < 200).astype(int)}).to_csv(
         folder / "labels.csv", index=False
     )
+    from ereval.labels import LabelStore, create_cluster_review
+
+    with LabelStore(folder / "labels.db", create=True) as store:
+        create_cluster_review(
+            store,
+            "main",
+            data=EXAMPLES / "records.csv",
+            prediction=EXAMPLES / "pred_good.csv",
+            n=3,
+            seed=0,
+        )
     return {
+        "label_db": folder / "labels.db",
         "pool": folder / "pool.csv",
         "ranked": folder / "ranked.csv",
         "labels": folder / "labels.csv",
@@ -73,6 +85,7 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
         "compare": ["compare", T, P],
         "monitor": ["monitor", T, P],
         "curve": ["curve", T, str(EXAMPLES / "pairs.csv"), "--grid", "5"],
+        "label export": ["label", "export", "--db", str(inputs["label_db"]), "--kind", "benchmark"],
         "paula plan": ["paula", "plan", "--n", "1000", "--epsilon", "0.1", "--delta", "5"],
         "paula bounds": ["paula", "bounds", ranked, labels, "--epsilon", "0.2", "--delta", "3"],
         "oasis estimate": ["oasis", "estimate", pool, "--budget", "20", "--seed", "0"],
@@ -103,6 +116,7 @@ CASES: dict[tuple[str, str], tuple[str, list[str]]] = {
     ("curve", "--out"): ("c.json", ["c.txt"]),
     ("curve", "--plot"): ("c.png", ["c.xyz"]),
     ("paula plan", "--out"): ("p.parquet", ["p.xlsx"]),
+    ("label export", "--out"): ("b.csv", ["b.xlsx"]),
     ("paula bounds", "--out"): ("b.csv.gz", ["b.tsv"]),
     ("paula bounds", "--plot"): ("b.png", ["b.xyz", "b"]),
     ("oasis estimate", "--state"): ("s.state", []),  # any name: the file written is the one named

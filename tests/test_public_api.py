@@ -19,6 +19,7 @@ PACKAGES = [
     "ereval.files",
     "ereval.ids",
     "ereval.io",
+    "ereval.labels",
     "ereval.metrics",
     "ereval.monitor",
     "ereval.oasis",

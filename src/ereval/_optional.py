@@ -16,6 +16,7 @@ _EXTRA_OF = {
     "sklearn": "analysis",
     "vl_convert": "report",
     "jinja2": "report",
+    "rapidfuzz": "labels",
 }
 
 

@@ -24,6 +24,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.curve",
     "ereval.cli.oasis",
     "ereval.cli.paula",
+    "ereval.cli.label",
     "ereval.cli.example",
     "ereval.cli.report",
 )

@@ -1,0 +1,69 @@
+"""Label store and review sessions (Binette et al. 2024, §3.2; OASIS; PAULA).
+
+* :class:`LabelStore` -- SQLite, an append-only log of every action, undo/redo
+  to any depth, several writers, a server lease;
+* :class:`ClusterReview` -- review drawn records' predicted clusters, fuzzy
+  search, the quality checks of §3.2.2, the true clusters as a benchmark;
+* :class:`PairLabelling` -- pairs asked by an OASIS sampler, labels implied by
+  transitivity recorded automatically, a live estimate;
+* :class:`ItemLabelling` -- the items of a PAULA plan, bounds when complete;
+* agreement between reviewers, adjudication, export and import.
+
+See ``docs/labelling.md``.
+"""
+
+from __future__ import annotations
+
+from ._common import PAIR_LABELS, Resolution
+from .agreement import Agreement, cohen_kappa, krippendorff_alpha, session_agreement
+from .exports import (
+    EXPORT_KINDS,
+    Exported,
+    ExportKind,
+    export_labels,
+    import_labels,
+    open_session,
+)
+from .items import ItemLabelling, create_item_labelling
+from .pairs import PairLabelling, PairTask, create_pair_labelling
+from .qc import QualityReport, check_review
+from .review import REVIEW_DESIGNS, ClusterReview, ClusterTask, ReviewDesign, create_cluster_review
+from .search import SearchHit, SearchIndex
+from .store import ACTIONS, KINDS, Event, Item, LabelStore, ServerLease, SessionInfo, SessionKind
+
+__all__ = [
+    "ACTIONS",
+    "Agreement",
+    "ClusterReview",
+    "ClusterTask",
+    "EXPORT_KINDS",
+    "Event",
+    "ExportKind",
+    "Exported",
+    "Item",
+    "ItemLabelling",
+    "KINDS",
+    "LabelStore",
+    "PAIR_LABELS",
+    "PairLabelling",
+    "PairTask",
+    "QualityReport",
+    "REVIEW_DESIGNS",
+    "Resolution",
+    "ReviewDesign",
+    "SearchHit",
+    "SearchIndex",
+    "ServerLease",
+    "SessionInfo",
+    "SessionKind",
+    "check_review",
+    "cohen_kappa",
+    "create_cluster_review",
+    "create_item_labelling",
+    "create_pair_labelling",
+    "export_labels",
+    "import_labels",
+    "krippendorff_alpha",
+    "open_session",
+    "session_agreement",
+]

@@ -1,0 +1,198 @@
+"""Ranked-item labelling driven by a PAULA plan (Sabharwal & Sedghi 2017).
+
+The plan (:func:`ereval.paula.paula_plan`) names the O(log N) ranks of a ranked
+list to annotate; every planned item is an item of the session, in rank order.
+A label is ``"match"`` (the item is a true positive), ``"non-match"`` or
+``"unsure"`` (which goes to the adjudication queue). The bounds on precision
+(:func:`ereval.paula.paula_bounds`) are computed once the plan is complete;
+before that, progress reports the exact precision at the end of the labelled
+prefix ``1..k`` (the plan labels its first ranks first).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._errors import InputError
+from .._validation import check_int, check_real, describe
+from ._common import PAIR_LABELS, Resolution, check_overlap, double_review, resolve
+from .store import Event, Item, LabelStore
+
+__all__ = ["ItemLabelling", "create_item_labelling"]
+
+
+def _ranked_ids(path: str, *, id_col: str, score_col: str | None) -> list[str]:
+    from ..files import read_table
+
+    frame = read_table(path, name="ranked", text_columns=(id_col,))
+    for col, flag in ((id_col, "item_col"), (score_col, "score_col")):
+        if col is not None and col not in frame.columns:
+            shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:10])
+            raise InputError(
+                f"'{flag}': the ranked file '{path}' has no column '{col}'; columns are {shown}"
+            )
+    ids = frame[id_col].astype(str)
+    if ids.duplicated().any():
+        raise InputError(f"'ranked': column '{id_col}' has duplicate item ids")
+    if score_col is not None:
+        scores = np.asarray(frame[score_col].to_numpy(dtype=float, na_value=np.nan))
+        if not np.isfinite(scores).all():
+            raise InputError(f"'ranked': column '{score_col}' must hold finite scores")
+        ids = ids.iloc[np.argsort(-scores, kind="stable")]
+    return [str(v) for v in ids.tolist()]
+
+
+def create_item_labelling(
+    store: LabelStore,
+    name: str,
+    *,
+    ranked: str | os.PathLike[str],
+    item_col: str = "pair_id",
+    score_col: str | None = None,
+    epsilon: float = 0.03,
+    delta: int = 100,
+    r_tilde: int | None = None,
+    overlap: float = 0.0,
+    seed: int = 0,
+) -> ItemLabelling:
+    """Create a ranked-item session: the items a PAULA plan names, in rank order.
+
+    ``ranked`` lists the items best first (or sorted by ``score_col``,
+    descending); ``epsilon``, ``delta`` and ``r_tilde`` are those of
+    :func:`ereval.paula.paula_plan`.
+    """
+    from ..paula import paula_plan
+
+    epsilon = check_real("epsilon", epsilon)
+    delta = check_int("delta", delta, minimum=1)
+    overlap = check_overlap(overlap)
+    seed = check_int("seed", seed, minimum=0)
+    ids = _ranked_ids(str(ranked), id_col=item_col, score_col=score_col)
+    if not ids:
+        raise InputError(f"'ranked': the file '{ranked}' lists no items")
+    plan = paula_plan(len(ids), epsilon=epsilon, delta=delta, r_tilde=r_tilde)
+    config = {
+        "ranked": str(Path(ranked).resolve()),
+        "item_col": item_col,
+        "score_col": score_col,
+        "epsilon": epsilon,
+        "delta": delta,
+        "r_tilde": plan.r_tilde,
+        "n": len(ids),
+        "overlap": overlap,
+        "seed": seed,
+        "blind": True,
+        "reveal": False,
+    }
+    store.create_session(name, kind="items", config=config)
+    ranks = plan.ranks().tolist()
+    store.add_items(name, [Item(ids[r - 1], int(r), {"rank": int(r)}) for r in ranks])
+    return ItemLabelling(store, name)
+
+
+class ItemLabelling:
+    """A ranked-item session of a store, driven by a PAULA plan."""
+
+    kind = "items"
+
+    def __init__(self, store: LabelStore, session: str) -> None:
+        info = store.session(session)
+        if info.kind != "items":
+            raise InputError(f"session '{session}' is a {info.kind} session, not ranked items")
+        self.store = store
+        self.name = session
+        self.config = info.config
+
+    @property
+    def plan(self) -> Any:
+        """The :class:`ereval.paula.PaulaPlan` of the session."""
+        from ..paula import paula_plan
+
+        c = self.config
+        return paula_plan(c["n"], epsilon=c["epsilon"], delta=c["delta"], r_tilde=c["r_tilde"])
+
+    def required(self) -> dict[str, int]:
+        """Reviewers needed per item (2 for the overlap, else 1)."""
+        seed, overlap = int(self.config["seed"]), float(self.config["overlap"])
+        return {
+            it.key: 2 if double_review(seed, it.key, overlap) else 1
+            for it in self.store.items(self.name)
+        }
+
+    def resolution(self) -> Resolution:
+        """Resolved, pending and disputed items."""
+        return resolve(self.store, self.name, self.required())
+
+    def next(self, *, reviewer: str) -> Item | None:
+        """The next planned item for ``reviewer`` (claimed), or ``None`` when none is left."""
+        return self.store.next_item(self.name, reviewer=reviewer, required=self.required())
+
+    def label(
+        self,
+        item: str,
+        value: str,
+        *,
+        reviewer: str,
+        shown: Mapping[str, Any] | None = None,
+        adjudicate: bool = False,
+        source: str | None = None,
+    ) -> Event:
+        """Record a label of a planned item: ``"match"``, ``"non-match"`` or ``"unsure"``."""
+        if value not in PAIR_LABELS:
+            raise InputError(
+                f"'label' must be one of {', '.join(PAIR_LABELS)}; received {describe(value)}"
+            )
+        found = self.store.item(self.name, str(item))
+        what = dict(shown) if shown is not None else {"rank": found.payload.get("rank")}
+        if adjudicate:
+            return self.store.adjudicate(self.name, found.key, value, reviewer=reviewer, shown=what)
+        return self.store.label(
+            self.name, found.key, value, reviewer=reviewer, shown=what, source=source
+        )
+
+    def labelled_ranks(self) -> tuple[list[int], list[int]]:
+        """The ranks with a resolved 0/1 label, and the labels, in rank order."""
+        res = self.resolution()
+        out = sorted(
+            (it.position, 1 if res.resolved[it.key] == "match" else 0)
+            for it in self.store.items(self.name)
+            if res.resolved.get(it.key) in ("match", "non-match")
+        )
+        return [r for r, _ in out], [v for _, v in out]
+
+    def bounds(self) -> Any:
+        """The :class:`ereval.paula.PaulaBounds`, once every planned item is labelled (else ``None``)."""
+        from ..paula import paula_bounds
+
+        ranks, labels = self.labelled_ranks()
+        if len(ranks) < len(self.store.items(self.name)):
+            return None
+        return paula_bounds(self.plan, ranks, labels, on_violation="ignore")
+
+    def progress(self) -> dict[str, Any]:
+        """Counts, the precision of the labelled items so far, and the bounds once complete."""
+        res = self.resolution()
+        n_items = len(self.store.items(self.name))
+        ranks, labels = self.labelled_ranks()
+        bounds = self.bounds()
+        # live: the precision at the end of the labelled prefix 1..k is known exactly
+        k = 0
+        while k < len(ranks) and ranks[k] == k + 1:
+            k += 1
+        out: dict[str, Any] = {
+            "planned": n_items,
+            "resolved": len(ranks),
+            "pending": len(res.pending),
+            "queue": len(res.queue),
+            "positives": int(sum(labels)),
+            "prefix": {"rank": k, "precision": sum(labels[:k]) / k if k else None},
+            "done": bounds is not None,
+        }
+        if bounds is not None:
+            out["precision_at_n"] = bounds.precision_at(int(self.config["n"])).to_dict()
+        return out

@@ -1,0 +1,504 @@
+"""Pair labelling driven by an OASIS sampler's ask/tell interface.
+
+The sampler (:mod:`ereval.oasis`) is never saved: it is a function of its seed
+and of the labels, so every process rebuilds it by replaying the resolved
+labels in the order it asks for them, and stops at the first pair that needs
+a person. An undone or corrected label changes what the sampler asks next;
+the labels of pairs it no longer asks stay in the log.
+
+Transitivity. OASIS's importance weights need the label of every drawn pair,
+so a pair cannot simply be skipped. When the drawn pair's label follows from
+earlier labels (``a~b`` and ``b~c`` are matches, so ``a~c`` is; ``a~b`` is a
+match and ``b~c`` a non-match, so ``a~c`` is not), it is recorded
+automatically, under the reviewer ``"(transitivity)"`` with the pairs it
+follows from, and told to the sampler without asking anyone.
+
+"unsure" labels and disagreements between two reviewers go to the
+adjudication queue; the sampler waits for the adjudicator there.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._errors import InputError
+from .._validation import check_choice, check_in_range, check_int, describe
+from ._common import (
+    PAIR_LABELS,
+    TRANSITIVITY,
+    Records,
+    Resolution,
+    check_columns,
+    check_overlap,
+    double_review,
+    load_records,
+    resolve,
+)
+from .store import Event, Item, LabelStore
+
+__all__ = ["PairLabelling", "PairTask", "create_pair_labelling"]
+
+
+def _read_ends(config: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    from ..files import read_table
+
+    cols = (config["pair_id_col"], config["left_col"], config["right_col"])
+    frame = read_table(config["pairs"], name="pairs", text_columns=cols)
+    named = (*cols, config["score_col"], config["prediction_col"])
+    options = ("pair_id_col", "left_col", "right_col", "score_col", "prediction_col")
+    for col, flag in zip(named, options, strict=True):
+        if col not in frame.columns:
+            shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:10])
+            raise InputError(
+                f"'{flag}': the pairs file '{config['pairs']}' has no column '{col}'; "
+                f"columns are {shown}"
+            )
+    return {
+        str(p): (str(a), str(b))
+        for p, a, b in zip(frame[cols[0]], frame[cols[1]], frame[cols[2]], strict=True)
+    }
+
+
+def create_pair_labelling(
+    store: LabelStore,
+    name: str,
+    *,
+    data: str | os.PathLike[str],
+    pairs: str | os.PathLike[str],
+    id_col: str = "record_id",
+    pair_id_col: str = "pair_id",
+    left_col: str = "record_id_1",
+    right_col: str = "record_id_2",
+    score_col: str = "score",
+    prediction_col: str = "prediction",
+    probability_col: str | None = "probability",
+    method: str = "oasis",
+    alpha: float = 0.5,
+    n_strata: int | None = None,
+    budget: int | None = None,
+    target_ci_width: float | None = None,
+    min_labels: int = 100,
+    level: float = 0.95,
+    show_columns: tuple[str, ...] | list[str] = (),
+    blind: bool = True,
+    reveal: bool = False,
+    overlap: float = 0.0,
+    transitivity: bool = True,
+    seed: int | None = None,
+) -> PairLabelling:
+    """Create a pair-labelling session over a pool of scored pairs.
+
+    ``pairs`` is a pool file as ``ereval oasis`` reads it (pair id, score,
+    prediction, optional probability) with the two record ids of each pair in
+    ``left_col`` / ``right_col``; ``data`` holds the records' attributes. The
+    sampler (``method``: ``"oasis"``, ``"passive"``, ``"stratified"``,
+    ``"importance"``) stops at ``budget`` human labels or when the interval of
+    F-``alpha`` is narrower than ``target_ci_width`` (after ``min_labels``).
+    """
+    from ..oasis.samplers import METHODS
+
+    method = check_choice("method", method, METHODS)
+    alpha = check_in_range("alpha", alpha, low=0.0, high=1.0)
+    level = check_in_range("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    overlap = check_overlap(overlap)
+    if budget is not None:
+        budget = check_int("budget", budget, minimum=1)
+    if target_ci_width is not None:
+        target_ci_width = check_in_range(
+            "target_ci_width", target_ci_width, low=0.0, high=1.0, low_open=True
+        )
+    min_labels = check_int("min_labels", min_labels, minimum=1)
+    if n_strata is not None:
+        n_strata = check_int("n_strata", n_strata, minimum=1)
+    seed = int(secrets.randbits(63)) if seed is None else check_int("seed", seed, minimum=0)
+    records = load_records(data, id_col=id_col)
+    check_columns(records, show_columns, option="show_columns")
+    config: dict[str, Any] = {
+        "data": str(Path(data).resolve()),
+        "pairs": str(Path(pairs).resolve()),
+        "id_col": id_col,
+        "pair_id_col": pair_id_col,
+        "left_col": left_col,
+        "right_col": right_col,
+        "score_col": score_col,
+        "prediction_col": prediction_col,
+        "probability_col": probability_col,
+        "method": method,
+        "alpha": alpha,
+        "n_strata": n_strata,
+        "budget": budget,
+        "target_ci_width": target_ci_width,
+        "min_labels": min_labels,
+        "level": level,
+        "show_columns": list(show_columns),
+        "blind": bool(blind),
+        "reveal": bool(reveal),
+        "overlap": overlap,
+        "transitivity": bool(transitivity),
+        "seed": seed,
+    }
+    ends = _read_ends(config)  # names the missing column's option, before the pool reader
+    pool = _read_pool(config)
+    unknown = [p for p, (a, b) in ends.items() if a not in records or b not in records]
+    if unknown:
+        raise InputError(
+            f"'pairs': {len(unknown)} pair(s) name records that are not in the data file "
+            f"(e.g. pair {unknown[0]!r})"
+        )
+    config["n_pairs"] = pool.size
+    store.create_session(name, kind="pairs", config=config)
+    return PairLabelling(store, name)
+
+
+def _read_pool(config: Mapping[str, Any]) -> Any:
+    from ..oasis import read_pool
+
+    probability_col = config.get("probability_col")
+    from ..files import file_spec, header
+
+    cols = header(file_spec(config["pairs"], name="pairs"), name="pairs")
+    if probability_col is not None and probability_col not in cols:
+        probability_col = None
+    return read_pool(
+        config["pairs"],
+        pair_id_col=config["pair_id_col"],
+        score_col=config["score_col"],
+        prediction_col=config["prediction_col"],
+        probability_col=probability_col,
+        label_col=None,
+    )
+
+
+@dataclass(frozen=True)
+class PairTask:
+    """A pair to label.
+
+    Attributes
+    ----------
+    pair_id : str
+    position : int
+        Order in which the sampler asked for it.
+    left, right : dict
+        The two records' shown attributes (with their ids).
+    differs : list of str
+        The shown columns whose values differ.
+    double : bool
+        Whether the pair goes to two reviewers.
+    score, prediction : float, int or None
+        The model's score and prediction, ``None`` when the session is blind.
+    """
+
+    pair_id: str
+    position: int
+    left: dict[str, Any]
+    right: dict[str, Any]
+    differs: list[str]
+    double: bool
+    score: float | None
+    prediction: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (what a reviewer is shown)."""
+        return {
+            "pair_id": self.pair_id,
+            "position": self.position,
+            "left": self.left,
+            "right": self.right,
+            "differs": self.differs,
+            "double": self.double,
+            "score": self.score,
+            "prediction": self.prediction,
+        }
+
+
+class PairLabelling:
+    """A pair-labelling session of a store, driven by an OASIS sampler."""
+
+    kind = "pairs"
+
+    def __init__(self, store: LabelStore, session: str) -> None:
+        info = store.session(session)
+        if info.kind != "pairs":
+            raise InputError(f"session '{session}' is a {info.kind} session, not pair labelling")
+        self.store = store
+        self.name = session
+        self.config = info.config
+        self._pool: Any = None
+        self._ends: dict[str, tuple[str, str]] | None = None
+        self._index_of: dict[str, int] | None = None
+        self._records: Records | None = None
+        self._sampler: Any = None
+        self._told: list[tuple[str, int]] = []
+        self._implied = 0
+        self.current: str | None = None
+        self.stop_reason: str | None = None
+
+    # ----------------------------------------------------------------- data
+    @property
+    def pool(self) -> Any:
+        """The :class:`ereval.oasis.Pool` of the session."""
+        if self._pool is None:
+            self._pool = _read_pool(self.config)
+        return self._pool
+
+    @property
+    def index_of(self) -> dict[str, int]:
+        """pair id -> position in the pool."""
+        if self._index_of is None:
+            self._index_of = {str(p): i for i, p in enumerate(self.pool.pair_ids)}
+        return self._index_of
+
+    @property
+    def ends(self) -> dict[str, tuple[str, str]]:
+        """pair id -> (left record id, right record id)."""
+        if self._ends is None:
+            self._ends = _read_ends(self.config)
+        return self._ends
+
+    @property
+    def records(self) -> Records:
+        """The record file of the session."""
+        if self._records is None:
+            self._records = load_records(self.config["data"], id_col=self.config["id_col"])
+        return self._records
+
+    def _attributes(self, record_id: str) -> dict[str, Any]:
+        row = self.records.row(record_id)
+        shown = self.config.get("show_columns") or list(row)
+        out = {self.config["id_col"]: record_id}
+        out.update({c: row.get(c) for c in shown})
+        return out
+
+    def _double(self, key: str) -> bool:
+        return double_review(int(self.config["seed"]), key, float(self.config["overlap"]))
+
+    # -------------------------------------------------------------- sampler
+    def _new_sampler(self) -> Any:
+        from ..oasis import make_sampler
+
+        options: dict[str, Any] = {"alpha": self.config["alpha"], "seed": self.config["seed"]}
+        if self.config["method"] in ("oasis", "stratified") and self.config.get("n_strata"):
+            options["n_strata"] = self.config["n_strata"]
+        return make_sampler(self.config["method"], self.pool, **options)
+
+    def resolution(self) -> Resolution:
+        """Resolved, pending and disputed pairs."""
+        required = {it.key: 2 if self._double(it.key) else 1 for it in self.store.items(self.name)}
+        return resolve(self.store, self.name, required)
+
+    def advance(self) -> str | None:
+        """Replay the resolved labels into the sampler; return the pair that needs a person.
+
+        ``None`` when sampling stopped (see :attr:`stop_reason`) or waits for a
+        second review or an adjudication (``stop_reason == "waiting"``).
+        """
+        res = self.resolution()
+        known = {
+            k: 1 if v == "match" else 0
+            for k, v in res.resolved.items()
+            if v in ("match", "non-match")
+        }
+        if self._sampler is None or any(known.get(k) != v for k, v in self._told):
+            self._sampler, self._told, self._implied = self._new_sampler(), [], 0
+        sampler = self._sampler
+        implied = _Implications(self.ends, known) if self.config.get("transitivity") else None
+        self.current, self.stop_reason = None, None
+        while True:
+            reason = self._stop(sampler)
+            if reason is not None:
+                self.stop_reason = reason
+                return None
+            query = sampler.ask()
+            if query is None:
+                self.stop_reason = sampler.stop_reason
+                return None
+            key = str(query.pair_id)
+            if key in known:
+                sampler.tell(known[key], index=query.index)
+                self._told.append((key, known[key]))
+                continue
+            self.store.add_items(self.name, [Item(key, len(self._told), {"index": query.index})])
+            found = implied.implied(key) if implied is not None else None
+            if found is not None:
+                label, via = found
+                self.store.label(
+                    self.name,
+                    key,
+                    "match" if label else "non-match",
+                    reviewer=TRANSITIVITY,
+                    shown={"via": via},
+                    source="transitivity",
+                    once=True,
+                )
+                known[key] = label
+                sampler.tell(label, index=query.index)
+                self._told.append((key, label))
+                self._implied += 1
+                continue
+            self.current = key
+            if key in res.queue or key in res.pending:
+                self.stop_reason = "waiting"
+            return key
+
+    def _stop(self, sampler: Any) -> str | None:
+        budget = self.config.get("budget")
+        if budget is not None and self.human_labels >= budget:
+            return "budget"
+        width = self.config.get("target_ci_width")
+        if width is not None and self.human_labels >= int(self.config.get("min_labels", 100)):
+            est = self.estimate()
+            if est is not None and est.f_measure.width <= width:
+                return "ci_width"
+        return None
+
+    @property
+    def human_labels(self) -> int:
+        """Distinct pairs whose label the sampler used, not counting implied ones."""
+        return len(self._told) - self._implied
+
+    def estimate(self) -> Any:
+        """The live :class:`ereval.oasis.Estimates` (F, precision, recall), ``None`` before any label."""
+        if self._sampler is None or not self._told:
+            return None
+        return self._sampler.estimate(confidence=float(self.config["level"]))
+
+    # ---------------------------------------------------------------- tasks
+    def task(self, pair_id: str) -> PairTask:
+        """What to show for a pair (scores hidden when the session is blind)."""
+        item = self.store.item(self.name, pair_id)
+        left_id, right_id = self.ends[item.key]
+        left, right = self._attributes(left_id), self._attributes(right_id)
+        differs = [c for c in left if c != self.config["id_col"] and left[c] != right.get(c)]
+        score = prediction = None
+        if not self.config.get("blind", True):
+            score, prediction = self.reveal(item.key, force=True)
+        return PairTask(
+            item.key, item.position, left, right, differs, self._double(item.key), score, prediction
+        )
+
+    def reveal(self, pair_id: str, *, force: bool = False) -> tuple[float, int]:
+        """The model's score and 0/1 prediction of a pair, if the session shows them.
+
+        A blind session shows them only after the decision and only when it was
+        created with ``reveal=True``.
+        """
+        if not force and self.config.get("blind", True) and not self.config.get("reveal"):
+            raise InputError(f"session '{self.name}' does not show scores (it is blind)")
+        i = self.index_of.get(str(pair_id))
+        if i is None:
+            raise InputError(f"'item' {pair_id!r} is not a pair of session '{self.name}'")
+        return float(self.pool.scores[i]), int(self.pool.predictions[i])
+
+    def next(self, *, reviewer: str) -> PairTask | None:
+        """The next pair for ``reviewer`` (claimed for them), or ``None`` (see :attr:`stop_reason`)."""
+        key = self.advance()
+        if key is None:
+            return None
+        need = 2 if self._double(key) else 1
+        item = self.store.next_item(
+            self.name, reviewer=reviewer, required={key: need}, default_required=0
+        )
+        if item is None:
+            self.stop_reason = "waiting"
+            return None
+        return self.task(item.key)
+
+    def label(
+        self,
+        pair_id: str,
+        value: str,
+        *,
+        reviewer: str,
+        shown: Mapping[str, Any] | None = None,
+        adjudicate: bool = False,
+        source: str | None = None,
+    ) -> Event:
+        """Record a label: ``"match"``, ``"non-match"`` or ``"unsure"``."""
+        if value not in PAIR_LABELS:
+            raise InputError(
+                f"'label' must be one of {', '.join(PAIR_LABELS)}; received {describe(value)}"
+            )
+        pair_id = str(pair_id)
+        if not self.store.has_item(self.name, pair_id):
+            if pair_id not in self.ends:
+                raise InputError(f"'item' {pair_id!r} is not a pair of session '{self.name}'")
+            self.store.add_items(self.name, [Item(pair_id, len(self._told), {})])
+        what = dict(shown) if shown is not None else {"pair": list(self.ends[pair_id])}
+        if adjudicate:
+            return self.store.adjudicate(self.name, pair_id, value, reviewer=reviewer, shown=what)
+        return self.store.label(
+            self.name, pair_id, value, reviewer=reviewer, shown=what, source=source
+        )
+
+    def progress(self) -> dict[str, Any]:
+        """Counts, the live estimate and the stop state."""
+        self.advance()
+        res = self.resolution()
+        est = self.estimate()
+        return {
+            "labels_used": self.human_labels,
+            "implied": self._implied,
+            "budget": self.config.get("budget"),
+            "resolved": len(res.resolved),
+            "pending": len(res.pending),
+            "queue": len(res.queue),
+            "estimate": None
+            if est is None
+            else {
+                "f_measure": est.f_measure.to_dict(),
+                "precision": est.precision.to_dict(),
+                "recall": est.recall.to_dict(),
+            },
+            "stop_reason": self.stop_reason,
+            "done": self.stop_reason not in (None, "waiting"),
+        }
+
+
+class _Implications:
+    """Labels implied by transitivity from resolved pair labels."""
+
+    def __init__(self, ends: Mapping[str, tuple[str, str]], known: Mapping[str, int]) -> None:
+        self._ends = ends
+        parent: dict[str, str] = {}
+        self._parent = parent
+        self._via: dict[str, list[str]] = {}
+        for pair, label in known.items():
+            if label == 1 and pair in ends:
+                a, b = ends[pair]
+                ra, rb = self._find(a), self._find(b)
+                if ra != rb:
+                    parent[ra] = rb
+        self._match_pairs = [p for p, v in known.items() if v == 1 and p in ends]
+        self._apart: dict[frozenset[str], str] = {}
+        for pair, label in known.items():
+            if label == 0 and pair in ends:
+                a, b = ends[pair]
+                ra, rb = self._find(a), self._find(b)
+                if ra != rb:
+                    self._apart.setdefault(frozenset((ra, rb)), pair)
+
+    def _find(self, x: str) -> str:
+        parent = self._parent
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def implied(self, pair: str) -> tuple[int, list[str]] | None:
+        a, b = self._ends[pair]
+        ra, rb = self._find(a), self._find(b)
+        if ra == rb:
+            via = [p for p in self._match_pairs if self._find(self._ends[p][0]) == ra]
+            return 1, sorted(via)
+        apart = self._apart.get(frozenset((ra, rb)))
+        if apart is not None:
+            via = [p for p in self._match_pairs if self._find(self._ends[p][0]) in (ra, rb)]
+            return 0, sorted([apart, *via])
+        return None
