@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
 
 import pandas as pd
 
@@ -29,6 +31,7 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "no_errors": ("metrics", "summary", "worst"),
     "one_release": ("summary",),
     "sample_tags": ("estimates", "summary", "analysis", "provenance"),
+    "label_store": ("metrics", "summary", "worst", "provenance"),
 }
 
 
@@ -63,7 +66,32 @@ def report(case: str) -> Report:
             group="batch",
             tags="tags",
         )
+    if case == "label_store":
+        return build_report(
+            truth=truth, preds={"pred_good": good}, labels_db=label_store(), worst=True
+        )
     raise KeyError(case)
+
+
+@functools.cache
+def label_store() -> str:
+    """A label store with one pair session: ana labels 8 pairs, bo 4 of them, a lead
+    adjudicates one disagreement."""
+    from ereval.labels import Item, LabelStore
+
+    path = os.path.join(tempfile.mkdtemp(prefix="ereval-report-"), "labels.db")
+    store = LabelStore(path, create=True)
+    try:
+        store.create_session("pairs-1", kind="pairs", config={"seed": 0})
+        store.add_items("pairs-1", [Item(f"P{i:05d}", i, {}) for i in range(10)])
+        for i in range(8):
+            store.label("pairs-1", f"P{i:05d}", "match" if i % 2 else "non-match", reviewer="ana")
+        for i in range(4):
+            store.label("pairs-1", f"P{i:05d}", "match", reviewer="bo")
+        store.adjudicate("pairs-1", "P00000", "match", reviewer="lead")
+    finally:
+        store.close()
+    return path
 
 
 def tagged_sample() -> pd.DataFrame:

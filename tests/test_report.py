@@ -15,7 +15,7 @@ from ereval.cli import app
 from ereval.report import Report, build_report
 from ereval.report._exact import LOWER_IS_BETTER
 
-from ._report_support import EXPECTED, report
+from ._report_support import EXPECTED, label_store, report
 
 runner = CliRunner()
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
@@ -232,3 +232,23 @@ def test_tags_and_groups_of_the_sample_itself_are_analysed() -> None:
     assert set(s.numbers["disparities"]["groups"]) == {"b0", "b1"}
     who = r.section("provenance").numbers["labelled sample (a table)"]["reviewers"]
     assert set(who) == {"ana", "bo"} and sum(who.values()) == 496
+
+
+def test_provenance_from_a_label_store() -> None:
+    s = report("label_store").section("provenance")
+    numbers = s.numbers["label store (labels.db)"]["pairs-1"]
+    assert numbers["items"] == 10 and numbers["items_labelled"] == 8 and numbers["labels"] == 12
+    assert numbers["reviewers"] == {"ana": 8, "bo": 4}
+    assert numbers["agreement"]["units"] == 4 and numbers["agreement"]["agreed"] == 2
+    assert numbers["adjudicated"] == 1
+    assert any("agree on 50% of them" in p for p in s.reading)
+    assert s.tables[0].columns[0] == "session"
+
+
+def test_cli_labels_db(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["report", "--labels-db", label_store(), "-f", "json", "-q"])
+    assert res.exit_code == 0, res.output
+    keys = [s["key"] for s in json.loads(res.stdout)["sections"]]
+    assert keys == ["provenance"]
+    res = runner.invoke(app, ["report", "--labels-db", str(tmp_path / "none.db"), "-q"])
+    assert res.exit_code == 2 and "'--labels-db'" in res.stderr

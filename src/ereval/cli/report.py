@@ -139,6 +139,13 @@ def report_command(
             "--labels", help="Labels of the ranks a PAULA plan asked for (rank or item id)."
         ),
     ] = None,
+    labels_db: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels-db",
+            help="Label store (SQLite, ereval label): sessions, reviewers and agreement.",
+        ),
+    ] = None,
     epsilon: Annotated[float, typer.Option("--epsilon", help="PAULA plan's epsilon.")] = 0.1,
     delta: Annotated[int, typer.Option("--delta", help="PAULA plan's Delta.")] = 10,
     id_col: Annotated[
@@ -204,7 +211,7 @@ def report_command(
     if folder is not None:
         _check_plots_dir(folder)
     if not example:
-        check_inputs(truth, pred, sample, design, pairs, ranked, labels, releases, pool)
+        check_inputs(truth, pred, sample, design, pairs, ranked, labels, releases, pool, labels_db)
     from .._optional import require
 
     for module in ("vl_convert", "jinja2"):  # the extra, checked before any work
@@ -258,6 +265,7 @@ def report_command(
                 seed=seed,
                 sources=sources,
                 worst=worst,
+                labels_db=labels_db,
             )
         bar.update(description="drawing the charts")
         if target is None:
@@ -284,6 +292,7 @@ def check_inputs(
     labels: Path | None,
     releases: list[str] | None,
     pool: Path | None,
+    labels_db: Path | None = None,
 ) -> None:
     """The combinations of inputs a report needs, checked before any file is read."""
     if sample is not None and design is None:
@@ -292,10 +301,16 @@ def check_inputs(
         raise InputError("'--ranked' and '--labels' go together (PAULA needs both)")
     if pairs is not None and truth is None:
         raise InputError("'--pairs' needs --truth to score the pairs against")
-    if all(x is None for x in (truth, sample, pairs, ranked, pool)) and not pred and not releases:
+    if labels_db is not None and not labels_db.is_file():
+        raise InputError(f"'--labels-db': label store '{labels_db}' does not exist")
+    if (
+        all(x is None for x in (truth, sample, pairs, ranked, pool, labels_db))
+        and not pred
+        and not releases
+    ):
         raise InputError(
             "nothing to report: give --truth and --pred, --sample, --releases, --pool, "
-            "--ranked/--labels, or --example"
+            "--ranked/--labels, --labels-db, or --example"
         )
 
 

@@ -3,6 +3,7 @@ intervals, error analysis, and the provenance of the labels."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -367,7 +368,11 @@ def _reviewer_column(frame: pd.DataFrame) -> str | None:
     return None
 
 
-def provenance_section(sources: Mapping[str, tuple[pd.DataFrame, str, str]]) -> Section:
+def provenance_section(
+    sources: Mapping[str, tuple[pd.DataFrame, str, str]],
+    *,
+    store: str | os.PathLike[str] | None = None,
+) -> Section:
     """Who labelled what, how many labels, and agreement where an item was labelled twice.
 
     ``sources`` maps a description (e.g. ``"labelled sample (sample.csv)"``) to
@@ -424,6 +429,25 @@ def provenance_section(sources: Mapping[str, tuple[pd.DataFrame, str, str]]) -> 
                 f"{agreement:.0%} of them"
             )
         reading.append(sentence + ".")
+    tables: list[Table] = []
+    if store is not None:
+        from ._provenance import COLUMNS, store_provenance
+
+        s_rows, s_reading, s_numbers, s_counts = store_provenance(store)
+        name = os.path.basename(os.fspath(store))
+        tables.append(
+            Table(
+                f"sessions of the label store {name}",
+                COLUMNS,
+                tuple(s_rows),
+                note="Agreement: share of items labelled by two reviewers or more whose labels "
+                "all agree; kappa between each item's first two reviewers; adjudications and "
+                "labels implied by transitivity are not counted as reviews.",
+            )
+        )
+        reading += s_reading
+        numbers[f"label store ({name})"] = s_numbers
+        counts += s_counts
     table = Table(
         "labels",
         (
@@ -451,13 +475,17 @@ def provenance_section(sources: Mapping[str, tuple[pd.DataFrame, str, str]]) -> 
         "provenance",
         "Provenance of the labels",
         tuple(reading),
-        tables=(table,),
+        tables=(*tables, table) if rows else tuple(tables),
         charts=(
-            Chart(
-                "labels",
-                "Number of labels per source (and reviewer, when recorded).",
-                bars_spec(bars),
-            ),
+            (
+                Chart(
+                    "labels",
+                    "Number of labels per source (and reviewer, when recorded).",
+                    bars_spec(bars),
+                ),
+            )
+            if counts
+            else ()
         ),
         numbers=numbers,
     )

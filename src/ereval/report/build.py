@@ -108,6 +108,7 @@ def build_report(
     cluster_col: str = "cluster_id",
     sources: Mapping[str, str] | None = None,
     worst: bool = True,
+    labels_db: str | os.PathLike[str] | None = None,
 ) -> Report:
     """An evaluation report with every section its inputs allow.
 
@@ -152,6 +153,9 @@ def build_report(
     sources : mapping, optional
         How to name inputs in the report, by parameter name (``{"sample":
         "sample.csv"}``); file inputs are named by their file name otherwise.
+    labels_db : path, optional
+        A label store (:class:`ereval.labels.LabelStore`): its sessions, reviewers,
+        label counts and agreement join the provenance of the labels.
     worst : bool, default True
         Include the true clusters with the most errors (needs ``truth``); their
         cluster-wise errors (:func:`ereval.cluster_errors`) cost several times the
@@ -184,7 +188,12 @@ def build_report(
         raise InputError(
             "'sample' needs at least one prediction in 'preds' to estimate its performance"
         )
-    if all(x is None for x in (truth, sample, releases, pairs, pool, ranked)) and not named:
+    if labels_db is not None and not os.path.isfile(labels_db):
+        raise InputError(f"'labels_db': label store '{os.fspath(labels_db)}' does not exist")
+    if (
+        all(x is None for x in (truth, sample, releases, pairs, pool, ranked, labels_db))
+        and not named
+    ):
         raise InputError(
             "nothing to report: give 'truth' and 'preds', 'sample', 'releases', 'pool' or 'ranked'"
         )
@@ -335,8 +344,10 @@ def build_report(
         )
         inputs["ranked list"] = f"{name_of('ranked', ranked)} ({n_items:,} items)"
         inputs["PAULA labels"] = name_of("labels", labels)
-    if provenance:
-        sections.append(provenance_section(provenance))
+    if labels_db is not None:
+        inputs["label store"] = name_of("labels_db", labels_db)
+    if provenance or labels_db is not None:
+        sections.append(provenance_section(provenance, store=labels_db))
     # a release-only report has a summary already; make sure keys stay unique
     seen: dict[str, int] = {}
     unique: list[Section] = []
