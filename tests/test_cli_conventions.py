@@ -45,6 +45,7 @@ LONG = {
     "oasis experiment",
     "paula plan",
     "paula bounds",
+    "report",
     "label init",
     "label export",
     "label import",
@@ -87,6 +88,7 @@ def test_the_command_list() -> None:
         "summary",
         "compare",
         "monitor",
+        "report",
         "label init",
         "label status",
         "label export",
@@ -104,7 +106,8 @@ def test_shared_option_names(path: str) -> None:
         # every command that prints a result prints it as a table, JSON or CSV
         assert "--format" in opts and "-f" in opts and opts["-f"] is opts["--format"]
         fmt = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
-        assert "<table|json|csv>" in fmt.stdout
+        # a report is a page or its numbers, not a table
+        assert ("<html|json>" if path == "report" else "<table|json|csv>") in fmt.stdout
     assert not RETIRED & set(opts), RETIRED & set(opts)
     if path in LONG:
         assert "--quiet" in opts and opts["-q"] is opts["--quiet"]

@@ -89,6 +89,7 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
         "paula plan": ["paula", "plan", "--n", "1000", "--epsilon", "0.1", "--delta", "5"],
         "paula bounds": ["paula", "bounds", ranked, labels, "--epsilon", "0.2", "--delta", "3"],
         "oasis estimate": ["oasis", "estimate", pool, "--budget", "20", "--seed", "0"],
+        "report": ["report", "--truth", T, "--pred", P, "-q"],
         "oasis experiment": [
             "oasis",
             "experiment",
@@ -120,6 +121,7 @@ CASES: dict[tuple[str, str], tuple[str, list[str]]] = {
     ("paula bounds", "--plot"): ("b.png", ["b.xyz", "b"]),
     ("oasis estimate", "--state"): ("s.state", []),  # any name: the file written is the one named
     ("oasis experiment", "--plot"): ("e.svg", ["e.xyz"]),
+    ("report", "--out"): ("r.html", ["r.txt", "r"]),
 }
 
 

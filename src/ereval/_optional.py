@@ -14,6 +14,8 @@ _EXTRA_OF = {
     "matplotlib.pyplot": "plot",
     "pyspark": "spark",
     "sklearn": "analysis",
+    "vl_convert": "report",
+    "jinja2": "report",
     "rapidfuzz": "labels",
     "fastapi": "app",
     "uvicorn": "app",

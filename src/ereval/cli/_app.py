@@ -27,6 +27,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "ereval.cli.label",
     "ereval.cli.example",
     "ereval.cli.label_serve",  # after the label group, which it joins
+    "ereval.cli.report",
 )
 
 for _name in _COMMAND_MODULES:

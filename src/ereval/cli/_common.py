@@ -130,6 +130,8 @@ API_NAMES: dict[str, str] = {
     "kind": "plot_kind",
     "replace": "without_replacement",
     "feature_columns": "feature_cols",
+    "preds": "pred",
+    "oasis_budget": "budget",
 }
 #: Python parameters that are the negation of their flag (``replace`` vs
 #: ``--without-replacement``).

@@ -1,0 +1,344 @@
+"""``ereval report``: one self-contained HTML report of an evaluation."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from .._errors import InputError
+from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
+from ._output import Outputs, check_output_path
+from ._progress import progress
+from ._sample import DesignChoice, WeightsOpt
+from .estimate import weights_value
+
+ReportFormat = Literal["html", "json"]
+
+
+def _named_pred(text: str) -> tuple[str, str]:
+    """``NAME=PATH`` or ``PATH`` (named by its file stem)."""
+    if "=" in text and not os.path.exists(text):
+        name, _, path = text.partition("=")
+        if not name or not path:
+            raise InputError(f"'--pred' must be PATH or NAME=PATH; received {text!r}")
+        return name, path
+    return Path(text).name.split(".")[0], text
+
+
+def _check_plots_dir(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise InputError(f"'--plots-dir': '{path}' exists and is not a folder")
+    parent = path if path.exists() else path.parent
+    if not parent.is_dir():
+        raise InputError(f"'--plots-dir': folder '{parent}' does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(f"'--plots-dir': folder '{parent}' is not writable")
+
+
+@handle_errors
+def report_command(
+    example: Annotated[
+        bool,
+        typer.Option("--example", help="Report on the bundled example data (other inputs unused)."),
+    ] = False,
+    truth: Annotated[
+        Path | None, typer.Option("--truth", help="True clustering (CSV/Parquet).")
+    ] = None,
+    pred: Annotated[
+        list[str] | None,
+        typer.Option("--pred", help="Predicted clustering, PATH or NAME=PATH (repeatable)."),
+    ] = None,
+    sample: Annotated[
+        Path | None,
+        typer.Option("--sample", help="Labelled true clusters (CSV/Parquet), one row per record."),
+    ] = None,
+    design: Annotated[
+        DesignChoice | None, typer.Option("--design", help="How the sampled units were drawn.")
+    ] = None,
+    weights: WeightsOpt = None,
+    draws: Annotated[
+        str | None,
+        typer.Option("--draws", help="Column of the sample with each unit's number of draws."),
+    ] = None,
+    records: Annotated[
+        Path | None,
+        typer.Option(
+            "--records",
+            help="Record attributes (CSV/Parquet, keyed by record id): error-analysis features "
+            "and the columns shown with the worst clusters.",
+        ),
+    ] = None,
+    feature_cols: Annotated[
+        str | None,
+        typer.Option(
+            "--feature-cols", help="Comma-separated columns of --records to use as features."
+        ),
+    ] = None,
+    shares: Annotated[
+        str | None,
+        typer.Option(
+            "--shares",
+            help="Comma-separated COLUMN=VALUE: each cluster's share of records with that value, "
+            "as a feature.",
+        ),
+    ] = None,
+    worst: Annotated[
+        bool,
+        typer.Option(
+            "--worst/--no-worst",
+            help="Show the true clusters with the most errors (cluster-wise errors: several "
+            "times the metrics' time on large data).",
+        ),
+    ] = True,
+    group: Annotated[
+        str | None,
+        typer.Option(
+            "--group", help="Feature to estimate performance per subgroup (needs --sample)."
+        ),
+    ] = None,
+    tags: Annotated[
+        str | None,
+        typer.Option(
+            "--tags", help="Column of reviewers' error tags (in the sample or --records)."
+        ),
+    ] = None,
+    releases: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--releases", help="Releases in order: a folder, a glob, or files (repeatable)."
+        ),
+    ] = None,
+    pairs: Annotated[
+        Path | None,
+        typer.Option(
+            "--pairs", help="Scored pairs (record_id_1, record_id_2, score): needs --truth."
+        ),
+    ] = None,
+    score_col: Annotated[
+        str, typer.Option("--score-col", help="Score column of --pairs.")
+    ] = "score",
+    pool: Annotated[
+        Path | None,
+        typer.Option(
+            "--pool", help="Candidate pairs with score, prediction and label, for OASIS estimates."
+        ),
+    ] = None,
+    budget: Annotated[
+        int, typer.Option("--budget", help="Labels OASIS spends from the pool's label column.")
+    ] = 500,
+    ranked: Annotated[
+        Path | None, typer.Option("--ranked", help="Ranked list, best first, for PAULA bounds.")
+    ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels", help="Labels of the ranks a PAULA plan asked for (rank or item id)."
+        ),
+    ] = None,
+    labels_db: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels-db",
+            help="Label store (SQLite, ereval label): sessions, reviewers and agreement.",
+        ),
+    ] = None,
+    epsilon: Annotated[float, typer.Option("--epsilon", help="PAULA plan's epsilon.")] = 0.1,
+    delta: Annotated[int, typer.Option("--delta", help="PAULA plan's Delta.")] = 10,
+    id_col: Annotated[
+        str, typer.Option("--id-col", help="Item id column of --ranked and --labels.")
+    ] = "pair_id",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="The report file (.html, or .json with -f json); default report.html, or "
+            "JSON on stdout with -f json.",
+        ),
+    ] = None,
+    plots: Annotated[
+        bool,
+        typer.Option(
+            "--plots",
+            help="Also write each chart as SVG and PNG, and report.json, "
+            "into a folder beside the report (NAME_files/).",
+        ),
+    ] = False,
+    plots_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--plots-dir", help="Folder for the SVG, PNG and JSON files (implies --plots)."
+        ),
+    ] = None,
+    title: Annotated[
+        str | None,
+        typer.Option("--title", help="Title of the report (default: a generic one)."),
+    ] = None,
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", "-f", help="html (a page) or json (every number).")
+    ] = "html",
+    level: LevelOpt = 0.95,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of OASIS's sampling.")] = 0,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write one self-contained HTML report of an evaluation: every section the inputs allow.
+
+    Metrics of the predictions against the truth (side by side, best marked),
+    estimates from a labelled sample with intervals and warnings, summary
+    statistics, error analysis, metrics against the score threshold,
+    monitoring over releases and the release comparison, OASIS estimates,
+    PAULA bounds and the provenance of the labels, each with its chart and a
+    short reading. The page works offline (scripts, styles and charts
+    embedded) and prints well.
+    """
+    from ..report import build_report, example_report
+
+    target = out
+    if target is None and fmt == "html":
+        target = Path("report.html")
+    if target is not None:
+        suffixes = (".html", ".htm") if fmt == "html" else (".json",)
+        check_output_path(target, flag="--out", suffixes=suffixes)
+    folder = plots_dir
+    if folder is None and plots:
+        if target is None:
+            raise InputError("'--plots' needs --out (the folder goes beside the report)")
+        folder = target.with_name(target.name.split(".")[0] + "_files")
+    if folder is not None:
+        _check_plots_dir(folder)
+    if not example:
+        check_inputs(truth, pred, sample, design, pairs, ranked, labels, releases, pool, labels_db)
+    from .._optional import require
+
+    for module in ("vl_convert", "jinja2"):  # the extra, checked before any work
+        require(module, feature="ereval report")
+
+    with progress("building the report", quiet=quiet) as bar:
+        if example:
+            report = example_report() if title is None else example_report(title=title)
+        else:
+            preds = dict(_named_pred(p) for p in pred or [])
+            if len(preds) < len(pred or []):
+                raise InputError("'--pred': two predictions have the same name; use NAME=PATH")
+            n_ranked: Any = None
+            labels_frame = None
+            if ranked is not None and labels is not None:
+                import pandas as pd
+
+                from .paula import _labels_by_rank
+
+                n_ranked, ranks, values = _labels_by_rank(
+                    labels, ranked, rank_col="rank", label_col="label", id_col=id_col,
+                    score_col=None,
+                )  # fmt: skip
+                labels_frame = pd.DataFrame({"rank": ranks, "label": values})
+            sources = {
+                k: v.name for k, v in (("labels", labels), ("ranked", ranked)) if v is not None
+            }
+            report = build_report(
+                truth=truth,
+                preds=preds,
+                sample=sample,
+                design="single_block" if design == "single-block" else design,
+                weights=weights_value(weights),
+                draws=draws,
+                records=records,
+                feature_columns=_split(feature_cols),
+                shares=_split(shares) or (),
+                group=group,
+                tags=tags,
+                releases=None if not releases else releases[0] if len(releases) == 1 else releases,
+                pairs=pairs,
+                score_col=score_col,
+                pool=pool,
+                oasis_budget=budget,
+                ranked=n_ranked,
+                labels=labels_frame,
+                epsilon=epsilon,
+                delta=delta,
+                title=title or "Entity resolution evaluation",
+                level=level,
+                seed=seed,
+                sources=sources,
+                worst=worst,
+                labels_db=labels_db,
+            )
+        bar.update(description="drawing the charts")
+        if target is None:
+            sys.stdout.write(report.to_json() + "\n")
+            return
+        contents = report.files(fmt, path=target, plots_dir=folder)
+    if folder is not None:
+        folder.mkdir(exist_ok=True)
+    with Outputs() as outputs:
+        for path, content in contents.items():
+            outputs.add(path, _writer(content))
+    if not quiet:
+        where = f" and {len(contents) - 1} files in {folder}" if folder is not None else ""
+        note(f"wrote {target}{where}")
+
+
+def check_inputs(
+    truth: Path | None,
+    pred: list[str] | None,
+    sample: Path | None,
+    design: str | None,
+    pairs: Path | None,
+    ranked: Path | None,
+    labels: Path | None,
+    releases: list[str] | None,
+    pool: Path | None,
+    labels_db: Path | None = None,
+) -> None:
+    """The combinations of inputs a report needs, checked before any file is read."""
+    if sample is not None and design is None:
+        raise InputError("'--sample' needs --design (record, cluster, block or single-block)")
+    if (ranked is None) != (labels is None):
+        raise InputError("'--ranked' and '--labels' go together (PAULA needs both)")
+    if pairs is not None and truth is None:
+        raise InputError("'--pairs' needs --truth to score the pairs against")
+    if labels_db is not None and not labels_db.is_file():
+        raise InputError(f"'--labels-db': label store '{labels_db}' does not exist")
+    if (
+        all(x is None for x in (truth, sample, pairs, ranked, pool, labels_db))
+        and not pred
+        and not releases
+    ):
+        raise InputError(
+            "nothing to report: give --truth and --pred, --sample, --releases, --pool, "
+            "--ranked/--labels, --labels-db, or --example"
+        )
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _writer(content: str | bytes) -> Any:
+    def write(tmp: Path) -> None:
+        if isinstance(content, bytes):
+            tmp.write_bytes(content)
+        else:
+            tmp.write_text(content, encoding="utf-8")
+
+    return write
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``report`` to the application."""
+    app.command(
+        "report",
+        epilog=examples(
+            "ereval report --example -o report.html",
+            "ereval report --truth truth.csv --pred good=pred_good.csv \\",
+            "    --pred poor=pred_poor.csv -o report.html --plots",
+            "ereval report --pred pred.csv --sample sample.csv --design record \\",
+            "    --releases releases/ --pool pairs.csv -f json -o report.json",
+        ),
+    )(report_command)

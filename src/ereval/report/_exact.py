@@ -1,0 +1,354 @@
+"""Sections computed from a true clustering and predictions: metrics, summary
+statistics and the worst clusters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..contingency import contingency_table
+from ..io import Membership
+from ..metrics import CANONICAL_METRICS, cluster_errors, evaluate
+from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
+from ..summary import Summary, summarize
+from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
+from .model import Section, Table
+from .words import fmt, listing, plural
+
+__all__ = ["LOWER_IS_BETTER", "metrics_section", "summary_section", "worst_clusters_section"]
+
+#: Metrics where a smaller value is better (distances); every other one is a score.
+LOWER_IS_BETTER = frozenset({"bmd", "gmd", "variation_of_information"})
+#: The metrics drawn in the chart (the rest are in the table).
+CHART_METRICS = (
+    "pairwise_precision",
+    "pairwise_recall",
+    "pairwise_f1",
+    "cluster_precision",
+    "cluster_recall",
+    "cluster_f1",
+    "b3_precision",
+    "b3_recall",
+    "b3_f1",
+    "ceafe_f1",
+    "muc_f1",
+    "lea_f1",
+    "adjusted_rand_index",
+    "v_measure",
+)
+#: Most records shown per true cluster in the worst clusters' tables.
+BLOCK_ROWS = 12
+_COLORS = ("black", "tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
+
+
+def _best(values: list[float], metric: str) -> list[int]:
+    arr = np.asarray(values, dtype=np.float64)
+    if np.isnan(arr).all():
+        return []
+    target = np.nanmin(arr) if metric in LOWER_IS_BETTER else np.nanmax(arr)
+    return [k for k, v in enumerate(arr) if np.isclose(v, target, rtol=0, atol=1e-12)]
+
+
+def metrics_section(truth: Membership, preds: Mapping[str, Membership]) -> Section:
+    """Every canonical metric of each prediction against the truth, side by side."""
+    scores: dict[str, dict[str, float]] = {}
+    for name, pred in preds.items():
+        tab = contingency_table(truth, pred)
+        scores[name] = {
+            **evaluate(tab),
+            "n_records": tab.n_records,
+            "n_true_clusters": tab.n_true_clusters,
+            "n_pred_clusters": tab.n_pred_clusters,
+        }
+    names = list(scores)
+    rows: list[tuple[Any, ...]] = []
+    marked: set[tuple[int, int]] = set()
+    for i, metric in enumerate(CANONICAL_METRICS):
+        values = [float(scores[n][metric]) for n in names]
+        rows.append((metric, *values))
+        if len(names) > 1:
+            marked.update((i, k + 1) for k in _best(values, metric))
+    counts = [
+        ("n_records", *(int(scores[n]["n_records"]) for n in names)),
+        ("n_true_clusters", *(int(scores[n]["n_true_clusters"]) for n in names)),
+        ("n_pred_clusters", *(int(scores[n]["n_pred_clusters"]) for n in names)),
+    ]
+    table = Table(
+        "metrics",
+        ("metric", *names),
+        (*rows, *counts),
+        frozenset(marked),
+        note=(
+            "Best value per row in bold (smallest for the distances bmd, gmd and "
+            "variation_of_information)."
+            if len(names) > 1
+            else "Distances (bmd, gmd, variation_of_information): smaller is better."
+        ),
+    )
+    groups = [
+        (
+            n,
+            Bars(
+                CHART_METRICS,
+                np.asarray([scores[n][m] for m in CHART_METRICS], dtype=np.float64),
+                np.full(len(CHART_METRICS), np.nan),
+                np.full(len(CHART_METRICS), np.nan),
+                xlabel="value",
+            ),
+        )
+        for n in names
+    ]
+    chart = Chart(
+        "metrics",
+        "Main metrics of each prediction against the truth (1 is perfect).",
+        grouped_bars_spec(groups, title="metrics against the truth"),
+    )
+    return Section(
+        "metrics",
+        "Metrics against the truth",
+        tuple(_metrics_reading(scores)),
+        tables=(table,),
+        charts=(chart,),
+        numbers={"metrics": scores},
+    )
+
+
+def _metrics_reading(scores: Mapping[str, Mapping[str, float]]) -> list[str]:
+    names = list(scores)
+    out: list[str] = []
+    first = scores[names[0]]
+    n = int(first["n_records"])
+    out.append(
+        f"{plural(len(names), 'prediction')} of {n:,} records "
+        f"({int(first['n_true_clusters']):,} true clusters) scored with "
+        f"{len(CANONICAL_METRICS)} metrics."
+    )
+    for name in names:
+        s = scores[name]
+        p, r = s["pairwise_precision"], s["pairwise_recall"]
+        if p == 1.0 and r == 1.0:
+            out.append(f"{name} is exactly the true clustering: every metric is perfect.")
+            continue
+        lean = (
+            "it merges records of different entities more than it splits entities"
+            if p < r
+            else "it splits entities more than it merges different ones"
+            if r < p
+            else "its merging and splitting errors balance"
+        )
+        out.append(
+            f"{name}: pairwise precision {fmt(p)}, recall {fmt(r)}, F1 "
+            f"{fmt(s['pairwise_f1'])}; B-cubed F1 {fmt(s['b3_f1'])}, cluster F1 "
+            f"{fmt(s['cluster_f1'])} ({lean})."
+        )
+    if len(names) > 1:
+        for kind, keys in (
+            ("precision", [m for m in CANONICAL_METRICS if m.endswith("_precision")]),
+            ("recall", [m for m in CANONICAL_METRICS if m.endswith("_recall")]),
+            ("F1", [m for m in CANONICAL_METRICS if m.endswith("_f1")]),
+        ):
+            winners = {
+                name
+                for name in names
+                if all(scores[name][k] >= max(scores[o][k] for o in names) - 1e-12 for k in keys)
+            }
+            if len(winners) == 1:
+                w = winners.pop()
+                out.append(
+                    f"{w} has the highest {kind} on every pairwise and cluster metric "
+                    f"({len(keys)} of them)."
+                )
+            else:
+                wins = {
+                    name: sum(
+                        scores[name][k] >= max(scores[o][k] for o in names) - 1e-12 for k in keys
+                    )
+                    for name in names
+                }
+                out.append(
+                    f"No prediction has the best {kind} on every metric: "
+                    + listing(f"{name} on {c} of {len(keys)}" for name, c in wins.items())
+                    + "."
+                )
+    return out
+
+
+def summary_section(preds: Mapping[str, Membership], truth: Membership | None = None) -> Section:
+    """Summary statistics of each clustering (and of the truth when given)."""
+    clusterings: dict[str, Membership] = {}
+    if truth is not None:
+        clusterings["truth"] = truth
+    clusterings.update(preds)
+    summaries: dict[str, Summary] = {n: summarize(m) for n, m in clusterings.items()}
+    dicts = {n: s.to_dict() for n, s in summaries.items()}
+    keys = [k for k in next(iter(dicts.values())) if any(np.isfinite(d[k]) for d in dicts.values())]
+    names = list(dicts)
+    table = Table(
+        "summary statistics",
+        ("statistic", *names),
+        tuple((k, *(dicts[n][k] for n in names)) for k in keys),
+    )
+    sizes, curves = [], []
+    for k, (n, s) in enumerate(summaries.items()):
+        size = size_distribution_figure(s).lines[0]
+        hill = entropy_curve_figure(s).lines[0]
+        sizes.append(Line(size.x, size.y, n, _COLORS[k % len(_COLORS)], marker="o", width=0.8))
+        curves.append(Line(hill.x, hill.y, n, _COLORS[k % len(_COLORS)]))
+    first = next(iter(summaries.values()))
+    size_panel = size_distribution_figure(first)
+    hill_panel = entropy_curve_figure(first)
+    chart = Chart(
+        "summary",
+        "Clusters per size (log scales) and the entropy curve of the cluster sizes (Hill "
+        "numbers H_q: the effective number of cluster sizes at order q).",
+        concat_spec(
+            [
+                panel_spec(
+                    Panel(
+                        tuple(sizes),
+                        size_panel.xlabel,
+                        size_panel.ylabel,
+                        "clusters per size",
+                        yscale="log",
+                    ),
+                    xscale="log",
+                    width=280,
+                    height=200,
+                ),
+                panel_spec(
+                    Panel(tuple(curves), hill_panel.xlabel, hill_panel.ylabel, "entropy curve"),
+                    width=280,
+                    height=200,
+                ),
+            ]
+        ),
+    )
+    charts = [chart]
+    reading = [
+        f"{n}: {s.n_clusters:,} clusters of {s.n_records:,} records, average size "
+        f"{fmt(s.average_cluster_size, 3)}, {s.matching_rate:.1%} of records matched to "
+        f"another; largest cluster {int(s.sizes.max()) if s.sizes.size else 0} records."
+        for n, s in summaries.items()
+    ]
+    if truth is not None and preds:
+        t = summaries["truth"]
+        for n in preds:
+            s = summaries[n]
+            diff = s.n_clusters - t.n_clusters
+            if diff > 0:
+                reading.append(
+                    f"{n} has {diff:,} more clusters than the truth: on balance it splits entities."
+                )
+            elif diff < 0:
+                reading.append(
+                    f"{n} has {-diff:,} fewer clusters than the truth: on balance it merges entities."
+                )
+    return Section(
+        "summary",
+        "Summary statistics",
+        tuple(reading),
+        tables=(table,),
+        charts=tuple(charts),
+        numbers={"summary": dicts},
+    )
+
+
+def _slug(name: str) -> str:
+    out = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
+    return out or "x"
+
+
+def worst_clusters_section(
+    truth: Membership,
+    preds: Mapping[str, Membership],
+    *,
+    records: pd.DataFrame | None = None,
+    record_col: str = "record_id",
+    top: int = 5,
+) -> Section:
+    """The true clusters with the most errors in each prediction, with their records."""
+    tables: list[Table] = []
+    numbers: dict[str, Any] = {}
+    reading: list[str] = []
+    truth_frame = pd.DataFrame({"record_id": truth.records, "true_cluster": truth.clusters})
+    attrs = None
+    if records is not None and record_col in records.columns:
+        keep = [c for c in records.columns if c != record_col][:8]
+        attrs = records[[record_col, *keep]].rename(columns={record_col: "record_id"})
+        attrs["record_id"] = attrs["record_id"].astype(str)
+    for name, pred in preds.items():
+        errors = cluster_errors(truth, pred)
+        wrong = errors[errors["EI"] > 0]
+        share = len(wrong) / max(len(errors), 1)
+        n_over = int((errors["OCE"] > 0).sum())
+        n_under = int((errors["UCE"] > 0).sum())
+        reading.append(
+            f"{name}: {len(wrong):,} of {len(errors):,} true clusters ({share:.1%}) have an error; "
+            f"{n_over:,} share a predicted cluster with other entities' records "
+            f"(over-clustering) and {n_under:,} are split (under-clustering)."
+        )
+        worst = wrong.sort_values(["EI", "size"], ascending=[False, False]).head(top)
+        numbers[name] = {
+            "clusters_with_error": len(wrong),
+            "over_clustered": n_over,
+            "under_clustered": n_under,
+            "worst": worst.to_dict(orient="records"),
+        }
+        if worst.empty:
+            continue
+        # the few records concerned, found with one pass over each clustering
+        ids = worst["cluster_id"].to_numpy()
+        own = np.asarray(truth.records)[np.isin(truth.clusters, ids)]
+        touched = np.asarray(pred.clusters)[np.isin(pred.records, own)]
+        linked_mask = np.isin(pred.clusters, touched)
+        pred_frame = pd.DataFrame(
+            {"record_id": pred.records[linked_mask], "pred_cluster": pred.clusters[linked_mask]}
+        )
+        small_truth = truth_frame[truth_frame["record_id"].isin(pred_frame["record_id"])]
+        rows: list[tuple[Any, ...]] = []
+        columns: tuple[str, ...] = ()
+        for cid in ids:
+            members = small_truth[small_truth["true_cluster"] == cid]
+            pred_ids = pred_frame[pred_frame["record_id"].isin(members["record_id"])]
+            linked = pred_frame[pred_frame["pred_cluster"].isin(pred_ids["pred_cluster"])]
+            frame = linked.merge(small_truth, on="record_id", how="left")
+            frame["record_id"] = frame["record_id"].astype(str)
+            if attrs is not None:
+                frame = frame.merge(attrs, on="record_id", how="left")
+            frame["_own"] = frame["true_cluster"] != cid
+            frame = frame.sort_values(["_own", "pred_cluster", "true_cluster", "record_id"])
+            frame = frame.drop(columns="_own")
+            columns = tuple(str(c) for c in frame.columns)
+            rows.extend(
+                tuple(_cell(v) for v in r) for r in frame.head(BLOCK_ROWS).itertuples(index=False)
+            )
+            if len(frame) > BLOCK_ROWS:
+                more = len(frame) - BLOCK_ROWS
+                rows.append((f"… {more:,} more records", *("" for _ in columns[1:])))
+            rows.append(tuple("" for _ in columns))
+        tables.append(
+            Table(
+                f"{name}: the {len(worst)} true clusters with the most errors, and the "
+                "records predicted with them",
+                columns,
+                tuple(rows[:-1]),
+                note="Each block is one true cluster: its records, and the other records "
+                "its predicted clusters hold.",
+            )
+        )
+    return Section(
+        "worst",
+        "Clusters with errors",
+        tuple(reading),
+        tables=tuple(tables),
+        numbers=numbers,
+    )
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value.item() if isinstance(value, np.generic) else value

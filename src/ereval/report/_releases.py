@@ -1,0 +1,171 @@
+"""Sections over releases: monitoring with change flags, and the last release
+compared with the one before."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..compare import CATEGORIES, compare
+from ..estimators import ClusterSample
+from ..io import Membership
+from ..monitor import monitor
+from ..plots import Bars, monitoring_figure
+from .charts import Chart, bars_spec, concat_spec, monitor_spec
+from .model import Section, Table
+from .words import fmt, listing, plural
+
+__all__ = ["comparison_section", "monitoring_section"]
+
+#: Most statistics drawn in the monitoring chart.
+MAX_PANELS = 6
+
+
+def monitoring_section(
+    releases: Mapping[str, Membership], *, sample: ClusterSample | None, level: float
+) -> tuple[Section, list[str]]:
+    """Summary statistics (and estimates, with a sample) over releases, with flags.
+
+    Returns the section and the notes of :func:`ereval.monitor.monitor`.
+    """
+    from ._sample import caught
+
+    m, found = caught(lambda: monitor(dict(releases), sample=sample, level=level))
+    panels = monitoring_figure(m)[:MAX_PANELS]
+    chart = Chart(
+        "monitoring",
+        "Statistics over releases: all records (blue), the records in every release (green), "
+        "estimates with their intervals (grey band) and flagged changes (red crosses).",
+        concat_spec([monitor_spec(p) for p in panels], columns=3),
+    )
+    stats = m.statistics
+    shown = [c for c in stats.columns if np.isfinite(stats[c].astype(float)).any()]
+    table = Table(
+        "summary statistics per release (all records)",
+        ("release", *shown),
+        tuple((r, *(float(stats.loc[r, c]) for c in shown)) for r in m.releases),
+    )
+    flags = m.flags
+    flag_table = Table(
+        "flagged changes",
+        ("release", "scope", "statistic", "rule", "value", "lower", "upper"),
+        tuple(
+            (row.release, row.scope, row.statistic, row.rule, row.value, row.lower, row.upper)
+            for row in flags.itertuples(index=False)
+        ),
+        note="shift: outside the prediction limits of earlier releases; trend: a monotone run; "
+        "interval: the estimate's interval does not overlap the previous release's; "
+        "outside_estimate: the release's own value lies outside the interval estimated for "
+        "the truth.",
+    )
+    first, last = m.releases[0], m.releases[-1]
+    reading = [
+        f"{plural(len(m.releases), 'release')} from {first} to {last}; "
+        f"{m.n_common:,} records are in every release."
+    ]
+    acs = stats["average_cluster_size"].astype(float)
+    reading.append(
+        f"Average cluster size went from {fmt(acs.iloc[0])} to {fmt(acs.iloc[-1])} and the "
+        f"matching rate from {float(stats['matching_rate'].iloc[0]):.1%} to "
+        f"{float(stats['matching_rate'].iloc[-1]):.1%}."
+    )
+    if flags.empty:
+        reading.append("No change was flagged.")
+    else:
+        per = flags.groupby("release", sort=False)["statistic"].apply(
+            lambda s: listing(dict.fromkeys(s))
+        )
+        reading.append(
+            f"{plural(len(flags), 'flag')} raised: "
+            + "; ".join(f"{r}: {s}" for r, s in per.items())
+            + "."
+        )
+    if m.estimates:
+        est = m.estimates.get(last, {})
+        if "pairwise_f1" in est:
+            e = est["pairwise_f1"]
+            reading.append(
+                f"In {last} the estimated pairwise F1 is {fmt(e.value)} "
+                f"[{fmt(e.lower)}, {fmt(e.upper)}]."
+            )
+    tables = (table, flag_table) if not flags.empty else (table,)
+    section = Section(
+        "monitoring",
+        "Monitoring over releases",
+        tuple(reading),
+        tables=tables,
+        charts=(chart,),
+        warnings=tuple(dict.fromkeys([*m.notes, *found])),
+        numbers=m.to_dict(),
+    )
+    return section, list(m.notes)
+
+
+def comparison_section(old_name: str, old: Membership, new_name: str, new: Membership) -> Section:
+    """What ``new`` kept, split and merged of ``old``'s clusters, record by record."""
+    c = compare(old, new)
+    counts = c.counts
+    bars = Bars(
+        CATEGORIES,
+        np.asarray([counts[k] for k in CATEGORIES], dtype=np.float64),
+        np.full(len(CATEGORIES), np.nan),
+        np.full(len(CATEGORIES), np.nan),
+        xlabel=f"clusters of {old_name}",
+        title=f"what {new_name} did to the clusters of {old_name}",
+        xlim=None,
+    )
+    changed = c.records(changed_only=True)
+    agreement = Table(
+        f"agreement of {new_name} with {old_name} on their common records ({old_name} as truth)",
+        ("metric", "value"),
+        tuple((k, v) for k, v in c.agreement.items()),
+    )
+    changed_table = Table(
+        f"records whose cluster changed (first 20 of {len(changed):,})",
+        tuple(str(x) for x in changed.columns),
+        tuple(tuple(_plain(v) for v in row) for row in changed.head(20).itertuples(index=False)),
+    )
+    total = sum(counts.values())
+    reading = [
+        f"Of the {total:,} clusters of {old_name}, {new_name} kept {counts['kept']:,}, split "
+        f"{counts['split']:,}, merged {counts['merged']:,} with others, split and merged "
+        f"{counts['split_and_merged']:,} and removed {counts['removed']:,}; "
+        f"{len(changed):,} records changed cluster, {c.n_added:,} were added."
+    ]
+    if "pairwise_precision" in c.agreement:
+        p, r = c.agreement["pairwise_precision"], c.agreement["pairwise_recall"]
+        reading.append(
+            f"Taking {old_name} as truth, {new_name} has pairwise precision {fmt(p)} and recall "
+            f"{fmt(r)}: "
+            + (
+                "it mostly links more records together."
+                if p < r
+                else "it mostly separates records that were linked."
+                if r < p
+                else "the releases agree."
+            )
+        )
+    return Section(
+        "comparison",
+        f"Release comparison: {old_name} to {new_name}",
+        tuple(reading),
+        tables=(agreement, changed_table),
+        charts=(
+            Chart(
+                "comparison",
+                "Clusters of the earlier release by what the later one did to them.",
+                bars_spec(bars),
+            ),
+        ),
+        numbers=c.to_dict(),
+    )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value

@@ -1,0 +1,491 @@
+"""Sections computed from a labelled sample of true clusters: estimates with
+intervals, error analysis, and the provenance of the labels."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from .._optional import require
+from ..analysis import disparities, error_tree, sample_errors, tag_frequencies
+from ..estimators import ClusterSample, estimate, prepare_prediction
+from ..io import Membership
+from ..plots import Bars, disparities_figure, tags_figure
+from ..results import Estimate
+from .charts import Chart, bars_spec, concat_spec, grouped_bars_spec
+from .model import Section, Table
+from .words import fmt, interval, listing, plural
+
+__all__ = [
+    "analysis_section",
+    "caught",
+    "estimates_section",
+    "provenance_section",
+]
+
+T = TypeVar("T")
+
+#: The estimators drawn in the chart, when available.
+CHART_ESTIMATORS = (
+    "pairwise_precision",
+    "pairwise_recall",
+    "pairwise_f1",
+    "cluster_precision",
+    "cluster_recall",
+    "cluster_f1",
+    "b3_precision",
+    "b3_recall",
+    "homogeneity",
+    "completeness",
+)
+#: Columns that name who gave a label, tried in this order.
+REVIEWER_COLUMNS = ("reviewer", "labeller", "labeler", "annotator", "user", "reviewed_by")
+
+
+def caught(func: Callable[[], T]) -> tuple[T, list[str]]:
+    """Call ``func``; return its result and the messages of the warnings it emitted."""
+    with warnings.catch_warnings(record=True) as records:
+        warnings.simplefilter("always")
+        out = func()
+    return out, list(dict.fromkeys(str(r.message) for r in records))
+
+
+def _recommended(results: Mapping[str, Estimate]) -> list[str]:
+    return [k for k in results if not k.endswith(("_naive", "_cluster", "_record", "_fbeta"))]
+
+
+def estimates_section(
+    sample: ClusterSample,
+    preds: Mapping[str, Membership],
+    *,
+    level: float,
+    exact: Mapping[str, Mapping[str, float]] | None = None,
+) -> Section:
+    """Each prediction's performance estimated from the sample, with intervals."""
+    results: dict[str, dict[str, Estimate]] = {}
+    notes: list[str] = []
+    for name, pred in preds.items():
+        prepared = prepare_prediction(pred)
+        res, found = caught(partial(estimate, prepared, sample, level=level, naive=False))
+        results[name] = res
+        shown = _recommended(res)
+        hidden = [k for k in res if k not in shown]
+        for w in [*found, *(w for k in shown for w in res[k].warnings)]:
+            if not any(f"'{k}'" in w for k in hidden):
+                notes.append(f"{name}: {w}")
+    names = list(results)
+    keys = _recommended(results[names[0]])
+    columns: list[str] = ["estimator"]
+    for n in names:
+        columns += [n, f"{level:.0%} interval"]
+        if exact is not None:
+            columns.append(f"{n} exact")
+    rows = []
+    for k in keys:
+        row: list[Any] = [k]
+        for n in names:
+            e = results[n][k]
+            row += [e.value, f"[{fmt(e.lower, 4)}, {fmt(e.upper, 4)}]"]
+            if exact is not None:
+                row.append(exact[n].get(k))
+        rows.append(tuple(row))
+    n_draws = next(iter(results[names[0]].values())).n if keys else 0
+    table = Table(
+        f"estimates from {plural(n_draws, 'draw')} ({sample.design} design, {sample.weights} weights)",
+        tuple(columns),
+        tuple(rows),
+        note=f"{level:.0%} confidence intervals (normal, clamped to the quantity's range)."
+        + (" 'exact' columns: the value computed from the full truth." if exact else ""),
+    )
+    shown = [k for k in CHART_ESTIMATORS if k in keys]
+    groups = [
+        (
+            n,
+            Bars(
+                tuple(shown),
+                np.asarray([results[n][k].value for k in shown], dtype=np.float64),
+                np.asarray([results[n][k].lower for k in shown], dtype=np.float64),
+                np.asarray([results[n][k].upper for k in shown], dtype=np.float64),
+                xlabel=f"estimate ({level:.0%} interval)",
+            ),
+        )
+        for n in names
+    ]
+    chart = Chart(
+        "estimates",
+        f"Estimated performance with {level:.0%} confidence intervals (black lines).",
+        grouped_bars_spec(groups, title="estimates from the labelled sample"),
+    )
+    reading = [
+        f"Estimated from {plural(n_draws, 'draw')} of a labelled sample of true clusters "
+        f"({sample.design} design); each interval holds the true value with "
+        f"{level:.0%} confidence."
+    ]
+    for n in names:
+        r = results[n]
+        parts = [
+            f"{k.replace('_', ' ')} {interval(r[k])}"
+            for k in (
+                "pairwise_precision",
+                "pairwise_recall",
+                "pairwise_f1",
+                "b3_precision",
+                "b3_recall",
+            )
+            if k in r
+        ]
+        widest = max(keys, key=lambda k: r[k].width if np.isfinite(r[k].width) else -1.0)
+        reading.append(
+            f"{n}: " + "; ".join(parts) + f". The widest interval is {widest}'s "
+            f"({fmt(r[widest].width)} wide)."
+        )
+    if exact is not None:
+        for n in names:
+            inside = [
+                k
+                for k in keys
+                if k in exact[n]
+                and np.isfinite(exact[n][k])
+                and results[n][k].lower <= exact[n][k] <= results[n][k].upper
+            ]
+            checked = [k for k in keys if k in exact[n] and np.isfinite(exact[n][k])]
+            if checked:
+                reading.append(
+                    f"{n}: the intervals contain the exact value for {len(inside)} of "
+                    f"{len(checked)} estimators."
+                )
+    if len(names) == 2:
+        a, b = names
+        sep = [
+            k
+            for k in keys
+            if results[a][k].lower > results[b][k].upper
+            or results[b][k].lower > results[a][k].upper
+        ]
+        if sep:
+            reading.append(
+                f"The intervals of {a} and {b} do not overlap for {listing(sep)}: the sample "
+                "separates the two there."
+            )
+        else:
+            reading.append(f"The intervals of {a} and {b} overlap for every estimator.")
+    return Section(
+        "estimates",
+        "Estimates from the labelled sample",
+        tuple(reading),
+        tables=(table,),
+        charts=(chart,),
+        warnings=tuple(dict.fromkeys(notes)),
+        numbers={n: {k: e.to_dict() for k, e in r.items()} for n, r in results.items()},
+    )
+
+
+def analysis_section(
+    sample: ClusterSample,
+    name: str,
+    pred: Membership,
+    *,
+    records: pd.DataFrame | None,
+    feature_columns: Sequence[str] | None,
+    shares: Sequence[str],
+    group: str | None,
+    tags: str | None,
+    level: float,
+    record_col: str = "record_id",
+) -> Section:
+    """Where ``pred`` fails, from the sample: subgroups, the error tree, tags and the
+    sampled clusters with the most errors."""
+    features = records
+    (errs, found) = caught(
+        lambda: sample_errors(
+            pred,
+            sample,
+            features=features,
+            feature_columns=feature_columns if features is not None else None,
+            shares=shares if features is not None else (),
+            record_col=record_col,
+        )
+    )
+    notes = [f"{name}: {w}" for w in found]
+    table = errs.table
+    reading: list[str] = []
+    charts: list[Chart] = []
+    tables: list[Table] = []
+    numbers: dict[str, Any] = {"prediction": name}
+    w = table["weight"].to_numpy(dtype=np.float64)
+    over = float(np.sum(w * (table["OCE"].to_numpy() > 0)) / np.sum(w))
+    under = float(np.sum(w * (table["UCE"].to_numpy() > 0)) / np.sum(w))
+    reading.append(
+        f"Errors of {name} on the {len(table):,} sampled true clusters: an estimated "
+        f"{over:.1%} of entities are over-clustered (share a predicted cluster with "
+        f"another entity) and {under:.1%} under-clustered (split), weighting each "
+        "sampled cluster by its inverse sampling probability."
+    )
+    numbers["over_clustered_share"] = over
+    numbers["under_clustered_share"] = under
+    if group is not None:
+        d, found = caught(lambda: disparities(errs, group, level=level))
+        notes += [f"{name}: {m}" for m in found]
+        panels = disparities_figure(d)
+        charts.append(
+            Chart(
+                "disparities",
+                f"{name}: performance per {group} (bars with {level:.0%} intervals; dashed: "
+                "all entities).",
+                concat_spec([bars_spec(p, width=200) for p in panels], columns=3),
+            )
+        )
+        numbers["disparities"] = {
+            "by": d.by,
+            "groups": {str(g): {k: e.to_dict() for k, e in r.items()} for g, r in d.groups.items()},
+            "overall": {k: e.to_dict() for k, e in d.overall.items()},
+            "clusters": {str(g): c for g, c in d.clusters.items()},
+        }
+        f1 = {g: r["pairwise_f1"] for g, r in d.groups.items() if "pairwise_f1" in r}
+        if f1:
+            lo = min(f1, key=lambda g: f1[g].value if np.isfinite(f1[g].value) else np.inf)
+            hi = max(f1, key=lambda g: f1[g].value if np.isfinite(f1[g].value) else -np.inf)
+            overlap = f1[lo].upper >= f1[hi].lower
+            reading.append(
+                f"By {group}: pairwise F1 ranges from {interval(f1[lo])} ({lo}) to "
+                f"{interval(f1[hi])} ({hi}); "
+                + (
+                    "the intervals overlap, so the sample shows no clear disparity."
+                    if overlap
+                    else "the intervals do not overlap: a real disparity."
+                )
+            )
+    if errs.features:
+        try:
+            require("sklearn", feature="the error tree of a report")
+        except ImportError as exc:
+            notes.append(str(exc))
+        else:
+            tree, found = caught(lambda: error_tree(errs, target="error", max_depth=2))
+            notes += [f"{name}: {m}" for m in found]
+            tables.append(
+                Table(
+                    f"{name}: which features go with errors (weighted decision tree)",
+                    (
+                        "rule",
+                        "clusters with an error (weighted)",
+                        "sampled clusters",
+                        "share of entities",
+                    ),
+                    tuple(
+                        (
+                            " and ".join(r.conditions) or "all clusters",
+                            r.value,
+                            r.clusters,
+                            r.share,
+                        )
+                        for r in tree.rules
+                    ),
+                    note=f"Overall weighted share of clusters with an error: {fmt(tree.overall)}.",
+                )
+            )
+            numbers["error_tree"] = {
+                "overall": tree.overall,
+                "first_split": tree.first_split,
+                "importances": tree.importances,
+                "rules": [
+                    {
+                        "conditions": list(r.conditions),
+                        "value": r.value,
+                        "clusters": r.clusters,
+                        "share": r.share,
+                    }
+                    for r in tree.rules
+                ],
+            }
+            top = tree.rules[0] if tree.rules else None
+            if top is not None and tree.first_split is not None:
+                reading.append(
+                    f"The error tree splits first on {tree.first_split}; its most "
+                    f"error-prone leaf ({' and '.join(top.conditions)}) has errors in "
+                    f"{top.value:.0%} of its {top.clusters} sampled clusters, against "
+                    f"{tree.overall:.0%} overall."
+                )
+            elif top is not None:
+                reading.append("The error tree finds no feature that separates errors.")
+    if tags is not None:
+        freq, found = caught(lambda: tag_frequencies(errs, tags, level=level))
+        notes += [f"{name}: {m}" for m in found]
+        if freq:
+            charts.append(
+                Chart(
+                    "tags",
+                    "Reviewers' error tags: weighted share of entities with an error that carry "
+                    "each tag.",
+                    bars_spec(tags_figure(freq)),
+                )
+            )
+            first = next(iter(freq))
+            reading.append(
+                f"The most frequent error tag is '{first}', on an estimated "
+                f"{interval(freq[first])} of entities with an error."
+            )
+        numbers["tags"] = {t: e.to_dict() for t, e in freq.items()}
+    worst = table[table["EI"] > 0].sort_values(["EI", "size"], ascending=False).head(10)
+    base = ["cluster_id", "size", "n_pred_clusters", "EI", "OCE", "UCE", "weight"]
+    extra = [str(f) for f in errs.features if f != "size" and f in worst.columns][:6]
+    cols = [c for c in base if c in worst.columns] + extra
+    tables.append(
+        Table(
+            f"{name}: sampled true clusters with the most errors",
+            tuple(cols),
+            tuple(
+                tuple(None if isinstance(v, float) and np.isnan(v) else v for v in row)
+                for row in worst[cols].itertuples(index=False)
+            ),
+            note="EI: records to move to fix the cluster; OCE/UCE: over-/under-clustering "
+            "error; weight: inverse sampling probability.",
+        )
+    )
+    numbers["worst_sampled"] = worst[cols].to_dict(orient="records")
+    return Section(
+        "analysis",
+        f"Error analysis of {name}",
+        tuple(reading),
+        tables=tuple(tables),
+        charts=tuple(charts),
+        warnings=tuple(dict.fromkeys(notes)),
+        numbers=numbers,
+    )
+
+
+def _reviewer_column(frame: pd.DataFrame) -> str | None:
+    lower = {str(c).lower(): str(c) for c in frame.columns}
+    for name in REVIEWER_COLUMNS:
+        if name in lower:
+            return lower[name]
+    return None
+
+
+def provenance_section(
+    sources: Mapping[str, tuple[pd.DataFrame, str, str]],
+    *,
+    store: str | os.PathLike[str] | None = None,
+) -> Section:
+    """Who labelled what, how many labels, and agreement where an item was labelled twice.
+
+    ``sources`` maps a description (e.g. ``"labelled sample (sample.csv)"``) to
+    ``(frame, item column, label column)``; a label column of ``""`` means the
+    rows are labelled true clusters (every row is a label).
+    """
+    rows: list[tuple[Any, ...]] = []
+    reading: list[str] = []
+    numbers: dict[str, Any] = {}
+    counts: list[tuple[str, int]] = []
+    for what, (frame, item_col, label_col) in sources.items():
+        reviewer = _reviewer_column(frame)
+        labelled = frame if not label_col else frame[frame[label_col].notna()]
+        n_labels = len(labelled)
+        n_items = int(labelled[item_col].nunique()) if item_col in labelled.columns else n_labels
+        unit = "labelled records of" if not label_col else "labels on"
+        items = "true clusters" if not label_col else "items"
+        positives: int | None = None
+        if label_col:
+            positives = int(pd.to_numeric(labelled[label_col], errors="coerce").fillna(0).sum())
+        who = "not recorded"
+        per: dict[str, int] = {}
+        if reviewer is not None:
+            per = {str(k): int(v) for k, v in labelled[reviewer].value_counts().items()}
+            who = listing(f"{k} ({v:,})" for k, v in per.items())
+            counts += [(f"{what}: {k}", v) for k, v in per.items()]
+        else:
+            counts.append((what, n_labels))
+        agreement: float | None = None
+        repeated = 0
+        if label_col and item_col in labelled.columns:
+            by_item = labelled.groupby(item_col)[label_col]
+            sizes = by_item.size()
+            repeated = int((sizes > 1).sum())
+            if repeated:
+                unanimous = by_item.nunique()[sizes > 1] == 1
+                agreement = float(unanimous.mean())
+        rows.append((what, n_labels, n_items, positives, who, repeated, agreement))
+        numbers[what] = {
+            "labels": n_labels,
+            "items": n_items,
+            "positives": positives,
+            "reviewers": per,
+            "items_labelled_twice_or_more": repeated,
+            "agreement": agreement,
+        }
+        sentence = f"{what}: {n_labels:,} {unit} {n_items:,} {items}"
+        if positives is not None:
+            sentence += f", {positives:,} positive"
+        sentence += f"; labelled by {who}" if reviewer is not None else "; reviewers not recorded"
+        if agreement is not None:
+            sentence += (
+                f"; {repeated:,} items were labelled more than once and the labels agree on "
+                f"{agreement:.0%} of them"
+            )
+        reading.append(sentence + ".")
+    tables: list[Table] = []
+    if store is not None:
+        from ._provenance import COLUMNS, store_provenance
+
+        s_rows, s_reading, s_numbers, s_counts = store_provenance(store)
+        name = os.path.basename(os.fspath(store))
+        tables.append(
+            Table(
+                f"sessions of the label store {name}",
+                COLUMNS,
+                tuple(s_rows),
+                note="Agreement: share of items labelled by two reviewers or more whose labels "
+                "all agree; kappa between each item's first two reviewers; adjudications and "
+                "labels implied by transitivity are not counted as reviews.",
+            )
+        )
+        reading += s_reading
+        numbers[f"label store ({name})"] = s_numbers
+        counts += s_counts
+    table = Table(
+        "labels",
+        (
+            "labels from",
+            "labels",
+            "items",
+            "positive",
+            "reviewers",
+            "items labelled twice+",
+            "agreement",
+        ),
+        tuple(rows),
+        note="Agreement: share of items labelled more than once whose labels all agree.",
+    )
+    bars = Bars(
+        tuple(k for k, _ in counts),
+        np.asarray([v for _, v in counts], dtype=np.float64),
+        np.full(len(counts), np.nan),
+        np.full(len(counts), np.nan),
+        xlabel="labels",
+        title="labels per source" + (" and reviewer" if any(":" in k for k, _ in counts) else ""),
+        xlim=None,
+    )
+    return Section(
+        "provenance",
+        "Provenance of the labels",
+        tuple(reading),
+        tables=(*tables, table) if rows else tuple(tables),
+        charts=(
+            (
+                Chart(
+                    "labels",
+                    "Number of labels per source (and reviewer, when recorded).",
+                    bars_spec(bars),
+                ),
+            )
+            if counts
+            else ()
+        ),
+        numbers=numbers,
+    )
