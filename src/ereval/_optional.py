@@ -19,12 +19,11 @@ _EXTRA_OF = {
     "rapidfuzz": "labels",
     "fastapi": "app",
     "uvicorn": "app",
-    "jinja2": "app",
     "python_multipart": "app",
 }
 
 
-def require(module: str, *, feature: str) -> ModuleType:
+def require(module: str, *, feature: str, extra: str | None = None) -> ModuleType:
     """Import ``module`` or raise :class:`MissingDependencyError` with an install hint.
 
     Parameters
@@ -33,12 +32,15 @@ def require(module: str, *, feature: str) -> ModuleType:
         Dotted module name, e.g. ``"matplotlib.pyplot"``.
     feature : str
         What the caller wanted to do, used in the message.
+    extra : str, optional
+        The extra to install, for a package that several extras hold (default: the
+        extra this module lists for the package).
     """
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         top = module.split(".")[0]
-        extra = _EXTRA_OF.get(module, _EXTRA_OF.get(top, top))
+        extra = extra or _EXTRA_OF.get(module, _EXTRA_OF.get(top, top))
         raise MissingDependencyError(
             f"{feature} needs the optional package '{top}', which is not installed; "
             f"install it with: pip install 'ereval[{extra}]'"

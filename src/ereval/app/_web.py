@@ -17,7 +17,7 @@ REVIEWER_COOKIE = "ereval_reviewer"
 
 
 def _templates() -> Any:
-    jinja2 = require("jinja2", feature="the labelling app")
+    jinja2 = require("jinja2", feature="the labelling app", extra="app")
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("ereval.app", "templates"),
         autoescape=True,  # every value, record content included, is HTML-escaped
