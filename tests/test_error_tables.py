@@ -62,3 +62,25 @@ def test_sample_of_true_clusters_against_full_prediction() -> None:
     assert df["OCE"].tolist() == [1, 1]
     with pytest.raises(RecordMismatchError, match=r"absent from 'pred'"):
         record_errors({1: "A", 9: "A"}, pred, on_mismatch="twinless")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cluster_errors_equal_the_means_of_record_errors(seed: int) -> None:
+    # cluster ids with gaps (unused codes), a sample of true clusters against a
+    # whole prediction, and text ids: the cell-wise sums equal the per-record means
+    rng = np.random.default_rng(seed)
+    n = 300
+    records = [f"r{k}" for k in range(n)]
+    true = rng.integers(0, 40, n) * 7
+    pred = rng.integers(0, 25, n) * 3 + 1000
+    keep = np.isin(true, rng.choice(np.unique(true), 10, replace=False))
+    truth = {r: int(c) for r, c, k in zip(records, true, keep, strict=True) if k}
+    whole = {r: int(c) for r, c in zip(records, pred, strict=True)}
+    clu = cluster_errors(truth, whole, on_mismatch="twinless")
+    rec = record_errors(truth, whole, on_mismatch="twinless")
+    grouped = rec.groupby("true_cluster", sort=True)
+    assert clu["cluster_id"].tolist() == sorted(set(truth.values()))
+    assert clu["size"].tolist() == grouped.size().tolist()
+    assert clu["n_pred_clusters"].tolist() == grouped["pred_cluster"].nunique().tolist()
+    for col in ("EI", "SDE", "OCE", "UCE", "ROCE", "RUCE", "H"):
+        np.testing.assert_allclose(clu[col], grouped[col].mean(), rtol=1e-12, atol=1e-15)

@@ -133,11 +133,34 @@ def cluster_errors(
     """
     _check_engine(engine, "cluster")
     al = align(truth, pred, **options)
-    rec = _record_frame(al)
-    codes = al.true_codes[al.true_codes >= 0]
-    grouped = rec.assign(_code=codes).groupby("_code", sort=True)
-    out = grouped[list(ERROR_COLUMNS)].mean()
-    out.insert(0, "n_pred_clusters", grouped["pred_cluster"].nunique())
-    out.insert(0, "size", grouped.size())
-    out.insert(0, "cluster_id", to_numpy(take(al.true_labels, out.index.to_numpy())))
-    return out.reset_index(drop=True)
+    _truth_records_in_pred(al)
+    # every record of a cell shares its errors: the cluster's mean is a sum over its
+    # cells weighted by their counts, with no table of one row per record
+    tab = al.table()
+    i, j, n = tab.rows, tab.cols, tab.counts
+    a, b = tab.true_sizes[i], tab.pred_sizes[j]
+    oce, uce = b - n, a - n
+    per_cell = {
+        "EI": ((oce != 0) | (uce != 0)).astype(np.int64),
+        "SDE": b - a,
+        "OCE": oce,
+        "UCE": uce,
+        "ROCE": oce / b,
+        "RUCE": uce / a,
+        "H": np.log(n / b),
+    }
+    codes = np.unique(i)
+    # the table's rows are the used true cluster codes, in order
+    used = np.flatnonzero(np.bincount(al.true_codes[al.true_codes >= 0], minlength=al.n_true_codes))
+    width = int(tab.true_sizes.shape[0])
+    size = np.bincount(i, weights=n, minlength=width)[codes]
+    out = pd.DataFrame(
+        {
+            "cluster_id": to_numpy(take(al.true_labels, used[codes])),
+            "size": size.astype(np.int64),
+            "n_pred_clusters": np.bincount(i, minlength=width)[codes],
+        }
+    )
+    for col in ERROR_COLUMNS:
+        out[col] = np.bincount(i, weights=n * per_cell[col], minlength=width)[codes] / size
+    return out
