@@ -289,10 +289,17 @@ def _check_unique(records: IdArray, name: str) -> None:
         raise duplicate_error(name, dup, surplus)
 
 
-def _dense_duplicates(records: npt.NDArray[Any], name: str, span: tuple[int, int]) -> None:
-    """Raise naming ``name`` when integer ids within ``span = (min, width)`` repeat."""
+def _dense_duplicates(
+    records: npt.NDArray[Any],
+    name: str,
+    span: tuple[int, int],
+    offsets: IntArray | None = None,
+) -> None:
+    """Raise naming ``name`` when integer ids within ``span = (min, width)`` repeat
+    (``offsets``, when given, are ``records - min``)."""
     lo, width = span
-    offsets = int_offsets(records, lo)
+    if offsets is None:
+        offsets = int_offsets(records, lo)
     seen = np.zeros(width, dtype=bool)  # a byte per id: far cheaper to scatter than counts
     seen[offsets] = True
     if np.count_nonzero(seen) == records.shape[0]:
@@ -311,25 +318,30 @@ def _union(
     """
     dense = dense_int_span(t_rec, p_rec)
     if dense is not None:
-        _dense_duplicates(t_rec, "truth", dense)
-        _dense_duplicates(p_rec, "pred", dense)
         lo, span = dense
+        off_t, off_p = int_offsets(t_rec, lo), int_offsets(p_rec, lo)
         nt = t_rec.shape[0]
         if nt == p_rec.shape[0]:
             # same record set in another order: place each predicted record on the truth's
             small: type[np.signedinteger[Any]] = np.int32 if nt < 2**31 - 1 else np.int64
             # int32 positions halve the memory traffic of this random scatter/gather
             position: npt.NDArray[np.signedinteger[Any]] = np.full(span, -1, dtype=small)
-            position[int_offsets(t_rec, lo)] = np.arange(nt, dtype=small)
-            where = position[int_offsets(p_rec, lo)]
+            position[off_t] = np.arange(nt, dtype=small)
+            where = position[off_p]
+            del position
             if (where >= 0).all():
-                pred_of = np.empty(nt, dtype=np.int64)
+                pred_of = np.full(nt, -1, dtype=np.int64)
                 pred_of[where] = p_codes
-                return t_rec, t_codes, pred_of
+                # nt predicted records filled all nt truth positions only if no id repeats
+                # on either side (a repeated truth id leaves one of its positions unused)
+                if (pred_of >= 0).all():
+                    return t_rec, t_codes, pred_of
+        _dense_duplicates(t_rec, "truth", dense, off_t)
+        _dense_duplicates(p_rec, "pred", dense, off_p)
         true_of = np.full(span, -1, dtype=np.int64)
         pred_of = np.full(span, -1, dtype=np.int64)
-        true_of[int_offsets(t_rec, lo)] = t_codes
-        pred_of[int_offsets(p_rec, lo)] = p_codes
+        true_of[off_t] = t_codes
+        pred_of[off_p] = p_codes
         present = np.flatnonzero((true_of >= 0) | (pred_of >= 0))
         dtype = np.result_type(t_rec.dtype, p_rec.dtype)
         return (present + lo).astype(dtype), true_of[present], pred_of[present]
