@@ -542,6 +542,16 @@ class ContingencyTable:
         return _sum_by(self.cols, self.counts, self.n_pred_clusters)
 
     @cached_property
+    def cell_true_sizes(self) -> IntArray:
+        """``a_i`` at every cell (``true_sizes[rows]``), gathered once for every metric."""
+        return self.true_sizes[self.rows]
+
+    @cached_property
+    def cell_pred_sizes(self) -> IntArray:
+        """``b_j`` at every cell (``pred_sizes[cols]``)."""
+        return self.pred_sizes[self.cols]
+
+    @cached_property
     def row_cells(self) -> IntArray:
         """Number of non-zero cells per true cluster (predicted clusters it meets)."""
         return np.bincount(self.rows, minlength=self.n_true_clusters).astype(np.int64)
@@ -622,8 +632,16 @@ def count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntArr
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), empty.copy()
     n_true = int(t.max()) + 1
+    # int32 codes and counts when they fit: half the memory traffic of the counting sort
+    # (scipy would narrow int64 indices itself, by a copy)
+    small: type[np.signedinteger[Any]] = (
+        np.int32 if max(n_true, n_pred, t.size) < 2**31 - 1 else np.int64
+    )
     # COO -> CSR sums duplicate (t, p) entries with a counting sort by row
-    mat = sp.csr_matrix((np.ones(t.size, dtype=np.int64), (t, p)), shape=(n_true, max(n_pred, 1)))
+    mat = sp.csr_matrix(
+        (np.ones(t.size, dtype=small), (t.astype(small), p.astype(small))),
+        shape=(n_true, max(n_pred, 1)),
+    )
     mat.sum_duplicates()
     rows = np.repeat(np.arange(n_true, dtype=np.int64), np.diff(mat.indptr))
     return rows, mat.indices.astype(np.int64), mat.data.astype(np.int64)

@@ -49,8 +49,8 @@ _STRUCTURE_LOCK = threading.Lock()
 def ceaf_similarity(table: ContingencyTable, phi: Phi) -> npt.NDArray[np.float64]:
     """``phi(T_i, P_j)`` for every non-zero cell (zero cells have similarity 0)."""
     n = table.counts.astype(np.float64)
-    a = table.true_sizes[table.rows]
-    b = table.pred_sizes[table.cols]
+    a = table.cell_true_sizes
+    b = table.cell_pred_sizes
     if phi == 1:
         return np.asarray((table.counts == a) & (table.counts == b), dtype=np.float64)
     if phi == 2:
