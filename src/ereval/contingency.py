@@ -225,30 +225,16 @@ def align(
     p_rc = record_col if pred_record_col is None else pred_record_col
     p_cc = cluster_col if pred_cluster_col is None else pred_cluster_col
     if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
-        # two files are read at once (the readers release the GIL); errors as below
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ereval-read") as pool:
-            read_p = pool.submit(
-                read_membership,
-                pred,
-                name="pred",
-                record_col=p_rc,
-                cluster_col=p_cc,
-                check_unique=False,
-            )
-            t, t_cols = read_membership(
-                truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
-            )
-            p, p_cols = read_p.result()
+        # two files are read and their cluster ids encoded at once (the readers and
+        # NumPy release the GIL); errors as below, the truth's first
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ereval-read") as pool:
+            read_p = pool.submit(_read_side, pred, "pred", p_rc, p_cc)
+            t, t_cols, (t_codes, t_labels) = _read_side(truth, "truth", t_rc, t_cc)
+            p, p_cols, (p_codes, p_labels) = read_p.result()
     else:
-        t, t_cols = read_membership(
-            truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
-        )
-        p, p_cols = read_membership(
-            pred, name="pred", record_col=p_rc, cluster_col=p_cc, check_unique=False
-        )
+        t, t_cols, (t_codes, t_labels) = _read_side(truth, "truth", t_rc, t_cc)
+        p, p_cols, (p_codes, p_labels) = _read_side(pred, "pred", p_rc, p_cc)
     rt, rp = _comparable(t, p, id_type)
-    t_codes, t_labels = encode(t.cluster_ids)
-    p_codes, p_labels = encode(p.cluster_ids)
     if same_ids(rt, rp):
         _check_unique(rt, "truth")
         if not _same_source(truth, pred):
@@ -276,6 +262,17 @@ def align(
     return Alignment(
         take(records, keep), tc, pc_, take(t_labels, t_idx), take(p_labels, p_idx), policy
     )
+
+
+def _read_side(
+    data: Any, name: str, record_col: Columns, cluster_col: Columns
+) -> tuple[Membership, list[str] | None, tuple[IntArray, IdArray]]:
+    """One clustering read (record ids checked unique later, from both sides at once),
+    the cluster column(s) read and its cluster ids encoded."""
+    m, cols = read_membership(
+        data, name=name, record_col=record_col, cluster_col=cluster_col, check_unique=False
+    )
+    return m, cols, encode(m.cluster_ids)
 
 
 def _check_unique(records: IdArray, name: str) -> None:
