@@ -86,6 +86,27 @@ def _top_two(
     return top1, top2, first
 
 
+def _other_best_sorted(
+    group: npt.NDArray[np.int64], w: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Per cell, the best weight of the other cells of its group (0 if none), for
+    ``group`` sorted (each group contiguous): :func:`_top_two` read at every cell,
+    by segment reductions instead of scattered ones."""
+    n = group.size
+    if n == 0:
+        return np.zeros(0)
+    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    lengths = np.diff(np.append(starts, n))
+    top1 = np.repeat(np.maximum.reduceat(w, starts), lengths)
+    candidate = np.flatnonzero(w == top1)
+    in_group = group[candidate]
+    first = np.zeros(n, dtype=bool)
+    first[candidate[np.concatenate(([True], in_group[1:] != in_group[:-1]))]] = True
+    # weights are non-negative: the best cell set to 0 leaves max(0, the others' best)
+    top2 = np.repeat(np.maximum.reduceat(np.where(first, 0.0, w), starts), lengths)
+    return np.where(first, top2, top1)
+
+
 def _leaf_cells(
     leaf_side: npt.NDArray[np.int64],
     other_side: npt.NDArray[np.int64],
@@ -135,15 +156,19 @@ def _fix_dominant_cells(
     done_rows = np.zeros(k, dtype=bool)
     done_cols = np.zeros(r, dtype=bool)
     total = 0.0
+    by_row = rows.size < 2 or bool((rows[1:] >= rows[:-1]).all())
     for _ in range(100):
         changed = False
         for rule in ("dominance", "leaf_rows", "leaf_cols"):
             if idx.size == 0:
                 break
             if rule == "dominance":
-                r1, r2, r_first = _top_two(ri, wi, k)
+                if by_row:  # compacting and renumbering keep the cells sorted by row
+                    other_r = _other_best_sorted(ri, wi)
+                else:
+                    r1, r2, r_first = _top_two(ri, wi, k)
+                    other_r = np.where(r_first, r2[ri], r1[ri])
                 c1, c2, c_first = _top_two(ci, wi, r)
-                other_r = np.where(r_first, r2[ri], r1[ri])
                 other_c = np.where(c_first, c2[ci], c1[ci])
                 fixed = wi > other_r + other_c
             elif rule == "leaf_rows":
