@@ -316,23 +316,11 @@ def _union(
     dense = dense_int_span(t_rec, p_rec)
     if dense is not None:
         lo, span = dense
+        if t_rec.shape[0] == p_rec.shape[0]:
+            placed = _placed(t_rec, p_rec, p_codes, lo, span)
+            if placed is not None:
+                return t_rec, t_codes, placed
         off_t, off_p = int_offsets(t_rec, lo), int_offsets(p_rec, lo)
-        nt = t_rec.shape[0]
-        if nt == p_rec.shape[0]:
-            # same record set in another order: place each predicted record on the truth's
-            small: type[np.signedinteger[Any]] = np.int32 if nt < 2**31 - 1 else np.int64
-            # int32 positions halve the memory traffic of this random scatter/gather
-            position: npt.NDArray[np.signedinteger[Any]] = np.full(span, -1, dtype=small)
-            position[off_t] = np.arange(nt, dtype=small)
-            where = position[off_p]
-            del position
-            if (where >= 0).all():
-                pred_of = np.full(nt, -1, dtype=np.int64)
-                pred_of[where] = p_codes
-                # nt predicted records filled all nt truth positions only if no id repeats
-                # on either side (a repeated truth id leaves one of its positions unused)
-                if (pred_of >= 0).all():
-                    return t_rec, t_codes, pred_of
         _dense_duplicates(t_rec, "truth", dense, off_t)
         _dense_duplicates(p_rec, "pred", dense, off_p)
         true_of = np.full(span, -1, dtype=np.int64)
@@ -353,6 +341,38 @@ def _union(
     true_of[pos_t] = t_codes
     pred_of[pos_p] = p_codes
     return ids, true_of, pred_of
+
+
+def _placed(
+    t_rec: npt.NDArray[Any], p_rec: npt.NDArray[Any], p_codes: IntArray, lo: int, span: int
+) -> IntArray | None:
+    """For two integer id columns of one length, within ``lo .. lo + span - 1``, and
+    holding the same distinct ids in another order: each predicted record's cluster
+    code at the truth's position of that record. ``None`` when they do not (another
+    record set, or an id repeated on either side)."""
+    nt = t_rec.shape[0]
+    # int32 positions halve the memory traffic of this random scatter/gather
+    small: type[np.signedinteger[Any]] = np.int32 if nt < 2**31 - 1 else np.int64
+    position: npt.NDArray[np.signedinteger[Any]]
+    if 0 <= lo <= span:
+        # indexed by the ids themselves, without subtracting lo: the slots below lo
+        # are never written nor read, so their memory is never touched
+        position = np.empty(lo + span, dtype=small)
+        position[lo:] = -1
+        t_at, p_at = t_rec, p_rec
+    else:
+        position = np.full(span, -1, dtype=small)
+        t_at, p_at = int_offsets(t_rec, lo), int_offsets(p_rec, lo)
+    position[t_at] = np.arange(nt, dtype=small)
+    where = position[p_at]
+    del position, t_at, p_at
+    if not (where >= 0).all():
+        return None
+    pred_of = np.full(nt, -1, dtype=np.int64)
+    pred_of[where] = p_codes
+    # nt predicted records fill all nt truth positions only if no id repeats on either
+    # side (a repeated truth id leaves one of its positions unused)
+    return pred_of if (pred_of >= 0).all() else None
 
 
 def _raise_mismatch(
