@@ -472,12 +472,16 @@ class ContingencyTable:
         present_t = t >= 0
         present_p = p >= 0
         if present_t.all() and present_p.all():
-            true_sizes = np.bincount(t, minlength=n_true_codes).astype(np.int64)
-            pred_sizes = np.bincount(p, minlength=n_pred_codes).astype(np.int64)
+            true_sizes = np.bincount(t, minlength=n_true_codes).astype(np.int64, copy=False)
+            pred_sizes = np.bincount(p, minlength=n_pred_codes).astype(np.int64, copy=False)
             tt, pp = t, p
         else:
-            true_sizes = np.bincount(t[present_t], minlength=n_true_codes).astype(np.int64)
-            pred_sizes = np.bincount(p[present_p], minlength=n_pred_codes).astype(np.int64)
+            true_sizes = np.bincount(t[present_t], minlength=n_true_codes).astype(
+                np.int64, copy=False
+            )
+            pred_sizes = np.bincount(p[present_p], minlength=n_pred_codes).astype(
+                np.int64, copy=False
+            )
             both = present_t & present_p
             tt, pp = t[both], p[both]
         rows, cols, counts = count_cells(tt, pp, n_pred_codes)
