@@ -31,7 +31,6 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
 from .._errors import InputError
 from ..contingency import ContingencyTable
@@ -235,6 +234,9 @@ def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float6
     rows, cols, w = rows[active], cols[active], w[active]
     if rows.size == 0:
         return total
+    # imported here: slow to import, and needed only when the reductions leave cells
+    from scipy.sparse.csgraph import connected_components
+
     graph = sp.coo_matrix(
         (np.ones(rows.size, dtype=np.int8), (rows, cols + k)), shape=(k + r, k + r)
     ).tocsr()
@@ -262,6 +264,8 @@ def _sparse_assignment(
     rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], weights: npt.NDArray[np.float64]
 ) -> float:
     """Exact maximum-weight matching on a sparse bipartite graph (LAPJVsp)."""
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
     ri, row_index = np.unique(rows, return_inverse=True)
     ci, col_index = np.unique(cols, return_inverse=True)
     m, n = ri.size, ci.size
