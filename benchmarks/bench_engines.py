@@ -21,6 +21,8 @@ equal, floats to 1e-12).
 
     python benchmarks/bench_engines.py                 # N = 10^7, integer ids
     python benchmarks/bench_engines.py -n 1000000 --ids text --repeats 3
+    # only the floor and the NumPy engine, with the NumPy engine's phases
+    python benchmarks/bench_engines.py --cases bare,numpy --repeats 3 --phases
     # 10^8: the files are written once into --data-dir and reused
     python benchmarks/bench_engines.py -n 100000000 --cases bare-1GB,duckdb-1GB \\
         --data-dir /tmp/ereval-bench-1e8
@@ -88,6 +90,28 @@ print(len(cells["n"]))
 """
 
 
+_PHASES = """
+import sys, time
+clock = [time.perf_counter(), time.process_time()]
+def lap(name):
+    wall, cpu = time.perf_counter(), time.process_time()
+    print(f"  {name:<34}{cpu - clock[1]:>8.2f}{wall - clock[0]:>8.2f}")
+    clock[:] = [wall, cpu]
+import ereval.cli._app
+lap("imports (the whole CLI)")
+from ereval.contingency import align
+from ereval.metrics.registry import evaluate
+from ereval.statistics import statistics_of
+alignment = align(sys.argv[1], sys.argv[2])
+lap("reading both files and alignment")
+table = alignment.table()
+del alignment
+lap("contingency table (count_cells)")
+evaluate(statistics_of(table))
+lap("every canonical metric")
+"""
+
+
 def _measure(cmd: list[str]) -> dict[str, float | str]:
     out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
     if out.returncode:
@@ -134,6 +158,12 @@ def main() -> None:
         help="keep the generated files here and reuse them on the next run "
         "(default: a temporary directory)",
     )
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="also print the CPU and wall seconds of each phase of the NumPy engine "
+        "(in one process, as `ereval metrics` runs them; interpreter start not included)",
+    )
     args = parser.parse_args()
     chosen = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = [c for c in chosen if c not in CASES]
@@ -164,6 +194,11 @@ def main() -> None:
                 r = _measure(commands[name])
                 if name not in best or float(r["cpu"]) < float(best[name]["cpu"]):
                     best[name] = r
+        if args.phases:
+            run = subprocess.run(
+                [sys.executable, "-c", _PHASES, str(t), str(p)], capture_output=True, text=True
+            )
+            phases = run.stdout.rstrip() if not run.returncode else run.stderr
     outputs = [str(best[name]["out"]) for name in chosen if not name.startswith("bare")]
     print(
         f"{args.n:,} records ({args.ids} ids) from Parquet, {os.cpu_count()} cores, "
@@ -177,6 +212,9 @@ def main() -> None:
         x_cpu = f"{cpu / float(floor['cpu']):.2f}" if floor else "-"
         x_wall = f"{wall / float(floor['wall']):.2f}" if floor else "-"
         print(f"{name:<14}{cpu:>8.2f}{x_cpu:>8}{wall:>8.2f}{x_wall:>8}{rss:>9.0f}")
+    if args.phases:
+        print("numpy engine by phase                 CPU s  wall s")
+        print(phases)
     if len(outputs) > 1 and not _same(outputs):
         sys.exit("the engines printed different results")
 

@@ -225,30 +225,16 @@ def align(
     p_rc = record_col if pred_record_col is None else pred_record_col
     p_cc = cluster_col if pred_cluster_col is None else pred_cluster_col
     if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
-        # two files are read at once (the readers release the GIL); errors as below
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="ereval-read") as pool:
-            read_p = pool.submit(
-                read_membership,
-                pred,
-                name="pred",
-                record_col=p_rc,
-                cluster_col=p_cc,
-                check_unique=False,
-            )
-            t, t_cols = read_membership(
-                truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
-            )
-            p, p_cols = read_p.result()
+        # two files are read and their cluster ids encoded at once (the readers and
+        # NumPy release the GIL); errors as below, the truth's first
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ereval-read") as pool:
+            read_p = pool.submit(_read_side, pred, "pred", p_rc, p_cc)
+            t, t_cols, (t_codes, t_labels) = _read_side(truth, "truth", t_rc, t_cc)
+            p, p_cols, (p_codes, p_labels) = read_p.result()
     else:
-        t, t_cols = read_membership(
-            truth, name="truth", record_col=t_rc, cluster_col=t_cc, check_unique=False
-        )
-        p, p_cols = read_membership(
-            pred, name="pred", record_col=p_rc, cluster_col=p_cc, check_unique=False
-        )
+        t, t_cols, (t_codes, t_labels) = _read_side(truth, "truth", t_rc, t_cc)
+        p, p_cols, (p_codes, p_labels) = _read_side(pred, "pred", p_rc, p_cc)
     rt, rp = _comparable(t, p, id_type)
-    t_codes, t_labels = encode(t.cluster_ids)
-    p_codes, p_labels = encode(p.cluster_ids)
     if same_ids(rt, rp):
         _check_unique(rt, "truth")
         if not _same_source(truth, pred):
@@ -278,6 +264,17 @@ def align(
     )
 
 
+def _read_side(
+    data: Any, name: str, record_col: Columns, cluster_col: Columns
+) -> tuple[Membership, list[str] | None, tuple[IntArray, IdArray]]:
+    """One clustering read (record ids checked unique later, from both sides at once),
+    the cluster column(s) read and its cluster ids encoded."""
+    m, cols = read_membership(
+        data, name=name, record_col=record_col, cluster_col=cluster_col, check_unique=False
+    )
+    return m, cols, encode(m.cluster_ids)
+
+
 def _check_unique(records: IdArray, name: str) -> None:
     span = dense_int_span(records)
     if span is not None:
@@ -289,10 +286,17 @@ def _check_unique(records: IdArray, name: str) -> None:
         raise duplicate_error(name, dup, surplus)
 
 
-def _dense_duplicates(records: npt.NDArray[Any], name: str, span: tuple[int, int]) -> None:
-    """Raise naming ``name`` when integer ids within ``span = (min, width)`` repeat."""
+def _dense_duplicates(
+    records: npt.NDArray[Any],
+    name: str,
+    span: tuple[int, int],
+    offsets: IntArray | None = None,
+) -> None:
+    """Raise naming ``name`` when integer ids within ``span = (min, width)`` repeat
+    (``offsets``, when given, are ``records - min``)."""
     lo, width = span
-    offsets = int_offsets(records, lo)
+    if offsets is None:
+        offsets = int_offsets(records, lo)
     seen = np.zeros(width, dtype=bool)  # a byte per id: far cheaper to scatter than counts
     seen[offsets] = True
     if np.count_nonzero(seen) == records.shape[0]:
@@ -311,25 +315,18 @@ def _union(
     """
     dense = dense_int_span(t_rec, p_rec)
     if dense is not None:
-        _dense_duplicates(t_rec, "truth", dense)
-        _dense_duplicates(p_rec, "pred", dense)
         lo, span = dense
-        nt = t_rec.shape[0]
-        if nt == p_rec.shape[0]:
-            # same record set in another order: place each predicted record on the truth's
-            small: type[np.signedinteger[Any]] = np.int32 if nt < 2**31 - 1 else np.int64
-            # int32 positions halve the memory traffic of this random scatter/gather
-            position: npt.NDArray[np.signedinteger[Any]] = np.full(span, -1, dtype=small)
-            position[int_offsets(t_rec, lo)] = np.arange(nt, dtype=small)
-            where = position[int_offsets(p_rec, lo)]
-            if (where >= 0).all():
-                pred_of = np.empty(nt, dtype=np.int64)
-                pred_of[where] = p_codes
-                return t_rec, t_codes, pred_of
+        if t_rec.shape[0] == p_rec.shape[0]:
+            placed = _placed(t_rec, p_rec, p_codes, lo, span)
+            if placed is not None:
+                return t_rec, t_codes, placed
+        off_t, off_p = int_offsets(t_rec, lo), int_offsets(p_rec, lo)
+        _dense_duplicates(t_rec, "truth", dense, off_t)
+        _dense_duplicates(p_rec, "pred", dense, off_p)
         true_of = np.full(span, -1, dtype=np.int64)
         pred_of = np.full(span, -1, dtype=np.int64)
-        true_of[int_offsets(t_rec, lo)] = t_codes
-        pred_of[int_offsets(p_rec, lo)] = p_codes
+        true_of[off_t] = t_codes
+        pred_of[off_p] = p_codes
         present = np.flatnonzero((true_of >= 0) | (pred_of >= 0))
         dtype = np.result_type(t_rec.dtype, p_rec.dtype)
         return (present + lo).astype(dtype), true_of[present], pred_of[present]
@@ -344,6 +341,38 @@ def _union(
     true_of[pos_t] = t_codes
     pred_of[pos_p] = p_codes
     return ids, true_of, pred_of
+
+
+def _placed(
+    t_rec: npt.NDArray[Any], p_rec: npt.NDArray[Any], p_codes: IntArray, lo: int, span: int
+) -> IntArray | None:
+    """For two integer id columns of one length, within ``lo .. lo + span - 1``, and
+    holding the same distinct ids in another order: each predicted record's cluster
+    code at the truth's position of that record. ``None`` when they do not (another
+    record set, or an id repeated on either side)."""
+    nt = t_rec.shape[0]
+    # int32 positions halve the memory traffic of this random scatter/gather
+    small: type[np.signedinteger[Any]] = np.int32 if nt < 2**31 - 1 else np.int64
+    position: npt.NDArray[np.signedinteger[Any]]
+    if 0 <= lo <= span:
+        # indexed by the ids themselves, without subtracting lo: the slots below lo
+        # are never written nor read, so their memory is never touched
+        position = np.empty(lo + span, dtype=small)
+        position[lo:] = -1
+        t_at, p_at = t_rec, p_rec
+    else:
+        position = np.full(span, -1, dtype=small)
+        t_at, p_at = int_offsets(t_rec, lo), int_offsets(p_rec, lo)
+    position[t_at] = np.arange(nt, dtype=small)
+    where = position[p_at]
+    del position, t_at, p_at
+    if not (where >= 0).all():
+        return None
+    pred_of = np.full(nt, -1, dtype=np.int64)
+    pred_of[where] = p_codes
+    # nt predicted records fill all nt truth positions only if no id repeats on either
+    # side (a repeated truth id leaves one of its positions unused)
+    return pred_of if (pred_of >= 0).all() else None
 
 
 def _raise_mismatch(
@@ -443,12 +472,16 @@ class ContingencyTable:
         present_t = t >= 0
         present_p = p >= 0
         if present_t.all() and present_p.all():
-            true_sizes = np.bincount(t, minlength=n_true_codes).astype(np.int64)
-            pred_sizes = np.bincount(p, minlength=n_pred_codes).astype(np.int64)
+            true_sizes = np.bincount(t, minlength=n_true_codes).astype(np.int64, copy=False)
+            pred_sizes = np.bincount(p, minlength=n_pred_codes).astype(np.int64, copy=False)
             tt, pp = t, p
         else:
-            true_sizes = np.bincount(t[present_t], minlength=n_true_codes).astype(np.int64)
-            pred_sizes = np.bincount(p[present_p], minlength=n_pred_codes).astype(np.int64)
+            true_sizes = np.bincount(t[present_t], minlength=n_true_codes).astype(
+                np.int64, copy=False
+            )
+            pred_sizes = np.bincount(p[present_p], minlength=n_pred_codes).astype(
+                np.int64, copy=False
+            )
             both = present_t & present_p
             tt, pp = t[both], p[both]
         rows, cols, counts = count_cells(tt, pp, n_pred_codes)
@@ -528,6 +561,16 @@ class ContingencyTable:
         if not self.has_twinless:
             return self.pred_sizes
         return _sum_by(self.cols, self.counts, self.n_pred_clusters)
+
+    @cached_property
+    def cell_true_sizes(self) -> IntArray:
+        """``a_i`` at every cell (``true_sizes[rows]``), gathered once for every metric."""
+        return self.true_sizes[self.rows]
+
+    @cached_property
+    def cell_pred_sizes(self) -> IntArray:
+        """``b_j`` at every cell (``pred_sizes[cols]``)."""
+        return self.pred_sizes[self.cols]
 
     @cached_property
     def row_cells(self) -> IntArray:
@@ -610,8 +653,16 @@ def count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntArr
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), empty.copy()
     n_true = int(t.max()) + 1
+    # int32 codes and counts when they fit: half the memory traffic of the counting sort
+    # (scipy would narrow int64 indices itself, by a copy)
+    small: type[np.signedinteger[Any]] = (
+        np.int32 if max(n_true, n_pred, t.size) < 2**31 - 1 else np.int64
+    )
     # COO -> CSR sums duplicate (t, p) entries with a counting sort by row
-    mat = sp.csr_matrix((np.ones(t.size, dtype=np.int64), (t, p)), shape=(n_true, max(n_pred, 1)))
+    mat = sp.csr_matrix(
+        (np.ones(t.size, dtype=small), (t.astype(small), p.astype(small))),
+        shape=(n_true, max(n_pred, 1)),
+    )
     mat.sum_duplicates()
     rows = np.repeat(np.arange(n_true, dtype=np.int64), np.diff(mat.indptr))
     return rows, mat.indices.astype(np.int64), mat.data.astype(np.int64)

@@ -345,6 +345,8 @@ def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
 
 def check_no_missing(arr: IdArray, *, name: str, what: str) -> None:
     """Raise naming ``name`` when ``arr`` holds a missing id."""
+    if isinstance(arr, np.ndarray) and arr.dtype.kind in "iub":
+        return  # integers and booleans have no missing value (and no mask to build)
     missing = missing_mask(arr)
     if missing.any():
         pos = np.flatnonzero(missing)

@@ -42,7 +42,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
 from ._validation import as_name_list, check_in_range, check_int, describe
@@ -114,6 +113,8 @@ class ControlRule:
             return math.nan, math.nan, math.nan
         m = float(x.mean())
         s = float(x.std(ddof=1))
+        from scipy import stats  # imported when needed: slow to import
+
         half = float(stats.t.ppf(1.0 - self.alpha / 2.0, n - 1)) * s * math.sqrt(1.0 + 1.0 / n)
         half = max(half, 1e-9 * max(1.0, abs(m)))
         return m, m - half, m + half

@@ -239,16 +239,19 @@ def _max_by(index: npt.NDArray[np.int64], values: npt.NDArray[np.float64], size:
 
 def _lea_side(
     own: npt.NDArray[np.int64],
-    other: npt.NDArray[np.int64],
     own_idx: npt.NDArray[np.int64],
-    other_idx: npt.NDArray[np.int64],
+    own_at: npt.NDArray[np.int64],
+    other_at: npt.NDArray[np.int64],
     counts: npt.NDArray[np.int64],
+    n: npt.NDArray[np.float64],
 ) -> float:
+    """LEA's sum on one side: ``own`` sizes, each cell's ``own`` index, the sizes of
+    both sides at every cell, the counts and the counts as floats."""
     size = own.astype(np.float64)
     links = size * (size - 1) / 2
-    pair_links = counts.astype(np.float64) * (counts - 1) / 2
+    pair_links = n * (counts - 1) / 2
     # singletons: resolved iff the record is also a singleton on the other side
-    single_hit = (own[own_idx] == 1) & (other[other_idx] == 1) & (counts == 1)
+    single_hit = (own_at == 1) & (other_at == 1) & (counts == 1)
     resolved = np.bincount(own_idx, weights=pair_links + single_hit, minlength=own.shape[0])
     links = np.where(own == 1, 1.0, links)
     return float((size * resolved / links).sum())
@@ -330,17 +333,29 @@ class LazyStatistics:
         return pair_count(self._t.col_common)
 
     @cached_property
+    def _n(self) -> npt.NDArray[np.float64]:
+        """The cells' counts as floats (shared by the float statistics)."""
+        return self._t.counts.astype(np.float64)
+
+    @cached_property
+    def _a(self) -> npt.NDArray[np.float64]:
+        """``a_i`` at every cell, as floats."""
+        return self._t.cell_true_sizes.astype(np.float64)
+
+    @cached_property
+    def _b(self) -> npt.NDArray[np.float64]:
+        """``b_j`` at every cell, as floats."""
+        return self._t.cell_pred_sizes.astype(np.float64)
+
+    @cached_property
     def exact_matches(self) -> int:
         t = self._t
-        a = t.true_sizes[t.rows]
-        b = t.pred_sizes[t.cols]
-        return int(((t.counts == a) & (t.counts == b)).sum())
+        return int(((t.counts == t.cell_true_sizes) & (t.counts == t.cell_pred_sizes)).sum())
 
     @cached_property
     def _b3(self) -> tuple[float, float]:
-        t = self._t
-        n2 = t.counts.astype(np.float64) ** 2
-        return float((n2 / t.true_sizes[t.rows]).sum()), float((n2 / t.pred_sizes[t.cols]).sum())
+        n2 = self._n**2
+        return float((n2 / self._a).sum()), float((n2 / self._b).sum())
 
     @property
     def b3_recall_sum(self) -> float:
@@ -352,10 +367,7 @@ class LazyStatistics:
 
     @cached_property
     def _b3_entity(self) -> tuple[float, float]:
-        t = self._t
-        n = t.counts.astype(np.float64)
-        a = t.true_sizes[t.rows].astype(np.float64)
-        b = t.pred_sizes[t.cols].astype(np.float64)
+        n, a, b = self._n, self._a, self._b
         return float((n * n / (a * a)).sum()), float((n * n / (a * b)).sum())
 
     @property
@@ -369,8 +381,9 @@ class LazyStatistics:
     @cached_property
     def _closest(self) -> tuple[float, float]:
         t = self._t
-        n = t.counts.astype(np.float64)
-        jac = n / (t.true_sizes[t.rows] + t.pred_sizes[t.cols] - n)
+        n = self._n
+        # a + b - n in floats: exact, as every term is an integer below 2**53
+        jac = n / (self._a + self._b - n)
         return (
             _max_by(t.rows, jac, t.n_true_clusters),
             _max_by(t.cols, jac, t.n_pred_clusters),
@@ -387,12 +400,16 @@ class LazyStatistics:
     @cached_property
     def lea_recall_sum(self) -> float:
         t = self._t
-        return _lea_side(t.true_sizes, t.pred_sizes, t.rows, t.cols, t.counts)
+        return _lea_side(
+            t.true_sizes, t.rows, t.cell_true_sizes, t.cell_pred_sizes, t.counts, self._n
+        )
 
     @cached_property
     def lea_precision_sum(self) -> float:
         t = self._t
-        return _lea_side(t.pred_sizes, t.true_sizes, t.cols, t.rows, t.counts)
+        return _lea_side(
+            t.pred_sizes, t.cols, t.cell_pred_sizes, t.cell_true_sizes, t.counts, self._n
+        )
 
     @cached_property
     def _entropies(self) -> tuple[float, float, float, float]:
@@ -400,11 +417,14 @@ class LazyStatistics:
         n = float(ext.n_common)
         a = ext.true_sizes.astype(np.float64)
         b = ext.pred_sizes.astype(np.float64)
-        c = ext.counts.astype(np.float64)
+        if ext is self._t:  # no twinless record: the cells' arrays are shared
+            c, a_at, b_at = self._n, self._a, self._b
+        else:
+            c, a_at, b_at = ext.counts.astype(np.float64), a[ext.rows], b[ext.cols]
         h_t = float(-(a / n * np.log(a / n)).sum())
         h_p = float(-(b / n * np.log(b / n)).sum())
-        h_tp = float(-(c / n * np.log(c / b[ext.cols])).sum())
-        h_pt = float(-(c / n * np.log(c / a[ext.rows])).sum())
+        h_tp = float(-(c / n * np.log(c / b_at)).sum())
+        h_pt = float(-(c / n * np.log(c / a_at)).sum())
         return _nonneg(h_t), _nonneg(h_p), _nonneg(h_tp), _nonneg(h_pt)
 
     @property

@@ -31,7 +31,6 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
 
 from .._errors import InputError
 from ..contingency import ContingencyTable
@@ -49,8 +48,8 @@ _STRUCTURE_LOCK = threading.Lock()
 def ceaf_similarity(table: ContingencyTable, phi: Phi) -> npt.NDArray[np.float64]:
     """``phi(T_i, P_j)`` for every non-zero cell (zero cells have similarity 0)."""
     n = table.counts.astype(np.float64)
-    a = table.true_sizes[table.rows]
-    b = table.pred_sizes[table.cols]
+    a = table.cell_true_sizes
+    b = table.cell_pred_sizes
     if phi == 1:
         return np.asarray((table.counts == a) & (table.counts == b), dtype=np.float64)
     if phi == 2:
@@ -84,6 +83,27 @@ def _top_two(
     rest = ~first
     np.maximum.at(top2, group[rest], w[rest])
     return top1, top2, first
+
+
+def _other_best_sorted(
+    group: npt.NDArray[np.int64], w: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Per cell, the best weight of the other cells of its group (0 if none), for
+    ``group`` sorted (each group contiguous): :func:`_top_two` read at every cell,
+    by segment reductions instead of scattered ones."""
+    n = group.size
+    if n == 0:
+        return np.zeros(0)
+    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    lengths = np.diff(np.append(starts, n))
+    top1 = np.repeat(np.maximum.reduceat(w, starts), lengths)
+    candidate = np.flatnonzero(w == top1)
+    in_group = group[candidate]
+    first = np.zeros(n, dtype=bool)
+    first[candidate[np.concatenate(([True], in_group[1:] != in_group[:-1]))]] = True
+    # weights are non-negative: the best cell set to 0 leaves max(0, the others' best)
+    top2 = np.repeat(np.maximum.reduceat(np.where(first, 0.0, w), starts), lengths)
+    return np.where(first, top2, top1)
 
 
 def _leaf_cells(
@@ -135,15 +155,19 @@ def _fix_dominant_cells(
     done_rows = np.zeros(k, dtype=bool)
     done_cols = np.zeros(r, dtype=bool)
     total = 0.0
+    by_row = rows.size < 2 or bool((rows[1:] >= rows[:-1]).all())
     for _ in range(100):
         changed = False
         for rule in ("dominance", "leaf_rows", "leaf_cols"):
             if idx.size == 0:
                 break
             if rule == "dominance":
-                r1, r2, r_first = _top_two(ri, wi, k)
+                if by_row:  # compacting and renumbering keep the cells sorted by row
+                    other_r = _other_best_sorted(ri, wi)
+                else:
+                    r1, r2, r_first = _top_two(ri, wi, k)
+                    other_r = np.where(r_first, r2[ri], r1[ri])
                 c1, c2, c_first = _top_two(ci, wi, r)
-                other_r = np.where(r_first, r2[ri], r1[ri])
                 other_c = np.where(c_first, c2[ci], c1[ci])
                 fixed = wi > other_r + other_c
             elif rule == "leaf_rows":
@@ -210,6 +234,9 @@ def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float6
     rows, cols, w = rows[active], cols[active], w[active]
     if rows.size == 0:
         return total
+    # imported here: slow to import, and needed only when the reductions leave cells
+    from scipy.sparse.csgraph import connected_components
+
     graph = sp.coo_matrix(
         (np.ones(rows.size, dtype=np.int8), (rows, cols + k)), shape=(k + r, k + r)
     ).tocsr()
@@ -237,6 +264,8 @@ def _sparse_assignment(
     rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], weights: npt.NDArray[np.float64]
 ) -> float:
     """Exact maximum-weight matching on a sparse bipartite graph (LAPJVsp)."""
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
     ri, row_index = np.unique(rows, return_inverse=True)
     ci, col_index = np.unique(cols, return_inverse=True)
     m, n = ri.size, ci.size

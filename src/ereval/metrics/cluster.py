@@ -26,8 +26,8 @@ __all__ = ["closest_cluster_scores", "cluster_scores", "exact_matches"]
 
 def exact_matches(table: ContingencyTable) -> npt.NDArray[np.bool_]:
     """Boolean mask over cells: the true and predicted clusters are identical."""
-    a = table.true_sizes[table.rows]
-    b = table.pred_sizes[table.cols]
+    a = table.cell_true_sizes
+    b = table.cell_pred_sizes
     return np.asarray((table.counts == a) & (table.counts == b), dtype=bool)
 
 
