@@ -89,7 +89,7 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
         "paula plan": ["paula", "plan", "--n", "1000", "--epsilon", "0.1", "--delta", "5"],
         "paula bounds": ["paula", "bounds", ranked, labels, "--epsilon", "0.2", "--delta", "3"],
         "oasis estimate": ["oasis", "estimate", pool, "--budget", "20", "--seed", "0"],
-        "report": ["report", "--truth", T, "--pred", P, "-q"],
+        "report": ["report", "--truth", T, "--pred", P, "--no-plots", "-q"],
         "oasis experiment": [
             "oasis",
             "experiment",

@@ -170,12 +170,23 @@ def test_predictions_from_files_are_named_by_their_stem() -> None:
 
 
 # --------------------------------------------------------------------------- CLI
-def test_cli_example_writes_exactly_the_named_file(tmp_path: Path) -> None:
+def test_cli_example_writes_the_page_and_its_files_beside_it(tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     res = runner.invoke(app, ["report", "--example", "-o", str(out), "-q"])
     assert res.exit_code == 0, res.output
-    assert sorted(tmp_path.iterdir()) == [out]
+    assert sorted(tmp_path.iterdir()) == [out, tmp_path / "report_files"]
     assert "Metrics against the truth" in out.read_text()
+    files = {p.suffix for p in (tmp_path / "report_files").iterdir()}
+    assert files == {".json", ".png", ".svg"}
+    numbers = json.loads((tmp_path / "report_files" / "report.json").read_text())
+    assert numbers["sections"][0]["key"] == "metrics"
+
+
+def test_cli_no_plots_writes_exactly_the_named_file(tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    res = runner.invoke(app, ["report", "--example", "-o", str(out), "--no-plots", "-q"])
+    assert res.exit_code == 0, res.output
+    assert sorted(tmp_path.iterdir()) == [out]
 
 
 def test_cli_named_predictions_json_and_plots(tmp_path: Path) -> None:
@@ -211,6 +222,7 @@ def test_cli_named_predictions_json_and_plots(tmp_path: Path) -> None:
         (["--truth", str(EXAMPLES / "truth.csv"), "--pred", "missing.csv"], "missing.csv"),
         (["--example", "-f", "json", "-o", "r.html"], "--out"),
         (["--example", "-f", "json", "--plots"], "--plots"),
+        (["--example", "--no-plots", "--plots-dir", "p"], "--no-plots"),
     ],
 )
 def test_cli_errors_are_one_line_naming_the_flag(

@@ -161,13 +161,15 @@ def report_command(
         ),
     ] = None,
     plots: Annotated[
-        bool,
+        bool | None,
         typer.Option(
-            "--plots",
-            help="Also write each chart as SVG and PNG, and report.json, "
-            "into a folder beside the report (NAME_files/).",
+            "--plots/--no-plots",
+            help="Also write each chart as SVG and PNG, and every number as report.json, "
+            "into a folder beside the report (NAME_files/); default: yes when the report "
+            "is written to a file.",
+            show_default=False,
         ),
-    ] = False,
+    ] = None,
     plots_dir: Annotated[
         Path | None,
         typer.Option(
@@ -204,6 +206,10 @@ def report_command(
         suffixes = (".html", ".htm") if fmt == "html" else (".json",)
         check_output_path(target, flag="--out", suffixes=suffixes)
     folder = plots_dir
+    if plots_dir is not None and plots is False:
+        raise InputError("'--plots-dir' and '--no-plots' contradict each other")
+    if plots is None:
+        plots = target is not None
     if folder is None and plots:
         if target is None:
             raise InputError("'--plots' needs --out (the folder goes beside the report)")
