@@ -31,12 +31,13 @@ import math
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..contingency import ContingencyTable, MismatchPolicy
 from ..statistics import TableStatistics
 from . import sql
 
-__all__ = ["duckdb_table_statistics"]
+__all__ = ["duckdb_table_statistics", "sql_table_statistics"]
 
 
 def _int(value: Any) -> int:
@@ -63,7 +64,28 @@ def duckdb_table_statistics(
 ) -> TableStatistics:
     """Every statistic of the table whose groups are ``cells`` (records on both sides
     ``both``, on the truth's only ``only_t``, on the prediction's only ``only_p``;
-    0 for ``policy="intersection"``)."""
+    0 for ``policy="intersection"``).
+
+    With DuckDB (``dialect`` :data:`~ereval.engines.sql.DUCKDB_STATS`) the groups are
+    streamed once, as compact integer codes, into NumPy reductions
+    (:func:`_coded_statistics`); another dialect computes them with the aggregate
+    statements alone (:func:`sql_table_statistics`)."""
+    if dialect == sql.DUCKDB_STATS:
+        return _coded_statistics(con, cells, policy, only_t, only_p)
+    return sql_table_statistics(con, cells, policy, both, only_t, only_p, dialect)
+
+
+def sql_table_statistics(
+    con: Any,
+    cells: str,
+    policy: MismatchPolicy,
+    both: int,
+    only_t: int,
+    only_p: int,
+    dialect: sql.StatsDialect = sql.DUCKDB_STATS,
+) -> TableStatistics:
+    """Every statistic of the table whose groups are ``cells``, from aggregate
+    statements only (no array comes back): see the module's steps 1 to 4."""
     common_only = policy == "intersection"
     n_records = both + only_t + only_p
     for side in ("t", "p"):
@@ -184,3 +206,340 @@ def _sub_table(
         true_sizes,
         pred_sizes,
     )
+
+
+# -- the groups as integer codes, reduced in NumPy -------------------------------------
+
+_BATCH = 1 << 20  # rows per Arrow record batch fetched
+_CHUNK = 1 << 23  # cells per NumPy step (bounds the temporary arrays)
+_INTEGER_TYPES = frozenset(
+    ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER")
+)
+
+
+def _chunks(m: int) -> list[slice]:
+    return [slice(k, min(k + _CHUNK, m)) for k in range(0, m, _CHUNK)]
+
+
+def _sum_squares(x: npt.NDArray[Any]) -> int:
+    """``sum x^2``, exact (int64 over runs short enough not to overflow)."""
+    if x.size == 0:
+        return 0
+    top = int(x.max())
+    step = max(1, min(_CHUNK, (2**63 - 1) // max(1, top * top)))
+    total = 0
+    for k in range(0, x.size, step):
+        part = x[k : k + step].astype(np.int64)
+        total += int(np.dot(part, part))
+    return total
+
+
+def _bincount(index: npt.NDArray[Any], weights: Any, size: int) -> npt.NDArray[np.float64]:
+    """``np.bincount(index, weights(chunk))`` summed over the cells in chunks."""
+    out = np.zeros(size)
+    for part in _chunks(index.shape[0]):
+        out += np.bincount(index[part], weights=weights(part), minlength=size)
+    return out
+
+
+def _fsum(values: Any, m: int) -> float:
+    """The sum of ``values(chunk)`` over the cells: pairwise per chunk, exact across."""
+    return math.fsum(float(np.sum(values(part))) for part in _chunks(m))
+
+
+def _code_dtype(n_codes: int) -> type[np.signedinteger[Any]]:
+    return np.int32 if n_codes < 2**31 - 1 else np.int64
+
+
+class _Codes:
+    """The codes of one side's cluster keys, batch by batch: by offset for integers in
+    a range at most a few times the number of groups (as :func:`ereval.ids.encode`),
+    else hashed once over all batches (Arrow's dictionary encoding). ``-1`` stands
+    for the NULL key of the records on the other side only."""
+
+    def __init__(self, m: int, lo: Any, hi: Any, integer: bool) -> None:
+        dense = integer and lo is not None and int(hi) - int(lo) + 1 <= 4 * m + 1024
+        self.lo = int(lo) if dense else None
+        self.span = int(hi) - int(lo) + 1 if dense else 0
+        self.codes = np.empty(m, dtype=_code_dtype(self.span)) if dense else None
+        self.parts: list[Any] = []
+
+    def add(self, column: Any, at: int) -> None:
+        if self.codes is None or self.lo is None:
+            self.parts.append(column)
+            return
+        values = np.asarray(column.fill_null(self.lo).to_numpy(), dtype=np.int64)
+        out = self.codes[at : at + len(column)]
+        np.subtract(values, self.lo, out=out, casting="unsafe")
+        if column.null_count:
+            out[np.asarray(column.is_null().to_numpy(zero_copy_only=False))] = -1
+
+    def finish(self) -> tuple[npt.NDArray[Any], int]:
+        """The codes and the number of codes (some of them unused when by offset)."""
+        if self.codes is not None:
+            return self.codes, self.span
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pa.table({"k": pc.dictionary_encode(pa.chunked_array(self.parts))})
+        column = encoded.unify_dictionaries().column("k")
+        self.parts = []
+        n_codes = len(column.chunk(0).dictionary) if column.num_chunks else 0
+        dtype = _code_dtype(n_codes)
+        codes = np.empty(len(column), dtype=dtype)
+        at = 0
+        for chunk in column.chunks:
+            indices = chunk.indices.fill_null(-1).to_numpy()
+            codes[at : at + len(chunk)] = indices
+            at += len(chunk)
+        return codes, n_codes
+
+
+def _fetch(
+    con: Any, cells: str, *, common_only: bool
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], int, int]:
+    """The groups as ``(i, j, n)`` arrays (codes, ``-1`` for a NULL key) and the number
+    of codes of each side, from one pass over ``cells`` streamed as Arrow batches."""
+    where = " WHERE tc IS NOT NULL AND pc IS NOT NULL" if common_only else ""
+    types = {
+        row[0]: str(row[1])
+        for row in con.execute(f"DESCRIBE SELECT tc, pc FROM {cells}").fetchall()
+    }
+    integer = {k: types[k] in _INTEGER_TYPES for k in ("tc", "pc")}
+    bounds = [f"min({k}), max({k})" if integer[k] else "NULL, NULL" for k in ("tc", "pc")]
+    m, top, lo_t, hi_t, lo_p, hi_p = con.execute(
+        f"SELECT count(*), max(n), {bounds[0]}, {bounds[1]} FROM {cells}{where}"
+    ).fetchall()[0]
+    m = int(m)
+    sides = [_Codes(m, lo_t, hi_t, integer["tc"]), _Codes(m, lo_p, hi_p, integer["pc"])]
+    counts = np.empty(m, dtype=np.int32 if top is None or top < 2**31 else np.int64)
+    at = 0
+    for batch in con.sql(f"SELECT tc, pc, n FROM {cells}{where}").to_arrow_reader(_BATCH):
+        size = batch.num_rows
+        sides[0].add(batch.column(0), at)
+        sides[1].add(batch.column(1), at)
+        counts[at : at + size] = batch.column(2).to_numpy()
+        at += size
+    (i, k), (j, r) = sides[0].finish(), sides[1].finish()
+    return i, j, counts, k, r
+
+
+def _sizes(
+    codes: npt.NDArray[Any], counts: npt.NDArray[Any], n_codes: int
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Each cluster's records and the codes renumbered over the clusters that have some
+    (codes by offset leave gaps); ``-1`` stays ``-1``."""
+    sizes = np.zeros(n_codes + 1)
+    for part in _chunks(codes.shape[0]):
+        sizes += np.bincount(codes[part] + 1, weights=counts[part], minlength=n_codes + 1)
+    sizes = sizes[1:]
+    present = sizes > 0
+    if not present.all():
+        renumber = np.cumsum(present, dtype=np.int64) - 1
+        renumber = np.append(renumber, -1).astype(codes.dtype)
+        for part in _chunks(codes.shape[0]):
+            codes[part] = renumber[codes[part]]
+        sizes = sizes[present]
+    dtype = np.int32 if sizes.size == 0 or sizes.max() < 2**31 else np.int64
+    return sizes.astype(dtype), codes
+
+
+def _coded_statistics(
+    con: Any, cells: str, policy: MismatchPolicy, only_t: int, only_p: int
+) -> TableStatistics:
+    """Every statistic from the groups fetched once as integer codes and counts, each
+    reduction a ``bincount`` or a sum over chunks of the cells; CEAF as in
+    :func:`_ceaf_coded` (stars and dominant cells here, the rest in memory)."""
+    i, j, n, k, r = _fetch(con, cells, common_only=policy == "intersection")
+    a, i = _sizes(i, n, k)
+    b, j = _sizes(j, n, r)
+    k, r = a.shape[0], b.shape[0]
+    if i.size and (i.min() < 0 or j.min() < 0):  # the groups of twinless records
+        keep = (i >= 0) & (j >= 0)
+        i, j, n = i[keep], j[keep], n[keep]
+        del keep
+    m = i.shape[0]
+    n_common = int(n.sum(dtype=np.int64))
+    n_records = n_common + only_t + only_p
+    big_n = float(n_records)
+
+    def cell(part: slice) -> tuple[Any, Any, Any]:
+        return n[part].astype(np.float64), a[i[part]].astype(np.float64), b[j[part]]
+
+    rc = _bincount(i, lambda p: n[p], k)
+    cc = _bincount(j, lambda p: n[p], r)
+    sum_n2 = _sum_squares(n)
+
+    def exact(p: slice) -> Any:
+        x = n[p]
+        return (x == a[i[p]]) & (x == b[j[p]])
+
+    def b3(p: slice, which: str) -> Any:
+        x, ai, bj = cell(p)
+        n2 = x * x
+        if which == "r":
+            return n2 / ai
+        if which == "p":
+            return n2 / bj
+        if which == "er":
+            return x * x / (ai * ai)
+        return x * x / (ai * bj.astype(np.float64))
+
+    def jaccard(p: slice) -> Any:
+        x, ai, bj = cell(p)
+        return x / (ai + bj - x)
+
+    best_r, best_c = np.zeros(k), np.zeros(r)
+    for p in _chunks(m):
+        jac = jaccard(p)
+        np.maximum.at(best_r, i[p], jac)
+        np.maximum.at(best_c, j[p], jac)
+    closest = (float(best_r.sum()), float(best_c.sum()))
+    del best_r, best_c
+
+    def links(p: slice) -> Any:
+        x = n[p].astype(np.float64)
+        return x * (x - 1) / 2
+
+    singles = sum(int(((a[i[p]] == 1) & (b[j[p]] == 1) & (n[p] == 1)).sum()) for p in _chunks(m))
+
+    def links_of(size: Any) -> Any:
+        return size * (size - 1) / 2
+
+    lea = []
+    for own, idx in ((a, i), (b, j)):
+        resolved = _bincount(idx, links, own.shape[0])
+        size = own.astype(np.float64)
+        several = own > 1
+        lea.append(
+            float(np.sum(size[several] * resolved[several] / links_of(size[several]))) + singles
+        )
+        del resolved, size, several
+
+    def ent_cells(p: slice, side: str) -> Any:
+        x, ai, bj = cell(p)
+        return x / big_n * np.log(x / (bj if side == "b" else ai))
+
+    def h(sizes: Any) -> float:
+        x = sizes.astype(np.float64) / big_n
+        return float(np.sum(x * np.log(x)))
+
+    single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
+
+    def twin(sizes: Any, common: Any) -> float:
+        extra = sizes - common
+        some = extra > 0
+        s = sizes[some].astype(np.float64)
+        return float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s))))
+
+    ceafm, ceafe = _ceaf_coded(i, j, n, a, b, rc, cc)
+    pairs_row = _sum_squares(rc.astype(np.int64))
+    pairs_col = _sum_squares(cc.astype(np.int64))
+    return TableStatistics(
+        policy=policy,
+        n_true_records=int(a.sum(dtype=np.int64)),
+        n_pred_records=int(b.sum(dtype=np.int64)),
+        n_common=n_common,
+        n_true_clusters=k,
+        n_pred_clusters=r,
+        n_cells=m,
+        pairs_both=_halve(sum_n2 - n_common),
+        pairs_true=_halve(_sum_squares(a) - int(a.sum(dtype=np.int64))),
+        pairs_pred=_halve(_sum_squares(b) - int(b.sum(dtype=np.int64))),
+        pairs_row_common=_halve(pairs_row - n_common),
+        pairs_col_common=_halve(pairs_col - n_common),
+        exact_matches=int(_fsum(exact, m)),
+        b3_recall_sum=_fsum(lambda p: b3(p, "r"), m),
+        b3_precision_sum=_fsum(lambda p: b3(p, "p"), m),
+        b3_entity_recall_sum=_fsum(lambda p: b3(p, "er"), m),
+        b3_entity_precision_sum=_fsum(lambda p: b3(p, "ep"), m),
+        closest_recall_sum=closest[0],
+        closest_precision_sum=closest[1],
+        lea_recall_sum=lea[0],
+        lea_precision_sum=lea[1],
+        entropy_true=_nonneg(-(h(a) + only_p * single)),
+        entropy_pred=_nonneg(-(h(b) + only_t * single)),
+        entropy_true_given_pred=_nonneg(-(_fsum(lambda p: ent_cells(p, "b"), m) + twin(b, cc))),
+        entropy_pred_given_true=_nonneg(-(_fsum(lambda p: ent_cells(p, "a"), m) + twin(a, rc))),
+        ceafm_total=ceafm,
+        ceafe_total=ceafe,
+    )
+
+
+def _ceaf_coded(
+    i: npt.NDArray[Any],
+    j: npt.NDArray[Any],
+    n: npt.NDArray[Any],
+    a: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    rc: npt.NDArray[np.float64],
+    cc: npt.NDArray[np.float64],
+) -> tuple[float, float]:
+    """CEAFm's and CEAFe's best aligned totals (weights ``w3 = n``, ``w4 = 2 n / (a +
+    b)``), sharing every step: components of one cell and stars (one cluster on one
+    side) give their best cell; in the other components the dominant cells (``3 w >
+    S_row + S_col``, exact in integers for ``w3``, with the margin
+    :data:`~ereval.engines.sql.FLOAT_MARGIN` for ``w4``) are summed; the cells of the
+    rows and columns holding none are solved exactly in memory."""
+    from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
+
+    k, r, m = a.shape[0], b.shape[0], i.shape[0]
+    if m == 0:
+        return 0.0, 0.0
+
+    def w4(p: slice) -> Any:
+        x = n[p].astype(np.float64)
+        return 2.0 * x / (a[i[p]].astype(np.float64) + b[j[p]])
+
+    rdeg = np.bincount(i, minlength=k)
+    cdeg = np.bincount(j, minlength=r)
+    s4r = _bincount(i, w4, k)
+    s4c = _bincount(j, w4, r)
+    # a row is a star's centre when it has several cells, each alone in its column
+    rstar = (rdeg > 1) & (_bincount(i, lambda p: cdeg[j[p]] > 1, k) == 0)
+    cstar = (cdeg > 1) & (_bincount(j, lambda p: rdeg[i[p]] > 1, r) == 0)
+    top3r, top4r = np.zeros(k), np.zeros(k)
+    top3c, top4c = np.zeros(r), np.zeros(r)
+    totals = [0.0, 0.0]
+    hard_parts = []
+    dom = [
+        np.zeros(k, dtype=bool),
+        np.zeros(r, dtype=bool),
+        np.zeros(k, dtype=bool),
+        np.zeros(r, dtype=bool),
+    ]
+    add3, add4 = [], []
+    for p in _chunks(m):
+        ii, jj, x = i[p], j[p], n[p].astype(np.int64)
+        wf = w4(p)
+        alone = (rdeg[ii] == 1) & (cdeg[jj] == 1)
+        add3.append(float(x[alone].sum()))
+        add4.append(float(wf[alone].sum()))
+        in_r = rstar[ii]
+        np.maximum.at(top3r, ii[in_r], x[in_r].astype(np.float64))
+        np.maximum.at(top4r, ii[in_r], wf[in_r])
+        in_c = cstar[jj]
+        np.maximum.at(top3c, jj[in_c], x[in_c].astype(np.float64))
+        np.maximum.at(top4c, jj[in_c], wf[in_c])
+        hard = ~(alone | in_r | in_c)
+        f3 = hard & (3 * x > rc[ii].astype(np.int64) + cc[jj].astype(np.int64))
+        f4 = hard & (3 * wf > (s4r[ii] + s4c[jj]) * (1 + sql.FLOAT_MARGIN))
+        add3.append(float(x[f3].sum()))
+        add4.append(float(wf[f4].sum()))
+        dom[0][ii[f3]] = True
+        dom[1][jj[f3]] = True
+        dom[2][ii[f4]] = True
+        dom[3][jj[f4]] = True
+        hard_parts.append(np.flatnonzero(hard) + p.start)
+    totals[0] = math.fsum(add3) + float(top3r.sum()) + float(top3c.sum())
+    totals[1] = math.fsum(add4) + float(top4r.sum()) + float(top4c.sum())
+    del top3r, top4r, top3c, top4c, s4r, s4c
+    hard_idx = np.concatenate(hard_parts)
+    hi, hj = i[hard_idx], j[hard_idx]
+    for t, (drow, dcol, phi) in enumerate(((dom[0], dom[1], 3), (dom[2], dom[3], 4))):
+        keep = hard_idx[~(drow[hi] | dcol[hj])]
+        if keep.size == 0:
+            continue
+        sub = _sub_table(i[keep], j[keep], n[keep].astype(np.int64), a[i[keep]], b[j[keep]])
+        totals[t] += max_weight_alignment(sub, ceaf_similarity(sub, phi))  # type: ignore[arg-type]
+    return totals[0], totals[1]
