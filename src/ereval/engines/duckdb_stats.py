@@ -211,14 +211,17 @@ def _sub_table(
 # -- the groups as integer codes, reduced in NumPy -------------------------------------
 
 _BATCH = 1 << 20  # rows per Arrow record batch fetched
-_CHUNK = 1 << 23  # cells per NumPy step (bounds the temporary arrays)
+_CHUNK = 1 << 23  # cells per bincount (bounds the temporary arrays)
+_LEND_FROM = 1 << 22  # from this many groups on, DuckDB's buffers go to disk for NumPy
+_LENT_LIMIT = "64MB"
+_SMALL = 1 << 16  # cells per step of the per-cell passes (their temporaries stay in cache)
 _INTEGER_TYPES = frozenset(
     ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER")
 )
 
 
-def _chunks(m: int) -> list[slice]:
-    return [slice(k, min(k + _CHUNK, m)) for k in range(0, m, _CHUNK)]
+def _chunks(m: int, size: int = _CHUNK) -> list[slice]:
+    return [slice(k, min(k + size, m)) for k in range(0, m, size)]
 
 
 def _sum_squares(x: npt.NDArray[Any]) -> int:
@@ -232,19 +235,6 @@ def _sum_squares(x: npt.NDArray[Any]) -> int:
         part = x[k : k + step].astype(np.int64)
         total += int(np.dot(part, part))
     return total
-
-
-def _bincount(index: npt.NDArray[Any], weights: Any, size: int) -> npt.NDArray[np.float64]:
-    """``np.bincount(index, weights(chunk))`` summed over the cells in chunks."""
-    out = np.zeros(size)
-    for part in _chunks(index.shape[0]):
-        out += np.bincount(index[part], weights=weights(part), minlength=size)
-    return out
-
-
-def _fsum(values: Any, m: int) -> float:
-    """The sum of ``values(chunk)`` over the cells: pairwise per chunk, exact across."""
-    return math.fsum(float(np.sum(values(part))) for part in _chunks(m))
 
 
 def _code_dtype(n_codes: int) -> type[np.signedinteger[Any]]:
@@ -347,10 +337,42 @@ def _sizes(
 def _coded_statistics(
     con: Any, cells: str, policy: MismatchPolicy, only_t: int, only_p: int
 ) -> TableStatistics:
-    """Every statistic from the groups fetched once as integer codes and counts, each
-    reduction a ``bincount`` or a sum over chunks of the cells; CEAF as in
-    :func:`_ceaf_coded` (stars and dominant cells here, the rest in memory)."""
+    """Every statistic from the groups fetched once as integer codes and counts: one
+    pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
+    then CEAF (:func:`_ceaf_coded`)."""
     i, j, n, k, r = _fetch(con, cells, common_only=policy == "intersection")
+    limit = _lend_memory(con) if i.shape[0] >= _LEND_FROM else None
+    try:
+        return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+    finally:
+        if limit is not None:
+            con.execute(f"SET memory_limit = {sql.quote(limit)}")
+
+
+def _lend_memory(con: Any) -> str | None:
+    """Lower DuckDB's memory limit so that it writes its buffered tables (the groups)
+    to its temporary directory and frees that memory for the NumPy arrays; the limit
+    it had, to be set back, or ``None`` when DuckDB cannot lower it."""
+    import duckdb
+
+    limit = str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+    try:
+        con.execute(f"SET memory_limit = {sql.quote(_LENT_LIMIT)}")
+    except duckdb.Error:
+        return None
+    return limit
+
+
+def _statistics_of_codes(
+    i: npt.NDArray[Any],
+    j: npt.NDArray[Any],
+    n: npt.NDArray[Any],
+    k: int,
+    r: int,
+    policy: MismatchPolicy,
+    only_t: int,
+    only_p: int,
+) -> TableStatistics:
     a, i = _sizes(i, n, k)
     b, j = _sizes(j, n, r)
     k, r = a.shape[0], b.shape[0]
@@ -362,108 +384,95 @@ def _coded_statistics(
     n_common = int(n.sum(dtype=np.int64))
     n_records = n_common + only_t + only_p
     big_n = float(n_records)
-
-    def cell(part: slice) -> tuple[Any, Any, Any]:
-        return n[part].astype(np.float64), a[i[part]].astype(np.float64), b[j[part]]
-
-    rc = _bincount(i, lambda p: n[p], k)
-    cc = _bincount(j, lambda p: n[p], r)
-    sum_n2 = _sum_squares(n)
-
-    def exact(p: slice) -> Any:
-        x = n[p]
-        return (x == a[i[p]]) & (x == b[j[p]])
-
-    def b3(p: slice, which: str) -> Any:
-        x, ai, bj = cell(p)
-        n2 = x * x
-        if which == "r":
-            return n2 / ai
-        if which == "p":
-            return n2 / bj
-        if which == "er":
-            return x * x / (ai * ai)
-        return x * x / (ai * bj.astype(np.float64))
-
-    def jaccard(p: slice) -> Any:
-        x, ai, bj = cell(p)
-        return x / (ai + bj - x)
-
+    names = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt")
+    parts: dict[str, list[float]] = {name: [] for name in names}
     best_r, best_c = np.zeros(k), np.zeros(r)
-    for p in _chunks(m):
-        jac = jaccard(p)
-        np.maximum.at(best_r, i[p], jac)
-        np.maximum.at(best_c, j[p], jac)
+    for p in _chunks(m, _SMALL):
+        ii, jj, x = i[p], j[p], n[p]
+        ai, bj = a[ii], b[jj]
+        parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
+        parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
+        xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
+        n2 = xf * xf
+        parts["b3r"].append(float((n2 / af).sum()))
+        parts["b3p"].append(float((n2 / bf).sum()))
+        parts["b3er"].append(float((n2 / (af * af)).sum()))
+        parts["b3ep"].append(float((n2 / (af * bf)).sum()))
+        # LEA: a cluster's a res / link(a) is the sum of its cells' n (n - 1) / (a - 1)
+        pairs = n2 - xf
+        parts["lear"].append(float((pairs / np.maximum(af - 1, 1)).sum()))
+        parts["leap"].append(float((pairs / np.maximum(bf - 1, 1)).sum()))
+        share = xf / big_n
+        parts["htp"].append(float((share * np.log(xf / bf)).sum()))
+        parts["hpt"].append(float((share * np.log(xf / af)).sum()))
+        jac = xf / (af + bf - xf)
+        np.maximum.at(best_r, ii, jac)
+        np.maximum.at(best_c, jj, jac)
+    sums = {name: math.fsum(values) for name, values in parts.items()}
     closest = (float(best_r.sum()), float(best_c.sum()))
     del best_r, best_c
-
-    def links(p: slice) -> Any:
-        x = n[p].astype(np.float64)
-        return x * (x - 1) / 2
-
-    singles = sum(int(((a[i[p]] == 1) & (b[j[p]] == 1) & (n[p] == 1)).sum()) for p in _chunks(m))
-
-    def links_of(size: Any) -> Any:
-        return size * (size - 1) / 2
-
-    lea = []
-    for own, idx in ((a, i), (b, j)):
-        resolved = _bincount(idx, links, own.shape[0])
-        size = own.astype(np.float64)
-        several = own > 1
-        lea.append(
-            float(np.sum(size[several] * resolved[several] / links_of(size[several]))) + singles
-        )
-        del resolved, size, several
-
-    def ent_cells(p: slice, side: str) -> Any:
-        x, ai, bj = cell(p)
-        return x / big_n * np.log(x / (bj if side == "b" else ai))
-
-    def h(sizes: Any) -> float:
-        x = sizes.astype(np.float64) / big_n
-        return float(np.sum(x * np.log(x)))
-
+    rc = _counts(i, n, k)
+    cc = _counts(j, n, r)
     single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
-
-    def twin(sizes: Any, common: Any) -> float:
-        extra = sizes - common
-        some = extra > 0
-        s = sizes[some].astype(np.float64)
-        return float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s))))
-
+    ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
+    twin_t, twin_p = _twin(a, rc, big_n), _twin(b, cc, big_n)
+    pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
     ceafm, ceafe = _ceaf_coded(i, j, n, a, b, rc, cc)
-    pairs_row = _sum_squares(rc.astype(np.int64))
-    pairs_col = _sum_squares(cc.astype(np.int64))
+    n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
     return TableStatistics(
         policy=policy,
-        n_true_records=int(a.sum(dtype=np.int64)),
-        n_pred_records=int(b.sum(dtype=np.int64)),
+        n_true_records=n_t,
+        n_pred_records=n_p,
         n_common=n_common,
         n_true_clusters=k,
         n_pred_clusters=r,
         n_cells=m,
-        pairs_both=_halve(sum_n2 - n_common),
-        pairs_true=_halve(_sum_squares(a) - int(a.sum(dtype=np.int64))),
-        pairs_pred=_halve(_sum_squares(b) - int(b.sum(dtype=np.int64))),
+        pairs_both=_halve(_sum_squares(n) - n_common),
+        pairs_true=_halve(_sum_squares(a) - n_t),
+        pairs_pred=_halve(_sum_squares(b) - n_p),
         pairs_row_common=_halve(pairs_row - n_common),
         pairs_col_common=_halve(pairs_col - n_common),
-        exact_matches=int(_fsum(exact, m)),
-        b3_recall_sum=_fsum(lambda p: b3(p, "r"), m),
-        b3_precision_sum=_fsum(lambda p: b3(p, "p"), m),
-        b3_entity_recall_sum=_fsum(lambda p: b3(p, "er"), m),
-        b3_entity_precision_sum=_fsum(lambda p: b3(p, "ep"), m),
+        exact_matches=int(sums["exact"]),
+        b3_recall_sum=sums["b3r"],
+        b3_precision_sum=sums["b3p"],
+        b3_entity_recall_sum=sums["b3er"],
+        b3_entity_precision_sum=sums["b3ep"],
         closest_recall_sum=closest[0],
         closest_precision_sum=closest[1],
-        lea_recall_sum=lea[0],
-        lea_precision_sum=lea[1],
-        entropy_true=_nonneg(-(h(a) + only_p * single)),
-        entropy_pred=_nonneg(-(h(b) + only_t * single)),
-        entropy_true_given_pred=_nonneg(-(_fsum(lambda p: ent_cells(p, "b"), m) + twin(b, cc))),
-        entropy_pred_given_true=_nonneg(-(_fsum(lambda p: ent_cells(p, "a"), m) + twin(a, rc))),
+        lea_recall_sum=sums["lear"] + int(sums["singles"]),
+        lea_precision_sum=sums["leap"] + int(sums["singles"]),
+        entropy_true=_nonneg(-(ent_t + only_p * single)),
+        entropy_pred=_nonneg(-(ent_p + only_t * single)),
+        entropy_true_given_pred=_nonneg(-(sums["htp"] + twin_p)),
+        entropy_pred_given_true=_nonneg(-(sums["hpt"] + twin_t)),
         ceafm_total=ceafm,
         ceafe_total=ceafe,
     )
+
+
+def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
+    """The counts summed per code (records on both sides per cluster), exact."""
+    total = np.zeros(size, dtype=np.int64)
+    for p in _chunks(codes.shape[0]):
+        total += np.bincount(codes[p], weights=n[p], minlength=size).astype(np.int64)
+    return total.astype(n.dtype) if total.size == 0 or total.max() < 2**31 else total
+
+
+def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
+    """``sum (s / N) ln(s / N)`` over the clusters."""
+    x = sizes.astype(np.float64) / big_n
+    return float(np.sum(x * np.log(x)))
+
+
+def _twin(sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float) -> float:
+    """The twinless records' share of the other side's conditional entropy: ``sum (s -
+    c) (1 / N) ln(1 / s)`` over the clusters with records on this side only."""
+    extra = sizes.astype(np.int64) - common
+    some = extra > 0
+    if not some.any():
+        return 0.0
+    s = sizes[some].astype(np.float64)
+    return float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s))))
 
 
 def _ceaf_coded(
@@ -472,8 +481,8 @@ def _ceaf_coded(
     n: npt.NDArray[Any],
     a: npt.NDArray[Any],
     b: npt.NDArray[Any],
-    rc: npt.NDArray[np.float64],
-    cc: npt.NDArray[np.float64],
+    rc: npt.NDArray[Any],
+    cc: npt.NDArray[Any],
 ) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals (weights ``w3 = n``, ``w4 = 2 n / (a +
     b)``), sharing every step: components of one cell and stars (one cluster on one
@@ -487,53 +496,61 @@ def _ceaf_coded(
     if m == 0:
         return 0.0, 0.0
 
-    def w4(p: slice) -> Any:
-        x = n[p].astype(np.float64)
-        return 2.0 * x / (a[i[p]].astype(np.float64) + b[j[p]])
+    def w4(p: Any) -> Any:
+        return 2.0 * n[p].astype(np.float64) / (a[i[p]].astype(np.float64) + b[j[p]])
 
-    rdeg = np.bincount(i, minlength=k)
-    cdeg = np.bincount(j, minlength=r)
-    s4r = _bincount(i, w4, k)
-    s4c = _bincount(j, w4, r)
+    rdeg, cdeg = np.bincount(i, minlength=k), np.bincount(j, minlength=r)
     # a row is a star's centre when it has several cells, each alone in its column
-    rstar = (rdeg > 1) & (_bincount(i, lambda p: cdeg[j[p]] > 1, k) == 0)
-    cstar = (cdeg > 1) & (_bincount(j, lambda p: rdeg[i[p]] > 1, r) == 0)
-    top3r, top4r = np.zeros(k), np.zeros(k)
-    top3c, top4c = np.zeros(r), np.zeros(r)
-    totals = [0.0, 0.0]
-    hard_parts = []
-    dom = [
-        np.zeros(k, dtype=bool),
-        np.zeros(r, dtype=bool),
-        np.zeros(k, dtype=bool),
-        np.zeros(r, dtype=bool),
-    ]
-    add3, add4 = [], []
+    crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
     for p in _chunks(m):
+        ii, jj = i[p], j[p]
+        crowded_r[ii[cdeg[jj] > 1]] = True
+        crowded_c[jj[rdeg[ii] > 1]] = True
+    rstar, cstar = (rdeg > 1) & ~crowded_r, (cdeg > 1) & ~crowded_c
+    one_r, one_c = rdeg == 1, cdeg == 1
+    del crowded_r, crowded_c, rdeg, cdeg
+    s4r, s4c = np.zeros(k), np.zeros(r)
+    for p in _chunks(m, _SMALL):
+        w = w4(p)
+        np.add.at(s4r, i[p], w)
+        np.add.at(s4c, j[p], w)
+    add3: list[float] = []
+    add4: list[float] = []
+    star_parts, hard_parts = [], []
+    dom = [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
+    dom += [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
+    margin = 1 + sql.FLOAT_MARGIN
+    for p in _chunks(m, _SMALL):
         ii, jj, x = i[p], j[p], n[p].astype(np.int64)
-        wf = w4(p)
-        alone = (rdeg[ii] == 1) & (cdeg[jj] == 1)
+        w = w4(p)
+        alone = one_r[ii] & one_c[jj]
         add3.append(float(x[alone].sum()))
-        add4.append(float(wf[alone].sum()))
-        in_r = rstar[ii]
-        np.maximum.at(top3r, ii[in_r], x[in_r].astype(np.float64))
-        np.maximum.at(top4r, ii[in_r], wf[in_r])
-        in_c = cstar[jj]
-        np.maximum.at(top3c, jj[in_c], x[in_c].astype(np.float64))
-        np.maximum.at(top4c, jj[in_c], wf[in_c])
-        hard = ~(alone | in_r | in_c)
-        f3 = hard & (3 * x > rc[ii].astype(np.int64) + cc[jj].astype(np.int64))
-        f4 = hard & (3 * wf > (s4r[ii] + s4c[jj]) * (1 + sql.FLOAT_MARGIN))
+        add4.append(float(w[alone].sum()))
+        star = rstar[ii] | cstar[jj]
+        star_parts.append(np.flatnonzero(star) + p.start)
+        hard = ~(alone | star)
+        f3 = hard & (3 * x > rc[ii].astype(np.int64) + cc[jj])
+        f4 = hard & (3 * w > (s4r[ii] + s4c[jj]) * margin)
         add3.append(float(x[f3].sum()))
-        add4.append(float(wf[f4].sum()))
+        add4.append(float(w[f4].sum()))
         dom[0][ii[f3]] = True
         dom[1][jj[f3]] = True
         dom[2][ii[f4]] = True
         dom[3][jj[f4]] = True
         hard_parts.append(np.flatnonzero(hard) + p.start)
-    totals[0] = math.fsum(add3) + float(top3r.sum()) + float(top3c.sum())
-    totals[1] = math.fsum(add4) + float(top4r.sum()) + float(top4c.sum())
-    del top3r, top4r, top3c, top4c, s4r, s4c
+    del s4r, s4c
+    totals = [math.fsum(add3), math.fsum(add4)]
+    stars = np.concatenate(star_parts)
+    for centre, codes, size in ((rstar, i, k), (cstar, j, r)):
+        own = stars[centre[codes[stars]]]
+        top = np.zeros(size)
+        np.maximum.at(top, codes[own], n[own].astype(np.float64))
+        totals[0] += float(top.sum())
+        top[:] = 0.0
+        np.maximum.at(top, codes[own], w4(own))
+        totals[1] += float(top.sum())
+        del own, top
+    del stars
     hard_idx = np.concatenate(hard_parts)
     hi, hj = i[hard_idx], j[hard_idx]
     for t, (drow, dcol, phi) in enumerate(((dom[0], dom[1], 3), (dom[2], dom[3], 4))):
