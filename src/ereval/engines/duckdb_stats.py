@@ -71,7 +71,7 @@ def duckdb_table_statistics(
     (:func:`_coded_statistics`); another dialect computes them with the aggregate
     statements alone (:func:`sql_table_statistics`)."""
     if dialect == sql.DUCKDB_STATS:
-        return _coded_statistics(con, cells, policy, only_t, only_p)
+        return _coded_statistics(con, cells, policy, both, only_t, only_p)
     return sql_table_statistics(con, cells, policy, both, only_t, only_p, dialect)
 
 
@@ -212,7 +212,7 @@ def _sub_table(
 
 _BATCH = 1 << 20  # rows per Arrow record batch fetched
 _CHUNK = 1 << 23  # cells per bincount (bounds the temporary arrays)
-_LEND_FROM = 1 << 22  # from this many groups on, DuckDB's buffers go to disk for NumPy
+_LEND_FROM = 1 << 24  # from this many records on, DuckDB's buffers go to disk for NumPy
 _LENT_LIMIT = "64MB"
 _SMALL = 1 << 16  # cells per step of the per-cell passes (their temporaries stay in cache)
 _INTEGER_TYPES = frozenset(
@@ -297,12 +297,13 @@ def _fetch(
     }
     integer = {k: types[k] in _INTEGER_TYPES for k in ("tc", "pc")}
     bounds = [f"min({k}), max({k})" if integer[k] else "NULL, NULL" for k in ("tc", "pc")]
-    m, top, lo_t, hi_t, lo_p, hi_p = con.execute(
-        f"SELECT count(*), max(n), {bounds[0]}, {bounds[1]} FROM {cells}{where}"
+    m, total, lo_t, hi_t, lo_p, hi_p = con.execute(
+        f"SELECT count(*), sum(n), {bounds[0]}, {bounds[1]} FROM {cells}{where}"
     ).fetchall()[0]
     m = int(m)
     sides = [_Codes(m, lo_t, hi_t, integer["tc"]), _Codes(m, lo_p, hi_p, integer["pc"])]
-    counts = np.empty(m, dtype=np.int32 if top is None or top < 2**31 else np.int64)
+    # every count and every sum of counts fits the type of the total
+    counts = np.empty(m, dtype=np.int32 if total is None or total < 2**31 else np.int64)
     at = 0
     for batch in con.sql(f"SELECT tc, pc, n FROM {cells}{where}").to_arrow_reader(_BATCH):
         size = batch.num_rows
@@ -319,9 +320,9 @@ def _sizes(
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
     """Each cluster's records and the codes renumbered over the clusters that have some
     (codes by offset leave gaps); ``-1`` stays ``-1``."""
-    sizes = np.zeros(n_codes + 1)
-    for part in _chunks(codes.shape[0]):
-        sizes += np.bincount(codes[part] + 1, weights=counts[part], minlength=n_codes + 1)
+    sizes = np.zeros(n_codes + 1, dtype=counts.dtype)
+    for part in _chunks(codes.shape[0], _SMALL):
+        np.add.at(sizes, codes[part] + 1, counts[part])
     sizes = sizes[1:]
     present = sizes > 0
     if not present.all():
@@ -329,20 +330,20 @@ def _sizes(
         renumber = np.append(renumber, -1).astype(codes.dtype)
         for part in _chunks(codes.shape[0]):
             codes[part] = renumber[codes[part]]
+        del renumber
         sizes = sizes[present]
-    dtype = np.int32 if sizes.size == 0 or sizes.max() < 2**31 else np.int64
-    return sizes.astype(dtype), codes
+    return sizes, codes
 
 
 def _coded_statistics(
-    con: Any, cells: str, policy: MismatchPolicy, only_t: int, only_p: int
+    con: Any, cells: str, policy: MismatchPolicy, both: int, only_t: int, only_p: int
 ) -> TableStatistics:
     """Every statistic from the groups fetched once as integer codes and counts: one
     pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
     then CEAF (:func:`_ceaf_coded`)."""
-    i, j, n, k, r = _fetch(con, cells, common_only=policy == "intersection")
-    limit = _lend_memory(con) if i.shape[0] >= _LEND_FROM else None
+    limit = _lend_memory(con) if only_t + only_p + both >= _LEND_FROM else None
     try:
+        i, j, n, k, r = _fetch(con, cells, common_only=policy == "intersection")
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
     finally:
         if limit is not None:
@@ -452,10 +453,10 @@ def _statistics_of_codes(
 
 def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
     """The counts summed per code (records on both sides per cluster), exact."""
-    total = np.zeros(size, dtype=np.int64)
-    for p in _chunks(codes.shape[0]):
-        total += np.bincount(codes[p], weights=n[p], minlength=size).astype(np.int64)
-    return total.astype(n.dtype) if total.size == 0 or total.max() < 2**31 else total
+    total = np.zeros(size, dtype=n.dtype)
+    for p in _chunks(codes.shape[0], _SMALL):
+        np.add.at(total, codes[p], n[p])
+    return total
 
 
 def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
@@ -499,7 +500,8 @@ def _ceaf_coded(
     def w4(p: Any) -> Any:
         return 2.0 * n[p].astype(np.float64) / (a[i[p]].astype(np.float64) + b[j[p]])
 
-    rdeg, cdeg = np.bincount(i, minlength=k), np.bincount(j, minlength=r)
+    rdeg = np.bincount(i, minlength=k).astype(np.int32)
+    cdeg = np.bincount(j, minlength=r).astype(np.int32)
     # a row is a star's centre when it has several cells, each alone in its column
     crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
     for p in _chunks(m):
@@ -520,6 +522,7 @@ def _ceaf_coded(
     dom = [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
     dom += [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
     margin = 1 + sql.FLOAT_MARGIN
+    index = _code_dtype(m)
     for p in _chunks(m, _SMALL):
         ii, jj, x = i[p], j[p], n[p].astype(np.int64)
         w = w4(p)
@@ -527,7 +530,7 @@ def _ceaf_coded(
         add3.append(float(x[alone].sum()))
         add4.append(float(w[alone].sum()))
         star = rstar[ii] | cstar[jj]
-        star_parts.append(np.flatnonzero(star) + p.start)
+        star_parts.append((np.flatnonzero(star) + p.start).astype(index))
         hard = ~(alone | star)
         f3 = hard & (3 * x > rc[ii].astype(np.int64) + cc[jj])
         f4 = hard & (3 * w > (s4r[ii] + s4c[jj]) * margin)
@@ -537,7 +540,7 @@ def _ceaf_coded(
         dom[1][jj[f3]] = True
         dom[2][ii[f4]] = True
         dom[3][jj[f4]] = True
-        hard_parts.append(np.flatnonzero(hard) + p.start)
+        hard_parts.append((np.flatnonzero(hard) + p.start).astype(index))
     del s4r, s4c
     totals = [math.fsum(add3), math.fsum(add4)]
     stars = np.concatenate(star_parts)
