@@ -388,6 +388,7 @@ def _statistics_of_codes(
     names = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt")
     parts: dict[str, list[float]] = {name: [] for name in names}
     best_r, best_c = np.zeros(k), np.zeros(r)
+    s4r, s4c = np.zeros(k), np.zeros(r)  # the sums of CEAFe's weights per cluster
     for p in _chunks(m, _SMALL):
         ii, jj, x = i[p], j[p], n[p]
         ai, bj = a[ii], b[jj]
@@ -409,6 +410,9 @@ def _statistics_of_codes(
         jac = xf / (af + bf - xf)
         np.maximum.at(best_r, ii, jac)
         np.maximum.at(best_c, jj, jac)
+        w4 = 2.0 * xf / (af + bf)
+        np.add.at(s4r, ii, w4)
+        np.add.at(s4c, jj, w4)
     sums = {name: math.fsum(values) for name, values in parts.items()}
     closest = (float(best_r.sum()), float(best_c.sum()))
     del best_r, best_c
@@ -418,7 +422,9 @@ def _statistics_of_codes(
     ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
     twin_t, twin_p = _twin(a, rc, big_n), _twin(b, cc, big_n)
     pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
-    ceafm, ceafe = _ceaf_coded(i, j, n, a, b, rc, cc)
+    held = [rc, cc, s4r, s4c]  # freed by CEAF once read
+    del rc, cc, s4r, s4c
+    ceafm, ceafe = _ceaf_coded(i, j, n, a, b, held)
     n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
     return TableStatistics(
         policy=policy,
@@ -482,15 +488,16 @@ def _ceaf_coded(
     n: npt.NDArray[Any],
     a: npt.NDArray[Any],
     b: npt.NDArray[Any],
-    rc: npt.NDArray[Any],
-    cc: npt.NDArray[Any],
+    held: list[npt.NDArray[Any]],
 ) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals (weights ``w3 = n``, ``w4 = 2 n / (a +
     b)``), sharing every step: components of one cell and stars (one cluster on one
     side) give their best cell; in the other components the dominant cells (``3 w >
     S_row + S_col``, exact in integers for ``w3``, with the margin
     :data:`~ereval.engines.sql.FLOAT_MARGIN` for ``w4``) are summed; the cells of the
-    rows and columns holding none are solved exactly in memory."""
+    rows and columns holding none are solved exactly in memory. ``held`` holds the
+    sums of ``w3`` and ``w4`` per row and per column (``rc, cc, s4r, s4c``), emptied
+    here so that they are freed once read."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
     k, r, m = a.shape[0], b.shape[0], i.shape[0]
@@ -509,13 +516,12 @@ def _ceaf_coded(
         crowded_r[ii[cdeg[jj] > 1]] = True
         crowded_c[jj[rdeg[ii] > 1]] = True
     rstar, cstar = (rdeg > 1) & ~crowded_r, (cdeg > 1) & ~crowded_c
-    one_r, one_c = rdeg == 1, cdeg == 1
+    # one gather per side: 1 for a cluster of one cell, 2 for a star's centre
+    kind_r = (rdeg == 1).astype(np.int8) + 2 * rstar.astype(np.int8)
+    kind_c = (cdeg == 1).astype(np.int8) + 2 * cstar.astype(np.int8)
     del crowded_r, crowded_c, rdeg, cdeg
-    s4r, s4c = np.zeros(k), np.zeros(r)
-    for p in _chunks(m, _SMALL):
-        w = w4(p)
-        np.add.at(s4r, i[p], w)
-        np.add.at(s4c, j[p], w)
+    rc, cc, s4r, s4c = held
+    held.clear()
     add3: list[float] = []
     add4: list[float] = []
     star_parts, hard_parts = [], []
@@ -524,24 +530,28 @@ def _ceaf_coded(
     margin = 1 + sql.FLOAT_MARGIN
     index = _code_dtype(m)
     for p in _chunks(m, _SMALL):
-        ii, jj, x = i[p], j[p], n[p].astype(np.int64)
-        w = w4(p)
-        alone = one_r[ii] & one_c[jj]
-        add3.append(float(x[alone].sum()))
-        add4.append(float(w[alone].sum()))
-        star = rstar[ii] | cstar[jj]
-        star_parts.append((np.flatnonzero(star) + p.start).astype(index))
+        ii, jj = i[p], j[p]
+        kr, kc = kind_r[ii], kind_c[jj]
+        alone = (kr == 1) & (kc == 1)
+        star = (kr == 2) | (kc == 2)
         hard = ~(alone | star)
-        f3 = hard & (3 * x > rc[ii].astype(np.int64) + cc[jj])
-        f4 = hard & (3 * w > (s4r[ii] + s4c[jj]) * margin)
+        x = n[p][alone].astype(np.float64)
+        add3.append(float(x.sum()))
+        add4.append(float((2.0 * x / (a[ii[alone]].astype(np.float64) + b[jj[alone]])).sum()))
+        star_parts.append((np.flatnonzero(star) + p.start).astype(index))
+        where = np.flatnonzero(hard)
+        hard_parts.append((where + p.start).astype(index))
+        ih, jh, x = ii[where], jj[where], n[p][where].astype(np.int64)
+        w = 2.0 * x.astype(np.float64) / (a[ih].astype(np.float64) + b[jh])
+        f3 = 3 * x > rc[ih].astype(np.int64) + cc[jh]
+        f4 = 3 * w > (s4r[ih] + s4c[jh]) * margin
         add3.append(float(x[f3].sum()))
         add4.append(float(w[f4].sum()))
-        dom[0][ii[f3]] = True
-        dom[1][jj[f3]] = True
-        dom[2][ii[f4]] = True
-        dom[3][jj[f4]] = True
-        hard_parts.append((np.flatnonzero(hard) + p.start).astype(index))
-    del s4r, s4c
+        dom[0][ih[f3]] = True
+        dom[1][jh[f3]] = True
+        dom[2][ih[f4]] = True
+        dom[3][jh[f4]] = True
+    del s4r, s4c, rc, cc, kind_r, kind_c
     totals = [math.fsum(add3), math.fsum(add4)]
     stars = np.concatenate(star_parts)
     for centre, codes, size in ((rstar, i, k), (cstar, j, r)):
@@ -553,7 +563,7 @@ def _ceaf_coded(
         np.maximum.at(top, codes[own], w4(own))
         totals[1] += float(top.sum())
         del own, top
-    del stars
+    del stars, rstar, cstar
     hard_idx = np.concatenate(hard_parts)
     hi, hj = i[hard_idx], j[hard_idx]
     for t, (drow, dcol, phi) in enumerate(((dom[0], dom[1], 3), (dom[2], dom[3], 4))):
