@@ -382,6 +382,7 @@ def _statistics_of_codes(
         i, j, n = i[keep], j[keep], n[keep]
         del keep
     m = i.shape[0]
+    kind_r, kind_c = _kinds(i, j, k, r)
     n_common = int(n.sum(dtype=np.int64))
     n_records = n_common + only_t + only_p
     big_n = float(n_records)
@@ -422,8 +423,8 @@ def _statistics_of_codes(
     ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
     twin_t, twin_p = _twin(a, rc, big_n), _twin(b, cc, big_n)
     pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
-    held = [rc, cc, s4r, s4c]  # freed by CEAF once read
-    del rc, cc, s4r, s4c
+    held = [kind_r, kind_c, rc, cc, s4r, s4c]  # freed by CEAF once read
+    del kind_r, kind_c, rc, cc, s4r, s4c
     ceafm, ceafe = _ceaf_coded(i, j, n, a, b, held)
     n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
     return TableStatistics(
@@ -455,6 +456,23 @@ def _statistics_of_codes(
         ceafm_total=ceafm,
         ceafe_total=ceafe,
     )
+
+
+def _kinds(
+    i: npt.NDArray[Any], j: npt.NDArray[Any], k: int, r: int
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """Per row and per column: 1 for a cluster of one cell, 2 for the centre of a star
+    (several cells, each alone in its column, or row), else 0."""
+    rdeg = np.bincount(i, minlength=k).astype(np.int32)
+    cdeg = np.bincount(j, minlength=r).astype(np.int32)
+    crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
+    for p in _chunks(i.shape[0]):
+        ii, jj = i[p], j[p]
+        crowded_r[ii[cdeg[jj] > 1]] = True
+        crowded_c[jj[rdeg[ii] > 1]] = True
+    kind_r = (rdeg == 1).astype(np.int8) + 2 * ((rdeg > 1) & ~crowded_r).astype(np.int8)
+    kind_c = (cdeg == 1).astype(np.int8) + 2 * ((cdeg > 1) & ~crowded_c).astype(np.int8)
+    return kind_r, kind_c
 
 
 def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
@@ -496,8 +514,9 @@ def _ceaf_coded(
     S_row + S_col``, exact in integers for ``w3``, with the margin
     :data:`~ereval.engines.sql.FLOAT_MARGIN` for ``w4``) are summed; the cells of the
     rows and columns holding none are solved exactly in memory. ``held`` holds the
-    sums of ``w3`` and ``w4`` per row and per column (``rc, cc, s4r, s4c``), emptied
-    here so that they are freed once read."""
+    kinds of the rows and columns (:func:`_kinds`) and the sums of ``w3`` and ``w4``
+    per row and per column (``kind_r, kind_c, rc, cc, s4r, s4c``), emptied here so
+    that they are freed once read."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
     k, r, m = a.shape[0], b.shape[0], i.shape[0]
@@ -507,20 +526,7 @@ def _ceaf_coded(
     def w4(p: Any) -> Any:
         return 2.0 * n[p].astype(np.float64) / (a[i[p]].astype(np.float64) + b[j[p]])
 
-    rdeg = np.bincount(i, minlength=k).astype(np.int32)
-    cdeg = np.bincount(j, minlength=r).astype(np.int32)
-    # a row is a star's centre when it has several cells, each alone in its column
-    crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
-    for p in _chunks(m):
-        ii, jj = i[p], j[p]
-        crowded_r[ii[cdeg[jj] > 1]] = True
-        crowded_c[jj[rdeg[ii] > 1]] = True
-    rstar, cstar = (rdeg > 1) & ~crowded_r, (cdeg > 1) & ~crowded_c
-    # one gather per side: 1 for a cluster of one cell, 2 for a star's centre
-    kind_r = (rdeg == 1).astype(np.int8) + 2 * rstar.astype(np.int8)
-    kind_c = (cdeg == 1).astype(np.int8) + 2 * cstar.astype(np.int8)
-    del crowded_r, crowded_c, rdeg, cdeg
-    rc, cc, s4r, s4c = held
+    kind_r, kind_c, rc, cc, s4r, s4c = held
     held.clear()
     add3: list[float] = []
     add4: list[float] = []
@@ -551,11 +557,11 @@ def _ceaf_coded(
         dom[1][jh[f3]] = True
         dom[2][ih[f4]] = True
         dom[3][jh[f4]] = True
-    del s4r, s4c, rc, cc, kind_r, kind_c
+    del s4r, s4c, rc, cc
     totals = [math.fsum(add3), math.fsum(add4)]
     stars = np.concatenate(star_parts)
-    for centre, codes, size in ((rstar, i, k), (cstar, j, r)):
-        own = stars[centre[codes[stars]]]
+    for kind, codes, size in ((kind_r, i, k), (kind_c, j, r)):
+        own = stars[kind[codes[stars]] == 2]
         top = np.zeros(size)
         np.maximum.at(top, codes[own], n[own].astype(np.float64))
         totals[0] += float(top.sum())
@@ -563,7 +569,8 @@ def _ceaf_coded(
         np.maximum.at(top, codes[own], w4(own))
         totals[1] += float(top.sum())
         del own, top
-    del stars, rstar, cstar
+    del stars
+    del kind_r, kind_c
     hard_idx = np.concatenate(hard_parts)
     hi, hj = i[hard_idx], j[hard_idx]
     for t, (drow, dcol, phi) in enumerate(((dom[0], dom[1], 3), (dom[2], dom[3], 4))):
