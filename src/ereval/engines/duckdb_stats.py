@@ -1,28 +1,41 @@
-"""The sufficient statistics of a contingency table, computed inside DuckDB.
+"""The sufficient statistics of a contingency table, from the groups of a DuckDB join.
 
-From the groups of the full outer join (the table ``cells(tc, pc, n)`` of
-:func:`ereval.engines.sql.cells_sql`), a few aggregate statements compute every
-statistic of :mod:`ereval.statistics`; only aggregates come back to Python:
+With DuckDB, the groups of the full outer join (the table ``cells(tc, pc, n)`` of
+:func:`ereval.engines.sql.cells_sql`) are read **once**, streamed as Arrow record
+batches into compact NumPy arrays: the cluster keys of each side numbered
+densely (by offset for integers in a range at most a few times the number of
+groups, as :func:`ereval.ids.encode` does, else hashed once by Arrow) and the
+counts, 12 bytes per group. DuckDB's memory limit is lowered meanwhile, so that
+it writes its buffered tables to its temporary directory and the process's
+memory goes to the arrays; it is set back afterwards. Every statistic is then a
+reduction over chunks of the cells (``np.add.at``, ``np.maximum.at``, sums), no
+longer a spilled hash GROUP BY per step:
+
+1. each cluster's size, its kind (one cell; the centre of a *star*, a component
+   of the cell graph with one cluster on its side) and records on both sides;
+2. one pass over the cells: exact matches, B-cubed's, LEA's and the entropies'
+   per-cell terms, the best Jaccard per cluster and the sums of CEAFe's weights
+   per cluster;
+3. CEAF (CEAFm and CEAFe together, sharing every step): a star component
+   aligns its best cell; in the components with several clusters on both sides,
+   the cells heavier than the largest other weight of their row plus that of
+   their column are in some best alignment (dominance, as in
+   :mod:`ereval.metrics.ceaf`); only the cells of rows and columns that hold no
+   such cell go to the exact assignment of
+   :func:`ereval.metrics.ceaf.max_weight_alignment`.
+
+:func:`sql_table_statistics` computes the same statistics with aggregate
+statements only, no array coming back (the path of another SQL dialect):
 
 1. the clusters of each side with what needs no other cluster: size, records
    on both sides, exact sum of the squares of its cells, number of cells (two
    GROUP BYs over the groups);
 2. the non-zero cells with their marginals and CEAF's two weights (two joins);
 3. per cluster of each side with several cells, what needs the other side's
-   sizes: the best Jaccard, whether its component of the cell graph holds no
-   other cluster of its side (a *star*), its largest CEAF weights and their sums
-   (a cluster of one cell is read off its cell);
-4. global sums over the clusters and the cells.
-
-CEAF (CEAFm and CEAFe together, sharing every step): a star component aligns
-its best cell, so the stars' best weights are summed in the engine. In the
-components with several clusters on both sides, the cells heavier than the
-largest other weight of their row plus that of their column are in some best
-alignment (dominance, as in :mod:`ereval.metrics.ceaf`); they are summed in the
-engine too. Only the cells of rows and columns that hold no such cell come back,
-and the exact assignment of :func:`ereval.metrics.ceaf.max_weight_alignment`
-(its own reductions, the connected components, a sparse assignment per
-remaining component) finishes them in memory.
+   sizes: the best Jaccard, whether it is a star's centre, its largest CEAF
+   weights and their sums (a cluster of one cell is read off its cell);
+4. global sums over the clusters and the cells, then CEAF's stars and dominant
+   cells summed in the engine, and only the undecided cells brought back.
 """
 
 from __future__ import annotations
@@ -484,20 +497,25 @@ def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDAr
 
 
 def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
-    """``sum (s / N) ln(s / N)`` over the clusters."""
-    x = sizes.astype(np.float64) / big_n
-    return float(np.sum(x * np.log(x)))
+    """``sum (s / N) ln(s / N)`` over the clusters (in chunks)."""
+    total = []
+    for p in _chunks(sizes.shape[0], _SMALL):
+        x = sizes[p].astype(np.float64) / big_n
+        total.append(float(np.sum(x * np.log(x))))
+    return math.fsum(total)
 
 
 def _twin(sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float) -> float:
     """The twinless records' share of the other side's conditional entropy: ``sum (s -
     c) (1 / N) ln(1 / s)`` over the clusters with records on this side only."""
-    extra = sizes.astype(np.int64) - common
-    some = extra > 0
-    if not some.any():
-        return 0.0
-    s = sizes[some].astype(np.float64)
-    return float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s))))
+    total = []
+    for p in _chunks(sizes.shape[0], _SMALL):
+        extra = sizes[p].astype(np.int64) - common[p]
+        some = extra > 0
+        if some.any():
+            s = sizes[p][some].astype(np.float64)
+            total.append(float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s)))))
+    return math.fsum(total)
 
 
 def _ceaf_coded(
