@@ -87,3 +87,14 @@ def test_coded_statistics_match_memory_in_small_chunks(
     assert abs(float(after[:-4]) - float(before[:-4])) <= 0.11
     # the aggregate statements alone (another dialect's path) agree
     _same(duckdb_stats.sql_table_statistics(con, "cells", policy, *counts), reference)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("key_type", ["VARCHAR", "BIGINT"])
+def test_no_group_at_all(key_type: str) -> None:
+    got = []
+    for compute in (duckdb_stats.duckdb_table_statistics, duckdb_stats.sql_table_statistics):
+        con = duckdb.connect()
+        con.execute(f"CREATE TABLE cells (tc {key_type}, pc {key_type}, n BIGINT)")
+        got.append(compute(con, "cells", "error", 0, 0, 0))
+    assert got[0].n_cells == got[0].n_true_clusters == got[0].pairs_both == 0
+    _same(got[0], got[1])

@@ -281,6 +281,8 @@ class _Codes:
         """The codes and the number of codes (some of them unused when by offset)."""
         if self.codes is not None:
             return self.codes, self.span
+        if not self.parts:  # no group at all
+            return np.zeros(0, dtype=np.int32), 0
         import pyarrow as pa
         import pyarrow.compute as pc
 
