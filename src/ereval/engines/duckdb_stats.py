@@ -227,6 +227,7 @@ _BATCH = 1 << 20  # rows per Arrow record batch fetched
 _CHUNK = 1 << 23  # cells per bincount (bounds the temporary arrays)
 _LEND_FROM = 1 << 24  # from this many records on, DuckDB's buffers go to disk for NumPy
 _LENT_LIMIT = "64MB"
+_USED = 0.9  # codes are renumbered when fewer than this share of them is used
 _SMALL = 1 << 16  # cells per step of the per-cell passes (their temporaries stay in cache)
 _INTEGER_TYPES = frozenset(
     ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER")
@@ -333,14 +334,16 @@ def _fetch(
 def _sizes(
     codes: npt.NDArray[Any], counts: npt.NDArray[Any], n_codes: int
 ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
-    """Each cluster's records and the codes renumbered over the clusters that have some
-    (codes by offset leave gaps); ``-1`` stays ``-1``."""
+    """Each code's records and the codes, renumbered over the clusters that have some
+    when more than a tenth of the codes are unused (codes by offset leave gaps; a
+    few unused codes, of size 0, cost less than a pass renumbering every cell);
+    ``-1`` stays ``-1``."""
     sizes = np.zeros(n_codes + 1, dtype=counts.dtype)
     for part in _chunks(codes.shape[0], _SMALL):
         np.add.at(sizes, codes[part] + 1, counts[part])
     sizes = sizes[1:]
     present = sizes > 0
-    if not present.all():
+    if np.count_nonzero(present) < _USED * sizes.shape[0]:
         renumber = np.cumsum(present, dtype=np.int64) - 1
         renumber = np.append(renumber, -1).astype(codes.dtype)
         for part in _chunks(codes.shape[0]):
@@ -391,7 +394,7 @@ def _statistics_of_codes(
 ) -> TableStatistics:
     a, i = _sizes(i, n, k)
     b, j = _sizes(j, n, r)
-    k, r = a.shape[0], b.shape[0]
+    k, r = a.shape[0], b.shape[0]  # codes, some of them perhaps unused (size 0)
     if i.size and (i.min() < 0 or j.min() < 0):  # the groups of twinless records
         keep = (i >= 0) & (j >= 0)
         i, j, n = i[keep], j[keep], n[keep]
@@ -447,8 +450,8 @@ def _statistics_of_codes(
         n_true_records=n_t,
         n_pred_records=n_p,
         n_common=n_common,
-        n_true_clusters=k,
-        n_pred_clusters=r,
+        n_true_clusters=int(np.count_nonzero(a)),
+        n_pred_clusters=int(np.count_nonzero(b)),
         n_cells=m,
         pairs_both=_halve(_sum_squares(n) - n_common),
         pairs_true=_halve(_sum_squares(a) - n_t),
@@ -502,7 +505,7 @@ def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
     """``sum (s / N) ln(s / N)`` over the clusters (in chunks)."""
     total = []
     for p in _chunks(sizes.shape[0], _SMALL):
-        x = sizes[p].astype(np.float64) / big_n
+        x = sizes[p][sizes[p] > 0].astype(np.float64) / big_n
         total.append(float(np.sum(x * np.log(x))))
     return math.fsum(total)
 
