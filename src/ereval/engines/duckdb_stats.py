@@ -2,10 +2,11 @@
 
 With DuckDB, the groups of the full outer join (the table ``cells(tc, pc, n)`` of
 :func:`ereval.engines.sql.cells_sql`) are read **once**, streamed as Arrow record
-batches into compact NumPy arrays: the cluster keys of each side numbered
-densely (by offset for integers in a range at most a few times the number of
-groups, as :func:`ereval.ids.encode` does, else hashed once by Arrow) and the
-counts, 12 bytes per group. DuckDB's memory limit is lowered meanwhile, so that
+batches into compact NumPy arrays: the cluster keys of each side numbered (by
+offset for integers in a range at most a few times the number of groups, as
+:func:`ereval.ids.encode` does, renumbered densely only when more than a tenth
+of the codes are unused; else hashed once by Arrow) and the counts, 12 bytes
+per group. DuckDB's memory limit is lowered meanwhile, so that
 it writes its buffered tables to its temporary directory and the process's
 memory goes to the arrays; it is set back afterwards. Every statistic is then a
 reduction over chunks of the cells (``np.add.at``, ``np.maximum.at``, sums), no
