@@ -1,28 +1,42 @@
-"""The sufficient statistics of a contingency table, computed inside DuckDB.
+"""The sufficient statistics of a contingency table, from the groups of a DuckDB join.
 
-From the groups of the full outer join (the table ``cells(tc, pc, n)`` of
-:func:`ereval.engines.sql.cells_sql`), a few aggregate statements compute every
-statistic of :mod:`ereval.statistics`; only aggregates come back to Python:
+With DuckDB, the groups of the full outer join (the table ``cells(tc, pc, n)`` of
+:func:`ereval.engines.sql.cells_sql`) are read **once**, streamed as Arrow record
+batches into compact NumPy arrays: the cluster keys of each side numbered (by
+offset for integers in a range at most a few times the number of groups, as
+:func:`ereval.ids.encode` does, renumbered densely only when more than a tenth
+of the codes are unused; else hashed once by Arrow) and the counts, 12 bytes
+per group. DuckDB's memory limit is lowered meanwhile, so that
+it writes its buffered tables to its temporary directory and the process's
+memory goes to the arrays; it is set back afterwards. Every statistic is then a
+reduction over chunks of the cells (``np.add.at``, ``np.maximum.at``, sums), no
+longer a spilled hash GROUP BY per step:
+
+1. each cluster's size, its kind (one cell; the centre of a *star*, a component
+   of the cell graph with one cluster on its side) and records on both sides;
+2. one pass over the cells: exact matches, B-cubed's, LEA's and the entropies'
+   per-cell terms, the best Jaccard per cluster and the sums of CEAFe's weights
+   per cluster;
+3. CEAF (CEAFm and CEAFe together, sharing every step): a star component
+   aligns its best cell; in the components with several clusters on both sides,
+   the cells heavier than the largest other weight of their row plus that of
+   their column are in some best alignment (dominance, as in
+   :mod:`ereval.metrics.ceaf`); only the cells of rows and columns that hold no
+   such cell go to the exact assignment of
+   :func:`ereval.metrics.ceaf.max_weight_alignment`.
+
+:func:`sql_table_statistics` computes the same statistics with aggregate
+statements only, no array coming back (the path of another SQL dialect):
 
 1. the clusters of each side with what needs no other cluster: size, records
    on both sides, exact sum of the squares of its cells, number of cells (two
    GROUP BYs over the groups);
 2. the non-zero cells with their marginals and CEAF's two weights (two joins);
 3. per cluster of each side with several cells, what needs the other side's
-   sizes: the best Jaccard, whether its component of the cell graph holds no
-   other cluster of its side (a *star*), its largest CEAF weights and their sums
-   (a cluster of one cell is read off its cell);
-4. global sums over the clusters and the cells.
-
-CEAF (CEAFm and CEAFe together, sharing every step): a star component aligns
-its best cell, so the stars' best weights are summed in the engine. In the
-components with several clusters on both sides, the cells heavier than the
-largest other weight of their row plus that of their column are in some best
-alignment (dominance, as in :mod:`ereval.metrics.ceaf`); they are summed in the
-engine too. Only the cells of rows and columns that hold no such cell come back,
-and the exact assignment of :func:`ereval.metrics.ceaf.max_weight_alignment`
-(its own reductions, the connected components, a sparse assignment per
-remaining component) finishes them in memory.
+   sizes: the best Jaccard, whether it is a star's centre, its largest CEAF
+   weights and their sums (a cluster of one cell is read off its cell);
+4. global sums over the clusters and the cells, then CEAF's stars and dominant
+   cells summed in the engine, and only the undecided cells brought back.
 """
 
 from __future__ import annotations
@@ -31,12 +45,13 @@ import math
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ..contingency import ContingencyTable, MismatchPolicy
 from ..statistics import TableStatistics
 from . import sql
 
-__all__ = ["duckdb_table_statistics"]
+__all__ = ["duckdb_table_statistics", "sql_table_statistics"]
 
 
 def _int(value: Any) -> int:
@@ -63,7 +78,28 @@ def duckdb_table_statistics(
 ) -> TableStatistics:
     """Every statistic of the table whose groups are ``cells`` (records on both sides
     ``both``, on the truth's only ``only_t``, on the prediction's only ``only_p``;
-    0 for ``policy="intersection"``)."""
+    0 for ``policy="intersection"``).
+
+    With DuckDB (``dialect`` :data:`~ereval.engines.sql.DUCKDB_STATS`) the groups are
+    streamed once, as compact integer codes, into NumPy reductions
+    (:func:`_coded_statistics`); another dialect computes them with the aggregate
+    statements alone (:func:`sql_table_statistics`)."""
+    if dialect == sql.DUCKDB_STATS:
+        return _coded_statistics(con, cells, policy, both, only_t, only_p)
+    return sql_table_statistics(con, cells, policy, both, only_t, only_p, dialect)
+
+
+def sql_table_statistics(
+    con: Any,
+    cells: str,
+    policy: MismatchPolicy,
+    both: int,
+    only_t: int,
+    only_p: int,
+    dialect: sql.StatsDialect = sql.DUCKDB_STATS,
+) -> TableStatistics:
+    """Every statistic of the table whose groups are ``cells``, from aggregate
+    statements only (no array comes back): see the module's steps 1 to 4."""
     common_only = policy == "intersection"
     n_records = both + only_t + only_p
     for side in ("t", "p"):
@@ -184,3 +220,387 @@ def _sub_table(
         true_sizes,
         pred_sizes,
     )
+
+
+# -- the groups as integer codes, reduced in NumPy -------------------------------------
+
+_BATCH = 1 << 20  # rows per Arrow record batch fetched
+_CHUNK = 1 << 23  # cells per bincount (bounds the temporary arrays)
+_LEND_FROM = 1 << 24  # from this many records on, DuckDB's buffers go to disk for NumPy
+_LENT_LIMIT = "64MB"
+_USED = 0.9  # codes are renumbered when fewer than this share of them is used
+_SMALL = 1 << 16  # cells per step of the per-cell passes (their temporaries stay in cache)
+_INTEGER_TYPES = frozenset(
+    ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER")
+)
+
+
+def _chunks(m: int, size: int = _CHUNK) -> list[slice]:
+    return [slice(k, min(k + size, m)) for k in range(0, m, size)]
+
+
+def _sum_squares(x: npt.NDArray[Any]) -> int:
+    """``sum x^2``, exact (int64 over runs short enough not to overflow)."""
+    if x.size == 0:
+        return 0
+    top = int(x.max())
+    step = max(1, min(_CHUNK, (2**63 - 1) // max(1, top * top)))
+    total = 0
+    for k in range(0, x.size, step):
+        part = x[k : k + step].astype(np.int64)
+        total += int(np.dot(part, part))
+    return total
+
+
+def _code_dtype(n_codes: int) -> type[np.signedinteger[Any]]:
+    return np.int32 if n_codes < 2**31 - 1 else np.int64
+
+
+class _Codes:
+    """The codes of one side's cluster keys, batch by batch: by offset for integers in
+    a range at most a few times the number of groups (as :func:`ereval.ids.encode`),
+    else hashed once over all batches (Arrow's dictionary encoding). ``-1`` stands
+    for the NULL key of the records on the other side only."""
+
+    def __init__(self, m: int, lo: Any, hi: Any, integer: bool) -> None:
+        dense = integer and lo is not None and int(hi) - int(lo) + 1 <= 4 * m + 1024
+        self.lo = int(lo) if dense else None
+        self.span = int(hi) - int(lo) + 1 if dense else 0
+        self.codes = np.empty(m, dtype=_code_dtype(self.span)) if dense else None
+        self.parts: list[Any] = []
+
+    def add(self, column: Any, at: int) -> None:
+        if self.codes is None or self.lo is None:
+            self.parts.append(column)
+            return
+        values = np.asarray(column.fill_null(self.lo).to_numpy(), dtype=np.int64)
+        out = self.codes[at : at + len(column)]
+        np.subtract(values, self.lo, out=out, casting="unsafe")
+        if column.null_count:
+            out[np.asarray(column.is_null().to_numpy(zero_copy_only=False))] = -1
+
+    def finish(self) -> tuple[npt.NDArray[Any], int]:
+        """The codes and the number of codes (some of them unused when by offset)."""
+        if self.codes is not None:
+            return self.codes, self.span
+        if not self.parts:  # no group at all
+            return np.zeros(0, dtype=np.int32), 0
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pa.table({"k": pc.dictionary_encode(pa.chunked_array(self.parts))})
+        column = encoded.unify_dictionaries().column("k")
+        self.parts = []
+        n_codes = len(column.chunk(0).dictionary) if column.num_chunks else 0
+        dtype = _code_dtype(n_codes)
+        codes = np.empty(len(column), dtype=dtype)
+        at = 0
+        for chunk in column.chunks:
+            indices = chunk.indices.fill_null(-1).to_numpy()
+            codes[at : at + len(chunk)] = indices
+            at += len(chunk)
+        return codes, n_codes
+
+
+def _fetch(
+    con: Any, cells: str, *, common_only: bool
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], int, int]:
+    """The groups as ``(i, j, n)`` arrays (codes, ``-1`` for a NULL key) and the number
+    of codes of each side, from one pass over ``cells`` streamed as Arrow batches."""
+    where = " WHERE tc IS NOT NULL AND pc IS NOT NULL" if common_only else ""
+    types = {
+        row[0]: str(row[1])
+        for row in con.execute(f"DESCRIBE SELECT tc, pc FROM {cells}").fetchall()
+    }
+    integer = {k: types[k] in _INTEGER_TYPES for k in ("tc", "pc")}
+    bounds = [f"min({k}), max({k})" if integer[k] else "NULL, NULL" for k in ("tc", "pc")]
+    m, total, lo_t, hi_t, lo_p, hi_p = con.execute(
+        f"SELECT count(*), sum(n), {bounds[0]}, {bounds[1]} FROM {cells}{where}"
+    ).fetchall()[0]
+    m = int(m)
+    sides = [_Codes(m, lo_t, hi_t, integer["tc"]), _Codes(m, lo_p, hi_p, integer["pc"])]
+    # every count and every sum of counts fits the type of the total
+    counts = np.empty(m, dtype=np.int32 if total is None or total < 2**31 else np.int64)
+    at = 0
+    for batch in con.sql(f"SELECT tc, pc, n FROM {cells}{where}").to_arrow_reader(_BATCH):
+        size = batch.num_rows
+        sides[0].add(batch.column(0), at)
+        sides[1].add(batch.column(1), at)
+        counts[at : at + size] = batch.column(2).to_numpy()
+        at += size
+    (i, k), (j, r) = sides[0].finish(), sides[1].finish()
+    return i, j, counts, k, r
+
+
+def _sizes(
+    codes: npt.NDArray[Any], counts: npt.NDArray[Any], n_codes: int
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Each code's records and the codes, renumbered over the clusters that have some
+    when more than a tenth of the codes are unused (codes by offset leave gaps; a
+    few unused codes, of size 0, cost less than a pass renumbering every cell);
+    ``-1`` stays ``-1``."""
+    sizes = np.zeros(n_codes + 1, dtype=counts.dtype)
+    for part in _chunks(codes.shape[0], _SMALL):
+        np.add.at(sizes, codes[part] + 1, counts[part])
+    sizes = sizes[1:]
+    present = sizes > 0
+    if np.count_nonzero(present) < _USED * sizes.shape[0]:
+        renumber = np.cumsum(present, dtype=np.int64) - 1
+        renumber = np.append(renumber, -1).astype(codes.dtype)
+        for part in _chunks(codes.shape[0]):
+            codes[part] = renumber[codes[part]]
+        del renumber
+        sizes = sizes[present]
+    return sizes, codes
+
+
+def _coded_statistics(
+    con: Any, cells: str, policy: MismatchPolicy, both: int, only_t: int, only_p: int
+) -> TableStatistics:
+    """Every statistic from the groups fetched once as integer codes and counts: one
+    pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
+    then CEAF (:func:`_ceaf_coded`)."""
+    limit = _lend_memory(con) if only_t + only_p + both >= _LEND_FROM else None
+    try:
+        i, j, n, k, r = _fetch(con, cells, common_only=policy == "intersection")
+        return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+    finally:
+        if limit is not None:
+            con.execute(f"SET memory_limit = {sql.quote(limit)}")
+
+
+def _lend_memory(con: Any) -> str | None:
+    """Lower DuckDB's memory limit so that it writes its buffered tables (the groups)
+    to its temporary directory and frees that memory for the NumPy arrays; the limit
+    it had, to be set back, or ``None`` when DuckDB cannot lower it."""
+    import duckdb
+
+    limit = str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+    try:
+        con.execute(f"SET memory_limit = {sql.quote(_LENT_LIMIT)}")
+    except duckdb.Error:
+        return None
+    return limit
+
+
+def _statistics_of_codes(
+    i: npt.NDArray[Any],
+    j: npt.NDArray[Any],
+    n: npt.NDArray[Any],
+    k: int,
+    r: int,
+    policy: MismatchPolicy,
+    only_t: int,
+    only_p: int,
+) -> TableStatistics:
+    a, i = _sizes(i, n, k)
+    b, j = _sizes(j, n, r)
+    k, r = a.shape[0], b.shape[0]  # codes, some of them perhaps unused (size 0)
+    if i.size and (i.min() < 0 or j.min() < 0):  # the groups of twinless records
+        keep = (i >= 0) & (j >= 0)
+        i, j, n = i[keep], j[keep], n[keep]
+        del keep
+    m = i.shape[0]
+    kind_r, kind_c = _kinds(i, j, k, r)
+    n_common = int(n.sum(dtype=np.int64))
+    n_records = n_common + only_t + only_p
+    big_n = float(n_records)
+    names = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt")
+    parts: dict[str, list[float]] = {name: [] for name in names}
+    best_r, best_c = np.zeros(k), np.zeros(r)
+    s4r, s4c = np.zeros(k), np.zeros(r)  # the sums of CEAFe's weights per cluster
+    for p in _chunks(m, _SMALL):
+        ii, jj, x = i[p], j[p], n[p]
+        ai, bj = a[ii], b[jj]
+        parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
+        parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
+        xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
+        n2 = xf * xf
+        parts["b3r"].append(float((n2 / af).sum()))
+        parts["b3p"].append(float((n2 / bf).sum()))
+        parts["b3er"].append(float((n2 / (af * af)).sum()))
+        parts["b3ep"].append(float((n2 / (af * bf)).sum()))
+        # LEA: a cluster's a res / link(a) is the sum of its cells' n (n - 1) / (a - 1)
+        pairs = n2 - xf
+        parts["lear"].append(float((pairs / np.maximum(af - 1, 1)).sum()))
+        parts["leap"].append(float((pairs / np.maximum(bf - 1, 1)).sum()))
+        share = xf / big_n
+        parts["htp"].append(float((share * np.log(xf / bf)).sum()))
+        parts["hpt"].append(float((share * np.log(xf / af)).sum()))
+        jac = xf / (af + bf - xf)
+        np.maximum.at(best_r, ii, jac)
+        np.maximum.at(best_c, jj, jac)
+        w4 = 2.0 * xf / (af + bf)
+        np.add.at(s4r, ii, w4)
+        np.add.at(s4c, jj, w4)
+    sums = {name: math.fsum(values) for name, values in parts.items()}
+    closest = (float(best_r.sum()), float(best_c.sum()))
+    del best_r, best_c
+    rc = _counts(i, n, k)
+    cc = _counts(j, n, r)
+    single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
+    ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
+    twin_t, twin_p = _twin(a, rc, big_n), _twin(b, cc, big_n)
+    pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
+    held = [kind_r, kind_c, rc, cc, s4r, s4c]  # freed by CEAF once read
+    del kind_r, kind_c, rc, cc, s4r, s4c
+    ceafm, ceafe = _ceaf_coded(i, j, n, a, b, held)
+    n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
+    return TableStatistics(
+        policy=policy,
+        n_true_records=n_t,
+        n_pred_records=n_p,
+        n_common=n_common,
+        n_true_clusters=int(np.count_nonzero(a)),
+        n_pred_clusters=int(np.count_nonzero(b)),
+        n_cells=m,
+        pairs_both=_halve(_sum_squares(n) - n_common),
+        pairs_true=_halve(_sum_squares(a) - n_t),
+        pairs_pred=_halve(_sum_squares(b) - n_p),
+        pairs_row_common=_halve(pairs_row - n_common),
+        pairs_col_common=_halve(pairs_col - n_common),
+        exact_matches=int(sums["exact"]),
+        b3_recall_sum=sums["b3r"],
+        b3_precision_sum=sums["b3p"],
+        b3_entity_recall_sum=sums["b3er"],
+        b3_entity_precision_sum=sums["b3ep"],
+        closest_recall_sum=closest[0],
+        closest_precision_sum=closest[1],
+        lea_recall_sum=sums["lear"] + int(sums["singles"]),
+        lea_precision_sum=sums["leap"] + int(sums["singles"]),
+        entropy_true=_nonneg(-(ent_t + only_p * single)),
+        entropy_pred=_nonneg(-(ent_p + only_t * single)),
+        entropy_true_given_pred=_nonneg(-(sums["htp"] + twin_p)),
+        entropy_pred_given_true=_nonneg(-(sums["hpt"] + twin_t)),
+        ceafm_total=ceafm,
+        ceafe_total=ceafe,
+    )
+
+
+def _kinds(
+    i: npt.NDArray[Any], j: npt.NDArray[Any], k: int, r: int
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
+    """Per row and per column: 1 for a cluster of one cell, 2 for the centre of a star
+    (several cells, each alone in its column, or row), else 0."""
+    rdeg = np.bincount(i, minlength=k).astype(np.int32)
+    cdeg = np.bincount(j, minlength=r).astype(np.int32)
+    crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
+    for p in _chunks(i.shape[0]):
+        ii, jj = i[p], j[p]
+        crowded_r[ii[cdeg[jj] > 1]] = True
+        crowded_c[jj[rdeg[ii] > 1]] = True
+    kind_r = (rdeg == 1).astype(np.int8) + 2 * ((rdeg > 1) & ~crowded_r).astype(np.int8)
+    kind_c = (cdeg == 1).astype(np.int8) + 2 * ((cdeg > 1) & ~crowded_c).astype(np.int8)
+    return kind_r, kind_c
+
+
+def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
+    """The counts summed per code (records on both sides per cluster), exact."""
+    total = np.zeros(size, dtype=n.dtype)
+    for p in _chunks(codes.shape[0], _SMALL):
+        np.add.at(total, codes[p], n[p])
+    return total
+
+
+def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
+    """``sum (s / N) ln(s / N)`` over the clusters (in chunks)."""
+    total = []
+    for p in _chunks(sizes.shape[0], _SMALL):
+        x = sizes[p][sizes[p] > 0].astype(np.float64) / big_n
+        total.append(float(np.sum(x * np.log(x))))
+    return math.fsum(total)
+
+
+def _twin(sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float) -> float:
+    """The twinless records' share of the other side's conditional entropy: ``sum (s -
+    c) (1 / N) ln(1 / s)`` over the clusters with records on this side only."""
+    total = []
+    for p in _chunks(sizes.shape[0], _SMALL):
+        extra = sizes[p].astype(np.int64) - common[p]
+        some = extra > 0
+        if some.any():
+            s = sizes[p][some].astype(np.float64)
+            total.append(float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s)))))
+    return math.fsum(total)
+
+
+def _ceaf_coded(
+    i: npt.NDArray[Any],
+    j: npt.NDArray[Any],
+    n: npt.NDArray[Any],
+    a: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    held: list[npt.NDArray[Any]],
+) -> tuple[float, float]:
+    """CEAFm's and CEAFe's best aligned totals (weights ``w3 = n``, ``w4 = 2 n / (a +
+    b)``), sharing every step: components of one cell and stars (one cluster on one
+    side) give their best cell; in the other components the dominant cells (``3 w >
+    S_row + S_col``, exact in integers for ``w3``, with the margin
+    :data:`~ereval.engines.sql.FLOAT_MARGIN` for ``w4``) are summed; the cells of the
+    rows and columns holding none are solved exactly in memory. ``held`` holds the
+    kinds of the rows and columns (:func:`_kinds`) and the sums of ``w3`` and ``w4``
+    per row and per column (``kind_r, kind_c, rc, cc, s4r, s4c``), emptied here so
+    that they are freed once read."""
+    from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
+
+    k, r, m = a.shape[0], b.shape[0], i.shape[0]
+    if m == 0:
+        return 0.0, 0.0
+
+    def w4(p: Any) -> Any:
+        return 2.0 * n[p].astype(np.float64) / (a[i[p]].astype(np.float64) + b[j[p]])
+
+    kind_r, kind_c, rc, cc, s4r, s4c = held
+    held.clear()
+    add3: list[float] = []
+    add4: list[float] = []
+    star_parts, hard_parts = [], []
+    dom = [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
+    dom += [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
+    margin = 1 + sql.FLOAT_MARGIN
+    index = _code_dtype(m)
+    for p in _chunks(m, _SMALL):
+        ii, jj = i[p], j[p]
+        kr, kc = kind_r[ii], kind_c[jj]
+        alone = (kr == 1) & (kc == 1)
+        star = (kr == 2) | (kc == 2)
+        hard = ~(alone | star)
+        x = n[p][alone].astype(np.float64)
+        add3.append(float(x.sum()))
+        add4.append(float((2.0 * x / (a[ii[alone]].astype(np.float64) + b[jj[alone]])).sum()))
+        star_parts.append((np.flatnonzero(star) + p.start).astype(index))
+        where = np.flatnonzero(hard)
+        hard_parts.append((where + p.start).astype(index))
+        ih, jh, x = ii[where], jj[where], n[p][where].astype(np.int64)
+        w = 2.0 * x.astype(np.float64) / (a[ih].astype(np.float64) + b[jh])
+        f3 = 3 * x > rc[ih].astype(np.int64) + cc[jh]
+        f4 = 3 * w > (s4r[ih] + s4c[jh]) * margin
+        add3.append(float(x[f3].sum()))
+        add4.append(float(w[f4].sum()))
+        dom[0][ih[f3]] = True
+        dom[1][jh[f3]] = True
+        dom[2][ih[f4]] = True
+        dom[3][jh[f4]] = True
+    del s4r, s4c, rc, cc
+    totals = [math.fsum(add3), math.fsum(add4)]
+    stars = np.concatenate(star_parts)
+    for kind, codes, size in ((kind_r, i, k), (kind_c, j, r)):
+        own = stars[kind[codes[stars]] == 2]
+        top = np.zeros(size)
+        np.maximum.at(top, codes[own], n[own].astype(np.float64))
+        totals[0] += float(top.sum())
+        top[:] = 0.0
+        np.maximum.at(top, codes[own], w4(own))
+        totals[1] += float(top.sum())
+        del own, top
+    del stars
+    del kind_r, kind_c
+    hard_idx = np.concatenate(hard_parts)
+    hi, hj = i[hard_idx], j[hard_idx]
+    for t, (drow, dcol, phi) in enumerate(((dom[0], dom[1], 3), (dom[2], dom[3], 4))):
+        keep = hard_idx[~(drow[hi] | dcol[hj])]
+        if keep.size == 0:
+            continue
+        sub = _sub_table(i[keep], j[keep], n[keep].astype(np.int64), a[i[keep]], b[j[keep]])
+        totals[t] += max_weight_alignment(sub, ceaf_similarity(sub, phi))  # type: ignore[arg-type]
+    return totals[0], totals[1]
