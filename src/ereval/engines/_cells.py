@@ -1,4 +1,5 @@
-"""The contingency table from the coded groups an SQL engine returns.
+"""What the SQL engines share around their statements: the options they read, and
+the contingency table from the coded groups they return.
 
 The rows ``(i, j, n)`` of :func:`ereval.engines.sql.coded_cells_sql` (``-1`` for
 the side a record is missing from) give the cluster sizes and the cells, put in
@@ -11,9 +12,41 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..contingency import ContingencyTable, MismatchPolicy
+from .._validation import check_choice
+from ..contingency import MISMATCH_POLICIES, AlignOptions, ContingencyTable, MismatchPolicy
+from ..io import column_names
 
-__all__ = ["sizes_of_codes", "table_from_codes"]
+__all__ = ["read_options", "sizes_of_codes", "table_from_codes"]
+
+
+def read_options(
+    options: AlignOptions,
+) -> tuple[MismatchPolicy, str, dict[str, tuple[list[str], list[str]]]]:
+    """The mismatch policy, the id type and each side's record and cluster columns
+    of the options of :func:`ereval.contingency.align`, checked.
+
+    Examples
+    --------
+    >>> policy, id_type, columns = read_options({"pred_cluster_col": "c"})
+    >>> policy, id_type, columns["pred"]
+    ('error', 'exact', (['record_id'], ['c']))
+    """
+    policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
+    id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
+    rc = options.get("record_col", "record_id")
+    cc = options.get("cluster_col", "cluster_id")
+    given = {
+        "truth": (options.get("truth_record_col"), options.get("truth_cluster_col")),
+        "pred": (options.get("pred_record_col"), options.get("pred_cluster_col")),
+    }
+    columns = {
+        side: (
+            column_names(records or rc, name=f"{side}_record_col"),
+            column_names(clusters or cc, name=f"{side}_cluster_col"),
+        )
+        for side, (records, clusters) in given.items()
+    }
+    return policy, id_type, columns
 
 
 def sizes_of_codes(

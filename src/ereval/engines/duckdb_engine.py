@@ -31,22 +31,20 @@ from pathlib import Path
 from typing import Any, Unpack
 
 import numpy as np
-import numpy.typing as npt
 
 from .._errors import InputError, RecordMismatchError
 from .._optional import require
 from .._validation import check_choice, examples
 from ..contingency import (
-    MISMATCH_POLICIES,
     AlignOptions,
     ContingencyTable,
     MismatchPolicy,
     id_type_error,
 )
 from ..files import file_spec, header
-from ..io import column_names
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
+from ._cells import read_options, table_from_codes
 from .duckdb_stats import duckdb_table_statistics
 
 __all__ = [
@@ -232,20 +230,7 @@ class DuckDBEngine:
     ) -> tuple[MismatchPolicy, int, int]:
         """Load both sides as the views ``t`` and ``p`` of ``con``; return the policy and
         the number of rows of each side."""
-        policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
-        id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
-        rc = options.get("record_col", "record_id")
-        cc = options.get("cluster_col", "cluster_id")
-        columns = {
-            "truth": (
-                column_names(options.get("truth_record_col") or rc, name="truth_record_col"),
-                column_names(options.get("truth_cluster_col") or cc, name="truth_cluster_col"),
-            ),
-            "pred": (
-                column_names(options.get("pred_record_col") or rc, name="pred_record_col"),
-                column_names(options.get("pred_cluster_col") or cc, name="pred_cluster_col"),
-            ),
-        }
+        policy, id_type, columns = read_options(options)
         sides = [
             _Side(con, view, data, name, *columns[name])
             for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
@@ -411,20 +396,7 @@ def _coded_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:
         sql.coded_cells_sql("cells", common_only=policy == "intersection")
     ).fetchnumpy()
     i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
-    true_sizes = _sizes(i, n)
-    pred_sizes = _sizes(j, n)
-    paired = (i >= 0) & (j >= 0)
-    i, j, n = i[paired], j[paired], n[paired]
-    order = np.argsort(i * max(pred_sizes.shape[0], 1) + j)  # cells sorted by (i, j)
-    return ContingencyTable(i[order], j[order], n[order], true_sizes, pred_sizes, policy)
-
-
-def _sizes(codes: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """Cluster sizes: the counts summed per code (``-1`` left out)."""
-    present = codes >= 0
-    width = int(codes.max()) + 1 if present.any() else 0
-    # float64 sums are exact below 2**53, far beyond any record count
-    return np.bincount(codes[present], weights=counts[present], minlength=width).astype(np.int64)
+    return table_from_codes(i, j, n, policy)
 
 
 def duckdb_contingency_table(

@@ -31,17 +31,15 @@ from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._optional import require
 from .._validation import check_choice, examples
 from ..contingency import (
-    MISMATCH_POLICIES,
     AlignOptions,
     ContingencyTable,
     MismatchPolicy,
     id_type_error,
 )
 from ..files import file_spec, header
-from ..io import column_names
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import table_from_codes
+from ._cells import read_options, table_from_codes
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
 from .spark_session import (
@@ -202,20 +200,7 @@ class SparkEngine:
     ) -> Any:
         """Load both sides as the views ``t`` and ``p`` of a connection of their own,
         then ``work(connection, sides, policy)``; Spark's errors as one line."""
-        policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
-        id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
-        rc = options.get("record_col", "record_id")
-        cc = options.get("cluster_col", "cluster_id")
-        columns = {
-            "truth": (
-                column_names(options.get("truth_record_col") or rc, name="truth_record_col"),
-                column_names(options.get("truth_cluster_col") or cc, name="truth_cluster_col"),
-            ),
-            "pred": (
-                column_names(options.get("pred_record_col") or rc, name="pred_record_col"),
-                column_names(options.get("pred_cluster_col") or cc, name="pred_cluster_col"),
-            ),
-        }
+        policy, id_type, columns = read_options(options)
         for data, name in ((truth, "truth"), (pred, "pred")):
             _check_input(data, name)
         spark = self.session(truth, pred)
