@@ -28,33 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from _synthetic import best_time, move_records, zipf_clusters
 from ereval import evaluate
 from ereval.io import Membership
 from ereval.report import _exact, build_report, example_report
-
-
-def _clusters(rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    sizes = np.minimum(rng.zipf(2.0, size=n), 1000)
-    labels = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)[:n]
-    return labels[rng.permutation(n)]
-
-
-def _moved(
-    rng: np.random.Generator, labels: np.ndarray[Any, np.dtype[np.int64]], share: float
-) -> np.ndarray[Any, np.dtype[np.int64]]:
-    out = labels.copy()
-    at = rng.choice(labels.size, int(share * labels.size), replace=False)
-    out[at] = labels[rng.integers(0, labels.size, at.size)]
-    return out
-
-
-def _time(func: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
@@ -65,10 +42,10 @@ def main() -> None:
     n = int(args.n)
 
     example_report().html()  # warm up: imports, the Vega bundle
-    t_example = _time(lambda: example_report().html(), args.repeat)
+    t_example = best_time(lambda: example_report().html(), args.repeat)
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "report.html"
-        t_files = _time(
+        t_files = best_time(
             lambda: example_report().save(out, plots_dir=Path(folder) / "report_files"),
             args.repeat,
         )
@@ -77,10 +54,10 @@ def main() -> None:
 
     rng = np.random.default_rng(0)
     ids = np.arange(n, dtype=np.int64)
-    truth_labels = _clusters(rng, n)
+    truth_labels = zipf_clusters(rng, n)
     truth = Membership(ids, truth_labels)
-    pred = Membership(ids, _moved(rng, truth_labels, 0.01))
-    t_metrics = _time(lambda: evaluate(truth, pred), args.repeat)
+    pred = Membership(ids, move_records(rng, truth_labels, 0.01))
+    t_metrics = best_time(lambda: evaluate(truth, pred), args.repeat)
 
     # the maths the report calls, timed inside the report itself
     spent: dict[str, float] = {}

@@ -18,41 +18,15 @@
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from _synthetic import best_time, move_records, zipf_clusters
 from ereval import evaluate
 from ereval.compare import compare
 from ereval.monitor import monitor
 from ereval.summary import summarize
-
-
-def _clusters(rng: np.random.Generator, n: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    sizes = np.minimum(rng.zipf(2.0, size=n), 1000)
-    labels = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)[:n]
-    return labels[rng.permutation(n)]
-
-
-def _moved(
-    rng: np.random.Generator, labels: np.ndarray[Any, np.dtype[np.int64]], share: float
-) -> np.ndarray[Any, np.dtype[np.int64]]:
-    out = labels.copy()
-    at = rng.choice(labels.size, int(share * labels.size), replace=False)
-    out[at] = labels[rng.integers(0, labels.size, at.size)]
-    return out
-
-
-def _time(func: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
@@ -66,25 +40,25 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     n = int(args.n)
 
-    labels = _clusters(rng, n)
+    labels = zipf_clusters(rng, n)
     frame = pd.DataFrame({"record_id": np.arange(n), "cluster_id": labels})
-    t = _time(lambda: summarize(frame), args.repeat)
+    t = best_time(lambda: summarize(frame), args.repeat)
     print(f"summary   N={n:.0e}: {t:.2f} s")
     names = pd.Series(rng.integers(0, n // 3, n), index=np.arange(n))
-    t = _time(lambda: summarize(frame, names=names), args.repeat)
+    t = best_time(lambda: summarize(frame, names=names), args.repeat)
     print(f"summary   N={n:.0e} with names: {t:.2f} s")
 
     m = int(args.release_size)
     releases: dict[str, pd.DataFrame] = {}
-    current = _clusters(rng, m)
+    current = zipf_clusters(rng, m)
     for k in range(args.releases):
-        current = _moved(rng, current, 0.01)
+        current = move_records(rng, current, 0.01)
         releases[f"r{k:02d}"] = pd.DataFrame({"record_id": np.arange(m), "cluster_id": current})
-    t = _time(lambda: monitor(releases), args.repeat)
+    t = best_time(lambda: monitor(releases), args.repeat)
     print(f"monitor   {args.releases} releases of {m:.0e} records: {t:.2f} s")
 
     old = pd.DataFrame({"record_id": np.arange(n), "cluster_id": labels})
-    moved = _moved(rng, labels, 0.01)
+    moved = move_records(rng, labels, 0.01)
     keep = rng.random(n) >= 0.01
     ids = np.arange(n)[keep]
     added = np.arange(n, n + n // 100)
@@ -94,12 +68,12 @@ def main() -> None:
             "cluster_id": np.concatenate([moved[keep], rng.integers(0, n, added.size)]),
         }
     )
-    t_compare = _time(lambda: compare(old, new), args.repeat)
-    t_eval = _time(
+    t_compare = best_time(lambda: compare(old, new), args.repeat)
+    t_eval = best_time(
         lambda: evaluate(old, new, on_mismatch="intersection", metrics="pairwise,cluster,b3"),
         args.repeat,
     )
-    t_all = _time(lambda: evaluate(old, new, on_mismatch="intersection"), args.repeat)
+    t_all = best_time(lambda: evaluate(old, new, on_mismatch="intersection"), args.repeat)
     print(
         f"compare   N={n:.0e}: {t_compare:.2f} s; evaluate of the same pair (same metrics, "
         f"common records) {t_eval:.2f} s, ratio {t_compare / t_eval:.2f}; evaluate (every "
