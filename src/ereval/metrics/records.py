@@ -149,16 +149,17 @@ def cluster_errors(
         "RUCE": uce / a,
         "H": np.log(n / b),
     }
-    codes = np.unique(i)
     # the table's rows are the used true cluster codes, in order
     used = np.flatnonzero(np.bincount(al.true_codes[al.true_codes >= 0], minlength=al.n_true_codes))
     width = int(tab.true_sizes.shape[0])
+    n_cells = np.bincount(i, minlength=width)
+    codes = np.flatnonzero(n_cells)  # the rows with a record in the prediction
     size = np.bincount(i, weights=n, minlength=width)[codes]
     out = pd.DataFrame(
         {
             "cluster_id": to_numpy(take(al.true_labels, used[codes])),
             "size": size.astype(np.int64),
-            "n_pred_clusters": np.bincount(i, minlength=width)[codes],
+            "n_pred_clusters": n_cells[codes],
         }
     )
     for col in ERROR_COLUMNS:
