@@ -109,6 +109,11 @@ def test_keyboard_only_review_gives_the_expected_benchmark(
         "r03",
     ]
 
+    # t: a note, kept while the draft changes page; Escape goes back to the shortcuts
+    page.keyboard.press("t")
+    page.keyboard.type("same family")
+    page.keyboard.press("Escape")
+
     # j j: the current row is r03, the over-clustered record; x marks it
     page.keyboard.press("j")
     page.keyboard.press("j")
@@ -151,6 +156,7 @@ def test_keyboard_only_review_gives_the_expected_benchmark(
         assert value["remove"] == ["r03"] and value["add"] == ["r04"]
         assert value["true_cluster"] == ["r01", "r02", "r04"]
         assert value["tags"] == ["name variant"]
+        assert value["note"] == "same family"
         exported = export_labels(store, "review", kind="benchmark")
     assert exported.design == "record"
     bench = tmp_path / "benchmark.csv"

@@ -149,6 +149,10 @@
 
   // --------------------------------------------------------------- shortcuts
   document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && typing(e.target)) {
+      e.target.blur(); // back to the shortcuts
+      return;
+    }
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
     var key = e.key;
     if (key === "j" || key === "ArrowDown") {
@@ -187,6 +191,24 @@
       if (click('[data-key="' + esc + '"]')) e.preventDefault();
     }
   });
+
+  // The note of a review is part of its draft: kept in this tab's storage while
+  // records are toggled or added (each a new page), forgotten once saved.
+  var saveForm = document.getElementById("save-form");
+  if (saveForm && window.sessionStorage) {
+    var noteField = saveForm.querySelector("input[name=note]");
+    var itemField = saveForm.querySelector("input[name=item]");
+    var noteKey = "ereval-note:" + location.pathname + ":" + (itemField ? itemField.value : "");
+    if (noteField) {
+      if (!noteField.value) noteField.value = sessionStorage.getItem(noteKey) || "";
+      noteField.addEventListener("input", function () {
+        sessionStorage.setItem(noteKey, noteField.value);
+      });
+      saveForm.addEventListener("submit", function () {
+        sessionStorage.removeItem(noteKey);
+      });
+    }
+  }
 
   setCurrent(current);
 })();
