@@ -284,8 +284,8 @@ def report_command(
         for path, content in contents.items():
             outputs.add(path, _writer(content))
     if not quiet:
-        where = f" and {len(contents) - 1} files in {folder}" if folder is not None else ""
-        note(f"wrote {target}{where}")
+        where = f" (charts and numbers: {len(contents) - 1} files in {folder}/)" if folder else ""
+        note(f"wrote {target.resolve()}{where}; open it in a browser")
 
 
 def check_inputs(
