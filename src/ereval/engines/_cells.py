@@ -9,14 +9,26 @@ sort them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import check_choice
+from .._errors import InputError, RecordMismatchError
+from .._validation import check_choice, examples
 from ..contingency import MISMATCH_POLICIES, AlignOptions, ContingencyTable, MismatchPolicy
 from ..io import column_names
+from . import sql
 
-__all__ = ["read_options", "sizes_of_codes", "table_from_codes"]
+__all__ = [
+    "check_side",
+    "check_unique",
+    "checked_cells",
+    "coded_table",
+    "read_options",
+    "sizes_of_codes",
+    "table_from_codes",
+]
 
 
 def read_options(
@@ -87,3 +99,85 @@ def table_from_codes(
     i, j, n = i[paired], j[paired], n[paired]
     order = np.argsort(i * max(pred_sizes.shape[0], 1) + j)  # cells sorted by (i, j)
     return ContingencyTable(i[order], j[order], n[order], true_sizes, pred_sizes, policy)
+
+
+# The checks below run on a connection with DuckDB's ``execute(query).fetchall()``
+# and ``.fetchnumpy()`` (a DuckDB connection, or the Spark engine's connection).
+
+
+def _column(con: Any, query: str) -> list[Any]:
+    return [r[0] for r in con.execute(query).fetchall()]
+
+
+def check_side(name: str, n: int, n_null_records: int, n_null_clusters: int) -> None:
+    """The counts of one side's scan (:func:`ereval.engines.sql.nulls_sql`): it has rows
+    and no missing id."""
+    if n == 0:
+        raise InputError(f"'{name}' is empty; expected at least one record")
+    if n_null_records:
+        raise InputError(f"'{name}' has {n_null_records} missing record ids (empty, null or NaN)")
+    if n_null_clusters:
+        raise InputError(f"'{name}' has {n_null_clusters} missing cluster ids (empty, null or NaN)")
+
+
+def check_unique(con: Any, view: str, name: str) -> None:
+    """An error naming the repeated record ids of ``view``, if any."""
+    n, n_distinct = con.execute(sql.duplicates_sql(view)).fetchall()[0]
+    if n_distinct != n:
+        ex = examples(_column(con, sql.repeated_sql(view)))
+        raise InputError(
+            f"'{name}' has {n - n_distinct} duplicate record ids (e.g. {ex}); "
+            "each record must belong to exactly one cluster"
+        )
+
+
+def checked_cells(
+    con: Any,
+    views: tuple[str, str],
+    rows: tuple[int, int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+) -> tuple[int, int, int]:
+    """Join the sides (the views ``(truth, pred)`` of ``rows`` rows) into the table
+    ``cells`` and check it for duplicate and mismatched records; return the records
+    on both sides, on the truth's only and on the prediction's only.
+
+    The detailed duplicate queries run only when the join's counts do not add up to
+    the sides' rows, or for the records of one side only."""
+    t, p = views
+    con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
+    both, only_t, only_p = (
+        int(v or 0) for v in con.execute(sql.cell_totals_sql("cells")).fetchall()[0]
+    )
+    if both + only_t != rows[0] or both + only_p != rows[1]:  # a matched record id repeats
+        check_unique(con, t, "truth")
+        check_unique(con, p, "pred")
+    sides = ((t, p, "truth", only_t), (p, t, "pred", only_p))
+    for side, other, name, only in sides:
+        query = sql.twinless_duplicates_sql(side, other, dialect=dialect)
+        if only and con.execute(query).fetchall()[0][0]:
+            check_unique(con, side, name)
+    if (only_t or only_p) and policy == "error":
+        parts = []
+        for side, other, name, only in sides:
+            if only:
+                ex = examples(_column(con, sql.mismatch_examples_sql(side, other, dialect=dialect)))
+                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
+        raise RecordMismatchError(
+            "'truth' and 'pred' cover different records: "
+            + "; ".join(parts)
+            + ". Pass on_mismatch='intersection' to score the common records only, or "
+            "on_mismatch='twinless' to score twinless records as coreference scorers do."
+        )
+    if policy == "intersection" and both == 0:
+        raise RecordMismatchError("'truth' and 'pred' have no record in common")
+    return both, only_t, only_p
+
+
+def coded_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:
+    """The table from the coded groups of ``cells``, the only rows that come back."""
+    coded = con.execute(
+        sql.coded_cells_sql("cells", common_only=policy == "intersection")
+    ).fetchnumpy()
+    i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
+    return table_from_codes(i, j, n, policy)

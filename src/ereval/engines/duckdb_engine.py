@@ -32,9 +32,9 @@ from typing import Any, Unpack
 
 import numpy as np
 
-from .._errors import InputError, RecordMismatchError
+from .._errors import InputError
 from .._optional import require
-from .._validation import check_choice, examples
+from .._validation import check_choice
 from ..contingency import (
     AlignOptions,
     ContingencyTable,
@@ -44,7 +44,7 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import read_options, table_from_codes
+from ._cells import check_side, checked_cells, coded_table, read_options
 from .duckdb_stats import duckdb_table_statistics
 
 __all__ = [
@@ -122,10 +122,6 @@ def _key(cols: list[str], types: dict[str, str], *, name: str) -> tuple[str, str
     return sql.key_sql(cols, kinds), kinds[0]
 
 
-def _examples(con: Any, query: str) -> str:
-    return examples([r[0] for r in con.execute(query).fetchall()])
-
-
 class DuckDBEngine:
     """Builds the contingency table inside DuckDB, out of core when needed.
 
@@ -188,7 +184,8 @@ class DuckDBEngine:
         con = self.connect()
         try:
             policy, n_t, n_p = self._load(con, truth, pred, options)
-            return _table(con, policy, n_t, n_p)
+            checked_cells(con, ("t", "p"), (n_t, n_p), policy)
+            return coded_table(con, policy)
         finally:
             con.close()
 
@@ -211,7 +208,7 @@ class DuckDBEngine:
             if progress is not None:
                 progress("reading and joining the records (duckdb)")
             policy, n_t, n_p = self._load(con, truth, pred, options)
-            both, only_t, only_p = _checked_cells(con, policy, n_t, n_p)
+            both, only_t, only_p = checked_cells(con, ("t", "p"), (n_t, n_p), policy)
             if policy == "intersection":
                 only_t = only_p = 0
             if progress is not None:
@@ -220,7 +217,7 @@ class DuckDBEngine:
             if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
                 if progress is not None:
                     progress("fetching the cells (duckdb)")
-                stats = replace(stats, table=_coded_table(con, policy))
+                stats = replace(stats, table=coded_table(con, policy))
             return stats
         finally:
             con.close()
@@ -325,78 +322,9 @@ class _Side:
         n, n_null_r, n_null_c = self.con.execute(
             sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
         ).fetchall()[0]
-        if n == 0:
-            raise InputError(f"'{self.name}' is empty; expected at least one record")
-        if n_null_r:
-            raise InputError(
-                f"'{self.name}' has {n_null_r} missing record ids (empty, null or NaN)"
-            )
-        if n_null_c:
-            raise InputError(
-                f"'{self.name}' has {n_null_c} missing cluster ids (empty, null or NaN)"
-            )
+        check_side(self.name, n, n_null_r, n_null_c)
         self.n_rows = int(n)
         return r_kind
-
-
-def _check_unique(con: Any, view: str, name: str) -> None:
-    n, n_distinct = con.execute(sql.duplicates_sql(view)).fetchall()[0]
-    if n_distinct != n:
-        ex = _examples(
-            con, f"SELECT r FROM {view} GROUP BY r HAVING count(*) > 1 ORDER BY r LIMIT 3"
-        )
-        raise InputError(
-            f"'{name}' has {n - n_distinct} duplicate record ids (e.g. {ex}); "
-            "each record must belong to exactly one cluster"
-        )
-
-
-def _checked_cells(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> tuple[int, int, int]:
-    """Join the sides into the table ``cells``, check for duplicate and mismatched
-    records; return the records on both sides, on the truth's only and on the
-    prediction's only."""
-    con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql("t", "p"))
-    both, only_t, only_p = (
-        int(v or 0)
-        for v in con.execute(
-            "SELECT sum(n) FILTER (WHERE tc IS NOT NULL AND pc IS NOT NULL), "
-            "sum(n) FILTER (WHERE pc IS NULL), sum(n) FILTER (WHERE tc IS NULL) FROM cells"
-        ).fetchall()[0]
-    )
-    if both + only_t != n_t or both + only_p != n_p:  # a matched record id repeats
-        _check_unique(con, "t", "truth")
-        _check_unique(con, "p", "pred")
-    for side, other, name, only in (("t", "p", "truth", only_t), ("p", "t", "pred", only_p)):
-        if only and con.execute(sql.twinless_duplicates_sql(side, other)).fetchall()[0][0]:
-            _check_unique(con, side, name)
-    if (only_t or only_p) and policy == "error":
-        parts = []
-        for side, other, name, only in (("t", "p", "truth", only_t), ("p", "t", "pred", only_p)):
-            if only:
-                ex = _examples(con, sql.mismatch_examples_sql(side, other))
-                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
-        raise RecordMismatchError(
-            "'truth' and 'pred' cover different records: "
-            + "; ".join(parts)
-            + ". Pass on_mismatch='intersection' to score the common records only, or "
-            "on_mismatch='twinless' to score twinless records as coreference scorers do."
-        )
-    if policy == "intersection" and both == 0:
-        raise RecordMismatchError("'truth' and 'pred' have no record in common")
-    return both, only_t, only_p
-
-
-def _table(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
-    _checked_cells(con, policy, n_t, n_p)
-    return _coded_table(con, policy)
-
-
-def _coded_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:
-    coded = con.execute(
-        sql.coded_cells_sql("cells", common_only=policy == "intersection")
-    ).fetchnumpy()
-    i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
-    return table_from_codes(i, j, n, policy)
 
 
 def duckdb_contingency_table(

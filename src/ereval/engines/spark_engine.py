@@ -25,11 +25,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Unpack
 
-import numpy as np
-
-from .._errors import InputError, InputTypeError, RecordMismatchError
+from .._errors import InputError, InputTypeError
 from .._optional import require
-from .._validation import check_choice, examples
+from .._validation import check_choice
 from ..contingency import (
     AlignOptions,
     ContingencyTable,
@@ -39,7 +37,7 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import read_options, table_from_codes
+from ._cells import check_side, checked_cells, coded_table, read_options
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
 from .spark_session import (
@@ -146,8 +144,10 @@ class SparkEngine:
         ``options`` are those of :func:`ereval.contingency.align`."""
 
         def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
-            _checked_cells(run, sides, policy)
-            return _coded_table(run, policy)
+            checked_cells(
+                run, (sides[0].view, sides[1].view), (sides[0].n_rows, sides[1].n_rows), policy, _D
+            )
+            return coded_table(run, policy)
 
         table: ContingencyTable = self._build(truth, pred, options, work)
         return table
@@ -172,7 +172,9 @@ class SparkEngine:
         def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
             if progress is not None:
                 progress("joining the records (spark)")
-            both, only_t, only_p = _checked_cells(run, sides, policy)
+            both, only_t, only_p = checked_cells(
+                run, (sides[0].view, sides[1].view), (sides[0].n_rows, sides[1].n_rows), policy, _D
+            )
             if policy == "intersection":
                 only_t = only_p = 0
             if progress is not None:
@@ -183,7 +185,7 @@ class SparkEngine:
             if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
                 if progress is not None:
                     progress("fetching the cells (spark)")
-                stats = replace(stats, table=_coded_table(run, policy))
+                stats = replace(stats, table=coded_table(run, policy))
             return stats
 
         if progress is not None:
@@ -327,16 +329,7 @@ class _Side:
             n, n_null_r, n_null_c = self.run.rows(query)[0]
         except Exception as exc:  # a malformed CSV row surfaces on the first scan
             raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
-        if n == 0:
-            raise InputError(f"'{self.name}' is empty; expected at least one record")
-        if n_null_r:
-            raise InputError(
-                f"'{self.name}' has {n_null_r} missing record ids (empty, null or NaN)"
-            )
-        if n_null_c:
-            raise InputError(
-                f"'{self.name}' has {n_null_c} missing cluster ids (empty, null or NaN)"
-            )
+        check_side(self.name, n, n_null_r, n_null_c)
         self.n_rows = int(n)
         return r_kind
 
@@ -352,55 +345,3 @@ class _Side:
                     )
             return sql.key_sql(cols, kinds, dialect=_D), "text"
         return sql.key_sql(cols, kinds, dialect=_D), kinds[0]
-
-
-def _check_unique(run: SparkConnection, view: str, name: str) -> None:
-    n, n_distinct = run.rows(sql.duplicates_sql(view))[0]
-    if n_distinct != n:
-        ex = examples(run.column(sql.repeated_sql(view)))
-        raise InputError(
-            f"'{name}' has {n - n_distinct} duplicate record ids (e.g. {ex}); "
-            "each record must belong to exactly one cluster"
-        )
-
-
-def _checked_cells(
-    run: SparkConnection, sides: list[_Side], policy: MismatchPolicy
-) -> tuple[int, int, int]:
-    """Join the sides into the table ``cells``, check for duplicate and mismatched
-    records; return the records on both sides, on the truth's only and on the
-    prediction's only."""
-    t, p = (s.view for s in sides)
-    run.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
-    both, only_t, only_p = (int(v or 0) for v in run.rows(sql.cell_totals_sql("cells"))[0])
-    if both + only_t != sides[0].n_rows or both + only_p != sides[1].n_rows:
-        _check_unique(run, t, "truth")  # a matched record id repeats
-        _check_unique(run, p, "pred")
-    pairs = ((t, p, "truth", only_t), (p, t, "pred", only_p))
-    for side, other, name, only in pairs:
-        if only and run.rows(sql.twinless_duplicates_sql(side, other, dialect=_D))[0][0]:
-            _check_unique(run, side, name)
-    if (only_t or only_p) and policy == "error":
-        parts = []
-        for side, other, name, only in pairs:
-            if only:
-                ex = examples(run.column(sql.mismatch_examples_sql(side, other, dialect=_D)))
-                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
-        raise RecordMismatchError(
-            "'truth' and 'pred' cover different records: "
-            + "; ".join(parts)
-            + ". Pass on_mismatch='intersection' to score the common records only, or "
-            "on_mismatch='twinless' to score twinless records as coreference scorers do."
-        )
-    if policy == "intersection" and both == 0:
-        raise RecordMismatchError("'truth' and 'pred' have no record in common")
-    return both, only_t, only_p
-
-
-def _coded_table(run: SparkConnection, policy: MismatchPolicy) -> ContingencyTable:
-    """The table from the coded groups of ``cells``, the only rows that come back."""
-    coded = run.execute(
-        sql.coded_cells_sql("cells", common_only=policy == "intersection")
-    ).fetchnumpy()
-    i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
-    return table_from_codes(i, j, n, policy)
