@@ -295,3 +295,12 @@ def test_figure_suffixes_are_those_matplotlib_writes(tmp_path: Path) -> None:
         check_figure_path(tmp_path / ok, flag="--plot")
     with pytest.raises(InputError, match=r"'--plot': '.*f\.docx' must end in .*\.png"):
         check_figure_path(Path(tmp_path / "f.docx"), flag="--plot")
+
+
+def test_a_missing_folder_named_like_an_option_is_named_as_written(tmp_path: Path) -> None:
+    # 'out' and 'level' are also option names: the message must keep the folder's own name
+    res = runner.invoke(app, ["summary", P, "-o", str(tmp_path / "level" / "s.csv")])
+    assert res.exit_code == 2
+    err = res.stderr.strip()
+    assert err.startswith("error: '--out'") and f"'{tmp_path / 'level'}/'" in err, err
+    assert "'--level'" not in err

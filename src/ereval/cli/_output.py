@@ -76,9 +76,10 @@ def check_output_path(path: Path, *, flag: str, suffixes: Iterable[str] | None =
             raise InputError(f"'{flag}': '{path}' must end in {_listing(allowed)}")
     parent = path.parent
     if not parent.is_dir():
-        raise InputError(f"'{flag}': folder '{parent}' of '{path.name}' does not exist")
+        # the folder is named with its slash, never mistaken for an option's name
+        raise InputError(f"'{flag}': the folder of '{path}' does not exist ('{parent}/')")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"'{flag}': folder '{parent}' is not writable")
+        raise InputError(f"'{flag}': the folder of '{path}' is not writable ('{parent}/')")
     if path.is_dir():
         raise InputError(f"'{flag}': '{path}' is a folder, not a file")
     if path.exists() and not os.access(path, os.W_OK):

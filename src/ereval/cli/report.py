@@ -34,9 +34,9 @@ def _check_plots_dir(path: Path) -> None:
         raise InputError(f"'--plots-dir': '{path}' exists and is not a folder")
     parent = path if path.exists() else path.parent
     if not parent.is_dir():
-        raise InputError(f"'--plots-dir': folder '{parent}' does not exist")
+        raise InputError(f"'--plots-dir': the folder of '{path}' does not exist ('{parent}/')")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise InputError(f"'--plots-dir': folder '{parent}' is not writable")
+        raise InputError(f"'--plots-dir': folder '{parent}/' is not writable")
 
 
 @handle_errors
