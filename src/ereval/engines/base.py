@@ -270,7 +270,7 @@ def get_engine(
         if duck_given:
             raise InputError(
                 f"'{duck_given[0]}' applies to the DuckDB engine; the Spark engine takes "
-                "spark_master (e.g. 'local[4]') and spark_conf instead"
+                "'spark_master' (e.g. 'local[4]') and 'spark_conf' instead"
             )
         return SparkEngine(master=spark_master, conf=spark_conf)
     if spark_given:
