@@ -226,16 +226,9 @@ def test_duckdb_reports_its_phases_and_reads_a_csv_file_once(tmp_path: Path) -> 
         "reading and joining the records (duckdb)",
         "computing the statistics (duckdb)",
     ]
-    engine = DuckDBEngine()
-    con = engine.connect()
-    try:
-        engine._load(con, t, p, {})
-        kinds = dict(
-            con.execute(
-                "SELECT table_name, table_type FROM information_schema.tables "
-                "WHERE table_name IN ('t', 'p')"
-            ).fetchall()
-        )
-    finally:
-        con.close()
+    query = (
+        "SELECT table_name, table_type FROM information_schema.tables "
+        "WHERE table_name IN ('t', 'p')"
+    )
+    kinds = DuckDBEngine()._pair(t, p, {}, lambda con, *_: dict(con.execute(query).fetchall()))
     assert kinds == {"t": "LOCAL TEMPORARY", "p": "LOCAL TEMPORARY"}  # tables, not views

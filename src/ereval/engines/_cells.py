@@ -9,6 +9,8 @@ sort them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,11 +23,14 @@ from ..io import column_names
 from . import sql
 
 __all__ = [
+    "SideSpec",
     "check_side",
     "check_unique",
     "checked_cells",
     "coded_table",
+    "push_table",
     "read_options",
+    "side_specs",
     "sizes_of_codes",
     "table_from_codes",
 ]
@@ -59,6 +64,53 @@ def read_options(
         for side, (records, clusters) in given.items()
     }
     return policy, id_type, columns
+
+
+@dataclass(frozen=True)
+class SideSpec:
+    """One clustering for an SQL engine to load as the view ``view(r, c, ...)``.
+
+    Attributes
+    ----------
+    view : str
+        The name of the view (``t``, ``p``...).
+    data : Any
+        The input: a file (path, glob or folder of parts), or a relation / DataFrame
+        of the engine.
+    name : str
+        The argument's name, for error messages (``"truth"``, ``"pred"``).
+    records, clusters : list of str
+        The columns of the record key and of the cluster key.
+    extra : tuple of (alias, columns)
+        More columns of the view: each alias holds the key of its columns (one
+        column as it is, several as the text key of :mod:`ereval.io`), e.g.
+        ``(("s", ("first", "last")),)`` for a record's name. They are not checked
+        for missing values.
+    """
+
+    view: str
+    data: Any
+    name: str
+    records: list[str]
+    clusters: list[str]
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def columns(self) -> list[str]:
+        """Every column the side reads, each once."""
+        wanted = self.records + self.clusters + [c for _, cols in self.extra for c in cols]
+        return list(dict.fromkeys(wanted))
+
+
+def side_specs(
+    options: AlignOptions, sides: Sequence[tuple[str, Any, str]]
+) -> tuple[MismatchPolicy, str, list[SideSpec]]:
+    """The policy, the id type and the :class:`SideSpec` of each ``(view, data, name)``
+    (``name`` ``"truth"`` or ``"pred"``) read from the options of
+    :func:`ereval.contingency.align`."""
+    policy, id_type, columns = read_options(options)
+    specs = [SideSpec(view, data, name, *columns[name]) for view, data, name in sides]
+    return policy, id_type, specs
 
 
 def sizes_of_codes(
@@ -99,6 +151,15 @@ def table_from_codes(
     i, j, n = i[paired], j[paired], n[paired]
     order = np.argsort(i * max(pred_sizes.shape[0], 1) + j)  # cells sorted by (i, j)
     return ContingencyTable(i[order], j[order], n[order], true_sizes, pred_sizes, policy)
+
+
+def push_table(con: Any, name: str, table: Any) -> None:
+    """Make the Arrow table ``table`` the view ``name`` of an engine's connection (DuckDB
+    reads it where it is; Spark copies it in)."""
+    if hasattr(con, "push"):
+        con.push(name, table)
+    else:
+        con.register(name, table)
 
 
 # The checks below run on a connection with DuckDB's ``execute(query).fetchall()``

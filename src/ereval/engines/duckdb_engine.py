@@ -23,12 +23,13 @@ unless ``id_type="string"``. A DuckDB relation is read as it is typed.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any, TypeVar, Unpack
 
 import numpy as np
 
@@ -44,7 +45,7 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import check_side, checked_cells, coded_table, read_options
+from ._cells import SideSpec, check_side, checked_cells, coded_table, side_specs
 from .duckdb_stats import duckdb_table_statistics
 
 __all__ = [
@@ -56,6 +57,8 @@ __all__ = [
     "duckdb_statistics",
     "is_relation",
 ]
+
+T = TypeVar("T")
 
 _MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
 
@@ -181,13 +184,12 @@ class DuckDBEngine:
         """The contingency table of two clusterings (CSV or Parquet files, or DuckDB
         relations), identical to the in-memory one. ``options`` are those of
         :func:`ereval.contingency.align`."""
-        con = self.connect()
-        try:
-            policy, n_t, n_p = self._load(con, truth, pred, options)
+
+        def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
             checked_cells(con, ("t", "p"), (n_t, n_p), policy)
             return coded_table(con, policy)
-        finally:
-            con.close()
+
+        return self._pair(truth, pred, options, work)
 
     def statistics(
         self,
@@ -203,11 +205,10 @@ class DuckDBEngine:
         on one side only). ``progress`` is called with the name of each phase.
         ``options`` are those of :func:`ereval.contingency.align`."""
         wanted = check_choice("cells", cells, CELLS_WANTED)
-        con = self.connect()
-        try:
-            if progress is not None:
-                progress("reading and joining the records (duckdb)")
-            policy, n_t, n_p = self._load(con, truth, pred, options)
+        if progress is not None:
+            progress("reading and joining the records (duckdb)")
+
+        def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> TableStatistics:
             both, only_t, only_p = checked_cells(con, ("t", "p"), (n_t, n_p), policy)
             if policy == "intersection":
                 only_t = only_p = 0
@@ -219,36 +220,56 @@ class DuckDBEngine:
                     progress("fetching the cells (duckdb)")
                 stats = replace(stats, table=coded_table(con, policy))
             return stats
+
+        return self._pair(truth, pred, options, work)
+
+    def run(
+        self,
+        sides: Sequence[SideSpec],
+        work: Callable[[Any, list[int]], T],
+        *,
+        id_type: str = "exact",
+    ) -> T:
+        """Load each side as its view in a new connection, then return ``work(connection,
+        rows)`` (``rows`` the number of rows of each side). Every side is checked for
+        rows and missing ids, and record ids of different kinds on two sides are an
+        error unless ``id_type="string"`` (which compares integer ids as text). The
+        connection is closed afterwards; ``work`` runs the statements it needs with
+        ``execute(...)``."""
+        id_type = check_choice("id_type", id_type, ("exact", "string"))
+        con = self.connect()
+        try:
+            loaded = [_Side(con, spec) for spec in sides]
+            kinds = [side.load(as_text=id_type == "string") for side in loaded]
+            if len(set(kinds)) > 1:
+                first, other = next(
+                    (a, b) for a, b in itertools.pairwise(loaded) if a.kind != b.kind
+                )
+                ex = [
+                    [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
+                    for s in (first, other)
+                ]
+                raise id_type_error(first.kind, other.kind, ex[0], ex[1])
+            return work(con, [side.n_rows for side in loaded])
         finally:
             con.close()
 
-    def _load(
-        self, con: Any, truth: Any, pred: Any, options: AlignOptions
-    ) -> tuple[MismatchPolicy, int, int]:
-        """Load both sides as the views ``t`` and ``p`` of ``con``; return the policy and
-        the number of rows of each side."""
-        policy, id_type, columns = read_options(options)
-        sides = [
-            _Side(con, view, data, name, *columns[name])
-            for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
-        ]
-        kinds = [side.load(as_text=id_type == "string") for side in sides]
-        if kinds[0] != kinds[1]:
-            ex_t = [r[0] for r in con.execute("SELECT r FROM t LIMIT 2").fetchall()]
-            ex_p = [r[0] for r in con.execute("SELECT r FROM p LIMIT 2").fetchall()]
-            raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
-        return policy, sides[0].n_rows, sides[1].n_rows
+    def _pair(self, truth: Any, pred: Any, options: AlignOptions, work: Callable[..., T]) -> T:
+        """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
+        ``work(connection, policy, n_t, n_p)``."""
+        policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
+        return self.run(specs, lambda con, rows: work(con, policy, *rows), id_type=id_type)
 
 
 class _Side:
     """One clustering as the temporary view ``view(r, c)`` of a DuckDB connection."""
 
-    def __init__(
-        self, con: Any, view: str, data: Any, name: str, records: list[str], clusters: list[str]
-    ) -> None:
-        self.con, self.view, self.data, self.name = con, view, data, name
-        self.records, self.clusters = records, clusters
+    def __init__(self, con: Any, spec: SideSpec) -> None:
+        self.con, self.spec = con, spec
+        self.view, self.data, self.name = spec.view, spec.data, spec.name
+        self.records, self.clusters = spec.records, spec.clusters
         self.n_rows = 0
+        self.kind = ""
         self.parquet_or_table = True
 
     def _source(self) -> tuple[str, dict[str, str]]:
@@ -258,7 +279,7 @@ class _Side:
                 str(c): str(t) for c, t in zip(self.data.columns, self.data.types, strict=True)
             }
             self._check_columns(types)
-            wanted = list(dict.fromkeys(self.records + self.clusters))
+            wanted = self.spec.columns
             reader = self.data.select(", ".join(sql.ident(c) for c in wanted)).to_arrow_reader()
             table = f"{self.view}_source"
             self.con.register(f"{table}_stream", reader)
@@ -290,7 +311,7 @@ class _Side:
         return source, types
 
     def _check_columns(self, types: dict[str, str]) -> None:
-        missing = [c for c in self.records + self.clusters if c not in types]
+        missing = [c for c in self.spec.columns if c not in types]
         if missing:
             cols = list(types)
             raise InputError(
@@ -315,15 +336,18 @@ class _Side:
         # a CSV file is parsed once, into a temporary table (spilled past the memory
         # limit); Parquet files and relations are read where they are
         kind = "VIEW" if self.parquet_or_table else "TABLE"
+        extra = tuple(
+            (alias, _key(list(cols), types, name=self.name)[0]) for alias, cols in self.spec.extra
+        )
         self.con.execute(
             f"CREATE TEMP {kind} {self.view} AS "
-            + sql.side_sql(source, r_sql, c_sql, record_as_text=cast)
+            + sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra)
         )
         n, n_null_r, n_null_c = self.con.execute(
             sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
         ).fetchall()[0]
         check_side(self.name, n, n_null_r, n_null_c)
-        self.n_rows = int(n)
+        self.n_rows, self.kind = int(n), r_kind
         return r_kind
 
 

@@ -85,6 +85,11 @@ class SparkConnection:
         frame.createOrReplaceTempView(name)
         self.views.append(name)
 
+    def push(self, name: str, table: Any) -> None:
+        """Copy the Arrow table ``table`` (small: a sample's ids, say) into the temporary
+        view ``name``."""
+        self.register(name, self.spark.createDataFrame(table))
+
     def rows(self, query: str) -> list[tuple[Any, ...]]:
         """The rows of ``query``."""
         return self.execute(query).fetchall()

@@ -19,11 +19,12 @@ log sent to a file).
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Unpack
+from typing import Any, TypeVar, Unpack
 
 from .._errors import InputError, InputTypeError
 from .._optional import require
@@ -37,7 +38,7 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import check_side, checked_cells, coded_table, read_options
+from ._cells import SideSpec, check_side, checked_cells, coded_table, side_specs
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
 from .spark_session import (
@@ -51,6 +52,7 @@ from .spark_session import (
 __all__ = ["SparkEngine"]
 
 _D = sql.SPARK
+T = TypeVar("T")
 
 
 def _kind(data_type: Any) -> str:
@@ -143,10 +145,8 @@ class SparkEngine:
         folders of parts, or Spark DataFrames), identical to the in-memory one.
         ``options`` are those of :func:`ereval.contingency.align`."""
 
-        def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
-            checked_cells(
-                run, (sides[0].view, sides[1].view), (sides[0].n_rows, sides[1].n_rows), policy, _D
-            )
+        def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
+            checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
             return coded_table(run, policy)
 
         table: ContingencyTable = self._build(truth, pred, options, work)
@@ -169,12 +169,10 @@ class SparkEngine:
         of each phase; ``options`` are those of :func:`ereval.contingency.align`."""
         wanted = check_choice("cells", cells, CELLS_WANTED)
 
-        def work(run: SparkConnection, sides: list[_Side], policy: MismatchPolicy) -> Any:
+        def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
             if progress is not None:
                 progress("joining the records (spark)")
-            both, only_t, only_p = checked_cells(
-                run, (sides[0].view, sides[1].view), (sides[0].n_rows, sides[1].n_rows), policy, _D
-            )
+            both, only_t, only_p = checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
             if policy == "intersection":
                 only_t = only_p = 0
             if progress is not None:
@@ -193,33 +191,38 @@ class SparkEngine:
         stats: TableStatistics = self._build(truth, pred, options, work)
         return stats
 
-    def _build(
+    def run(
         self,
-        truth: Any,
-        pred: Any,
-        options: AlignOptions,
-        work: Callable[[SparkConnection, list[_Side], MismatchPolicy], Any],
-    ) -> Any:
-        """Load both sides as the views ``t`` and ``p`` of a connection of their own,
-        then ``work(connection, sides, policy)``; Spark's errors as one line."""
-        policy, id_type, columns = read_options(options)
-        for data, name in ((truth, "truth"), (pred, "pred")):
-            _check_input(data, name)
-        spark = self.session(truth, pred)
+        sides: Sequence[SideSpec],
+        work: Callable[[SparkConnection, list[int]], T],
+        *,
+        id_type: str = "exact",
+    ) -> T:
+        """Load each side as its view in a connection of its own, then return
+        ``work(connection, rows)`` (``rows`` the number of rows of each side); Spark's
+        errors as one line. Every side is checked for rows and missing ids, and
+        record ids of different kinds on two sides are an error unless
+        ``id_type="string"``. ``work`` runs its statements with ``execute(...)``
+        (see :class:`SparkConnection`)."""
+        id_type = check_choice("id_type", id_type, ("exact", "string"))
+        for spec in sides:
+            _check_input(spec.data, spec.name)
+        spark = self.session(*(spec.data for spec in sides))
         run = SparkConnection(spark)
         try:
             with warnings.catch_warnings():
                 # PySpark's notice about pandas versions newer than it knows
                 warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
-                sides = [
-                    _Side(run, view, data, name, *columns[name])
-                    for view, data, name in (("t", truth, "truth"), ("p", pred, "pred"))
-                ]
-                kinds = [side.load(as_text=id_type == "string") for side in sides]
-                if kinds[0] != kinds[1]:
-                    ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in sides)
-                    raise id_type_error(kinds[0], kinds[1], ex_t, ex_p)
-                return work(run, sides, policy)
+                loaded = [_Side(run, spec) for spec in sides]
+                for side in loaded:
+                    side.load(as_text=id_type == "string")
+                for first, other in itertools.pairwise(loaded):
+                    if first.kind != other.kind:
+                        ex_t, ex_p = (
+                            run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other)
+                        )
+                        raise id_type_error(first.kind, other.kind, ex_t, ex_p)
+                return work(run, [side.n_rows for side in loaded])
         except (InputError, InputTypeError):
             raise
         except Exception as exc:
@@ -228,6 +231,18 @@ class SparkEngine:
             raise InputError(f"Spark could not build the table: {spark_error(exc)}") from exc
         finally:
             run.close()
+
+    def _build(
+        self,
+        truth: Any,
+        pred: Any,
+        options: AlignOptions,
+        work: Callable[[SparkConnection, list[int], MismatchPolicy], Any],
+    ) -> Any:
+        """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
+        ``work(connection, rows, policy)``."""
+        policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
+        return self.run(specs, lambda run, rows: work(run, rows, policy), id_type=id_type)
 
 
 def _check_input(data: Any, name: str) -> None:
@@ -268,18 +283,12 @@ def _csv_frame(spark: Any, paths: list[str], names: list[str], delimiter: str) -
 class _Side:
     """One clustering as the temporary view ``view(r, c)`` of the session."""
 
-    def __init__(
-        self,
-        run: SparkConnection,
-        view: str,
-        data: Any,
-        name: str,
-        records: list[str],
-        clusters: list[str],
-    ) -> None:
-        self.run, self.view, self.data, self.name = run, view, data, name
-        self.records, self.clusters = records, clusters
+    def __init__(self, run: SparkConnection, spec: SideSpec) -> None:
+        self.run, self.spec = run, spec
+        self.view, self.data, self.name = spec.view, spec.data, spec.name
+        self.records, self.clusters = spec.records, spec.clusters
         self.n_rows = 0
+        self.kind = ""
 
     def _frame(self) -> Any:
         if is_spark_dataframe(self.data):
@@ -300,7 +309,7 @@ class _Side:
         """Create the view, check it has rows and no missing id; return the record kind."""
         frame = self._frame()
         types = {f.name: f.dataType for f in frame.schema.fields}
-        missing = [c for c in self.records + self.clusters if c not in types]
+        missing = [c for c in self.spec.columns if c not in types]
         if missing:
             cols = list(types)
             raise InputError(
@@ -320,7 +329,8 @@ class _Side:
                     f"received {r_kind} ids"
                 )
             cast, r_kind = True, "text"
-        side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, dialect=_D)
+        extra = tuple((alias, self._key(list(cols), types)[0]) for alias, cols in self.spec.extra)
+        side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra, dialect=_D)
         self.run.register(self.view, self.run.spark.sql(side))
         query = sql.nulls_sql(
             self.view, record_text=r_kind == "text", cluster_text=c_kind == "text"
@@ -330,7 +340,7 @@ class _Side:
         except Exception as exc:  # a malformed CSV row surfaces on the first scan
             raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
         check_side(self.name, n, n_null_r, n_null_c)
-        self.n_rows = int(n)
+        self.n_rows, self.kind = int(n), r_kind
         return r_kind
 
     def _key(self, cols: list[str], types: dict[str, Any]) -> tuple[str, str]:

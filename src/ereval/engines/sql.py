@@ -169,11 +169,14 @@ def side_sql(
     cluster: str,
     *,
     record_as_text: bool = False,
+    extra: tuple[tuple[str, str], ...] = (),
     dialect: Dialect = DUCKDB,
 ) -> str:
-    """One clustering as the two columns ``r`` (record key) and ``c`` (cluster key)."""
+    """One clustering as the two columns ``r`` (record key) and ``c`` (cluster key),
+    followed by the ``extra`` columns ``(alias, SQL)`` (a record's name, say)."""
     r = f"CAST({record} AS {dialect.text_type})" if record_as_text else record
-    return f"SELECT {r} AS r, {cluster} AS c FROM {source}"
+    more = "".join(f", {expr} AS {alias}" for alias, expr in extra)
+    return f"SELECT {r} AS r, {cluster} AS c{more} FROM {source}"
 
 
 def nulls_sql(side: str, *, record_text: bool, cluster_text: bool) -> str:
