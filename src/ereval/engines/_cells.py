@@ -31,6 +31,7 @@ __all__ = [
     "push_table",
     "read_options",
     "side_specs",
+    "size_distribution",
     "sizes_of_codes",
     "table_from_codes",
 ]
@@ -179,6 +180,16 @@ def check_side(name: str, n: int, n_null_records: int, n_null_clusters: int) -> 
         raise InputError(f"'{name}' has {n_null_records} missing record ids (empty, null or NaN)")
     if n_null_clusters:
         raise InputError(f"'{name}' has {n_null_clusters} missing cluster ids (empty, null or NaN)")
+
+
+def size_distribution(con: Any, view: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct cluster sizes of ``view`` in increasing order and the number of
+    clusters of each (as :func:`ereval.summary.size_distribution`)."""
+    got = con.execute(sql.size_distribution_sql(view)).fetchnumpy()
+    sizes = np.asarray(got["size"], dtype=np.int64)
+    counts = np.asarray(got["clusters"], dtype=np.int64)
+    order = np.argsort(sizes)
+    return sizes[order], counts[order]
 
 
 def check_unique(con: Any, view: str, name: str) -> None:

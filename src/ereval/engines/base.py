@@ -199,11 +199,13 @@ def _records(data: Any, name: str) -> int:
     return size // CSV_BYTES_PER_RECORD + 1
 
 
-def numpy_bytes(truth: Any, pred: Any) -> int | None:
-    """Estimated peak memory of the NumPy engine on two files (None unless both are files)."""
-    if not all(isinstance(x, str | os.PathLike) for x in (truth, pred)):
+def numpy_bytes(truth: Any, pred: Any = None) -> int | None:
+    """Estimated peak memory of the NumPy engine on its files (None unless every input
+    given is a file; ``pred`` may be left out for a command reading one clustering)."""
+    given = [(x, name) for x, name in ((truth, "truth"), (pred, "pred")) if x is not None]
+    if not given or not all(isinstance(x, str | os.PathLike) for x, _ in given):
         return None
-    return BYTES_PER_RECORD * (_records(truth, "truth") + _records(pred, "pred"))
+    return BYTES_PER_RECORD * sum(_records(x, name) for x, name in given)
 
 
 def _fits(truth: Any, pred: Any) -> bool:

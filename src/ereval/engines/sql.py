@@ -53,6 +53,7 @@ __all__ = [
     "quote",
     "repeated_sql",
     "side_sql",
+    "size_distribution_sql",
     "sizes_sql",
     "source_sql",
     "twinless_duplicates_sql",
@@ -177,6 +178,15 @@ def side_sql(
     r = f"CAST({record} AS {dialect.text_type})" if record_as_text else record
     more = "".join(f", {expr} AS {alias}" for alias, expr in extra)
     return f"SELECT {r} AS r, {cluster} AS c{more} FROM {source}"
+
+
+def size_distribution_sql(side: str) -> str:
+    """The cluster sizes of ``side`` and how many clusters have each: rows ``(size,
+    clusters)``, as few as there are distinct sizes, in no particular order."""
+    return (
+        "SELECT b AS size, count(*) AS clusters FROM "
+        f"(SELECT c, count(*) AS b FROM {side} GROUP BY c) AS sizes GROUP BY b"
+    )
 
 
 def nulls_sql(side: str, *, record_text: bool, cluster_text: bool) -> str:
