@@ -23,48 +23,50 @@ truth may be a sample of true clusters scored against a full prediction
 
 from __future__ import annotations
 
-from typing import Any, Literal, Unpack
+import os
+from collections.abc import Mapping
+from typing import Any, Unpack, cast
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from .._errors import InputError, RecordMismatchError
-from .._validation import check_choice
 from ..contingency import Alignment, AlignOptions, align
-from ..ids import take, to_numpy
+from ..engines import Engine, EngineName, NumpyEngine, get_engine
+from ..engines.engine_errors import (
+    engine_cluster_errors,
+    engine_record_errors,
+    missing_truth_error,
+)
+from ..engines.errors_sql import ERROR_COLUMNS
+from ..ids import encode, take, to_numpy
 
 __all__ = ["cluster_errors", "record_errors"]
 
-_ENGINES = ("auto", "numpy", "duckdb", "spark")
+
+def _in_id_order(ids: Any, index: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``index`` reordered by increasing id (numbers by value, text by code point; ids
+    of mutually unorderable types keep their order)."""
+    chosen = take(ids, index)
+    if isinstance(chosen, np.ndarray) and chosen.dtype.kind in "iuf":
+        if chosen.shape[0] < 2 or bool(np.all(chosen[1:] > chosen[:-1])):
+            return index  # already sorted
+        return index[np.argsort(chosen, kind="stable")]
+    codes, _ = encode(chosen, sort=True)  # distinct ids: codes are their ranks
+    return index[np.argsort(codes, kind="stable")]
 
 
-def _check_engine(engine: str, what: str) -> None:
-    name = check_choice("engine", engine, _ENGINES)
-    if name in ("duckdb", "spark"):
-        label = "DuckDB" if name == "duckdb" else "Spark"
-        raise InputError(
-            f"'engine': {what} errors hold one row per record, built in memory; use "
-            f"engine='numpy' (or 'auto'), or the {label} engine for the metrics only"
-        )
-
-
-ERROR_COLUMNS = ("EI", "SDE", "OCE", "UCE", "ROCE", "RUCE", "H")
-
-
-def _truth_records_in_pred(al: Alignment) -> np.ndarray:
+def _truth_records_in_pred(al: Alignment) -> npt.NDArray[np.int64]:
     on_true = al.true_codes >= 0
     missing = on_true & (al.pred_codes < 0)
     if missing.any():
-        raise RecordMismatchError(
-            f"{int(missing.sum())} record(s) of 'truth' are absent from 'pred' "
-            f"(e.g. {to_numpy(take(al.records, np.flatnonzero(missing)[:3])).tolist()}); error metrics need every true record "
-            "to have a predicted cluster"
-        )
+        shown = _in_id_order(al.records, np.flatnonzero(missing))[:3]
+        raise missing_truth_error(int(missing.sum()), to_numpy(take(al.records, shown)).tolist())
     return np.flatnonzero(on_true)
 
 
 def _record_frame(al: Alignment) -> pd.DataFrame:
-    idx = _truth_records_in_pred(al)
+    idx = _in_id_order(al.records, _truth_records_in_pred(al))
     t = al.true_codes[idx]
     p = al.pred_codes[idx]
     tab, rows, cols = al.record_cells()
@@ -91,21 +93,54 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
     )
 
 
+def _engine(
+    engine: EngineName | Engine,
+    truth: Any,
+    pred: Any,
+    engine_options: dict[str, Any],
+) -> Engine:
+    return get_engine(engine, truth=truth, pred=pred, **engine_options)
+
+
 def record_errors(
     truth: Any,
     pred: Any,
     *,
-    engine: Literal["auto", "numpy", "duckdb", "spark"] = "auto",
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true record with its error metrics.
 
     Columns: ``record_id, true_cluster, pred_cluster, true_size, pred_size,
-    EI, SDE, OCE, UCE, ROCE, RUCE, H``.
+    EI, SDE, OCE, UCE, ROCE, RUCE, H``; rows in increasing order of record id
+    (numbers by value, text by code point).
 
-    ``engine`` is ``"numpy"`` or ``"auto"`` (which is NumPy here): the table
-    holds a row per record, so it is built in memory; ``"duckdb"`` is an error.
-    Other options are those of :func:`ereval.contingency.align`.
+    Parameters
+    ----------
+    truth, pred : clustering
+        Any form accepted by :func:`ereval.io.as_membership` (the SQL engines read
+        files, and their own relations or DataFrames).
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who computes the table: in memory (NumPy), inside DuckDB from files or
+        DuckDB relations (out of core), or with Apache Spark from files or Spark
+        DataFrames; ``"auto"`` picks NumPy when the inputs fit comfortably in memory
+        (see :func:`ereval.engines.get_engine`). Every engine gives the same table:
+        the same columns, types and row order, integers and floats alike.
+    memory_limit, threads, temp_dir : optional
+        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
+    spark_master, spark_conf : optional
+        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
+    **options
+        Those of :func:`ereval.contingency.align`. Every record of the truth must
+        be in the prediction (a :class:`~ereval.RecordMismatchError` otherwise):
+        with ``on_mismatch="twinless"`` the prediction may hold more records, which
+        count in its cluster sizes; with ``"intersection"`` only the common records
+        are scored.
 
     Examples
     --------
@@ -113,7 +148,20 @@ def record_errors(
     >>> df[["record_id", "OCE", "UCE"]].values.tolist()
     [[1, 0, 1], [2, 1, 1], [3, 1, 0]]
     """
-    _check_engine(engine, "record")
+    builder = _engine(
+        engine,
+        truth,
+        pred,
+        {
+            "memory_limit": memory_limit,
+            "threads": threads,
+            "temp_dir": temp_dir,
+            "spark_master": spark_master,
+            "spark_conf": spark_conf,
+        },
+    )
+    if not isinstance(builder, NumpyEngine):
+        return cast(pd.DataFrame, engine_record_errors(builder, truth, pred, **options))
     al = align(truth, pred, **options)
     return _record_frame(al)
 
@@ -122,16 +170,47 @@ def cluster_errors(
     truth: Any,
     pred: Any,
     *,
-    engine: Literal["auto", "numpy", "duckdb", "spark"] = "auto",
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true cluster with the averages of its records' error metrics.
 
     Columns: ``cluster_id, size, n_pred_clusters`` (predicted clusters it meets)
-    and ``EI, SDE, OCE, UCE, ROCE, RUCE, H``. ``engine`` and the other options
-    are those of :func:`record_errors`.
+    and ``EI, SDE, OCE, UCE, ROCE, RUCE, H``; rows in increasing order of the true
+    cluster id.
+
+    Parameters
+    ----------
+    truth, pred : clustering
+        As in :func:`record_errors`.
+    engine, memory_limit, threads, temp_dir, spark_master, spark_conf, **options
+        As in :func:`record_errors`.
+
+    Examples
+    --------
+    >>> df = cluster_errors({1: "a", 2: "a", 3: "b"}, {1: "x", 2: "y", 3: "y"})
+    >>> df[["cluster_id", "size", "n_pred_clusters", "UCE"]].values.tolist()
+    [['a', 2, 2, 1.0], ['b', 1, 1, 0.0]]
     """
-    _check_engine(engine, "cluster")
+    builder = _engine(
+        engine,
+        truth,
+        pred,
+        {
+            "memory_limit": memory_limit,
+            "threads": threads,
+            "temp_dir": temp_dir,
+            "spark_master": spark_master,
+            "spark_conf": spark_conf,
+        },
+    )
+    if not isinstance(builder, NumpyEngine):
+        return cast(pd.DataFrame, engine_cluster_errors(builder, truth, pred, **options))
     al = align(truth, pred, **options)
     _truth_records_in_pred(al)
     # every record of a cell shares its errors: the cluster's mean is a sum over its
