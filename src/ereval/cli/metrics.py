@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
+import pandas as pd
 import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..engines import engine_statistics
+from ..engines import NumpyEngine, engine_statistics
+from ..engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
 from ..io import as_pairs
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
@@ -447,12 +449,48 @@ def errors_command(
     if given:
         raise InputError(f"'{given[0]}' is for the sample mode ('--pred' and '--sample')")
     options = align_options(**locals())
-    refuse_engine_options(**locals(), where=f"for the {by} errors (one row per record, in memory)")
+    builder = engine_from_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        truth=truth_file,
+        pred=pred_file,
+    )
     if out is not None:
         check_table_path(out, flag="--out")
-    fn = record_errors if by == "record" else cluster_errors
-    with progress(f"computing {by} errors", quiet=quiet):
-        frame = fn(truth_file, pred_file, engine="numpy", **options)
+    with progress(f"computing {by} errors ({builder.name})", quiet=quiet) as bar:
+
+        def report(what: str) -> None:
+            bar.update(description=what)
+
+        if isinstance(builder, NumpyEngine):
+            fn = record_errors if by == "record" else cluster_errors
+            frame = fn(truth_file, pred_file, engine=builder, **options)
+        else:
+            in_sql = engine_record_errors if by == "record" else engine_cluster_errors
+            kind = copy_format(out) if out is not None and builder.name == "duckdb" else None
+            if out is not None and kind is not None:
+                # DuckDB writes the file itself: the rows never pass through Python
+                with Outputs() as outputs:
+                    outputs.add(
+                        out,
+                        lambda tmp: in_sql(
+                            builder,
+                            truth_file,
+                            pred_file,
+                            out=tmp,
+                            out_format=kind,
+                            progress=report,
+                            **options,
+                        ),
+                    )
+                return
+            frame = cast(
+                pd.DataFrame, in_sql(builder, truth_file, pred_file, progress=report, **options)
+            )
     if out is not None:
         with Outputs() as outputs:
             outputs.add(out, lambda tmp: write_table(frame, tmp))

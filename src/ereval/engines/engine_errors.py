@@ -249,5 +249,5 @@ def _copy_sql(query: str, path: Path, fmt: CopyFormat) -> str:
     compression = "gzip" if fmt == "csv.gz" else "none"
     return (
         f"COPY ({query}) TO {target} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', "
-        f"ESCAPE '\"', NEWLINE '\\n', COMPRESSION {compression})"
+        f"ESCAPE '\"', COMPRESSION {compression})"
     )
