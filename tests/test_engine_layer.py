@@ -25,7 +25,7 @@ from ereval.engines import (
     sql,
 )
 from ereval.engines import base as engine_base
-from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, cluster_errors, evaluate, record_errors
+from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 
 ENGINES = ["numpy", "duckdb"]
 runner = CliRunner()
@@ -195,10 +195,6 @@ def test_engine_options_are_checked_before_work(tmp_path: Path) -> None:
     con.close()
     assert settings["threads"] == "1" and settings["temp_directory"] == str(tmp_path)
     assert settings["memory_limit"].startswith("61") or "MiB" in settings["memory_limit"]
-    with pytest.raises(InputError, match=r"^'engine': record errors hold one row per record"):
-        record_errors({1: "a"}, {1: "a"}, engine="duckdb")
-    with pytest.raises(InputError, match=r"^'engine': cluster errors"):
-        cluster_errors({1: "a"}, {1: "a"}, engine="duckdb")
 
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
@@ -244,11 +240,7 @@ def test_cli_engines_print_the_same_result(tmp_path: Path) -> None:
             assert math.isclose(other[key], value, rel_tol=1e-12, abs_tol=1e-12), key
 
 
-def test_cli_errors_and_pairs_refuse_the_duckdb_engine(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["errors", T, P, "--engine", "duckdb"])
-    assert res.exit_code == 2 and "'--engine' duckdb is not available" in res.stderr
-    res = runner.invoke(app, ["errors", T, P, "--threads", "2"])
-    assert res.exit_code == 2 and "'--threads' tunes the DuckDB engine" in res.stderr
+def test_cli_pairs_refuse_the_duckdb_engine(tmp_path: Path) -> None:
     res = runner.invoke(app, ["errors", T, P, "--engine", "numpy", "-f", "json"])
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["metrics", T, P, "--pairs", "--engine", "duckdb"])
