@@ -46,11 +46,12 @@ def _double(x: str) -> str:
 
 
 def true_sizes_sql(cells: str) -> str:
-    """Per true cluster with a record in the prediction: ``k`` its key and ``a`` its
+    """Per true cluster with a record in the prediction: ``k`` its key, ``a`` its
     size (every record of the truth is in the prediction once checked, or, with
-    ``on_mismatch="intersection"``, only the common records count)."""
+    ``on_mismatch="intersection"``, only the common records count) and ``deg`` its
+    cells."""
     return (
-        f"SELECT tc AS k, CAST(sum(n) AS BIGINT) AS a FROM {cells} "
+        f"SELECT tc AS k, CAST(sum(n) AS BIGINT) AS a, count(*) AS deg FROM {cells} "
         "WHERE tc IS NOT NULL AND pc IS NOT NULL GROUP BY tc"
     )
 
@@ -66,10 +67,10 @@ def pred_sizes_sql(cells: str, *, common_only: bool) -> str:
 
 
 def sized_cells_sql(cells: str, true_sizes: str, pred_sizes: str) -> str:
-    """The cells of records on both sides with their clusters' sizes: ``tc, pc, n, a,
-    b``."""
+    """The cells of records on both sides with their clusters' sizes and their true
+    cluster's number of cells: ``tc, pc, n, a, b, deg``."""
     return (
-        "SELECT c.tc, c.pc, CAST(c.n AS BIGINT) AS n, t.a, p.b "
+        "SELECT c.tc, c.pc, CAST(c.n AS BIGINT) AS n, t.a, p.b, t.deg "
         f"FROM {cells} AS c JOIN {true_sizes} AS t ON c.tc = t.k "
         f"JOIN {pred_sizes} AS p ON c.pc = p.k"
     )
@@ -82,19 +83,21 @@ def distinct_ratios_sql(sized_cells: str) -> str:
 
 
 def cell_errors_sql(sized_cells: str, logs: str, *, dialect: sql.Dialect = sql.DUCKDB) -> str:
-    """Each cell's error metrics (those of each of its records): ``tc, pc, n, a, b`` and
-    :data:`ERROR_COLUMNS`, with ``OCE = b - n``, ``UCE = a - n``, ``SDE = b - a``, ``EI =
-    1`` unless ``n = a = b``, ``ROCE = OCE / b``, ``RUCE = UCE / a`` (one division of
-    doubles) and ``H`` read from ``logs(n, b, h)``."""
+    """Each cell's error metrics (those of each of its records): ``tc, pc, n, a, b, deg``
+    and :data:`ERROR_COLUMNS`, with ``OCE = b - n``, ``UCE = a - n``, ``SDE = b - a``,
+    ``EI = 1`` unless ``n = a = b``, ``ROCE = OCE / b``, ``RUCE = UCE / a`` (one division
+    of doubles) and ``H`` read from ``logs(n, b, h)``. With DuckDB the rows are sorted
+    by ``(tc, pc)``, which makes the ordered sums of :func:`cluster_errors_sql` cheap."""
     q = dialect.ident
+    order = " ORDER BY x.tc, x.pc" if dialect.name == "duckdb" else ""
     return (
-        "SELECT x.tc, x.pc, x.n, x.a, x.b, "
+        "SELECT x.tc, x.pc, x.n, x.a, x.b, x.deg, "
         f"CAST(CASE WHEN x.n = x.a AND x.n = x.b THEN 0 ELSE 1 END AS BIGINT) AS {q('EI')}, "
         f"x.b - x.a AS {q('SDE')}, x.b - x.n AS {q('OCE')}, x.a - x.n AS {q('UCE')}, "
         f"{_double('x.b - x.n')} / {_double('x.b')} AS {q('ROCE')}, "
         f"{_double('x.a - x.n')} / {_double('x.a')} AS {q('RUCE')}, "
         f"l.h AS {q('H')} "
-        f"FROM {sized_cells} AS x JOIN {logs} AS l ON x.n = l.n AND x.b = l.b"
+        f"FROM {sized_cells} AS x JOIN {logs} AS l ON x.n = l.n AND x.b = l.b{order}"
     )
 
 
@@ -113,16 +116,23 @@ def cluster_errors_sql(cell_errors: str, *, dialect: sql.Dialect = sql.DUCKDB) -
     """One row per true cluster, in increasing order of its id: ``cluster_id``,
     ``size``, ``n_pred_clusters`` (its cells) and the means of its records' metrics,
     ``sum(n x) / a`` over its cells. The counts are summed in integers, exactly; the
-    floats ``n x`` are added in the order of the predicted cluster ids."""
+    floats ``n x`` are added in the order of the predicted cluster ids, for the
+    clusters of several cells (a cluster of one cell is its cell's row, no group)."""
     q = dialect.ident
     a, n = _double("a"), _double("n")
+    single = [f"{_double(f'n * {q(col)}')} / {a} AS {q(col)}" for col in _COUNTED]
+    single += [f"{n} * {q(col)} / {a} AS {q(col)}" for col in _FLOATS]
     means = [f"{_double(f'sum(n * {q(col)})')} / {a} AS {q(col)}" for col in _COUNTED]
     for col in _FLOATS:
         means.append(f"{_ordered_sum(f'{n} * {q(col)}', 'pc', dialect)} / {a} AS {q(col)}")
+    head = "tc AS cluster_id, a AS size"
     return (
-        "SELECT tc AS cluster_id, a AS size, count(*) AS n_pred_clusters, "
+        f"SELECT {head}, CAST(1 AS BIGINT) AS n_pred_clusters, "
+        + ", ".join(single)
+        + f" FROM {cell_errors} WHERE deg = 1 UNION ALL "
+        + f"SELECT {head}, count(*) AS n_pred_clusters, "
         + ", ".join(means)
-        + f" FROM {cell_errors} GROUP BY tc, a ORDER BY tc"
+        + f" FROM {cell_errors} WHERE deg > 1 GROUP BY tc, a ORDER BY cluster_id"
     )
 
 
