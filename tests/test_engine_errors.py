@@ -310,3 +310,14 @@ def test_spark_names_true_records_missing_from_the_prediction(
             record_errors(t, short, engine=builder, on_mismatch="twinless")
         messages.append(_one_line(info.value))
     assert messages[0] == messages[1]
+
+
+def test_cli_errors_on_spark(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    request.getfixturevalue("spark")  # the running session is used
+    t, p = _files(_sides(CASES["ceaf_ties"](), "error"), tmp_path, "csv", "text")
+    base = ["errors", str(t), str(p), "-f", "json", "-q"]
+    printed = [_run([*base, "--engine", e]).stdout for e in ("numpy", "spark")]
+    assert printed[0] == printed[1]
+    out = tmp_path / "e.csv"
+    _run([*base, "--engine", "spark", "--by", "record", "-o", str(out)])
+    assert out.read_text() == record_errors(t, p).to_csv(index=False)
