@@ -38,7 +38,7 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import SideSpec, check_side, checked_cells, coded_table, side_specs
+from ._cells import SideSpec, check_side, checked_cells, keyed_table, side_specs
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
 from .spark_session import (
@@ -147,7 +147,7 @@ class SparkEngine:
 
         def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
             checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
-            return coded_table(run, policy)
+            return keyed_table(run, policy)
 
         table: ContingencyTable = self._build(truth, pred, options, work)
         return table
@@ -183,7 +183,7 @@ class SparkEngine:
             if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
                 if progress is not None:
                     progress("fetching the cells (spark)")
-                stats = replace(stats, table=coded_table(run, policy))
+                stats = replace(stats, table=keyed_table(run, policy))
             return stats
 
         if progress is not None:
