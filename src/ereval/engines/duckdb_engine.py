@@ -33,7 +33,7 @@ from typing import Any, TypeVar, Unpack
 
 import numpy as np
 
-from .._errors import InputError
+from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
 from ..contingency import (
@@ -251,8 +251,29 @@ class DuckDBEngine:
                 ]
                 raise id_type_error(first.kind, other.kind, ex[0], ex[1])
             return work(con, [side.n_rows for side in loaded])
+        except (InputError, InputTypeError):
+            raise
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
+                raise
+            raise self._error(exc) from exc
         finally:
             con.close()
+
+    def _error(self, exc: Exception) -> InputError:
+        """DuckDB's error as one line, naming the option to change when memory ran out."""
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if type(exc).__name__ == "OutOfMemoryException":
+            limit = (
+                f"'memory_limit' {self.memory_limit}"
+                if self.memory_limit is not None
+                else "DuckDB's default memory limit"
+            )
+            return InputError(
+                f"{limit} is too small for DuckDB to finish ({first}); raise 'memory_limit', "
+                "or lower 'threads' (each thread needs its own buffers)"
+            )
+        return InputError(f"DuckDB could not finish: {first}")
 
     def _pair(self, truth: Any, pred: Any, options: AlignOptions, work: Callable[..., T]) -> T:
         """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
