@@ -124,6 +124,15 @@ def test_spark_dataframes_are_read_by_the_spark_engine(spark: Any) -> None:
         evaluate(df_t, df_p, engine="spark", record_col="zz")
     with pytest.raises(InputError, match="Spark engine reads CSV or Parquet files"):
         evaluate({1: "a"}, {1: "a"}, engine="spark")
+    # an Arrow table is copied into Spark as it is typed
+    import pyarrow as pa
+
+    arrow_t = pa.table({"record_id": ["01", "1", " x"], "cluster_id": [1, 1, 2]})
+    arrow_p = pa.table({"record_id": ["1", "01", " x"], "cluster_id": ["a", "b", "b"]})
+    assert_same_statistics(
+        SparkEngine(session=spark).statistics(arrow_t, arrow_p),
+        NumpyEngine().statistics(arrow_t, arrow_p),
+    )
 
 
 def _spark_folder(spark: Any, frame_: pd.DataFrame, path: Path, kind: str) -> Path:

@@ -55,6 +55,7 @@ __all__ = [
     "check_threads",
     "duckdb_contingency_table",
     "duckdb_statistics",
+    "is_arrow_table",
     "is_relation",
 ]
 
@@ -91,6 +92,11 @@ def check_temp_dir(value: str | os.PathLike[str] | None) -> Path | None:
     if not path.is_dir():
         raise InputError(f"'temp_dir' must be an existing directory; received '{path}'")
     return path
+
+
+def is_arrow_table(value: Any) -> bool:
+    """True when ``value`` is a PyArrow table."""
+    return type(value).__name__ == "Table" and type(value).__module__.startswith("pyarrow")
 
 
 def is_relation(value: Any) -> bool:
@@ -309,13 +315,20 @@ class _Side:
             self.con.unregister(f"{table}_stream")
             reader.close()  # frees the relation's connection for its next query
             return table, types
+        if is_arrow_table(self.data):
+            table = f"{self.view}_arrow"
+            self.con.register(table, self.data)
+            described = self.con.execute(f"DESCRIBE SELECT * FROM {table}").fetchall()
+            types = {str(r[0]): str(r[1]) for r in described}
+            self._check_columns(types)
+            return table, types
         if not isinstance(self.data, str | os.PathLike):
             spark = (
                 type(self.data).__name__ == "DataFrame" and "pyspark" in type(self.data).__module__
             )
             raise InputError(
-                f"'{self.name}': the DuckDB engine reads CSV or Parquet files and DuckDB "
-                f"relations; received {type(self.data).__name__} "
+                f"'{self.name}': the DuckDB engine reads CSV or Parquet files, Arrow tables "
+                f"and DuckDB relations; received {type(self.data).__name__} "
                 f"(use engine={'spark' if spark else 'numpy'!r})"
             )
         spec = file_spec(self.data, name=self.name)
