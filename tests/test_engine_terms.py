@@ -9,6 +9,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -385,3 +386,23 @@ def test_spark_terms_equal_the_in_memory_terms(
     missing = as_sample({"5": "a", "nope": "a", "3": "b"}, design="cluster", weights="uniform")
     errs = [_error(lambda e=e: _terms(csv, missing, e)) for e in ("numpy", engine)]
     assert str(errs[0]) == str(errs[1])
+
+
+def test_name_errors_are_those_of_the_in_memory_path(tmp_path: Path) -> None:
+    path = tmp_path / "p.parquet"
+    frame = pd.DataFrame(
+        {"record_id": [1, 2, 3, 4], "cluster_id": [1, 1, 2, 2], "name": ["a", None, None, "b"]}
+    )
+    frame.to_parquet(path, index=False)
+    records = np.array([1, 4])
+    for names in ("nope", "name"):
+        errs = [
+            _error(
+                lambda e=e, names=names: prepare_prediction(
+                    str(path), names=names, engine=e, records=None if e == "numpy" else records
+                )
+            )
+            for e in ("numpy", "duckdb")
+        ]
+        assert str(errs[0]) == str(errs[1])
+        assert str(errs[1]).startswith("'names'")

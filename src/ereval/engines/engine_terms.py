@@ -200,8 +200,25 @@ def engine_prediction(
         constants = population_constants(*size_distribution(con, "p"))
         return _prepared(got, constants, with_names)
 
-    prepared: PreparedPrediction = run([spec], work)
+    try:
+        prepared: PreparedPrediction = run([spec], work)
+    except InputError as exc:
+        raise _names_error(exc, name_cols, spec.records + spec.clusters) from None
     return prepared
+
+
+def _names_error(exc: InputError, name_cols: list[str] | None, keys: list[str]) -> InputError:
+    """``exc``, or, when it says that only name columns are missing from the prediction, the
+    error of the in-memory path, which names ``'names'``."""
+    text = str(exc)
+    head, sep, rest = text.partition("; its columns are ")
+    if name_cols is None or not sep or not head.startswith("'pred' has no column(s) "):
+        return exc
+    if any(repr(c) in head for c in keys):
+        return exc
+    columns = rest.split(" (set 'record_col'")[0]
+    missing = head.removeprefix("'pred' has no column(s) ")
+    return InputError(f"'names': 'pred' has no column {missing}; its columns are {columns}")
 
 
 def _check_names(con: Any, name_cols: list[str]) -> None:
@@ -214,9 +231,10 @@ def _check_names(con: Any, name_cols: list[str]) -> None:
                 r[0]
                 for r in con.execute(sample_sql.missing_name_examples_sql("p", alias)).fetchall()
             ]
+            more = f" and {int(count) - len(ex)} more" if count > len(ex) else ""
             raise InputError(
                 f"'names' is missing (empty, None or NaN) for {int(count)} record(s) "
-                f"in column {column!r}, e.g. {examples(np.asarray(ex, dtype=object))}"
+                f"in column {column!r}, e.g. {examples(np.asarray(ex, dtype=object))}{more}"
             )
 
 
