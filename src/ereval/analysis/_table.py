@@ -221,7 +221,7 @@ def _whole(prepared: PreparedPrediction) -> Membership:
     records = prepared.records
     if records.dtype.kind in "iu":
         top = int(records.max()) if records.size else 0
-        extra: np.ndarray = np.arange(top + 1, top + 1 + k, dtype=records.dtype)
+        extra: np.ndarray = np.arange(top + 1, top + 1 + k, dtype=np.int64)
     else:
         taken = set(records.tolist())
         prefix = "\x00filler-"
