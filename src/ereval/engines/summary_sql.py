@@ -1,0 +1,87 @@
+"""SQL text of the summary statistics of one clustering, built by pure functions.
+
+The clustering is the view ``side(r, c, ...)`` that an engine's ``run`` loads
+(:class:`~ereval.engines._cells.SideSpec`); a record's name is one more column
+of it (``s``), or of a second view of names keyed by the same record key. Every
+statement is a scan, a GROUP BY or a join, and returns a few aggregates: the
+cluster-size distribution comes from :func:`ereval.engines.sql.size_distribution_sql`
+and the duplicate check from :func:`ereval.engines.sql.duplicates_sql`; this
+module adds the names' checks and the homonymy and name-variation counts
+(Binette et al. 2024, eqs. 2-3), and the sizes of the clusters.
+
+The statements are the same in DuckDB's and Spark's SQL, but for the anti-join
+keyword (``dialect``).
+"""
+
+from __future__ import annotations
+
+from .sql import DUCKDB, Dialect
+
+__all__ = [
+    "FLOAT_TYPES",
+    "cluster_sizes_sql",
+    "column_type_sql",
+    "missing_names_sql",
+    "name_cells_sql",
+    "name_counts_sql",
+    "named_records_sql",
+    "unnamed_count_sql",
+]
+
+#: The types (lower case, as DuckDB's and Spark's ``typeof`` name them) whose NaN is a
+#: missing value, as it is in memory.
+FLOAT_TYPES = ("double", "float", "real", "float4", "float8")
+
+
+def column_type_sql(side: str, column: str) -> str:
+    """The type of ``column`` of ``side`` as ``typeof`` names it (one row)."""
+    return f"SELECT typeof({column}) FROM {side} LIMIT 1"
+
+
+def _missing(column: str, *, is_float: bool) -> str:
+    return f"{column} IS NULL" + (f" OR isnan({column})" if is_float else "")
+
+
+def missing_names_sql(side: str, column: str, *, is_float: bool, examples: int = 0) -> str:
+    """The number of rows of ``side`` whose ``column`` is missing (null, or NaN in a float
+    column), or with ``examples`` the smallest record keys of such rows, at most that many."""
+    where = _missing(column, is_float=is_float)
+    if examples:
+        return f"SELECT r FROM {side} WHERE {where} ORDER BY r LIMIT {int(examples)}"
+    return f"SELECT count(*) FROM {side} WHERE {where}"
+
+
+def unnamed_count_sql(side: str, names: str, *, dialect: Dialect = DUCKDB) -> str:
+    """The number of records of ``side`` that the view ``names`` has no row for."""
+    return f"SELECT count(*) FROM {side} AS s {dialect.anti_join} {names} AS o ON s.r = o.r"
+
+
+def named_records_sql(side: str, names: str | None = None) -> str:
+    """Each record's cluster and name, ``(c, s)``: the name a column of ``side``, or, with
+    ``names``, that of the record in the view ``names(r, ..., s)`` (one row per record)."""
+    if names is None:
+        return f"SELECT c, s FROM {side}"
+    return f"SELECT x.c AS c, y.s AS s FROM {side} AS x JOIN {names} AS y ON x.r = y.r"
+
+
+def name_cells_sql(named: str) -> str:
+    """The distinct ``(c, s)`` of the records of :func:`named_records_sql` (given as a
+    query or a view): the non-zero cells of the cluster-by-name table."""
+    return f"SELECT c, s FROM ({named}) AS named GROUP BY c, s"
+
+
+def name_counts_sql(cells: str) -> str:
+    """From the cells of :func:`name_cells_sql`: the clusters holding more than one
+    name (name variation, eq. 3), then those holding a name that another cluster holds
+    too (a homonym, eq. 2)."""
+    return (
+        "SELECT count(*) FILTER (WHERE k > 1), count(*) FILTER (WHERE h > 0) FROM ("
+        "SELECT x.c, count(*) AS k, max(CASE WHEN y.m > 1 THEN 1 ELSE 0 END) AS h "
+        f"FROM {cells} AS x JOIN (SELECT s, count(*) AS m FROM {cells} GROUP BY s) AS y "
+        "ON x.s = y.s GROUP BY x.c) AS per_cluster"
+    )
+
+
+def cluster_sizes_sql(side: str) -> str:
+    """The size of every cluster of ``side``, one row each (``size``), in no order."""
+    return f"SELECT count(*) AS size FROM {side} GROUP BY c"
