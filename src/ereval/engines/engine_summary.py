@@ -106,15 +106,18 @@ def _sides(
     record_col: Columns,
     cluster_col: Columns,
     engine: Engine,
-) -> tuple[list[SideSpec], list[str] | None]:
-    """The views to load (the clustering, then the names table if any) and the name
-    columns, checked for their presence before any work."""
+) -> tuple[list[SideSpec], list[str] | None, InputError | None]:
+    """The views to load (the clustering, then the names table if any), the name
+    columns, and the error of an absent name column, found before any work but
+    raised after the clustering's own checks, in the order of the in-memory path
+    (the views then leave the names out)."""
     records = column_names(record_col, name="record_col")
     clusters = column_names(cluster_col, name="cluster_col")
+    plain = SideSpec(_CLUSTERING, clustering, "clustering", records, clusters)
     if names is None:
         if names_from is not None:
             raise InputError("'names_from' needs 'names' (the column(s) to read from it)")
-        return [SideSpec(_CLUSTERING, clustering, "clustering", records, clusters)], None
+        return [plain], None, None
     if not isinstance(names, str | list | tuple):
         raise InputTypeError(
             f"'names' must be the column(s) holding the names with engine='{engine.name}' "
@@ -126,26 +129,26 @@ def _sides(
         extra += tuple((f"s{k}", (c,)) for k, c in enumerate(cols))
     if names_from is None:
         present = _columns_of(clustering, "clustering")
-        if present is not None and all(c in present for c in records + clusters):
-            absent = [c for c in cols if c not in present]
-            if absent:
-                raise InputError(
-                    f"'names': 'clustering' has no column {absent[0]!r}; its columns are {present}"
-                )
-        return [SideSpec(_CLUSTERING, clustering, "clustering", records, clusters, extra)], cols
-    present = _columns_of(names_from, "names_from")
-    if present is not None:
-        absent = [c for c in records + cols if c not in present]
-        if absent:
-            raise InputError(
-                f"'names_from': '{_label(names_from)}' has no column {absent[0]!r}; its "
-                f"columns are {present}"
+        absent = [c for c in cols if present is not None and c not in present]
+        if absent and all(c in (present or ()) for c in records + clusters):
+            late = InputError(
+                f"'names': 'clustering' has no column {absent[0]!r}; its columns are {present}"
             )
-    sides = [
-        SideSpec(_CLUSTERING, clustering, "clustering", records, clusters),
-        SideSpec(_NAMES, names_from, "names_from", records, records, extra),
-    ]
-    return sides, cols
+            return [plain], cols, late
+        return (
+            [SideSpec(_CLUSTERING, clustering, "clustering", records, clusters, extra)],
+            cols,
+            None,
+        )
+    present = _columns_of(names_from, "names_from")
+    absent = [c for c in records + cols if present is not None and c not in present]
+    if absent:
+        late = InputError(
+            f"'names_from': '{_label(names_from)}' has no column {absent[0]!r}; its "
+            f"columns are {present}"
+        )
+        return [plain], cols, late
+    return [plain, SideSpec(_NAMES, names_from, "names_from", records, records, extra)], cols, None
 
 
 def _missing_names(con: Any, view: str, cols: list[str], names_from: Any) -> None:
@@ -235,7 +238,7 @@ def engine_summary(
     """
     run = _runner(engine)
     dialect = _dialect(engine)
-    sides, cols = _sides(clustering, names, names_from, record_col, cluster_col, engine)
+    sides, cols, late = _sides(clustering, names, names_from, record_col, cluster_col, engine)
 
     def say(what: str) -> None:
         if progress is not None:
@@ -244,6 +247,8 @@ def engine_summary(
     def work(con: Any, rows: list[int]) -> Summary:
         say("checking the record ids")
         check_unique(con, _CLUSTERING, "clustering")
+        if late is not None:
+            raise late
         say("counting the cluster sizes")
         sizes, counts = size_distribution(con, _CLUSTERING)
         n_records = int(rows[0])
@@ -286,7 +291,7 @@ def engine_cluster_sizes(
     """The size of every cluster of ``clustering`` (in no particular order) computed by
     ``engine`` (DuckDB or Spark), after the same checks as :func:`engine_summary`."""
     run = _runner(engine)
-    sides, _ = _sides(clustering, None, None, record_col, cluster_col, engine)
+    sides, _, _ = _sides(clustering, None, None, record_col, cluster_col, engine)
 
     def work(con: Any, rows: list[int]) -> npt.NDArray[np.int64]:
         check_unique(con, _CLUSTERING, "clustering")
