@@ -152,23 +152,31 @@ def _sides(
 
 
 def _missing_names(con: Any, view: str, cols: list[str], names_from: Any) -> None:
-    """The in-memory path's error for the first name column with a missing value."""
+    """The in-memory path's error for the first name column with a missing value: null,
+    or NaN in a float column, and in a name of several columns the empty text too (two
+    statements, whatever the number of columns)."""
     aliases = ["s"] if len(cols) == 1 else [f"s{k}" for k in range(len(cols))]
-    for col, alias in zip(cols, aliases, strict=True):
-        kind = con.execute(summary_sql.column_type_sql(view, alias)).fetchall()[0][0]
-        is_float = str(kind).lower() in summary_sql.FLOAT_TYPES
-        query = summary_sql.missing_names_sql(view, alias, is_float=is_float)
-        count = int(con.execute(query).fetchall()[0][0])
+    kinds = con.execute(summary_sql.column_types_sql(view, aliases)).fetchall()[0]
+    conditions = [
+        summary_sql.missing_sql(
+            alias,
+            is_float=str(kind).lower() in summary_sql.FLOAT_TYPES,
+            empty=len(cols) > 1 and str(kind).lower() in summary_sql.TEXT_TYPES,
+        )
+        for alias, kind in zip(aliases, kinds, strict=True)
+    ]
+    counts = con.execute(summary_sql.missing_counts_sql(view, conditions)).fetchall()[0]
+    for col, condition, count in zip(cols, conditions, counts, strict=True):
         if not count:
             continue
         if names_from is not None:
             raise InputError(
                 f"'names': column {col!r} of '{_label(names_from)}' has missing values"
             )
-        query = summary_sql.missing_names_sql(view, alias, is_float=is_float, examples=3)
+        query = summary_sql.missing_examples_sql(view, condition)
         raise InputError(
             f"'names' is missing (empty, None or NaN) for {count} record(s) in column "
-            f"{col!r}, e.g. {_examples(con, query, count)}"
+            f"{col!r}, e.g. {_examples(con, query, int(count))}"
         )
 
 

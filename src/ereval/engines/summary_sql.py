@@ -19,9 +19,12 @@ from .sql import DUCKDB, Dialect
 
 __all__ = [
     "FLOAT_TYPES",
+    "TEXT_TYPES",
     "cluster_sizes_sql",
-    "column_type_sql",
-    "missing_names_sql",
+    "column_types_sql",
+    "missing_counts_sql",
+    "missing_examples_sql",
+    "missing_sql",
     "name_cells_sql",
     "name_counts_sql",
     "named_records_sql",
@@ -31,24 +34,35 @@ __all__ = [
 #: The types (lower case, as DuckDB's and Spark's ``typeof`` name them) whose NaN is a
 #: missing value, as it is in memory.
 FLOAT_TYPES = ("double", "float", "real", "float4", "float8")
+#: The text types, as ``typeof`` names them.
+TEXT_TYPES = ("varchar", "string", "text")
 
 
-def column_type_sql(side: str, column: str) -> str:
-    """The type of ``column`` of ``side`` as ``typeof`` names it (one row)."""
-    return f"SELECT typeof({column}) FROM {side} LIMIT 1"
+def column_types_sql(side: str, columns: list[str]) -> str:
+    """The type of each of ``columns`` of ``side`` as ``typeof`` names it (one row)."""
+    return f"SELECT {', '.join(f'typeof({c})' for c in columns)} FROM {side} LIMIT 1"
 
 
-def _missing(column: str, *, is_float: bool) -> str:
-    return f"{column} IS NULL" + (f" OR isnan({column})" if is_float else "")
+def missing_sql(column: str, *, is_float: bool, empty: bool = False) -> str:
+    """The condition of a missing value of ``column``: null, NaN in a float column, and
+    with ``empty`` the empty text."""
+    return (
+        f"({column} IS NULL"
+        + (f" OR isnan({column})" if is_float else "")
+        + (f" OR {column} = ''" if empty else "")
+        + ")"
+    )
 
 
-def missing_names_sql(side: str, column: str, *, is_float: bool, examples: int = 0) -> str:
-    """The number of rows of ``side`` whose ``column`` is missing (null, or NaN in a float
-    column), or with ``examples`` the smallest record keys of such rows, at most that many."""
-    where = _missing(column, is_float=is_float)
-    if examples:
-        return f"SELECT r FROM {side} WHERE {where} ORDER BY r LIMIT {int(examples)}"
-    return f"SELECT count(*) FROM {side} WHERE {where}"
+def missing_counts_sql(side: str, conditions: list[str]) -> str:
+    """The rows of ``side`` meeting each condition of :func:`missing_sql` (one row, one scan)."""
+    counts = ", ".join(f"count(*) FILTER (WHERE {c})" for c in conditions)
+    return f"SELECT {counts} FROM {side}"
+
+
+def missing_examples_sql(side: str, condition: str, *, limit: int = 3) -> str:
+    """The smallest record keys of the rows of ``side`` meeting ``condition``."""
+    return f"SELECT r FROM {side} WHERE {condition} ORDER BY r LIMIT {int(limit)}"
 
 
 def unnamed_count_sql(side: str, names: str, *, dialect: Dialect = DUCKDB) -> str:
