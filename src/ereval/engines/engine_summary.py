@@ -37,7 +37,7 @@ __all__ = ["engine_cluster_sizes", "engine_summary", "summary_engine"]
 
 _CLUSTERING = "c"  # the views of the clustering and of the names table
 _NAMES = "n"
-_NAME_CELLS = "name_cells"
+_NAMED = "named"  # the names table joined to the clustering
 
 
 def summary_engine(
@@ -257,23 +257,32 @@ def engine_summary(
         check_unique(con, _CLUSTERING, "clustering")
         if late is not None:
             raise late
-        say("counting the cluster sizes")
-        sizes, counts = size_distribution(con, _CLUSTERING)
+        n_homonym = n_variation = None
+        if cols is None:
+            say("counting the cluster sizes")
+            sizes, counts = size_distribution(con, _CLUSTERING)
+        else:
+            say("checking the names")
+            named = _CLUSTERING
+            if names_from is None:
+                _missing_names(con, _CLUSTERING, cols, None)
+            else:
+                _missing_names(con, _NAMES, cols, names_from)
+                _check_names_table(con, names_from, dialect)
+                named = _NAMED
+                query = summary_sql.named_records_sql(_CLUSTERING, _NAMES)
+                con.execute(f"CREATE TEMP TABLE {_NAMED} AS {query}")
+            say("counting the cluster sizes and the names")
+            got = con.execute(summary_sql.names_by_size_sql(named)).fetchnumpy()
+            sizes, counts, varied, shared = (
+                np.asarray(got[k], dtype=np.int64)
+                for k in ("size", "clusters", "varied", "homonyms")
+            )
+            order = np.argsort(sizes)
+            sizes, counts = sizes[order], counts[order]
+            n_variation, n_homonym = int(varied.sum()), int(shared.sum())
         n_records = int(rows[0])
         singles = int(counts[0]) if sizes.shape[0] and sizes[0] == 1 else 0
-        n_homonym = n_variation = None
-        if cols is not None:
-            say("counting the names")
-            view = _CLUSTERING if names_from is None else _NAMES
-            _missing_names(con, view, cols, names_from)
-            if names_from is not None:
-                _check_names_table(con, names_from, dialect)
-            named = summary_sql.named_records_sql(
-                _CLUSTERING, None if names_from is None else _NAMES
-            )
-            con.execute(f"CREATE TEMP TABLE {_NAME_CELLS} AS " + summary_sql.name_cells_sql(named))
-            varied, shared = con.execute(summary_sql.name_counts_sql(_NAME_CELLS)).fetchall()[0]
-            n_homonym, n_variation = int(shared), int(varied)
         return Summary(
             n_records=n_records,
             n_clusters=int(counts.sum()),

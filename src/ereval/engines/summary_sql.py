@@ -6,8 +6,9 @@ of it (``s``), or of a second view of names keyed by the same record key. Every
 statement is a scan, a GROUP BY or a join, and returns a few aggregates: the
 cluster-size distribution comes from :func:`ereval.engines.sql.size_distribution_sql`
 and the duplicate check from :func:`ereval.engines.sql.duplicates_sql`; this
-module adds the names' checks and the homonymy and name-variation counts
-(Binette et al. 2024, eqs. 2-3), and the sizes of the clusters.
+module adds the names' checks, the size distribution with the homonymy and
+name-variation counts (Binette et al. 2024, eqs. 2-3) in one statement, and the
+sizes of the clusters.
 
 The statements are the same in DuckDB's and Spark's SQL, but for the anti-join
 keyword (``dialect``).
@@ -25,9 +26,8 @@ __all__ = [
     "missing_counts_sql",
     "missing_examples_sql",
     "missing_sql",
-    "name_cells_sql",
-    "name_counts_sql",
     "named_records_sql",
+    "names_by_size_sql",
     "unnamed_count_sql",
 ]
 
@@ -70,29 +70,30 @@ def unnamed_count_sql(side: str, names: str, *, dialect: Dialect = DUCKDB) -> st
     return f"SELECT count(*) FROM {side} AS s {dialect.anti_join} {names} AS o ON s.r = o.r"
 
 
-def named_records_sql(side: str, names: str | None = None) -> str:
-    """Each record's cluster and name, ``(c, s)``: the name a column of ``side``, or, with
-    ``names``, that of the record in the view ``names(r, ..., s)`` (one row per record)."""
-    if names is None:
-        return f"SELECT c, s FROM {side}"
+def named_records_sql(side: str, names: str) -> str:
+    """Each record's cluster and name, ``(c, s)``, the name that of the record in the
+    view ``names(r, ..., s)`` (one row per record)."""
     return f"SELECT x.c AS c, y.s AS s FROM {side} AS x JOIN {names} AS y ON x.r = y.r"
 
 
-def name_cells_sql(named: str) -> str:
-    """The distinct ``(c, s)`` of the records of :func:`named_records_sql` (given as a
-    query or a view): the non-zero cells of the cluster-by-name table."""
-    return f"SELECT c, s FROM ({named}) AS named GROUP BY c, s"
-
-
-def name_counts_sql(cells: str) -> str:
-    """From the cells of :func:`name_cells_sql`: the clusters holding more than one
-    name (name variation, eq. 3), then those holding a name that another cluster holds
-    too (a homonym, eq. 2)."""
+def names_by_size_sql(named: str) -> str:
+    """Per cluster size, from the records' clusters and names (the view ``named(c,
+    s)``): ``size``, ``clusters`` of that size, those holding more than one name
+    (``varied``, eq. 3) and those holding a name that another cluster holds too
+    (``homonyms``, eq. 2), in no order. A name is shared when its records are not all
+    in one cluster, a cluster varies when its names are not all one (``min <> max``):
+    two GROUP BYs and one join, no cell table."""
+    shared = f"SELECT s FROM {named} GROUP BY s HAVING min(c) <> max(c)"
+    per_cluster = (
+        "SELECT x.c, count(*) AS b, min(x.s) AS lo, max(x.s) AS hi, "
+        "max(CASE WHEN y.s IS NULL THEN 0 ELSE 1 END) AS h "
+        f"FROM {named} AS x LEFT JOIN ({shared}) AS y ON x.s = y.s GROUP BY x.c"
+    )
     return (
-        "SELECT count(*) FILTER (WHERE k > 1), count(*) FILTER (WHERE h > 0) FROM ("
-        "SELECT x.c, count(*) AS k, max(CASE WHEN y.m > 1 THEN 1 ELSE 0 END) AS h "
-        f"FROM {cells} AS x JOIN (SELECT s, count(*) AS m FROM {cells} GROUP BY s) AS y "
-        "ON x.s = y.s GROUP BY x.c) AS per_cluster"
+        "SELECT b AS size, count(*) AS clusters, "
+        "count(*) FILTER (WHERE lo <> hi) AS varied, "
+        f"count(*) FILTER (WHERE h > 0) AS homonyms FROM ({per_cluster}) AS per_cluster "
+        "GROUP BY b"
     )
 
 
