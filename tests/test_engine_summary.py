@@ -465,3 +465,17 @@ def test_cli_names_from_and_errors_on_duckdb(tmp_path: Path) -> None:
             assert "'--memory-limit' must be a size" in res["duckdb"].output
     res = runner.invoke(app, ["summary", str(c_path), "--engine", "numpy", "--threads", "2"])
     assert res.exit_code == 2 and "'--threads' applies to the DuckDB engine" in res.output
+
+
+def test_cli_output_is_the_same_on_spark(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    request.getfixturevalue("spark")  # the session of the run (skipped without Java)
+    data, _ = _tricky_text(tmp_path)
+    args = ["summary", str(data), "-f", "json"]
+    ref = runner.invoke(app, [*args, "--engine", "numpy"])
+    got = runner.invoke(app, [*args, "--engine", "spark"])
+    assert got.exit_code == 0, got.output
+    assert got.stdout == ref.stdout
+    res = runner.invoke(app, [*args, "--spark-conf", "spark.a=b"])
+    assert res.exit_code == 2 and "'--spark-conf' applies to the Spark engine" in res.stderr
+    res = runner.invoke(app, [*args, "--engine", "spark", "--memory-limit", "1GB"])
+    assert res.exit_code == 2 and "'--memory-limit' applies to the DuckDB engine" in res.stderr
