@@ -364,6 +364,13 @@ def test_errors_of_the_names_table(tmp_path: Path) -> None:
     assert msg.startswith(f"'names_from': '{holes}' has no column 'middle'")
     msg = _error(lambda: engine_summary(duck, c_path, names_from=holes))
     assert msg == "'names_from' needs 'names' (the column(s) to read from it)"
+    # integer record ids in the clustering, text in the names table
+    ints = write(pd.DataFrame({"record_id": [1, 2], "cluster_id": 1}), tmp_path / "i.parquet")
+    with pytest.raises(InputTypeError) as info:
+        engine_summary(duck, ints, names="first", names_from=holes)
+    msg = str(info.value)
+    assert msg.startswith("record ids of 'clustering' are integer (e.g. 1, 2) but those of ")
+    assert "'names_from' are text" in msg and msg.endswith("; give both ids of one kind")
 
 
 @pytest.mark.parametrize("case", ["duplicates", "missing_name"])

@@ -294,8 +294,23 @@ def engine_summary(
         )
 
     say("reading the clustering")
-    summary: Summary = run(sides, work)
+    try:
+        summary: Summary = run(sides, work)
+    except InputTypeError as exc:
+        if names_from is None:
+            raise
+        raise _names_kind_error(exc) from None
     return summary
+
+
+def _names_kind_error(exc: InputTypeError) -> InputTypeError:
+    """The engines' error for record ids of different kinds on two sides, which calls
+    them 'truth' and 'pred', in the words of a clustering and its names table."""
+    text = str(exc)
+    if not text.startswith("record ids of 'truth'"):
+        return exc
+    text = text.replace("'truth'", "'clustering'", 1).replace("'pred'", "'names_from'", 1)
+    return InputTypeError(text.split("; pass id_type")[0] + "; give both ids of one kind")
 
 
 def engine_cluster_sizes(
