@@ -205,6 +205,25 @@ def test_spark_summary_equals_the_numpy_summary(
     assert_same_summary(got, ref, case)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_random_clusterings_with_names(tmp_path: Path, seed: int) -> None:
+    """Random sizes, few or many names, text or integer ids: the same summary."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    labels = rng.integers(0, max(1, n // int(rng.integers(1, 6))), n)
+    names = rng.integers(0, int(rng.integers(1, n + 2)), n)
+    frame = pd.DataFrame({"record_id": rng.permutation(n) * 3, "cluster_id": labels, "nm": names})
+    if seed % 2:
+        frame = frame.astype(str)
+        path = write(frame, tmp_path / "r.csv")
+    else:
+        path = write(frame, tmp_path / "r.parquet")
+    for options in ({}, {"names": "nm"}, {"names": ["nm", "cluster_id"]}):
+        ref = summarize(path, engine="numpy", **options)  # type: ignore[arg-type]
+        got = summarize(path, engine="duckdb", **options)  # type: ignore[arg-type]
+        assert_same_summary(got, ref, f"{seed} {options}")
+
+
 def test_summary_by_hand_on_duckdb(tmp_path: Path) -> None:
     data, options = _homonyms(tmp_path)
     s = summarize(data, engine="duckdb", **options)
