@@ -17,7 +17,9 @@
   DuckDB ``GROUP BY`` of the cluster ids then of their sizes over the same file (the
   size distribution, the least any engine must compute), measured in the same run.
   CPU seconds (user + system of the process and its children), wall seconds and
-  peak resident memory; every engine must print the same statistics.
+  peak resident memory; every engine must print the same statistics. For ``spark``
+  the CPU and memory of the JVM, which the process does not wait for, are left out:
+  read its wall time (a new local session included).
 
     python benchmarks/bench_summary.py                 # N = 1e7, R = 20, M = 1e6
     python benchmarks/bench_summary.py --n 1e6 --releases 5 --release-size 1e5
