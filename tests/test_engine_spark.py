@@ -323,7 +323,7 @@ def test_cli_spark_engine(spark: Any) -> None:
         assert len(res.stderr.strip().splitlines()) == 1
     res = runner.invoke(app, ["metrics", T, P, "--spark-master", "local[2]"])
     assert res.exit_code == 2 and "'--spark-master' applies to the Spark engine" in res.stderr
-    for command in (["summary", P], ["errors", T, P], ["compare", T, P]):
+    for command in (["errors", T, P], ["compare", T, P]):
         res = runner.invoke(app, [*command, "--engine", "spark"])
         assert res.exit_code == 2 and "'--engine' spark is not available" in res.stderr
         res = runner.invoke(app, [*command, "--spark-conf", "spark.a=b"])
