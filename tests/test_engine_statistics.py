@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ereval import InputError
+from ereval import InputError, InputTypeError
 from ereval.contingency import ContingencyTable
 from ereval.engines import DuckDBEngine, NumpyEngine, engine_statistics, get_engine, sql
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
@@ -232,3 +232,19 @@ def test_duckdb_reports_its_phases_and_reads_a_csv_file_once(tmp_path: Path) -> 
     )
     kinds = DuckDBEngine()._pair(t, p, {}, lambda con, *_: dict(con.execute(query).fetchall()))
     assert kinds == {"t": "LOCAL TEMPORARY", "p": "LOCAL TEMPORARY"}  # tables, not views
+
+
+def test_arrow_tables_are_read_by_the_sql_engines_as_typed() -> None:
+    # text ids that only differ in spelling stay distinct; cluster ids of another kind
+    # on each side are fine
+    pa = pytest.importorskip("pyarrow")
+    t = pa.table({"record_id": ["01", "1", " x", "NA", "b"], "cluster_id": [1, 1, 2, 2, 3]})
+    p = pa.table({"record_id": ["1", "01", "NA", " x", "b"], "cluster_id": list("abbcc")})
+    expected = NumpyEngine().statistics(t, p)
+    assert_same_statistics(DuckDBEngine().statistics(t, p), expected)
+    got, want = DuckDBEngine().contingency_table(t, p), NumpyEngine().contingency_table(t, p)
+    for name in ("rows", "cols", "counts", "true_sizes", "pred_sizes"):
+        assert getattr(got, name).tolist() == getattr(want, name).tolist(), name
+    other = pa.table({"record_id": [1, 2, 3, 4, 5], "cluster_id": [1, 1, 2, 2, 3]})
+    with pytest.raises(InputTypeError, match=r"^record ids of 'truth' are integer"):
+        DuckDBEngine().statistics(other, p)

@@ -86,3 +86,21 @@ def test_cli_engine_option(tmp_path: Path) -> None:
     assert got.keys() == expected.keys()
     for key, value in expected.items():  # DuckDB's float sums: equal to 1e-12
         assert math.isclose(got[key], value, rel_tol=1e-12, abs_tol=1e-12), key
+
+
+def test_a_memory_limit_too_small_is_one_line_naming_the_option(tmp_path: Path) -> None:
+    n = 300_000
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"record_id": np.arange(n), "cluster_id": rng.integers(0, n // 3, n)})
+    t, p = tmp_path / "t.parquet", tmp_path / "p.parquet"
+    frame.to_parquet(t)
+    frame.sample(frac=1.0, random_state=1).to_parquet(p)
+    with pytest.raises(InputError, match=r"^'memory_limit' 1MB is too small for DuckDB") as err:
+        evaluate(t, p, engine="duckdb", memory_limit="1MB", threads=1)
+    assert "\n" not in str(err.value)
+    result = CliRunner().invoke(
+        app, ["metrics", str(t), str(p), "--engine", "duckdb", "--memory-limit", "1MB"]
+    )
+    assert result.exit_code == 2
+    assert result.output.startswith("error: '--memory-limit' 1MB is too small for DuckDB")
+    assert result.output.count("\n") == 1

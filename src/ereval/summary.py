@@ -46,6 +46,7 @@ import pandas as pd
 from ._errors import InputError, InputTypeError
 from ._validation import describe, examples
 from .contingency import count_cells
+from .engines import Engine, EngineName
 from .ids import encode, missing_mask, to_arrow_ids, to_numpy
 from .io import Columns, Membership, column_names, key_ids, read_membership, read_table
 
@@ -433,6 +434,12 @@ def summarize(
     names: Any = None,
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
 ) -> Summary:
     """Summary statistics of a clustering (Binette et al. 2024, §3.1).
 
@@ -447,6 +454,17 @@ def summarize(
         last name), or a mapping from record id to name covering every record.
     record_col, cluster_col : str or list of str
         Column names for tables and files.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who computes the statistics: in memory (NumPy), or where the data is,
+        inside DuckDB (files or a DuckDB relation, out of core) or with Apache
+        Spark (files or a Spark DataFrame), which return only aggregates (see
+        :func:`ereval.engines.engine_summary.engine_summary`); ``"auto"`` picks by
+        the rule of :func:`ereval.engines.get_engine` (names given as a mapping
+        keep a file in memory). Every engine gives the same summary.
+    memory_limit, threads, temp_dir : optional
+        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
+    spark_master, spark_conf : optional
+        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
 
     Returns
     -------
@@ -459,6 +477,22 @@ def summarize(
     >>> s.matching_rate, s.homonymy_rate, s.name_variation_rate
     (0.8333333333333334, 0.6666666666666666, 0.3333333333333333)
     """
+    from .engines.engine_summary import engine_summary, summary_engine
+
+    builder = summary_engine(
+        engine,
+        clustering,
+        names=names,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+    )
+    if builder.name != "numpy":
+        return engine_summary(
+            builder, clustering, names=names, record_col=record_col, cluster_col=cluster_col
+        )
     table = None
     if names is not None and isinstance(names, str | list | tuple):
         if isinstance(clustering, str | os.PathLike):
@@ -475,9 +509,34 @@ def summarize(
 
 
 def cluster_sizes(
-    clustering: Any, *, record_col: Columns = "record_id", cluster_col: Columns = "cluster_id"
+    clustering: Any,
+    *,
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
 ) -> IntArray:
-    """The size of every cluster of ``clustering`` (in no particular order)."""
+    """The size of every cluster of ``clustering`` (in no particular order), computed by
+    ``engine`` with its options (as :func:`summarize`)."""
+    from .engines.engine_summary import engine_cluster_sizes, summary_engine
+
+    builder = summary_engine(
+        engine,
+        clustering,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+    )
+    if builder.name != "numpy":
+        return engine_cluster_sizes(
+            builder, clustering, record_col=record_col, cluster_col=cluster_col
+        )
     m, _ = read_membership(
         clustering, name="clustering", record_col=record_col, cluster_col=cluster_col
     )

@@ -8,7 +8,8 @@ the sample still count, as ``on_mismatch="twinless"`` of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -17,8 +18,10 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import describe, examples
+from ..engines import Engine, EngineName
 from ..estimators import ClusterSample, Design, PreparedPrediction, as_sample, prepare_prediction
 from ..estimators._sample_input import as_frame
+from ..estimators._terms import prediction_engine
 from ..io import Columns, Membership, column_names, keyed_frame
 from ..metrics.records import cluster_errors
 
@@ -201,6 +204,33 @@ def _feature_frame(
     return _aggregate(rows, sample.cluster_codes, columns, shares).reset_index(drop=True)
 
 
+def _whole(prepared: PreparedPrediction) -> Membership:
+    """The prediction as a membership for the error table. A prediction an SQL engine
+    prepared for the sample holds only the sampled records: the other records of
+    the clusters they fall in are stood for by new ids (of the same kind, found in
+    no clustering), so that every such cluster has its size over the whole
+    prediction; the records of the other clusters play no part in the errors of
+    the sampled clusters."""
+    clusters = prepared.labels[prepared.codes]
+    if prepared.total_records is None:
+        return Membership(prepared.records, clusters)
+    held = np.bincount(prepared.codes, minlength=prepared.sizes.shape[0])
+    more = prepared.sizes - held
+    extra_clusters = np.repeat(prepared.labels, more)
+    k = int(more.sum())
+    records = prepared.records
+    if records.dtype.kind in "iu":
+        top = int(records.max()) if records.size else 0
+        extra: np.ndarray = np.arange(top + 1, top + 1 + k, dtype=np.int64)
+    else:
+        taken = set(records.tolist())
+        prefix = "\x00filler-"
+        while any(str(r).startswith(prefix) for r in taken):
+            prefix += "\x00"
+        extra = np.array([f"{prefix}{i}" for i in range(k)], dtype=object)
+    return Membership(np.concatenate([records, extra]), np.concatenate([clusters, extra_clusters]))
+
+
 def sample_errors(
     pred: Any,
     sample: Any,
@@ -213,6 +243,12 @@ def sample_errors(
     weights: Any = None,
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
 ) -> SampleErrors:
     """Cluster-wise errors of the sampled true clusters, with weights and features.
 
@@ -240,6 +276,9 @@ def sample_errors(
         value, as a feature named ``column=value`` (e.g. ``"source=census"``).
     design, weights
         See :func:`ereval.estimators.as_sample`.
+    engine, memory_limit, threads, temp_dir, spark_master, spark_conf
+        Who reads ``pred``, as in :func:`ereval.estimators.estimate`: DuckDB or
+        Spark bring back only the sampled records' clusters with their sizes.
 
     Returns
     -------
@@ -265,10 +304,28 @@ def sample_errors(
         s = as_sample(
             sample, design=design, weights=weights, record_col=record_col, cluster_col=cluster_col
         )
+    chosen = prediction_engine(
+        pred,
+        engine,
+        {
+            "memory_limit": memory_limit,
+            "threads": threads,
+            "temp_dir": temp_dir,
+            "spark_master": spark_master,
+            "spark_conf": spark_conf,
+        },
+    )
     prepared = (
         pred
         if isinstance(pred, PreparedPrediction)
-        else prepare_prediction(pred, index=False, record_col=record_col, cluster_col=cluster_col)
+        else prepare_prediction(
+            pred,
+            index=False,
+            record_col=record_col,
+            cluster_col=cluster_col,
+            records=None if chosen.name == "numpy" else s.records,
+            engine=chosen,
+        )
     )
     absent = pd.Index(prepared.records).get_indexer(pd.Index(s.records)) < 0
     if absent.any():
@@ -277,7 +334,7 @@ def sample_errors(
             f"{examples(np.asarray(s.records)[absent])}); every sampled record needs a "
             "predicted cluster (give the prediction of the whole population)"
         )
-    whole = Membership(prepared.records, prepared.labels[prepared.codes])
+    whole = _whole(prepared)
     errs = cluster_errors(s.membership(), whole, on_mismatch="twinless", id_type="exact")
     order = pd.Index(errs["cluster_id"].astype(object)).get_indexer(
         pd.Index(np.asarray(s.cluster_labels, dtype=object))

@@ -27,12 +27,14 @@ from ..analysis import (
     sample_errors,
     tag_frequencies,
 )
+from ..engines import Engine, EngineName
 from ..estimators import as_sample
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
 from ._columns import split_columns
 from ._common import OutputFormat, dumps_json, emit_records
+from ._engine import engine_from_options
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
@@ -73,10 +75,25 @@ class SampleMode:
     plot: Path | None
     fmt: OutputFormat
     quiet: bool
+    engine: EngineName = "auto"
+    memory_limit: str | None = None
+    threads: int | None = None
+    temp_dir: Path | None = None
+    spark_master: str | None = None
+    spark_conf: list[str] | None = None
 
 
-def _check(opts: SampleMode) -> None:
-    """Everything that can be checked before reading a file."""
+def _check(opts: SampleMode) -> Engine:
+    """Everything that can be checked before reading a file; the engine reading PRED."""
+    chosen = engine_from_options(
+        engine=opts.engine,
+        memory_limit=opts.memory_limit,
+        threads=opts.threads,
+        temp_dir=opts.temp_dir,
+        spark_master=opts.spark_master,
+        spark_conf=opts.spark_conf,
+        pred=opts.pred,
+    )
     normal_quantile(opts.level)
     if opts.max_depth < 1:
         raise InputError(f"'--max-depth' must be at least 1; received {opts.max_depth}")
@@ -99,6 +116,7 @@ def _check(opts: SampleMode) -> None:
         raise InputError("'--bins' cuts the --group feature; give '--group'")
     if (opts.feature_cols or opts.shares) and opts.features is None:
         raise InputError("'--feature-cols' and '--shares' need '--features'")
+    return chosen
 
 
 def _per_cluster(frame: pd.DataFrame, column: str, cluster_col: str, flag: str) -> dict[Any, Any]:
@@ -164,14 +182,18 @@ def _as_group_errors(func: Callable[[], Disparities]) -> tuple[Disparities, list
 
 def run_sample_mode(opts: SampleMode) -> None:
     """Read the files, run the analyses asked for, print and write the results."""
-    _check(opts)
+    chosen = _check(opts)
     key = split_columns(opts.record_col) or "record_id"
     key_cols = [key] if isinstance(key, str) else key
     with progress("reading the sample and the prediction", quiet=opts.quiet) as bar:
         sample_frame = read_table(
             opts.sample, name="sample", text_columns=(*key_cols, opts.cluster_col)
         )
-        pred_frame = read_table(opts.pred, name="pred", text_columns="all")
+        pred_frame: Any = (
+            read_table(opts.pred, name="pred", text_columns="all")
+            if chosen.name == "numpy"
+            else str(opts.pred)
+        )
         feats = (
             None
             if opts.features is None
@@ -204,6 +226,7 @@ def run_sample_mode(opts: SampleMode) -> None:
             shares=[shares] if isinstance(shares, str) else (shares or ()),
             record_col=key,
             cluster_col=opts.cluster_col,
+            engine=chosen,
         )
         results: dict[str, Any] = {}
         warnings_out: list[str] = []

@@ -11,6 +11,7 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
+from ..engines.engine_terms import prediction_for_sample
 from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
@@ -34,7 +35,7 @@ from ._engine import (
     SparkMasterOpt,
     TempDirOpt,
     ThreadsOpt,
-    refuse_engine_options,
+    engine_from_options,
 )
 from ._progress import progress
 from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
@@ -137,16 +138,17 @@ def estimate_command(
     metric under its canonical name, other forms suffixed _cluster, _record,
     _naive), each with value, std, interval, level, n, method and warnings.
     Each warning is also printed on stderr, one line each.
+
+    With --engine duckdb or spark, PRED is read where it is (a file, a glob or a
+    folder of parts) and only the clusters the sample touches come back.
     """
-    refuse_engine_options(**locals(), where="for estimates from a sample (computed in memory)")
+    chosen = engine_from_options(**locals())
     check_beta(beta)
     normal_quantile(level)
     with progress("reading the sample and the prediction", quiet=quiet) as bar:
         key = split_columns(record_col) or "record_id"
         key_cols = [key] if isinstance(key, str) else key
         sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, cluster_col))
-        pred_frame = read_table(pred, name="pred", text_columns="all")
-        bar.update(description="estimating")
         s = as_sample(
             sample_frame,
             design="single_block" if design == "single-block" else design,
@@ -161,9 +163,22 @@ def estimate_command(
             record_col=key,
             cluster_col=cluster_col,
         )
-        prepared = prepare_prediction(
-            pred_frame, names=names, index=False, record_col=key, cluster_col=cluster_col
-        )
+        if chosen.name == "numpy":
+            pred_frame = read_table(pred, name="pred", text_columns="all")
+            prepared = prepare_prediction(
+                pred_frame, names=names, index=False, record_col=key, cluster_col=cluster_col
+            )
+        else:
+            prepared = prediction_for_sample(
+                str(pred),
+                s.records,
+                names=names,
+                record_col=key,
+                cluster_col=cluster_col,
+                engine=chosen,
+                progress=lambda phase: bar.update(description=phase),
+            )
+        bar.update(description="estimating")
         if group is not None:
             groups = _groups(sample_frame, group, record_col, cluster_col)
             by_group, caught = capture_warnings(

@@ -397,10 +397,6 @@ def errors_command(
                 ("--truth-cluster-col", truth_cluster_col is not None),
                 ("--pred-record-col", pred_record_col is not None),
                 ("--pred-cluster-col", pred_cluster_col is not None),
-                ("--engine", engine != "auto"),
-                ("--memory-limit", memory_limit is not None),
-                ("--threads", threads is not None),
-                ("--temp-dir", temp_dir is not None),
             )
             if given
         ]
@@ -437,6 +433,12 @@ def errors_command(
                 plot=plot,
                 fmt=fmt,
                 quiet=quiet,
+                engine=engine,
+                memory_limit=memory_limit,
+                threads=threads,
+                temp_dir=temp_dir,
+                spark_master=spark_master,
+                spark_conf=spark_conf,
             )
         )
         return

@@ -11,6 +11,8 @@ import pandas as pd
 import typer
 
 from .._errors import InputError
+from ..engines import NumpyEngine
+from ..engines.engine_summary import engine_summary
 from ..io import Membership, column_names, key_ids, read_membership, read_table
 from ..summary import DEFAULT_HILL_ORDERS, Summary, summarize
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
@@ -22,7 +24,7 @@ from ._engine import (
     SparkMasterOpt,
     TempDirOpt,
     ThreadsOpt,
-    refuse_engine_options,
+    engine_from_options,
 )
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
@@ -147,27 +149,41 @@ def summary_command(
     homonymy and name-variation rates (Binette et al. 2024, §3.1). JSON output is
     one object with every statistic and the size distribution.
     """
-    refuse_engine_options(**locals(), where="for summary statistics (computed in memory)")
     orders = parse_orders(hill) if hill.strip() else DEFAULT_HILL_ORDERS
     check_names_options(names, names_from)
     if out is not None:
         check_table_path(out, flag="--out")
     if plot is not None:
         check_figure_path(plot, flag="--plot")
+    builder = engine_from_options(**locals(), truth=clustering)
     rc = split_columns(record_col) or "record_id"
-    with progress("reading the clustering", quiet=quiet):
-        if names is not None and names_from is not None:
-            m, _ = read_membership(
-                clustering, name="clustering", record_col=rc, cluster_col=cluster_col
+    cc = split_columns(cluster_col) or "cluster_id"
+    with progress(f"reading the clustering ({builder.name})", quiet=quiet) as bar:
+        if not isinstance(builder, NumpyEngine):
+
+            def report(what: str) -> None:
+                bar.update(description=what)
+
+            s = engine_summary(
+                builder,
+                clustering,
+                names=split_columns(names),
+                names_from=names_from,
+                record_col=rc,
+                cluster_col=cc,
+                progress=report,
             )
+        elif names is not None and names_from is not None:
+            m, _ = read_membership(clustering, name="clustering", record_col=rc, cluster_col=cc)
             mapping = restrict(names_table(names, names_from, record_col), m)
-            s = summarize(m, names=mapping)
+            s = summarize(m, names=mapping, engine=builder)
         else:
             s = summarize(
                 clustering,
                 names=split_columns(names),
                 record_col=rc,
-                cluster_col=cluster_col,
+                cluster_col=cc,
+                engine=builder,
             )
     values = summary_values(s, orders)
     distribution = pd.DataFrame({"size": s.sizes, "clusters": s.counts})

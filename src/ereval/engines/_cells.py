@@ -28,6 +28,7 @@ __all__ = [
     "check_unique",
     "checked_cells",
     "coded_table",
+    "keyed_table",
     "push_table",
     "read_options",
     "side_specs",
@@ -244,6 +245,37 @@ def checked_cells(
     if policy == "intersection" and both == 0:
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
     return both, only_t, only_p
+
+
+def _key_codes(column: Any) -> npt.NDArray[np.int64]:
+    """Codes of an Arrow column of cluster keys numbering them in sorted order, as
+    :func:`ereval.engines.sql.coded_cells_sql` does; ``-1`` for NULL."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    valid = np.asarray(values.is_valid(), dtype=bool)
+    out = np.full(len(values), -1, dtype=np.int64)
+    if valid.any():
+        present = values.filter(pa.array(valid))
+        encoded = pc.dictionary_encode(present)
+        dictionary = encoded.dictionary
+        rank = np.empty(len(dictionary), dtype=np.int64)
+        rank[np.asarray(pc.sort_indices(dictionary))] = np.arange(len(dictionary))
+        indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        out[valid] = rank[indices]
+    return out
+
+
+def keyed_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:
+    """The table from the keyed groups of ``cells``, numbered here (the codes of
+    :func:`coded_table`, without a window over every group in the engine)."""
+    keyed = con.execute(
+        sql.keyed_cells_sql("cells", common_only=policy == "intersection")
+    ).fetch_arrow_table()
+    i, j = _key_codes(keyed.column("tc")), _key_codes(keyed.column("pc"))
+    n = keyed.column("n").to_numpy().astype(np.int64)
+    return table_from_codes(i, j, n, policy)
 
 
 def coded_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:

@@ -33,7 +33,7 @@ from typing import Any, TypeVar, Unpack
 
 import numpy as np
 
-from .._errors import InputError
+from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
 from ..contingency import (
@@ -55,6 +55,7 @@ __all__ = [
     "check_threads",
     "duckdb_contingency_table",
     "duckdb_statistics",
+    "is_arrow_table",
     "is_relation",
 ]
 
@@ -91,6 +92,11 @@ def check_temp_dir(value: str | os.PathLike[str] | None) -> Path | None:
     if not path.is_dir():
         raise InputError(f"'temp_dir' must be an existing directory; received '{path}'")
     return path
+
+
+def is_arrow_table(value: Any) -> bool:
+    """True when ``value`` is a PyArrow table."""
+    return type(value).__name__ == "Table" and type(value).__module__.startswith("pyarrow")
 
 
 def is_relation(value: Any) -> bool:
@@ -251,8 +257,29 @@ class DuckDBEngine:
                 ]
                 raise id_type_error(first.kind, other.kind, ex[0], ex[1])
             return work(con, [side.n_rows for side in loaded])
+        except (InputError, InputTypeError):
+            raise
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
+                raise
+            raise self._error(exc) from exc
         finally:
             con.close()
+
+    def _error(self, exc: Exception) -> InputError:
+        """DuckDB's error as one line, naming the option to change when memory ran out."""
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if type(exc).__name__ == "OutOfMemoryException":
+            limit = (
+                f"'memory_limit' {self.memory_limit}"
+                if self.memory_limit is not None
+                else "DuckDB's default memory limit"
+            )
+            return InputError(
+                f"{limit} is too small for DuckDB to finish ({first}); raise 'memory_limit', "
+                "or lower 'threads' (each thread needs its own buffers)"
+            )
+        return InputError(f"DuckDB could not finish: {first}")
 
     def _pair(self, truth: Any, pred: Any, options: AlignOptions, work: Callable[..., T]) -> T:
         """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
@@ -288,13 +315,20 @@ class _Side:
             self.con.unregister(f"{table}_stream")
             reader.close()  # frees the relation's connection for its next query
             return table, types
+        if is_arrow_table(self.data):
+            table = f"{self.view}_arrow"
+            self.con.register(table, self.data)
+            described = self.con.execute(f"DESCRIBE SELECT * FROM {table}").fetchall()
+            types = {str(r[0]): str(r[1]) for r in described}
+            self._check_columns(types)
+            return table, types
         if not isinstance(self.data, str | os.PathLike):
             spark = (
                 type(self.data).__name__ == "DataFrame" and "pyspark" in type(self.data).__module__
             )
             raise InputError(
-                f"'{self.name}': the DuckDB engine reads CSV or Parquet files and DuckDB "
-                f"relations; received {type(self.data).__name__} "
+                f"'{self.name}': the DuckDB engine reads CSV or Parquet files, Arrow tables "
+                f"and DuckDB relations; received {type(self.data).__name__} "
                 f"(use engine={'spark' if spark else 'numpy'!r})"
             )
         spec = file_spec(self.data, name=self.name)

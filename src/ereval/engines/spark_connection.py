@@ -27,6 +27,14 @@ class _Result:
         """Every row, as tuples."""
         return [] if self.frame is None else [tuple(r) for r in self.frame.collect()]
 
+    def fetch_arrow_table(self) -> Any:
+        """Every row as one Arrow table (NULLs kept)."""
+        if hasattr(self.frame, "toArrow"):  # PySpark 4
+            return self.frame.toArrow()
+        import pyarrow as pa
+
+        return pa.Table.from_pandas(self.frame.toPandas(), preserve_index=False)
+
     def fetchnumpy(self) -> dict[str, np.ndarray]:
         """Every column as a NumPy array (through Arrow)."""
         if hasattr(self.frame, "toArrow"):  # PySpark 4

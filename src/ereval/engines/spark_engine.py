@@ -38,7 +38,8 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import SideSpec, check_side, checked_cells, coded_table, side_specs
+from ._cells import SideSpec, check_side, checked_cells, keyed_table, side_specs
+from .duckdb_engine import is_arrow_table
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
 from .spark_session import (
@@ -147,7 +148,7 @@ class SparkEngine:
 
         def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
             checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
-            return coded_table(run, policy)
+            return keyed_table(run, policy)
 
         table: ContingencyTable = self._build(truth, pred, options, work)
         return table
@@ -183,7 +184,7 @@ class SparkEngine:
             if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
                 if progress is not None:
                     progress("fetching the cells (spark)")
-                stats = replace(stats, table=coded_table(run, policy))
+                stats = replace(stats, table=keyed_table(run, policy))
             return stats
 
         if progress is not None:
@@ -246,12 +247,12 @@ class SparkEngine:
 
 
 def _check_input(data: Any, name: str) -> None:
-    if is_spark_dataframe(data):
+    if is_spark_dataframe(data) or is_arrow_table(data):
         return
     if not isinstance(data, str | os.PathLike):
         raise InputError(
             f"'{name}': the Spark engine reads CSV or Parquet files (a path, a glob or a "
-            f"folder of parts) and Spark DataFrames; received {type(data).__name__} "
+            f"folder of parts), Arrow tables and Spark DataFrames; received {type(data).__name__} "
             "(use engine='numpy')"
         )
     file_spec(data, name=name)  # a missing path or an empty glob, before Spark starts
@@ -293,6 +294,8 @@ class _Side:
     def _frame(self) -> Any:
         if is_spark_dataframe(self.data):
             return self.run.frame(self.data)
+        if is_arrow_table(self.data):
+            return self.run.spark.createDataFrame(self.data)
         spec = file_spec(self.data, name=self.name)
         paths = [str(p) for p in spec.parts]
         try:

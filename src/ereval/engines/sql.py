@@ -47,6 +47,7 @@ __all__ = [
     "ident",
     "joined_cells_sql",
     "key_sql",
+    "keyed_cells_sql",
     "marginal_stats_sql",
     "mismatch_examples_sql",
     "nulls_sql",
@@ -239,6 +240,15 @@ def coded_cells_sql(cells: str, *, common_only: bool) -> str:
         for key, code in (("tc", "i"), ("pc", "j"))
     ]
     return f"SELECT {codes[0]}, {codes[1]}, n FROM {cells}{where}"
+
+
+def keyed_cells_sql(cells: str, *, common_only: bool) -> str:
+    """The groups of :func:`cells_sql` with their cluster keys (NULL for the side a
+    record is missing from), to be numbered where they arrive rather than by a
+    window over every group (which Spark runs in one task); ``common_only`` as in
+    :func:`coded_cells_sql`."""
+    where = " WHERE tc IS NOT NULL AND pc IS NOT NULL" if common_only else ""
+    return f"SELECT tc, pc, n FROM {cells}{where}"
 
 
 def duplicates_sql(side: str) -> str:

@@ -32,6 +32,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import examples
 from ..contingency import count_cells
+from ..engines import Engine, EngineName, NumpyEngine, get_engine
 from ..ids import dense_int_span as _dense_int_span
 from ..ids import factorize, id_kind, to_arrow_ids
 from ..io import Columns, Membership, as_membership, keyed_frame, read_table
@@ -39,7 +40,15 @@ from ..summary import name_codes as read_name_codes
 from ..summary import name_indicators
 from .designs import ClusterSample
 
-__all__ = ["ClusterTerms", "PreparedPrediction", "cluster_terms", "prepare_prediction"]
+__all__ = [
+    "ClusterTerms",
+    "PreparedPrediction",
+    "absent_error",
+    "check_id_kinds",
+    "cluster_terms",
+    "prediction_engine",
+    "prepare_prediction",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -52,6 +61,13 @@ class PreparedPrediction:
     Build it with :func:`prepare_prediction` and pass it to
     :func:`ereval.estimators.estimate` to score many samples against one
     prediction without re-reading it.
+
+    A prediction prepared by an SQL engine for one sample holds only the
+    sampled records, the clusters they fall in (with their sizes over the whole
+    prediction) and the names they carry (with their counts over the whole
+    prediction); ``total_records``, ``total_clusters``, ``total_pairs`` and
+    ``total_entropy`` then give the population's constants, which the arrays
+    alone do not hold.
     """
 
     records: npt.NDArray[Any]
@@ -61,25 +77,37 @@ class PreparedPrediction:
     name_codes: IntArray | None = None
     name_counts: IntArray | None = None
     indexed: bool = False
+    total_records: int | None = None
+    total_clusters: int | None = None
+    total_pairs: int | None = None
+    total_entropy: float | None = None
 
     @property
     def n_records(self) -> int:
         """``N``, the number of records of the population."""
+        if self.total_records is not None:
+            return self.total_records
         return int(self.records.shape[0])
 
     @property
     def n_clusters(self) -> int:
         """``|Ĉ|``, the number of predicted clusters."""
+        if self.total_clusters is not None:
+            return self.total_clusters
         return int(self.sizes.shape[0])
 
     @cached_property
     def n_pairs(self) -> int:
         """``|P| = sum_j C(b_j, 2)``, the number of predicted pairs (exact)."""
+        if self.total_pairs is not None:
+            return self.total_pairs
         return int((self.sizes * (self.sizes - 1) // 2).sum(dtype=np.int64))
 
     @cached_property
     def entropy(self) -> float:
         """``H(Ĉ) = -sum_j (b_j/N) log(b_j/N)`` in nats."""
+        if self.total_entropy is not None:
+            return self.total_entropy
         p = self.sizes / float(self.n_records)
         return max(float(-(p * np.log(p)).sum()), 0.0)
 
@@ -127,6 +155,8 @@ def prepare_prediction(
     index: bool = True,
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
+    records: Any = None,
+    engine: EngineName | Engine = "numpy",
 ) -> PreparedPrediction:
     """Factorise a predicted clustering once for repeated estimation.
 
@@ -145,11 +175,33 @@ def prepare_prediction(
         the prediction once).
     record_col, cluster_col : str
         Column names for tables and files.
+    records : array-like, optional
+        The record ids of the one sample the prediction is prepared for; needed
+        by an SQL engine, which brings back only what the sample touches.
+    engine : {"numpy", "auto", "duckdb", "spark"} or Engine, default "numpy"
+        Who reads the prediction: in memory (NumPy), or DuckDB / Spark, which
+        read a big prediction where it is (a file, a glob or folder of parts, a
+        DuckDB relation, a Spark DataFrame) and return it restricted to the
+        sampled records, with the population's constants (see
+        :mod:`ereval.engines.engine_terms`); ``names`` must then be column(s)
+        of ``pred``. ``"auto"`` picks by :func:`ereval.engines.get_engine`.
 
     Returns
     -------
     PreparedPrediction
     """
+    if records is not None or engine != "numpy":
+        from ..engines.engine_terms import prediction_for_sample
+
+        return prediction_for_sample(
+            pred,
+            records,
+            names=names,
+            index=index,
+            record_col=record_col,
+            cluster_col=cluster_col,
+            engine=engine,
+        )
     if isinstance(pred, PreparedPrediction):
         if names is not None:
             raise InputError("'names' must be given when the prediction is prepared, not later")
@@ -171,6 +223,19 @@ def prepare_prediction(
     if index:
         out.locate(m.records[:1])  # builds the hash table once
     return out
+
+
+def prediction_engine(pred: Any, engine: Any, options: Mapping[str, Any]) -> Engine:
+    """The engine reading ``pred`` (``"auto"`` looks at it alone), checked before any work."""
+    given = {k: v for k, v in options.items() if v is not None}
+    if isinstance(pred, PreparedPrediction):
+        if given or (engine not in ("auto", "numpy") and not isinstance(engine, NumpyEngine)):
+            raise InputError(
+                "'engine': the prediction is already prepared in memory; give the prediction "
+                "itself (a file, a relation or a DataFrame) to use an SQL engine"
+            )
+        return NumpyEngine()
+    return get_engine(engine, truth=pred, **given)
 
 
 def _cluster_codes(clusters: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
@@ -240,33 +305,44 @@ def _sum_by(index: IntArray, values: npt.ArrayLike, k: int) -> FloatArray:
     return out
 
 
+def check_id_kinds(sample_records: npt.NDArray[Any], pred_records: npt.NDArray[Any]) -> None:
+    """An error unless the record ids of the sample and of the prediction are of one kind
+    (judged from the first 1000 of each)."""
+    k_pred = id_kind(to_arrow_ids(pred_records[:1000]))
+    k_sample = id_kind(to_arrow_ids(sample_records[:1000]))
+    if k_pred != k_sample:
+        raise InputTypeError(
+            f"record ids of 'sample' are {k_sample} (e.g. {examples(sample_records[:2])}) but "
+            f"those of 'pred' are {k_pred} (e.g. {examples(pred_records[:2])}), so no "
+            "sampled record can be found; give both files the same id type (a CSV file's ids "
+            "are text: write the Parquet file's ids as text, or read both from CSV)"
+        )
+
+
+def absent_error(n_absent: int, absent: npt.NDArray[Any]) -> RecordMismatchError:
+    """The error for sampled records that the prediction lacks (``absent``: some of them)."""
+    return RecordMismatchError(
+        f"{n_absent} sampled record(s) are absent from 'pred' (e.g. "
+        f"{examples(absent)}); the prediction must cover every record of "
+        "the population the sample was drawn from"
+    )
+
+
 def cluster_terms(prepared: PreparedPrediction, sample: ClusterSample) -> ClusterTerms:
     """Compute the per-cluster statistics of ``sample`` against the whole prediction.
 
     Raises :class:`~ereval.RecordMismatchError` when sampled records are absent
     from the prediction (the prediction must cover the whole population).
     """
-    k_pred = id_kind(to_arrow_ids(prepared.records[:1000]))
-    k_sample = id_kind(to_arrow_ids(sample.records[:1000]))
-    if k_pred != k_sample:
-        raise InputTypeError(
-            f"record ids of 'sample' are {k_sample} (e.g. {examples(sample.records[:2])}) but "
-            f"those of 'pred' are {k_pred} (e.g. {examples(prepared.records[:2])}), so no "
-            "sampled record can be found; give both files the same id type (a CSV file's ids "
-            "are text: write the Parquet file's ids as text, or read both from CSV)"
-        )
+    check_id_kinds(sample.records, prepared.records)
     pos = prepared.locate(sample.records)
     absent = pos < 0
     if absent.any():
-        raise RecordMismatchError(
-            f"{int(absent.sum())} sampled record(s) are absent from 'pred' (e.g. "
-            f"{examples(sample.records[absent])}); the prediction must cover every record of "
-            "the population the sample was drawn from"
-        )
+        raise absent_error(int(absent.sum()), sample.records[absent])
     k = sample.n_clusters
     tc = sample.cluster_codes
     pc = prepared.codes[pos]
-    rows, cols, counts = count_cells(tc, pc, prepared.n_clusters)
+    rows, cols, counts = count_cells(tc, pc, prepared.sizes.shape[0])
     n = counts.astype(np.float64)
     b = prepared.sizes[cols].astype(np.float64)
     a = np.bincount(tc, minlength=k).astype(np.float64)

@@ -41,6 +41,7 @@ left out there.
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -51,11 +52,18 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import as_name_list, check_beta, describe, examples
+from ..engines import Engine, EngineName
 from ..ids import factorize
 from ..io import Columns
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._sample_input import plain, sample_table
-from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
+from ._terms import (
+    ClusterTerms,
+    PreparedPrediction,
+    cluster_terms,
+    prediction_engine,
+    prepare_prediction,
+)
 from .designs import ClusterSample, Design, as_sample
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
@@ -268,6 +276,7 @@ def _sample_and_terms(
     names: Any,
     record_col: Columns,
     cluster_col: str,
+    engine: Any,
 ) -> tuple[ClusterSample, ClusterTerms]:
     if isinstance(sample, ClusterSample):
         s = as_sample(sample, design=design, weights=weights)
@@ -277,9 +286,15 @@ def _sample_and_terms(
         )
     prepared = (
         pred
-        if isinstance(pred, PreparedPrediction) and names is None
+        if isinstance(pred, PreparedPrediction) and names is None and engine.name == "numpy"
         else prepare_prediction(
-            pred, names=names, index=False, record_col=record_col, cluster_col=cluster_col
+            pred,
+            names=names,
+            index=False,
+            record_col=record_col,
+            cluster_col=cluster_col,
+            records=None if engine.name == "numpy" else s.records,
+            engine=engine,
         )
     )
     return s, cluster_terms(prepared, s)
@@ -299,6 +314,12 @@ def estimate(
     naive: bool = True,
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
 ) -> dict[str, Estimate]:
     """Estimate performance metrics and summary statistics of ``pred`` from a labelled sample.
 
@@ -329,6 +350,19 @@ def estimate(
         are allowed and play no role), keeping the whole prediction.
     naive : bool, default True
         Include the ``*_naive`` values in the default selection.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who reads ``pred``: in memory (NumPy), or DuckDB / Spark, which read a
+        big prediction where it is (a file, a glob or a folder of parts, a DuckDB
+        relation, a Spark DataFrame), push the sample's record ids into it and
+        bring back only the clusters the sample touches (see
+        :mod:`ereval.engines.engine_terms`; ``names`` must then be column(s) of
+        ``pred``). ``"auto"`` picks NumPy unless ``pred`` is too big for memory,
+        a DuckDB relation or a Spark DataFrame (:func:`ereval.engines.get_engine`).
+        Every engine gives the same estimates (to the last bits of the floats).
+    memory_limit, threads, temp_dir : optional
+        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
+    spark_master, spark_conf : optional
+        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
 
     Returns
     -------
@@ -359,7 +393,20 @@ def estimate(
     """
     beta = check_beta(beta)
     normal_quantile(level)
-    s, terms = _sample_and_terms(pred, sample, design, weights, names, record_col, cluster_col)
+    chosen = prediction_engine(
+        pred,
+        engine,
+        {
+            "memory_limit": memory_limit,
+            "threads": threads,
+            "temp_dir": temp_dir,
+            "spark_master": spark_master,
+            "spark_conf": spark_conf,
+        },
+    )
+    s, terms = _sample_and_terms(
+        pred, sample, design, weights, names, record_col, cluster_col, chosen
+    )
     keep = None if subgroup is None else _subgroup_mask(s, subgroup)
     n_draws = s.n_draws if keep is None else _kept_draws(s, keep)
     if s.design != "single_block" and n_draws < 2:
@@ -412,6 +459,12 @@ def estimate_by_group(
     naive: bool = True,
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
+    engine: EngineName | Engine = "auto",
+    memory_limit: str | None = None,
+    threads: int | None = None,
+    temp_dir: str | os.PathLike[str] | None = None,
+    spark_master: str | None = None,
+    spark_conf: Mapping[str, Any] | None = None,
 ) -> dict[Any, dict[str, Estimate]]:
     """Estimates per subgroup of true clusters (Binette et al. 2024, Remark 3).
 
@@ -433,7 +486,20 @@ def estimate_by_group(
     """
     beta = check_beta(beta)
     normal_quantile(level)
-    s, terms = _sample_and_terms(pred, sample, design, weights, names, record_col, cluster_col)
+    chosen = prediction_engine(
+        pred,
+        engine,
+        {
+            "memory_limit": memory_limit,
+            "threads": threads,
+            "temp_dir": temp_dir,
+            "spark_master": spark_master,
+            "spark_conf": spark_conf,
+        },
+    )
+    s, terms = _sample_and_terms(
+        pred, sample, design, weights, names, record_col, cluster_col, chosen
+    )
     labels = _group_labels(sample, s, groups, record_col, cluster_col)
     codes, uniq = factorize(labels)
     out: dict[Any, dict[str, Estimate]] = {}

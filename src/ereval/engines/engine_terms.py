@@ -1,0 +1,278 @@
+"""The prediction as the estimators need it, prepared by an SQL engine for one sample.
+
+For a big prediction and a small sample, the estimators' per-cluster terms
+(:func:`ereval.estimators.cluster_terms`) need only the clusters the sample
+touches, with their sizes over the whole prediction, and a few constants of the
+whole prediction. DuckDB or Spark reads the prediction where it is (a file, a
+glob or a folder of parts, a DuckDB relation, a Spark DataFrame); the sample's
+record ids are pushed into the engine as an Arrow table, joined to the
+prediction, and only these come back (:mod:`ereval.engines.sample_sql`):
+
+* per sampled record its predicted cluster and that cluster's size;
+* with names, the record's name and how many records of the prediction carry it;
+* the size distribution of the prediction (one row per distinct size), from
+  which ``N``, the number of clusters, the number of pairs (exact integers) and
+  the entropy are computed.
+
+The result is a :class:`~ereval.estimators.PreparedPrediction` restricted to
+those records, clusters and names, with the population constants given
+explicitly, so that :func:`~ereval.estimators.cluster_terms` runs unchanged and
+gives the terms of the in-memory path (integers exactly, floats to the last
+bits). Nothing of the prediction's size comes back to Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa
+
+from .._errors import InputError
+from .._validation import examples
+from ..estimators._terms import (
+    PreparedPrediction,
+    absent_error,
+    check_id_kinds,
+    prediction_engine,
+    prepare_prediction,
+)
+from ..ids import factorize, to_arrow_ids
+from ..io import Columns, column_names
+from . import sample_sql
+from ._cells import SideSpec, check_unique, push_table, size_distribution
+from .base import Engine, EngineName, NumpyEngine
+
+__all__ = [
+    "PopulationConstants",
+    "engine_prediction",
+    "population_constants",
+    "prediction_for_sample",
+]
+
+#: ``(N, number of clusters, number of pairs, entropy)`` of a whole prediction.
+PopulationConstants = tuple[int, int, int, float]
+
+
+def population_constants(
+    sizes: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
+) -> PopulationConstants:
+    """``N``, the number of clusters, the number of pairs ``sum C(b, 2)`` (exact) and the
+    entropy ``-sum (b / N) log(b / N)`` (nats) of the size distribution (``counts[i]``
+    clusters of size ``sizes[i]``).
+
+    Examples
+    --------
+    >>> population_constants(np.array([1, 3]), np.array([2, 1]))[:3]
+    (5, 3, 3)
+    """
+    s = [int(x) for x in sizes]
+    m = [int(x) for x in counts]
+    n = sum(a * b for a, b in zip(s, m, strict=True))
+    pairs = sum(k * (b * (b - 1) // 2) for b, k in zip(s, m, strict=True))
+    if n == 0:
+        return 0, 0, 0, 0.0
+    p = np.asarray(sizes, dtype=np.float64) / float(n)
+    entropy = max(float(-(np.asarray(counts, dtype=np.float64) * p * np.log(p)).sum()), 0.0)
+    return n, sum(m), pairs, entropy
+
+
+def prediction_for_sample(
+    pred: Any,
+    records: Any,
+    *,
+    names: Any = None,
+    index: bool = False,
+    record_col: Columns = "record_id",
+    cluster_col: str = "cluster_id",
+    engine: EngineName | Engine = "auto",
+    progress: Callable[[str], None] | None = None,
+) -> PreparedPrediction:
+    """The prediction prepared for the sample whose record ids are ``records``: in memory
+    by :func:`~ereval.estimators.prepare_prediction` when ``engine`` is (or picks) NumPy,
+    else by :func:`engine_prediction`.
+
+    ``engine`` is a name (``"auto"`` looks at ``pred`` alone) or an engine of
+    :func:`ereval.engines.get_engine`.
+    """
+    chosen = prediction_engine(pred, engine, {})
+    if isinstance(pred, PreparedPrediction):
+        return prepare_prediction(pred, names=names)
+    if isinstance(chosen, NumpyEngine):
+        return prepare_prediction(
+            pred, names=names, index=index, record_col=record_col, cluster_col=cluster_col
+        )
+    if records is None:
+        raise InputError(
+            f"'records': engine {chosen.name!r} prepares the prediction for one sample; "
+            "give the sample's record ids"
+        )
+    return engine_prediction(
+        chosen,
+        pred,
+        records,
+        names=names,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        progress=progress,
+    )
+
+
+def _name_columns(names: Any) -> list[str] | None:
+    if names is None:
+        return None
+    if isinstance(names, Mapping | pd.Series) or not isinstance(names, str | list | tuple):
+        raise InputError(
+            "'names': an SQL engine reads the names from the prediction itself; give the "
+            f"column(s) of 'pred' that hold them, not a {type(names).__name__}"
+        )
+    return column_names(names if isinstance(names, str) else list(names), name="names")
+
+
+def engine_prediction(
+    engine: Engine,
+    pred: Any,
+    records: Any,
+    *,
+    names: Any = None,
+    record_col: Columns = "record_id",
+    cluster_col: str = "cluster_id",
+    progress: Callable[[str], None] | None = None,
+) -> PreparedPrediction:
+    """The prediction ``pred`` prepared by ``engine`` (DuckDB or Spark) for the sample whose
+    record ids are ``records``: the sampled records, the clusters they fall in with their
+    sizes, their names with their counts, and the population's constants.
+
+    Raises
+    ------
+    InputError
+        Repeated record ids in ``pred`` (with the message of the in-memory path), a
+        missing column or name, record ids of another kind than the sample's.
+    RecordMismatchError
+        Sampled records absent from ``pred``.
+    """
+    run = getattr(engine, "run", None)
+    if run is None:
+        raise InputError(f"'engine': {engine!r} cannot run SQL; use 'duckdb' or 'spark'")
+    name_cols = _name_columns(names)
+    sample_ids = to_arrow_ids(records)
+    sample_np = np.asarray(records)
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    if name_cols is not None:
+        extra = (("s", tuple(name_cols)),)
+        if len(name_cols) > 1:
+            extra += tuple((f"s{i}", (c,)) for i, c in enumerate(name_cols))
+    spec = SideSpec(
+        "p",
+        pred,
+        "pred",
+        column_names(record_col, name="record_col"),
+        column_names(cluster_col, name="cluster_col"),
+        extra,
+    )
+    if progress is not None:
+        progress(f"reading the prediction ({engine.name})")
+
+    def work(con: Any, rows: list[int]) -> PreparedPrediction:
+        check_unique(con, "p", "pred")
+        if name_cols is not None:
+            _check_names(con, name_cols)
+        first = con.execute(sample_sql.first_records_sql("p")).fetchnumpy()["r"]
+        check_id_kinds(sample_np, np.asarray(first))
+        if progress is not None:
+            progress(f"joining the sample to the prediction ({engine.name})")
+        ids = sample_ids if isinstance(sample_ids, pa.Array) else pa.array(sample_ids)
+        push_table(con, "q", pa.table({"r": ids}))
+        with_names = name_cols is not None
+        con.execute(
+            "CREATE TEMP TABLE x AS " + sample_sql.sampled_records_sql("q", "p", names=with_names)
+        )
+        got = con.execute(sample_sql.touched_sql("x", "p", names=with_names)).fetchnumpy()
+        found = np.asarray(got["r"])
+        absent = pd.Index(found).get_indexer(pd.Index(sample_np)) < 0
+        if absent.any():
+            raise absent_error(int(absent.sum()), sample_np[absent])
+        if progress is not None:
+            progress(f"counting the prediction's clusters ({engine.name})")
+        constants = population_constants(*size_distribution(con, "p"))
+        return _prepared(got, constants, with_names)
+
+    try:
+        prepared: PreparedPrediction = run([spec], work)
+    except InputError as exc:
+        raise _names_error(exc, name_cols, spec.records + spec.clusters) from None
+    return prepared
+
+
+def _names_error(exc: InputError, name_cols: list[str] | None, keys: list[str]) -> InputError:
+    """``exc``, or, when it says that only name columns are missing from the prediction, the
+    error of the in-memory path, which names ``'names'``."""
+    text = str(exc)
+    head, sep, rest = text.partition("; its columns are ")
+    if name_cols is None or not sep or not head.startswith("'pred' has no column(s) "):
+        return exc
+    if any(repr(c) in head for c in keys):
+        return exc
+    columns = rest.split(" (set 'record_col'")[0]
+    missing = head.removeprefix("'pred' has no column(s) ")
+    return InputError(f"'names': 'pred' has no column {missing}; its columns are {columns}")
+
+
+def _check_names(con: Any, name_cols: list[str]) -> None:
+    """The error of the in-memory path for records without a name."""
+    aliases = ["s"] if len(name_cols) == 1 else [f"s{i}" for i in range(len(name_cols))]
+    counts = con.execute(sample_sql.missing_names_sql("p", aliases)).fetchall()[0]
+    for column, alias, count in zip(name_cols, aliases, counts, strict=True):
+        if count:
+            ex = [
+                r[0]
+                for r in con.execute(sample_sql.missing_name_examples_sql("p", alias)).fetchall()
+            ]
+            more = f" and {int(count) - len(ex)} more" if count > len(ex) else ""
+            raise InputError(
+                f"'names' is missing (empty, None or NaN) for {int(count)} record(s) "
+                f"in column {column!r}, e.g. {examples(np.asarray(ex, dtype=object))}{more}"
+            )
+
+
+def _first_of_codes(codes: npt.NDArray[np.int64], values: npt.NDArray[Any], k: int) -> Any:
+    """The value of each code ``0..k-1`` (equal within a code)."""
+    at = np.zeros(k, dtype=np.int64)
+    at[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)
+    return values[at]
+
+
+def _prepared(
+    got: Mapping[str, Any], constants: PopulationConstants, with_names: bool
+) -> PreparedPrediction:
+    records = np.asarray(got["r"])
+    if records.dtype.kind == "U":
+        records = records.astype(object)
+    codes, labels = factorize(np.asarray(got["c"]))
+    codes = codes.astype(np.int64)
+    k = int(labels.shape[0])
+    sizes = _first_of_codes(codes, np.asarray(got["b"], dtype=np.int64), k)
+    name_codes = name_counts = None
+    if with_names:
+        name_codes, name_labels = factorize(np.asarray(got["s"]))
+        name_codes = name_codes.astype(np.int64)
+        name_counts = _first_of_codes(
+            name_codes, np.asarray(got["k"], dtype=np.int64), int(name_labels.shape[0])
+        )
+    n, n_clusters, n_pairs, entropy = constants
+    return PreparedPrediction(
+        records,
+        codes,
+        np.asarray(labels),
+        sizes,
+        name_codes,
+        name_counts,
+        indexed=True,
+        total_records=n,
+        total_clusters=n_clusters,
+        total_pairs=n_pairs,
+        total_entropy=entropy,
+    )
