@@ -166,7 +166,9 @@ def test_duckdb_relations_are_read_by_the_duckdb_engine() -> None:
         evaluate(t, p, engine="numpy")
     with pytest.raises(InputError, match=r"^'truth' has no column\(s\) 'zz'"):
         evaluate(t, p, engine="duckdb", record_col="zz")
-    with pytest.raises(InputError, match="reads CSV or Parquet files and DuckDB relations"):
+    with pytest.raises(
+        InputError, match="reads CSV or Parquet files, Arrow tables and DuckDB relations"
+    ):
         evaluate({1: "a"}, {1: "a"}, engine="duckdb")
 
 
