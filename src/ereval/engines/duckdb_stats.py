@@ -486,16 +486,19 @@ def _cell_pass(
     side with another (for its kind)."""
     k, r = a.shape[0], b.shape[0]
     deg_r, deg_c = _degrees(i, k), _degrees(j, r)
-    names = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt")
+    names = ["exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt"]
+    names += ["lone_r", "lone_c"]  # the best Jaccard of the clusters of one cell
     parts: dict[str, list[float]] = {name: [] for name in names}
     best_r, best_c = np.zeros(k), np.zeros(r)
-    s4r, s4c = np.zeros(k), np.zeros(r)  # the sums of CEAFe's weights per cluster
+    # the sums of CEAFe's weights per cluster of several cells (0 for one cell)
+    s4r, s4c = np.zeros(k), np.zeros(r)
     crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
     for p in _chunks(i.shape[0], _SMALL):
         ii, jj, x = i[p], j[p], n[p]
         ai, bj = a[ii], b[jj]
-        crowded_r[ii[deg_c[jj] > 1]] = True
-        crowded_c[jj[deg_r[ii] > 1]] = True
+        multi_r, multi_c = deg_r[ii] > 1, deg_c[jj] > 1
+        crowded_r[ii[multi_c]] = True
+        crowded_c[jj[multi_r]] = True
         parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
         parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
         xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
@@ -511,14 +514,19 @@ def _cell_pass(
         share = xf / big_n
         parts["htp"].append(float((share * np.log(xf / bf)).sum()))
         parts["hpt"].append(float((share * np.log(xf / af)).sum()))
+        # a cluster of one cell is read off its cell: only the others are gathered to
         jac = xf / (af + bf - xf)
-        np.maximum.at(best_r, ii, jac)
-        np.maximum.at(best_c, jj, jac)
         w4 = 2.0 * xf / (af + bf)
-        np.add.at(s4r, ii, w4)
-        np.add.at(s4c, jj, w4)
+        parts["lone_r"].append(float(jac[~multi_r].sum()))
+        parts["lone_c"].append(float(jac[~multi_c].sum()))
+        ir, jc = ii[multi_r], jj[multi_c]
+        np.maximum.at(best_r, ir, jac[multi_r])
+        np.maximum.at(best_c, jc, jac[multi_c])
+        np.add.at(s4r, ir, w4[multi_r])
+        np.add.at(s4c, jc, w4[multi_c])
     sums = {name: math.fsum(values) for name, values in parts.items()}
-    sums["closest_r"], sums["closest_p"] = float(best_r.sum()), float(best_c.sum())
+    sums["closest_r"] = sums.pop("lone_r") + float(best_r.sum())
+    sums["closest_p"] = sums.pop("lone_c") + float(best_c.sum())
     del best_r, best_c
     kinds = (_kinds(deg_r, crowded_r), _kinds(deg_c, crowded_c))
     return _CellPass(sums, kinds, (s4r, s4c))
@@ -562,6 +570,25 @@ def _twin(sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float) -> fl
     return math.fsum(total)
 
 
+def _weight_sums(
+    many: npt.NDArray[np.bool_],
+    codes: npt.NDArray[Any],
+    x: npt.NDArray[np.int64],
+    w: npt.NDArray[np.float64],
+    sum3: npt.NDArray[Any],
+    sum4: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The sums of CEAF's two weights over the cluster of each cell (``codes``): the
+    cell's own weights ``x`` and ``w`` for a cluster of one cell, else read from
+    ``sum3`` and ``sum4`` (only for the cells with ``many``)."""
+    s3, s4 = x.copy(), w.copy()
+    where = np.flatnonzero(many)
+    got = codes[where]
+    s3[where] = sum3[got]
+    s4[where] = sum4[got]
+    return s3, s4
+
+
 def _ceaf_coded(
     i: npt.NDArray[Any],
     j: npt.NDArray[Any],
@@ -577,8 +604,9 @@ def _ceaf_coded(
     :data:`~ereval.engines.sql.FLOAT_MARGIN` for ``w4``) are summed; the cells of the
     rows and columns holding none are solved exactly in memory. ``held`` holds the
     kinds of the rows and columns (:func:`_kinds`) and the sums of ``w3`` and ``w4``
-    per row and per column (``kind_r, kind_c, rc, cc, s4r, s4c``), emptied here so
-    that they are freed once read."""
+    per row and per column (``kind_r, kind_c, rc, cc, s4r, s4c``; ``s4r`` and ``s4c``
+    are read for the clusters of several cells only), emptied here so that they are
+    freed once read."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
     k, r, m = a.shape[0], b.shape[0], i.shape[0]
@@ -612,8 +640,12 @@ def _ceaf_coded(
         where = np.flatnonzero(~(alone | centre_r | centre_c))
         hard_parts.append((where + p.start).astype(index))
         ih, jh, x, w = ii[where], jj[where], n[p][where].astype(np.int64), w[where]
-        f3 = 3 * x > rc[ih].astype(np.int64) + cc[jh]
-        f4 = 3 * w > (s4r[ih] + s4c[jh]) * margin
+        # the sums of the weights of each cell's row and column: a cluster of one cell
+        # sums its cell's (its entry of s4r / s4c is 0)
+        r3, r4 = _weight_sums(kr[where] != 1, ih, x, w, rc, s4r)
+        c3, c4 = _weight_sums(kc[where] != 1, jh, x, w, cc, s4c)
+        f3 = 3 * x > r3 + c3
+        f4 = 3 * w > (r4 + c4) * margin
         add3.append(float(x[f3].sum()))
         add4.append(float(w[f4].sum()))
         dom[0][ih[f3]] = True
