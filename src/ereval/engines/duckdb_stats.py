@@ -269,15 +269,19 @@ class _Codes:
         self.codes = np.empty(m, dtype=_code_dtype(self.span)) if dense else None
         self.parts: list[Any] = []
 
+    def select(self, key: str) -> str:
+        """The SQL of the column read for ``key``: by offset, DuckDB computes the codes
+        (``-1`` for NULL) in the type of the codes, half the width of the keys."""
+        if self.codes is None or self.lo is None:
+            return key
+        kind = "INTEGER" if self.codes.dtype == np.int32 else "BIGINT"
+        return f"coalesce(CAST({key} - ({self.lo}) AS {kind}), -1) AS {key}"
+
     def add(self, column: Any, at: int) -> None:
         if self.codes is None or self.lo is None:
             self.parts.append(column)
             return
-        values = np.asarray(column.fill_null(self.lo).to_numpy(), dtype=np.int64)
-        out = self.codes[at : at + len(column)]
-        np.subtract(values, self.lo, out=out, casting="unsafe")
-        if column.null_count:
-            out[np.asarray(column.is_null().to_numpy(zero_copy_only=False))] = -1
+        self.codes[at : at + len(column)] = column.to_numpy()
 
     def finish(self) -> tuple[npt.NDArray[Any], int]:
         """The codes and the number of codes (some of them unused when by offset)."""
@@ -320,9 +324,12 @@ def _fetch(
     m = int(m)
     sides = [_Codes(m, lo_t, hi_t, integer["tc"]), _Codes(m, lo_p, hi_p, integer["pc"])]
     # every count and every sum of counts fits the type of the total
-    counts = np.empty(m, dtype=np.int32 if total is None or total < 2**31 else np.int64)
+    small = total is None or total < 2**31
+    counts = np.empty(m, dtype=np.int32 if small else np.int64)
+    count = f"CAST(n AS {'INTEGER' if small else 'BIGINT'}) AS n"
+    columns = f"{sides[0].select('tc')}, {sides[1].select('pc')}, {count}"
     at = 0
-    for batch in con.sql(f"SELECT tc, pc, n FROM {cells}{where}").to_arrow_reader(_BATCH):
+    for batch in con.sql(f"SELECT {columns} FROM {cells}{where}").to_arrow_reader(_BATCH):
         size = batch.num_rows
         sides[0].add(batch.column(0), at)
         sides[1].add(batch.column(1), at)
