@@ -23,6 +23,8 @@ equal, floats to 1e-12).
     python benchmarks/bench_engines.py -n 1000000 --ids text --repeats 3
     # only the floor and the NumPy engine, with the NumPy engine's phases
     python benchmarks/bench_engines.py --cases bare,numpy --repeats 3 --phases
+    # the floor and the DuckDB engine, with the engine's statements and NumPy steps
+    python benchmarks/bench_engines.py --cases bare-1GB,duckdb-1GB --duckdb-phases
     # 10^8: the files are written once into --data-dir and reused
     python benchmarks/bench_engines.py -n 100000000 --cases bare-1GB,duckdb-1GB \\
         --data-dir /tmp/ereval-bench-1e8
@@ -112,6 +114,36 @@ lap("every canonical metric")
 """
 
 
+_DUCKDB_PHASES = """
+import sys, time
+from ereval.engines import DuckDBEngine, duckdb_stats
+def lap(name, cpu, wall):
+    print(f"  {name[:64]:<66}{time.process_time() - cpu:>8.2f}{time.perf_counter() - wall:>8.2f}")
+def timed(name, f):
+    def run(*args, **kwargs):
+        cpu, wall = time.process_time(), time.perf_counter()
+        out = f(*args, **kwargs)
+        lap(name, cpu, wall)
+        return out
+    return run
+for step in ("_fetch", "_cell_pass", "_ceaf_coded"):
+    setattr(duckdb_stats, step, timed("numpy: " + step.strip("_"), getattr(duckdb_stats, step)))
+class Timed:
+    def __init__(self, con):
+        self.con = con
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+    def execute(self, query, *args):
+        return timed("sql: " + " ".join(query.split()), self.con.execute)(query, *args)
+engine = DuckDBEngine(memory_limit=sys.argv[3], temp_dir=sys.argv[4])
+connect = engine.connect
+engine.connect = lambda: Timed(connect())
+cpu, wall = time.process_time(), time.perf_counter()
+engine.statistics(sys.argv[1], sys.argv[2])
+lap("whole statistics() call", cpu, wall)
+"""
+
+
 def _measure(cmd: list[str]) -> dict[str, float | str]:
     out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
     if out.returncode:
@@ -159,6 +191,12 @@ def main() -> None:
         "(default: a temporary directory)",
     )
     parser.add_argument(
+        "--duckdb-phases",
+        action="store_true",
+        help="also print the CPU and wall seconds of each statement and NumPy step of the "
+        "DuckDB engine's statistics with a 1 GB memory limit (in one process)",
+    )
+    parser.add_argument(
         "--phases",
         action="store_true",
         help="also print the CPU and wall seconds of each phase of the NumPy engine "
@@ -199,6 +237,10 @@ def main() -> None:
                 [sys.executable, "-c", _PHASES, str(t), str(p)], capture_output=True, text=True
             )
             phases = run.stdout.rstrip() if not run.returncode else run.stderr
+        if args.duckdb_phases:
+            cmd = [sys.executable, "-c", _DUCKDB_PHASES, str(t), str(p), "1GB", str(spill)]
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            duck_phases = run.stdout.rstrip() if not run.returncode else run.stderr
     outputs = [str(best[name]["out"]) for name in chosen if not name.startswith("bare")]
     print(
         f"{args.n:,} records ({args.ids} ids) from Parquet, {os.cpu_count()} cores, "
@@ -215,6 +257,9 @@ def main() -> None:
     if args.phases:
         print("numpy engine by phase                 CPU s  wall s")
         print(phases)
+    if args.duckdb_phases:
+        print(f"{'duckdb engine (1 GB) by statement and step':<68}CPU s  wall s")
+        print(duck_phases)
     if len(outputs) > 1 and not _same(outputs):
         sys.exit("the engines printed different results")
 

@@ -269,15 +269,19 @@ class _Codes:
         self.codes = np.empty(m, dtype=_code_dtype(self.span)) if dense else None
         self.parts: list[Any] = []
 
+    def select(self, key: str) -> str:
+        """The SQL of the column read for ``key``: by offset, DuckDB computes the codes
+        (``-1`` for NULL) in the type of the codes, half the width of the keys."""
+        if self.codes is None or self.lo is None:
+            return key
+        kind = "INTEGER" if self.codes.dtype == np.int32 else "BIGINT"
+        return f"coalesce(CAST({key} - ({self.lo}) AS {kind}), -1) AS {key}"
+
     def add(self, column: Any, at: int) -> None:
         if self.codes is None or self.lo is None:
             self.parts.append(column)
             return
-        values = np.asarray(column.fill_null(self.lo).to_numpy(), dtype=np.int64)
-        out = self.codes[at : at + len(column)]
-        np.subtract(values, self.lo, out=out, casting="unsafe")
-        if column.null_count:
-            out[np.asarray(column.is_null().to_numpy(zero_copy_only=False))] = -1
+        self.codes[at : at + len(column)] = column.to_numpy()
 
     def finish(self) -> tuple[npt.NDArray[Any], int]:
         """The codes and the number of codes (some of them unused when by offset)."""
@@ -320,9 +324,12 @@ def _fetch(
     m = int(m)
     sides = [_Codes(m, lo_t, hi_t, integer["tc"]), _Codes(m, lo_p, hi_p, integer["pc"])]
     # every count and every sum of counts fits the type of the total
-    counts = np.empty(m, dtype=np.int32 if total is None or total < 2**31 else np.int64)
+    small = total is None or total < 2**31
+    counts = np.empty(m, dtype=np.int32 if small else np.int64)
+    count = f"CAST(n AS {'INTEGER' if small else 'BIGINT'}) AS n"
+    columns = f"{sides[0].select('tc')}, {sides[1].select('pc')}, {count}"
     at = 0
-    for batch in con.sql(f"SELECT tc, pc, n FROM {cells}{where}").to_arrow_reader(_BATCH):
+    for batch in con.sql(f"SELECT {columns} FROM {cells}{where}").to_arrow_reader(_BATCH):
         size = batch.num_rows
         sides[0].add(batch.column(0), at)
         sides[1].add(batch.column(1), at)
@@ -396,22 +403,109 @@ def _statistics_of_codes(
     a, i = _sizes(i, n, k)
     b, j = _sizes(j, n, r)
     k, r = a.shape[0], b.shape[0]  # codes, some of them perhaps unused (size 0)
+    rc, cc = a, b  # records on both sides per cluster: the sizes, without twinless groups
     if i.size and (i.min() < 0 or j.min() < 0):  # the groups of twinless records
         keep = (i >= 0) & (j >= 0)
         i, j, n = i[keep], j[keep], n[keep]
         del keep
+        rc, cc = _counts(i, n, k), _counts(j, n, r)
     m = i.shape[0]
-    kind_r, kind_c = _kinds(i, j, k, r)
     n_common = int(n.sum(dtype=np.int64))
     n_records = n_common + only_t + only_p
     big_n = float(n_records)
-    names = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt")
+    cells = _cell_pass(i, j, n, a, b, big_n)
+    sums = cells.sums
+    single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
+    ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
+    twin_t, twin_p = (0.0, 0.0) if rc is a else (_twin(a, rc, big_n), _twin(b, cc, big_n))
+    pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
+    n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
+    n_clusters = int(np.count_nonzero(a)), int(np.count_nonzero(b))
+    pairs_t, pairs_p = _halve(_sum_squares(a) - n_t), _halve(_sum_squares(b) - n_p)
+    held = [cells.kind_r, cells.kind_c, rc, cc, cells.s4r, cells.s4c]  # freed by CEAF once read
+    del cells, rc, cc
+    ceafm, ceafe = _ceaf_coded(i, j, n, a, b, held)
+    return TableStatistics(
+        policy=policy,
+        n_true_records=n_t,
+        n_pred_records=n_p,
+        n_common=n_common,
+        n_true_clusters=n_clusters[0],
+        n_pred_clusters=n_clusters[1],
+        n_cells=m,
+        pairs_both=_halve(_sum_squares(n) - n_common),
+        pairs_true=pairs_t,
+        pairs_pred=pairs_p,
+        pairs_row_common=_halve(pairs_row - n_common),
+        pairs_col_common=_halve(pairs_col - n_common),
+        exact_matches=int(sums["exact"]),
+        b3_recall_sum=sums["b3r"],
+        b3_precision_sum=sums["b3p"],
+        b3_entity_recall_sum=sums["b3er"],
+        b3_entity_precision_sum=sums["b3ep"],
+        closest_recall_sum=sums["closest_r"],
+        closest_precision_sum=sums["closest_p"],
+        lea_recall_sum=sums["lear"] + int(sums["singles"]),
+        lea_precision_sum=sums["leap"] + int(sums["singles"]),
+        entropy_true=_nonneg(-(ent_t + only_p * single)),
+        entropy_pred=_nonneg(-(ent_p + only_t * single)),
+        entropy_true_given_pred=_nonneg(-(sums["htp"] + twin_p)),
+        entropy_pred_given_true=_nonneg(-(sums["hpt"] + twin_t)),
+        ceafm_total=ceafm,
+        ceafe_total=ceafe,
+    )
+
+
+class _CellPass:
+    """What one pass over the cells gives: the global sums, the kinds of the rows and
+    columns (:func:`_kinds`) and the sums of CEAFe's weights per row and per column."""
+
+    def __init__(
+        self,
+        sums: dict[str, float],
+        kinds: tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]],
+        s4: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
+    ) -> None:
+        self.sums = sums
+        self.kind_r, self.kind_c = kinds
+        self.s4r, self.s4c = s4
+
+
+def _degrees(codes: npt.NDArray[Any], size: int) -> npt.NDArray[np.int8]:
+    """Each code's number of cells, capped at 2 (0: unused, 1: one cell, 2: several)."""
+    count = np.bincount(codes, minlength=size)
+    np.minimum(count, 2, out=count)
+    return count.astype(np.int8)
+
+
+def _cell_pass(
+    i: npt.NDArray[Any],
+    j: npt.NDArray[Any],
+    n: npt.NDArray[Any],
+    a: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    big_n: float,
+) -> _CellPass:
+    """One pass over the cells, in steps small enough for their temporaries to stay in
+    cache, each cell's row and column read once: exact matches, B-cubed's, LEA's and
+    the entropies' per-cell terms, the best Jaccard per cluster (summed), the sums of
+    CEAFe's weights per cluster and whether a cluster shares a cluster of the other
+    side with another (for its kind)."""
+    k, r = a.shape[0], b.shape[0]
+    deg_r, deg_c = _degrees(i, k), _degrees(j, r)
+    names = ["exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt"]
+    names += ["lone_r", "lone_c"]  # the best Jaccard of the clusters of one cell
     parts: dict[str, list[float]] = {name: [] for name in names}
     best_r, best_c = np.zeros(k), np.zeros(r)
-    s4r, s4c = np.zeros(k), np.zeros(r)  # the sums of CEAFe's weights per cluster
-    for p in _chunks(m, _SMALL):
+    # the sums of CEAFe's weights per cluster of several cells (0 for one cell)
+    s4r, s4c = np.zeros(k), np.zeros(r)
+    crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
+    for p in _chunks(i.shape[0], _SMALL):
         ii, jj, x = i[p], j[p], n[p]
         ai, bj = a[ii], b[jj]
+        multi_r, multi_c = deg_r[ii] > 1, deg_c[jj] > 1
+        crowded_r[ii[multi_c]] = True
+        crowded_c[jj[multi_r]] = True
         parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
         parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
         xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
@@ -427,71 +521,30 @@ def _statistics_of_codes(
         share = xf / big_n
         parts["htp"].append(float((share * np.log(xf / bf)).sum()))
         parts["hpt"].append(float((share * np.log(xf / af)).sum()))
+        # a cluster of one cell is read off its cell: only the others are gathered to
         jac = xf / (af + bf - xf)
-        np.maximum.at(best_r, ii, jac)
-        np.maximum.at(best_c, jj, jac)
         w4 = 2.0 * xf / (af + bf)
-        np.add.at(s4r, ii, w4)
-        np.add.at(s4c, jj, w4)
+        parts["lone_r"].append(float(jac[~multi_r].sum()))
+        parts["lone_c"].append(float(jac[~multi_c].sum()))
+        ir, jc = ii[multi_r], jj[multi_c]
+        np.maximum.at(best_r, ir, jac[multi_r])
+        np.maximum.at(best_c, jc, jac[multi_c])
+        np.add.at(s4r, ir, w4[multi_r])
+        np.add.at(s4c, jc, w4[multi_c])
     sums = {name: math.fsum(values) for name, values in parts.items()}
-    closest = (float(best_r.sum()), float(best_c.sum()))
+    sums["closest_r"] = sums.pop("lone_r") + float(best_r.sum())
+    sums["closest_p"] = sums.pop("lone_c") + float(best_c.sum())
     del best_r, best_c
-    rc = _counts(i, n, k)
-    cc = _counts(j, n, r)
-    single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
-    ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
-    twin_t, twin_p = _twin(a, rc, big_n), _twin(b, cc, big_n)
-    pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
-    held = [kind_r, kind_c, rc, cc, s4r, s4c]  # freed by CEAF once read
-    del kind_r, kind_c, rc, cc, s4r, s4c
-    ceafm, ceafe = _ceaf_coded(i, j, n, a, b, held)
-    n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
-    return TableStatistics(
-        policy=policy,
-        n_true_records=n_t,
-        n_pred_records=n_p,
-        n_common=n_common,
-        n_true_clusters=int(np.count_nonzero(a)),
-        n_pred_clusters=int(np.count_nonzero(b)),
-        n_cells=m,
-        pairs_both=_halve(_sum_squares(n) - n_common),
-        pairs_true=_halve(_sum_squares(a) - n_t),
-        pairs_pred=_halve(_sum_squares(b) - n_p),
-        pairs_row_common=_halve(pairs_row - n_common),
-        pairs_col_common=_halve(pairs_col - n_common),
-        exact_matches=int(sums["exact"]),
-        b3_recall_sum=sums["b3r"],
-        b3_precision_sum=sums["b3p"],
-        b3_entity_recall_sum=sums["b3er"],
-        b3_entity_precision_sum=sums["b3ep"],
-        closest_recall_sum=closest[0],
-        closest_precision_sum=closest[1],
-        lea_recall_sum=sums["lear"] + int(sums["singles"]),
-        lea_precision_sum=sums["leap"] + int(sums["singles"]),
-        entropy_true=_nonneg(-(ent_t + only_p * single)),
-        entropy_pred=_nonneg(-(ent_p + only_t * single)),
-        entropy_true_given_pred=_nonneg(-(sums["htp"] + twin_p)),
-        entropy_pred_given_true=_nonneg(-(sums["hpt"] + twin_t)),
-        ceafm_total=ceafm,
-        ceafe_total=ceafe,
-    )
+    kinds = (_kinds(deg_r, crowded_r), _kinds(deg_c, crowded_c))
+    return _CellPass(sums, kinds, (s4r, s4c))
 
 
-def _kinds(
-    i: npt.NDArray[Any], j: npt.NDArray[Any], k: int, r: int
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]:
-    """Per row and per column: 1 for a cluster of one cell, 2 for the centre of a star
-    (several cells, each alone in its column, or row), else 0."""
-    rdeg = np.bincount(i, minlength=k).astype(np.int32)
-    cdeg = np.bincount(j, minlength=r).astype(np.int32)
-    crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
-    for p in _chunks(i.shape[0]):
-        ii, jj = i[p], j[p]
-        crowded_r[ii[cdeg[jj] > 1]] = True
-        crowded_c[jj[rdeg[ii] > 1]] = True
-    kind_r = (rdeg == 1).astype(np.int8) + 2 * ((rdeg > 1) & ~crowded_r).astype(np.int8)
-    kind_c = (cdeg == 1).astype(np.int8) + 2 * ((cdeg > 1) & ~crowded_c).astype(np.int8)
-    return kind_r, kind_c
+def _kinds(deg: npt.NDArray[np.int8], crowded: npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
+    """Per cluster: 1 for a cluster of one cell, 2 for the centre of a star (several
+    cells, each alone in its cluster of the other side), else 0."""
+    kind: npt.NDArray[np.int8] = (deg == 1).astype(np.int8)
+    kind += 2 * ((deg > 1) & ~crowded).astype(np.int8)
+    return kind
 
 
 def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
@@ -524,6 +577,25 @@ def _twin(sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float) -> fl
     return math.fsum(total)
 
 
+def _weight_sums(
+    many: npt.NDArray[np.bool_],
+    codes: npt.NDArray[Any],
+    x: npt.NDArray[np.int64],
+    w: npt.NDArray[np.float64],
+    sum3: npt.NDArray[Any],
+    sum4: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The sums of CEAF's two weights over the cluster of each cell (``codes``): the
+    cell's own weights ``x`` and ``w`` for a cluster of one cell, else read from
+    ``sum3`` and ``sum4`` (only for the cells with ``many``)."""
+    s3, s4 = x.copy(), w.copy()
+    where = np.flatnonzero(many)
+    got = codes[where]
+    s3[where] = sum3[got]
+    s4[where] = sum4[got]
+    return s3, s4
+
+
 def _ceaf_coded(
     i: npt.NDArray[Any],
     j: npt.NDArray[Any],
@@ -539,8 +611,9 @@ def _ceaf_coded(
     :data:`~ereval.engines.sql.FLOAT_MARGIN` for ``w4``) are summed; the cells of the
     rows and columns holding none are solved exactly in memory. ``held`` holds the
     kinds of the rows and columns (:func:`_kinds`) and the sums of ``w3`` and ``w4``
-    per row and per column (``kind_r, kind_c, rc, cc, s4r, s4c``), emptied here so
-    that they are freed once read."""
+    per row and per column (``kind_r, kind_c, rc, cc, s4r, s4c``; ``s4r`` and ``s4c``
+    are read for the clusters of several cells only), emptied here so that they are
+    freed once read."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
     k, r, m = a.shape[0], b.shape[0], i.shape[0]
@@ -554,7 +627,8 @@ def _ceaf_coded(
     held.clear()
     add3: list[float] = []
     add4: list[float] = []
-    star_parts, hard_parts = [], []
+    star_parts: tuple[list[Any], list[Any]] = ([], [])  # cells of stars centred on rows, cols
+    hard_parts = []
     dom = [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
     dom += [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
     margin = 1 + sql.FLOAT_MARGIN
@@ -562,39 +636,43 @@ def _ceaf_coded(
     for p in _chunks(m, _SMALL):
         ii, jj = i[p], j[p]
         kr, kc = kind_r[ii], kind_c[jj]
+        xf = n[p].astype(np.float64)
+        w = 2.0 * xf / (a[ii].astype(np.float64) + b[jj])
         alone = (kr == 1) & (kc == 1)
-        star = (kr == 2) | (kc == 2)
-        hard = ~(alone | star)
-        x = n[p][alone].astype(np.float64)
-        add3.append(float(x.sum()))
-        add4.append(float((2.0 * x / (a[ii[alone]].astype(np.float64) + b[jj[alone]])).sum()))
-        star_parts.append((np.flatnonzero(star) + p.start).astype(index))
-        where = np.flatnonzero(hard)
+        add3.append(float(xf[alone].sum()))
+        add4.append(float(w[alone].sum()))
+        centre_r, centre_c = kr == 2, kc == 2
+        star_parts[0].append((np.flatnonzero(centre_r) + p.start).astype(index))
+        star_parts[1].append((np.flatnonzero(centre_c) + p.start).astype(index))
+        where = np.flatnonzero(~(alone | centre_r | centre_c))
         hard_parts.append((where + p.start).astype(index))
-        ih, jh, x = ii[where], jj[where], n[p][where].astype(np.int64)
-        w = 2.0 * x.astype(np.float64) / (a[ih].astype(np.float64) + b[jh])
-        f3 = 3 * x > rc[ih].astype(np.int64) + cc[jh]
-        f4 = 3 * w > (s4r[ih] + s4c[jh]) * margin
+        ih, jh, x, w = ii[where], jj[where], n[p][where].astype(np.int64), w[where]
+        # the sums of the weights of each cell's row and column: a cluster of one cell
+        # sums its cell's (its entry of s4r / s4c is 0)
+        r3, r4 = _weight_sums(kr[where] != 1, ih, x, w, rc, s4r)
+        c3, c4 = _weight_sums(kc[where] != 1, jh, x, w, cc, s4c)
+        f3 = 3 * x > r3 + c3
+        f4 = 3 * w > (r4 + c4) * margin
         add3.append(float(x[f3].sum()))
         add4.append(float(w[f4].sum()))
         dom[0][ih[f3]] = True
         dom[1][jh[f3]] = True
         dom[2][ih[f4]] = True
         dom[3][jh[f4]] = True
-    del s4r, s4c, rc, cc
+    del s4r, s4c, rc, cc, kind_r, kind_c
     totals = [math.fsum(add3), math.fsum(add4)]
-    stars = np.concatenate(star_parts)
-    for kind, codes, size in ((kind_r, i, k), (kind_c, j, r)):
-        own = stars[kind[codes[stars]] == 2]
+    # a star aligns its best cell: the largest weight per centre
+    for parts, codes, size in ((star_parts[0], i, k), (star_parts[1], j, r)):
+        own = np.concatenate(parts)
+        parts.clear()
+        centres = codes[own]
         top = np.zeros(size)
-        np.maximum.at(top, codes[own], n[own].astype(np.float64))
+        np.maximum.at(top, centres, n[own].astype(np.float64))
         totals[0] += float(top.sum())
         top[:] = 0.0
-        np.maximum.at(top, codes[own], w4(own))
+        np.maximum.at(top, centres, w4(own))
         totals[1] += float(top.sum())
-        del own, top
-    del stars
-    del kind_r, kind_c
+        del own, top, centres
     hard_idx = np.concatenate(hard_parts)
     hi, hj = i[hard_idx], j[hard_idx]
     for t, (drow, dcol, phi) in enumerate(((dom[0], dom[1], 3), (dom[2], dom[3], 4))):

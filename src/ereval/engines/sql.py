@@ -191,12 +191,15 @@ def size_distribution_sql(side: str) -> str:
 
 
 def nulls_sql(side: str, *, record_text: bool, cluster_text: bool) -> str:
-    """Rows, missing record keys and missing cluster keys of ``side`` (empty text is missing)."""
-    empty_r = " OR r = ''" if record_text else ""
-    empty_c = " OR c = ''" if cluster_text else ""
+    """Rows, missing record keys and missing cluster keys of ``side`` (empty text is missing).
+
+    NULLs are counted as ``count(*) - count(key)``, which DuckDB answers from the
+    statistics of Parquet files without reading the columns; only empty text needs
+    the values."""
+    empty_r = " + count(*) FILTER (WHERE r = '')" if record_text else ""
+    empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
     return (
-        f"SELECT count(*), count(*) FILTER (WHERE r IS NULL{empty_r}), "
-        f"count(*) FILTER (WHERE c IS NULL{empty_c}) FROM {side}"
+        f"SELECT count(*), count(*) - count(r){empty_r}, count(*) - count(c){empty_c} FROM {side}"
     )
 
 
