@@ -150,3 +150,26 @@ def test_count_cells_with_codes_far_apart() -> None:
     assert cols.tolist() == [1, 1, 2**40]
     assert counts.tolist() == [1, 1, 2]
     assert count_cells(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 3)[0].size == 0
+
+
+@pytest.mark.parametrize("kind", ["random", "few values", "equal top bits", "all equal"])
+@pytest.mark.parametrize("n", [1, 2, 7, 5000])
+def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
+    from ereval._text_keys import _order
+
+    rng = np.random.default_rng(n)
+    wide = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64)
+    keys = {
+        "random": wide,
+        "few values": rng.integers(0, 5, n).astype(np.uint64),
+        # every key's top bits alike: the low bits alone tell them apart
+        "equal top bits": (wide & np.uint64(0xFFFF << 48))
+        | rng.integers(0, 9, n).astype(np.uint64),
+        "all equal": np.full(n, 2**64 - 1, dtype=np.uint64),
+    }[kind]
+    order = _order(keys)
+    assert order.dtype == np.int64
+    assert sorted(order.tolist()) == list(range(n))
+    np.testing.assert_array_equal(keys[order], np.sort(keys))
+    if np.unique(keys).shape[0] == n:
+        np.testing.assert_array_equal(order, np.argsort(keys))

@@ -119,6 +119,38 @@ def _chunked_keys(arr: pa.Array, width: int) -> U64 | None:
     return keys
 
 
+def _order(keys: U64) -> IntArray:
+    """``np.argsort(keys)`` for keys in any order, by sorting values rather than indices.
+
+    Each key's top bits are packed with its position in the low bits and the packed
+    words sorted (several times faster than an indirect sort); keys whose top bits
+    tie are then put in the order of their full value. Equal keys keep no
+    particular order.
+    """
+    n = keys.shape[0]
+    bits = max(int(n - 1).bit_length(), 1)
+    if bits > 32:
+        return np.argsort(keys).astype(np.int64, copy=False)
+    low = np.uint64((1 << bits) - 1)
+    packed = keys & ~low
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    order = (packed & low).astype(np.int64)
+    packed >>= np.uint64(bits)
+    tie = packed[1:] == packed[:-1]
+    if tie.any():
+        # the runs of equal top bits, put in the order of the full keys
+        in_run = np.zeros(n, dtype=bool)
+        in_run[1:] = tie
+        in_run[:-1] |= tie
+        at = np.flatnonzero(in_run)
+        # a position starts a new run unless it ties with the one before it
+        run = np.cumsum(np.r_[True, ~tie[at[1:] - 1]])
+        sub = order[at]
+        order[at] = sub[np.lexsort((keys[sub], run))]
+    return order
+
+
 def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     """Where each id of ``b`` is in ``a``, when both hold the same distinct ids.
 
@@ -136,9 +168,9 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     kb = _chunked_keys(b, width)
     if ka is None or kb is None:
         return None
-    order_a = np.argsort(ka)
+    order_a = _order(ka)
     ka = ka[order_a]  # sorted
-    order_b = np.argsort(kb)
+    order_b = _order(kb)
     if not np.array_equal(ka, kb[order_b]):
         return None
     if (ka[1:] == ka[:-1]).any():
