@@ -167,7 +167,8 @@ def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
         | rng.integers(0, 9, n).astype(np.uint64),
         "all equal": np.full(n, 2**64 - 1, dtype=np.uint64),
     }[kind]
-    order = _order(keys)
+    order, distinct = _order(keys)
+    assert distinct == (np.unique(keys).shape[0] == n)
     assert order.dtype == np.int64
     assert sorted(order.tolist()) == list(range(n))
     np.testing.assert_array_equal(keys[order], np.sort(keys))
