@@ -24,6 +24,7 @@ from typing import Any, Literal, TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
 from ._packed import PackedSide, cells_of_sorted, pack_side, paired_cells
@@ -355,9 +356,17 @@ def _read_side(
     m, cols = read_membership(
         data, name=name, record_col=record_col, cluster_col=cluster_col, check_unique=False
     )
+    if isinstance(data, str | os.PathLike):
+        _release_arrow_memory()  # the file's table, now read into the membership
     codes, labels = encode(m.cluster_ids)
     packed = pack_side(m.record_ids, codes, len(labels)) if pack else None
     return m, cols, (codes, labels), packed
+
+
+def _release_arrow_memory() -> None:
+    """Give the memory Arrow's allocator holds but no longer uses back to the system
+    (it keeps freed blocks for its own reuse, which NumPy's arrays never get)."""
+    pa.default_memory_pool().release_unused()
 
 
 def _check_unique(records: IdArray, name: str) -> None:
@@ -782,7 +791,10 @@ def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) ->
         if cells is not None:  # the same records on both sides, each once
             if not _same_source(truth, pred) and same_ids(sides.t.record_ids, sides.p.record_ids):
                 _warn_if_identical(sides.t, sides.p, sides.t_cols, sides.p_cols)
-            return _table_of_cells(*cells, sides)
+            table = _table_of_cells(*cells, sides)
+            del sides, cells  # the records, read into Arrow's memory: freed before the metrics
+            _release_arrow_memory()
+            return table
     return _aligned(sides).table()
 
 
