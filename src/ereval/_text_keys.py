@@ -119,6 +119,48 @@ def _chunked_keys(arr: pa.Array, width: int) -> U64 | None:
     return keys
 
 
+def _order(keys: U64) -> tuple[IntArray, bool]:
+    """``np.argsort(keys)`` for keys in any order, by sorting values rather than indices,
+    and whether the keys are distinct.
+
+    Each key's top bits are packed with its position in the low bits and the packed
+    words sorted (several times faster than an indirect sort); keys whose top bits
+    tie are then put in the order of their full value. Equal keys keep no
+    particular order.
+    """
+    n = keys.shape[0]
+    bits = max(int(n - 1).bit_length(), 1)
+    if bits > 32:
+        order = np.argsort(keys).astype(np.int64, copy=False)
+        ordered = keys[order]
+        return order, not bool((ordered[1:] == ordered[:-1]).any())
+    low = (1 << bits) - 1
+    packed = keys & ~np.uint64(low)
+    for part in _chunks(n):  # positions a chunk at a time: no array of n positions
+        packed[part] |= np.arange(part.start, part.stop, dtype=np.uint64)
+    packed.sort()
+    order = packed.view(np.int64) & np.int64(low)
+    packed >>= np.uint64(bits)
+    tie = packed[1:] == packed[:-1]
+    del packed
+    if not tie.any():
+        return order, True  # the top bits alone tell every key apart
+    # the runs of equal top bits, put in the order of the full keys
+    in_run = np.zeros(n, dtype=bool)
+    in_run[1:] = tie
+    in_run[:-1] |= tie
+    at = np.flatnonzero(in_run)
+    # a position starts a new run unless it ties with the one before it
+    run = np.cumsum(np.r_[True, ~tie[at[1:] - 1]])
+    sub = order[at]
+    sub = sub[np.lexsort((keys[sub], run))]
+    order[at] = sub
+    # equal keys tie in their top bits: they are neighbours within one run
+    ordered = keys[sub]
+    repeated = (ordered[1:] == ordered[:-1]) & (run[1:] == run[:-1])
+    return order, not bool(repeated.any())
+
+
 def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     """Where each id of ``b`` is in ``a``, when both hold the same distinct ids.
 
@@ -136,17 +178,18 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     kb = _chunked_keys(b, width)
     if ka is None or kb is None:
         return None
-    order_a = np.argsort(ka)
-    ka = ka[order_a]  # sorted
-    order_b = np.argsort(kb)
-    if not np.array_equal(ka, kb[order_b]):
-        return None
-    if (ka[1:] == ka[:-1]).any():
+    order_a, distinct = _order(ka)
+    if not distinct:
         return None  # a repeated id (or a hash collision): the general path reports it
-    del ka, kb
+    order_b, _ = _order(kb)
+    # the k-th smallest key of each side paired: a one-to-one map from b to a, which
+    # matches every key iff both sides hold the same keys
     where = np.empty(len(b), dtype=np.int64)
     where[order_b] = order_a
     del order_a, order_b
+    if not np.array_equal(ka[where], kb):
+        return None
+    del ka, kb
     if width > 8:  # hashed keys: check that every matched pair holds the same id
         for part in _chunks(len(b)):
             wb = _words(b.slice(part.start, part.stop - part.start), width)

@@ -24,9 +24,10 @@ from typing import Any, Literal, TypedDict, Unpack
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
+import pyarrow as pa
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
+from ._packed import PackedSide, cells_of_sorted, pack_side, paired_cells
 from ._validation import check_choice, describe, examples
 from .ids import (
     IdArray,
@@ -164,7 +165,11 @@ def _same_source(truth: Any, pred: Any) -> bool:
 
 
 def _warn_if_identical(
-    t: Membership, p: Membership, t_cols: list[str] | None, p_cols: list[str] | None
+    t: Membership,
+    p: Membership,
+    t_cols: list[str] | None,
+    p_cols: list[str] | None,
+    stacklevel: int = 3,
 ) -> None:
     if t_cols is None or t_cols != p_cols or len(t) != len(p):
         return
@@ -174,7 +179,7 @@ def _warn_if_identical(
             "cluster id for every record: the prediction is the truth itself. Name the "
             "prediction's own column with pred_cluster_col.",
             IdenticalColumnsWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -218,27 +223,105 @@ def align(
         When both sides read a cluster column of the same name and hold the same
         cluster id for every record (the prediction is the truth itself).
     """
+    sides = _read_sides(
+        truth,
+        pred,
+        on_mismatch=on_mismatch,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        truth_record_col=truth_record_col,
+        truth_cluster_col=truth_cluster_col,
+        pred_record_col=pred_record_col,
+        pred_cluster_col=pred_cluster_col,
+        id_type=id_type,
+    )
+    return _aligned(sides)
+
+
+@dataclass(eq=False)
+class _Sides:
+    """Both clusterings read, their cluster ids encoded (or packed with the record ids)."""
+
+    truth: Any
+    pred: Any
+    t: Membership
+    p: Membership
+    t_cols: list[str] | None
+    p_cols: list[str] | None
+    t_codes: IntArray | None
+    p_codes: IntArray | None
+    t_labels: IdArray
+    p_labels: IdArray
+    t_packed: PackedSide | None
+    p_packed: PackedSide | None
+    policy: MismatchPolicy
+    id_type: IdType
+
+
+def _read_sides(
+    truth: Any,
+    pred: Any,
+    *,
+    on_mismatch: MismatchPolicy = "error",
+    record_col: Columns = "record_id",
+    cluster_col: Columns = "cluster_id",
+    truth_record_col: Columns | None = None,
+    truth_cluster_col: Columns | None = None,
+    pred_record_col: Columns | None = None,
+    pred_cluster_col: Columns | None = None,
+    id_type: IdType = "exact",
+    pack: bool = False,
+) -> _Sides:
+    """Both sides read by the options of :func:`align`; with ``pack``, integer record ids
+    are packed with their cluster codes into sorted keys (see :mod:`ereval._packed`)."""
     policy = check_choice("on_mismatch", on_mismatch, MISMATCH_POLICIES)
     id_type = check_choice("id_type", id_type, _ID_TYPES)
     t_rc = record_col if truth_record_col is None else truth_record_col
     t_cc = cluster_col if truth_cluster_col is None else truth_cluster_col
     p_rc = record_col if pred_record_col is None else pred_record_col
     p_cc = cluster_col if pred_cluster_col is None else pred_cluster_col
+    pack = pack and id_type == "exact"
     if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
         # two files are read and their cluster ids encoded at once (the readers and
         # NumPy release the GIL); errors as below, the truth's first
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ereval-read") as pool:
-            read_p = pool.submit(_read_side, pred, "pred", p_rc, p_cc)
-            t, t_cols, (t_codes, t_labels) = _read_side(truth, "truth", t_rc, t_cc)
-            p, p_cols, (p_codes, p_labels) = read_p.result()
+            read_p = pool.submit(_read_side, pred, "pred", p_rc, p_cc, pack)
+            t, t_cols, (t_codes, t_labels), t_packed = _read_side(truth, "truth", t_rc, t_cc, pack)
+            p, p_cols, (p_codes, p_labels), p_packed = read_p.result()
     else:
-        t, t_cols, (t_codes, t_labels) = _read_side(truth, "truth", t_rc, t_cc)
-        p, p_cols, (p_codes, p_labels) = _read_side(pred, "pred", p_rc, p_cc)
+        t, t_cols, (t_codes, t_labels), t_packed = _read_side(truth, "truth", t_rc, t_cc, pack)
+        p, p_cols, (p_codes, p_labels), p_packed = _read_side(pred, "pred", p_rc, p_cc, pack)
+    return _Sides(
+        truth,
+        pred,
+        t,
+        p,
+        t_cols,
+        p_cols,
+        None if t_packed is not None else t_codes,
+        None if p_packed is not None else p_codes,
+        t_labels,
+        p_labels,
+        t_packed,
+        p_packed,
+        policy,
+        id_type,
+    )
+
+
+def _aligned(sides: _Sides) -> Alignment:
+    """The alignment of two sides read by :func:`_read_sides`."""
+    t, p, policy = sides.t, sides.p, sides.policy
+    t_labels, p_labels = sides.t_labels, sides.p_labels
+    t_codes = encode(t.cluster_ids)[0] if sides.t_codes is None else sides.t_codes
+    p_codes = encode(p.cluster_ids)[0] if sides.p_codes is None else sides.p_codes
+    truth, pred, t_cols, p_cols = sides.truth, sides.pred, sides.t_cols, sides.p_cols
+    id_type = sides.id_type
     rt, rp = _comparable(t, p, id_type)
     if same_ids(rt, rp):
         _check_unique(rt, "truth")
         if not _same_source(truth, pred):
-            _warn_if_identical(t, p, t_cols, p_cols)
+            _warn_if_identical(t, p, t_cols, p_cols, stacklevel=4)
         return Alignment(rt, t_codes, p_codes, t_labels, p_labels, policy)
     where = same_text_set(rt, rp)
     if where is not None:  # the same records in another order (checked distinct)
@@ -265,14 +348,25 @@ def align(
 
 
 def _read_side(
-    data: Any, name: str, record_col: Columns, cluster_col: Columns
-) -> tuple[Membership, list[str] | None, tuple[IntArray, IdArray]]:
+    data: Any, name: str, record_col: Columns, cluster_col: Columns, pack: bool = False
+) -> tuple[Membership, list[str] | None, tuple[IntArray, IdArray], PackedSide | None]:
     """One clustering read (record ids checked unique later, from both sides at once),
-    the cluster column(s) read and its cluster ids encoded."""
+    the cluster column(s) read and its cluster ids encoded; with ``pack``, integer
+    record ids packed with the codes into sorted keys (the codes then given up)."""
     m, cols = read_membership(
         data, name=name, record_col=record_col, cluster_col=cluster_col, check_unique=False
     )
-    return m, cols, encode(m.cluster_ids)
+    if isinstance(data, str | os.PathLike):
+        _release_arrow_memory()  # the file's table, now read into the membership
+    codes, labels = encode(m.cluster_ids)
+    packed = pack_side(m.record_ids, codes, len(labels)) if pack else None
+    return m, cols, (codes, labels), packed
+
+
+def _release_arrow_memory() -> None:
+    """Give the memory Arrow's allocator holds but no longer uses back to the system
+    (it keeps freed blocks for its own reuse, which NumPy's arrays never get)."""
+    pa.default_memory_pool().release_unused()
 
 
 def _check_unique(records: IdArray, name: str) -> None:
@@ -398,7 +492,10 @@ def pair_count(x: IntArray) -> int:
     """Exact sum of C(x, 2) over an integer array."""
     if x.size == 0:
         return 0
-    return int((x * (x - 1) // 2).sum(dtype=np.int64))
+    pairs = np.subtract(x, 1, dtype=np.int64)
+    pairs *= x
+    pairs >>= 1  # x (x - 1) is even and never negative: a shift, far cheaper than a division
+    return int(pairs.sum(dtype=np.int64))
 
 
 @dataclass(frozen=True, eq=False)
@@ -648,24 +745,28 @@ def _sum_by(index: IntArray, values: IntArray, size: int) -> IntArray:
 
 def count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntArray, IntArray]:
     """Non-zero cells ``(rows, cols, counts)`` of the co-occurrence counts of the code
-    pairs ``(t[k], p[k])`` (codes ``>= 0``, ``p < n_pred``), sorted by ``(row, col)``."""
+    pairs ``(t[k], p[k])`` (codes ``>= 0``, ``p < n_pred``), sorted by ``(row, col)``.
+
+    Examples
+    --------
+    >>> rows, cols, counts = count_cells(np.array([1, 0, 1, 1]), np.array([2, 0, 2, 0]), 3)
+    >>> rows.tolist(), cols.tolist(), counts.tolist()
+    ([0, 1, 1], [0, 0, 2], [1, 1, 2])
+    """
     if t.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), empty.copy()
+    width = max(int(n_pred), 1)
     n_true = int(t.max()) + 1
-    # int32 codes and counts when they fit: half the memory traffic of the counting sort
-    # (scipy would narrow int64 indices itself, by a copy)
-    small: type[np.signedinteger[Any]] = (
-        np.int32 if max(n_true, n_pred, t.size) < 2**31 - 1 else np.int64
-    )
-    # COO -> CSR sums duplicate (t, p) entries with a counting sort by row
-    mat = sp.csr_matrix(
-        (np.ones(t.size, dtype=small), (t.astype(small), p.astype(small))),
-        shape=(n_true, max(n_pred, 1)),
-    )
-    mat.sum_duplicates()
-    rows = np.repeat(np.arange(n_true, dtype=np.int64), np.diff(mat.indptr))
-    return rows, mat.indices.astype(np.int64), mat.data.astype(np.int64)
+    if n_true * width >= 2**63:  # codes far apart: count the codes in use instead
+        rows_used, t_dense = np.unique(t, return_inverse=True)
+        cols_used, p_dense = np.unique(p, return_inverse=True)
+        r, c, n = count_cells(t_dense.ravel(), p_dense.ravel(), cols_used.shape[0])
+        return rows_used[r].astype(np.int64), cols_used[c].astype(np.int64), n
+    keys = np.multiply(t, width, dtype=np.int64)
+    keys += p
+    keys.sort()  # sorting 64-bit keys is far cheaper than counting through a sparse matrix
+    return cells_of_sorted(keys, width)
 
 
 def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) -> ContingencyTable:
@@ -684,4 +785,24 @@ def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) ->
         if pred is not None:
             raise InputError("'pred' must be None when 'truth' is already a ContingencyTable")
         return truth
-    return align(truth, pred, **options).table()
+    sides = _read_sides(truth, pred, pack=True, **options)
+    if sides.t_packed is not None and sides.p_packed is not None:
+        cells = paired_cells(sides.t_packed, sides.p_packed)
+        if cells is not None:  # the same records on both sides, each once
+            if not _same_source(truth, pred) and same_ids(sides.t.record_ids, sides.p.record_ids):
+                _warn_if_identical(sides.t, sides.p, sides.t_cols, sides.p_cols)
+            table = _table_of_cells(*cells, sides)
+            del sides, cells  # the records, read into Arrow's memory: freed before the metrics
+            _release_arrow_memory()
+            return table
+    return _aligned(sides).table()
+
+
+def _table_of_cells(
+    rows: IntArray, cols: IntArray, counts: IntArray, sides: _Sides
+) -> ContingencyTable:
+    """The table of cells counted over every record of both sides (codes not used by
+    any record dropped, as :meth:`ContingencyTable.from_codes` does)."""
+    rows, true_sizes = _compact(rows, _sum_by(rows, counts, len(sides.t_labels)))
+    cols, pred_sizes = _compact(cols, _sum_by(cols, counts, len(sides.p_labels)))
+    return ContingencyTable(rows, cols, counts, true_sizes, pred_sizes, sides.policy)

@@ -1,0 +1,176 @@
+"""The table of two clusterings with integer record ids, counted by sorting packed keys,
+against the general alignment (a position table or a hash of the ids)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ereval import RecordMismatchError
+from ereval._packed import pack_side, paired_cells
+from ereval.contingency import (
+    ContingencyTable,
+    IdenticalColumnsWarning,
+    align,
+    contingency_table,
+    count_cells,
+)
+
+FIELDS = ("rows", "cols", "counts", "true_sizes", "pred_sizes")
+
+
+def _same(a: ContingencyTable, b: ContingencyTable) -> None:
+    for name in FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype == np.int64, name
+        np.testing.assert_array_equal(x, y, err_msg=name)
+    assert a.policy == b.policy
+
+
+def _frames(
+    records: np.ndarray, truth: np.ndarray, pred: np.ndarray, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    order = np.random.default_rng(seed).permutation(records.shape[0])
+    t = pd.DataFrame({"record_id": records, "cluster_id": truth})
+    p = pd.DataFrame({"record_id": records[order], "cluster_id": pred[order]})
+    return t, p
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint64, np.int16])
+def test_sorted_table_equals_the_alignment(seed: int, dtype: type) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    high = {np.int16: 2**15 - 1, np.int32: 2**31 - 1}.get(dtype, 2**62)
+    low = 0 if dtype == np.uint64 else -high
+    records = rng.choice(np.arange(n * 5) * (high // (n * 5)) + low, size=n, replace=False)
+    records = records.astype(dtype)
+    k = int(rng.integers(1, n + 1))
+    truth = rng.integers(0, k, n) * int(rng.choice([1, 3, 10**12]))
+    pred = np.where(rng.random(n) < 0.3, rng.integers(0, k, n), truth)
+    t, p = _frames(records, truth, pred, seed)
+    _same(contingency_table(t, p), align(t, p).table())
+
+
+def test_text_cluster_ids_and_records_in_the_same_order() -> None:
+    records = np.arange(100, 0, -1) * 7
+    truth = np.array([f"c{i % 9}" for i in range(100)], dtype=object)
+    pred = np.array([f"c{i % 4}" for i in range(100)], dtype=object)
+    t = pd.DataFrame({"record_id": records, "cluster_id": truth})
+    p = pd.DataFrame({"record_id": records, "cluster_id": pred})
+    _same(contingency_table(t, p), align(t, p).table())
+
+
+def test_a_repeated_record_is_still_named() -> None:
+    t = {1: "a", 2: "a", 3: "b"}
+    p = pd.DataFrame({"record_id": [3, 1, 1], "cluster_id": [0, 0, 1]})
+    with pytest.raises(ValueError, match=r"'pred' has 1 duplicate record ids \(e\.g\. 1\)"):
+        contingency_table(t, p)
+    with pytest.raises(ValueError, match=r"'truth' has 1 duplicate record ids"):
+        contingency_table(p, t)
+
+
+def test_different_records_follow_the_policy() -> None:
+    t = pd.DataFrame({"record_id": [1, 2, 3, 4], "cluster_id": [0, 0, 1, 1]})
+    p = pd.DataFrame({"record_id": [4, 3, 2, 9], "cluster_id": [5, 5, 6, 6]})
+    with pytest.raises(RecordMismatchError, match="1 record"):
+        contingency_table(t, p)
+    for policy in ("twinless", "intersection"):
+        _same(
+            contingency_table(t, p, on_mismatch=policy),
+            align(t, p, on_mismatch=policy).table(),
+        )
+
+
+def test_the_truth_read_twice_is_still_flagged() -> None:
+    t = pd.DataFrame({"record_id": [5, 6, 7], "cluster_id": [1, 1, 2]})
+    with pytest.warns(IdenticalColumnsWarning):
+        contingency_table(t, t.copy())
+    shuffled = t.iloc[[2, 0, 1]].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tab = contingency_table(t, shuffled)  # another order: scored, not flagged
+    assert tab.counts.tolist() == [2, 1]
+
+
+def test_keys_that_do_not_fit_take_the_general_path() -> None:
+    records = np.array([0, 2**62], dtype=np.int64)
+    assert pack_side(records, np.array([0, 3]), 4) is None  # range and codes over 63 bits
+    assert pack_side(np.array([2**63], dtype=np.uint64), np.array([0]), 1) is None
+    assert pack_side(np.array(["a"], dtype=object), np.array([0]), 1) is None
+    t = pd.DataFrame({"record_id": records, "cluster_id": [0, 3]})
+    p = pd.DataFrame({"record_id": records[::-1], "cluster_id": [1, 1]})
+    _same(contingency_table(t, p), align(t, p).table())
+
+
+def test_paired_cells_refuse_other_records() -> None:
+    def side(records: list[int]) -> object:
+        return pack_side(np.array(records), np.zeros(len(records), dtype=np.int64), 1)
+
+    assert paired_cells(side([1, 2, 3]), side([1, 2, 4])) is None  # type: ignore[arg-type]
+    assert paired_cells(side([1, 2, 2]), side([1, 2, 2])) is None  # type: ignore[arg-type]
+    assert paired_cells(side([1, 3, 5]), side([1, 4, 5])) is None  # type: ignore[arg-type]
+    assert paired_cells(side([1, 2]), side([1, 2, 3])) is None  # type: ignore[arg-type]
+
+
+def test_repeats_across_blocks_are_found() -> None:
+    from ereval import _packed
+
+    n = 3 * _packed.BLOCK
+    records = np.arange(n, dtype=np.int64)
+    records[_packed.BLOCK] = records[_packed.BLOCK - 1]  # a repeat across a block edge
+    t = pd.DataFrame({"record_id": records, "cluster_id": records % 7})
+    p = pd.DataFrame({"record_id": records[::-1], "cluster_id": records % 5})
+    with pytest.raises(ValueError, match="'truth' has 1 duplicate record ids"):
+        contingency_table(t, p)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_count_cells_sorted_and_exact(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 500)), int(rng.integers(1, 40))
+    t, p = rng.integers(0, k, n), rng.integers(0, k, n)
+    rows, cols, counts = count_cells(t, p, k)
+    dense = np.zeros((k, k), dtype=np.int64)
+    np.add.at(dense, (t, p), 1)
+    want_rows, want_cols = np.nonzero(dense)  # row-major: sorted by (row, col)
+    assert rows.tolist() == want_rows.tolist()
+    assert cols.tolist() == want_cols.tolist()
+    assert counts.tolist() == dense[want_rows, want_cols].tolist()
+
+
+def test_count_cells_with_codes_far_apart() -> None:
+    t = np.array([2**40, 0, 2**40, 5])
+    p = np.array([2**40, 1, 2**40, 1])
+    rows, cols, counts = count_cells(t, p, 2**40 + 1)
+    assert rows.tolist() == [0, 5, 2**40]
+    assert cols.tolist() == [1, 1, 2**40]
+    assert counts.tolist() == [1, 1, 2]
+    assert count_cells(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 3)[0].size == 0
+
+
+@pytest.mark.parametrize("kind", ["random", "few values", "equal top bits", "all equal"])
+@pytest.mark.parametrize("n", [1, 2, 7, 5000])
+def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
+    from ereval._text_keys import _order
+
+    rng = np.random.default_rng(n)
+    wide = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64)
+    keys = {
+        "random": wide,
+        "few values": rng.integers(0, 5, n).astype(np.uint64),
+        # every key's top bits alike: the low bits alone tell them apart
+        "equal top bits": (wide & np.uint64(0xFFFF << 48))
+        | rng.integers(0, 9, n).astype(np.uint64),
+        "all equal": np.full(n, 2**64 - 1, dtype=np.uint64),
+    }[kind]
+    order, distinct = _order(keys)
+    assert distinct == (np.unique(keys).shape[0] == n)
+    assert order.dtype == np.int64
+    assert sorted(order.tolist()) == list(range(n))
+    np.testing.assert_array_equal(keys[order], np.sort(keys))
+    if np.unique(keys).shape[0] == n:
+        np.testing.assert_array_equal(order, np.argsort(keys))
