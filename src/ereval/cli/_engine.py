@@ -1,7 +1,7 @@
-"""The options that choose and tune the engine building the contingency table.
+"""The options that choose and tune the engine that reads the files and computes.
 
-``--engine auto|numpy|duckdb|spark`` picks who builds it (``auto``: NumPy when
-the files fit comfortably in memory, DuckDB otherwise); ``--memory-limit``,
+``--engine auto|numpy|duckdb|spark`` picks the engine (``auto``: NumPy when the
+files fit comfortably in memory, DuckDB otherwise); ``--memory-limit``,
 ``--threads`` and ``--temp-dir`` tune DuckDB, ``--spark-master`` and
 ``--spark-conf KEY=VALUE`` (repeatable) Spark. They are checked before any work.
 Commands that work in memory only take the same options and refuse the other
@@ -34,9 +34,9 @@ EngineOpt = Annotated[
     EngineName,
     typer.Option(
         "--engine",
-        help="Who builds the contingency table: numpy (in memory), duckdb (from the files, "
-        "out of core), spark (Apache Spark, local or a cluster) or auto (numpy when the "
-        "files fit comfortably in memory).",
+        help="Who reads the files and computes the numbers: numpy (in memory), duckdb "
+        "(from the files, out of core), spark (Apache Spark, local or a cluster) or auto "
+        "(numpy when the files fit comfortably in memory).",
     ),
 ]
 MemoryLimitOpt = Annotated[
