@@ -71,6 +71,7 @@ __all__ = [
     "key_ids",
     "keyed_frame",
     "locate_pairs",
+    "missing_columns_error",
     "pairs_frame",
     "read_membership",
     "read_table",
@@ -260,7 +261,7 @@ def keyed_frame(frame: Any, record_col: Columns, *, name: str) -> tuple[Any, str
     present = _table_columns(table, name=name)
     missing = [c for c in cols if c not in present]
     if missing:
-        raise _missing_columns_error(name, missing, present, "'record_col'")
+        raise missing_columns_error(name, missing, present, "'record_col'")
     joined = "+".join(cols)
     keys = key_ids(table, cols, name=name)
     return table.assign(**{joined: pd.Series(to_numpy(keys), index=table.index)}), joined
@@ -277,9 +278,11 @@ def _table_columns(table: Any, *, name: str) -> list[str]:
     return [str(c) for c in cols]
 
 
-def _missing_columns_error(
+def missing_columns_error(
     name: str, missing: list[str], cols: list[str], options: str
 ) -> InputError:
+    """The error for columns ``missing`` from the input ``name`` whose columns are ``cols``
+    (``options`` names the options that choose others)."""
     return InputError(
         f"'{name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
         f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
@@ -300,7 +303,7 @@ def _pick_membership(
         )
     if len(cols) == 2 and len(wanted) == 2 and not any(c in cols for c in wanted):
         return column_ids(table[cols[0]]), column_ids(table[cols[1]])
-    raise _missing_columns_error(name, missing, cols, "'record_col' / 'cluster_col'")
+    raise missing_columns_error(name, missing, cols, "'record_col' / 'cluster_col'")
 
 
 # ---------------------------------------------------------------------------

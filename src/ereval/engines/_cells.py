@@ -19,11 +19,12 @@ import numpy.typing as npt
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
 from ..contingency import MISMATCH_POLICIES, AlignOptions, ContingencyTable, MismatchPolicy
-from ..io import column_names
+from ..io import column_names, missing_columns_error
 from . import sql
 
 __all__ = [
     "SideSpec",
+    "check_columns",
     "check_side",
     "check_unique",
     "checked_cells",
@@ -102,6 +103,21 @@ class SideSpec:
         """Every column the side reads, each once."""
         wanted = self.records + self.clusters + [c for _, cols in self.extra for c in cols]
         return list(dict.fromkeys(wanted))
+
+
+def check_columns(spec: SideSpec, present: list[str]) -> None:
+    """The error of the in-memory path when a column of ``spec`` is not among ``present``:
+    the key columns first; a column of ``extra`` only (a record's name) is named as one
+    of ``'names'``."""
+    keys = spec.records + spec.clusters
+    missing = [c for c in keys if c not in present]
+    if missing:
+        raise missing_columns_error(spec.name, missing, present, "'record_col' / 'cluster_col'")
+    absent = [c for c in spec.columns if c not in present]
+    if absent:
+        raise InputError(
+            f"'names': '{spec.name}' has no column {absent[0]!r}; its columns are {present}"
+        )
 
 
 def side_specs(

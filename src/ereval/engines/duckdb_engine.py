@@ -45,7 +45,7 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import SideSpec, check_side, checked_cells, coded_table, side_specs
+from ._cells import SideSpec, check_columns, check_side, checked_cells, coded_table, side_specs
 from .duckdb_stats import duckdb_table_statistics
 
 __all__ = [
@@ -305,7 +305,7 @@ class _Side:
             types = {
                 str(c): str(t) for c, t in zip(self.data.columns, self.data.types, strict=True)
             }
-            self._check_columns(types)
+            check_columns(self.spec, list(types))
             wanted = self.spec.columns
             reader = self.data.select(", ".join(sql.ident(c) for c in wanted)).to_arrow_reader()
             table = f"{self.view}_source"
@@ -320,7 +320,7 @@ class _Side:
             self.con.register(table, self.data)
             described = self.con.execute(f"DESCRIBE SELECT * FROM {table}").fetchall()
             types = {str(r[0]): str(r[1]) for r in described}
-            self._check_columns(types)
+            check_columns(self.spec, list(types))
             return table, types
         if not isinstance(self.data, str | os.PathLike):
             spark = (
@@ -341,18 +341,8 @@ class _Side:
                 f"'{self.name}': cannot read '{spec.path}' ({type(exc).__name__}: {exc})"
             ) from exc
         types = {str(r[0]): str(r[1]) for r in described}
-        self._check_columns(types)
+        check_columns(self.spec, list(types))
         return source, types
-
-    def _check_columns(self, types: dict[str, str]) -> None:
-        missing = [c for c in self.spec.columns if c not in types]
-        if missing:
-            cols = list(types)
-            raise InputError(
-                f"'{self.name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
-                f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
-                "(set 'record_col' / 'cluster_col' to choose others)"
-            )
 
     def load(self, *, as_text: bool) -> str:
         """Create the view, check it has rows and no missing id; return the record kind."""

@@ -200,25 +200,8 @@ def engine_prediction(
         constants = population_constants(*size_distribution(con, "p"))
         return _prepared(got, constants, with_names)
 
-    try:
-        prepared: PreparedPrediction = run([spec], work)
-    except InputError as exc:
-        raise _names_error(exc, name_cols, spec.records + spec.clusters) from None
+    prepared: PreparedPrediction = run([spec], work)
     return prepared
-
-
-def _names_error(exc: InputError, name_cols: list[str] | None, keys: list[str]) -> InputError:
-    """``exc``, or, when it says that only name columns are missing from the prediction, the
-    error of the in-memory path, which names ``'names'``."""
-    text = str(exc)
-    head, sep, rest = text.partition("; its columns are ")
-    if name_cols is None or not sep or not head.startswith("'pred' has no column(s) "):
-        return exc
-    if any(repr(c) in head for c in keys):
-        return exc
-    columns = rest.split(" (set 'record_col'")[0]
-    missing = head.removeprefix("'pred' has no column(s) ")
-    return InputError(f"'names': 'pred' has no column {missing}; its columns are {columns}")
 
 
 def _check_names(con: Any, name_cols: list[str]) -> None:

@@ -38,7 +38,7 @@ from ..contingency import (
 from ..files import file_spec, header
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import SideSpec, check_side, checked_cells, keyed_table, side_specs
+from ._cells import SideSpec, check_columns, check_side, checked_cells, keyed_table, side_specs
 from .duckdb_engine import is_arrow_table
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
@@ -312,14 +312,7 @@ class _Side:
         """Create the view, check it has rows and no missing id; return the record kind."""
         frame = self._frame()
         types = {f.name: f.dataType for f in frame.schema.fields}
-        missing = [c for c in self.spec.columns if c not in types]
-        if missing:
-            cols = list(types)
-            raise InputError(
-                f"'{self.name}' has no column(s) {', '.join(repr(m) for m in missing)}; "
-                f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
-                "(set 'record_col' / 'cluster_col' to choose others)"
-            )
+        check_columns(self.spec, list(types))
         source = self.view + "_source"
         self.run.register(source, frame)
         r_sql, r_kind = self._key(self.records, types)
