@@ -307,13 +307,11 @@ def sample_errors(
     chosen = prediction_engine(
         pred,
         engine,
-        {
-            "memory_limit": memory_limit,
-            "threads": threads,
-            "temp_dir": temp_dir,
-            "spark_master": spark_master,
-            "spark_conf": spark_conf,
-        },
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
     )
     prepared = (
         pred

@@ -98,7 +98,7 @@ def prediction_for_sample(
     ``engine`` is a name (``"auto"`` looks at ``pred`` alone) or an engine of
     :func:`ereval.engines.get_engine`.
     """
-    chosen = prediction_engine(pred, engine, {})
+    chosen = prediction_engine(pred, engine)
     if isinstance(pred, PreparedPrediction):
         return prepare_prediction(pred, names=names)
     if isinstance(chosen, NumpyEngine):

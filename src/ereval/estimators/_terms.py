@@ -225,8 +225,9 @@ def prepare_prediction(
     return out
 
 
-def prediction_engine(pred: Any, engine: Any, options: Mapping[str, Any]) -> Engine:
-    """The engine reading ``pred`` (``"auto"`` looks at it alone), checked before any work."""
+def prediction_engine(pred: Any, engine: Any, **options: Any) -> Engine:
+    """The engine reading ``pred`` (``"auto"`` looks at it alone) with the options of
+    :func:`ereval.engines.get_engine`, checked before any work."""
     given = {k: v for k, v in options.items() if v is not None}
     if isinstance(pred, PreparedPrediction):
         if given or (engine not in ("auto", "numpy") and not isinstance(engine, NumpyEngine)):

@@ -396,13 +396,11 @@ def estimate(
     chosen = prediction_engine(
         pred,
         engine,
-        {
-            "memory_limit": memory_limit,
-            "threads": threads,
-            "temp_dir": temp_dir,
-            "spark_master": spark_master,
-            "spark_conf": spark_conf,
-        },
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
         pred, sample, design, weights, names, record_col, cluster_col, chosen
@@ -489,13 +487,11 @@ def estimate_by_group(
     chosen = prediction_engine(
         pred,
         engine,
-        {
-            "memory_limit": memory_limit,
-            "threads": threads,
-            "temp_dir": temp_dir,
-            "spark_master": spark_master,
-            "spark_conf": spark_conf,
-        },
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
         pred, sample, design, weights, names, record_col, cluster_col, chosen

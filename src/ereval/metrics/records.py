@@ -93,15 +93,6 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
     )
 
 
-def _engine(
-    engine: EngineName | Engine,
-    truth: Any,
-    pred: Any,
-    engine_options: dict[str, Any],
-) -> Engine:
-    return get_engine(engine, truth=truth, pred=pred, **engine_options)
-
-
 def record_errors(
     truth: Any,
     pred: Any,
@@ -148,17 +139,15 @@ def record_errors(
     >>> df[["record_id", "OCE", "UCE"]].values.tolist()
     [[1, 0, 1], [2, 1, 1], [3, 1, 0]]
     """
-    builder = _engine(
+    builder = get_engine(
         engine,
-        truth,
-        pred,
-        {
-            "memory_limit": memory_limit,
-            "threads": threads,
-            "temp_dir": temp_dir,
-            "spark_master": spark_master,
-            "spark_conf": spark_conf,
-        },
+        truth=truth,
+        pred=pred,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
     )
     if not isinstance(builder, NumpyEngine):
         return cast(pd.DataFrame, engine_record_errors(builder, truth, pred, **options))
@@ -197,17 +186,15 @@ def cluster_errors(
     >>> df[["cluster_id", "size", "n_pred_clusters", "UCE"]].values.tolist()
     [['a', 2, 2, 1.0], ['b', 1, 1, 0.0]]
     """
-    builder = _engine(
+    builder = get_engine(
         engine,
-        truth,
-        pred,
-        {
-            "memory_limit": memory_limit,
-            "threads": threads,
-            "temp_dir": temp_dir,
-            "spark_master": spark_master,
-            "spark_conf": spark_conf,
-        },
+        truth=truth,
+        pred=pred,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
     )
     if not isinstance(builder, NumpyEngine):
         return cast(pd.DataFrame, engine_cluster_errors(builder, truth, pred, **options))
