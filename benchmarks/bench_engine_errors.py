@@ -29,7 +29,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_engines import _BARE, _measure, _write
+from _process import cached_files, measure
+from bench_engines import _BARE, _write
 
 CASES = ("bare", "numpy", "duckdb", "duckdb-1GB")
 
@@ -50,12 +51,9 @@ def main() -> None:
         parser.error(f"unknown case(s) {unknown}; choose among {', '.join(CASES)}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.data_dir or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
         t, p = folder / "truth.parquet", folder / "pred.parquet"
-        stamp = folder / f"written-{args.n}-{args.ids}-{args.seed}"
-        if not stamp.exists():
-            t, p = _write(folder, args.n, args.ids, args.seed)
-            stamp.touch()
+        key = f"written-{args.n}-{args.ids}-{args.seed}"
+        cached_files(folder, key, lambda: _write(folder, args.n, args.ids, args.seed))
         spill = Path(tmp) / "spill"
         spill.mkdir()
         outs = {name: Path(tmp) / f"{name}.parquet" for name in CASES}
@@ -83,7 +81,7 @@ def main() -> None:
         best: dict[str, dict[str, float | str]] = {}
         for _ in range(args.repeats):
             for name in chosen:
-                r = _measure(commands[name])
+                r = measure(commands[name])
                 if name not in best or float(r["cpu"]) < float(best[name]["cpu"]):
                     best[name] = r
         tables = [pq.read_table(outs[n]) for n in chosen if n != "bare"]

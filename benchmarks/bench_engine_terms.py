@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -35,17 +34,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-_CHILD = """
-import json, resource, subprocess, sys, time
-start = time.perf_counter()
-proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-wall = time.perf_counter() - start
-if proc.returncode:
-    sys.exit(proc.stderr)
-use = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "wall": wall,
-                  "rss_mb": use.ru_maxrss / 1024, "out": proc.stdout}))
-"""
+from _process import cached_files, measure
 
 CASES = ("numpy", "duckdb", "duckdb-1GB")
 
@@ -68,14 +57,6 @@ def _write(folder: Path, n: int, clusters: int, names: bool, seed: int) -> tuple
     s = folder / "sample.parquet"
     pq.write_table(pa.table({"record_id": records[keep], "cluster_id": truth[keep].astype(str)}), s)
     return p, s
-
-
-def _measure(cmd: list[str]) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
-    if out.returncode:
-        sys.exit(f"{' '.join(cmd[:8])} ... failed:\n{out.stderr}")
-    result: dict[str, Any] = json.loads(out.stdout)
-    return result
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -103,12 +84,10 @@ def main() -> None:
         parser.error(f"choose cases among {', '.join(CASES)}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.data_dir or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
-        stamp = folder / f"terms-{args.n}-{args.clusters}-{args.names}-{args.seed}"
         p, s = folder / "pred.parquet", folder / "sample.parquet"
-        if not stamp.exists():
-            p, s = _write(folder, args.n, args.clusters, args.names, args.seed)
-            stamp.touch()
+        key = f"terms-{args.n}-{args.clusters}-{args.names}-{args.seed}"
+        write = lambda: _write(folder, args.n, args.clusters, args.names, args.seed)  # noqa: E731
+        cached_files(folder, key, write)
         spill = Path(tmp) / "spill"
         spill.mkdir()
         base = [sys.executable, "-m", "ereval", "estimate", "--pred", str(p), "--sample", str(s)]
@@ -131,7 +110,7 @@ def main() -> None:
         best: dict[str, dict[str, Any]] = {}
         for _ in range(args.repeats):
             for name in chosen:
-                r = _measure(commands[name])
+                r = measure(commands[name])
                 if name not in best or r["cpu"] < best[name]["cpu"]:
                     best[name] = r
         n_sample = pq.read_metadata(s).num_rows

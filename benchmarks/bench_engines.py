@@ -46,6 +46,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from _process import cached_files, measure
+
 
 def _write(folder: Path, n: int, ids: str, seed: int) -> tuple[Path, Path]:
     rng = np.random.default_rng(seed)
@@ -64,18 +66,6 @@ def _write(folder: Path, n: int, ids: str, seed: int) -> tuple[Path, Path]:
     )
     return t, p
 
-
-_CHILD = """
-import json, resource, subprocess, sys, time
-start = time.perf_counter()
-proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-wall = time.perf_counter() - start
-if proc.returncode:
-    sys.exit(proc.stderr)
-use = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "wall": wall,
-                  "rss_mb": use.ru_maxrss / 1024, "out": proc.stdout}))
-"""
 
 _BARE = """
 import sys, duckdb
@@ -141,14 +131,6 @@ lap("whole statistics() call", cpu, wall)
 """
 
 
-def _measure(cmd: list[str]) -> dict[str, float | str]:
-    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
-    if out.returncode:
-        sys.exit(f"{' '.join(cmd[:6])} ... failed:\n{out.stderr}")
-    result: dict[str, float | str] = json.loads(out.stdout)
-    return result
-
-
 def _same(outputs: list[str]) -> bool:
     """Whether the runs printed the same metrics: integers equal, floats to 1e-12."""
     parsed = [json.loads(o) for o in outputs]
@@ -206,12 +188,9 @@ def main() -> None:
         parser.error(f"unknown case(s) {unknown}; choose among {', '.join(CASES)}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.data_dir or Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
         t, p = folder / "truth.parquet", folder / "pred.parquet"
-        stamp = folder / f"written-{args.n}-{args.ids}-{args.seed}"
-        if not stamp.exists():
-            t, p = _write(folder, args.n, args.ids, args.seed)
-            stamp.touch()
+        key = f"written-{args.n}-{args.ids}-{args.seed}"
+        cached_files(folder, key, lambda: _write(folder, args.n, args.ids, args.seed))
         spill = Path(tmp) / "spill"
         spill.mkdir()
         ereval = [sys.executable, "-m", "ereval", "metrics", str(t), str(p), "-f", "json", "-q"]
@@ -226,7 +205,7 @@ def main() -> None:
         best: dict[str, dict[str, float | str]] = {}
         for _ in range(args.repeats):
             for name in chosen:
-                r = _measure(commands[name])
+                r = measure(commands[name])
                 if name not in best or float(r["cpu"]) < float(best[name]["cpu"]):
                     best[name] = r
         if args.phases:

@@ -30,8 +30,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,23 +37,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from _process import measure
 from _synthetic import best_time, move_records, zipf_clusters
 from ereval import evaluate
 from ereval.compare import compare
 from ereval.monitor import monitor
 from ereval.summary import summarize
-
-_CHILD = """
-import json, resource, subprocess, sys, time
-start = time.perf_counter()
-proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-wall = time.perf_counter() - start
-if proc.returncode:
-    sys.exit(proc.stderr)
-use = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "wall": wall,
-                  "rss_mb": use.ru_maxrss / 1024, "out": proc.stdout}))
-"""
 
 _BARE = """
 import sys, duckdb
@@ -75,14 +62,6 @@ _RUNS = {
     "numpy+names": ("numpy", True),
     "duckdb+names": ("duckdb", True),
 }
-
-
-def _measure(cmd: list[str]) -> dict[str, float | str]:
-    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
-    if out.returncode:
-        sys.exit(f"{' '.join(cmd[:6])} ... failed:\n{out.stderr}")
-    result: dict[str, float | str] = json.loads(out.stdout)
-    return result
 
 
 def engines(n: int, cases: list[str], repeats: int, seed: int) -> None:
@@ -110,7 +89,7 @@ def engines(n: int, cases: list[str], repeats: int, seed: int) -> None:
                 engine, names = _RUNS[case]
                 cmd = [sys.executable, "-m", "ereval", "summary", str(path), "-f", "json"]
                 cmd += ["--engine", engine] + (["--names", "name"] if names else [])
-            runs = [_measure(cmd) for _ in range(repeats)]
+            runs = [measure(cmd) for _ in range(repeats)]
             best = min(runs, key=lambda r: float(r["cpu"]))
             if case == "bare":
                 floor = best

@@ -1,0 +1,48 @@
+"""Running a command in a fresh process and measuring it, for the benchmarks.
+
+:func:`measure` runs ``cmd`` under a small Python parent that reports the CPU
+seconds (user + system) and peak resident memory of its children, the wall
+seconds, and what the command printed; :func:`cached_files` writes a benchmark's
+input files once into a folder and reuses them on later runs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_CHILD = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+wall = time.perf_counter() - start
+if proc.returncode:
+    sys.exit(proc.stderr)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "wall": wall,
+                  "rss_mb": use.ru_maxrss / 1024, "out": proc.stdout}))
+"""
+
+
+def measure(cmd: list[str]) -> dict[str, Any]:
+    """``{"cpu", "wall", "rss_mb", "out"}`` of ``cmd`` run in a fresh process (the
+    benchmark stops with the command's error if it fails)."""
+    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"{' '.join(cmd[:8])} ... failed:\n{out.stderr}")
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def cached_files(folder: Path, key: str, write: Callable[[], object]) -> None:
+    """Call ``write()`` (which writes the input files into ``folder``) unless a run with
+    the same ``key`` (its size, seed ...) already wrote them there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = folder / key
+    if not stamp.exists():
+        write()
+        stamp.touch()
