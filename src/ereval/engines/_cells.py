@@ -30,6 +30,7 @@ __all__ = [
     "checked_cells",
     "coded_table",
     "keyed_table",
+    "name_columns",
     "push_table",
     "read_options",
     "side_specs",
@@ -103,6 +104,24 @@ class SideSpec:
         """Every column the side reads, each once."""
         wanted = self.records + self.clusters + [c for _, cols in self.extra for c in cols]
         return list(dict.fromkeys(wanted))
+
+
+def name_columns(columns: list[str]) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], list[str]]:
+    """The ``extra`` columns of a :class:`SideSpec` for a record's name held in
+    ``columns``: the name's key as ``s``, and with several columns each of them on
+    its own as ``s0``, ``s1``... (for their missing values); and the aliases whose
+    missing values count (``["s"]`` for one column).
+
+    Examples
+    --------
+    >>> name_columns(["first", "last"])
+    ((('s', ('first', 'last')), ('s0', ('first',)), ('s1', ('last',))), ['s0', 's1'])
+    """
+    extra = (("s", tuple(columns)),)
+    if len(columns) == 1:
+        return extra, ["s"]
+    each = tuple((f"s{k}", (c,)) for k, c in enumerate(columns))
+    return extra + each, [alias for alias, _ in each]
 
 
 def check_columns(spec: SideSpec, present: list[str]) -> None:

@@ -28,7 +28,7 @@ from ..files import file_spec, header
 from ..io import Columns, column_names
 from ..summary import Summary
 from . import sql, summary_sql
-from ._cells import SideSpec, check_unique, size_distribution
+from ._cells import SideSpec, check_unique, name_columns, size_distribution
 from .base import Engine, EngineName, NumpyEngine, get_engine
 from .duckdb_engine import is_relation
 from .spark_session import is_spark_dataframe
@@ -124,9 +124,7 @@ def _sides(
             f"(a mapping is read in memory: use engine='numpy'); received {describe(names)}"
         )
     cols = column_names(names if isinstance(names, str) else list(names), name="names")
-    extra: tuple[tuple[str, tuple[str, ...]], ...] = (("s", tuple(cols)),)
-    if len(cols) > 1:  # each column on its own too, for the missing values
-        extra += tuple((f"s{k}", (c,)) for k, c in enumerate(cols))
+    extra = name_columns(cols)[0]
     if names_from is None:
         present = _columns_of(clustering, "clustering")
         absent = [c for c in cols if present is not None and c not in present]
@@ -155,7 +153,7 @@ def _missing_names(con: Any, view: str, cols: list[str], names_from: Any) -> Non
     """The in-memory path's error for the first name column with a missing value: null,
     or NaN in a float column, and in a name of several columns the empty text too (two
     statements, whatever the number of columns)."""
-    aliases = ["s"] if len(cols) == 1 else [f"s{k}" for k in range(len(cols))]
+    aliases = name_columns(cols)[1]
     kinds = con.execute(summary_sql.column_types_sql(view, aliases)).fetchall()[0]
     conditions = [
         summary_sql.missing_sql(

@@ -43,7 +43,7 @@ from ..estimators._terms import (
 from ..ids import factorize, to_arrow_ids
 from ..io import Columns, column_names
 from . import sample_sql
-from ._cells import SideSpec, check_unique, push_table, size_distribution
+from ._cells import SideSpec, check_unique, name_columns, push_table, size_distribution
 from .base import Engine, EngineName, NumpyEngine
 
 __all__ = [
@@ -160,11 +160,7 @@ def engine_prediction(
     name_cols = _name_columns(names)
     sample_ids = to_arrow_ids(records)
     sample_np = np.asarray(records)
-    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    if name_cols is not None:
-        extra = (("s", tuple(name_cols)),)
-        if len(name_cols) > 1:
-            extra += tuple((f"s{i}", (c,)) for i, c in enumerate(name_cols))
+    extra = () if name_cols is None else name_columns(name_cols)[0]
     spec = SideSpec(
         "p",
         pred,
@@ -206,7 +202,7 @@ def engine_prediction(
 
 def _check_names(con: Any, name_cols: list[str]) -> None:
     """The error of the in-memory path for records without a name."""
-    aliases = ["s"] if len(name_cols) == 1 else [f"s{i}" for i in range(len(name_cols))]
+    aliases = name_columns(name_cols)[1]
     counts = con.execute(sample_sql.missing_names_sql("p", aliases)).fetchall()[0]
     for column, alias, count in zip(name_cols, aliases, counts, strict=True):
         if count:
