@@ -321,3 +321,21 @@ def test_cli_errors_on_spark(tmp_path: Path, request: pytest.FixtureRequest) -> 
     out = tmp_path / "e.csv"
     _run([*base, "--engine", "spark", "--by", "record", "-o", str(out)])
     assert out.read_text() == record_errors(t, p).to_csv(index=False)
+
+
+def test_cli_names_pred_as_the_mode_reads_it(tmp_path: Path) -> None:
+    # TRUTH PRED are arguments; --pred is the sample mode's option
+    truth = tmp_path / "truth.csv"
+    truth.write_text("record_id,cluster_id\n1,a\n2,a\n")
+    dup = tmp_path / "dup.csv"
+    dup.write_text("record_id,cluster_id\n1,a\n1,b\n2,b\n")
+    sample = tmp_path / "sample.csv"
+    sample.write_text("record_id,cluster_id\n1,a\n")
+    for engine in ("numpy", "duckdb"):
+        got = CliRunner().invoke(app, ["errors", str(truth), str(dup), "--engine", engine])
+        assert got.exit_code == 2
+        assert got.output.startswith("error: 'pred' has 1 duplicate record ids"), got.output
+    args = ["errors", "--pred", str(dup), "--sample", str(sample), "--design", "cluster"]
+    got = CliRunner().invoke(app, [*args, "--weights", "uniform"])
+    assert got.exit_code == 2
+    assert got.output.startswith("error: '--pred' has 1 duplicate record ids"), got.output

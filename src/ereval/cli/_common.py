@@ -233,6 +233,17 @@ def note(message: str) -> None:
     _stderr.print(message, markup=False, style="dim")
 
 
+def positional(*names: str) -> None:
+    """In the running command's current mode, ``names`` are positional arguments (``ereval
+    errors TRUTH PRED``), not its options of the same name (``--pred`` of its sample
+    mode): its messages leave them as they are."""
+    table = _flags_var.get()
+    if table is not None:
+        drop = set(names) | {n.replace("_", "-") for n in names}
+        drop |= {api for api, cli in API_NAMES.items() if cli in names}
+        _flags_var.set({k: v for k, v in table.items() if k not in drop})
+
+
 def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Turn input errors into a one-line message naming the option, and exit code 2.
 
@@ -255,7 +266,8 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except (InputError, InputTypeError, MissingDependencyError) as exc:
-            raise fail(cli_message(str(exc), flags)) from None
+            # the table of the running command, as its mode left it (see positional)
+            raise fail(cli_message(str(exc), _flags_var.get() or flags)) from None
         except FileNotFoundError as exc:
             raise fail(f"file not found: {exc.filename}") from None
         except IsADirectoryError as exc:

@@ -36,6 +36,7 @@ from ._common import (
     emit_records,
     examples,
     handle_errors,
+    positional,
 )
 from ._engine import (
     EngineOpt,
@@ -450,6 +451,7 @@ def errors_command(
     given = [flag for flag, on in sample_opts.items() if on]
     if given:
         raise InputError(f"'{given[0]}' is for the sample mode ('--pred' and '--sample')")
+    positional("pred")  # PRED here, not the sample mode's --pred
     options = align_options(**locals())
     builder = engine_from_options(
         engine=engine,
