@@ -9,11 +9,16 @@ warnings).
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._errors import InputError, InputTypeError, MissingDependencyError, RecordMismatchError
-from .contingency import Alignment, ContingencyTable, align, contingency_table
-from .io import Membership, PairList, as_membership, as_pairs
-from .metrics import CANONICAL_METRICS, EXTRA_METRICS, cluster_errors, evaluate, record_errors
-from .results import Estimate
+
+if TYPE_CHECKING:
+    from .contingency import Alignment, ContingencyTable, align, contingency_table
+    from .io import Membership, PairList, as_membership, as_pairs
+    from .metrics import CANONICAL_METRICS, EXTRA_METRICS, cluster_errors, evaluate, record_errors
+    from .results import Estimate
 
 __version__ = "0.1.0"
 
@@ -38,3 +43,35 @@ __all__ = [
     "evaluate",
     "record_errors",
 ]
+
+# Public name -> module that defines it, imported on first use (PEP 562): a
+# command that needs only some of them does not pay for the others' imports.
+_LAZY: dict[str, str] = {
+    "Alignment": ".contingency",
+    "ContingencyTable": ".contingency",
+    "align": ".contingency",
+    "contingency_table": ".contingency",
+    "Membership": ".io",
+    "PairList": ".io",
+    "as_membership": ".io",
+    "as_pairs": ".io",
+    "CANONICAL_METRICS": ".metrics",
+    "EXTRA_METRICS": ".metrics",
+    "cluster_errors": ".metrics",
+    "evaluate": ".metrics",
+    "record_errors": ".metrics",
+    "Estimate": ".results",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
