@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from types import ModuleType
 
 from ._errors import MissingDependencyError
@@ -45,3 +46,25 @@ def require(module: str, *, feature: str, extra: str | None = None) -> ModuleTyp
             f"{feature} needs the optional package '{top}', which is not installed; "
             f"install it with: pip install 'ereval[{extra}]'"
         ) from exc
+
+
+def instance_of(obj: object, module: str, *names: str) -> bool:
+    """Whether ``obj`` is an instance of one of the classes ``names`` of ``module``.
+
+    The module is not imported: while it is not, no object can be an instance of
+    its classes, so a type test never pays for a heavy import (pandas).
+
+    Examples
+    --------
+    >>> import fractions
+    >>> instance_of(fractions.Fraction(1, 2), "fractions", "Fraction")
+    True
+    >>> instance_of([1, 2], "fractions", "Fraction")
+    False
+    """
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        return False
+    # a class not there yet (another thread is importing the module) has no instances
+    classes = tuple(c for c in (getattr(loaded, n, None) for n in names) if isinstance(c, type))
+    return isinstance(obj, classes)

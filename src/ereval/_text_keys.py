@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -209,6 +208,8 @@ def text_codes(arrays: list[pa.Array]) -> tuple[IntArray, IntArray] | None:
     words = _layout(arrays)
     if words is None:
         return None
+    import pandas as pd  # its hash table factorizes integer keys fastest
+
     keys = np.concatenate([_keys(w) for w in words])
     codes_raw, uniques = pd.factorize(keys)
     codes = codes_raw.astype(np.int64, copy=False)

@@ -32,12 +32,14 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 import pyarrow as pa
 
 from ._errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "FileSpec",
@@ -220,7 +222,7 @@ def read_arrow(
             import pyarrow.parquet as pq
 
             wanted = None if columns is None else list(columns)
-            return _concat([pq.read_table(part, columns=wanted) for part in spec.parts])
+            return _concat([_read_parquet(pq, part, wanted) for part in spec.parts])
         import pyarrow.csv as pacsv
 
         text = names if text_columns == "all" else [c for c in text_columns if c in names]
@@ -244,6 +246,14 @@ def read_arrow(
                 for part in spec.parts
             ]
         )
+
+
+def _read_parquet(pq: Any, part: Path, columns: list[str] | None) -> pa.Table:
+    """One Parquet file, read as a file rather than through ``pyarrow.dataset`` (as
+    ``pq.read_table`` does), which would import pandas."""
+    with pq.ParquetFile(part) as parquet:
+        table: pa.Table = parquet.read(columns=columns)
+    return table
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:

@@ -20,7 +20,6 @@ from typing import Any, Literal, TypeAlias, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -30,6 +29,7 @@ from ._text_keys import same_set_positions, text_codes
 __all__ = [
     "IdArray",
     "IdType",
+    "arrow_to_numpy",
     "cast_ids",
     "check_no_missing",
     "dense_int_span",
@@ -38,6 +38,7 @@ __all__ = [
     "id_kind",
     "int_offsets",
     "missing_mask",
+    "positions_to_arrow",
     "same_ids",
     "same_text_set",
     "take",
@@ -79,7 +80,7 @@ def to_arrow_ids(values: Any) -> IdArray:
             return values.cast(pa.large_string())
         if values.null_count:
             return np.asarray(values.to_pandas().astype(object).to_numpy())
-        return values.to_numpy(zero_copy_only=False)
+        return arrow_to_numpy(values)
     arr = np.asarray(values)
     if arr.dtype.kind == "U":
         return pa.array(arr, type=pa.string())
@@ -93,6 +94,34 @@ def to_arrow_ids(values: Any) -> IdArray:
         except OverflowError:
             return arr
     return arr
+
+
+def arrow_to_numpy(values: pa.Array) -> npt.NDArray[Any]:
+    """``values.to_numpy(zero_copy_only=False)``, integers and floats without nulls
+    shared through DLPack (pyarrow's own conversion imports pandas).
+
+    Examples
+    --------
+    >>> arrow_to_numpy(pa.array([3, 1, 2]))
+    array([3, 1, 2])
+    """
+    kind = values.type
+    if not values.null_count and (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+        return np.from_dlpack(values)
+    return np.asarray(values.to_numpy(zero_copy_only=False))
+
+
+def positions_to_arrow(index: npt.NDArray[Any]) -> pa.Array:
+    """Integer positions as an Arrow ``int64`` array for ``take``, built on the NumPy
+    buffer (``pa.array`` would import pandas).
+
+    Examples
+    --------
+    >>> pa.array(["a", "b", "c"]).take(positions_to_arrow(np.array([2, 0]))).to_pylist()
+    ['c', 'a']
+    """
+    flat = np.ascontiguousarray(index, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), flat.shape[0], [None, pa.py_buffer(flat)])
 
 
 def id_kind(arr: IdArray) -> str:
@@ -132,14 +161,24 @@ def _kind_of_value(value: Any) -> str:
 def missing_mask(arr: IdArray) -> npt.NDArray[np.bool_]:
     """Missing ids: null, NaN, NaT, None and the empty string."""
     if isinstance(arr, pa.Array):
-        mask = pc.or_kleene(pc.is_null(arr), pc.equal(arr, "")) if _is_text(arr) else arr.is_null()
-        return np.asarray(mask.fill_null(True).to_numpy(zero_copy_only=False), dtype=bool)
+        if _is_text(arr):
+            # empty: a length of 0 (comparing with a "" scalar would import pandas)
+            empty = pc.invert(pc.cast(pc.utf8_length(arr), pa.bool_()))
+            mask = pc.or_kleene(pc.is_null(arr), empty)
+        else:
+            mask = arr.is_null()
+        if mask.null_count:
+            mask = mask.fill_null(True)
+        # bytes through DLPack: pyarrow's own conversion of booleans imports pandas
+        return np.from_dlpack(pc.cast(mask, pa.uint8())).astype(bool)
     if arr.dtype.kind in "iub":
         return np.zeros(arr.shape[0], dtype=bool)
     if arr.dtype.kind in "fc":
         return np.asarray(np.isnan(arr), dtype=bool)
     if arr.dtype.kind in "mM":
         return np.asarray(np.isnat(arr), dtype=bool)
+    import pandas as pd
+
     out = np.asarray(pd.isna(arr), dtype=bool)
     out |= np.fromiter((isinstance(v, str) and v == "" for v in arr), bool, arr.shape[0])
     return out
@@ -157,8 +196,8 @@ def take(arr: IdArray, index: npt.NDArray[Any]) -> IdArray:
     if isinstance(arr, pa.Array):
         index = np.asarray(index)
         if index.dtype == bool:
-            return arr.filter(pa.array(index))
-        return arr.take(pa.array(index.astype(np.int64, copy=False)))
+            index = np.flatnonzero(index)
+        return arr.take(positions_to_arrow(index))
     return arr[index]
 
 
@@ -228,16 +267,16 @@ def int_offsets(values: npt.NDArray[Any], lo: int) -> IntArray:
 
 def _arrow_codes(encoded: Any) -> IntArray:
     if isinstance(encoded, pa.ChunkedArray):
-        parts = [np.asarray(c.indices.to_numpy(), dtype=np.int64) for c in encoded.chunks]
+        parts = [arrow_to_numpy(c.indices).astype(np.int64) for c in encoded.chunks]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return np.asarray(encoded.indices.to_numpy(), dtype=np.int64)
+    return arrow_to_numpy(encoded.indices).astype(np.int64)
 
 
 def _sorted_dictionary(dictionary: pa.Array, codes: IntArray) -> tuple[IntArray, pa.Array]:
-    order = np.asarray(pc.sort_indices(dictionary).to_numpy(), dtype=np.int64)
+    order = arrow_to_numpy(pc.sort_indices(dictionary)).astype(np.int64)
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.arange(order.shape[0], dtype=np.int64)
-    return rank[codes], dictionary.take(pa.array(order))
+    return rank[codes], dictionary.take(positions_to_arrow(order))
 
 
 def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
@@ -254,7 +293,7 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
         fast = text_codes([values]) if _is_text(values) else None
         if fast is not None:
             codes, first = fast
-            dictionary = values.take(pa.array(first))
+            dictionary = values.take(positions_to_arrow(first))
         else:
             encoded = pc.dictionary_encode(values)
             codes = _arrow_codes(encoded)
@@ -268,6 +307,8 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
         labels = np.arange(lo, lo + span, dtype=np.int64).astype(values.dtype, copy=False)
         offsets = int_offsets(values, lo)
         return (offsets.copy() if offsets is values else offsets), labels
+    import pandas as pd
+
     try:
         codes, uniques = pd.factorize(values, sort=sort)
     except TypeError:  # ids of mutually unorderable types
@@ -297,6 +338,8 @@ def factorize(values: Any) -> tuple[IntArray, npt.NDArray[Any]]:
     if isinstance(ids, pa.Array):
         codes, labels = encode(ids, sort=False)
         return codes, to_numpy(labels)
+    import pandas as pd
+
     codes, uniques = pd.factorize(ids)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
@@ -314,7 +357,7 @@ def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
         fast = text_codes([a, b])
         if fast is not None:
             codes, first = fast
-            ids = pa.chunked_array([a, b]).take(pa.array(first)).combine_chunks()
+            ids = pa.chunked_array([a, b]).take(positions_to_arrow(first)).combine_chunks()
             return ids, codes[: len(a)], codes[len(a) :]
         encoded = pc.dictionary_encode(pa.chunked_array([a, b]))
         codes = _arrow_codes(encoded)

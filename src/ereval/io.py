@@ -32,15 +32,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._errors import InputError, InputTypeError
+from ._optional import instance_of
 from ._validation import describe, examples
 from .files import file_spec, header, read_arrow, read_table
 from .ids import (
@@ -57,6 +57,9 @@ from .ids import (
     to_numpy,
     union,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Columns",
@@ -129,12 +132,16 @@ class Membership:
         self, *, record_col: str = "record_id", cluster_col: str = "cluster_id"
     ) -> pd.DataFrame:
         """The clustering as a two-column pandas DataFrame (text ids keep a string dtype)."""
+        import pandas as pd
+
         return pd.DataFrame(
             {record_col: _series(self.record_ids), cluster_col: _series(self.cluster_ids)}
         )
 
 
 def _series(ids: IdArray) -> pd.Series:
+    import pandas as pd
+
     if isinstance(ids, pa.Array):
         return pd.Series(ids.to_pandas(), dtype="str")
     return pd.Series(ids)
@@ -190,9 +197,11 @@ def column_ids(values: Any) -> IdArray:
     Typed columns keep their type; text stays text (as Arrow strings, never
     Python objects when the column is Arrow-backed).
     """
-    if isinstance(values, pd.Index):
+    if instance_of(values, "pandas", "Index"):
         values = values.to_series()
-    if isinstance(values, pd.Series):
+    if instance_of(values, "pandas", "Series"):
+        import pandas as pd  # already imported: ``values`` is a Series
+
         dtype = values.dtype
         if isinstance(dtype, pd.StringDtype | pd.CategoricalDtype | pd.ArrowDtype):
             return to_arrow_ids(pa.array(values, from_pandas=True))
@@ -257,13 +266,15 @@ def keyed_frame(frame: Any, record_col: Columns, *, name: str) -> tuple[Any, str
     cols = column_names(record_col, name="record_col")
     if len(cols) == 1:
         return frame, cols[0]
-    table = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
+    table = frame if instance_of(frame, "pandas", "DataFrame") else frame.to_pandas()
     present = _table_columns(table, name=name)
     missing = [c for c in cols if c not in present]
     if missing:
         raise missing_columns_error(name, missing, present, "'record_col'")
     joined = "+".join(cols)
     keys = key_ids(table, cols, name=name)
+    import pandas as pd  # imported by to_pandas if not before
+
     return table.assign(**{joined: pd.Series(to_numpy(keys), index=table.index)}), joined
 
 
@@ -471,11 +482,11 @@ def read_membership(
             table, name=name, record_cols=record_cols, cluster_cols=cluster_cols
         )
         return _finalise(recs, clus, name=name, unique_records=not check_unique), cluster_cols
-    if isinstance(data, pd.Series):
+    if instance_of(data, "pandas", "Series"):
         return _finalise(
             column_ids(data.index), column_ids(data), name=name, unique_records=not check_unique
         ), None
-    if isinstance(data, pd.DataFrame):
+    if instance_of(data, "pandas", "DataFrame"):
         recs, clus = _pick_membership(
             data, name=name, record_cols=record_cols, cluster_cols=cluster_cols
         )
@@ -549,11 +560,15 @@ def pairs_frame(data: Any, *, left_col: Columns, right_col: Columns) -> Any:
     A MultiIndex becomes the two columns; a Series or DataFrame indexed by one
     keeps its values as columns (a Series under its name, or ``"score"``).
     """
-    index = data if isinstance(data, pd.MultiIndex) else getattr(data, "index", None)
-    if not isinstance(index, pd.MultiIndex) or not isinstance(
-        data, pd.Index | pd.Series | pd.DataFrame
+    index = data if instance_of(data, "pandas", "MultiIndex") else getattr(data, "index", None)
+    if (
+        index is None
+        or not instance_of(index, "pandas", "MultiIndex")
+        or not instance_of(data, "pandas", "Index", "Series", "DataFrame")
     ):
         return data
+    import pandas as pd  # already imported: ``data`` is a pandas object
+
     if index.nlevels != 2:
         raise InputError(
             f"'pairs': a MultiIndex of pairs needs 2 levels (one per record); it has {index.nlevels}"
@@ -594,7 +609,7 @@ def as_pairs(
     if isinstance(data, str | os.PathLike):
         data = read_arrow(data, name=name, text_columns="all")
     module = type(data).__module__
-    if isinstance(data, pd.DataFrame) or module.startswith(("polars", "pyarrow")):
+    if instance_of(data, "pandas", "DataFrame") or module.startswith(("polars", "pyarrow")):
         cols = _table_columns(data, name=name)
         missing = [c for c in left_cols + right_cols if c not in cols]
         if missing:

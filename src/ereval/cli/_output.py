@@ -17,12 +17,13 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
 from .._optional import require
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "TABLE_SUFFIXES",

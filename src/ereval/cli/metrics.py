@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
-import pandas as pd
 import typer
 
 from .._errors import InputError
@@ -51,7 +50,9 @@ from ._engine import (
 from ._output import Outputs, check_table_path, write_table
 from ._progress import progress
 from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
-from ._sample_errors import SampleMode, run_sample_mode
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TargetChoice = Literal["over", "under", "error", "ROCE", "RUCE"]
 BaseChoice = Literal["errors", "tagged", "all"]
@@ -405,6 +406,8 @@ def errors_command(
             raise InputError(
                 f"'{pair_only[0]}' is for TRUTH PRED; the sample mode reads --record-col and --cluster-col"
             )
+        from ._sample_errors import SampleMode, run_sample_mode
+
         run_sample_mode(
             SampleMode(
                 pred=pred,
@@ -493,7 +496,7 @@ def errors_command(
                     )
                 return
             frame = cast(
-                pd.DataFrame, in_sql(builder, truth_file, pred_file, progress=report, **options)
+                "pd.DataFrame", in_sql(builder, truth_file, pred_file, progress=report, **options)
             )
     if out is not None:
         with Outputs() as outputs:

@@ -21,10 +21,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, Unpack
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import numpy as np
-import pandas as pd
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import examples
@@ -32,6 +31,9 @@ from ..contingency import AlignOptions, MismatchPolicy
 from . import errors_sql as esql
 from . import sql
 from ._cells import checked_cells, push_table, side_specs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "COPY_FORMATS",
@@ -237,6 +239,8 @@ def _frame(columns: dict[str, Any], table: Table) -> pd.DataFrame:
         elif name in esql.ERROR_COLUMNS:
             arr = arr.astype(np.float64, copy=False)
         out[name] = arr
+    import pandas as pd
+
     return pd.DataFrame(out)
 
 

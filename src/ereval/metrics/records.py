@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Unpack, cast
+from typing import TYPE_CHECKING, Any, Unpack, cast
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ..contingency import Alignment, AlignOptions, align
 from ..engines import Engine, EngineName, NumpyEngine, get_engine
@@ -40,6 +39,9 @@ from ..engines.engine_errors import (
 )
 from ..engines.errors_sql import ERROR_COLUMNS
 from ..ids import encode, take, to_numpy
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["cluster_errors", "record_errors"]
 
@@ -66,6 +68,8 @@ def _truth_records_in_pred(al: Alignment) -> npt.NDArray[np.int64]:
 
 
 def _record_frame(al: Alignment) -> pd.DataFrame:
+    import pandas as pd
+
     idx = _in_id_order(al.records, _truth_records_in_pred(al))
     t = al.true_codes[idx]
     p = al.pred_codes[idx]
@@ -150,7 +154,7 @@ def record_errors(
         spark_conf=spark_conf,
     )
     if not isinstance(builder, NumpyEngine):
-        return cast(pd.DataFrame, engine_record_errors(builder, truth, pred, **options))
+        return cast("pd.DataFrame", engine_record_errors(builder, truth, pred, **options))
     al = align(truth, pred, **options)
     return _record_frame(al)
 
@@ -197,7 +201,7 @@ def cluster_errors(
         spark_conf=spark_conf,
     )
     if not isinstance(builder, NumpyEngine):
-        return cast(pd.DataFrame, engine_cluster_errors(builder, truth, pred, **options))
+        return cast("pd.DataFrame", engine_cluster_errors(builder, truth, pred, **options))
     al = align(truth, pred, **options)
     _truth_records_in_pred(al)
     # every record of a cell shares its errors: the cluster's mean is a sum over its
@@ -221,6 +225,8 @@ def cluster_errors(
     n_cells = np.bincount(i, minlength=width)
     codes = np.flatnonzero(n_cells)  # the rows with a record in the prediction
     size = np.bincount(i, weights=n, minlength=width)[codes]
+    import pandas as pd
+
     out = pd.DataFrame(
         {
             "cluster_id": to_numpy(take(al.true_labels, used[codes])),

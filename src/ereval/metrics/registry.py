@@ -15,19 +15,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Unpack
 
-import pandas as pd
-
 from .._errors import InputError
+from .._optional import instance_of
 from .._validation import as_name_list, check_choice
 from ..contingency import AlignOptions, ContingencyTable
 from ..engines import CellsWanted, Engine, EngineName, engine_statistics, get_engine
 from ..io import PairList
 from ..statistics import LazyStatistics, Statistics, TableStatistics, statistics_of
 from ._util import check_beta, coref_prf
-from .ace import ace_scores
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
 from .blanc import blanc_scores
-from .ceaf import ceaf_rn_scores, ceaf_scores, ceaf_similarity, max_weight_alignment
 from .cluster import closest_cluster_scores, cluster_scores
 from .info import info_scores
 from .lea import lea_scores
@@ -70,7 +67,31 @@ def _prf(prefix: str) -> tuple[str, str, str]:
     return (f"{prefix}_precision", f"{prefix}_recall", f"{prefix}_f1")
 
 
+# CEAF and ACE import their assignment solver (SciPy) when they are computed.
+def _ceaf(phi: Literal[1, 2, 3, 4]) -> Compute:
+    def compute(table: Any, beta: float) -> dict[str, float]:
+        from .ceaf import ceaf_scores
+
+        return ceaf_scores(table, phi=phi, beta=beta)
+
+    return compute
+
+
+def _ceaf_rn(table: Any, beta: float) -> dict[str, float]:
+    from .ceaf import ceaf_rn_scores
+
+    return ceaf_rn_scores(table, beta=beta)
+
+
+def _ace(table: Any, beta: float) -> dict[str, float]:
+    from .ace import ace_scores
+
+    return ace_scores(table, beta=beta)
+
+
 def _ceaf_sys(table: ContingencyTable, beta: float) -> dict[str, float]:
+    from .ceaf import ceaf_similarity, max_weight_alignment
+
     t_p, t_r = sys_tables(table)
     num_p = max_weight_alignment(t_p, ceaf_similarity(t_p, 3))
     num_r = max_weight_alignment(t_r, ceaf_similarity(t_r, 3))
@@ -92,8 +113,8 @@ FAMILIES: tuple[MetricFamily, ...] = (
     MetricFamily("muc", _prf("muc"), lambda t, b: muc_scores(t, beta=b), True),
     MetricFamily("b3", _prf("b3"), lambda t, b: b3_scores(t, beta=b), True),
     MetricFamily("b3_entity", _prf("b3_entity"), lambda t, b: b3_entity_scores(t, beta=b)),
-    MetricFamily("ceafm", _prf("ceafm"), lambda t, b: ceaf_scores(t, phi=3, beta=b), True),
-    MetricFamily("ceafe", _prf("ceafe"), lambda t, b: ceaf_scores(t, phi=4, beta=b), True),
+    MetricFamily("ceafm", _prf("ceafm"), _ceaf(3), True),
+    MetricFamily("ceafe", _prf("ceafe"), _ceaf(4), True),
     MetricFamily("blanc", _prf("blanc"), lambda t, b: blanc_scores(t, beta=b), True),
     MetricFamily("lea", _prf("lea"), lambda t, b: lea_scores(t, beta=b), True),
     MetricFamily("bmd", ("bmd",), lambda t, b: {"bmd": bmd(t)}),
@@ -111,12 +132,8 @@ FAMILIES: tuple[MetricFamily, ...] = (
 )
 
 EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
-    MetricFamily(
-        "ceaf_phi1", _prf("ceaf_phi1"), lambda t, b: ceaf_scores(t, phi=1, beta=b), True, True
-    ),
-    MetricFamily(
-        "ceaf_phi2", _prf("ceaf_phi2"), lambda t, b: ceaf_scores(t, phi=2, beta=b), True, True
-    ),
+    MetricFamily("ceaf_phi1", _prf("ceaf_phi1"), _ceaf(1), True, True),
+    MetricFamily("ceaf_phi2", _prf("ceaf_phi2"), _ceaf(2), True, True),
     MetricFamily(
         "b3_twinless",
         _prf("b3_all") + _prf("b3_0") + _prf("b3_rn") + _prf("b3_sys"),
@@ -125,8 +142,8 @@ EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
         True,
     ),
     MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True, True),
-    MetricFamily("ceaf_rn", _prf("ceaf_rn"), lambda t, b: ceaf_rn_scores(t, beta=b), True, True),
-    MetricFamily("ace", _prf("ace"), lambda t, b: ace_scores(t, beta=b), needs_cells=True),
+    MetricFamily("ceaf_rn", _prf("ceaf_rn"), _ceaf_rn, True, True),
+    MetricFamily("ace", _prf("ace"), _ace, needs_cells=True),
     MetricFamily(
         "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
     ),
@@ -342,7 +359,7 @@ def evaluate(
     (0.5, 0.5)
     """
     beta = check_beta(beta)
-    if isinstance(pred, PairList | pd.MultiIndex):
+    if isinstance(pred, PairList) or instance_of(pred, "pandas", "MultiIndex"):
         from ..curves import evaluate_pairs
 
         policy = check_choice(
