@@ -121,10 +121,10 @@ def _terminal_stderr(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the commands believe stderr is a terminal (and draw on it)."""
     monkeypatch.setattr(cli_progress, "stderr_is_terminal", lambda: True)
 
-    def console(**kwargs: object) -> Console:
+    def console() -> Console:
         return Console(file=sys.stderr, force_terminal=True, width=100)
 
-    monkeypatch.setattr(cli_progress, "Console", console)
+    monkeypatch.setattr(cli_progress, "stderr_console", console)
 
 
 @pytest.mark.parametrize(

@@ -25,14 +25,16 @@ import sys
 import typing
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 
 import typer
-from rich.console import Console
-from rich.table import Table
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from .._errors import InputError, InputTypeError, MissingDependencyError
+
+if TYPE_CHECKING:  # rich is imported when something is printed through it
+    from rich.console import Console
+    from rich.table import Table
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -114,7 +116,12 @@ def examples(*lines: str) -> str:
 
 
 # --------------------------------------------------------------------------- errors
-_stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+@functools.cache
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
 
 #: Python parameters of the library whose command-line option has another name
 #: (API name -> name of the command's parameter). Used only when the running
@@ -208,13 +215,13 @@ def cli_message(text: str, flags: Mapping[str, str] | None = None) -> str:
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print ``message`` as an error and return the Exit to raise (code 2 by default)."""
-    _stderr.print(f"[bold red]error:[/bold red] {_escape(message)}", markup=True, highlight=False)
+    _stderr().print(f"[bold red]error:[/bold red] {_escape(message)}", markup=True, highlight=False)
     return typer.Exit(code)
 
 
 def warn(message: str) -> None:
     """Print ``message`` as a one-line warning on stderr, in the command's option names."""
-    _stderr.print(f"[yellow]warning:[/yellow] {_escape(cli_message(message))}", markup=True)
+    _stderr().print(f"[yellow]warning:[/yellow] {_escape(cli_message(message))}", markup=True)
 
 
 def _show_warning(
@@ -230,7 +237,7 @@ def _show_warning(
 
 def note(message: str) -> None:
     """Print an informative line on stderr (commands skip it under ``--quiet``)."""
-    _stderr.print(message, markup=False, style="dim")
+    _stderr().print(message, markup=False, style="dim")
 
 
 def positional(*names: str) -> None:
@@ -340,6 +347,8 @@ def print_table(table: Table) -> None:
         terminal = bool(stream.isatty())
     except (AttributeError, ValueError):
         terminal = False
+    from rich.console import Console
+
     for column in table.columns:
         column.overflow = "fold"
     if terminal:
@@ -369,6 +378,8 @@ def emit_mapping(
             writer.writerow([key, "" if value is None else value])
         sys.stdout.write(buf.getvalue())
     else:
+        from rich.table import Table
+
         table = Table(title=title, show_header=True, header_style="bold")
         table.add_column(key_header)
         table.add_column(value_header, justify="right")
@@ -395,6 +406,8 @@ def emit_records(
             writer.writerow(["" if row.get(c) is None else row.get(c) for c in columns])
         sys.stdout.write(buf.getvalue())
     else:
+        from rich.table import Table
+
         table = Table(title=title, show_header=True, header_style="bold")
         for c in columns:
             table.add_column(c)

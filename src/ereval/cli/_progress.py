@@ -11,20 +11,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
+if TYPE_CHECKING:  # rich is imported when a bar is drawn
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
 
-__all__ = ["Tracker", "progress", "stderr_is_terminal"]
+__all__ = ["Tracker", "progress", "stderr_console", "stderr_is_terminal"]
 
 
 def stderr_is_terminal() -> bool:
@@ -34,6 +27,13 @@ def stderr_is_terminal() -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):
         return False
+
+
+def stderr_console() -> Console:
+    """The console a progress bar is drawn on by default: stderr."""
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 class Tracker:
@@ -90,7 +90,16 @@ def progress(
     if quiet or (console is None and not stderr_is_terminal()):
         yield Tracker()
         return
-    target = console if console is not None else Console(stderr=True)
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        SpinnerColumn,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    target = console if console is not None else stderr_console()
     # the bar pulses and the percentage is blank while the total is unknown
     columns: list[Any] = [
         SpinnerColumn(),
