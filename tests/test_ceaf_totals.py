@@ -146,3 +146,69 @@ def test_the_margin_covers_the_rounding_of_long_sums() -> None:
     # and a sum of a million equal weights, rounded, never beats its exact value by it
     w = np.full(10**6, 0.1)
     assert abs(float(np.add.reduce(w)) - 1e5) < 1e5 * dominance_margin(10**6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 60), st.integers(0, 2**32 - 1))
+def test_components_are_those_of_scipy(size, n_edges, seed) -> None:
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    from ereval.metrics.ceaf import _components
+
+    rng = np.random.default_rng(seed)
+    u, v = rng.integers(0, size, n_edges), rng.integers(0, size, n_edges)
+    got = _components(u, v, size)
+    graph = sp.coo_matrix((np.ones(n_edges), (u, v)), shape=(size, size))
+    n, want = connected_components(graph, directed=False)
+    # the same partition: the pairs (got, want) are as many as the components
+    assert got.max() + 1 == n == np.unique(got * size + want).size
+    # numbered in the order of their smallest nodes
+    assert np.array_equal(
+        np.unique(got, return_index=True)[1], np.sort(np.unique(got, return_index=True)[1])
+    )
+
+
+def test_components_of_a_long_path_in_any_order() -> None:
+    from ereval.metrics.ceaf import _components
+
+    n = 50_000
+    order = np.random.default_rng(3).permutation(n)
+    labels = _components(order[:-1], order[1:], n + 2)  # two nodes without an edge
+    assert np.array_equal(labels, [0] * n + [1, 2])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 9), st.integers(0, 9), st.integers(0, 2**32 - 1), st.booleans())
+def test_dense_assignment_is_the_hungarian_optimum(n, extra, seed, ties) -> None:
+    from ereval.metrics.ceaf import _dense_assignment
+
+    rng = np.random.default_rng(seed)
+    m = n + extra
+    benefit = rng.integers(0, 3, (n, m)).astype(np.float64) if ties else rng.random((n, m))
+    benefit[rng.random((n, m)) < 0.4] = 0.0  # no cell
+    ri, ci = linear_sum_assignment(benefit, maximize=True)
+    assert math.isclose(
+        _dense_assignment(benefit), benefit[ri, ci].sum(), rel_tol=1e-12, abs_tol=1e-12
+    )
+
+
+@pytest.mark.parametrize("side, components", [(48, 2048), (0, 2048), (48, 0)])
+def test_small_and_large_components_give_the_same_totals(monkeypatch, side, components) -> None:
+    """Dense per component, sparse for wide components, sparse for all at once."""
+    from ereval.metrics import ceaf
+
+    monkeypatch.setattr(ceaf, "_DENSE_SIDE", side)
+    monkeypatch.setattr(ceaf, "_DENSE_COMPONENTS", components)
+    # cycles of equal cells: no reduction applies, every component is hard
+    rng = np.random.default_rng(5)
+    truth, pred = [], []
+    for c in range(30):
+        size = int(rng.integers(2, 7))
+        recs = [f"{c}-{i}" for i in range(2 * size)]
+        truth += [recs[2 * i : 2 * i + 2] for i in range(size)]
+        pred += [[recs[2 * i + 1], recs[(2 * i + 2) % (2 * size)]] for i in range(size)]
+    table = contingency_table(truth, pred)
+    got = aligned_totals(table.rows, table.cols, table.counts, table.true_sizes, table.pred_sizes)
+    assert got == (float(len(truth)), float(len(truth)) * 0.5)
+    _check(table.rows, table.cols, table.counts, table.true_sizes, table.pred_sizes)

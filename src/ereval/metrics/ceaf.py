@@ -256,14 +256,7 @@ def _align(
     rows, cols, w = rows[active], cols[active], w[active]
     if rows.size == 0:
         return total
-    # imported here: slow to import, and needed only when the reductions leave cells
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
-
-    graph = sp.coo_matrix(
-        (np.ones(rows.size, dtype=np.int8), (rows, cols + k)), shape=(k + r, k + r)
-    ).tocsr()
-    _, label = connected_components(graph, directed=False)
+    label = _components(rows, cols + k, k + r)
     comp = label[rows]
     n_comp = int(label.max()) + 1
     row_has = np.zeros(k, dtype=bool)
@@ -279,8 +272,32 @@ def _align(
     total += float(best.sum())
     hard = ~star
     if hard.any():
-        total += _sparse_assignment(rows[hard], cols[hard], w[hard])
+        total += _assignment(rows[hard], cols[hard], w[hard], comp[hard])
     return total
+
+
+def _components(u: npt.NDArray[np.int64], v: npt.NDArray[np.int64], size: int) -> IntLike:
+    """The connected components of the graph of ``size`` nodes and the edges ``(u, v)``:
+    each node's component, numbered ``0..`` in the order of their smallest nodes
+    (nodes without an edge are components of their own).
+
+    Each round hooks every node onto the smallest label across its edges, then
+    follows the labels to their roots (pointer jumping)."""
+    label = np.arange(size, dtype=np.int64)
+    while True:
+        low = np.minimum(label[u], label[v])
+        hooked = label.copy()
+        np.minimum.at(hooked, label[u], low)
+        np.minimum.at(hooked, label[v], low)
+        while True:  # every node to its root
+            jumped = hooked[hooked]
+            if np.array_equal(jumped, hooked):
+                break
+            hooked = jumped
+        if np.array_equal(hooked, label):
+            break
+        label = hooked
+    return np.unique(label, return_inverse=True)[1].astype(np.int64, copy=False)
 
 
 #: The least relative margin by which a float weight must beat a sum of weights.
@@ -425,10 +442,91 @@ def _align_cells(rows: IntLike, cols: IntLike, weights: npt.NDArray[np.float64])
     return _align(row[order], col[order], weights[order], k, r)
 
 
+#: Components at most this many clusters wide on each side are aligned densely.
+_DENSE_SIDE = 48
+#: At most this many components are aligned densely, one at a time; beyond, every
+#: component goes to the sparse solver at once.
+_DENSE_COMPONENTS = 2048
+
+
+def _assignment(
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
+    comp: npt.NDArray[np.int64],
+) -> float:
+    """The best total of the cells of the components ``comp``, solved exactly: small
+    components one at a time by :func:`_dense_assignment` (few of them), else all
+    together by :func:`_sparse_assignment`."""
+    order = np.argsort(comp, kind="stable")
+    rows, cols, weights, comp = rows[order], cols[order], weights[order], comp[order]
+    starts = np.flatnonzero(np.concatenate(([True], comp[1:] != comp[:-1])))
+    if starts.size > _DENSE_COMPONENTS:
+        return _sparse_assignment(rows, cols, weights)
+    ends = np.append(starts[1:], comp.size)
+    total = 0.0
+    large = []
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        ri, row = np.unique(rows[a:b], return_inverse=True)
+        ci, col = np.unique(cols[a:b], return_inverse=True)
+        if min(ri.size, ci.size) > _DENSE_SIDE:
+            large.append(slice(a, b))
+            continue
+        dense = np.zeros((ri.size, ci.size))
+        dense[row, col] = weights[a:b]
+        total += _dense_assignment(dense if ri.size <= ci.size else dense.T)
+    if large:
+        at = np.concatenate([np.arange(p.start, p.stop) for p in large])
+        total += _sparse_assignment(rows[at], cols[at], weights[at])
+    return total
+
+
+def _dense_assignment(benefit: npt.NDArray[np.float64]) -> float:
+    """The largest total of a one-to-one assignment of the rows of ``benefit`` (no
+    more rows than columns, every entry non-negative: a zero entry is as good as no
+    assignment) to its columns: the Hungarian method with potentials, each step over
+    all the columns at once."""
+    n, m = benefit.shape
+    cost = -benefit
+    u = np.zeros(n + 1)
+    v = np.zeros(m + 1)
+    owner = np.zeros(m + 1, dtype=np.int64)  # 1-based row holding each column; 0: free
+    way = np.zeros(m + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        owner[0] = i
+        j0 = 0
+        low = np.full(m + 1, np.inf)
+        used = np.zeros(m + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = owner[j0]
+            reduced = cost[i0 - 1] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (reduced < low[1:])
+            low[1:][better] = reduced[better]
+            way[1:][better] = j0
+            candidates = np.where(free, low[1:], np.inf)
+            j1 = int(np.argmin(candidates)) + 1
+            delta = candidates[j1 - 1]
+            u[owner[used]] += delta
+            v[used] -= delta
+            low[1:][free] -= delta
+            j0 = j1
+            if owner[j0] == 0:
+                break
+        while j0:  # the augmenting path, back to the new row
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+    taken = np.flatnonzero(owner[1:])
+    return float(benefit[owner[1:][taken] - 1, taken].sum())
+
+
 def _sparse_assignment(
     rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], weights: npt.NDArray[np.float64]
 ) -> float:
     """Exact maximum-weight matching on a sparse bipartite graph (LAPJVsp)."""
+    # imported here: slow to import, and needed only for many or large components
     import scipy.sparse as sp
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
