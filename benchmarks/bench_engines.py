@@ -113,7 +113,7 @@ def timed(name, f):
         lap(name, cpu, wall)
         return out
     return run
-for step in ("_fetch", "_cell_pass", "_ceaf_coded"):
+for step in ("_fetch", "_cell_pass", "aligned_totals"):
     setattr(duckdb_stats, step, timed("numpy: " + step.strip("_"), getattr(duckdb_stats, step)))
 class Timed:
     def __init__(self, con):

@@ -272,6 +272,7 @@ class LazyStatistics:
     def __init__(self, table: ContingencyTable) -> None:
         self.table: ContingencyTable | None = table
         self._t = table
+        self._ceaf_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LazyStatistics(<{self._t.n_cells} cells>)"
@@ -443,17 +444,33 @@ class LazyStatistics:
     def entropy_pred_given_true(self) -> float:
         return self._entropies[3]
 
-    @cached_property
+    @property
     def ceafm_total(self) -> float:
-        from .metrics.ceaf import ceaf_similarity, max_weight_alignment
+        return self._ceaf[0]
 
-        return max_weight_alignment(self._t, ceaf_similarity(self._t, 3))
+    @property
+    def ceafe_total(self) -> float:
+        return self._ceaf[1]
 
     @cached_property
-    def ceafe_total(self) -> float:
-        from .metrics.ceaf import ceaf_similarity, max_weight_alignment
+    def _ceaf(self) -> tuple[float, float]:
+        """CEAFm's and CEAFe's aligned totals, computed together (one thread computes
+        them while another family wanting them waits)."""
+        with self._ceaf_lock:
+            got = self.__dict__.get("_ceaf")
+            if got is not None:
+                return got  # type: ignore[no-any-return]
+            from .metrics.ceaf import aligned_totals
 
-        return max_weight_alignment(self._t, ceaf_similarity(self._t, 4))
+            t = self._t
+            return aligned_totals(
+                t.rows,
+                t.cols,
+                t.counts,
+                t.true_sizes,
+                t.pred_sizes,
+                common=(t.row_common, t.col_common),
+            )
 
 
 _LOCK = threading.Lock()

@@ -12,18 +12,13 @@ memory goes to the arrays; it is set back afterwards. Every statistic is then a
 reduction over chunks of the cells (``np.add.at``, ``np.maximum.at``, sums), no
 longer a spilled hash GROUP BY per step:
 
-1. each cluster's size, its kind (one cell; the centre of a *star*, a component
-   of the cell graph with one cluster on its side) and records on both sides;
+1. each cluster's size and records on both sides;
 2. one pass over the cells: exact matches, B-cubed's, LEA's and the entropies'
    per-cell terms, the best Jaccard per cluster and the sums of CEAFe's weights
    per cluster;
-3. CEAF (CEAFm and CEAFe together, sharing every step): a star component
-   aligns its best cell; in the components with several clusters on both sides,
-   the cells heavier than the largest other weight of their row plus that of
-   their column are in some best alignment (dominance, as in
-   :mod:`ereval.metrics.ceaf`); only the cells of rows and columns that hold no
-   such cell go to the exact assignment of
-   :func:`ereval.metrics.ceaf.max_weight_alignment`.
+3. CEAFm and CEAFe together (:func:`ereval.metrics.ceaf.aligned_totals`): the
+   cells heavier than the rest of their row and column are fixed in one pass,
+   and only the cells of rows and columns holding none are solved exactly.
 
 :func:`sql_table_statistics` computes the same statistics with aggregate
 statements only, no array coming back (the path of another SQL dialect):
@@ -48,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..contingency import ContingencyTable, MismatchPolicy
+from ..metrics.ceaf import aligned_totals, dominance_margin
 from ..statistics import TableStatistics
 from . import sql
 
@@ -112,8 +108,8 @@ def sql_table_statistics(
     con.execute("CREATE TEMP TABLE pr AS " + sql.cluster_stats_sql("x", "p"))
     side_t = con.execute(sql.marginal_stats_sql("ts", n_records, dialect)).fetchall()[0]
     side_p = con.execute(sql.marginal_stats_sql("ps", n_records, dialect)).fetchall()[0]
-    k, n_t, sq_t, common_t, sq_common_t, s2, b3_r, b3e_r, lea_r, ent_t, twin_t = side_t
-    r, n_p, sq_p, common_p, sq_common_p, _, b3_p, _, lea_p, ent_p, twin_p = side_p
+    k, n_t, sq_t, common_t, sq_common_t, s2, b3_r, b3e_r, lea_r, ent_t, twin_t, top_t = side_t
+    r, n_p, sq_p, common_p, sq_common_p, _, b3_p, _, lea_p, ent_p, twin_p, top_p = side_p
     rows = con.execute(sql.cluster_sums_sql("tr", dialect)).fetchall()[0]
     cols = con.execute(sql.cluster_sums_sql("pr", dialect)).fetchall()[0]
     n_cells, matches, singles, b3e_p, cond_tp, cond_pt, *alone = con.execute(
@@ -124,7 +120,8 @@ def sql_table_statistics(
     con.execute("DROP TABLE ps")
     # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
     single = (1.0 / n_records) * math.log(1.0 / n_records) if n_records else 0.0
-    ceafm, ceafe = _ceaf_totals(con, rows, cols, (single3, single4), dialect)
+    margin = dominance_margin(max(_int(top_t), _int(top_p)))
+    ceafm, ceafe = _ceaf_totals(con, rows, cols, (single3, single4), margin, dialect)
     return TableStatistics(
         policy=policy,
         n_true_records=_int(n_t),
@@ -165,10 +162,11 @@ def _ceaf_totals(
     rows: tuple[Any, ...],
     cols: tuple[Any, ...],
     singles: tuple[float, float],
+    margin: float,
     dialect: sql.StatsDialect,
 ) -> tuple[float, float]:
-    """CEAFm's and CEAFe's best aligned totals: stars and dominant cells summed in the
-    engine, the undecided cells solved in memory."""
+    """CEAFm's and CEAFe's best aligned totals: stars and dominant cells (``w4`` by the
+    relative ``margin``) summed in the engine, the undecided cells solved in memory."""
     from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
 
     totals = [
@@ -177,7 +175,7 @@ def _ceaf_totals(
     ]
     con.execute("CREATE TEMP TABLE hr AS " + sql.hard_rows_sql("x", "tr"))
     con.execute("DROP TABLE x")
-    con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("hr", "pr"))
+    con.execute("CREATE TEMP TABLE hard AS " + sql.hard_cells_sql("hr", "pr", margin))
     con.execute("DROP TABLE hr")
     dominant = con.execute(sql.dominant_sums_sql("hard", dialect)).fetchall()[0]
     totals = [totals[0] + _float(dominant[0]), totals[1] + _float(dominant[1])]
@@ -366,7 +364,7 @@ def _coded_statistics(
 ) -> TableStatistics:
     """Every statistic from the groups fetched once as integer codes and counts: one
     pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
-    then CEAF (:func:`_ceaf_coded`)."""
+    then CEAF (:func:`~ereval.metrics.ceaf.aligned_totals`)."""
     limit = _lend_memory(con) if only_t + only_p + both >= _LEND_FROM else None
     try:
         i, j, n, k, r = _fetch(con, cells, common_only=policy == "intersection")
@@ -413,8 +411,7 @@ def _statistics_of_codes(
     n_common = int(n.sum(dtype=np.int64))
     n_records = n_common + only_t + only_p
     big_n = float(n_records)
-    cells = _cell_pass(i, j, n, a, b, big_n)
-    sums = cells.sums
+    sums, weight_sums = _cell_pass(i, j, n, a, b, big_n)
     single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
     ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
     twin_t, twin_p = (0.0, 0.0) if rc is a else (_twin(a, rc, big_n), _twin(b, cc, big_n))
@@ -422,9 +419,8 @@ def _statistics_of_codes(
     n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
     n_clusters = int(np.count_nonzero(a)), int(np.count_nonzero(b))
     pairs_t, pairs_p = _halve(_sum_squares(a) - n_t), _halve(_sum_squares(b) - n_p)
-    held = [cells.kind_r, cells.kind_c, rc, cc, cells.s4r, cells.s4c]  # freed by CEAF once read
-    del cells, rc, cc
-    ceafm, ceafe = _ceaf_coded(i, j, n, a, b, held)
+    ceafm, ceafe = aligned_totals(i, j, n, a, b, common=(rc, cc), weight_sums=weight_sums)
+    del weight_sums, rc, cc
     return TableStatistics(
         policy=policy,
         n_true_records=n_t,
@@ -456,28 +452,6 @@ def _statistics_of_codes(
     )
 
 
-class _CellPass:
-    """What one pass over the cells gives: the global sums, the kinds of the rows and
-    columns (:func:`_kinds`) and the sums of CEAFe's weights per row and per column."""
-
-    def __init__(
-        self,
-        sums: dict[str, float],
-        kinds: tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]],
-        s4: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]],
-    ) -> None:
-        self.sums = sums
-        self.kind_r, self.kind_c = kinds
-        self.s4r, self.s4c = s4
-
-
-def _degrees(codes: npt.NDArray[Any], size: int) -> npt.NDArray[np.int8]:
-    """Each code's number of cells, capped at 2 (0: unused, 1: one cell, 2: several)."""
-    count = np.bincount(codes, minlength=size)
-    np.minimum(count, 2, out=count)
-    return count.astype(np.int8)
-
-
 def _cell_pass(
     i: npt.NDArray[Any],
     j: npt.NDArray[Any],
@@ -485,27 +459,19 @@ def _cell_pass(
     a: npt.NDArray[Any],
     b: npt.NDArray[Any],
     big_n: float,
-) -> _CellPass:
+) -> tuple[dict[str, float], tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
     """One pass over the cells, in steps small enough for their temporaries to stay in
     cache, each cell's row and column read once: exact matches, B-cubed's, LEA's and
-    the entropies' per-cell terms, the best Jaccard per cluster (summed), the sums of
-    CEAFe's weights per cluster and whether a cluster shares a cluster of the other
-    side with another (for its kind)."""
+    the entropies' per-cell terms, the best Jaccard per cluster (summed), and the sums
+    of CEAFe's weights per row and per column (for :func:`aligned_totals`)."""
     k, r = a.shape[0], b.shape[0]
-    deg_r, deg_c = _degrees(i, k), _degrees(j, r)
     names = ["exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt"]
-    names += ["lone_r", "lone_c"]  # the best Jaccard of the clusters of one cell
     parts: dict[str, list[float]] = {name: [] for name in names}
     best_r, best_c = np.zeros(k), np.zeros(r)
-    # the sums of CEAFe's weights per cluster of several cells (0 for one cell)
     s4r, s4c = np.zeros(k), np.zeros(r)
-    crowded_r, crowded_c = np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)
     for p in _chunks(i.shape[0], _SMALL):
         ii, jj, x = i[p], j[p], n[p]
         ai, bj = a[ii], b[jj]
-        multi_r, multi_c = deg_r[ii] > 1, deg_c[jj] > 1
-        crowded_r[ii[multi_c]] = True
-        crowded_c[jj[multi_r]] = True
         parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
         parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
         xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
@@ -521,30 +487,16 @@ def _cell_pass(
         share = xf / big_n
         parts["htp"].append(float((share * np.log(xf / bf)).sum()))
         parts["hpt"].append(float((share * np.log(xf / af)).sum()))
-        # a cluster of one cell is read off its cell: only the others are gathered to
         jac = xf / (af + bf - xf)
         w4 = 2.0 * xf / (af + bf)
-        parts["lone_r"].append(float(jac[~multi_r].sum()))
-        parts["lone_c"].append(float(jac[~multi_c].sum()))
-        ir, jc = ii[multi_r], jj[multi_c]
-        np.maximum.at(best_r, ir, jac[multi_r])
-        np.maximum.at(best_c, jc, jac[multi_c])
-        np.add.at(s4r, ir, w4[multi_r])
-        np.add.at(s4c, jc, w4[multi_c])
+        np.maximum.at(best_r, ii, jac)
+        np.maximum.at(best_c, jj, jac)
+        np.add.at(s4r, ii, w4)
+        np.add.at(s4c, jj, w4)
     sums = {name: math.fsum(values) for name, values in parts.items()}
-    sums["closest_r"] = sums.pop("lone_r") + float(best_r.sum())
-    sums["closest_p"] = sums.pop("lone_c") + float(best_c.sum())
-    del best_r, best_c
-    kinds = (_kinds(deg_r, crowded_r), _kinds(deg_c, crowded_c))
-    return _CellPass(sums, kinds, (s4r, s4c))
-
-
-def _kinds(deg: npt.NDArray[np.int8], crowded: npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
-    """Per cluster: 1 for a cluster of one cell, 2 for the centre of a star (several
-    cells, each alone in its cluster of the other side), else 0."""
-    kind: npt.NDArray[np.int8] = (deg == 1).astype(np.int8)
-    kind += 2 * ((deg > 1) & ~crowded).astype(np.int8)
-    return kind
+    sums["closest_r"] = float(best_r.sum())
+    sums["closest_p"] = float(best_c.sum())
+    return sums, (s4r, s4c)
 
 
 def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
@@ -575,110 +527,3 @@ def _twin(sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float) -> fl
             s = sizes[p][some].astype(np.float64)
             total.append(float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s)))))
     return math.fsum(total)
-
-
-def _weight_sums(
-    many: npt.NDArray[np.bool_],
-    codes: npt.NDArray[Any],
-    x: npt.NDArray[np.int64],
-    w: npt.NDArray[np.float64],
-    sum3: npt.NDArray[Any],
-    sum4: npt.NDArray[np.float64],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """The sums of CEAF's two weights over the cluster of each cell (``codes``): the
-    cell's own weights ``x`` and ``w`` for a cluster of one cell, else read from
-    ``sum3`` and ``sum4`` (only for the cells with ``many``)."""
-    s3, s4 = x.copy(), w.copy()
-    where = np.flatnonzero(many)
-    got = codes[where]
-    s3[where] = sum3[got]
-    s4[where] = sum4[got]
-    return s3, s4
-
-
-def _ceaf_coded(
-    i: npt.NDArray[Any],
-    j: npt.NDArray[Any],
-    n: npt.NDArray[Any],
-    a: npt.NDArray[Any],
-    b: npt.NDArray[Any],
-    held: list[npt.NDArray[Any]],
-) -> tuple[float, float]:
-    """CEAFm's and CEAFe's best aligned totals (weights ``w3 = n``, ``w4 = 2 n / (a +
-    b)``), sharing every step: components of one cell and stars (one cluster on one
-    side) give their best cell; in the other components the dominant cells (``3 w >
-    S_row + S_col``, exact in integers for ``w3``, with the margin
-    :data:`~ereval.engines.sql.FLOAT_MARGIN` for ``w4``) are summed; the cells of the
-    rows and columns holding none are solved exactly in memory. ``held`` holds the
-    kinds of the rows and columns (:func:`_kinds`) and the sums of ``w3`` and ``w4``
-    per row and per column (``kind_r, kind_c, rc, cc, s4r, s4c``; ``s4r`` and ``s4c``
-    are read for the clusters of several cells only), emptied here so that they are
-    freed once read."""
-    from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
-
-    k, r, m = a.shape[0], b.shape[0], i.shape[0]
-    if m == 0:
-        return 0.0, 0.0
-
-    def w4(p: Any) -> Any:
-        return 2.0 * n[p].astype(np.float64) / (a[i[p]].astype(np.float64) + b[j[p]])
-
-    kind_r, kind_c, rc, cc, s4r, s4c = held
-    held.clear()
-    add3: list[float] = []
-    add4: list[float] = []
-    star_parts: tuple[list[Any], list[Any]] = ([], [])  # cells of stars centred on rows, cols
-    hard_parts = []
-    dom = [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
-    dom += [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
-    margin = 1 + sql.FLOAT_MARGIN
-    index = _code_dtype(m)
-    for p in _chunks(m, _SMALL):
-        ii, jj = i[p], j[p]
-        kr, kc = kind_r[ii], kind_c[jj]
-        xf = n[p].astype(np.float64)
-        w = 2.0 * xf / (a[ii].astype(np.float64) + b[jj])
-        alone = (kr == 1) & (kc == 1)
-        add3.append(float(xf[alone].sum()))
-        add4.append(float(w[alone].sum()))
-        centre_r, centre_c = kr == 2, kc == 2
-        star_parts[0].append((np.flatnonzero(centre_r) + p.start).astype(index))
-        star_parts[1].append((np.flatnonzero(centre_c) + p.start).astype(index))
-        where = np.flatnonzero(~(alone | centre_r | centre_c))
-        hard_parts.append((where + p.start).astype(index))
-        ih, jh, x, w = ii[where], jj[where], n[p][where].astype(np.int64), w[where]
-        # the sums of the weights of each cell's row and column: a cluster of one cell
-        # sums its cell's (its entry of s4r / s4c is 0)
-        r3, r4 = _weight_sums(kr[where] != 1, ih, x, w, rc, s4r)
-        c3, c4 = _weight_sums(kc[where] != 1, jh, x, w, cc, s4c)
-        f3 = 3 * x > r3 + c3
-        f4 = 3 * w > (r4 + c4) * margin
-        add3.append(float(x[f3].sum()))
-        add4.append(float(w[f4].sum()))
-        dom[0][ih[f3]] = True
-        dom[1][jh[f3]] = True
-        dom[2][ih[f4]] = True
-        dom[3][jh[f4]] = True
-    del s4r, s4c, rc, cc, kind_r, kind_c
-    totals = [math.fsum(add3), math.fsum(add4)]
-    # a star aligns its best cell: the largest weight per centre
-    for parts, codes, size in ((star_parts[0], i, k), (star_parts[1], j, r)):
-        own = np.concatenate(parts)
-        parts.clear()
-        centres = codes[own]
-        top = np.zeros(size)
-        np.maximum.at(top, centres, n[own].astype(np.float64))
-        totals[0] += float(top.sum())
-        top[:] = 0.0
-        np.maximum.at(top, centres, w4(own))
-        totals[1] += float(top.sum())
-        del own, top, centres
-    hard_idx = np.concatenate(hard_parts)
-    hi, hj = i[hard_idx], j[hard_idx]
-    for t, (drow, dcol, phi) in enumerate(((dom[0], dom[1], 3), (dom[2], dom[3], 4))):
-        keep = hard_idx[~(drow[hi] | dcol[hj])]
-        if keep.size == 0:
-            continue
-        sub = _sub_table(i[keep], j[keep], n[keep].astype(np.int64), a[i[keep]], b[j[keep]])
-        totals[t] += max_weight_alignment(sub, ceaf_similarity(sub, phi))  # type: ignore[arg-type]
-    return totals[0], totals[1]

@@ -27,7 +27,6 @@ __all__ = [
     "DUCKDB",
     "DUCKDB_STATS",
     "Dialect",
-    "FLOAT_MARGIN",
     "SPARK",
     "SPARK_STATS",
     "StatsDialect",
@@ -334,11 +333,6 @@ def expand_exact_sums(query: str) -> str:
     return "".join(out) + rest
 
 
-#: A float comparison ``x > y`` is taken as ``x > y (1 + margin)``, so that rounding
-#: can never make it true when it is not.
-FLOAT_MARGIN = 1e-12
-
-
 def _double(x: str) -> str:
     return f"CAST({x} AS DOUBLE)"
 
@@ -411,7 +405,7 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
     over the clusters of two records or more (``res = (s2 - common) / 2`` links
     resolved; a single record's link is counted from the cells); ``sum (size / N)
     ln(size / N)`` and the twinless records' share of the other side's conditional
-    entropy, ``sum (size - common) (1 / N) ln(1 / size)``."""
+    entropy, ``sum (size - common) (1 / N) ln(1 / size)``; the largest size."""
     wide, fsum = dialect.wide, dialect.fsum
     size = _double("size")
     links = f"({size} * ({size} - 1) / 2)"
@@ -423,7 +417,7 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
         f"{fsum}(CASE WHEN size > 1 THEN {size} * {res} / {links} ELSE 0 END), "
         f"{fsum}({_entropy_term('size', str(int(n_records)), n_records)}), "
         f"{fsum}(CASE WHEN size > common THEN {_double('size - common')} * "
-        f"{_entropy_term('1', 'size', n_records)} ELSE 0 END) FROM {sizes}"
+        f"{_entropy_term('1', 'size', n_records)} ELSE 0 END), max(size) FROM {sizes}"
     )
 
 
@@ -473,7 +467,7 @@ def hard_rows_sql(joined: str, rows: str) -> str:
     )
 
 
-def hard_cells_sql(hard_rows: str, cols: str) -> str:
+def hard_cells_sql(hard_rows: str, cols: str, margin: float) -> str:
     """The cells of the components with several clusters on each side (those of
     :func:`hard_rows_sql` whose column is not a star's centre either), each with
     whether it is *dominant* for CEAF's weight ``w3`` (``f3``) and ``w4`` (``f4``):
@@ -481,11 +475,11 @@ def hard_cells_sql(hard_rows: str, cols: str) -> str:
     than the largest of each, and some best alignment holds it (see
     :mod:`ereval.metrics.ceaf`). With ``S`` the sums of a row and of a column, the
     test is ``3 w > S_row + S_col``: in exact integers for ``w3 = n``, with a
-    relative margin of :data:`FLOAT_MARGIN` for ``w4``."""
+    relative ``margin`` for ``w4`` (:func:`ereval.metrics.ceaf.dominance_margin`)."""
     cs3 = "CASE WHEN h.cdeg = 1 THEN h.n ELSE c.s1 END"
     cs4 = "CASE WHEN h.cdeg = 1 THEN h.w4 ELSE c.sum4 END"
     f3 = f"3 * h.n > h.rs3 + {cs3}"
-    f4 = f"3 * h.w4 > (h.rs4 + {cs4}) * {1 + FLOAT_MARGIN!r}"
+    f4 = f"3 * h.w4 > (h.rs4 + {cs4}) * {1 + float(margin)!r}"
     return (
         f"SELECT h.tc, h.pc, h.n, h.a, h.b, h.w3, h.w4, {f3} AS f3, {f4} AS f4 "
         f"FROM {hard_rows} AS h LEFT JOIN {cols} AS c ON h.pc = c.k "

@@ -18,6 +18,11 @@ single true or a single predicted cluster (the vast majority in practice) are
 read off directly; the rest are solved together as one sparse assignment
 problem. No dense ``K x R`` matrix is ever built.
 
+CEAFm's and CEAFe's totals are computed together by :func:`aligned_totals`,
+which first fixes, for both weights in one pass, every cell heavier than all
+the other cells of its row and its column together, and leaves only the rest
+to :func:`max_weight_alignment`.
+
 CEAFm and CEAFe follow the CoNLL reference scorer v8.01 (twinless mentions count
 in the cluster sizes; empty denominators give 0). :func:`ceaf_rn_scores` is the
 twinless-mention variant of Rahman & Ng (2009).
@@ -25,12 +30,12 @@ twinless-mention variant of Rahman & Ng (2009).
 
 from __future__ import annotations
 
+import math
 import threading
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
 from .._errors import InputError
 from ..contingency import ContingencyTable
@@ -38,7 +43,15 @@ from ..statistics import Statistics, statistics_of
 from ._twinless import drop_pred_twinless
 from ._util import check_beta, coref_prf
 
-__all__ = ["ceaf_rn_scores", "ceaf_scores", "ceaf_similarity", "max_weight_alignment"]
+__all__ = [
+    "DOMINANCE_MARGIN",
+    "aligned_totals",
+    "ceaf_rn_scores",
+    "ceaf_scores",
+    "ceaf_similarity",
+    "dominance_margin",
+    "max_weight_alignment",
+]
 
 Phi = Literal[1, 2, 3, 4]
 
@@ -219,28 +232,31 @@ def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float6
     """Maximum total weight of a one-to-one alignment using only non-zero cells.
 
     ``weights`` holds one non-negative weight per cell of ``table``. Cells alone
-    in their row and column are aligned directly, dominant cells are fixed next (:func:`_fix_dominant_cells`); the rest is split into
-    connected components, stars are read off, and the remaining components are
-    solved exactly as one sparse assignment problem.
+    in their row and column are aligned directly; the rest go to :func:`_align`.
     """
     if table.rows.size == 0:
         return 0.0
-    k, r = table.n_true_clusters, table.n_pred_clusters
     isolated, rest, rows, cols = _cell_structure(table)
-    w = weights[rest]
     total = float(weights[isolated].sum())
-    fixed, active = _fix_dominant_cells(rows, cols, w, k, r)
-    total += fixed
+    return total + _align(rows, cols, weights[rest], table.n_true_clusters, table.n_pred_clusters)
+
+
+def _align(
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    w: npt.NDArray[np.float64],
+    k: int,
+    r: int,
+) -> float:
+    """The best total of the cells ``(rows, cols)`` (codes below ``k`` and ``r``) with
+    weights ``w``: dominant cells are fixed first (:func:`_fix_dominant_cells`); the
+    rest is split into connected components, stars are read off, and the remaining
+    components are solved exactly as one sparse assignment problem."""
+    total, active = _fix_dominant_cells(rows, cols, w, k, r)
     rows, cols, w = rows[active], cols[active], w[active]
     if rows.size == 0:
         return total
-    # imported here: slow to import, and needed only when the reductions leave cells
-    from scipy.sparse.csgraph import connected_components
-
-    graph = sp.coo_matrix(
-        (np.ones(rows.size, dtype=np.int8), (rows, cols + k)), shape=(k + r, k + r)
-    ).tocsr()
-    _, label = connected_components(graph, directed=False)
+    label = _components(rows, cols + k, k + r)
     comp = label[rows]
     n_comp = int(label.max()) + 1
     row_has = np.zeros(k, dtype=bool)
@@ -256,14 +272,262 @@ def max_weight_alignment(table: ContingencyTable, weights: npt.NDArray[np.float6
     total += float(best.sum())
     hard = ~star
     if hard.any():
-        total += _sparse_assignment(rows[hard], cols[hard], w[hard])
+        total += _assignment(rows[hard], cols[hard], w[hard], comp[hard])
     return total
+
+
+def _components(u: npt.NDArray[np.int64], v: npt.NDArray[np.int64], size: int) -> IntLike:
+    """The connected components of the graph of ``size`` nodes and the edges ``(u, v)``:
+    each node's component, numbered ``0..`` in the order of their smallest nodes
+    (nodes without an edge are components of their own).
+
+    Each round hooks every node onto the smallest label across its edges, then
+    follows the labels to their roots (pointer jumping)."""
+    label = np.arange(size, dtype=np.int64)
+    while True:
+        low = np.minimum(label[u], label[v])
+        hooked = label.copy()
+        np.minimum.at(hooked, label[u], low)
+        np.minimum.at(hooked, label[v], low)
+        while True:  # every node to its root
+            jumped = hooked[hooked]
+            if np.array_equal(jumped, hooked):
+                break
+            hooked = jumped
+        if np.array_equal(hooked, label):
+            break
+        label = hooked
+    return np.unique(label, return_inverse=True)[1].astype(np.int64, copy=False)
+
+
+#: The least relative margin by which a float weight must beat a sum of weights.
+DOMINANCE_MARGIN = 1e-12
+
+
+def dominance_margin(max_size: int) -> float:
+    """The relative margin by which a float weight ``w`` must beat a sum ``S`` of the
+    weights of a row and a column (``3 w > S (1 + margin)``) for the comparison to
+    hold of the exact sum: a sum of ``d`` non-negative floats, in any order, is off
+    by at most ``(d - 1) 2^-53`` of itself, and a row or a column holds at most
+    ``max_size`` cells (its cluster's records). At least :data:`DOMINANCE_MARGIN`.
+
+    Examples
+    --------
+    >>> dominance_margin(10) == DOMINANCE_MARGIN, dominance_margin(10**6) > 1e-10
+    (True, True)
+    """
+    return max(DOMINANCE_MARGIN, (2 * max(int(max_size), 0) + 8) * 2.0**-53)
+
+
+#: Cells per step of :func:`aligned_totals` (its temporary arrays stay in cache).
+_STEP = 1 << 16
+
+IntLike = npt.NDArray[np.signedinteger[Any]]
+
+
+def aligned_totals(
+    rows: IntLike,
+    cols: IntLike,
+    counts: IntLike,
+    true_sizes: IntLike,
+    pred_sizes: IntLike,
+    *,
+    common: tuple[IntLike, IntLike] | None = None,
+    weight_sums: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
+    step: int = _STEP,
+) -> tuple[float, float]:
+    """CEAFm's and CEAFe's best aligned totals, computed together.
+
+    The cells ``(rows[c], cols[c], counts[c])`` are the non-zero cells of a table
+    (in any order) whose clusters have ``true_sizes`` and ``pred_sizes`` records
+    (twinless records included, as CEAF counts them). The weights are
+    ``w3 = n_ij`` (CEAFm) and ``w4 = 2 n_ij / (a_i + b_j)`` (CEAFe).
+
+    For both weights in one pass over the cells, a cell heavier than all the other
+    cells of its row and of its column together (``3 w > S_row + S_col``, the sums
+    ``S`` including the cell) is fixed: it beats the best other cell of its row plus
+    that of its column, so some best alignment holds it, and no two such cells
+    share a row or a column. CEAFe's weights are floats: there a cell must win by the
+    relative margin of :func:`dominance_margin`, beyond any rounding. The cells of the rows and columns that
+    hold no fixed cell go to the exact alignment of :func:`max_weight_alignment`.
+
+    Parameters
+    ----------
+    rows, cols, counts : array of int
+        The cells; ``rows`` below ``len(true_sizes)``, ``cols`` below
+        ``len(pred_sizes)``.
+    true_sizes, pred_sizes : array of int
+        Each cluster's size.
+    common : pair of arrays, optional
+        The sums of ``counts`` per row and per column, when already known.
+    weight_sums : pair of arrays, optional
+        The sums of ``w4`` per row and per column, when already known.
+    step : int
+        Cells per step: the temporary arrays hold this many values.
+
+    Returns
+    -------
+    tuple of float
+        ``(CEAFm total, CEAFe total)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows, cols, counts = np.array([0, 0, 1]), np.array([0, 1, 1]), np.array([2, 1, 2])
+    >>> aligned_totals(rows, cols, counts, np.array([3, 2]), np.array([2, 3]))
+    (4.0, 1.6)
+    """
+    k, r, m = true_sizes.shape[0], pred_sizes.shape[0], counts.shape[0]
+    if m == 0:
+        return 0.0, 0.0
+    steps = [slice(s, min(s + step, m)) for s in range(0, m, step)]
+
+    def w4(p: Any) -> npt.NDArray[np.float64]:
+        sizes = true_sizes[rows[p]].astype(np.float64) + pred_sizes[cols[p]]
+        return np.asarray(2.0 * counts[p] / sizes, dtype=np.float64)
+
+    if common is None:
+        common = (
+            np.bincount(rows, weights=counts, minlength=k).astype(np.int64),
+            np.bincount(cols, weights=counts, minlength=r).astype(np.int64),
+        )
+    if weight_sums is None:
+        weight_sums = (np.zeros(k), np.zeros(r))
+        for p in steps:
+            w = w4(p)
+            np.add.at(weight_sums[0], rows[p], w)
+            np.add.at(weight_sums[1], cols[p], w)
+    rc, cc = common
+    s4r, s4c = weight_sums
+    fixed3: list[int] = []
+    fixed4: list[float] = []
+    # per weight, the rows and the columns holding a fixed cell
+    done = [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
+    done += [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
+    top = max(int(true_sizes.max(initial=0)), int(pred_sizes.max(initial=0)))
+    margin = 1.0 + dominance_margin(top)
+    for p in steps:
+        ii, jj, x = rows[p], cols[p], counts[p]
+        w = w4(p)
+        f3 = 3 * x.astype(np.int64) > rc[ii].astype(np.int64) + cc[jj]
+        f4 = 3.0 * w > (s4r[ii] + s4c[jj]) * margin
+        fixed3.append(int(x[f3].sum(dtype=np.int64)))
+        fixed4.append(float(w[f4].sum()))
+        done[0][ii[f3]] = True
+        done[1][jj[f3]] = True
+        done[2][ii[f4]] = True
+        done[3][jj[f4]] = True
+    totals = [float(sum(fixed3)), math.fsum(fixed4)]
+    left: tuple[list[IntLike], list[IntLike]] = ([], [])
+    for p in steps:
+        ii, jj = rows[p], cols[p]
+        for t in (0, 1):
+            undecided = ~(done[2 * t][ii] | done[2 * t + 1][jj])
+            left[t].append(np.flatnonzero(undecided) + p.start)
+    del done
+    for t in (0, 1):
+        at = np.concatenate(left[t])
+        if at.size:
+            weights = counts[at].astype(np.float64) if t == 0 else w4(at)
+            totals[t] += _align_cells(rows[at], cols[at], weights)
+    return totals[0], totals[1]
+
+
+def _align_cells(rows: IntLike, cols: IntLike, weights: npt.NDArray[np.float64]) -> float:
+    """:func:`_align` of some cells, their rows and columns numbered afresh (in the
+    same order) and the cells sorted by row."""
+    k, row = _renumber(rows.astype(np.int64, copy=False))
+    r, col = _renumber(cols.astype(np.int64, copy=False))
+    order = np.argsort(row, kind="stable")
+    return _align(row[order], col[order], weights[order], k, r)
+
+
+#: Components at most this many clusters wide on each side are aligned densely.
+_DENSE_SIDE = 48
+#: At most this many components are aligned densely, one at a time; beyond, every
+#: component goes to the sparse solver at once.
+_DENSE_COMPONENTS = 2048
+
+
+def _assignment(
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64],
+    comp: npt.NDArray[np.int64],
+) -> float:
+    """The best total of the cells of the components ``comp``, solved exactly: small
+    components one at a time by :func:`_dense_assignment` (few of them), else all
+    together by :func:`_sparse_assignment`."""
+    order = np.argsort(comp, kind="stable")
+    rows, cols, weights, comp = rows[order], cols[order], weights[order], comp[order]
+    starts = np.flatnonzero(np.concatenate(([True], comp[1:] != comp[:-1])))
+    if starts.size > _DENSE_COMPONENTS:
+        return _sparse_assignment(rows, cols, weights)
+    ends = np.append(starts[1:], comp.size)
+    total = 0.0
+    large = []
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        ri, row = np.unique(rows[a:b], return_inverse=True)
+        ci, col = np.unique(cols[a:b], return_inverse=True)
+        if min(ri.size, ci.size) > _DENSE_SIDE:
+            large.append(slice(a, b))
+            continue
+        dense = np.zeros((ri.size, ci.size))
+        dense[row, col] = weights[a:b]
+        total += _dense_assignment(dense if ri.size <= ci.size else dense.T)
+    if large:
+        at = np.concatenate([np.arange(p.start, p.stop) for p in large])
+        total += _sparse_assignment(rows[at], cols[at], weights[at])
+    return total
+
+
+def _dense_assignment(benefit: npt.NDArray[np.float64]) -> float:
+    """The largest total of a one-to-one assignment of the rows of ``benefit`` (no
+    more rows than columns, every entry non-negative: a zero entry is as good as no
+    assignment) to its columns: the Hungarian method with potentials, each step over
+    all the columns at once."""
+    n, m = benefit.shape
+    cost = -benefit
+    u = np.zeros(n + 1)
+    v = np.zeros(m + 1)
+    owner = np.zeros(m + 1, dtype=np.int64)  # 1-based row holding each column; 0: free
+    way = np.zeros(m + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        owner[0] = i
+        j0 = 0
+        low = np.full(m + 1, np.inf)
+        used = np.zeros(m + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = owner[j0]
+            reduced = cost[i0 - 1] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (reduced < low[1:])
+            low[1:][better] = reduced[better]
+            way[1:][better] = j0
+            candidates = np.where(free, low[1:], np.inf)
+            j1 = int(np.argmin(candidates)) + 1
+            delta = candidates[j1 - 1]
+            u[owner[used]] += delta
+            v[used] -= delta
+            low[1:][free] -= delta
+            j0 = j1
+            if owner[j0] == 0:
+                break
+        while j0:  # the augmenting path, back to the new row
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+    taken = np.flatnonzero(owner[1:])
+    return float(benefit[owner[1:][taken] - 1, taken].sum())
 
 
 def _sparse_assignment(
     rows: npt.NDArray[np.int64], cols: npt.NDArray[np.int64], weights: npt.NDArray[np.float64]
 ) -> float:
     """Exact maximum-weight matching on a sparse bipartite graph (LAPJVsp)."""
+    # imported here: slow to import, and needed only for many or large components
+    import scipy.sparse as sp
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
     ri, row_index = np.unique(rows, return_inverse=True)
