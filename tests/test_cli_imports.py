@@ -196,3 +196,19 @@ def test_console_script_runs_a_one_command_module(files: dict[str, Path], tmp_pa
         timeout=120,
     )
     assert wrong.returncode == 2 and "No such command 'metricz'" in wrong.stderr
+
+
+@pytest.mark.parametrize(
+    "module", ["ereval.engines", "ereval.metrics", "ereval.metrics.records", "ereval.cli.metrics"]
+)
+def test_a_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
+    # the package's names load on first use, so any module may be the first imported;
+    # the engines and the metrics import each other and must not meet half-initialised
+    proc = subprocess.run(
+        [sys.executable, "-c", f"import {module}"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -31,17 +31,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ..contingency import Alignment, AlignOptions, align
-from ..engines import Engine, EngineName, NumpyEngine, get_engine
-from ..engines.engine_errors import (
-    engine_cluster_errors,
-    engine_record_errors,
-    missing_truth_error,
-)
-from ..engines.errors_sql import ERROR_COLUMNS
 from ..ids import encode, take, to_numpy
 
+# The engines import this package (CEAF's totals): they are imported when first used.
 if TYPE_CHECKING:
     import pandas as pd
+
+    from ..engines import Engine, EngineName
 
 __all__ = ["cluster_errors", "record_errors"]
 
@@ -63,6 +59,8 @@ def _truth_records_in_pred(al: Alignment) -> npt.NDArray[np.int64]:
     missing = on_true & (al.pred_codes < 0)
     if missing.any():
         shown = _in_id_order(al.records, np.flatnonzero(missing))[:3]
+        from ..engines.engine_errors import missing_truth_error
+
         raise missing_truth_error(int(missing.sum()), to_numpy(take(al.records, shown)).tolist())
     return np.flatnonzero(on_true)
 
@@ -143,6 +141,9 @@ def record_errors(
     >>> df[["record_id", "OCE", "UCE"]].values.tolist()
     [[1, 0, 1], [2, 1, 1], [3, 1, 0]]
     """
+    from ..engines import NumpyEngine, get_engine
+    from ..engines.engine_errors import engine_record_errors
+
     builder = get_engine(
         engine,
         truth=truth,
@@ -190,6 +191,10 @@ def cluster_errors(
     >>> df[["cluster_id", "size", "n_pred_clusters", "UCE"]].values.tolist()
     [['a', 2, 2, 1.0], ['b', 1, 1, 0.0]]
     """
+    from ..engines import NumpyEngine, get_engine
+    from ..engines.engine_errors import engine_cluster_errors
+    from ..engines.errors_sql import ERROR_COLUMNS
+
     builder = get_engine(
         engine,
         truth=truth,

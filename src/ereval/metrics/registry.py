@@ -13,15 +13,14 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, Unpack
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from .._errors import InputError
 from .._optional import instance_of
 from .._validation import as_name_list, check_choice
 from ..contingency import AlignOptions, ContingencyTable
-from ..engines import CellsWanted, Engine, EngineName, engine_statistics, get_engine
 from ..io import PairList
-from ..statistics import LazyStatistics, Statistics, TableStatistics, statistics_of
+from ..statistics import CellsWanted, LazyStatistics, Statistics, TableStatistics, statistics_of
 from ._util import check_beta, coref_prf
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
 from .blanc import blanc_scores
@@ -32,6 +31,10 @@ from .merge import bmd, bmd_normalized, gmd_pairwise
 from .muc import muc_scores
 from .pairwise import pairwise_scores
 from .rand import rand_scores
+
+# The engines import this package (CEAF's totals): they are imported when first used.
+if TYPE_CHECKING:
+    from ..engines import Engine, EngineName
 
 __all__ = [
     "CANONICAL_METRICS",
@@ -388,6 +391,8 @@ def evaluate(
     elif isinstance(truth, ContingencyTable) and pred is None:
         stats = statistics_of(truth)
     else:
+        from ..engines import engine_statistics, get_engine
+
         builder = get_engine(
             engine,
             truth=truth,
