@@ -249,11 +249,65 @@ def read_arrow(
 
 
 def _read_parquet(pq: Any, part: Path, columns: list[str] | None) -> pa.Table:
-    """One Parquet file, read as a file rather than through ``pyarrow.dataset`` (as
-    ``pq.read_table`` does), which would import pandas."""
+    """One Parquet file, one row group at a time, as a table of one chunk per column
+    (read as a file rather than through ``pyarrow.dataset``, as ``pq.read_table``
+    does, which would import pandas).
+
+    An integer or float column without nulls is copied into one array as each row
+    group is decoded, so that the decoder's buffers are reused and the whole column
+    is never copied again to join its pieces; any other column is joined at the
+    end."""
     with pq.ParquetFile(part) as parquet:
-        table: pa.Table = parquet.read(columns=columns)
-    return table
+        names = list(parquet.schema_arrow.names) if columns is None else columns
+        n_rows = parquet.metadata.num_rows
+        n_groups = parquet.metadata.num_row_groups
+        if n_groups < 2:
+            table: pa.Table = parquet.read(columns=names)
+            return table.combine_chunks()
+        schema = parquet.schema_arrow
+        joined = [_Joined(schema.field(name).type, n_rows) for name in names]
+        for group in range(n_groups):
+            piece = parquet.read_row_group(group, columns=names)
+            for k, column in enumerate(joined):
+                column.add(piece.column(k))
+            del piece
+    return pa.Table.from_arrays([column.finish() for column in joined], names=names)
+
+
+class _Joined:
+    """The pieces of one column, joined: copied into one NumPy buffer while they are
+    integers or floats without nulls, else kept as Arrow chunks and concatenated."""
+
+    def __init__(self, kind: pa.DataType, size: int) -> None:
+        self.kind = kind
+        self.buffer: Any = None
+        if pa.types.is_integer(kind) or kind in (pa.float32(), pa.float64()):
+            import numpy as np
+
+            self.buffer = np.empty(size, dtype=np.dtype(kind.to_pandas_dtype()))
+        self.at = 0
+        self.chunks: list[pa.Array] = []
+
+    def add(self, column: pa.ChunkedArray) -> None:
+        for chunk in column.chunks:
+            if self.buffer is not None and chunk.null_count == 0:
+                import numpy as np
+
+                self.buffer[self.at : self.at + len(chunk)] = np.from_dlpack(chunk)
+                self.at += len(chunk)
+                continue
+            if self.buffer is not None:  # nulls: the pieces so far become a chunk
+                self.chunks.append(self._wrap(self.buffer[: self.at]))
+                self.buffer = None
+            self.chunks.append(chunk)
+
+    def _wrap(self, values: Any) -> pa.Array:
+        return pa.Array.from_buffers(self.kind, len(values), [None, pa.py_buffer(values)])
+
+    def finish(self) -> pa.Array:
+        if self.buffer is not None:
+            return self._wrap(self.buffer[: self.at])
+        return pa.concat_arrays(self.chunks)
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
