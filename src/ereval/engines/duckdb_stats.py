@@ -42,6 +42,8 @@ statements only, no array coming back (the path of another SQL dialect):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -431,13 +433,21 @@ def _coded_statistics(
     """Every statistic from the groups fetched once as integer codes and counts: one
     pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
     then CEAF (:func:`_ceaf_coded`)."""
-    limit = _lend_memory(con) if only_t + only_p + both >= _LEND_FROM else None
-    try:
+    with _memory_lent(con, only_t + only_p + both):
         total = _int(con.execute(f"SELECT sum(n) FROM {cells}").fetchall()[0][0])
         sides = [_Codes(_bounds(con, cells, key), total) for key in ("tc", "pc")]
         common_only = policy == "intersection"
         i, j, n, k, r, _ = _fetch(con, cells, sides, total, common_only=common_only)
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+
+
+@contextmanager
+def _memory_lent(con: Any, records: int) -> Iterator[None]:
+    """DuckDB's memory lent to NumPy (:func:`_lend_memory`) meanwhile, from
+    :data:`_LEND_FROM` ``records`` on; its limit set back afterwards."""
+    limit = _lend_memory(con) if records >= _LEND_FROM else None
+    try:
+        yield
     finally:
         if limit is not None:
             con.execute(f"SET memory_limit = {sql.quote(limit)}")
@@ -445,8 +455,9 @@ def _coded_statistics(
 
 def _lend_memory(con: Any) -> str | None:
     """Lower DuckDB's memory limit so that it writes its buffered tables (the groups)
-    to its temporary directory and frees that memory for the NumPy arrays; the limit
-    it had, to be set back, or ``None`` when DuckDB cannot lower it."""
+    to its temporary directory and gives back the memory its allocator keeps (after a
+    query too) for the NumPy arrays; the limit it had, to be set back, or ``None``
+    when DuckDB cannot lower it."""
     import duckdb
 
     limit = str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])

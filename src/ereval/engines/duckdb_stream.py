@@ -24,7 +24,7 @@ from ..contingency import MismatchPolicy
 from ..statistics import TableStatistics
 from . import sql
 from ._cells import check_totals
-from .duckdb_stats import _bounds, _Codes, _fetch, _statistics_of_codes
+from .duckdb_stats import _bounds, _Codes, _fetch, _memory_lent, _statistics_of_codes
 
 __all__ = ["streamed_statistics"]
 
@@ -66,4 +66,6 @@ def streamed_statistics(
         checked()
     if common_only:
         only_t = only_p = 0
-    return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+    # the query is over, but DuckDB's allocator keeps much of what it used
+    with _memory_lent(con, most):
+        return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
