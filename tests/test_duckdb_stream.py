@@ -95,13 +95,14 @@ def test_streamed_statistics_match_memory_over_many_batches(
 
 
 def test_the_codes_of_each_kind_of_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    # which codes each kind of key gets: by offset, offsets hashed, keys hashed
+    # which codes each kind of key gets (the range of the offsets, if any, and the
+    # number of codes): by offset, offsets hashed, keys hashed
     seen: list[tuple[int | None, int]] = []
     finish = duckdb_stats._Codes.finish
 
     def spy(self: Any, m: int) -> tuple[Any, int]:
         codes, n_codes = finish(self, m)
-        seen.append((self.lo, n_codes))
+        seen.append((None if self.lo is None else self.span, n_codes))
         return codes, n_codes
 
     monkeypatch.setattr(duckdb_stats._Codes, "finish", spy)
@@ -111,9 +112,10 @@ def test_the_codes_of_each_kind_of_key(monkeypatch: pytest.MonkeyPatch) -> None:
     t, p = _sides("sparse", "error")
     k, r = (len(set(x.column("cluster_id").to_pylist())) for x in (t, p))
     # by offset from the smallest key of each side, the unused codes kept (of size 0)
-    assert t_gaps == (0, 2 * 89 + 1) and p_gaps[0] == -100
+    assert t_gaps == (2 * 89 + 1, 2 * 89 + 1) and p_gaps[0] == 3 * 89 + 1
     # offsets first, but too sparse once the groups are counted: hashed to the clusters
-    assert t_sparse == (0, k) and p_sparse == (0, r) and k < 89 * 25 / 4
+    assert t_sparse == (89 * 25 + 1, k) and p_sparse == (89 * 30 + 1, r)
+    assert k < 89 * 25 / 4
     # too far apart for offsets, and text: hashed
     assert t_far == (None, k) and p_far == (None, r) and t_text == (None, k)
     assert p_text == (None, r)

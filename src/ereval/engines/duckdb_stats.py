@@ -283,6 +283,16 @@ class _Codes:
         kind = "INTEGER" if _code_dtype(self.span) == np.int32 else "BIGINT"
         return f"coalesce(CAST({key} - ({self.lo}) AS {kind}), -1) AS {key}"
 
+    def coded(self, view: str) -> str:
+        """The SQL of the side ``view(r, c)`` with its cluster keys replaced by their
+        codes when by offset (a join then groups the narrower codes, read as they are
+        by :meth:`select`); ``view`` itself otherwise."""
+        if self.lo is None:
+            return view
+        codes = self.select("c")
+        self.lo = 0  # the codes are their own offsets
+        return f"(SELECT r, {codes} FROM {view})"
+
     def missing(self, column: Any) -> npt.NDArray[np.bool_]:
         """Which keys of a batch's ``column`` are NULL."""
         if self.lo is None:

@@ -4,8 +4,9 @@ The full outer join of the two sides on the record key, grouped by the pair of
 cluster keys (:func:`ereval.engines.sql.cells_sql`), runs once: its groups stream
 out of DuckDB's GROUP BY as Arrow record batches into the compact NumPy arrays of
 :mod:`ereval.engines.duckdb_stats` (the cluster keys as integer codes, by offset
-from the smallest key of the side's view for integers, and the counts), which its
-reductions take as they are. The same stream gives the records on both sides and
+from the smallest key of the side's view for integers, computed before the join
+so that it groups narrower keys, and the counts), which its reductions take as
+they are. The same stream gives the records on both sides and
 on one side only (the groups of a NULL key), from which the checks of
 :func:`ereval.engines._cells.check_totals` decide whether a record id repeats or
 the sides cover different records; only then do the detailed queries over the
@@ -59,7 +60,7 @@ def streamed_statistics(
     most = rows[0] + rows[1]  # records, and groups, once no record id repeats
     sides = [_Codes(_bounds(con, view, "c"), most) for view in views]
     common_only = policy == "intersection"
-    cells = f"({sql.cells_sql(*views)})"
+    cells = f"({sql.cells_sql(sides[0].coded(views[0]), sides[1].coded(views[1]))})"
     i, j, n, k, r, totals = _fetch(con, cells, sides, most, common_only=common_only)
     _, only_t, only_p = check_totals(con, views, rows, totals, policy)
     if checked is not None:
