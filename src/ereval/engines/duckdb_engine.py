@@ -13,7 +13,9 @@ ids, then one full outer join on the record id grouped by the pair of cluster
 ids, which gives the cells and, from its NULL groups, the records on one side
 only. Duplicate record ids are found by comparing the join's row counts with
 the sides' (the detailed query that names them runs only when the counts
-disagree, or on the few records of one side only).
+disagree, or on the few records of one side only). For the statistics, the
+join's groups stream straight into NumPy (:mod:`ereval.engines.duckdb_stream`);
+they are written to a table first only when the cells must come back.
 
 Files are read by the rules of :mod:`ereval.files` (the same as the in-memory
 engine): the id columns of a CSV file are text exactly as written, Parquet
