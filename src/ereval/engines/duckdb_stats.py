@@ -367,7 +367,7 @@ def _fetch(
     a NULL key left out with ``common_only``) and the number of codes of each side,
     from one pass streamed as Arrow batches; and the records on both sides, on the
     truth's only and on the prediction's only. ``total`` is at least the sum of the
-    counts."""
+    counts when no record id repeats."""
     # every count and every sum of counts fits the type of the total (the totals are
     # summed from the counts as DuckDB gives them, repeated record ids and all)
     dtype = np.int32 if total < 2**31 else np.int64
