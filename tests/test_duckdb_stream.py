@@ -217,3 +217,24 @@ def test_duckdb_s_memory_is_lent_to_numpy_and_set_back(monkeypatch: pytest.Monke
     assert len(limits) == 1 and limits[0].endswith(" MiB") and after.endswith(" MiB")
     assert abs(float(after[:-4]) - float(limits[0][:-4])) <= 0.11
     _same(stats, table_statistics(NumpyEngine().contingency_table(t, p)))
+
+
+def test_running_out_of_memory_while_streaming_is_duckdb_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # DuckDB's error as Arrow gives it mid-stream: the engine's one-line error
+    class Reader:
+        def read_next_batch(self) -> Any:
+            raise OSError("Out of Memory Error: could not allocate block of size 256.0 KiB")
+
+    class Relation:
+        def to_arrow_reader(self, size: int) -> Reader:
+            return Reader()
+
+    monkeypatch.setattr(duckdb.DuckDBPyConnection, "sql", lambda self, query: Relation())
+    t = _table([1, 2], [1, 1])
+    with pytest.raises(InputError) as err:
+        DuckDBEngine(memory_limit="64MB").statistics(t, t)
+    assert str(err.value).startswith(
+        "'memory_limit' 64MB is too small for DuckDB to finish (Out of Memory Error: could not "
+    )
