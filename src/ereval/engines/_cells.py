@@ -26,6 +26,7 @@ __all__ = [
     "SideSpec",
     "check_columns",
     "check_side",
+    "check_totals",
     "check_unique",
     "checked_cells",
     "coded_table",
@@ -247,16 +248,33 @@ def checked_cells(
     dialect: sql.Dialect = sql.DUCKDB,
 ) -> tuple[int, int, int]:
     """Join the sides (the views ``(truth, pred)`` of ``rows`` rows) into the table
-    ``cells`` and check it for duplicate and mismatched records; return the records
-    on both sides, on the truth's only and on the prediction's only.
-
-    The detailed duplicate queries run only when the join's counts do not add up to
-    the sides' rows, or for the records of one side only."""
+    ``cells`` and check it for duplicate and mismatched records
+    (:func:`check_totals`); return the records on both sides, on the truth's only
+    and on the prediction's only."""
     t, p = views
     con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
-    both, only_t, only_p = (
-        int(v or 0) for v in con.execute(sql.cell_totals_sql("cells")).fetchall()[0]
-    )
+    totals = con.execute(sql.cell_totals_sql("cells")).fetchall()[0]
+    both, only_t, only_p = (int(v or 0) for v in totals)
+    return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect)
+
+
+def check_totals(
+    con: Any,
+    views: tuple[str, str],
+    rows: tuple[int, int],
+    totals: tuple[int, int, int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+) -> tuple[int, int, int]:
+    """Check the groups of the join of the views ``(truth, pred)`` (of ``rows`` rows)
+    for duplicate and mismatched records from their ``totals``, the records on both
+    sides, on the truth's only and on the prediction's only (the groups of a NULL
+    key); return ``totals``.
+
+    The detailed queries over the views run only when the totals do not add up to
+    the sides' rows, or for the records of one side only."""
+    t, p = views
+    both, only_t, only_p = totals
     if both + only_t != rows[0] or both + only_p != rows[1]:  # a matched record id repeats
         check_unique(con, t, "truth")
         check_unique(con, p, "pred")

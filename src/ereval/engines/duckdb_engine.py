@@ -13,7 +13,9 @@ ids, then one full outer join on the record id grouped by the pair of cluster
 ids, which gives the cells and, from its NULL groups, the records on one side
 only. Duplicate record ids are found by comparing the join's row counts with
 the sides' (the detailed query that names them runs only when the counts
-disagree, or on the few records of one side only).
+disagree, or on the few records of one side only). For the statistics, the
+join's groups stream straight into NumPy (:mod:`ereval.engines.duckdb_stream`);
+they are written to a table first only when the cells must come back.
 
 Files are read by the rules of :mod:`ereval.files` (the same as the in-memory
 engine): the id columns of a CSV file are text exactly as written, Parquet
@@ -47,6 +49,7 @@ from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import SideSpec, check_columns, check_side, checked_cells, coded_table, side_specs
 from .duckdb_stats import duckdb_table_statistics
+from .duckdb_stream import streamed_statistics
 
 __all__ = [
     "DuckDBEngine",
@@ -214,14 +217,22 @@ class DuckDBEngine:
         if progress is not None:
             progress("reading and joining the records (duckdb)")
 
-        def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> TableStatistics:
-            both, only_t, only_p = checked_cells(con, ("t", "p"), (n_t, n_p), policy)
-            if policy == "intersection":
-                only_t = only_p = 0
+        def computing() -> None:
             if progress is not None:
                 progress("computing the statistics (duckdb)")
+
+        def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> TableStatistics:
+            views, rows = ("t", "p"), (n_t, n_p)
+            # only under policy="twinless" may a record be on one side only
+            if wanted == "never" or (wanted == "twinless" and policy != "twinless"):
+                # the groups stream out of the join into NumPy, no table is written
+                return streamed_statistics(con, views, rows, policy, checked=computing)
+            both, only_t, only_p = checked_cells(con, views, rows, policy)
+            if policy == "intersection":
+                only_t = only_p = 0
+            computing()
             stats = duckdb_table_statistics(con, "cells", policy, both, only_t, only_p)
-            if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
+            if wanted == "always" or stats.has_twinless:
                 if progress is not None:
                     progress("fetching the cells (duckdb)")
                 stats = replace(stats, table=coded_table(con, policy))

@@ -37,12 +37,15 @@ statements only, no array coming back (the path of another SQL dialect):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..contingency import ContingencyTable, MismatchPolicy
+from ..ids import arrow_to_numpy
 from ..metrics.ceaf import aligned_totals, dominance_margin
 from ..statistics import TableStatistics
 from . import sql
@@ -255,86 +258,160 @@ def _code_dtype(n_codes: int) -> type[np.signedinteger[Any]]:
 
 
 class _Codes:
-    """The codes of one side's cluster keys, batch by batch: by offset for integers in
-    a range at most a few times the number of groups (as :func:`ereval.ids.encode`),
-    else hashed once over all batches (Arrow's dictionary encoding). ``-1`` stands
-    for the NULL key of the records on the other side only."""
+    """The codes of one side's cluster keys, batch by batch: by offset from the
+    smallest key for integers of known ``bounds`` (computed by DuckDB), kept when
+    their range is at most a few times the number of groups (as
+    :func:`ereval.ids.encode`); else hashed once over all batches (Arrow's
+    dictionary encoding). ``-1`` stands for the NULL key of the records on the
+    other side only. Each batch is kept as a piece until the number of groups is
+    known."""
 
-    def __init__(self, m: int, lo: Any, hi: Any, integer: bool) -> None:
-        dense = integer and lo is not None and int(hi) - int(lo) + 1 <= 4 * m + 1024
-        self.lo = int(lo) if dense else None
-        self.span = int(hi) - int(lo) + 1 if dense else 0
-        self.codes = np.empty(m, dtype=_code_dtype(self.span)) if dense else None
+    def __init__(self, bounds: tuple[Any, Any] | None, most: int) -> None:
+        # offsets only where they may be codes: ``most`` is at least the number of groups
+        lo, hi = bounds if bounds is not None and bounds[0] is not None else (0, -1)
+        span = int(hi) - int(lo) + 1  # 0 without bounds
+        self.lo = int(lo) if 0 < span <= 4 * most + 1024 else None
+        self.span = span if self.lo is not None else 0
         self.parts: list[Any] = []
 
     def select(self, key: str) -> str:
         """The SQL of the column read for ``key``: by offset, DuckDB computes the codes
         (``-1`` for NULL) in the type of the codes, half the width of the keys."""
-        if self.codes is None or self.lo is None:
+        if self.lo is None:
             return key
-        kind = "INTEGER" if self.codes.dtype == np.int32 else "BIGINT"
+        kind = "INTEGER" if _code_dtype(self.span) == np.int32 else "BIGINT"
         return f"coalesce(CAST({key} - ({self.lo}) AS {kind}), -1) AS {key}"
 
-    def add(self, column: Any, at: int) -> None:
-        if self.codes is None or self.lo is None:
-            self.parts.append(column)
-            return
-        self.codes[at : at + len(column)] = column.to_numpy()
+    def coded(self, view: str) -> str:
+        """The SQL of the side ``view(r, c)`` with its cluster keys replaced by their
+        codes when by offset (a join then groups the narrower codes, read as they are
+        by :meth:`select`); ``view`` itself otherwise."""
+        if self.lo is None:
+            return view
+        codes = self.select("c")
+        self.lo = 0  # the codes are their own offsets
+        return f"(SELECT r, {codes} FROM {view})"
 
-    def finish(self) -> tuple[npt.NDArray[Any], int]:
-        """The codes and the number of codes (some of them unused when by offset)."""
-        if self.codes is not None:
-            return self.codes, self.span
-        if not self.parts:  # no group at all
+    def missing(self, column: Any) -> npt.NDArray[np.bool_]:
+        """Which keys of a batch's ``column`` are NULL."""
+        if self.lo is None:
+            return np.asarray(column.is_null(), dtype=bool)
+        return np.asarray(arrow_to_numpy(column) < 0)
+
+    def add(self, column: Any, keep: npt.NDArray[np.bool_] | None) -> None:
+        """Keep a batch's ``column`` (its rows where ``keep``, all for ``None``)."""
+        if self.lo is None:
+            self.parts.append(column if keep is None else column.filter(keep))
+        else:
+            codes = arrow_to_numpy(column)
+            self.parts.append(codes.copy() if keep is None else codes[keep])
+
+    def finish(self, m: int) -> tuple[npt.NDArray[Any], int]:
+        """The codes of the ``m`` groups and the number of codes (some of them unused
+        when by offset)."""
+        if self.lo is not None and self.span <= 4 * m + 1024:
+            return _joined(self.parts, m, _code_dtype(self.span)), self.span
+        if m == 0:  # no group at all
+            self.parts = []
             return np.zeros(0, dtype=np.int32), 0
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        encoded = pa.table({"k": pc.dictionary_encode(pa.chunked_array(self.parts))})
-        column = encoded.unify_dictionaries().column("k")
+        # offsets too sparse to be codes: hashed as keys are (NULL for -1)
+        parts = [pa.array(x, mask=x < 0) if isinstance(x, np.ndarray) else x for x in self.parts]
         self.parts = []
+        encoded = pa.table({"k": pc.dictionary_encode(pa.chunked_array(parts))})
+        del parts
+        column = encoded.unify_dictionaries().column("k")
         n_codes = len(column.chunk(0).dictionary) if column.num_chunks else 0
         dtype = _code_dtype(n_codes)
         codes = np.empty(len(column), dtype=dtype)
         at = 0
         for chunk in column.chunks:
-            indices = chunk.indices.fill_null(-1).to_numpy()
+            indices = arrow_to_numpy(chunk.indices.fill_null(-1))
             codes[at : at + len(chunk)] = indices
             at += len(chunk)
         return codes, n_codes
 
 
-def _fetch(
-    con: Any, cells: str, *, common_only: bool
-) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], int, int]:
-    """The groups as ``(i, j, n)`` arrays (codes, ``-1`` for a NULL key) and the number
-    of codes of each side, from one pass over ``cells`` streamed as Arrow batches."""
-    where = " WHERE tc IS NOT NULL AND pc IS NOT NULL" if common_only else ""
-    types = {
-        row[0]: str(row[1])
-        for row in con.execute(f"DESCRIBE SELECT tc, pc FROM {cells}").fetchall()
-    }
-    integer = {k: types[k] in _INTEGER_TYPES for k in ("tc", "pc")}
-    bounds = [f"min({k}), max({k})" if integer[k] else "NULL, NULL" for k in ("tc", "pc")]
-    m, total, lo_t, hi_t, lo_p, hi_p = con.execute(
-        f"SELECT count(*), sum(n), {bounds[0]}, {bounds[1]} FROM {cells}{where}"
-    ).fetchall()[0]
-    m = int(m)
-    sides = [_Codes(m, lo_t, hi_t, integer["tc"]), _Codes(m, lo_p, hi_p, integer["pc"])]
-    # every count and every sum of counts fits the type of the total
-    small = total is None or total < 2**31
-    counts = np.empty(m, dtype=np.int32 if small else np.int64)
-    count = f"CAST(n AS {'INTEGER' if small else 'BIGINT'}) AS n"
-    columns = f"{sides[0].select('tc')}, {sides[1].select('pc')}, {count}"
+def _joined(parts: list[Any], m: int, dtype: Any) -> npt.NDArray[Any]:
+    """The ``m`` values of the arrays ``parts`` in one array, each part freed once
+    copied (the extra memory is one part's)."""
+    out = np.empty(m, dtype=dtype)
+    parts.reverse()
     at = 0
-    for batch in con.sql(f"SELECT {columns} FROM {cells}{where}").to_arrow_reader(_BATCH):
-        size = batch.num_rows
-        sides[0].add(batch.column(0), at)
-        sides[1].add(batch.column(1), at)
-        counts[at : at + size] = batch.column(2).to_numpy()
-        at += size
-    (i, k), (j, r) = sides[0].finish(), sides[1].finish()
-    return i, j, counts, k, r
+    while parts:
+        part = parts.pop()
+        out[at : at + part.shape[0]] = part
+        at += part.shape[0]
+        del part
+    return out
+
+
+def _bounds(con: Any, source: str, key: str) -> tuple[Any, Any] | None:
+    """The smallest and the largest ``key`` of ``source`` (a table, a view or a query in
+    parentheses) when it holds integers, else ``None``."""
+    described = con.execute(f"DESCRIBE SELECT {key} FROM {source}").fetchall()
+    if str(described[0][1]) not in _INTEGER_TYPES:
+        return None
+    lo, hi = con.execute(f"SELECT min({key}), max({key}) FROM {source}").fetchall()[0]
+    return lo, hi
+
+
+def _fetch(
+    con: Any, cells: str, sides: list[_Codes], total: int, *, common_only: bool
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], int, int, tuple[int, int, int]]:
+    """The groups of ``cells(tc, pc, n)`` (a table, or a query in parentheses) as
+    ``(i, j, n)`` arrays (codes of ``sides``, ``-1`` for a NULL key; the groups with
+    a NULL key left out with ``common_only``) and the number of codes of each side,
+    from one pass streamed as Arrow batches; and the records on both sides, on the
+    truth's only and on the prediction's only. ``total`` is at least the sum of the
+    counts when no record id repeats."""
+    # every count and every sum of counts fits the type of the total (the totals are
+    # summed from the counts as DuckDB gives them, repeated record ids and all)
+    dtype = np.int32 if total < 2**31 else np.int64
+    parts: list[npt.NDArray[Any]] = []
+    columns = f"{sides[0].select('tc')}, {sides[1].select('pc')}, CAST(n AS BIGINT) AS n"
+    both = only_t = only_p = 0
+    for batch in _batches(con, f"SELECT {columns} FROM {cells}"):
+        n = arrow_to_numpy(batch.column(2))
+        no_t, no_p = sides[0].missing(batch.column(0)), sides[1].missing(batch.column(1))
+        only_t += int(n[no_p].sum(dtype=np.int64))
+        only_p += int(n[no_t].sum(dtype=np.int64))
+        keep = None
+        if no_t.any() or no_p.any():
+            keep = ~(no_t | no_p)
+            both += int(n[keep].sum(dtype=np.int64))
+        else:
+            both += int(n.sum(dtype=np.int64))
+        if not common_only:
+            keep = None
+        sides[0].add(batch.column(0), keep)
+        sides[1].add(batch.column(1), keep)
+        parts.append((n if keep is None else n[keep]).astype(dtype))
+    m = sum(part.shape[0] for part in parts)
+    counts = _joined(parts, m, dtype)
+    (i, k), (j, r) = sides[0].finish(m), sides[1].finish(m)
+    return i, j, counts, k, r, (both, only_t, only_p)
+
+
+def _batches(con: Any, query: str) -> Any:
+    """The record batches of ``query``; an error of DuckDB's met while streaming is
+    raised as DuckDB's (Arrow gives it as an ``OSError``)."""
+    import duckdb
+
+    reader = con.sql(query).to_arrow_reader(_BATCH)
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            return
+        except OSError as exc:
+            message = str(exc)
+            if message.startswith("Out of Memory Error"):
+                raise duckdb.OutOfMemoryException(message) from exc
+            raise duckdb.Error(message) from exc
+        yield batch
 
 
 def _sizes(
@@ -365,10 +442,21 @@ def _coded_statistics(
     """Every statistic from the groups fetched once as integer codes and counts: one
     pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
     then CEAF (:func:`~ereval.metrics.ceaf.aligned_totals`)."""
-    limit = _lend_memory(con) if only_t + only_p + both >= _LEND_FROM else None
-    try:
-        i, j, n, k, r = _fetch(con, cells, common_only=policy == "intersection")
+    with _memory_lent(con, only_t + only_p + both):
+        total = _int(con.execute(f"SELECT sum(n) FROM {cells}").fetchall()[0][0])
+        sides = [_Codes(_bounds(con, cells, key), total) for key in ("tc", "pc")]
+        common_only = policy == "intersection"
+        i, j, n, k, r, _ = _fetch(con, cells, sides, total, common_only=common_only)
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+
+
+@contextmanager
+def _memory_lent(con: Any, records: int) -> Iterator[None]:
+    """DuckDB's memory lent to NumPy (:func:`_lend_memory`) meanwhile, from
+    :data:`_LEND_FROM` ``records`` on; its limit set back afterwards."""
+    limit = _lend_memory(con) if records >= _LEND_FROM else None
+    try:
+        yield
     finally:
         if limit is not None:
             con.execute(f"SET memory_limit = {sql.quote(limit)}")
@@ -376,8 +464,9 @@ def _coded_statistics(
 
 def _lend_memory(con: Any) -> str | None:
     """Lower DuckDB's memory limit so that it writes its buffered tables (the groups)
-    to its temporary directory and frees that memory for the NumPy arrays; the limit
-    it had, to be set back, or ``None`` when DuckDB cannot lower it."""
+    to its temporary directory and gives back the memory its allocator keeps (after a
+    query too) for the NumPy arrays; the limit it had, to be set back, or ``None``
+    when DuckDB cannot lower it."""
     import duckdb
 
     limit = str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])

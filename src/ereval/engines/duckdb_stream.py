@@ -1,0 +1,72 @@
+"""The DuckDB engine's statistics straight from its join, with no table of groups.
+
+The full outer join of the two sides on the record key, grouped by the pair of
+cluster keys (:func:`ereval.engines.sql.cells_sql`), runs once: its groups stream
+out of DuckDB's GROUP BY as Arrow record batches into the compact NumPy arrays of
+:mod:`ereval.engines.duckdb_stats` (the cluster keys as integer codes, by offset
+from the smallest key of the side's view for integers, computed before the join
+so that it groups narrower keys, and the counts), which its reductions take as
+they are. The same stream gives the records on both sides and
+on one side only (the groups of a NULL key), from which the checks of
+:func:`ereval.engines._cells.check_totals` decide whether a record id repeats or
+the sides cover different records; only then do the detailed queries over the
+sides run.
+
+Writing the groups to a table first (spilled to disk under a memory limit) and
+reading it twice would cost more than the join itself at 10^8 records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..contingency import MismatchPolicy
+from ..statistics import TableStatistics
+from . import sql
+from ._cells import check_totals
+from .duckdb_stats import _bounds, _Codes, _fetch, _memory_lent, _statistics_of_codes
+
+__all__ = ["streamed_statistics"]
+
+
+def streamed_statistics(
+    con: Any,
+    views: tuple[str, str],
+    rows: tuple[int, int],
+    policy: MismatchPolicy,
+    *,
+    checked: Callable[[], None] | None = None,
+) -> TableStatistics:
+    """Every statistic of the table of the views ``(truth, pred)`` (of ``rows`` rows,
+    with the columns ``r`` and ``c`` of :func:`ereval.engines.sql.side_sql`) of the
+    DuckDB connection ``con``, from their join streamed once; ``checked`` is called
+    once the groups are in and checked, before the reductions.
+
+    Raises the errors of :func:`ereval.engines._cells.check_totals` (repeated record
+    ids, records of one side only under ``policy="error"``, no record in common
+    under ``policy="intersection"``).
+
+    Examples
+    --------
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE VIEW t AS SELECT * FROM (VALUES (1, 10), (2, 10), (3, 11)) v(r, c)")
+    >>> _ = con.execute("CREATE VIEW p AS SELECT * FROM (VALUES (1, 5), (2, 6), (3, 6)) v(r, c)")
+    >>> stats = streamed_statistics(con, ("t", "p"), (3, 3), "error")
+    >>> stats.n_cells, stats.pairs_true, stats.pairs_pred, stats.pairs_both
+    (3, 1, 1, 0)
+    """
+    most = rows[0] + rows[1]  # records, and groups, once no record id repeats
+    sides = [_Codes(_bounds(con, view, "c"), most) for view in views]
+    common_only = policy == "intersection"
+    cells = f"({sql.cells_sql(sides[0].coded(views[0]), sides[1].coded(views[1]))})"
+    i, j, n, k, r, totals = _fetch(con, cells, sides, most, common_only=common_only)
+    _, only_t, only_p = check_totals(con, views, rows, totals, policy)
+    if checked is not None:
+        checked()
+    if common_only:
+        only_t = only_p = 0
+    # the query is over, but DuckDB's allocator keeps much of what it used
+    with _memory_lent(con, most):
+        return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)

@@ -1,0 +1,240 @@
+"""The DuckDB engine's statistics streamed out of its join: the same as in memory
+whatever the batches (many small ones here), the kind of cluster key (integers by
+offset from the bounds of the sides, offsets too sparse to be codes, integers too
+far apart for offsets, text, keys of several columns) and the mismatch policy; no
+table of groups is written; the checks of the streamed totals raise the errors of
+the materialised join word for word."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from ereval._errors import InputError, RecordMismatchError
+from ereval.engines import DuckDBEngine, NumpyEngine, duckdb_stats
+from ereval.engines._cells import checked_cells
+from ereval.engines.duckdb_stream import streamed_statistics
+from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS, table_statistics
+
+KEYS = ["dense", "gaps", "sparse", "far", "text", "two-columns"]
+
+
+def _sides(keys: str, policy: str, seed: int = 5) -> tuple[pa.Table, pa.Table]:
+    rng = np.random.default_rng(seed)
+    n, k = 400, 90
+    truth = rng.integers(0, k, size=n)
+    pred = truth.copy()
+    moved = rng.random(n) < 0.3
+    pred[moved] = rng.integers(0, k, size=int(moved.sum()))
+    pred[:40] = 7  # one larger predicted cluster: stars and shared rows
+    ids = rng.permutation(n) * 3 + 1
+    t_keys: Any = truth
+    p_keys: Any = pred - 50
+    if keys == "gaps":  # offsets with a few unused codes
+        t_keys, p_keys = truth * 2, pred * 3 - 100
+    elif keys == "sparse":  # offsets too sparse to be codes (range beyond 4 per group)
+        t_keys, p_keys = truth * 25, pred * 30
+    elif keys == "far":  # a range beyond 4 per record: keys hashed as they are
+        t_keys, p_keys = truth * 10**15 - 2**62, pred * 7 * 10**14 + 3
+    elif keys in ("text", "two-columns"):
+        t_keys, p_keys = [f"t{v}" for v in truth], [f"p{v}" for v in pred]
+    order = rng.permutation(n)
+    t = pa.table({"record_id": ids, "cluster_id": t_keys})
+    p = pa.table({"record_id": ids[order], "cluster_id": np.asarray(p_keys)[order]})
+    if keys == "two-columns":
+        t = t.append_column("part", pa.array(truth % 3))
+        p = p.append_column("part", pa.array(np.asarray(pred)[order] % 2))
+    if policy != "error":
+        t, p = t.slice(0, 380), p.slice(25)
+    return t, p
+
+
+def _same(got: Any, expected: Any) -> None:
+    for name in INTEGER_STATISTICS:
+        value = getattr(got, name)
+        assert isinstance(value, int) and value == getattr(expected, name), name
+    for name in FLOAT_STATISTICS:
+        a, b = getattr(got, name), getattr(expected, name)
+        assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12), (name, a, b)
+
+
+def _streamed(t: Any, p: Any, **options: Any) -> tuple[Any, list[str]]:
+    """The streamed statistics and the tables of the connection afterwards."""
+
+    def work(con: Any, policy: Any, n_t: int, n_p: int) -> tuple[Any, list[str]]:
+        stats = streamed_statistics(con, ("t", "p"), (n_t, n_p), policy)
+        tables = con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        return stats, sorted(r[0] for r in tables)
+
+    return DuckDBEngine()._pair(t, p, options, work)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("keys", KEYS)
+@pytest.mark.parametrize("policy", ["error", "intersection", "twinless"])
+def test_streamed_statistics_match_memory_over_many_batches(
+    monkeypatch: pytest.MonkeyPatch, keys: str, policy: str
+) -> None:
+    monkeypatch.setattr(duckdb_stats, "_BATCH", 7)
+    monkeypatch.setattr(duckdb_stats, "_SMALL", 11)
+    t, p = _sides(keys, policy)
+    columns = ["cluster_id", "part"] if keys == "two-columns" else "cluster_id"
+    options = {"on_mismatch": policy, "cluster_col": columns}
+    reference = table_statistics(NumpyEngine().contingency_table(t, p, **options))
+    got, tables = _streamed(t, p, **options)
+    _same(got, reference)
+    assert "cells" not in tables  # the groups went straight to NumPy
+    # the engine takes this path unless the cells must come back
+    stats = DuckDBEngine().statistics(t, p, cells="never", **options)  # type: ignore[arg-type]
+    _same(stats, reference)
+    assert stats.table is None
+
+
+def test_the_codes_of_each_kind_of_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    # which codes each kind of key gets (the range of the offsets, if any, and the
+    # number of codes): by offset, offsets hashed, keys hashed
+    seen: list[tuple[int | None, int]] = []
+    finish = duckdb_stats._Codes.finish
+
+    def spy(self: Any, m: int) -> tuple[Any, int]:
+        codes, n_codes = finish(self, m)
+        seen.append((None if self.lo is None else self.span, n_codes))
+        return codes, n_codes
+
+    monkeypatch.setattr(duckdb_stats._Codes, "finish", spy)
+    for keys in ("gaps", "sparse", "far", "text"):
+        _streamed(*_sides(keys, "error"))
+    t_gaps, p_gaps, t_sparse, p_sparse, t_far, p_far, t_text, p_text = seen
+    t, p = _sides("sparse", "error")
+    k, r = (len(set(x.column("cluster_id").to_pylist())) for x in (t, p))
+    # by offset from the smallest key of each side, the unused codes kept (of size 0)
+    assert t_gaps == (2 * 89 + 1, 2 * 89 + 1) and p_gaps[0] == 3 * 89 + 1
+    # offsets first, but too sparse once the groups are counted: hashed to the clusters
+    assert t_sparse == (89 * 25 + 1, k) and p_sparse == (89 * 30 + 1, r)
+    assert k < 89 * 25 / 4
+    # too far apart for offsets, and text: hashed
+    assert t_far == (None, k) and p_far == (None, r) and t_text == (None, k)
+    assert p_text == (None, r)
+
+
+def test_groups_arrive_in_batches_with_twinless_records_in_any(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the totals of one side only are summed over every batch, and under
+    # policy="intersection" their groups are left out of each batch's pieces
+    monkeypatch.setattr(duckdb_stats, "_BATCH", 3)
+    t = pa.table({"record_id": np.arange(60), "cluster_id": np.arange(60) // 4})
+    p = pa.table({"record_id": np.arange(5, 70), "cluster_id": np.arange(5, 70) // 6})
+    for policy in ("twinless", "intersection"):
+        expected = table_statistics(NumpyEngine().contingency_table(t, p, on_mismatch=policy))
+        got, _ = _streamed(t, p, on_mismatch=policy)
+        _same(got, expected)
+        assert got.n_common == 55
+    twinless, _ = _streamed(t, p, on_mismatch="twinless")
+    assert (twinless.n_true_records, twinless.n_pred_records) == (60, 65)
+
+
+def _errors(t: Any, p: Any, **options: Any) -> tuple[str, str]:
+    """The error of the streamed path and that of the materialised join."""
+    got = []
+    for streamed in (True, False):
+
+        def work(con: Any, policy: Any, n_t: int, n_p: int, streamed: bool = streamed) -> None:
+            if streamed:
+                streamed_statistics(con, ("t", "p"), (n_t, n_p), policy)
+            else:
+                checked_cells(con, ("t", "p"), (n_t, n_p), policy)
+
+        with pytest.raises((InputError, RecordMismatchError)) as err:
+            DuckDBEngine()._pair(t, p, options, work)
+        got.append(str(err.value))
+    return got[0], got[1]
+
+
+def _table(ids: list[Any], clusters: list[Any]) -> pa.Table:
+    return pa.table({"record_id": ids, "cluster_id": clusters})
+
+
+def test_the_streamed_totals_raise_the_errors_of_the_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(duckdb_stats, "_BATCH", 2)
+    ok = _table([1, 2, 3, 4, 5], [1, 1, 2, 2, 3])
+    # a repeated id matched on the other side: only the streamed totals show it
+    streamed, joined = _errors(ok, _table([1, 2, 2, 3, 4, 5], [7, 7, 8, 8, 8, 9]))
+    assert streamed == joined
+    assert streamed.startswith("'pred' has 1 duplicate record ids (e.g. 2); each record")
+    # a repeated id that the other side lacks
+    dup = _table([1, 2, 3, 4, 5, 9, 9], ["a", "a", "b", "b", "c", "d", "e"])
+    streamed, joined = _errors(dup, ok, on_mismatch="twinless")
+    assert streamed == joined and streamed.startswith("'truth' has 1 duplicate record ids (e.g. 9)")
+    # records of one side only, on both sides, under the default policy
+    streamed, joined = _errors(_table([1, 2, 3, 4, 11], [1, 1, 2, 2, 3]), ok)
+    assert streamed == joined
+    assert streamed.startswith(
+        "'truth' and 'pred' cover different records: 1 record(s) only in 'truth' (e.g. 11); "
+        "1 record(s) only in 'pred' (e.g. 5). Pass on_mismatch='intersection'"
+    )
+    streamed, joined = _errors(ok, _table([8, 9], [1, 1]), on_mismatch="intersection")
+    assert streamed == joined == "'truth' and 'pred' have no record in common"
+
+
+def test_text_keys_of_one_record_each_and_one_group() -> None:
+    one = _table(["x"], ["a"])
+    got, _ = _streamed(one, one)
+    assert (got.n_cells, got.n_true_clusters, got.exact_matches, got.pairs_both) == (1, 1, 1, 0)
+
+
+def test_an_error_met_while_streaming_is_duckdb_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(duckdb_stats, "_BATCH", 100)
+    con = duckdb.connect()
+    query = "SELECT CAST(CASE WHEN range > 50000 THEN 'x' ELSE '1' END AS INT) FROM range(90000)"
+    with pytest.raises(duckdb.Error, match=r"^Conversion Error: Could not convert string 'x'"):
+        for _ in duckdb_stats._batches(con, query):
+            pass
+
+
+def test_duckdb_s_memory_is_lent_to_numpy_and_set_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(duckdb_stats, "_LEND_FROM", 0)
+    limits = []
+    lend = duckdb_stats._lend_memory
+
+    def spy(con: Any) -> Any:
+        limits.append(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        return lend(con)
+
+    monkeypatch.setattr(duckdb_stats, "_lend_memory", spy)
+    t, p = _sides("dense", "error")
+
+    def work(con: Any, policy: Any, n_t: int, n_p: int) -> tuple[Any, str]:
+        stats = streamed_statistics(con, ("t", "p"), (n_t, n_p), policy)
+        return stats, con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+
+    stats, after = DuckDBEngine(memory_limit="300MB")._pair(t, p, {}, work)
+    # lent once, then set back (DuckDB shows it to 0.1 MiB)
+    assert len(limits) == 1 and limits[0].endswith(" MiB") and after.endswith(" MiB")
+    assert abs(float(after[:-4]) - float(limits[0][:-4])) <= 0.11
+    _same(stats, table_statistics(NumpyEngine().contingency_table(t, p)))
+
+
+def test_running_out_of_memory_while_streaming_is_duckdb_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # DuckDB's error as Arrow gives it mid-stream: the engine's one-line error
+    class Reader:
+        def read_next_batch(self) -> Any:
+            raise OSError("Out of Memory Error: could not allocate block of size 256.0 KiB")
+
+    class Relation:
+        def to_arrow_reader(self, size: int) -> Reader:
+            return Reader()
+
+    monkeypatch.setattr(duckdb.DuckDBPyConnection, "sql", lambda self, query: Relation())
+    t = _table([1, 2], [1, 1])
+    with pytest.raises(InputError) as err:
+        DuckDBEngine(memory_limit="64MB").statistics(t, t)
+    assert str(err.value).startswith(
+        "'memory_limit' 64MB is too small for DuckDB to finish (Out of Memory Error: could not "
+    )
