@@ -98,27 +98,6 @@ def _top_two(
     return top1, top2, first
 
 
-def _other_best_sorted(
-    group: npt.NDArray[np.int64], w: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]:
-    """Per cell, the best weight of the other cells of its group (0 if none), for
-    ``group`` sorted (each group contiguous): :func:`_top_two` read at every cell,
-    by segment reductions instead of scattered ones."""
-    n = group.size
-    if n == 0:
-        return np.zeros(0)
-    starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
-    lengths = np.diff(np.append(starts, n))
-    top1 = np.repeat(np.maximum.reduceat(w, starts), lengths)
-    candidate = np.flatnonzero(w == top1)
-    in_group = group[candidate]
-    first = np.zeros(n, dtype=bool)
-    first[candidate[np.concatenate(([True], in_group[1:] != in_group[:-1]))]] = True
-    # weights are non-negative: the best cell set to 0 leaves max(0, the others' best)
-    top2 = np.repeat(np.maximum.reduceat(np.where(first, 0.0, w), starts), lengths)
-    return np.where(first, top2, top1)
-
-
 def _leaf_cells(
     leaf_side: npt.NDArray[np.int64],
     other_side: npt.NDArray[np.int64],
@@ -135,10 +114,13 @@ def _leaf_cells(
     return _first_per_group(other_side, ok, n_other)
 
 
-def _renumber(nodes: npt.NDArray[np.int64]) -> tuple[int, npt.NDArray[np.int64]]:
-    """The distinct ``nodes`` numbered 0.. in increasing order: their number and codes."""
-    present, codes = np.unique(nodes, return_inverse=True)
-    return int(present.size), codes.astype(np.int64, copy=False)
+def _renumber(nodes: npt.NDArray[Any], size: int) -> tuple[int, npt.NDArray[np.int64]]:
+    """The distinct ``nodes`` (each below ``size``) numbered 0.. in increasing order:
+    their number and codes."""
+    present = np.zeros(size + 1, dtype=np.int64)
+    present[nodes + 1] = 1
+    np.cumsum(present, out=present)
+    return int(present[-1]), present[nodes]
 
 
 def _fix_dominant_cells(
@@ -168,18 +150,14 @@ def _fix_dominant_cells(
     done_rows = np.zeros(k, dtype=bool)
     done_cols = np.zeros(r, dtype=bool)
     total = 0.0
-    by_row = rows.size < 2 or bool((rows[1:] >= rows[:-1]).all())
     for _ in range(100):
         changed = False
         for rule in ("dominance", "leaf_rows", "leaf_cols"):
             if idx.size == 0:
                 break
             if rule == "dominance":
-                if by_row:  # compacting and renumbering keep the cells sorted by row
-                    other_r = _other_best_sorted(ri, wi)
-                else:
-                    r1, r2, r_first = _top_two(ri, wi, k)
-                    other_r = np.where(r_first, r2[ri], r1[ri])
+                r1, r2, r_first = _top_two(ri, wi, k)
+                other_r = np.where(r_first, r2[ri], r1[ri])
                 c1, c2, c_first = _top_two(ci, wi, r)
                 other_c = np.where(c_first, c2[ci], c1[ci])
                 fixed = wi > other_r + other_c
@@ -198,8 +176,8 @@ def _fix_dominant_cells(
             if 8 * idx.size < k + r:
                 # few cells left: number their rows and columns afresh (in the same
                 # order), so that per-node arrays shrink with them
-                k, ri = _renumber(ri)
-                r, ci = _renumber(ci)
+                k, ri = _renumber(ri, k)
+                r, ci = _renumber(ci, r)
                 done_rows = np.zeros(k, dtype=bool)
                 done_cols = np.zeros(r, dtype=bool)
         if not changed or idx.size == 0:
@@ -297,7 +275,9 @@ def _components(u: npt.NDArray[np.int64], v: npt.NDArray[np.int64], size: int) -
         if np.array_equal(hooked, label):
             break
         label = hooked
-    return np.unique(label, return_inverse=True)[1].astype(np.int64, copy=False)
+    # a component's root is its smallest node: number the roots in order
+    number = np.cumsum(label == np.arange(size, dtype=np.int64)) - 1
+    return number[label]
 
 
 #: The least relative margin by which a float weight must beat a sum of weights.
@@ -399,47 +379,49 @@ def aligned_totals(
             np.add.at(weight_sums[1], cols[p], w)
     rc, cc = common
     s4r, s4c = weight_sums
+    # without twinless records the sums of the counts are the sizes: gathered once
+    shared = rc is true_sizes and cc is pred_sizes
     fixed3: list[int] = []
     fixed4: list[float] = []
-    # per weight, the rows and the columns holding a fixed cell
-    done = [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
-    done += [np.zeros(k, dtype=bool), np.zeros(r, dtype=bool)]
+    # per row and per column: bit 1 once it holds a fixed cell for w3, bit 2 for w4
+    done = [np.zeros(k, dtype=np.uint8), np.zeros(r, dtype=np.uint8)]
     top = max(int(true_sizes.max(initial=0)), int(pred_sizes.max(initial=0)))
     margin = 1.0 + dominance_margin(top)
     for p in steps:
         ii, jj, x = rows[p], cols[p], counts[p]
-        w = w4(p)
-        f3 = 3 * x.astype(np.int64) > rc[ii].astype(np.int64) + cc[jj]
+        ai, bj = true_sizes[ii].astype(np.int64), pred_sizes[jj]
+        w = 2.0 * x / (ai.astype(np.float64) + bj)
+        sum3 = ai + bj if shared else rc[ii].astype(np.int64) + cc[jj]
+        f3 = 3 * x.astype(np.int64) > sum3
         f4 = 3.0 * w > (s4r[ii] + s4c[jj]) * margin
         fixed3.append(int(x[f3].sum(dtype=np.int64)))
         fixed4.append(float(w[f4].sum()))
-        done[0][ii[f3]] = True
-        done[1][jj[f3]] = True
-        done[2][ii[f4]] = True
-        done[3][jj[f4]] = True
+        for side, codes in ((done[0], ii), (done[1], jj)):
+            side[codes[f3]] |= 1  # a row (column) holds at most one fixed cell per weight
+            side[codes[f4]] |= 2
     totals = [float(sum(fixed3)), math.fsum(fixed4)]
     left: tuple[list[IntLike], list[IntLike]] = ([], [])
     for p in steps:
-        ii, jj = rows[p], cols[p]
-        for t in (0, 1):
-            undecided = ~(done[2 * t][ii] | done[2 * t + 1][jj])
-            left[t].append(np.flatnonzero(undecided) + p.start)
+        flags = done[0][rows[p]] | done[1][cols[p]]
+        left[0].append(np.flatnonzero((flags & 1) == 0) + p.start)
+        left[1].append(np.flatnonzero((flags & 2) == 0) + p.start)
     del done
     for t in (0, 1):
         at = np.concatenate(left[t])
         if at.size:
             weights = counts[at].astype(np.float64) if t == 0 else w4(at)
-            totals[t] += _align_cells(rows[at], cols[at], weights)
+            totals[t] += _align_cells(rows[at], cols[at], weights, k, r)
     return totals[0], totals[1]
 
 
-def _align_cells(rows: IntLike, cols: IntLike, weights: npt.NDArray[np.float64]) -> float:
-    """:func:`_align` of some cells, their rows and columns numbered afresh (in the
-    same order) and the cells sorted by row."""
-    k, row = _renumber(rows.astype(np.int64, copy=False))
-    r, col = _renumber(cols.astype(np.int64, copy=False))
-    order = np.argsort(row, kind="stable")
-    return _align(row[order], col[order], weights[order], k, r)
+def _align_cells(
+    rows: IntLike, cols: IntLike, weights: npt.NDArray[np.float64], k: int, r: int
+) -> float:
+    """:func:`_align` of some cells (rows below ``k``, columns below ``r``), their rows
+    and columns numbered afresh (in the same order)."""
+    k, row = _renumber(rows, k)
+    r, col = _renumber(cols, r)
+    return _align(row, col, weights, k, r)
 
 
 #: Components at most this many clusters wide on each side are aligned densely.
