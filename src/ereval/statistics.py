@@ -273,6 +273,7 @@ class LazyStatistics:
         self.table: ContingencyTable | None = table
         self._t = table
         self._ceaf_lock = threading.Lock()
+        self._ceaf_totals: tuple[float, float] | None = None
 
     def __repr__(self) -> str:
         return f"LazyStatistics(<{self._t.n_cells} cells>)"
@@ -446,31 +447,25 @@ class LazyStatistics:
 
     @property
     def ceafm_total(self) -> float:
-        return self._ceaf[0]
+        return self._ceaf()[0]
 
     @property
     def ceafe_total(self) -> float:
-        return self._ceaf[1]
+        return self._ceaf()[1]
 
-    @cached_property
     def _ceaf(self) -> tuple[float, float]:
-        """CEAFm's and CEAFe's aligned totals, computed together (one thread computes
-        them while another family wanting them waits)."""
+        """CEAFm's and CEAFe's aligned totals, computed together, once (a family that
+        wants them while another computes them waits)."""
         with self._ceaf_lock:
-            got = self.__dict__.get("_ceaf")
-            if got is not None:
-                return got  # type: ignore[no-any-return]
-            from .metrics.ceaf import aligned_totals
+            if self._ceaf_totals is None:
+                from .metrics.ceaf import aligned_totals
 
-            t = self._t
-            return aligned_totals(
-                t.rows,
-                t.cols,
-                t.counts,
-                t.true_sizes,
-                t.pred_sizes,
-                common=(t.row_common, t.col_common),
-            )
+                t = self._t
+                common = (t.row_common, t.col_common)
+                self._ceaf_totals = aligned_totals(
+                    t.rows, t.cols, t.counts, t.true_sizes, t.pred_sizes, common=common
+                )
+            return self._ceaf_totals
 
 
 _LOCK = threading.Lock()

@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..contingency import ContingencyTable, MismatchPolicy
+from ..contingency import MismatchPolicy
 from ..ids import arrow_to_numpy
-from ..metrics.ceaf import aligned_totals, dominance_margin
+from ..metrics.ceaf import align_cells, aligned_totals, ceafe_weights, dominance_margin
 from ..statistics import TableStatistics
 from . import sql
 
@@ -170,8 +170,6 @@ def _ceaf_totals(
 ) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals: stars and dominant cells (``w4`` by the
     relative ``margin``) summed in the engine, the undecided cells solved in memory."""
-    from ..metrics.ceaf import ceaf_similarity, max_weight_alignment
-
     totals = [
         singles[0] + _float(rows[1]) + _float(cols[1]),
         singles[1] + _float(rows[2]) + _float(cols[2]),
@@ -189,38 +187,17 @@ def _ceaf_totals(
     rest = con.execute(sql.undecided_cells_sql("ur", "dc")).fetchnumpy()
     if len(rest["n"]) == 0:
         return totals[0], totals[1]
-    tc, pc = np.asarray(rest["tc"]), np.asarray(rest["pc"])
-    _, row = np.unique(tc, return_inverse=True)
-    _, col = np.unique(pc, return_inverse=True)
+    true_keys, row = np.unique(np.asarray(rest["tc"]), return_inverse=True)
+    pred_keys, col = np.unique(np.asarray(rest["pc"]), return_inverse=True)
     n, a, b = (np.asarray(rest[c], dtype=np.int64) for c in ("n", "a", "b"))
-    for k, (flag, phi) in enumerate((("u3", 3), ("u4", 4))):
+    weights = (n.astype(np.float64), ceafe_weights(n, a, b))
+    for t, flag in enumerate(("u3", "u4")):
         keep = np.asarray(rest[flag], dtype=bool)
-        if not keep.any():
-            continue
-        sub = _sub_table(row[keep], col[keep], n[keep], a[keep], b[keep])
-        totals[k] += max_weight_alignment(sub, ceaf_similarity(sub, phi))  # type: ignore[arg-type]
+        if keep.any():
+            totals[t] += align_cells(
+                row[keep], col[keep], weights[t][keep], true_keys.size, pred_keys.size
+            )
     return totals[0], totals[1]
-
-
-def _sub_table(
-    row: np.ndarray, col: np.ndarray, n: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> ContingencyTable:
-    """The table of some cells, with their clusters' true sizes as marginals (for the
-    weights; the marginals are not the cells' sums)."""
-    _, rows = np.unique(row, return_inverse=True)
-    _, cols = np.unique(col, return_inverse=True)
-    true_sizes = np.zeros(int(rows.max()) + 1, dtype=np.int64)
-    pred_sizes = np.zeros(int(cols.max()) + 1, dtype=np.int64)
-    true_sizes[rows] = a
-    pred_sizes[cols] = b
-    order = np.lexsort((cols, rows))
-    return ContingencyTable(
-        rows[order].astype(np.int64),
-        cols[order].astype(np.int64),
-        n[order],
-        true_sizes,
-        pred_sizes,
-    )
 
 
 # -- the groups as integer codes, reduced in NumPy -------------------------------------

@@ -45,10 +45,12 @@ from ._util import check_beta, coref_prf
 
 __all__ = [
     "DOMINANCE_MARGIN",
+    "align_cells",
     "aligned_totals",
     "ceaf_rn_scores",
     "ceaf_scores",
     "ceaf_similarity",
+    "ceafe_weights",
     "dominance_margin",
     "max_weight_alignment",
 ]
@@ -69,7 +71,19 @@ def ceaf_similarity(table: ContingencyTable, phi: Phi) -> npt.NDArray[np.float64
         return np.ones_like(n)
     if phi == 3:
         return n
-    return np.asarray(2.0 * n / (a + b), dtype=np.float64)
+    return ceafe_weights(table.counts, a, b)
+
+
+def ceafe_weights(counts: Any, true_at: Any, pred_at: Any) -> npt.NDArray[np.float64]:
+    """CEAFe's weights ``2 n / (a + b)`` of cells of ``counts`` records whose clusters
+    have ``true_at`` and ``pred_at`` records (the same IEEE operations everywhere).
+
+    Examples
+    --------
+    >>> ceafe_weights(np.array([2, 1]), np.array([3, 3]), np.array([2, 1])).tolist()
+    [0.8, 0.5]
+    """
+    return np.asarray(2.0 * counts / (true_at.astype(np.float64) + pred_at), dtype=np.float64)
 
 
 def _first_per_group(
@@ -363,8 +377,7 @@ def aligned_totals(
     steps = [slice(s, min(s + step, m)) for s in range(0, m, step)]
 
     def w4(p: Any) -> npt.NDArray[np.float64]:
-        sizes = true_sizes[rows[p]].astype(np.float64) + pred_sizes[cols[p]]
-        return np.asarray(2.0 * counts[p] / sizes, dtype=np.float64)
+        return ceafe_weights(counts[p], true_sizes[rows[p]], pred_sizes[cols[p]])
 
     if common is None:
         common = (
@@ -390,7 +403,7 @@ def aligned_totals(
     for p in steps:
         ii, jj, x = rows[p], cols[p], counts[p]
         ai, bj = true_sizes[ii].astype(np.int64), pred_sizes[jj]
-        w = 2.0 * x / (ai.astype(np.float64) + bj)
+        w = ceafe_weights(x, ai, bj)
         sum3 = ai + bj if shared else rc[ii].astype(np.int64) + cc[jj]
         f3 = 3 * x.astype(np.int64) > sum3
         f4 = 3.0 * w > (s4r[ii] + s4c[jj]) * margin
@@ -410,15 +423,23 @@ def aligned_totals(
         at = np.concatenate(left[t])
         if at.size:
             weights = counts[at].astype(np.float64) if t == 0 else w4(at)
-            totals[t] += _align_cells(rows[at], cols[at], weights, k, r)
+            totals[t] += align_cells(rows[at], cols[at], weights, k, r)
     return totals[0], totals[1]
 
 
-def _align_cells(
+def align_cells(
     rows: IntLike, cols: IntLike, weights: npt.NDArray[np.float64], k: int, r: int
 ) -> float:
-    """:func:`_align` of some cells (rows below ``k``, columns below ``r``), their rows
-    and columns numbered afresh (in the same order)."""
+    """The best total of a one-to-one alignment of some cells (rows below ``k``,
+    columns below ``r``, non-negative ``weights``), solved exactly: their rows and
+    columns numbered afresh (in the same order), then the reductions, components
+    and assignments of :func:`max_weight_alignment`.
+
+    Examples
+    --------
+    >>> align_cells(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([3.0, 2.0, 2.0]), 2, 2)
+    4.0
+    """
     k, row = _renumber(rows, k)
     r, col = _renumber(cols, r)
     return _align(row, col, weights, k, r)
