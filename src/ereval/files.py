@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 import pyarrow as pa
 
 from ._errors import InputError
@@ -282,8 +283,6 @@ class _Joined:
         self.kind = kind
         self.buffer: Any = None
         if pa.types.is_integer(kind) or kind in (pa.float32(), pa.float64()):
-            import numpy as np
-
             self.buffer = np.empty(size, dtype=np.dtype(kind.to_pandas_dtype()))
         self.at = 0
         self.chunks: list[pa.Array] = []
@@ -291,8 +290,6 @@ class _Joined:
     def add(self, column: pa.ChunkedArray) -> None:
         for chunk in column.chunks:
             if self.buffer is not None and chunk.null_count == 0:
-                import numpy as np
-
                 self.buffer[self.at : self.at + len(chunk)] = np.from_dlpack(chunk)
                 self.at += len(chunk)
                 continue
