@@ -16,7 +16,13 @@ from ..estimators import as_sample, estimate, estimate_by_group, prepare_predict
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
-from ._columns import ClusterColOpt, RecordColOpt, split_columns
+from ._columns import (
+    ClusterColOpt,
+    PredClusterColOpt,
+    PredRecordColOpt,
+    RecordColOpt,
+    split_columns,
+)
 from ._common import (
     FormatOpt,
     LevelOpt,
@@ -42,6 +48,25 @@ from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
+
+SampleRecordColOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sample-record-col",
+        "--truth-record-col",
+        help="Record id column(s) of the sample only.",
+        show_default=False,
+    ),
+]
+SampleClusterColOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sample-cluster-col",
+        "--truth-cluster-col",
+        help="Cluster id column of the sample only.",
+        show_default=False,
+    ),
+]
 
 
 def weights_value(text: str | None) -> str | None:
@@ -124,6 +149,10 @@ def estimate_command(
     fmt: FormatOpt = "table",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    sample_record_col: SampleRecordColOpt = None,
+    sample_cluster_col: SampleClusterColOpt = None,
+    pred_record_col: PredRecordColOpt = None,
+    pred_cluster_col: PredClusterColOpt = None,
     engine: EngineOpt = "auto",
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
@@ -145,10 +174,20 @@ def estimate_command(
     chosen = engine_from_options(**locals())
     check_beta(beta)
     normal_quantile(level)
+    key = split_columns(sample_record_col or record_col) or "record_id"
+    pred_key = split_columns(pred_record_col or record_col) or "record_id"
+    sample_cluster = sample_cluster_col or cluster_col
+    pred_cluster = pred_cluster_col or cluster_col
     with progress("reading the sample and the prediction", quiet=quiet) as bar:
-        key = split_columns(record_col) or "record_id"
         key_cols = [key] if isinstance(key, str) else key
-        sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, cluster_col))
+        pred_cols = [pred_key] if isinstance(pred_key, str) else pred_key
+        if len(pred_cols) != len(key_cols):
+            raise InputError(
+                f"the record key of the sample has {len(key_cols)} column(s) ({', '.join(key_cols)}) "
+                f"but that of PRED {len(pred_cols)} ({', '.join(pred_cols)}); give both sides "
+                "keys of the same columns (--sample-record-col, --pred-record-col)"
+            )
+        sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, sample_cluster))
         s = as_sample(
             sample_frame,
             design="single_block" if design == "single-block" else design,
@@ -161,26 +200,30 @@ def estimate_command(
             replace=not without_replacement,
             population_size=population_size,
             record_col=key,
-            cluster_col=cluster_col,
+            cluster_col=sample_cluster,
         )
         if chosen.name == "numpy":
             pred_frame = read_table(pred, name="pred", text_columns="all")
             prepared = prepare_prediction(
-                pred_frame, names=names, index=False, record_col=key, cluster_col=cluster_col
+                pred_frame,
+                names=names,
+                index=False,
+                record_col=pred_key,
+                cluster_col=pred_cluster,
             )
         else:
             prepared = prediction_for_sample(
                 str(pred),
                 s.records,
                 names=names,
-                record_col=key,
-                cluster_col=cluster_col,
+                record_col=pred_key,
+                cluster_col=pred_cluster,
                 engine=chosen,
                 progress=lambda phase: bar.update(description=phase),
             )
         bar.update(description="estimating")
         if group is not None:
-            groups = _groups(sample_frame, group, record_col, cluster_col)
+            groups = _groups(sample_frame, group, sample_cluster)
             by_group, caught = capture_warnings(
                 lambda: estimate_by_group(
                     prepared, s, groups, metrics=metrics, beta=beta, level=level, naive=naive
@@ -225,7 +268,7 @@ def estimate_command(
         emit_records(flat, ["estimator", *ESTIMATE_FIELDS], fmt, title=title)
 
 
-def _groups(frame: Any, column: str, record_col: str, cluster_col: str) -> dict[Any, Any]:
+def _groups(frame: Any, column: str, cluster_col: str) -> dict[Any, Any]:
     """Cluster id -> group label from a column of the sample (checked constant per cluster)."""
     check_key_column(frame, column, cluster_col, option="--group", source="the sample")
     per = frame.groupby(cluster_col, sort=False)[column]

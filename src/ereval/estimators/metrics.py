@@ -64,7 +64,7 @@ from ._terms import (
     prediction_engine,
     prepare_prediction,
 )
-from .designs import ClusterSample, Design, as_sample
+from .designs import ClusterSample, Design, WeightKind, as_sample
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
     EstimationWarning,
@@ -277,12 +277,18 @@ def _sample_and_terms(
     record_col: Columns,
     cluster_col: str,
     engine: Any,
+    options: Mapping[str, Any],
 ) -> tuple[ClusterSample, ClusterTerms]:
     if isinstance(sample, ClusterSample):
-        s = as_sample(sample, design=design, weights=weights)
+        s = as_sample(sample, design=design, weights=weights, **options)
     else:
         s = as_sample(
-            sample, design=design, weights=weights, record_col=record_col, cluster_col=cluster_col
+            sample,
+            design=design,
+            weights=weights,
+            record_col=record_col,
+            cluster_col=cluster_col,
+            **options,
         )
     prepared = (
         pred
@@ -300,12 +306,34 @@ def _sample_and_terms(
     return s, cluster_terms(prepared, s)
 
 
+def _sample_options(
+    weight_kind: WeightKind,
+    blocks: Any,
+    draws: Any,
+    replace: bool,
+    population_size: int | None,
+) -> dict[str, Any]:
+    """The options of :func:`as_sample` that were given (a ClusterSample refuses any)."""
+    given: dict[str, Any] = {"blocks": blocks, "draws": draws, "population_size": population_size}
+    out = {k: v for k, v in given.items() if v is not None}
+    if weight_kind != "probability":
+        out["weight_kind"] = weight_kind
+    if replace is not True:
+        out["replace"] = replace
+    return out
+
+
 def estimate(
     pred: Any,
     sample: Any,
     *,
     design: Design | None = None,
     weights: Any = None,
+    weight_kind: WeightKind = "probability",
+    blocks: Any = None,
+    draws: Any = None,
+    replace: bool = True,
+    population_size: int | None = None,
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
@@ -333,8 +361,10 @@ def estimate(
         :func:`as_sample` / :func:`draw_sample`, or a clustering together with
         ``design`` and ``weights`` (use :func:`as_sample` for blocks, repeated
         draws or sampling without replacement).
-    design, weights
-        See :func:`as_sample`; only with a plain clustering as ``sample``.
+    design, weights, weight_kind, blocks, draws, replace, population_size
+        How the sample was drawn, as for :func:`as_sample` (``draws``: a column
+        of per-unit draw counts, a mapping unit id -> count, or the sequence of
+        drawn unit ids); only with a plain clustering as ``sample``.
     metrics : str or list of str, optional
         Estimator keys to compute (comma-separated or a list); default every
         estimator the sample and data allow (see the module docstring).
@@ -403,7 +433,15 @@ def estimate(
         spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
-        pred, sample, design, weights, names, record_col, cluster_col, chosen
+        pred,
+        sample,
+        design,
+        weights,
+        names,
+        record_col,
+        cluster_col,
+        chosen,
+        _sample_options(weight_kind, blocks, draws, replace, population_size),
     )
     keep = None if subgroup is None else _subgroup_mask(s, subgroup)
     n_draws = s.n_draws if keep is None else _kept_draws(s, keep)
@@ -450,6 +488,11 @@ def estimate_by_group(
     *,
     design: Design | None = None,
     weights: Any = None,
+    weight_kind: WeightKind = "probability",
+    blocks: Any = None,
+    draws: Any = None,
+    replace: bool = True,
+    population_size: int | None = None,
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
@@ -494,7 +537,15 @@ def estimate_by_group(
         spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
-        pred, sample, design, weights, names, record_col, cluster_col, chosen
+        pred,
+        sample,
+        design,
+        weights,
+        names,
+        record_col,
+        cluster_col,
+        chosen,
+        _sample_options(weight_kind, blocks, draws, replace, population_size),
     )
     labels = _group_labels(sample, s, groups, record_col, cluster_col)
     codes, uniq = factorize(labels)
