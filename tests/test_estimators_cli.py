@@ -62,14 +62,11 @@ def test_json_output_is_keyed_by_canonical_names(files: dict[str, Path]) -> None
     assert precision == {
         "value": 0.3888888888888889,
         "std": 0.2545875386086578,
-        # 0.3889 - 1.96 * 0.2546 < 0: the lower end is clamped to the range [0, 1]
-        "interval": [
-            0.0,
-            pytest.approx(0.3888888888888889 + 1.959963984540054 * 0.2545875386086578),
-        ],
+        # the Wilson interval of the golden test (test_estimators_golden.py)
+        "interval": [pytest.approx(0.0525893138584), pytest.approx(0.8794518419827)],
         "level": 0.95,
         "n": 3,
-        "method": "ratio estimator (block form, cluster design)",
+        "method": "ratio estimator (block form, cluster design, Wilson interval)",
         "warnings": precision["warnings"],
     }
     assert "the sample of 3 clusters is too small" in precision["warnings"][0]
@@ -135,11 +132,14 @@ def test_weights_column_draws_and_level(files: dict[str, Path]) -> None:
         "json",
         "-m",
         "pairwise_precision",
+        "--interval",
+        "normal",
     )
     assert code == 0
     e = json.loads(out)["pairwise_precision"]
     assert e["n"] == 4
     assert e["interval"][1] - e["value"] == pytest.approx(1.6448536269514722 * e["std"])
+    assert e["method"] == "ratio estimator (block form, cluster design)"
 
 
 def test_table_and_csv_output(files: dict[str, Path]) -> None:

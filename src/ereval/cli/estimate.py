@@ -13,6 +13,7 @@ from .._errors import InputError
 from .._validation import check_beta
 from ..engines.engine_terms import prediction_for_sample
 from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
+from ..estimators.intervals import IntervalMethod
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
@@ -48,6 +49,16 @@ from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
+
+IntervalOpt = Annotated[
+    IntervalMethod,
+    typer.Option(
+        "--interval",
+        help="Intervals of the scores and rates: wilson (a score interval with the design's "
+        "effective sample size, which holds its level near 0 and 1) or normal (estimate +- z "
+        "std, clamped to [0, 1]).",
+    ),
+]
 
 SampleRecordColOpt = Annotated[
     str | None,
@@ -143,6 +154,7 @@ def estimate_command(
         float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys).")
     ] = 1.0,
     level: LevelOpt = 0.95,
+    interval: IntervalOpt = "wilson",
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive (benchmark-only) values.")
     ] = True,
@@ -226,12 +238,27 @@ def estimate_command(
             groups = _groups(sample_frame, group, sample_cluster)
             by_group, caught = capture_warnings(
                 lambda: estimate_by_group(
-                    prepared, s, groups, metrics=metrics, beta=beta, level=level, naive=naive
+                    prepared,
+                    s,
+                    groups,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    interval=interval,
+                    naive=naive,
                 )
             )
         else:
             results, caught = capture_warnings(
-                lambda: estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)
+                lambda: estimate(
+                    prepared,
+                    s,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    interval=interval,
+                    naive=naive,
+                )
             )
     if group is not None:
         carried = {w for r in by_group.values() for e in r.values() for w in e.warnings}

@@ -65,6 +65,7 @@ from ._terms import (
     prepare_prediction,
 )
 from .designs import ClusterSample, Design, WeightKind, as_sample
+from .intervals import IntervalMethod, check_interval
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
     EstimationWarning,
@@ -172,6 +173,7 @@ def estimate_from_terms(
     keep: npt.NDArray[np.bool_] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
+    interval: IntervalMethod = "wilson",
 ) -> dict[str, Estimate]:
     """Evaluate the estimators ``keys`` from precomputed per-cluster statistics.
 
@@ -233,6 +235,8 @@ def estimate_from_terms(
                 offset=offset,
                 scale=scale,
                 bounds=spec.bounds,
+                interval=interval,
+                proportion=spec.proportion,
             )
         if math.isnan(out[key].value):
             _warn_undefined(key)
@@ -337,6 +341,7 @@ def estimate(
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
+    interval: IntervalMethod = "wilson",
     names: Any = None,
     subgroup: Iterable[Any] | None = None,
     naive: bool = True,
@@ -371,7 +376,13 @@ def estimate(
     beta : float, default 1.0
         Weight of recall in F-beta; when not 1, ``*_fbeta`` keys are added.
     level : float, default 0.95
-        Confidence level of the normal intervals.
+        Confidence level of the intervals.
+    interval : {"wilson", "normal"}, default "wilson"
+        The intervals of the scores and rates: the Wilson score interval with
+        the design's effective sample size, which holds its level near 0 and 1,
+        or the normal interval clamped to ``[0, 1]`` (see
+        :mod:`ereval.estimators.intervals`). The ``*_cluster`` forms and the
+        average cluster size always get the clamped normal interval.
     names : str or mapping, optional
         Record names for the homonymy and name-variation rates (see
         :func:`prepare_prediction`).
@@ -423,6 +434,7 @@ def estimate(
     """
     beta = check_beta(beta)
     normal_quantile(level)
+    interval = check_interval(interval)
     chosen = prediction_engine(
         pred,
         engine,
@@ -458,7 +470,7 @@ def estimate(
     )
     if s.design == "single_block":
         warnings.warn(SINGLE_NOTE, EstimationWarning, stacklevel=2)
-    return estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level)
+    return estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level, interval=interval)
 
 
 def _kept_draws(sample: ClusterSample, keep: npt.NDArray[np.bool_]) -> int:
@@ -496,6 +508,7 @@ def estimate_by_group(
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
+    interval: IntervalMethod = "wilson",
     names: Any = None,
     naive: bool = True,
     record_col: Columns = "record_id",
@@ -527,6 +540,7 @@ def estimate_by_group(
     """
     beta = check_beta(beta)
     normal_quantile(level)
+    interval = check_interval(interval)
     chosen = prediction_engine(
         pred,
         engine,
@@ -564,7 +578,9 @@ def estimate_by_group(
                 EstimationWarning,
                 stacklevel=2,
             )
-        out[label] = estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level)
+        out[label] = estimate_from_terms(
+            terms, s, keys, keep=keep, beta=beta, level=level, interval=interval
+        )
     return out
 
 
