@@ -144,6 +144,7 @@ def test_clamping_never_lowers_simulated_coverage() -> None:
         weights="uniform",
         naive=False,
         seed=3,
+        interval="normal",
     )
     crossing = 0
     for row in res.summary.itertuples():

@@ -391,6 +391,7 @@ def simulate(
         fu = np.bincount(units, weights=f, minlength=population.n_units)
         gu = np.bincount(units, weights=g, minlength=population.n_units)
         denominators = gu[drawn] * inv_p
+        squares = np.bincount(units, weights=g * g, minlength=population.n_units)[drawn] * inv_p**2
         est, std = ratio_of_means(fu[drawn] * inv_p, denominators, theta=theta)
         affine = spec.affine(terms)
         off, sc = (1.0, 0.0) if affine is None else affine
@@ -404,6 +405,7 @@ def simulate(
             bounds=spec.bounds,
             proportion=spec.proportion,
             theta=theta,
+            squares=squares,
         )
         done += repeats
         if progress is not None:

@@ -15,7 +15,10 @@ variance, as Korn and Graubard (1998) do for survey proportions, with one
 pseudo-unit added so that it never collapses. For an estimate ``q`` of a
 quantity in ``[0, 1]`` from ``n`` draws with denominators ``A_s``:
 
-* ``n_k = (sum A_s)^2 / sum A_s^2``, Kish's effective number of draws;
+* ``n_k = (sum A_s)^2 / sum A_s^2``, Kish's effective number of draws (for
+  draws of blocks, ``sum A_s^2`` becomes the sum over the blocks' true clusters
+  of their squared denominators: ``n_k`` counts clusters, the units errors come
+  in, so the pseudo-unit below is one true cluster, not a whole block);
 * ``V = V_hat + theta c / n_k^2``: the variance as if one more draw with a
   typical denominator and a share ``sqrt(c)`` of it in error had been seen
   (``c = PSEUDO_UNIT = 1/2``; ``theta`` the finite-population correction, so a
@@ -90,9 +93,13 @@ def check_interval(method: object) -> IntervalMethod:
     )
 
 
-def effective_units(denominator: npt.ArrayLike) -> FloatArray:
+def effective_units(denominator: npt.ArrayLike, squares: npt.ArrayLike | None = None) -> FloatArray:
     """Kish's effective number of draws ``(sum A_s)^2 / sum A_s^2``, over the last axis.
 
+    ``squares`` gives, per draw, the sum of the squared denominators of the true
+    clusters it holds (``sum_{c in s} (g_c / p_s)^2``, for blocks of several
+    clusters); by default each draw is one cluster and it is ``A_s^2``. The
+    effective number is then counted in clusters, the units errors come in.
     NaN when every ``A_s`` is 0.
 
     >>> float(effective_units([1.0, 1.0, 2.0]))
@@ -100,7 +107,7 @@ def effective_units(denominator: npt.ArrayLike) -> FloatArray:
     """
     a = np.asarray(denominator, dtype=np.float64)
     total = a.sum(axis=-1)
-    square = (a * a).sum(axis=-1)
+    square = (a * a if squares is None else np.asarray(squares, dtype=np.float64)).sum(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         out: FloatArray = np.where(square > 0, total * total / square, np.nan)
     return out
@@ -172,10 +179,13 @@ def ratio_interval(
     bounds: tuple[float, float] | None = None,
     proportion: bool = False,
     theta: float | FloatArray = 1.0,
+    squares: npt.ArrayLike | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """The interval of ratio estimates ``value`` with standard errors ``std``.
 
-    ``denominator`` holds the sampled ``A_s`` (last axis: the draws). The
+    ``denominator`` holds the sampled ``A_s`` (last axis: the draws), and
+    ``squares`` the sums of squared cluster denominators per draw for draws of
+    several clusters (see :func:`effective_units`). The
     ``"wilson"`` method applies to a quantity in ``[0, 1]`` whose per-unit ratios
     lie in it too (``proportion``); otherwise, and for ``"normal"``, the interval
     is ``value +- z std`` clamped to ``bounds``.
@@ -183,6 +193,8 @@ def ratio_interval(
     est = np.asarray(value, dtype=np.float64)
     sd = np.asarray(std, dtype=np.float64)
     if method == "wilson" and proportion and bounds == UNIT_RANGE:
-        return wilson_interval(est, sd * sd, effective_units(denominator), level=level, theta=theta)
+        return wilson_interval(
+            est, sd * sd, effective_units(denominator, squares), level=level, theta=theta
+        )
     z = normal_quantile(level)
     return clamp_interval(est - z * sd, est + z * sd, bounds)

@@ -220,6 +220,8 @@ def estimate_from_terms(
         f, g = spec.terms(terms, beta)
         b = np.bincount(units, weights=f * mask, minlength=sample.n_units)[draws] * inv_p
         a = np.bincount(units, weights=g * mask, minlength=sample.n_units)[draws] * inv_p
+        gm = g * mask
+        squares = np.bincount(units, weights=gm * gm, minlength=sample.n_units)[draws] * inv_p**2
         offset, scale = affine
         if design == "single_block" or n < 2:
             out[key] = _ratio_of_sums(key, spec, b, a, offset, scale, design, level)
@@ -237,6 +239,7 @@ def estimate_from_terms(
                 bounds=spec.bounds,
                 interval=interval,
                 proportion=spec.proportion,
+                squares=squares,
             )
         if math.isnan(out[key].value):
             _warn_undefined(key)

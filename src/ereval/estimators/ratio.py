@@ -285,6 +285,7 @@ def ratio_estimate(
     bounds: tuple[float, float] | None = None,
     interval: IntervalMethod = "wilson",
     proportion: bool = False,
+    squares: npt.ArrayLike | None = None,
 ) -> Estimate:
     """Estimate ``offset + scale * mean(B) / mean(A)`` from sampled units.
 
@@ -315,6 +316,10 @@ def ratio_estimate(
         to ``bounds``.
     proportion : bool, default False
         Whether every unit's ratio ``offset + scale B_s / A_s`` lies in ``[0, 1]``.
+    squares : array_like, optional
+        For units of several true clusters (blocks): the sum of the clusters'
+        squared denominators per unit (see
+        :func:`ereval.estimators.intervals.effective_units`).
 
     Returns
     -------
@@ -359,6 +364,7 @@ def ratio_estimate(
         bounds=bounds,
         proportion=proportion,
         theta=theta,
+        squares=squares,
     )
     return interval_estimate(
         est,
