@@ -39,6 +39,12 @@ def test_effective_units_is_kish() -> None:
     assert out[0] == 4.0 and out[1] == 1.0 and math.isnan(out[2])
 
 
+def test_one_effective_draw_says_nothing() -> None:
+    # n_k = 1: every denominator in one draw; no variance can be told
+    lo, hi = wilson_interval(1.0, 0.0, 1.0, level=0.95)
+    assert (float(lo), float(hi)) == (0.0, 1.0)
+
+
 def test_nan_in_nan_out() -> None:
     lo, hi = wilson_interval([math.nan, 0.5], [0.01, math.nan], [10.0, 10.0], level=0.9)
     assert np.isnan(lo).all() and np.isnan(hi).all()

@@ -187,3 +187,15 @@ def test_cli_population_and_subset(tmp_path: Path) -> None:
     res = runner.invoke(app, [*base, "--population", "2024-06-01", "-f", "json"])
     assert res.exit_code == 0
     assert json.loads(res.stdout)["estimates"]["2024-06-01"]["pairwise_precision"]["value"] < 1
+
+
+def test_figure_draws_the_fixed_subset_estimates() -> None:
+    from ereval.plots import monitoring_figure
+
+    s = as_sample(SAMPLE, design="cluster", weights="uniform")
+    m = monitor({"r1": R1, "r2": R2}, sample=s, subset=[1, 2, 3, 6], metrics="pairwise_precision")
+    panel = next(p for p in monitoring_figure(m) if p.panel.title == "pairwise_precision")
+    assert [b.label for b in panel.bands] == ["95% interval", "interval, fixed subset"]
+    assert panel.bands[1].lower.tolist() == [
+        m.common_estimates[r]["pairwise_precision"].lower for r in ("r1", "r2")
+    ]

@@ -161,8 +161,9 @@ def wilson_interval(
         z2n = z * z / n_star
         center = (q + z2n / 2.0) / (1.0 + z2n)
         half = z * np.sqrt(q * (1.0 - q) / n_star + z2n * z2n / (4.0 * z * z)) / (1.0 + z2n)
-    lower = np.minimum(center - half, q)
-    upper = np.maximum(center + half, q)
+    # n* = 0 (one draw carries every denominator, n_k = 1): the data say nothing
+    lower = np.where(n_star > 0, np.minimum(center - half, q), 0.0)
+    upper = np.where(n_star > 0, np.maximum(center + half, q), 1.0)
     bad = np.isnan(q) | np.isnan(v) | np.isnan(nk)
     nan = np.float64(np.nan)
     lo, hi = clamp_interval(np.where(bad, nan, lower), np.where(bad, nan, upper), UNIT_RANGE)
