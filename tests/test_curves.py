@@ -120,7 +120,7 @@ def test_grid_and_scratch_metrics(seed: int) -> None:
         ref = _brute_force_row(truth, pairs, row["threshold"])
         assert int(row["n_accepted"]) == int((pairs["score"] >= row["threshold"]).sum())
         pred = _pred(truth["record_id"], ref["labels"])
-        expected = evaluate(truth, pred)
+        expected = evaluate(truth, pred, metrics="canonical")
         for name, value in expected.items():
             if math.isnan(value):
                 assert math.isnan(row[name]), name
@@ -306,7 +306,7 @@ def test_bundled_linkers_are_the_components_at_their_thresholds(
         folder / "truth.csv", folder / "pairs.csv", thresholds=[threshold], metrics="canonical"
     )
     row = curve.frame.iloc[0]
-    expected = evaluate(folder / "truth.csv", folder / name)
+    expected = evaluate(folder / "truth.csv", folder / name, metrics="canonical")
     for key, value in expected.items():
         assert row[key] == pytest.approx(value, abs=1e-12), key
 
@@ -355,7 +355,7 @@ def test_evaluate_pairs_at_a_threshold() -> None:
     assert got["links_recall"] == pytest.approx(links["pairwise_recall"], abs=1e-15)
     ref = _brute_force_row(truth, pairs, t)
     pred = _pred(truth["record_id"], ref["labels"])
-    for key, value in evaluate(truth, pred).items():
+    for key, value in evaluate(truth, pred, metrics="canonical").items():
         assert got[key] == pytest.approx(value, abs=1e-12, nan_ok=True), key
     # unscored pairs: every pair is accepted
     plain = evaluate_pairs(truth, accepted[["record_id_1", "record_id_2"]], metrics="b3")

@@ -62,14 +62,11 @@ def test_json_output_is_keyed_by_canonical_names(files: dict[str, Path]) -> None
     assert precision == {
         "value": 0.3888888888888889,
         "std": 0.2545875386086578,
-        # 0.3889 - 1.96 * 0.2546 < 0: the lower end is clamped to the range [0, 1]
-        "interval": [
-            0.0,
-            pytest.approx(0.3888888888888889 + 1.959963984540054 * 0.2545875386086578),
-        ],
+        # the Wilson interval of the golden test (test_estimators_golden.py)
+        "interval": [pytest.approx(0.0525893138584), pytest.approx(0.8794518419827)],
         "level": 0.95,
         "n": 3,
-        "method": "ratio estimator (block form, cluster design)",
+        "method": "ratio estimator (block form, cluster design, Wilson interval)",
         "warnings": precision["warnings"],
     }
     assert "the sample of 3 clusters is too small" in precision["warnings"][0]
@@ -135,11 +132,14 @@ def test_weights_column_draws_and_level(files: dict[str, Path]) -> None:
         "json",
         "-m",
         "pairwise_precision",
+        "--interval",
+        "normal",
     )
     assert code == 0
     e = json.loads(out)["pairwise_precision"]
     assert e["n"] == 4
     assert e["interval"][1] - e["value"] == pytest.approx(1.6448536269514722 * e["std"])
+    assert e["method"] == "ratio estimator (block form, cluster design)"
 
 
 def test_table_and_csv_output(files: dict[str, Path]) -> None:
@@ -320,3 +320,81 @@ def test_simulate_command(tmp_path: Path) -> None:
     assert again.stdout == res.stdout
     bad = runner.invoke(app, ["simulate", "--truth", str(truth)])
     assert bad.exit_code == 2 and "exactly one of '--pred' and '--error-rate'" in bad.stderr
+
+
+def test_per_side_columns(files: dict[str, Path], tmp_path: Path) -> None:
+    """--pred-record-col / --sample-record-col (alias --truth-record-col) and the cluster
+    columns name each side's columns; the estimates equal those of renamed files."""
+    pred = pd.read_csv(files["pred"], dtype=str).rename(
+        columns={"record_id": "rid", "cluster_id": "cid"}
+    )
+    sample = pd.read_csv(files["sample"], dtype=str).rename(
+        columns={"record_id": "r", "cluster_id": "c"}
+    )
+    pred.to_csv(tmp_path / "p.csv", index=False)
+    sample.to_csv(tmp_path / "s.csv", index=False)
+    args = ["--design", "cluster", "--weights", "uniform", "-f", "json", "-m", "pairwise_f1"]
+    code, plain, _ = _estimate(files, *args)
+    assert code == 0
+    res = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--pred",
+            str(tmp_path / "p.csv"),
+            "--sample",
+            str(tmp_path / "s.csv"),
+            *args,
+            "--pred-record-col",
+            "rid",
+            "--pred-cluster-col",
+            "cid",
+            "--sample-record-col",
+            "r",
+            "--truth-cluster-col",
+            "c",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == json.loads(plain)
+    res = runner.invoke(
+        app,
+        [
+            "estimate",
+            "--pred",
+            str(tmp_path / "p.csv"),
+            "--sample",
+            str(tmp_path / "s.csv"),
+            *args,
+            "--pred-record-col",
+            "rid,cid",
+            "--sample-record-col",
+            "r",
+        ],
+    )
+    assert res.exit_code == 2 and "--sample-record-col, --pred-record-col" in res.stderr
+
+
+def test_evaluate_returns_the_counts_metrics_prints(tmp_path: Path) -> None:
+    from ereval import evaluate
+
+    truth = pd.DataFrame({"record_id": ["a", "b", "c", "d"], "cluster_id": [1, 1, 2, 3]})
+    pred = pd.DataFrame({"record_id": ["a", "b", "c", "d"], "cluster_id": [1, 1, 1, 2]})
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    pred.to_csv(tmp_path / "p.csv", index=False)
+    res = runner.invoke(
+        app, ["metrics", str(tmp_path / "t.csv"), str(tmp_path / "p.csv"), "-f", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    printed = json.loads(res.stdout)
+    scores = evaluate(tmp_path / "t.csv", tmp_path / "p.csv")
+    assert (scores["n_records"], scores["n_true_clusters"], scores["n_pred_clusters"]) == (4, 3, 2)
+    assert set(scores) == set(printed)
+    for key, value in printed.items():
+        assert scores[key] == pytest.approx(value, nan_ok=True), key
+    # an explicit selection holds the metrics asked for
+    assert set(evaluate(truth, pred, metrics="pairwise")) == {
+        "pairwise_precision",
+        "pairwise_recall",
+        "pairwise_f1",
+    }

@@ -32,7 +32,16 @@ def test_pairwise_precision_golden_exact() -> None:
     e = _est(SAMPLE, "pairwise_precision")["pairwise_precision"]
     assert e.value == 0.3888888888888889
     assert e.std == 0.2545875386086578
-    assert (e.n, e.method) == (3, "ratio estimator (block form, cluster design)")
+    assert (e.n, e.method) == (3, "ratio estimator (block form, cluster design, Wilson interval)")
+    # Wilson interval by hand: n_k = (1.5+0.5+1)^2 / (1.5^2+0.5^2+1^2) = 9/3.5;
+    # V = 0.25459^2 + 0.5 / n_k^2; n* = max(q(1-q), (1-1/n_k)/n_k) / V;
+    # (q + z^2/2n* +- z sqrt(q(1-q)/n* + z^2/4n*^2)) / (1 + z^2/n*)
+    q, z, nk = e.value, 1.959963984540054, 9.0 / 3.5
+    n_star = max(q * (1 - q), (1 - 1 / nk) / nk) / (e.std**2 + 0.5 / nk**2)
+    center = (q + z * z / (2 * n_star)) / (1 + z * z / n_star)
+    half = z * math.sqrt(q * (1 - q) / n_star + z * z / (4 * n_star**2)) / (1 + z * z / n_star)
+    assert e.interval == (pytest.approx(center - half), pytest.approx(center + half))
+    assert e.interval == (pytest.approx(0.0525893138584), pytest.approx(0.8794518419827))
 
 
 def test_pairwise_recall_golden_exact() -> None:

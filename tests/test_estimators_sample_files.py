@@ -129,3 +129,24 @@ def test_written_columns_that_contradict_the_design_are_errors(
     # an explicit option still wins over a written column
     uniform = as_sample(cluster_frame, design="cluster", weights="uniform")
     assert uniform.probabilities.tolist() == [1.0] * uniform.n_units
+
+
+def test_estimate_takes_the_options_of_as_sample() -> None:
+    """``draws=`` (and the other options of as_sample) as docs/estimation.md says."""
+    from ereval.estimators import as_sample, estimate
+
+    pred = {1: 1, 2: 1, 3: 2, 4: 3, 5: 2, 6: 4, 7: 4, 8: 4}
+    sample = {1: "c1", 2: "c1", 3: "c1", 4: "c2", 5: "c2", 8: "c4"}
+    draws = ["c1", "c2", "c1", "c4"]
+    direct = estimate(pred, sample, design="cluster", weights="uniform", draws=draws)
+    via = estimate(pred, as_sample(sample, design="cluster", weights="uniform", draws=draws))
+    assert direct["pairwise_precision"] == via["pairwise_precision"]
+    assert direct["pairwise_precision"].n == 4
+    once = estimate(pred, sample, design="cluster", weights="uniform")
+    assert once["pairwise_precision"].value != direct["pairwise_precision"].value
+    fpc = estimate(
+        pred, sample, design="cluster", weights="uniform", replace=False, population_size=3
+    )
+    assert fpc["pairwise_precision"].std == 0.0  # a census of 3 units
+    with pytest.raises(ValueError, match="already a ClusterSample"):
+        estimate(pred, as_sample(sample, design="cluster", weights="uniform"), draws=draws)

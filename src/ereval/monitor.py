@@ -44,9 +44,20 @@ import numpy.typing as npt
 import pandas as pd
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
+from ._monitor_scope import (
+    ReleaseTables,
+    check_selection_options,
+    date_selection,
+    describe_left_out,
+    record_selection,
+    release_dates,
+    restrict_membership,
+)
 from ._validation import as_name_list, check_in_range, check_int, describe
 from .estimators import ClusterSample, estimate
+from .estimators.intervals import IntervalMethod, check_interval
 from .estimators.registry import SPECS
+from .estimators.restrict import restrict_sample
 from .ids import encode, factorize, id_kind
 from .io import Columns, Membership, read_membership, read_table
 from .results import Estimate
@@ -252,13 +263,23 @@ class Monitoring:
         Number of those records.
     estimates : dict
         Release -> estimator key -> :class:`~ereval.Estimate` (empty without a
-        sample; a release missing sampled records has none).
+        sample; a release missing sampled records has none), over the release
+        restricted to the sample's population (see ``population``).
     flags : DataFrame
-        One row per flag: ``release, scope ("all", "common" or "estimate"),
-        statistic, rule, value, center, lower, upper``.
+        One row per flag: ``release, scope ("all", "common", "estimate" or
+        "common_estimate"), statistic, rule, value, center, lower, upper``.
     rule : ControlRule
     notes : tuple of str
-        Why some estimates are missing.
+        Why some estimates are missing, and how many records of each release
+        were left out of its estimates.
+    common_estimates : dict
+        With a chosen fixed subset and a sample: per release, the estimates over
+        the release restricted to the subset (within the sample's population),
+        from the sample restricted likewise (Figure 5).
+    population : str
+        The records the sample's population covers, in words ("" without a sample).
+    subset : str
+        The fixed subset of ``common``, in words.
     """
 
     releases: tuple[str, ...]
@@ -271,6 +292,9 @@ class Monitoring:
     monitored: tuple[str, ...]
     summaries: dict[str, Summary] = field(repr=False)
     notes: tuple[str, ...] = ()
+    common_estimates: dict[str, dict[str, Estimate]] = field(default_factory=dict)
+    population: str = ""
+    subset: str = ""
 
     @property
     def changed(self) -> bool:
@@ -294,6 +318,12 @@ class Monitoring:
             "rule": self.rule.to_dict(),
             "monitored": list(self.monitored),
             "notes": list(self.notes),
+            "common_estimates": {
+                r: {k: e.to_dict() for k, e in est.items()}
+                for r, est in self.common_estimates.items()
+            },
+            "population": self.population,
+            "subset": self.subset,
         }
 
 
@@ -351,7 +381,9 @@ def _flag_rows(
 
 
 def _estimate_flags(
-    estimates: Mapping[str, Mapping[str, Estimate]], statistics: pd.DataFrame
+    estimates: Mapping[str, Mapping[str, Estimate]],
+    statistics: pd.DataFrame,
+    scope: str = "estimate",
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     labels = [r for r in statistics.index if r in estimates]
@@ -362,11 +394,11 @@ def _estimate_flags(
             e = estimates[r].get(key)
             if e is None:
                 continue
-            if key in _SUMMARY_KEYS and key in statistics.columns:
+            if key in _SUMMARY_KEYS and key in statistics.columns and r in statistics.index:
                 v = float(statistics.loc[r, key])
                 if math.isfinite(v) and math.isfinite(e.lower) and not e.lower <= v <= e.upper:
                     out.append(
-                        {"release": r, "scope": "estimate", "statistic": key}
+                        {"release": r, "scope": scope, "statistic": key}
                         | {"rule": "outside_estimate", "value": v, "center": e.value}
                         | {"lower": e.lower, "upper": e.upper}
                     )
@@ -375,7 +407,7 @@ def _estimate_flags(
             ):
                 if e.lower > previous.upper or e.upper < previous.lower:
                     out.append(
-                        {"release": r, "scope": "estimate", "statistic": key}
+                        {"release": r, "scope": scope, "statistic": key}
                         | {"rule": "interval", "value": e.value, "center": previous.value}
                         | {"lower": previous.lower, "upper": previous.upper}
                     )
@@ -396,6 +428,12 @@ def monitor(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     progress: Callable[[str], None] | None = None,
+    interval: IntervalMethod = "wilson",
+    population: Any = None,
+    population_until: Any = None,
+    subset: Any = None,
+    subset_until: Any = None,
+    date_col: str | None = None,
 ) -> Monitoring:
     """Summary statistics, estimates and change flags for a series of releases.
 
@@ -424,6 +462,22 @@ def monitor(
         Column names of the release files.
     progress : callable, optional
         Called with a short description before each release is read.
+    interval : {"wilson", "normal"}, default "wilson"
+        The intervals of the estimates (see :func:`ereval.estimators.estimate`).
+    population : str, record ids or path, optional
+        The records the sample's population covers: a release label, record
+        ids, or a CSV/Parquet file of them. Each release is estimated over its
+        records in the population (a note says how many others were left out).
+        Default: the records of the first release that holds every sampled
+        record (the release the sample was drawn from, when releases only grow).
+    population_until : date, optional
+        Instead: the records dated at most this in column ``date_col``.
+    subset, subset_until : optional
+        A fixed subset for the ``common`` statistics (Figure 5), named like
+        ``population``; default the records present in every release. With a
+        sample, its estimates per release go to ``common_estimates``.
+    date_col : str, optional
+        The column of the release tables holding each record's date.
 
     Returns
     -------
@@ -431,6 +485,11 @@ def monitor(
     """
     rule = ControlRule() if rule is None else rule
     check_in_range("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    interval = check_interval(interval)
+    check_selection_options(population, population_until, date_col, name="population")
+    check_selection_options(subset, subset_until, date_col, name="subset")
+    if sample is None and (population is not None or population_until is not None):
+        raise InputError("'population' says which records a sample covers: it needs 'sample'")
     if metrics is not None:
         known = [spec.key for spec in SPECS]
         for key in as_name_list("metrics", metrics, what="estimator names"):
@@ -446,6 +505,7 @@ def monitor(
     members: list[Membership] = []
     name_arrays: list[pd.Series | None] = []
     kinds: list[str] = []
+    dates: list[Any] = []
     for label, source in sources:
         if progress is not None:
             progress(f"reading release {label}")
@@ -465,7 +525,25 @@ def monitor(
             )
         members.append(m)
         name_arrays.append(None if series is None else _release_names(series, m, label))
+        dates.append(release_dates(data, m, date_col, label))
+    tables = ReleaseTables(tuple(label for label, _ in sources), tuple(members), tuple(dates))
+    notes: list[str] = []
     masks = _common_mask(members)
+    subset_text = ""
+    subset_ids = _selection(subset, subset_until, tables, "subset", date_col, record_col)
+    if subset_ids is not None:
+        ids, subset_text = subset_ids
+        chosen = [
+            mask & np.asarray(pd.Index(m.records).isin(pd.Index(ids)))
+            for m, mask in zip(members, masks, strict=True)
+        ]
+        missing = len(np.unique(ids)) - int(chosen[0].sum())
+        if missing > 0:
+            notes.append(
+                f"{missing:,} record(s) of {subset_text} are not in every release and were "
+                "left out of the fixed subset"
+            )
+        masks = chosen
     all_summaries: dict[str, Summary] = {}
     common_summaries: dict[str, Summary] = {}
     for (label, _), m, nm, mask in zip(sources, members, name_arrays, masks, strict=True):
@@ -476,26 +554,47 @@ def monitor(
             sub_names = None if ncodes is None else factorize(ncodes[mask])[0]
             common_summaries[label] = summary_from_codes(codes[mask], sub_names)
     if not common_summaries:
+        if subset_ids is not None:
+            raise RecordMismatchError(f"'subset': no record of {subset_text} is in every release")
         raise RecordMismatchError("'releases' have no record in common")
     statistics = _table(all_summaries, hill_orders)
     common = _table(common_summaries, hill_orders)
+    labels = list(tables.labels)
     estimates: dict[str, dict[str, Estimate]] = {}
-    notes: list[str] = []
+    common_estimates: dict[str, dict[str, Estimate]] = {}
+    population_text = ""
+    flags_input: list[dict[str, Any]] = []
     if sample is not None:
         keys = _estimator_keys(metrics, series is not None)
-        for (label, _), m, nm in zip(sources, members, name_arrays, strict=True):
-            if progress is not None:
-                progress(f"estimating release {label}")
-            try:
-                estimates[label] = estimate(
-                    m, sample, names=nm, metrics=keys, level=level, naive=False
+        pop = _selection(population, population_until, tables, "population", date_col, record_col)
+        if pop is None:
+            pop = _default_population(sample, tables)
+        population_ids, population_text = pop if pop is not None else (None, "")
+        scoped = _Scoped(sample, keys, level, interval, name_arrays, progress)
+        estimates, scope_stats = scoped.run(
+            tables, population_ids, "the sample's population", notes
+        )
+        flags_input += _estimate_flags(
+            estimates, _table(scope_stats, hill_orders).reindex(labels), "estimate"
+        )
+        if subset_ids is not None:
+            fixed = members[0].records[masks[0]]
+            if population_ids is not None:
+                fixed = fixed[np.asarray(pd.Index(fixed).isin(pd.Index(population_ids)))]
+            if np.asarray(pd.Index(sample.records).isin(pd.Index(fixed))).any():
+                common_estimates, _ = _Scoped(
+                    restrict_sample(sample, fixed), keys, level, interval, name_arrays, progress
+                ).run(tables, fixed, "the fixed subset", [], word="fixed subset")
+                flags_input += _estimate_flags(common_estimates, common, "common_estimate")
+            else:
+                notes.append(
+                    f"no sampled record lies in {subset_text} within the sample's population: "
+                    "no estimates for the fixed subset"
                 )
-            except RecordMismatchError:
-                notes.append(f"release {label!r} does not cover every sampled record: no estimates")
     flags = [
         *_flag_rows(statistics, "all", monitored, rule),
         *_flag_rows(common, "common", monitored, rule),
-        *_estimate_flags(estimates, statistics),
+        *flags_input,
     ]
     order = {label: k for k, (label, _) in enumerate(sources)}
     flag_frame = pd.DataFrame(flags, columns=list(FLAG_COLUMNS))
@@ -514,7 +613,84 @@ def monitor(
         monitored=tuple(monitored),
         summaries=all_summaries,
         notes=tuple(notes),
+        common_estimates=common_estimates,
+        population=population_text,
+        subset=subset_text or "the records in every release",
     )
+
+
+def _selection(
+    selection: Any,
+    until: Any,
+    tables: ReleaseTables,
+    name: str,
+    date_col: str | None,
+    record_col: Columns,
+) -> tuple[npt.NDArray[Any], str] | None:
+    if until is not None and date_col is not None:
+        return date_selection(tables, until, name=f"{name}_until", date_col=date_col)
+    if selection is None:
+        return None
+    return record_selection(selection, tables, name=name, record_col=record_col)
+
+
+def _default_population(
+    sample: ClusterSample, tables: ReleaseTables
+) -> tuple[npt.NDArray[Any], str] | None:
+    """The records of the first release that holds every sampled record."""
+    for label, m in zip(tables.labels, tables.members, strict=True):
+        if np.asarray(pd.Index(sample.records).isin(pd.Index(m.records))).all():
+            return m.records, f"release {label!r} (the first holding every sampled record)"
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class _Scoped:
+    """Estimates of each release restricted to a set of records, from one sample."""
+
+    sample: ClusterSample
+    keys: str | Iterable[str]
+    level: float
+    interval: IntervalMethod
+    names: list[pd.Series | None]
+    progress: Callable[[str], None] | None
+
+    def run(
+        self,
+        tables: ReleaseTables,
+        records: npt.NDArray[Any] | None,
+        what: str,
+        notes: list[str],
+        *,
+        word: str = "",
+    ) -> tuple[dict[str, dict[str, Estimate]], dict[str, Summary]]:
+        out: dict[str, dict[str, Estimate]] = {}
+        stats: dict[str, Summary] = {}
+        left_out: list[tuple[str, int]] = []
+        for label, m, nm in zip(tables.labels, tables.members, self.names, strict=True):
+            if self.progress is not None:
+                self.progress(f"estimating release {label}" + (f" ({word})" if word else ""))
+            pred, n_out = (m, 0) if records is None else restrict_membership(m, records)
+            names = None if nm is None else nm[nm.index.isin(pd.Index(pred.records))]
+            try:
+                out[label] = estimate(
+                    pred,
+                    self.sample,
+                    names=names,
+                    metrics=self.keys,
+                    level=self.level,
+                    interval=self.interval,
+                    naive=False,
+                )
+            except RecordMismatchError:
+                notes.append(f"release {label!r} does not cover every sampled record: no estimates")
+                continue
+            left_out.append((label, n_out))
+            codes, _ = encode(pred.cluster_ids, sort=False)
+            ncodes = None if names is None else name_codes(names, pred, source=f"release {label}")
+            stats[label] = summary_from_codes(codes, ncodes)
+        notes.extend(describe_left_out(left_out, what))
+        return out, stats
 
 
 #: Estimators reported per release by default.

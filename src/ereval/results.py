@@ -17,7 +17,9 @@ that cannot be true. (An interval wholly outside the range holds no possible
 value; it is replaced by the whole range, which covers and claims nothing.) The
 point estimate itself is not clamped (the estimators' near-unbiasedness would
 be lost); a value outside its range comes with a warning instead, and the
-interval may then not contain it.
+interval may then not contain it. The ratio estimators of scores and rates use
+a Wilson score interval instead (:mod:`ereval.estimators.intervals`), which lies
+in ``[0, 1]`` by construction.
 
 Warnings
 --------
@@ -43,6 +45,7 @@ __all__ = [
     "Estimate",
     "UNIT_RANGE",
     "clamp_interval",
+    "interval_estimate",
     "normal_estimate",
     "normal_quantile",
     "problem_warning",
@@ -68,8 +71,9 @@ class Estimate:
         Estimated standard error; NaN when none can be estimated (one sampled
         unit, a naive value, PAULA's deterministic bounds).
     interval : (float, float)
-        ``(lower, upper)``: a normal interval at ``level`` clamped to the
-        quantity's range, or PAULA's bounds. NaN ends when undefined.
+        ``(lower, upper)``: an interval at ``level`` within the quantity's range
+        (the ratio estimators' Wilson score interval, a normal interval clamped
+        to the range), or PAULA's bounds. NaN ends when undefined.
     level : float
         Confidence level of ``interval``; 1.0 for PAULA's bounds, which hold
         with certainty under its monotonicity assumption.
@@ -269,6 +273,41 @@ def normal_estimate(
     if math.isfinite(value) and not math.isnan(std):
         lo_a, hi_a = clamp_interval(value - z * std, value + z * std, bounds)
         lo, hi = float(lo_a), float(hi_a)
+    return interval_estimate(
+        value,
+        std,
+        (lo, hi),
+        level=level,
+        n=n,
+        method=method,
+        bounds=bounds,
+        quantity=quantity,
+        advice=advice,
+        problems=problems,
+        warnings=warnings,
+    )
+
+
+def interval_estimate(
+    value: float,
+    std: float,
+    interval: tuple[float, float],
+    *,
+    level: float,
+    n: int,
+    method: str,
+    bounds: tuple[float, float] | None = None,
+    quantity: str = "the estimate",
+    advice: str = "",
+    problems: Iterable[str] = (),
+    warnings: Iterable[str] = (),
+) -> Estimate:
+    """An :class:`Estimate` with an interval computed elsewhere (e.g. a score interval).
+
+    The options are those of :func:`normal_estimate`; the warnings are gathered
+    the same way. ``interval`` should already lie in ``bounds``.
+    """
+    lo, hi = (float(interval[0]), float(interval[1]))
     notes = list(warnings)
     found = [*problems, *range_problems(value, std, level=level, bounds=bounds)]
     combined = problem_warning(quantity, found, advice)

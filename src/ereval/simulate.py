@@ -37,12 +37,13 @@ from .estimators import (
     prepare_prediction,
     ratio_of_means,
 )
+from .estimators.intervals import IntervalMethod, check_interval, ratio_interval
 from .estimators.metrics import resolve_estimators
 from .estimators.registry import SPEC_BY_KEY
 from .ids import factorize
 from .io import Membership, as_membership
 from .metrics import CANONICAL_METRICS, evaluate
-from .results import clamp_interval, normal_quantile
+from .results import normal_quantile
 
 __all__ = [
     "SimulationDesign",
@@ -70,6 +71,7 @@ SUMMARY_COLUMNS = (
     "mean_std",
     "coverage",
     "coverage_se",
+    "mean_width",
     "n_undefined",
 )
 
@@ -143,9 +145,13 @@ class SimulationResult:
         n_undefined``. ``bias_se`` and ``coverage_se`` are Monte Carlo standard
         errors; coverage is over repeats with a defined interval, of the
         intervals as :func:`ereval.estimators.estimate` reports them (clamped to
-        the quantity's range, which cannot change whether they cover).
+        the quantity's range, which cannot change whether they cover), and
+        ``mean_width`` their mean width.
     estimates, stds : dict of str to ndarray
         The estimate and reported standard deviation of every repeat.
+    intervals : dict of str to (ndarray, ndarray)
+        The interval of every repeat, as :func:`ereval.estimators.estimate`
+        reports it (NaN for the naive values).
     true_values : dict of str to float
         The exact value of each estimated quantity.
     settings : dict
@@ -157,6 +163,7 @@ class SimulationResult:
     stds: dict[str, FloatArray]
     true_values: dict[str, float]
     settings: dict[str, Any] = field(default_factory=dict)
+    intervals: dict[str, tuple[FloatArray, FloatArray]] = field(default_factory=dict)
 
 
 def simulation_memory(sample_size: int, repeats: int, n_estimators: int = 40) -> int:
@@ -268,6 +275,7 @@ def simulate(
     estimators: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
+    interval: IntervalMethod = "wilson",
     names: Any = None,
     naive: bool = True,
     seed: Any = None,
@@ -297,7 +305,7 @@ def simulate(
         applied with the population's number of units.
     estimators : str or list of str, optional
         Estimator keys; default all that the design and data allow.
-    beta, level, names, naive
+    beta, level, interval, names, naive
         As for :func:`ereval.estimators.estimate`.
     seed : None, int or numpy.random.Generator
         Source of randomness (error injection and sampling).
@@ -321,7 +329,8 @@ def simulate(
     repeats = check_int("repeats", repeats, minimum=1)
     check_simulation_memory(n, repeats, 1)
     beta = check_beta(beta)
-    z = normal_quantile(level)
+    normal_quantile(level)
+    interval = check_interval(interval)
     t = as_membership(truth, name="truth")
     if (pred is None) == (error_rate is None):
         raise InputError("give exactly one of 'pred' and 'error_rate'")
@@ -372,6 +381,7 @@ def simulate(
     inv_p = 1.0 / population.probabilities[drawn]
     estimates: dict[str, FloatArray] = {}
     stds: dict[str, FloatArray] = {}
+    bands: dict[str, tuple[FloatArray, FloatArray]] = {}
     units = population.unit_of_cluster
     for key in keys:
         if key.endswith("_naive") and key not in SPEC_BY_KEY:
@@ -380,10 +390,23 @@ def simulate(
         f, g = spec.terms(terms, beta)
         fu = np.bincount(units, weights=f, minlength=population.n_units)
         gu = np.bincount(units, weights=g, minlength=population.n_units)
-        est, std = ratio_of_means(fu[drawn] * inv_p, gu[drawn] * inv_p, theta=theta)
+        denominators = gu[drawn] * inv_p
+        squares = np.bincount(units, weights=g * g, minlength=population.n_units)[drawn] * inv_p**2
+        est, std = ratio_of_means(fu[drawn] * inv_p, denominators, theta=theta)
         affine = spec.affine(terms)
         off, sc = (1.0, 0.0) if affine is None else affine
         estimates[key], stds[key] = off + sc * est, abs(sc) * std
+        bands[key] = ratio_interval(
+            estimates[key],
+            stds[key],
+            denominators,
+            level=level,
+            method=interval,
+            bounds=spec.bounds,
+            proportion=spec.proportion,
+            theta=theta,
+            squares=squares,
+        )
         done += repeats
         if progress is not None:
             progress(done, total)
@@ -396,18 +419,19 @@ def simulate(
 
         _naive_repeats(naive_keys, terms, population, drawn, beta, estimates, stds, step)
     true = _true_values(keys, t, p, terms, beta)
-    summary = _summarise(keys, estimates, stds, true, z)
+    summary = _summarise(keys, estimates, stds, bands, true)
     settings = {
         "design": design,
         "sample_size": n,
         "repeats": repeats,
         "error_rate": error_rate,
         "level": level,
+        "interval": interval,
         "beta": beta,
         "replace": replace,
         "weights": population.weights if design != "record" else "cluster_size",
     }
-    return SimulationResult(summary, estimates, stds, true, settings)
+    return SimulationResult(summary, estimates, stds, true, settings, bands)
 
 
 def _naive_repeats(
@@ -439,23 +463,23 @@ def _summarise(
     keys: list[str],
     estimates: dict[str, FloatArray],
     stds: dict[str, FloatArray],
+    bands: dict[str, tuple[FloatArray, FloatArray]],
     true: dict[str, float],
-    z: float,
 ) -> pd.DataFrame:
     rows = []
     for key in keys:
         e, s, t0 = estimates[key], stds[key], true[key]
+        naive = key.endswith("_naive") and key not in SPEC_BY_KEY
+        nan = np.full(e.shape, np.nan)
+        lower, upper = (nan, nan) if naive else bands[key]
         ok = ~np.isnan(e)
         m = int(ok.sum())
         ev = e[ok]
         err = ev - t0
         sd = float(ev.std(ddof=1)) if m > 1 else math.nan
-        with_ci = ok & ~np.isnan(s)
-        naive = key.endswith("_naive") and key not in SPEC_BY_KEY
-        # the intervals users get: clamped to the range (which never changes coverage)
-        bounds = None if naive else SPEC_BY_KEY[key].bounds
-        half = z * s[with_ci]
-        low, high = clamp_interval(e[with_ci] - half, e[with_ci] + half, bounds)
+        # the intervals users get (within the quantity's range)
+        with_ci = ok & ~np.isnan(lower) & ~np.isnan(upper)
+        low, high = lower[with_ci], upper[with_ci]
         covered = (low <= t0) & (t0 <= high)
         cov = float(covered.mean()) if covered.size else math.nan
         rows.append(
@@ -474,6 +498,7 @@ def _summarise(
                 "coverage_se": math.sqrt(cov * (1 - cov) / covered.size)
                 if covered.size
                 else math.nan,
+                "mean_width": float((high - low).mean()) if covered.size else math.nan,
                 "n_undefined": int(e.shape[0] - m),
             }
         )

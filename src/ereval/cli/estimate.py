@@ -13,10 +13,17 @@ from .._errors import InputError
 from .._validation import check_beta
 from ..engines.engine_terms import prediction_for_sample
 from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
+from ..estimators.intervals import IntervalMethod
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
-from ._columns import ClusterColOpt, RecordColOpt, split_columns
+from ._columns import (
+    ClusterColOpt,
+    PredClusterColOpt,
+    PredRecordColOpt,
+    RecordColOpt,
+    split_columns,
+)
 from ._common import (
     FormatOpt,
     LevelOpt,
@@ -42,6 +49,35 @@ from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
+
+IntervalOpt = Annotated[
+    IntervalMethod,
+    typer.Option(
+        "--interval",
+        help="Intervals of the scores and rates: wilson (a score interval with the design's "
+        "effective sample size, which holds its level near 0 and 1) or normal (estimate +- z "
+        "std, clamped to [0, 1]).",
+    ),
+]
+
+SampleRecordColOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sample-record-col",
+        "--truth-record-col",
+        help="Record id column(s) of the sample only.",
+        show_default=False,
+    ),
+]
+SampleClusterColOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sample-cluster-col",
+        "--truth-cluster-col",
+        help="Cluster id column of the sample only.",
+        show_default=False,
+    ),
+]
 
 
 def weights_value(text: str | None) -> str | None:
@@ -118,12 +154,17 @@ def estimate_command(
         float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys).")
     ] = 1.0,
     level: LevelOpt = 0.95,
+    interval: IntervalOpt = "wilson",
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive (benchmark-only) values.")
     ] = True,
     fmt: FormatOpt = "table",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    sample_record_col: SampleRecordColOpt = None,
+    sample_cluster_col: SampleClusterColOpt = None,
+    pred_record_col: PredRecordColOpt = None,
+    pred_cluster_col: PredClusterColOpt = None,
     engine: EngineOpt = "auto",
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
@@ -145,10 +186,20 @@ def estimate_command(
     chosen = engine_from_options(**locals())
     check_beta(beta)
     normal_quantile(level)
+    key = split_columns(sample_record_col or record_col) or "record_id"
+    pred_key = split_columns(pred_record_col or record_col) or "record_id"
+    sample_cluster = sample_cluster_col or cluster_col
+    pred_cluster = pred_cluster_col or cluster_col
     with progress("reading the sample and the prediction", quiet=quiet) as bar:
-        key = split_columns(record_col) or "record_id"
         key_cols = [key] if isinstance(key, str) else key
-        sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, cluster_col))
+        pred_cols = [pred_key] if isinstance(pred_key, str) else pred_key
+        if len(pred_cols) != len(key_cols):
+            raise InputError(
+                f"the record key of the sample has {len(key_cols)} column(s) ({', '.join(key_cols)}) "
+                f"but that of PRED {len(pred_cols)} ({', '.join(pred_cols)}); give both sides "
+                "keys of the same columns (--sample-record-col, --pred-record-col)"
+            )
+        sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, sample_cluster))
         s = as_sample(
             sample_frame,
             design="single_block" if design == "single-block" else design,
@@ -161,34 +212,53 @@ def estimate_command(
             replace=not without_replacement,
             population_size=population_size,
             record_col=key,
-            cluster_col=cluster_col,
+            cluster_col=sample_cluster,
         )
         if chosen.name == "numpy":
             pred_frame = read_table(pred, name="pred", text_columns="all")
             prepared = prepare_prediction(
-                pred_frame, names=names, index=False, record_col=key, cluster_col=cluster_col
+                pred_frame,
+                names=names,
+                index=False,
+                record_col=pred_key,
+                cluster_col=pred_cluster,
             )
         else:
             prepared = prediction_for_sample(
                 str(pred),
                 s.records,
                 names=names,
-                record_col=key,
-                cluster_col=cluster_col,
+                record_col=pred_key,
+                cluster_col=pred_cluster,
                 engine=chosen,
                 progress=lambda phase: bar.update(description=phase),
             )
         bar.update(description="estimating")
         if group is not None:
-            groups = _groups(sample_frame, group, record_col, cluster_col)
+            groups = _groups(sample_frame, group, sample_cluster)
             by_group, caught = capture_warnings(
                 lambda: estimate_by_group(
-                    prepared, s, groups, metrics=metrics, beta=beta, level=level, naive=naive
+                    prepared,
+                    s,
+                    groups,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    interval=interval,
+                    naive=naive,
                 )
             )
         else:
             results, caught = capture_warnings(
-                lambda: estimate(prepared, s, metrics=metrics, beta=beta, level=level, naive=naive)
+                lambda: estimate(
+                    prepared,
+                    s,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    interval=interval,
+                    naive=naive,
+                )
             )
     if group is not None:
         carried = {w for r in by_group.values() for e in r.values() for w in e.warnings}
@@ -225,7 +295,7 @@ def estimate_command(
         emit_records(flat, ["estimator", *ESTIMATE_FIELDS], fmt, title=title)
 
 
-def _groups(frame: Any, column: str, record_col: str, cluster_col: str) -> dict[Any, Any]:
+def _groups(frame: Any, column: str, cluster_col: str) -> dict[Any, Any]:
     """Cluster id -> group label from a column of the sample (checked constant per cluster)."""
     check_key_column(frame, column, cluster_col, option="--group", source="the sample")
     per = frame.groupby(cluster_col, sort=False)[column]

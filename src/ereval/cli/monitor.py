@@ -41,7 +41,7 @@ from ._engine import (
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 from ._sample import DesignChoice, WeightsOpt
-from .estimate import weights_value
+from .estimate import IntervalOpt, weights_value
 from .summary import NamesFromOpt, NamesOpt, PlotOpt, check_names_options, names_table
 
 #: Exit code of ``--fail-on-change`` when a change is flagged.
@@ -83,13 +83,14 @@ def long_rows(m: Monitoring) -> list[Mapping[str, Any]]:
                     {"release": release, "scope": scope, "statistic": stat, "value": value}
                     | {"lower": nan, "upper": nan, "flags": ",".join(flagged.get(key, []))}
                 )
-    for release, est in m.estimates.items():
-        for stat, e in est.items():
-            key = (release, "estimate", stat)
-            rows.append(
-                {"release": release, "scope": "estimate", "statistic": stat, "value": e.value}
-                | {"lower": e.lower, "upper": e.upper, "flags": ",".join(flagged.get(key, []))}
-            )
+    for scope, estimates in (("estimate", m.estimates), ("common_estimate", m.common_estimates)):
+        for release, est in estimates.items():
+            for stat, e in est.items():
+                key = (release, scope, stat)
+                rows.append(
+                    {"release": release, "scope": scope, "statistic": stat, "value": e.value}
+                    | {"lower": e.lower, "upper": e.upper, "flags": ",".join(flagged.get(key, []))}
+                )
     return rows
 
 
@@ -118,6 +119,42 @@ def monitor_command(
     weights: WeightsOpt = None,
     metrics: MetricsOpt = None,
     level: LevelOpt = 0.95,
+    interval: IntervalOpt = "wilson",
+    population: Annotated[
+        str | None,
+        typer.Option(
+            "--population",
+            help="The records the sample's population covers: a release label or a file of "
+            "record ids (default: the first release holding every sampled record). Each "
+            "release is estimated over its records in it.",
+        ),
+    ] = None,
+    population_until: Annotated[
+        str | None,
+        typer.Option(
+            "--population-until",
+            help="Instead of --population: the records dated up to this date (--date-col).",
+        ),
+    ] = None,
+    subset: Annotated[
+        str | None,
+        typer.Option(
+            "--subset",
+            help="A fixed subset for the 'common' scope: a release label or a file of record "
+            "ids (default: the records in every release); with --sample, estimated too.",
+        ),
+    ] = None,
+    subset_until: Annotated[
+        str | None,
+        typer.Option(
+            "--subset-until",
+            help="Instead of --subset: the records dated up to this date (--date-col).",
+        ),
+    ] = None,
+    date_col: Annotated[
+        str | None,
+        typer.Option("--date-col", help="The column of the releases holding each record's date."),
+    ] = None,
     alpha: Annotated[
         float,
         typer.Option("--alpha", help="False-alarm rate per release of the shift rule."),
@@ -183,6 +220,16 @@ def monitor_command(
         raise InputError("'--sample' and '--design' go together: give both or neither")
     if sample is None and (weights is not None or metrics is not None):
         raise InputError("'--weights' and '--metrics' need '--sample'")
+    if sample is None and (population is not None or population_until is not None):
+        raise InputError("'--population' and '--population-until' need '--sample'")
+    for flag, value, until in (
+        ("--population", population, population_until),
+        ("--subset", subset, subset_until),
+    ):
+        if value is not None and until is not None:
+            raise InputError(f"give '{flag}' or '{flag}-until', not both")
+        if until is not None and date_col is None:
+            raise InputError(f"'{flag}-until' needs '--date-col' (the column holding dates)")
     if out is not None:
         check_table_path(out, flag="--out")
     if plot is not None:
@@ -218,6 +265,12 @@ def monitor_command(
             record_col=key,
             cluster_col=cluster_col,
             progress=report,
+            interval=interval,
+            population=population,
+            population_until=population_until,
+            subset=subset,
+            subset_until=subset_until,
+            date_col=date_col,
         )
     rows = long_rows(result)
     with Outputs() as outputs:
@@ -247,7 +300,7 @@ def _print_tables(m: Monitoring) -> None:
     cols = [c for c in _WIDE if c in m.statistics.columns and m.statistics[c].notna().any()]
     for scope, frame, title in (
         ("all", m.statistics, "summary statistics, all records"),
-        ("common", m.common, f"summary statistics, the {m.n_common:,} records in every release"),
+        ("common", m.common, f"summary statistics, {_fixed_title(m)}"),
     ):
         flags = m.flags[m.flags["scope"] == scope]
         rows: list[Mapping[str, Any]] = [
@@ -261,11 +314,27 @@ def _print_tables(m: Monitoring) -> None:
             for r in m.releases
         ]
         emit_records(rows, ["release", *cols, "flags"], "table", title=title)
-    if m.estimates:
-        keys = list(dict.fromkeys(k for est in m.estimates.values() for k in est))
-        flags = m.flags[m.flags["scope"] == "estimate"]
+    for scope, estimates, title in (
+        ("estimate", m.estimates, f"estimates over {m.population}"),
+        ("common_estimate", m.common_estimates, f"estimates over {_fixed_title(m)}"),
+    ):
+        _print_estimates(m, scope, estimates, title)
+
+
+def _fixed_title(m: Monitoring) -> str:
+    if m.subset == "the records in every release":
+        return f"the {m.n_common:,} records in every release"
+    return f"the fixed subset ({m.subset}, {m.n_common:,} records in every release)"
+
+
+def _print_estimates(
+    m: Monitoring, scope: str, estimates: Mapping[str, Mapping[str, Any]], title: str
+) -> None:
+    if estimates:
+        keys = list(dict.fromkeys(k for est in estimates.values() for k in est))
+        flags = m.flags[m.flags["scope"] == scope]
         est_rows: list[Mapping[str, Any]] = []
-        for r, est in m.estimates.items():
+        for r, est in estimates.items():
             row: dict[str, Any] = {"release": r}
             for k in keys:
                 e = est.get(k)
@@ -274,12 +343,12 @@ def _print_tables(m: Monitoring) -> None:
                 f"{f.statistic}:{f.rule}" for f in flags[flags["release"] == r].itertuples()
             )
             est_rows.append(row)
-        level = next(iter(next(iter(m.estimates.values())).values())).level
+        level = next(iter(next(iter(estimates.values())).values())).level
         emit_records(
             est_rows,
             ["release", *keys, "flags"],
             "table",
-            title=f"estimates [{level:.0%} interval]",
+            title=f"{title} [{level:.0%} interval]",
         )
 
 

@@ -36,6 +36,7 @@ from ._engine import (
 )
 from ._progress import progress
 from ._warnings import run_with_warnings
+from .estimate import IntervalOpt
 
 SimDesignChoice = Literal["record", "cluster", "block"]
 SchemeChoice = Literal["uniform", "cluster-size"]
@@ -92,6 +93,7 @@ def simulate_command(
     metrics: MetricsOpt = None,
     beta: Annotated[float, typer.Option("--beta", help="Weight of recall in F-beta.")] = 1.0,
     level: LevelOpt = 0.95,
+    interval: IntervalOpt = "wilson",
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive estimates.")
     ] = True,
@@ -166,6 +168,7 @@ def simulate_command(
                 estimators=metrics,
                 beta=beta,
                 level=level,
+                interval=interval,
                 naive=naive,
                 seed=seed,
                 progress=report,

@@ -10,11 +10,12 @@ its whole database (Binette et al. 2022; Binette et al. 2024, §3.1 and §3.4):
 >>> est = estimate(pred, sample, design="cluster", weights="uniform")
 >>> e = est["pairwise_precision"]
 >>> round(e.value, 4), round(e.std, 4), e.method
-(0.3889, 0.2546, 'ratio estimator (block form, cluster design)')
+(0.3889, 0.2546, 'ratio estimator (block form, cluster design, Wilson interval)')
 
 Every estimate is an :class:`ereval.Estimate` (value, std, interval, level, n,
-method, warnings): intervals are clamped to the quantity's range, and a sample
-too small for its design is reported in ``warnings``.
+method, warnings): intervals lie in the quantity's range (Wilson score intervals
+for the scores and rates, :mod:`ereval.estimators.intervals`), and a sample too
+small for its design is reported in ``warnings``.
 
 See ``docs/estimation.md`` for a guide to designs and estimators.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 from ..results import Estimate, normal_quantile
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 from .designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
+from .intervals import INTERVAL_METHODS, IntervalMethod, ratio_interval, wilson_interval
 from .metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
@@ -43,6 +45,8 @@ __all__ = [
     "Design",
     "Estimate",
     "EstimationWarning",
+    "INTERVAL_METHODS",
+    "IntervalMethod",
     "NAIVE_METRICS",
     "PreparedPrediction",
     "WeightKind",
@@ -59,7 +63,9 @@ __all__ = [
     "normal_quantile",
     "prepare_prediction",
     "ratio_estimate",
+    "ratio_interval",
     "ratio_of_means",
     "ratio_problems",
     "size_warning",
+    "wilson_interval",
 ]

@@ -64,7 +64,8 @@ from ._terms import (
     prediction_engine,
     prepare_prediction,
 )
-from .designs import ClusterSample, Design, as_sample
+from .designs import ClusterSample, Design, WeightKind, as_sample
+from .intervals import IntervalMethod, check_interval
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
     EstimationWarning,
@@ -172,6 +173,7 @@ def estimate_from_terms(
     keep: npt.NDArray[np.bool_] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
+    interval: IntervalMethod = "wilson",
 ) -> dict[str, Estimate]:
     """Evaluate the estimators ``keys`` from precomputed per-cluster statistics.
 
@@ -218,6 +220,8 @@ def estimate_from_terms(
         f, g = spec.terms(terms, beta)
         b = np.bincount(units, weights=f * mask, minlength=sample.n_units)[draws] * inv_p
         a = np.bincount(units, weights=g * mask, minlength=sample.n_units)[draws] * inv_p
+        gm = g * mask
+        squares = np.bincount(units, weights=gm * gm, minlength=sample.n_units)[draws] * inv_p**2
         offset, scale = affine
         if design == "single_block" or n < 2:
             out[key] = _ratio_of_sums(key, spec, b, a, offset, scale, design, level)
@@ -233,6 +237,9 @@ def estimate_from_terms(
                 offset=offset,
                 scale=scale,
                 bounds=spec.bounds,
+                interval=interval,
+                proportion=spec.proportion,
+                squares=squares,
             )
         if math.isnan(out[key].value):
             _warn_undefined(key)
@@ -277,12 +284,18 @@ def _sample_and_terms(
     record_col: Columns,
     cluster_col: str,
     engine: Any,
+    options: Mapping[str, Any],
 ) -> tuple[ClusterSample, ClusterTerms]:
     if isinstance(sample, ClusterSample):
-        s = as_sample(sample, design=design, weights=weights)
+        s = as_sample(sample, design=design, weights=weights, **options)
     else:
         s = as_sample(
-            sample, design=design, weights=weights, record_col=record_col, cluster_col=cluster_col
+            sample,
+            design=design,
+            weights=weights,
+            record_col=record_col,
+            cluster_col=cluster_col,
+            **options,
         )
     prepared = (
         pred
@@ -300,15 +313,38 @@ def _sample_and_terms(
     return s, cluster_terms(prepared, s)
 
 
+def _sample_options(
+    weight_kind: WeightKind,
+    blocks: Any,
+    draws: Any,
+    replace: bool,
+    population_size: int | None,
+) -> dict[str, Any]:
+    """The options of :func:`as_sample` that were given (a ClusterSample refuses any)."""
+    given: dict[str, Any] = {"blocks": blocks, "draws": draws, "population_size": population_size}
+    out = {k: v for k, v in given.items() if v is not None}
+    if weight_kind != "probability":
+        out["weight_kind"] = weight_kind
+    if replace is not True:
+        out["replace"] = replace
+    return out
+
+
 def estimate(
     pred: Any,
     sample: Any,
     *,
     design: Design | None = None,
     weights: Any = None,
+    weight_kind: WeightKind = "probability",
+    blocks: Any = None,
+    draws: Any = None,
+    replace: bool = True,
+    population_size: int | None = None,
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
+    interval: IntervalMethod = "wilson",
     names: Any = None,
     subgroup: Iterable[Any] | None = None,
     naive: bool = True,
@@ -333,15 +369,23 @@ def estimate(
         :func:`as_sample` / :func:`draw_sample`, or a clustering together with
         ``design`` and ``weights`` (use :func:`as_sample` for blocks, repeated
         draws or sampling without replacement).
-    design, weights
-        See :func:`as_sample`; only with a plain clustering as ``sample``.
+    design, weights, weight_kind, blocks, draws, replace, population_size
+        How the sample was drawn, as for :func:`as_sample` (``draws``: a column
+        of per-unit draw counts, a mapping unit id -> count, or the sequence of
+        drawn unit ids); only with a plain clustering as ``sample``.
     metrics : str or list of str, optional
         Estimator keys to compute (comma-separated or a list); default every
         estimator the sample and data allow (see the module docstring).
     beta : float, default 1.0
         Weight of recall in F-beta; when not 1, ``*_fbeta`` keys are added.
     level : float, default 0.95
-        Confidence level of the normal intervals.
+        Confidence level of the intervals.
+    interval : {"wilson", "normal"}, default "wilson"
+        The intervals of the scores and rates: the Wilson score interval with
+        the design's effective sample size, which holds its level near 0 and 1,
+        or the normal interval clamped to ``[0, 1]`` (see
+        :mod:`ereval.estimators.intervals`). The ``*_cluster`` forms and the
+        average cluster size always get the clamped normal interval.
     names : str or mapping, optional
         Record names for the homonymy and name-variation rates (see
         :func:`prepare_prediction`).
@@ -393,6 +437,7 @@ def estimate(
     """
     beta = check_beta(beta)
     normal_quantile(level)
+    interval = check_interval(interval)
     chosen = prediction_engine(
         pred,
         engine,
@@ -403,7 +448,15 @@ def estimate(
         spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
-        pred, sample, design, weights, names, record_col, cluster_col, chosen
+        pred,
+        sample,
+        design,
+        weights,
+        names,
+        record_col,
+        cluster_col,
+        chosen,
+        _sample_options(weight_kind, blocks, draws, replace, population_size),
     )
     keep = None if subgroup is None else _subgroup_mask(s, subgroup)
     n_draws = s.n_draws if keep is None else _kept_draws(s, keep)
@@ -420,7 +473,7 @@ def estimate(
     )
     if s.design == "single_block":
         warnings.warn(SINGLE_NOTE, EstimationWarning, stacklevel=2)
-    return estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level)
+    return estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level, interval=interval)
 
 
 def _kept_draws(sample: ClusterSample, keep: npt.NDArray[np.bool_]) -> int:
@@ -450,9 +503,15 @@ def estimate_by_group(
     *,
     design: Design | None = None,
     weights: Any = None,
+    weight_kind: WeightKind = "probability",
+    blocks: Any = None,
+    draws: Any = None,
+    replace: bool = True,
+    population_size: int | None = None,
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
+    interval: IntervalMethod = "wilson",
     names: Any = None,
     naive: bool = True,
     record_col: Columns = "record_id",
@@ -484,6 +543,7 @@ def estimate_by_group(
     """
     beta = check_beta(beta)
     normal_quantile(level)
+    interval = check_interval(interval)
     chosen = prediction_engine(
         pred,
         engine,
@@ -494,7 +554,15 @@ def estimate_by_group(
         spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
-        pred, sample, design, weights, names, record_col, cluster_col, chosen
+        pred,
+        sample,
+        design,
+        weights,
+        names,
+        record_col,
+        cluster_col,
+        chosen,
+        _sample_options(weight_kind, blocks, draws, replace, population_size),
     )
     labels = _group_labels(sample, s, groups, record_col, cluster_col)
     codes, uniq = factorize(labels)
@@ -513,7 +581,9 @@ def estimate_by_group(
                 EstimationWarning,
                 stacklevel=2,
             )
-        out[label] = estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level)
+        out[label] = estimate_from_terms(
+            terms, s, keys, keep=keep, beta=beta, level=level, interval=interval
+        )
     return out
 
 

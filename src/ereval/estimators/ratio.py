@@ -16,8 +16,10 @@ The second form of each line is algebraically the same and stays defined when
 ``Bbar = 0`` (the estimate is then 0 with variance 0). ``theta`` is the
 finite-population correction ``1 - (n-1)/(T-1)`` for ``n`` units drawn without
 replacement from ``T`` (Cochran 1977), or 1 for sampling with replacement.
-Confidence intervals are normal, ``E_hat +- z_{(1+level)/2} sqrt(V_hat)``, with
-both ends clamped into the quantity's range (see :mod:`ereval.results`).
+Confidence intervals are Wilson score intervals with the design's effective
+sample size for scores and rates (:mod:`ereval.estimators.intervals`), or normal,
+``E_hat +- z_{(1+level)/2} sqrt(V_hat)``, with both ends clamped into the
+quantity's range (see :mod:`ereval.results`).
 
 When is a sample too small?
 ---------------------------
@@ -54,7 +56,8 @@ import numpy.typing as npt
 
 from .._errors import InputError
 from .._validation import check_int
-from ..results import Estimate, normal_estimate, normal_quantile
+from ..results import UNIT_RANGE, Estimate, interval_estimate, normal_quantile
+from .intervals import IntervalMethod, check_interval, ratio_interval
 
 __all__ = [
     "Estimate",
@@ -256,11 +259,15 @@ def ratio_problems(denominator: npt.ArrayLike, std: float, *, theta: float = 1.0
     return out
 
 
-def method_name(form: str, design: str, *, kind: str = "ratio estimator") -> str:
-    """``"ratio estimator (block form, record design)"``."""
+def method_name(
+    form: str, design: str, *, kind: str = "ratio estimator", interval: str = ""
+) -> str:
+    """``"ratio estimator (block form, record design, Wilson interval)"``."""
     parts = [f"{form} form"] if form else []
     if design:
         parts.append(f"{design} design")
+    if interval:
+        parts.append(f"{interval} interval")
     return f"{kind} ({', '.join(parts)})" if parts else kind
 
 
@@ -276,6 +283,9 @@ def ratio_estimate(
     offset: float = 0.0,
     scale: float = 1.0,
     bounds: tuple[float, float] | None = None,
+    interval: IntervalMethod = "wilson",
+    proportion: bool = False,
+    squares: npt.ArrayLike | None = None,
 ) -> Estimate:
     """Estimate ``offset + scale * mean(B) / mean(A)`` from sampled units.
 
@@ -299,6 +309,17 @@ def ratio_estimate(
     bounds : (float, float), optional
         The quantity's range: the interval is clamped to it, and a value outside
         it is reported in ``warnings``.
+    interval : {"wilson", "normal"}, default "wilson"
+        The interval (see :mod:`ereval.estimators.intervals`): the Wilson score
+        interval applies when ``bounds`` is ``[0, 1]`` and ``proportion`` is
+        True; otherwise, and with ``"normal"``, it is ``value +- z std`` clamped
+        to ``bounds``.
+    proportion : bool, default False
+        Whether every unit's ratio ``offset + scale B_s / A_s`` lies in ``[0, 1]``.
+    squares : array_like, optional
+        For units of several true clusters (blocks): the sum of the clusters'
+        squared denominators per unit (see
+        :func:`ereval.estimators.intervals.effective_units`).
 
     Returns
     -------
@@ -321,7 +342,8 @@ def ratio_estimate(
     est = offset + scale * float(est_arr)
     std = abs(scale) * float(std_arr)
     n = int(a.shape[0])
-    method = method_name(form, design)
+    wilson = check_interval(interval) == "wilson" and proportion and bounds == UNIT_RANGE
+    method = method_name(form, design, interval="Wilson" if wilson else "")
     label = f"'{name}'" if name else "the estimate"
     if math.isnan(est):
         return Estimate(
@@ -333,9 +355,21 @@ def ratio_estimate(
             method,
             (undefined_warning(name),),
         )
-    return normal_estimate(
+    lo, hi = ratio_interval(
         est,
         std,
+        a,
+        level=level,
+        method=interval,
+        bounds=bounds,
+        proportion=proportion,
+        theta=theta,
+        squares=squares,
+    )
+    return interval_estimate(
+        est,
+        std,
+        (float(lo), float(hi)),
         level=level,
         n=n,
         method=method,

@@ -47,7 +47,10 @@ class EstimatorSpec:
     constants and so has no subgroup meaning (Binette et al. 2024, Remark 3).
     ``bounds`` is the range of the estimated quantity (the interval is clamped to
     it, a value outside it is reported): ``[0, 1]`` except for the average
-    cluster size, at least 1.
+    cluster size, at least 1. ``proportion`` says that every unit's ratio lies in
+    ``[0, 1]`` too (``B_s <= A_s``), so that the Wilson score interval of
+    :mod:`ereval.estimators.intervals` applies; it is False for the ``*_cluster``
+    forms, whose per-unit ratios exceed 1.
     """
 
     key: str
@@ -60,6 +63,7 @@ class EstimatorSpec:
     subgroups: bool = True
     beta_only: bool = False
     bounds: tuple[float, float] = UNIT_RANGE
+    proportion: bool = True
 
 
 def _ones(t: ClusterTerms) -> FloatArray:
@@ -188,6 +192,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         _pair_precision_cluster,
         f"{_B22}, Lemma 2 and eq. 12",
         subgroups=False,
+        proportion=False,
     ),
     EstimatorSpec(
         "pairwise_precision_record",
@@ -197,6 +202,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         f"{_B22}, Lemma 1 and eqs. 9-10",
         requires="size_proportional",
         subgroups=False,
+        proportion=False,
     ),
     EstimatorSpec(
         "pairwise_recall",
@@ -225,6 +231,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         _cluster_precision,
         f"{_B24}, Lemma 3",
         subgroups=False,
+        proportion=False,
     ),
     EstimatorSpec("cluster_recall", "cluster_recall", "block", _cluster_recall, f"{_B24}, Lemma 3"),
     EstimatorSpec(
@@ -241,6 +248,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         lambda t, b: _cluster_f(t, 1.0),
         f"{_B24}, Lemma 3",
         subgroups=False,
+        proportion=False,
     ),
     EstimatorSpec(
         "cluster_fbeta",
@@ -289,6 +297,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         _avg_size,
         f"{_B24}, eq. 4",
         bounds=(1.0, math.inf),
+        proportion=False,
     ),
     EstimatorSpec("matching_rate", "matching_rate", "ratio", _matching, f"{_B24}, eq. 4"),
     EstimatorSpec(

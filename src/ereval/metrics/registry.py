@@ -356,7 +356,10 @@ def evaluate(
     Returns
     -------
     dict
-        Metric name to value (``float``; NaN where undefined).
+        Metric name to value (``float``; NaN where undefined). The default
+        selection (``metrics=None``) also holds the counts ``ereval metrics``
+        prints: ``n_records``, ``n_true_clusters``, ``n_pred_clusters`` (and
+        ``n_twinless_true``, ``n_twinless_pred`` when twinless records are scored).
 
     Examples
     --------
@@ -423,4 +426,10 @@ def evaluate(
         if "v_measure" in wanted:
             wanted.add("v_measure_beta")
     out = {k: float(v) for k, v in results.items() if k in wanted}
+    if not explicit:  # the default selection: the counts `ereval metrics` prints too
+        out |= {"n_records": stats.n_records, "n_true_clusters": stats.n_true_clusters}
+        out["n_pred_clusters"] = stats.n_pred_clusters
+        if stats.has_twinless:
+            out["n_twinless_true"] = stats.n_true_records - stats.n_common
+            out["n_twinless_pred"] = stats.n_pred_records - stats.n_common
     return out

@@ -1,8 +1,9 @@
 """Figures of summary statistics and monitoring (Binette et al. 2024, Figures 4-6).
 
 * :func:`monitoring_figure`: per statistic, its value over releases (all records
-  and the records in every release), the estimate for the true clustering with
-  its interval as a band, and the flagged releases;
+  and the fixed subset, by default the records in every release), the estimates
+  (over the sample's population, and over the fixed subset when one is chosen)
+  with their intervals as bands, and the flagged releases;
 * :func:`size_distribution_figure`: clusters per size, on log scales;
 * :func:`entropy_curve_figure`: the Hill numbers ``H_q`` against ``q``.
 """
@@ -87,9 +88,12 @@ def monitoring_figure(
             lines.append(Line(x, y, "all records", "tab:blue", marker="o"))
             yc = _f(monitoring.common[stat].reindex(list(labels)))
             if not np.allclose(y, yc, equal_nan=True):
-                lines.append(
-                    Line(x, yc, f"records in every release ({monitoring.n_common:,})", "tab:green")
+                fixed_label = (
+                    "records in every release"
+                    if monitoring.subset in ("", "the records in every release")
+                    else "fixed subset"
                 )
+                lines.append(Line(x, yc, f"{fixed_label} ({monitoring.n_common:,})", "tab:green"))
         est = [monitoring.estimates.get(r, {}).get(stat) for r in labels]
         if any(e is not None for e in est):
             value = _f([math.nan if e is None else e.value for e in est])
@@ -98,6 +102,14 @@ def monitoring_figure(
             level = next(e.level for e in est if e is not None)
             lines.append(Line(x, value, "estimate", "black", dashed=True, marker="."))
             bands.append(Band(x, lower, upper, f"{level:.0%} interval", "gray"))
+        fixed = [monitoring.common_estimates.get(r, {}).get(stat) for r in labels]
+        if any(e is not None for e in fixed):
+            nan = math.nan
+            value = _f([nan if e is None else e.value for e in fixed])
+            lower = _f([nan if e is None else e.lower for e in fixed])
+            upper = _f([nan if e is None else e.upper for e in fixed])
+            lines.append(Line(x, value, "estimate, fixed subset", "tab:green", dashed=True))
+            bands.append(Band(x, lower, upper, "interval, fixed subset", "tab:green"))
         flags = monitoring.flags[monitoring.flags["statistic"] == stat]
         if not flags.empty:
             where = {label: k for k, label in enumerate(labels)}
