@@ -40,10 +40,11 @@ KindChoice = Literal["cluster", "pairs", "items"]
 ExportChoice = Literal["benchmark", "spreadsheet", "pairs", "splink", "paula"]
 
 
-def _open(db: Path) -> Any:
+def _open(db: Path, *, readonly: bool = False) -> Any:
+    """The store at ``db``; commands that only read open it read-only (nothing written)."""
     from ..labels import LabelStore
 
-    return LabelStore(db)
+    return LabelStore(db, readonly=readonly)
 
 
 def _only_session(store: Any, session: str | None) -> str:
@@ -286,8 +287,8 @@ def status_command(
     ] = None,
     fmt: FormatOpt = "table",
 ) -> None:
-    """Counts per session and reviewer, progress, queues and agreement."""
-    with _open(db) as store:
+    """Counts per session and reviewer, progress, queues and agreement (the store is only read)."""
+    with _open(db, readonly=True) as store:
         names = [session] if session is not None else [s.name for s in store.sessions()]
         for name in names:
             store.session(name)
@@ -339,9 +340,10 @@ def export_command(
     from ._output import Outputs, check_table_path, write_table
 
     check_table_path(out, flag="--out")
-    with _open(db) as store:
+    with _open(db, readonly=True) as store:
         name = _only_session(store, session)
         exported = export_labels(store, name, kind=kind, design=design, source_col=source_col)
+        pool = store.session(name).config.get("pairs")
     for message in exported.warnings:
         warn(message)
     with Outputs() as outputs:
@@ -359,6 +361,8 @@ def export_command(
                 f"read it with: ereval estimate --pred PRED --sample {out} "
                 f"--design {exported.design}"
             )
+    if kind == "pairs" and not quiet:
+        note(f"estimate from it with: ereval oasis estimate {pool} --labels {out}")
     emit_mapping(summary, fmt, key_header="field")
 
 
@@ -392,6 +396,20 @@ def import_command(
 
 # -------------------------------------------------------------------------- pairs
 _KEYS = {"m": "match", "n": "non-match", "u": "unsure"}
+#: Every key the terminal labeller accepts: an answer, undo, redo or quit.
+_COMMANDS = (*_KEYS, "z", "y", "q")
+
+
+def read_key(line: str) -> str | None:
+    """The key typed on ``line``: exactly one of the accepted keys (any case), else ``None``.
+
+    Examples
+    --------
+    >>> read_key("m\\n"), read_key(" N "), read_key("mm"), read_key("maybe"), read_key("yes")
+    ('m', 'n', None, None, None)
+    """
+    key = line.strip().lower()
+    return key if key in _COMMANDS else None
 
 
 def _show_pair(task: Any, progress: dict[str, Any]) -> None:
@@ -414,6 +432,10 @@ def _show_pair(task: Any, progress: dict[str, Any]) -> None:
         lo, hi = f["interval"]
         line += f"   F = {f['value']:.3f} [{lo:.3f}, {hi:.3f}]"
     typer.echo(line)
+    if est is not None:
+        for measure in ("f_measure", "precision", "recall"):
+            for message in est[measure].get("warnings", ()):
+                warn(message)
     typer.echo("[m] match  [n] non-match  [u] unsure  [z] undo  [y] redo  [q] quit")
 
 
@@ -424,9 +446,13 @@ def pairs_command(
     session: Annotated[str | None, typer.Option("--session", help="Session name.")] = None,
     fmt: FormatOpt = "table",
 ) -> None:
-    """Label pairs at the terminal: the two records side by side, keys m/n/u, z undo, y redo, q quit."""
-    from ..labels import PairLabelling
+    """Label pairs at the terminal: the two records side by side, keys m/n/u, z undo, y redo, q quit.
 
+    Each answer is exactly one key and Enter; anything else is asked again.
+    """
+    from ..labels import PairLabelling, check_reviewer
+
+    reviewer = check_reviewer(reviewer)
     with _open(db) as store:
         name = _only_session(store, session)
         labelling = PairLabelling(store, name)
@@ -442,7 +468,10 @@ def pairs_command(
             if not line:
                 store.release_claims(name, reviewer=reviewer)
                 break
-            key = line.strip().lower()[:1]
+            key = read_key(line)
+            if key is None:
+                typer.echo(f"not an answer: {line.strip()!r}; type one of m, n, u, z, y, q")
+                continue
             if key == "q":
                 store.release_claims(name, reviewer=reviewer)
                 break
@@ -453,9 +482,6 @@ def pairs_command(
             if key == "y":
                 if store.redo(name, reviewer=reviewer) is None:
                     typer.echo("nothing to redo")
-                continue
-            if key not in _KEYS:
-                typer.echo(f"unknown key {line.strip()!r}")
                 continue
             labelling.label(task.pair_id, _KEYS[key], reviewer=reviewer, shown=task.to_dict())
             given += 1

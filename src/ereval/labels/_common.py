@@ -28,9 +28,6 @@ __all__ = [
 #: Labels of a pair or a ranked item.
 PAIR_LABELS: tuple[str, ...] = ("match", "non-match", "unsure")
 
-#: The reviewer name under which labels implied by transitivity are recorded.
-TRANSITIVITY = "(transitivity)"
-
 
 @dataclass(frozen=True)
 class Records:
@@ -168,8 +165,9 @@ def resolve(store: LabelStore, session: str, required: Mapping[str, int]) -> Res
 
     An adjudication decides. Otherwise the reviewers' labels decide once as many
     reviewers as the item needs agree and none is "unsure"; a disagreement or an
-    "unsure" sends the item to the adjudication queue. A pair label implied by
-    transitivity counts only when no reviewer labelled the pair.
+    "unsure" sends the item to the adjudication queue. Only labels given by
+    people count (a pair label implied by transitivity is recomputed from them
+    by the pair session, never stored as a label).
     """
     labels = store.labels(session)
     adjudicated = store.adjudications(session)
@@ -180,18 +178,14 @@ def resolve(store: LabelStore, session: str, required: Mapping[str, int]) -> Res
         if item in adjudicated:
             resolved[item] = adjudicated[item][1]
             continue
-        humans = {who: v for who, v in given.items() if who != TRANSITIVITY}
-        if not humans:  # a pair label implied by transitivity, asked of nobody
-            resolved[item] = given[TRANSITIVITY]
-            continue
-        categories = {_hashable(canonical(v)) for v in humans.values()}
-        unsure = any(v == "unsure" for v in humans.values())
+        categories = {_hashable(canonical(v)) for v in given.values()}
+        unsure = any(v == "unsure" for v in given.values())
         if len(categories) > 1 or unsure:
             queue.append(item)
-        elif len(humans) < required.get(item, 1):
+        elif len(given) < required.get(item, 1):
             pending.append(item)
         else:
-            resolved[item] = next(iter(humans.values()))
+            resolved[item] = next(iter(given.values()))
     for item, (_, value) in adjudicated.items():
         resolved.setdefault(item, value)
     return Resolution(resolved, pending, queue, labels)

@@ -141,8 +141,13 @@ class ItemLabelling:
         shown: Mapping[str, Any] | None = None,
         adjudicate: bool = False,
         source: str | None = None,
+        expected_version: int | None = None,
     ) -> Event:
-        """Record a label of a planned item: ``"match"``, ``"non-match"`` or ``"unsure"``."""
+        """Record a label of a planned item: ``"match"``, ``"non-match"`` or ``"unsure"``.
+
+        ``expected_version`` binds the answer to the version of the item the
+        reviewer was shown (see :meth:`LabelStore.label`).
+        """
         if value not in PAIR_LABELS:
             raise InputError(
                 f"'label' must be one of {', '.join(PAIR_LABELS)}; received {describe(value)}"
@@ -150,9 +155,22 @@ class ItemLabelling:
         found = self.store.item(self.name, str(item))
         what = dict(shown) if shown is not None else {"rank": found.payload.get("rank")}
         if adjudicate:
-            return self.store.adjudicate(self.name, found.key, value, reviewer=reviewer, shown=what)
+            return self.store.adjudicate(
+                self.name,
+                found.key,
+                value,
+                reviewer=reviewer,
+                shown=what,
+                expected_version=expected_version,
+            )
         return self.store.label(
-            self.name, found.key, value, reviewer=reviewer, shown=what, source=source
+            self.name,
+            found.key,
+            value,
+            reviewer=reviewer,
+            shown=what,
+            source=source,
+            expected_version=expected_version,
         )
 
     def labelled_ranks(self) -> tuple[list[int], list[int]]:

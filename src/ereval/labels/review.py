@@ -395,12 +395,14 @@ class ClusterReview:
         shown: Mapping[str, Any] | None = None,
         adjudicate: bool = False,
         source: str | None = None,
+        expected_version: int | None = None,
     ) -> Event:
         """Check and save ``reviewer``'s answer for a drawn record as one event.
 
         Errors of the quality checks refuse the answer (:class:`~ereval.InputError`
         listing them); warnings are saved with it. ``adjudicate=True`` records an
-        adjudicator's final answer.
+        adjudicator's final answer. ``expected_version`` binds the answer to the
+        version of the item the reviewer was shown (see :meth:`LabelStore.label`).
         """
         record_id = str(record_id)
         if not self.store.has_item(self.name, record_id):
@@ -424,9 +426,22 @@ class ClusterReview:
         }
         what = dict(shown) if shown is not None else {"predicted": predicted}
         if adjudicate:
-            return self.store.adjudicate(self.name, record_id, value, reviewer=reviewer, shown=what)
+            return self.store.adjudicate(
+                self.name,
+                record_id,
+                value,
+                reviewer=reviewer,
+                shown=what,
+                expected_version=expected_version,
+            )
         return self.store.label(
-            self.name, record_id, value, reviewer=reviewer, shown=what, source=source
+            self.name,
+            record_id,
+            value,
+            reviewer=reviewer,
+            shown=what,
+            source=source,
+            expected_version=expected_version,
         )
 
     def resolution(self) -> Resolution:
