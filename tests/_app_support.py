@@ -238,12 +238,29 @@ def client(url: str, *, reviewer: str | None = None) -> httpx.Client:
     return c
 
 
+def start(c: httpx.Client, session: str) -> httpx.Response:
+    """Open a session's page and press start: the page of the item handed out (or why none)."""
+    page = c.get(f"/s/{session}")
+    if 'id="start"' not in page.text:
+        return page
+    return c.post(f"/s/{session}/start", data={"csrf": csrf_of(page.text)})
+
+
+def version_of(html: str) -> str:
+    """The item version a page's answer forms carry."""
+    found = re.search(r'name="version" value="(\d+)"', html)
+    assert found, html[:500]
+    return found.group(1)
+
+
 def current_item(response: httpx.Response) -> str | None:
     """The drawn record a review page shows (``None`` on the done page)."""
     return response.url.params.get("item")
 
 
 def save(c: httpx.Client, session: str, item: str, html: str, **fields: Any) -> httpx.Response:
-    """Save an answer the way the page's form does."""
+    """Save an answer the way the page's form does (with the version the page shows)."""
     data: dict[str, Any] = {"csrf": csrf_of(html), "item": item, **fields}
+    if 'name="version"' in html:
+        data.setdefault("version", version_of(html))
     return c.post(f"/s/{session}/review/save", data=data)

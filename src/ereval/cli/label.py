@@ -67,7 +67,10 @@ def init_command(
     kind: Annotated[KindChoice, typer.Option("--kind", help="Kind of session.")] = "cluster",
     session: Annotated[str, typer.Option("--session", help="Session name.")] = "main",
     data: Annotated[
-        Path | None, typer.Option("--data", help="Records with attributes (cluster, pairs).")
+        Path | None,
+        typer.Option(
+            "--data", help="Records with attributes (cluster, pairs; items: both records shown)."
+        ),
     ] = None,
     id_col: Annotated[
         str, typer.Option("--id-col", help="Record id column of --data.")
@@ -98,7 +101,19 @@ def init_command(
         list[str] | None, typer.Option("--search-col", help="Column to search (repeatable).")
     ] = None,
     show_columns: Annotated[
-        list[str] | None, typer.Option("--show-col", help="Column to show (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--show-col",
+            help="Column to show reviewers (repeatable; default: all but the hidden ones).",
+        ),
+    ] = None,
+    hide_columns: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--hide-col",
+            help="Column to hide from reviewers (repeatable), besides those that give the "
+            "answer away (entity or cluster ids, labels, scores, predictions).",
+        ),
     ] = None,
     pairs: Annotated[
         Path | None, typer.Option("--pairs", help="Scored pairs (pair labelling).")
@@ -198,6 +213,7 @@ def init_command(
                 block_col=block_col,
                 search_columns=search_columns or (),
                 show_columns=show_columns or (),
+                hide_columns=hide_columns or (),
                 blind=blind,
                 reveal=reveal,
                 overlap=overlap,
@@ -221,6 +237,7 @@ def init_command(
                 target_ci_width=target_ci_width,
                 level=level,
                 show_columns=show_columns or (),
+                hide_columns=hide_columns or (),
                 blind=blind,
                 reveal=reveal,
                 overlap=overlap,
@@ -236,6 +253,12 @@ def init_command(
                 delta=delta,
                 overlap=overlap,
                 seed=0 if seed is None else seed,
+                data=None if data is None else str(data),
+                id_col=id_col,
+                left_col=left_col,
+                right_col=right_col,
+                show_columns=show_columns or (),
+                hide_columns=hide_columns or (),
             )
         info = store.session(session)
         out = {

@@ -33,11 +33,12 @@ from ._common import (
     PAIR_LABELS,
     Records,
     Resolution,
-    check_columns,
     check_overlap,
+    check_show_hide,
     double_review,
     load_records,
     resolve,
+    shown_columns,
 )
 from .store import Event, Item, LabelStore
 
@@ -85,6 +86,7 @@ def create_pair_labelling(
     min_labels: int = 100,
     level: float = 0.95,
     show_columns: tuple[str, ...] | list[str] = (),
+    hide_columns: tuple[str, ...] | list[str] = (),
     blind: bool = True,
     reveal: bool = False,
     overlap: float = 0.0,
@@ -99,6 +101,8 @@ def create_pair_labelling(
     sampler (``method``: ``"oasis"``, ``"passive"``, ``"stratified"``,
     ``"importance"``) stops at ``budget`` human labels or when the interval of
     F-``alpha`` is narrower than ``target_ci_width`` (after ``min_labels``).
+    ``show_columns`` / ``hide_columns`` choose the record columns shown (see
+    :func:`~ereval.labels._common.shown_columns`).
     """
     from ..oasis.samplers import METHODS
 
@@ -117,7 +121,12 @@ def create_pair_labelling(
         n_strata = check_int("n_strata", n_strata, minimum=1)
     seed = int(secrets.randbits(63)) if seed is None else check_int("seed", seed, minimum=0)
     records = load_records(data, id_col=id_col)
-    check_columns(records, show_columns, option="show_columns")
+    show, hide = check_show_hide(
+        list(records.frame.columns),
+        list(show_columns),
+        list(hide_columns),
+        where=f"the data file '{data}'",
+    )
     config: dict[str, Any] = {
         "data": str(Path(data).resolve()),
         "pairs": str(Path(pairs).resolve()),
@@ -135,7 +144,8 @@ def create_pair_labelling(
         "target_ci_width": target_ci_width,
         "min_labels": min_labels,
         "level": level,
-        "show_columns": list(show_columns),
+        "show_columns": show,
+        "hide_columns": hide,
         "blind": bool(blind),
         "reveal": bool(reveal),
         "overlap": overlap,
@@ -282,15 +292,30 @@ class PairLabelling:
             self._records = load_records(self.config["data"], id_col=self.config["id_col"])
         return self._records
 
+    @property
+    def shown(self) -> list[str]:
+        """The record columns reviewers are shown (the id apart)."""
+        c = self.config
+        return shown_columns(
+            [str(x) for x in self.records.frame.columns],
+            id_col=c["id_col"],
+            show=c.get("show_columns") or (),
+            hide=c.get("hide_columns") or (),
+            named=(c.get("score_col"), c.get("prediction_col"), c.get("probability_col")),
+        )
+
     def _attributes(self, record_id: str) -> dict[str, Any]:
         row = self.records.row(record_id)
-        shown = self.config.get("show_columns") or list(row)
-        out = {self.config["id_col"]: record_id}
-        out.update({c: row.get(c) for c in shown})
+        out: dict[str, Any] = {self.config["id_col"]: record_id}
+        out.update({c: row.get(c) for c in self.shown})
         return out
 
     def _double(self, key: str) -> bool:
         return double_review(int(self.config["seed"]), key, float(self.config["overlap"]))
+
+    def reviewers_needed(self, key: str) -> int:
+        """How many reviewers pair ``key`` needs (2 for the overlap, else 1)."""
+        return 2 if self._double(str(key)) else 1
 
     # -------------------------------------------------------------- sampler
     def _new_sampler(self) -> Any:
