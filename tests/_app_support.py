@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import re
 import signal
@@ -158,6 +159,20 @@ def make_multi(folder: Path, *, n: int, overlap: float = 0.0, seed: int = 7) -> 
             search_columns=["first_name", "last_name"],
         )
     return db
+
+
+def pairs_file(folder: Path) -> Path:
+    """Every pair of the people's records, scored by whether they share a predicted cluster."""
+    path = folder / "pairs.csv"
+    pred = {r[0]: r[5] for r in PEOPLE}
+    last = {r[0]: r[2] for r in PEOPLE}
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["pair_id", "record_id_1", "record_id_2", "score", "prediction"])
+        for k, (a, b) in enumerate(itertools.combinations(sorted(pred), 2)):
+            score = 0.9 if pred[a] == pred[b] else (0.5 if last[a] == last[b] else 0.1)
+            w.writerow([f"p{k:02d}", a, b, score, int(pred[a] == pred[b])])
+    return path
 
 
 def env() -> dict[str, str]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import itertools
 import re
 import warnings
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from ereval.labels import (
     create_pair_labelling,
 )
 
-from ._app_support import PEOPLE, XSS_NAME, csrf_of, make_multi, start
+from ._app_support import XSS_NAME, csrf_of, make_multi, pairs_file, start
 
 pytest.importorskip("fastapi", reason="the app extra is not installed")
 with warnings.catch_warnings():
@@ -31,23 +29,10 @@ from ereval.app import SecurityConfig, create_app
 LOCAL = "http://127.0.0.1"
 
 
-def _pairs_file(folder: Path) -> Path:
-    path = folder / "pairs.csv"
-    pred = {r[0]: r[5] for r in PEOPLE}
-    last = {r[0]: r[2] for r in PEOPLE}
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["pair_id", "record_id_1", "record_id_2", "score", "prediction"])
-        for k, (a, b) in enumerate(itertools.combinations(sorted(pred), 2)):
-            score = 0.9 if pred[a] == pred[b] else (0.5 if last[a] == last[b] else 0.1)
-            w.writerow([f"p{k:02d}", a, b, score, int(pred[a] == pred[b])])
-    return path
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[LabelStore]:
     db = make_multi(tmp_path, n=4, overlap=0.0)
-    pairs = _pairs_file(tmp_path)
+    pairs = pairs_file(tmp_path)
     with LabelStore(db) as s:
         create_pair_labelling(
             s,

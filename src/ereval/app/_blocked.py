@@ -31,14 +31,16 @@ _EXPORTS = {
 
 
 def plural(n: int, noun: str) -> str:
-    """``"1 record"``, ``"2 records"``.
+    """``"1 record"``, ``"2 records"``, ``"2 matches"``.
 
     Examples
     --------
-    >>> plural(1, "record"), plural(3, "pair")
-    ('1 record', '3 pairs')
+    >>> plural(1, "record"), plural(3, "pair"), plural(0, "match")
+    ('1 record', '3 pairs', '0 matches')
     """
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def held_text(held: Mapping[str, Sequence[str]], noun: str, *, besides: str | None = None) -> str:

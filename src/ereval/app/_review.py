@@ -12,6 +12,7 @@ written). Opening ``/s/{name}/review`` shows the record the reviewer holds, or a
 page to start from; a record is handed out only by an action.
 """
 
+import shlex
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
@@ -131,6 +132,7 @@ def start_view(state: AppState, name: str, who: str) -> dict[str, Any]:
     session = state.open_session(name)
     progress = state.progress(name)
     held = state.store.held(name)
+    export = export_command(state.store.path, name, "cluster")
     labels = state.store.labels(name)
     required = session.required()
     free: list[str] = []
@@ -168,8 +170,19 @@ def start_view(state: AppState, name: str, who: str) -> dict[str, Any]:
         "held": held_text(held, "record"),
         "queue": progress.get("queue", 0),
         "done": progress.get("done", False),
-        "export": export_command(state.store.path, name, "cluster"),
-        "follow": None,
+        "export": export,
+        "follow": shlex.join(
+            [
+                "ereval",
+                "estimate",
+                "--pred",
+                str(session.config["prediction"]),
+                "--sample",
+                export.rsplit(" ", 1)[1],
+                "--design",
+                "cluster" if session.config.get("weights_col") else "record",
+            ]
+        ),
         "start_url": url_for("start", name),
         "undo_url": url_for("undo", name),
         "redo_url": url_for("redo", name),
@@ -309,7 +322,7 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
                             }
                         ),
                         given_note=note,
-                        keep_url=url_for("review", name, item=item),
+                        keep_url=url_for("review", name),
                         action=url_for("save", name),
                         fields_list=[
                             ("item", item),

@@ -449,6 +449,9 @@ class PairLabelling:
         if key is None:
             return None
         need = 2 if self._double(key) else 1
+        for old in self.store.claimed(self.name, reviewer=reviewer):
+            if old != key:  # one pair at a time: what the sampler no longer asks goes back
+                self.store.release_claims(self.name, reviewer=reviewer, item=old)
         self.store.add_items(self.name, [Item(key, len(self._told), {"index": self._index})])
         item = self.store.next_item(
             self.name, reviewer=reviewer, required={key: need}, default_required=0
