@@ -122,10 +122,17 @@ def init_command(
         str, typer.Option("--pair-col", help="Pair id column of --pairs.")
     ] = "pair_id",
     left_col: Annotated[
-        str, typer.Option("--left-col", help="First record id of a pair.")
+        str,
+        typer.Option(
+            "--left-col", help="First record id of a pair (of --pairs, or of --ranked with --data)."
+        ),
     ] = "record_id_1",
     right_col: Annotated[
-        str, typer.Option("--right-col", help="Second record id of a pair.")
+        str,
+        typer.Option(
+            "--right-col",
+            help="Second record id of a pair (of --pairs, or of --ranked with --data).",
+        ),
     ] = "record_id_2",
     score_col: Annotated[
         str, typer.Option("--score-col", help="Score column of --pairs.")
@@ -533,6 +540,8 @@ def register(app: typer.Typer) -> None:
             "    --n 200 --search-col first_name --search-col last_name --seed 1",
             "ereval label init --db labels.db --kind pairs --session p --data records.csv \\",
             "    --pairs pairs.csv --budget 300 --seed 1",
+            "ereval label init --db labels.db --kind items --session r --ranked pairs.csv \\",
+            "    --data records.csv --epsilon 0.1 --delta 10",
         ),
     )(init_command)
     label_app.command(
@@ -545,6 +554,7 @@ def register(app: typer.Typer) -> None:
         "export",
         epilog=examples(
             "ereval label export --db labels.db --kind benchmark -o sample.csv",
+            "ereval label export --db labels.db --session p --kind pairs -o labels.csv",
             "ereval label export --db labels.db --session p --kind splink -o labels.csv",
         ),
     )(export_command)

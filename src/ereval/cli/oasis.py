@@ -156,6 +156,7 @@ def _given_on_command_line(ctx: typer.Context, names: tuple[str, ...]) -> list[s
         "ereval oasis estimate pool.csv --budget 500 --state run.npz",
         "ereval oasis estimate pool.csv --budget 900 --state run.npz  # 400 more",
         "ereval oasis estimate pool.csv --budget 500 --curve-grid 20 -f csv",
+        "ereval oasis estimate pool.csv --labels labels.csv  # a session's pairs export",
     ),
 )
 @handle_errors

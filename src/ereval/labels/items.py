@@ -268,17 +268,17 @@ class ItemLabelling:
         c = self.config
         return paula_plan(c["n"], epsilon=c["epsilon"], delta=c["delta"], r_tilde=c["r_tilde"])
 
-    def required(self) -> dict[str, int]:
+    def required(self, items: list[Item] | None = None) -> dict[str, int]:
         """Reviewers needed per item (2 for the overlap, else 1)."""
         seed, overlap = int(self.config["seed"]), float(self.config["overlap"])
         return {
             it.key: 2 if double_review(seed, it.key, overlap) else 1
-            for it in self.store.items(self.name)
+            for it in (self.store.items(self.name) if items is None else items)
         }
 
-    def resolution(self) -> Resolution:
+    def resolution(self, items: list[Item] | None = None) -> Resolution:
         """Resolved, pending and disputed items."""
-        return resolve(self.store, self.name, self.required())
+        return resolve(self.store, self.name, self.required(items))
 
     def next(self, *, reviewer: str) -> Item | None:
         """The next planned item for ``reviewer`` (claimed), or ``None`` when none is left."""
@@ -325,37 +325,43 @@ class ItemLabelling:
             expected_version=expected_version,
         )
 
-    def labelled_ranks(self) -> tuple[list[int], list[int]]:
+    def labelled_ranks(
+        self, items: list[Item] | None = None, res: Resolution | None = None
+    ) -> tuple[list[int], list[int]]:
         """The ranks with a resolved 0/1 label, and the labels, in rank order."""
-        res = self.resolution()
+        items = self.store.items(self.name) if items is None else items
+        res = self.resolution(items) if res is None else res
         out = sorted(
             (it.position, 1 if res.resolved[it.key] == "match" else 0)
-            for it in self.store.items(self.name)
+            for it in items
             if res.resolved.get(it.key) in ("match", "non-match")
         )
         return [r for r, _ in out], [v for _, v in out]
 
     def bounds(self) -> Any:
         """The :class:`ereval.paula.PaulaBounds`, once every planned item is labelled (else ``None``)."""
+        items = self.store.items(self.name)
+        return self._bounds(items, *self.labelled_ranks(items))
+
+    def _bounds(self, items: list[Item], ranks: list[int], labels: list[int]) -> Any:
         from ..paula import paula_bounds
 
-        ranks, labels = self.labelled_ranks()
-        if len(ranks) < len(self.store.items(self.name)):
+        if len(ranks) < len(items):
             return None
         return paula_bounds(self.plan, ranks, labels, on_violation="ignore")
 
     def progress(self) -> dict[str, Any]:
         """Counts, the precision of the labelled items so far, and the bounds once complete."""
-        res = self.resolution()
-        n_items = len(self.store.items(self.name))
-        ranks, labels = self.labelled_ranks()
-        bounds = self.bounds()
+        items = self.store.items(self.name)
+        res = self.resolution(items)
+        ranks, labels = self.labelled_ranks(items, res)
+        bounds = self._bounds(items, ranks, labels)
         # live: the precision at the end of the labelled prefix 1..k is known exactly
         k = 0
         while k < len(ranks) and ranks[k] == k + 1:
             k += 1
         out: dict[str, Any] = {
-            "planned": n_items,
+            "planned": len(items),
             "resolved": len(ranks),
             "pending": len(res.pending),
             "queue": len(res.queue),
