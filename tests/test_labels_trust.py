@@ -466,3 +466,74 @@ def test_ranked_item_export_and_import_refuse_conflicts(tmp_path: Path) -> None:
     with LabelStore(db) as store, pytest.raises(InputError, match="rows 1 and 2"):
         import_labels(store, "i", sheet, kind="paula")
     assert _files(db) == before
+
+
+# ------------------------------------------------------------------ every refusal
+@pytest.fixture(scope="module")
+def full_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A store with a cluster review, a pair session and ranked items, all with labels."""
+    folder = tmp_path_factory.mktemp("refusals")
+    data, pairs = _abcd(folder / "abcd")
+    records, pred = str(EXAMPLES / "records.csv"), str(EXAMPLES / "pred_good.csv")
+    db = folder / "labels.db"
+    _ok(["label", "init", "--db", str(db), "--data", records, "--pred", pred, "--n", "3",
+         "--seed", "1"])  # fmt: skip
+    _ok(["label", "init", "--db", str(db), "--kind", "pairs", "--session", "p", "--data",
+         str(data), "--pairs", str(pairs), "--budget", "3", "--seed", "1"])  # fmt: skip
+    _ok(["label", "init", "--db", str(db), "--kind", "items", "--session", "i", "--ranked",
+         str(pairs), "--data", str(data), "--epsilon", "0.5", "--delta", "2"])  # fmt: skip
+    _ok(["label", "pairs", "--db", str(db), "--session", "p", "--reviewer", "ana"],
+        input="m\nn\nq\n")  # fmt: skip
+    with LabelStore(db) as store:
+        from ereval.labels import open_session
+
+        review = open_session(store, "main")
+        review.save(store.items("main")[0].key, reviewer="ana")  # type: ignore[union-attr]
+    return db, data, pairs
+
+
+def test_every_refused_command_leaves_the_store_byte_for_byte(
+    full_store: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    db, data, pairs = full_store
+    records, pred = str(EXAMPLES / "records.csv"), str(EXAMPLES / "pred_good.csv")
+    sheet = tmp_path / "sheet.csv"
+    pd.DataFrame({"pair_id": ["ab", "ab"], "label": [1, 0]}).to_csv(sheet, index=False)
+    link = tmp_path / "same.csv"
+    os.link(db, link)
+    x = tmp_path / "x.csv"
+    init = f"label init --db {db} --session x --data {records} --pred {pred}"
+    imp = f"label import --db {db} {sheet}"
+    refused = [  # (command, what its one-line error names); paths hold no spaces
+        (f"label init --db {db} --data {records} --pred {pred}", "'--session'"),
+        (f"{init} --search-col nope", "'--search-col'"),
+        (f"{init} --hide-col nope", "'--hide-col'"),
+        (
+            f"label init --db {db} --session x --kind items --ranked {pairs} --data {data} "
+            "--left-col nope",
+            "'--left-col'",
+        ),
+        (f"label status --db {db} --session nope", "nope"),
+        (f"label export --db {db} --kind splink -o {x}", "'--session' is needed"),
+        (f"label export --db {db} --session main --kind splink -o {x}", "'--kind'"),
+        (
+            f"label export --db {db} --session main --kind benchmark --design cluster -o {x}",
+            "'--design'",
+        ),
+        (f"label export --db {db} --session main --kind benchmark -o {link}", "'--out'"),
+        (f"{imp} --session p --kind pairs", "rows 1 and 2"),
+        (f"{imp} --session i --kind paula", "item 'ab' is labelled two ways"),
+        (f"{imp} --session i --kind pairs", "'--kind'"),
+        (f"{imp} --session p --kind pairs --reviewer (import)", "reserved"),
+        (f"label pairs --db {db} --session main --reviewer ana", "not pair labelling"),
+        (f"label serve --db {db} --port 70000", "'--port'"),
+        (f"label serve --db {db} --token short", "'--token'"),
+    ]
+    for command, needle in refused:
+        before = _files(db)
+        _refused(command.split(), needle, input="m\n")
+        assert _files(db) == before, command
+    before = _files(db)
+    _refused(["label", "pairs", "--db", str(db), "--session", "p", "--reviewer", " "],
+             "'--reviewer'", input="m\n")  # fmt: skip
+    assert _files(db) == before

@@ -101,7 +101,9 @@ def render(
         reviewer=reviewer_of(request),
         store_name=state.store_name,
         message=message,
-        here=here(request),
+        # where a form of this page comes back to: the page itself, or for a page drawn
+        # in answer to a form (the "changed" page), the page to go on from
+        here=here(request) if request.method == "GET" else context.get("keep_url", "/"),
         ack=pending.ack if pending is not None and pending.ack else "",
         **context,
     )
