@@ -480,7 +480,7 @@ def pairs_command(
 
     Each answer is exactly one key and Enter; anything else is asked again.
     """
-    from ..labels import PairLabelling, check_reviewer
+    from ..labels import PairLabelling, StaleAnswer, check_reviewer
 
     reviewer = check_reviewer(reviewer)
     with _open(db) as store:
@@ -494,6 +494,7 @@ def pairs_command(
                 typer.echo(f"no pair to label ({reason or 'done'})")
                 break
             _show_pair(task, labelling.progress())
+            version = store.item_version(name, task.pair_id, reviewer=reviewer)
             line = sys.stdin.readline()
             if not line:
                 store.release_claims(name, reviewer=reviewer)
@@ -513,7 +514,20 @@ def pairs_command(
                 if store.redo(name, reviewer=reviewer) is None:
                     typer.echo("nothing to redo")
                 continue
-            labelling.label(task.pair_id, _KEYS[key], reviewer=reviewer, shown=task.to_dict())
+            try:
+                labelling.label(
+                    task.pair_id,
+                    _KEYS[key],
+                    reviewer=reviewer,
+                    shown=task.to_dict(),
+                    expected_version=version,
+                )
+            except StaleAnswer as stale:  # answered elsewhere (the app) while it was shown
+                typer.echo(
+                    f"pair {task.pair_id} changed since it was shown (your answer now: "
+                    f"{stale.current or 'none'}); nothing was written"
+                )
+                continue
             given += 1
             if labelling.config.get("reveal"):
                 score, prediction = labelling.reveal(task.pair_id)
