@@ -348,3 +348,21 @@ def test_a_dispute_is_sent_to_adjudication_with_a_link(tmp_path: Path) -> None:
         adj = lead.get(link).text
         assert "bob&#39;s reason" in adj and "ana&#39;s reason" in adj
         assert 'id="records"' in adj and adj.count('data-record="') >= 2
+
+
+def test_a_pair_waiting_for_an_adjudicator_says_so_to_everyone(store: LabelStore) -> None:
+    ana, bob = _client(store), _client(store, "bob")
+    page = start(ana, "pairs").text
+    pair = _item(page)
+    res = ana.post("/s/pairs/pairs/label", data={"item": pair, "value": "unsure",
+                                                 "version": version_of(page), "csrf": csrf_of(page)})  # fmt: skip
+    assert "goes to adjudication" in res.text and f"adjudicate?item={pair}" in res.text
+    for c in (ana, bob):
+        shown = c.get("/s/pairs/pairs").text
+        assert f"{pair}, waits for an adjudicator" in shown and 'id="start"' not in shown
+    # once adjudicated, the sampler goes on
+    lead = _client(store, "lead")
+    adj = lead.get("/s/pairs/adjudicate", params={"item": pair}).text
+    lead.post("/s/pairs/adjudicate", data={"item": pair, "value": "match", "csrf": csrf_of(adj),
+                                           "version": version_of(adj)})  # fmt: skip
+    assert 'id="start"' in bob.get("/s/pairs/pairs").text

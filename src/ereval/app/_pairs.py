@@ -125,10 +125,10 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
         holders = [w for w in state.store.held(name).get(key, []) if w != who]
         mine = state.store.labels(name, reviewer=who).get(key, {}).get(who)
         res = session.resolution()
-        if mine is not None and key in res.queue:
+        if key in res.queue:
             return (
                 f"The pair the sampler asks next, {key}, waits for an adjudicator: its "
-                "answers differ or one is unsure.",
+                "answers differ or one is unsure (see agreement and adjudication).",
                 False,
             )
         if mine is not None:

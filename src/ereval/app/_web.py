@@ -72,8 +72,11 @@ def reviewer_of(request: Any) -> str:
 
 
 def here(request: Any) -> str:
-    """The address of the page being rendered (path and query), where a form comes back to."""
-    query = request.url.query
+    """The address of the page being rendered (path and query, without a notice it
+    shows once), where a form comes back to."""
+    from urllib.parse import urlencode
+
+    query = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "notice"])
     return str(request.url.path) + (f"?{query}" if query else "")
 
 
