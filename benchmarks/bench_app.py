@@ -13,7 +13,7 @@ with httpx, per action, the median and 95th percentile of the time to answer:
 * ``toggle``   -- the same page with a record marked as not belonging;
 * ``search``   -- a fuzzy query with a typo over all N records;
 * ``save``     -- saving an answer (checked, one transaction);
-* ``next``     -- the page of the next drawn record, handed out and claimed;
+* ``next``     -- start: the next drawn record handed out and claimed, and its page;
 * ``undo`` / ``redo``.
 
 Ratios are to the baseline measured in the same run.
@@ -126,11 +126,12 @@ def _measure(url: str, frame: object, rng: np.random.Generator, repeats: int) ->
 
     assert isinstance(frame, pd.DataFrame)
     c = httpx.Client(base_url=url, timeout=30.0)
-    first = c.get("/s/bench/review", follow_redirects=True)
-    item = first.url.params["item"]
-    csrf = re.search(r'name="csrf-token" content="([0-9a-f]+)"', first.text)
+    opened = c.get("/s/bench/review", follow_redirects=True)  # looking hands out nothing
+    csrf = re.search(r'name="csrf-token" content="([0-9a-f]+)"', opened.text)
     assert csrf is not None
     token = csrf.group(1)
+    first = c.post("/s/bench/start", data={"csrf": token}, follow_redirects=True)
+    item = first.url.params["item"]
     members = re.findall(r'data-record="([^"]+)"', first.text)
     other = members[1] if len(members) > 1 else item
     names = (
@@ -145,7 +146,7 @@ def _measure(url: str, frame: object, rng: np.random.Generator, repeats: int) ->
         assert res.status_code == 303, res.text
 
     def following() -> None:
-        res = c.get("/s/bench/review", follow_redirects=True)
+        res = c.post("/s/bench/start", data={"csrf": token}, follow_redirects=True)
         assert res.status_code == 200
 
     def ok(res: httpx.Response) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import os
 import re
 import signal
@@ -160,6 +161,20 @@ def make_multi(folder: Path, *, n: int, overlap: float = 0.0, seed: int = 7) -> 
     return db
 
 
+def pairs_file(folder: Path) -> Path:
+    """Every pair of the people's records, scored by whether they share a predicted cluster."""
+    path = folder / "pairs.csv"
+    pred = {r[0]: r[5] for r in PEOPLE}
+    last = {r[0]: r[2] for r in PEOPLE}
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["pair_id", "record_id_1", "record_id_2", "score", "prediction"])
+        for k, (a, b) in enumerate(itertools.combinations(sorted(pred), 2)):
+            score = 0.9 if pred[a] == pred[b] else (0.5 if last[a] == last[b] else 0.1)
+            w.writerow([f"p{k:02d}", a, b, score, int(pred[a] == pred[b])])
+    return path
+
+
 def env() -> dict[str, str]:
     """The environment of a server process: this checkout's code."""
     out = dict(os.environ)
@@ -238,12 +253,29 @@ def client(url: str, *, reviewer: str | None = None) -> httpx.Client:
     return c
 
 
+def start(c: httpx.Client, session: str) -> httpx.Response:
+    """Open a session's page and press start: the page of the item handed out (or why none)."""
+    page = c.get(f"/s/{session}")
+    if 'id="start"' not in page.text:
+        return page
+    return c.post(f"/s/{session}/start", data={"csrf": csrf_of(page.text)})
+
+
+def version_of(html: str) -> str:
+    """The item version a page's answer forms carry."""
+    found = re.search(r'name="version" value="(\d+)"', html)
+    assert found, html[:500]
+    return found.group(1)
+
+
 def current_item(response: httpx.Response) -> str | None:
     """The drawn record a review page shows (``None`` on the done page)."""
     return response.url.params.get("item")
 
 
 def save(c: httpx.Client, session: str, item: str, html: str, **fields: Any) -> httpx.Response:
-    """Save an answer the way the page's form does."""
+    """Save an answer the way the page's form does (with the version the page shows)."""
     data: dict[str, Any] = {"csrf": csrf_of(html), "item": item, **fields}
+    if 'name="version"' in html:
+        data.setdefault("version", version_of(html))
     return c.post(f"/s/{session}/review/save", data=data)

@@ -99,7 +99,10 @@ def test_keyboard_only_review_gives_the_expected_benchmark(
     _shot(page, "01-overview")
 
     with page.expect_navigation():
-        page.keyboard.press("1")  # open the first session: the drawn record r01
+        page.keyboard.press("1")  # open the first session: nothing is handed out yet
+    page.wait_for_selector("#start")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")  # start: the drawn record r01 is handed to ana
     page.wait_for_selector("#records")
     assert "item=r01" in page.url
     rows = page.locator("#records tbody tr")

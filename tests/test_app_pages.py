@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import itertools
 import re
 import warnings
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from ereval.labels import (
     create_pair_labelling,
 )
 
-from ._app_support import PEOPLE, XSS_NAME, csrf_of, make_multi
+from ._app_support import XSS_NAME, csrf_of, make_multi, pairs_file, start
 
 pytest.importorskip("fastapi", reason="the app extra is not installed")
 with warnings.catch_warnings():
@@ -31,23 +29,10 @@ from ereval.app import SecurityConfig, create_app
 LOCAL = "http://127.0.0.1"
 
 
-def _pairs_file(folder: Path) -> Path:
-    path = folder / "pairs.csv"
-    pred = {r[0]: r[5] for r in PEOPLE}
-    last = {r[0]: r[2] for r in PEOPLE}
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["pair_id", "record_id_1", "record_id_2", "score", "prediction"])
-        for k, (a, b) in enumerate(itertools.combinations(sorted(pred), 2)):
-            score = 0.9 if pred[a] == pred[b] else (0.5 if last[a] == last[b] else 0.1)
-            w.writerow([f"p{k:02d}", a, b, score, int(pred[a] == pred[b])])
-    return path
-
-
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[LabelStore]:
     db = make_multi(tmp_path, n=4, overlap=0.0)
-    pairs = _pairs_file(tmp_path)
+    pairs = pairs_file(tmp_path)
     with LabelStore(db) as s:
         create_pair_labelling(
             s,
@@ -75,7 +60,7 @@ def _csrf(c: TestClient, path: str = "/") -> str:
 # ------------------------------------------------------------------ security
 def test_state_changing_requests_need_the_csrf_token(store: LabelStore) -> None:
     c = _client(store)
-    page = c.get("/s/multi/review")
+    page = start(c, "multi")
     item = page.url.params["item"]
     for data in ({}, {"csrf": "0" * 64}):
         res = c.post("/s/multi/review/save", data={"item": item, **data})
@@ -100,7 +85,7 @@ def test_state_changing_requests_need_the_csrf_token(store: LabelStore) -> None:
 
 def test_pages_forbid_inline_scripts_and_escape_record_content(store: LabelStore) -> None:
     c = _client(store)
-    item = c.get("/s/multi/review").url.params["item"]
+    item = start(c, "multi").url.params["item"]
     res = c.get("/s/multi/review", params={"item": item, "add": "r10"})
     assert "script-src 'self'" in res.headers["content-security-policy"]
     assert XSS_NAME not in res.text
@@ -177,7 +162,7 @@ def test_overview_lists_every_session_with_its_progress(store: LabelStore) -> No
 
 def test_review_save_undo_redo(store: LabelStore) -> None:
     c = _client(store)
-    page = c.get("/s/multi/review")
+    page = start(c, "multi")
     item = page.url.params["item"]
     predicted = ClusterReview(store, "multi").predicted_cluster(item)
     # the anchor cannot be marked as not belonging: the page says so and saving fails
@@ -217,7 +202,7 @@ def test_an_item_not_in_the_session_is_a_clear_error(store: LabelStore) -> None:
 
 def test_pair_labelling_is_blind_until_the_decision(store: LabelStore) -> None:
     c = _client(store)
-    page = c.get("/s/pairs/pairs").text
+    page = start(c, "pairs").text
     pair = re.search(r'name="item" value="([^"]+)"', page)
     assert pair is not None
     assert "score" not in page.split('id="progress"')[0]  # no score before the decision
@@ -243,7 +228,7 @@ def test_pair_labelling_is_blind_until_the_decision(store: LabelStore) -> None:
 
 def test_ranked_items_follow_the_paula_plan(store: LabelStore) -> None:
     c = _client(store)
-    res = c.get("/s/ranked/items")
+    res = start(c, "ranked")
     planned = len(store.items("ranked"))
     for _ in range(planned):
         found = re.search(r'name="item" value="([^"]+)"', res.text)
@@ -271,7 +256,16 @@ def test_disagreements_go_to_adjudication(tmp_path: Path) -> None:
         page = c.get("/agreement").text
         assert "Cohen" in page and "Krippendorff" in page
         assert f"<code>{multi}</code>" in page.split("Adjudication queue")[1]
+        # ana labelled it: she sees the dispute, and may not decide it
         adj = c.get("/s/multi/adjudicate", params={"item": multi}).text
+        assert 'id="party"' in adj and 'name="reviewer"' not in adj
+        res = c.post("/s/multi/adjudicate", data={"item": multi, "reviewer": "bob",
+                                                  "csrf": csrf_of(adj)})  # fmt: skip
+        assert "part of its dispute" in res.text and multi in review.resolution().queue
+        c.post("/reviewer", data={"name": "lead", "csrf": csrf_of(adj)})
+        adj = c.get("/s/multi/adjudicate", params={"item": multi}).text
+        # the records being decided, and each reviewer's answer
+        assert adj.count('data-record="') >= 2 and "ana</strong>" in adj and "bob</strong>" in adj
         assert adj.count('data-key="') >= 2 + 2  # two answers, plus o and a
         res = c.post(
             "/s/multi/adjudicate",

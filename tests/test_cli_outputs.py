@@ -304,3 +304,85 @@ def test_a_missing_folder_named_like_an_option_is_named_as_written(tmp_path: Pat
     err = res.stderr.strip()
     assert err.startswith("error: '--out'") and f"'{tmp_path / 'level'}/'" in err, err
     assert "'--level'" not in err
+
+
+# --------------------------------------------------------------------------- inputs
+def _copy_inputs(base: list[str], folder: Path) -> tuple[list[str], list[Path]]:
+    """``base`` with every input file copied into ``folder`` (the originals stay safe)."""
+    import shutil
+
+    folder.mkdir()
+    args, copies = [], []
+    for arg in base:
+        if Path(arg).is_file():
+            copy = folder / f"{len(copies)}-{Path(arg).name}"
+            shutil.copyfile(arg, copy)
+            copies.append(copy)
+            arg = str(copy)
+        args.append(arg)
+    return args, copies
+
+
+@pytest.mark.parametrize(("command", "flag"), sorted(c for c in CASES if c[0] != "paula plan"))
+def test_no_output_is_written_over_an_input(
+    command: str, flag: str, inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    import os
+
+    good, _ = CASES[(command, flag)]
+    base, copies = _copy_inputs(_base(command, inputs), tmp_path / "in")
+    assert copies, command  # every command but 'paula plan' (which reads nothing) has inputs
+    for k, source in enumerate(copies):
+        targets = [tmp_path / f"link{k}-{good}"]  # the same file under a name of the right kind
+        os.link(source, targets[0])
+        if source.name.endswith(good.split(".", 1)[1]):
+            targets.append(source)  # the input's own path
+        for target in targets:
+            before = {p: p.read_bytes() for p in (tmp_path / "in").iterdir()}
+            listing = _files(tmp_path)
+            result = runner.invoke(app, [*base, flag, str(target)])
+            _assert_refused(result, flag)
+            assert "never writes over its inputs" in result.stderr, result.stderr
+            assert {p: p.read_bytes() for p in (tmp_path / "in").iterdir()} == before
+            assert _files(tmp_path) == listing
+
+
+def test_label_export_never_overwrites_its_own_store(
+    inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    import os
+    import shutil
+
+    db = tmp_path / "labels.csv"  # a store under a table's name: -o would accept the suffix
+    shutil.copyfile(inputs["label_db"], db)
+    link = tmp_path / "export.parquet"
+    os.link(db, link)
+    before = db.read_bytes()
+    for out in (db, link):
+        res = runner.invoke(app, ["label", "export", "--db", str(db), "--kind", "benchmark",
+                                  "-o", str(out)])  # fmt: skip
+        _assert_refused(res, "--out")
+        assert "'--db'" in res.stderr
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["export.parquet", "labels.csv"]
+
+
+def test_compare_and_curve_refuse_their_inputs_as_outputs(tmp_path: Path) -> None:
+    import shutil
+
+    old, new = tmp_path / "old.csv", tmp_path / "new.csv"
+    shutil.copyfile(T, old)
+    shutil.copyfile(P, new)
+    pairs = tmp_path / "pairs.csv"
+    shutil.copyfile(EXAMPLES / "pairs.csv", pairs)
+    for args, name in (
+        (["compare", str(old), str(new), "-o", str(old)], "'OLD'"),
+        (["compare", str(old), str(new), "-o", str(new)], "'NEW'"),
+        (["curve", str(old), str(pairs), "--grid", "3", "-o", str(old)], "'TRUTH'"),
+        (["curve", str(old), str(pairs), "--grid", "3", "-o", str(pairs)], "'PAIRS'"),
+    ):
+        before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+        res = runner.invoke(app, args)
+        _assert_refused(res, "--out")
+        assert name in res.stderr, res.stderr
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

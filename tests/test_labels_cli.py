@@ -85,7 +85,7 @@ def test_terminal_pair_labelling_with_undo_and_redo(tmp_path: Path) -> None:
         ["label", "pairs", "--db", db, "--reviewer", "ana", "-f", "json"],
         input="m\nz\ny\nn\nx\nu\n",
     )
-    assert "[m] match" in out and "model: score" in out and "unknown key 'x'" in out
+    assert "[m] match" in out and "model: score" in out and "not an answer: 'x'" in out
     summary = json.loads(out[out.rindex("{") :])
     assert summary["labelled_now"] == 3 and summary["reviewer"] == "ana"
     with LabelStore(db) as store:
@@ -134,10 +134,9 @@ def test_exports_are_read_by_oasis_and_paula(tmp_path: Path) -> None:
         while (task := labelling.next(reviewer="ana")) is not None:  # type: ignore[union-attr]
             labelling.label(task.pair_id, "match" if truth[task.pair_id] else "non-match",  # type: ignore[union-attr]
                             reviewer="ana")  # fmt: skip
-    out = str(tmp_path / "pool.csv")
+    out = str(tmp_path / "labels.csv")
     _ok(["label", "export", "--db", db, "--kind", "pairs", "-o", out])
-    est = json.loads(_ok(["oasis", "estimate", out, "--label-col", "label", "--seed", "0",
-                          "--method", "passive", "--budget", "12", "-f", "json"]))  # fmt: skip
+    est = json.loads(_ok(["oasis", "estimate", PAIRS, "--labels", out, "-f", "json"]))
     assert est["labels_used"] == 12
     ranked = str(tmp_path / "ranked.csv")
     pd.DataFrame({"pair_id": [f"q{k}" for k in range(300)]}).to_csv(ranked, index=False)

@@ -1,23 +1,28 @@
-"""Pair labelling (driven by OASIS) and ranked-item labelling (driven by a PAULA plan).
+"""Pair labelling pages, driven by OASIS.
 
-Both show one thing at a time with three answers -- match (``m``), non-match
-(``n``), unsure (``u``) -- the progress as counts and as the live estimate with
-its interval, and stop by their rule. Blind sessions show the model's score and
-prediction only after the decision, and only when configured to reveal them.
+One pair at a time with three answers -- match (``m``), non-match (``n``),
+unsure (``u``) -- the progress as counts and as the live estimate with its
+interval and, while too few labels pin it down, the warning the command line
+prints. A pair is shown only to the reviewer it is handed to (by *start*, or by
+answering the pair before); an answer names the pair and the version of it the
+page showed, so a held key or a second tab never answers a pair nobody looked
+at. Blind sessions show the model's score and prediction only after the
+decision, and only when configured to reveal them.
 """
 
 import math
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
+from ..labels import StaleAnswer
+from ._blocked import STOP_REASONS, export_command, held_text, plural
 from ._state import AppState, url_for
-from ._web import redirect, render, reviewer_of
+from ._web import claim_next, form_version, redirect, render, reviewer_of
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-__all__ = ["ANSWERS", "add_routes", "estimate_rows"]
+__all__ = ["ANSWERS", "add_routes", "answers", "estimate_rows", "estimate_warnings", "pair_rows"]
 
 #: The answers of a pair or item, with their key and button text.
 ANSWERS: tuple[tuple[str, str, str], ...] = (
@@ -26,15 +31,10 @@ ANSWERS: tuple[tuple[str, str, str], ...] = (
     ("unsure", "u", "unsure"),
 )
 
-#: Columns of a ranked file never shown before the decision in a blind session.
-_HIDDEN = {"score", "probability", "prediction", "label", "match_probability", "match_weight"}
 
-STOP_REASONS = {
-    "budget": "the label budget is spent",
-    "ci_width": "the interval is as narrow as asked",
-    "exhausted": "every pair is labelled",
-    "waiting": "the pairs left wait for a second reviewer or an adjudicator",
-}
+def answers() -> list[dict[str, str]]:
+    """The answer buttons: value, key, text."""
+    return [{"value": v, "key": k, "text": t} for v, k, t in ANSWERS]
 
 
 def _fmt(x: Any) -> str:
@@ -69,31 +69,47 @@ def estimate_rows(estimate: dict[str, Any] | None) -> list[dict[str, str]]:
     return rows
 
 
-@cache
-def _ranked_rows(path: str, item_col: str) -> dict[str, dict[str, Any]]:
-    from ..files import read_table
+def estimate_warnings(estimate: dict[str, Any] | None) -> list[str]:
+    """The warnings the estimates carry, each once: those ``ereval oasis estimate`` prints.
 
-    frame = read_table(path, name="ranked", text_columns=(item_col,))
-    frame = frame.astype(object).where(frame.notna(), None)
-    return {str(r[item_col]): dict(r) for r in frame.to_dict(orient="records")}
+    Examples
+    --------
+    >>> estimate_warnings({"f_measure": {"warnings": ["too few"]}, "recall": {"warnings": []}})
+    ['too few']
+    """
+    found: dict[str, None] = {}
+    for key in ("f_measure", "precision", "recall"):
+        for message in (estimate or {}).get(key, {}).get("warnings", ()):
+            found.setdefault(str(message), None)
+    return list(found)
+
+
+def pair_rows(
+    left: dict[str, Any], right: dict[str, Any], differs: list[str]
+) -> list[dict[str, Any]]:
+    """The rows of two records side by side: column, both values, whether they differ."""
+    keys = list(dict.fromkeys([*left, *right]))
+    return [
+        {"column": c, "left": left.get(c), "right": right.get(c), "differs": c in differs}
+        for c in keys
+    ]
 
 
 def add_routes(app: "FastAPI", state: AppState) -> None:
-    """The pair and ranked-item routes."""
-    from fastapi import Form, Request
+    """The pair-labelling routes: the page and an answer."""
+    from fastapi import Request
 
-    def session_of(name: str, kind: str) -> Any:
+    def pair_session(name: str) -> Any:
         session = state.open_session(name)
-        if getattr(session, "kind", None) != kind:
-            raise InputError(f"session '{name}' is not a {kind} session")
+        if getattr(session, "kind", None) != "pairs":
+            raise InputError(f"session '{name}' is not a pairs session")
         return session
-
-    def answers() -> list[dict[str, str]]:
-        return [{"value": v, "key": k, "text": t} for v, k, t in ANSWERS]
 
     def revealed(session: Any, name: str, who: str, last: str | None) -> dict[str, Any] | None:
         config = session.config
         if not last or (config.get("blind", True) and not config.get("reveal")):
+            return None
+        if not state.store.has_item(name, last):
             return None
         mine = state.store.labels(name, reviewer=who).get(last, {}).get(who)
         if mine is None:  # shown only after this reviewer's decision
@@ -101,91 +117,135 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
         score, prediction = session.reveal(last, force=True)
         return {"item": last, "score": _fmt(score), "prediction": prediction, "label": mine}
 
+    def blocked(session: Any, name: str, who: str, key: str | None) -> tuple[str | None, bool]:
+        """Why ``who`` is shown no pair, and whether they may start."""
+        stop = session.stop_reason
+        if key is None:
+            return f"Labelling stopped: {STOP_REASONS.get(stop, stop)}.", False
+        holders = [w for w in state.store.held(name).get(key, []) if w != who]
+        mine = state.store.labels(name, reviewer=who).get(key, {}).get(who)
+        res = session.resolution()
+        if key in res.queue:
+            return (
+                f"The pair the sampler asks next, {key}, waits for an adjudicator: its "
+                "answers differ or one is unsure (see agreement and adjudication).",
+                False,
+            )
+        if mine is not None:
+            return f"The pair the sampler asks next, {key}, waits for a second reviewer.", False
+        need = session.reviewers_needed(key)
+        given = len(res.by_reviewer.get(key, {}))
+        if holders and given + len(holders) >= need:
+            return (
+                f"The pair the sampler asks next, {key}, is held by {', '.join(holders)}. It "
+                "comes back when they leave the page, or after 30 minutes.",
+                False,
+            )
+        return None, True
+
     @app.get("/s/{name}/pairs")
     def pairs(request: Request, name: str, last: str | None = None) -> Any:
         who = reviewer_of(request)
         with state.lock:
-            session = session_of(name, "pairs")
-            task = session.next(reviewer=who)
+            session = pair_session(name)
+            key = session.advance()  # what the sampler asks next; nothing is written
+            task = version = None
+            reason, can_start = None, False
+            if key is not None and key in state.store.claimed(name, reviewer=who):
+                task = session.task(key)
+                version = state.store.item_version(name, key, reviewer=who)
+            else:
+                reason, can_start = blocked(session, name, who, key)
             progress = session.progress()
             reveal = revealed(session, name, who, last)
-            stop = session.stop_reason
-        rows = []
+            held = held_text(state.store.held(name), "pair", besides=who)
+        rows = [] if task is None else pair_rows(task.left, task.right, task.differs)
+        estimate = progress.get("estimate")
+        context: dict[str, Any] = {
+            "session": name,
+            "task": task,
+            "version": version,
+            "rows": rows,
+            "answers": answers(),
+            "progress": progress,
+            "estimate": estimate_rows(estimate),
+            "warnings": estimate_warnings(estimate),
+            "reveal": reveal,
+            "label_url": url_for("pair_label", name),
+            "undo_url": url_for("undo", name),
+            "redo_url": url_for("redo", name),
+        }
         if task is not None:
-            keys = list(dict.fromkeys([*task.left, *task.right]))
-            rows = [
-                {
-                    "column": c,
-                    "left": task.left.get(c),
-                    "right": task.right.get(c),
-                    "differs": c in task.differs,
-                }
-                for c in keys
-            ]
+            return render(request, "pairs.html", leave=url_for("release", name), **context)
+        done = progress.get("done", False)
+        export = export_command(state.store.path, name, "pairs")
+        follow = None
+        if done or progress.get("labels_used"):
+            out = export.rsplit(" ", 1)[1]
+            follow = f"ereval oasis estimate {session.config['pairs']} --labels {out}"
         return render(
             request,
-            "pairs.html",
-            session=name,
-            task=task,
-            rows=rows,
-            answers=answers(),
-            progress=progress,
-            estimate=estimate_rows(progress.get("estimate")),
-            reveal=reveal,
-            stop=None if stop is None else STOP_REASONS.get(stop, stop),
-            label_url=url_for("pair_label", name),
-            undo_url=url_for("undo", name),
-            redo_url=url_for("redo", name),
+            "start.html",
+            kind="pair labelling",
+            noun="pair",
+            progress_line=f"{plural(progress['labels_used'], 'label')} used"
+            + (f" of {progress['budget']}" if progress.get("budget") else "")
+            + f" · {progress['implied']} implied by transitivity"
+            + f" · {progress['pending']} waiting for a second reviewer"
+            + f" · {progress['queue']} to adjudicate",
+            can_start=can_start,
+            reason=reason,
+            held=held,
+            queue=progress.get("queue", 0),
+            done=done,
+            export=export,
+            follow=follow,
+            start_url=url_for("start", name),
+            **{k: v for k, v in context.items() if k not in ("task", "version", "rows")},
         )
 
     @app.post("/s/{name}/pairs/label")
-    def pair_label(
-        request: Request, name: str, item: str = Form(...), value: str = Form(...)
-    ) -> Any:
+    async def pair_label(request: Request, name: str) -> Any:
+        form = await request.form()
+        item, value = str(form.get("item", "")), str(form.get("value", ""))
+        version = form_version(form)
         who = reviewer_of(request)
         with state.lock:
-            session = session_of(name, "pairs")
+            session = pair_session(name)
             if not state.store.has_item(name, item):
                 raise InputError(f"'item' {item!r} is not a pair of session '{name}'")
-            session.label(item, value, reviewer=who, shown={"page": "pairs"})
+            try:
+                session.label(
+                    item, value, reviewer=who, shown={"page": "pairs"}, expected_version=version
+                )
+            except StaleAnswer as stale:
+                if stale.current != value:
+                    return render(
+                        request,
+                        "changed.html",
+                        status=409,
+                        session=name,
+                        item=item,
+                        current=stale.current,
+                        current_note="",
+                        given=value,
+                        given_note="",
+                        keep_url=url_for("pairs", name),
+                        action=url_for("pair_label", name),
+                        fields_list=[
+                            ("item", item),
+                            ("version", str(stale.found)),
+                            ("value", value),
+                        ],
+                    )
+            disputed = item in session.resolution().queue
+            claim_next(state, name, who)  # the next pair, handed to this reviewer
+        if disputed:
+            return redirect(
+                request,
+                url_for("pairs", name, last=item),
+                flash=f"{item}: {value} — it goes to adjudication (answers differ or unsure)",
+                link=url_for("adjudicate", name, item=item),
+                link_text="see the dispute",
+            )
         return redirect(request, url_for("pairs", name, last=item), flash=f"{item}: {value}")
-
-    @app.get("/s/{name}/items")
-    def items(request: Request, name: str) -> Any:
-        who = reviewer_of(request)
-        with state.lock:
-            session = session_of(name, "items")
-            item = session.next(reviewer=who)
-            progress = state.progress(name)
-        config = session.config
-        shown: list[tuple[str, Any]] = []
-        if item is not None:
-            row = _ranked_rows(str(config["ranked"]), str(config["item_col"])).get(item.key, {})
-            hidden = set(_HIDDEN) | {config.get("score_col")}
-            shown = [(k, v) for k, v in row.items() if k not in hidden]
-        precision = progress.get("precision_at_n")
-        return render(
-            request,
-            "items.html",
-            session=name,
-            item=item,
-            shown=shown,
-            answers=answers(),
-            progress=progress,
-            precision=None
-            if precision is None
-            else estimate_rows({"precision": precision})[0] | {"name": "precision at N"},
-            label_url=url_for("item_label", name),
-            undo_url=url_for("undo", name),
-            redo_url=url_for("redo", name),
-        )
-
-    @app.post("/s/{name}/items/label")
-    def item_label(
-        request: Request, name: str, item: str = Form(...), value: str = Form(...)
-    ) -> Any:
-        who = reviewer_of(request)
-        with state.lock:
-            session = session_of(name, "items")
-            session.label(item, value, reviewer=who, shown={"page": "items"})
-        return redirect(request, url_for("items", name), flash=f"{item}: {value}")

@@ -5,14 +5,22 @@ records added from the search (B_r), the error tags -- lives in the page
 address (``?item=r&remove=..&add=..&tag=..``): toggling a record or adding one is a
 new address, the quality checks are run on every draft, and a draft survives a
 reload or a restart of the server. Saving is the one state-changing request: it
-checks the answer and appends it to the store as one event.
+checks the answer and appends it to the store as one event, bound to the
+version of the record the page showed (a page left open while the same record
+was saved elsewhere gets the "changed since you opened it" page, and nothing is
+written). Opening ``/s/{name}/review`` shows the record the reviewer holds, or a
+page to start from; a record is handed out only by an action.
 """
 
+import shlex
 from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
+from ..labels import StaleAnswer
+from ._adjudication import describe_label
+from ._blocked import export_command, held_text, plural
 from ._state import AppState, url_for
-from ._web import form_list, redirect, render, reviewer_of
+from ._web import form_list, form_version, redirect, render, reviewer_of
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -57,13 +65,9 @@ def review_view(
         state = {"remove": remove, "add": add, "tag": tags, "focus": focus, **change}
         return url_for("review", name, item=item, **state)
 
-    id_col = session.config.get("id_col")
-    columns: list[str] = []
+    columns: list[str] = list(session.shown)
     rows = []
     for i, (rid, attrs) in enumerate(zip(predicted, task.attributes, strict=True)):
-        for col in attrs:
-            if col not in columns and col != id_col:
-                columns.append(col)
         rows.append(
             {
                 "record_id": rid,
@@ -76,9 +80,6 @@ def review_view(
     prediction = session.prediction
     for j, rid in enumerate(add):
         attrs = session.attributes(rid) if rid in session.records else {}
-        for col in attrs:
-            if col not in columns and col != id_col:
-                columns.append(col)
         rows.append(
             {
                 "record_id": rid,
@@ -126,6 +127,68 @@ def review_view(
     }
 
 
+def start_view(state: AppState, name: str, who: str) -> dict[str, Any]:
+    """The page of a cluster review when the reviewer holds no record: start, or why not."""
+    session = state.open_session(name)
+    progress = state.progress(name)
+    held = state.store.held(name)
+    export = export_command(state.store.path, name, "cluster")
+    labels = state.store.labels(name)
+    required = session.required()
+    free: list[str] = []
+    waiting: list[str] = []
+    for it in state.store.items(name):
+        done = set(labels.get(it.key, {}))
+        need = required.get(it.key, 1)
+        if who in done or len(done) >= need:
+            continue
+        others = set(held.get(it.key, ())) - {who}
+        (waiting if len(done | others) >= need else free).append(it.key)
+    reason = None
+    if not free:
+        if waiting:
+            reason = (
+                f"Nothing for you right now: {held_text(held, 'record', besides=who)}. "
+                "Each comes back when its reviewer leaves the page, or after 30 minutes."
+            )
+        elif progress.get("queue"):
+            reason = (
+                f"Nothing left for you to review; {plural(progress['queue'], 'record')} "
+                "wait for an adjudicator."
+            )
+        else:
+            reason = "Nothing left for you to review."
+    return {
+        "session": name,
+        "kind": "cluster review",
+        "noun": "record",
+        "progress_line": f"{progress['resolved']} of {progress['records']} drawn records labelled"
+        f" · {progress['pending']} waiting for a second reviewer"
+        f" · {progress['queue']} in the adjudication queue",
+        "can_start": bool(free),
+        "reason": reason,
+        "held": held_text(held, "record"),
+        "queue": progress.get("queue", 0),
+        "done": progress.get("done", False),
+        "export": export,
+        "follow": shlex.join(
+            [
+                "ereval",
+                "estimate",
+                "--pred",
+                str(session.config["prediction"]),
+                "--sample",
+                export.rsplit(" ", 1)[1],
+                "--design",
+                "cluster" if session.config.get("weights_col") else "record",
+            ]
+        ),
+        "start_url": url_for("start", name),
+        "undo_url": url_for("undo", name),
+        "redo_url": url_for("redo", name),
+    }
+
+
 def add_routes(app: "FastAPI", state: AppState) -> None:
     """The cluster-review routes: the page, the search and save."""
     from fastapi import Request
@@ -145,17 +208,10 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
             session = cluster_session(name)
             item = query.get("item")
             if not item:
-                task = session.next(reviewer=who)
-                if task is None:
-                    return render(
-                        request,
-                        "review_done.html",
-                        session=name,
-                        progress=state.progress(name),
-                        undo_url=url_for("undo", name),
-                        redo_url=url_for("redo", name),
-                    )
-                return redirect(request, url_for("review", name, item=task.record_id))
+                mine = state.store.claimed(name, reviewer=who)
+                if mine:  # the record this reviewer holds (also after a restart)
+                    return redirect(request, url_for("review", name, item=mine[0]))
+                return render(request, "start.html", **start_view(state, name, who))
             if not state.store.has_item(name, item):
                 raise InputError(f"'item' {item!r} is not a drawn record of session '{name}'")
             try:
@@ -171,8 +227,19 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
                 focus=focus,
             )
             given = state.store.labels(name, reviewer=who).get(item, {}).get(who)
+            others = [w for w in state.store.held(name).get(item, []) if w != who]
+            version = state.store.item_version(name, item, reviewer=who)
             progress = state.progress(name)
-        return render(request, "review.html", given=given, progress=progress, **view)
+        return render(
+            request,
+            "review.html",
+            given=given,
+            progress=progress,
+            others=others,
+            version=version,
+            leave=url_for("release", name),
+            **view,
+        )
 
     @app.get("/s/{name}/search")
     def search(request: Request, name: str, q: str = "", item: str = "") -> Any:
@@ -210,6 +277,7 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
             form_list(form, "tag"),
         )
         note = str(form.get("note", ""))[:2000]
+        version = form_version(form)
         who = reviewer_of(request)
         with state.lock:
             session = cluster_session(name)
@@ -226,13 +294,61 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
                     tags=tags,
                     note=note,
                     shown={"predicted": predicted, "page": "review"},
+                    expected_version=version,
                 )
+            except StaleAnswer as stale:
+                current = stale.current or {}
+                same = (
+                    sorted(current.get("remove", ())) == sorted(set(remove))
+                    and sorted(current.get("add", ())) == sorted(set(add))
+                    and sorted(current.get("tags", ())) == sorted(set(tags))
+                    and current.get("note", "") == note
+                )
+                if not same:
+                    return render(
+                        request,
+                        "changed.html",
+                        status=409,
+                        session=name,
+                        item=item,
+                        current=None if stale.current is None else describe_label(stale.current),
+                        current_note=(stale.current or {}).get("note", ""),
+                        given=describe_label(
+                            {
+                                "remove": remove,
+                                "add": add,
+                                "tags": tags,
+                                "true_cluster": sorted((set(predicted) - set(remove)) | set(add)),
+                            }
+                        ),
+                        given_note=note,
+                        keep_url=url_for("review", name),
+                        action=url_for("save", name),
+                        fields_list=[
+                            ("item", item),
+                            ("version", str(stale.found)),
+                            ("note", note),
+                            *(("remove", r) for r in remove),
+                            *(("add", r) for r in add),
+                            *(("tag", t) for t in tags),
+                        ],
+                    )
             except InputError as exc:
                 return redirect(request, back, flash=f"not saved: {exc}", error=True)
             true = (set(predicted) - set(remove)) | set(add)
+            res = session.resolution()
+            disputed = item in res.queue
             following = session.next(reviewer=who)  # straight to the next record
+        to = url_for("review", name, item=None if following is None else following.record_id)
+        if disputed:
+            return redirect(
+                request,
+                to,
+                flash=f"saved {item}; the reviewers' answers differ, so it goes to adjudication",
+                link=url_for("adjudicate", name, item=item),
+                link_text="see the dispute",
+                ack=item,
+            )
         return redirect(
-            request,
-            url_for("review", name, item=None if following is None else following.record_id),
-            flash=f"saved {item}: a true cluster of {len(true)} record(s)",
+            request, to, flash=f"saved {item}: a true cluster of {len(true)} record(s)", ack=item
         )

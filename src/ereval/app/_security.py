@@ -12,7 +12,10 @@ Three guards, applied to every request by :class:`Guard` before any route runs:
 * **CSRF token** -- every state-changing request (``POST``) must carry the
   token of its browser session (form field ``csrf`` or header ``X-CSRF-Token``):
   an HMAC of the session cookie under a secret that lives only in the server
-  process, so another site can neither read nor forge it.
+  process, so another site can neither read nor forge it. A form of a page
+  older than the server (it restarted) carries a token of the old secret: it is
+  refused, and the browser is sent back to the page the form names (``back``,
+  a path of the app) with a notice, nothing done.
 
 Every page is also sent with a Content-Security-Policy that allows scripts from
 the app itself only: record content is HTML-escaped by the templates, and even
@@ -45,6 +48,8 @@ SESSION_COOKIE = "ereval_session"
 TOKEN_COOKIE = "ereval_token"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
+#: The form field naming the page a form was sent from (a path of this app).
+BACK_FIELD = "back"
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -210,12 +215,19 @@ class Guard:
         method = scope["method"]
         if method not in ("GET", "HEAD", "OPTIONS"):
             presented_csrf = headers.get(CSRF_HEADER)
+            back = None
             if presented_csrf is None:
                 body, receive = await _read_body(receive)
                 if "application/x-www-form-urlencoded" in headers.get("content-type", ""):
                     form = parse_qs(body.decode("utf-8", "replace"))
                     presented_csrf = form.get(CSRF_FIELD, [None])[0]
+                    back = _local(form.get(BACK_FIELD, [None])[0])
             if not cfg.csrf_ok(cookies.get(SESSION_COOKIE), presented_csrf):
+                if back is not None and presented_csrf:
+                    # a page older than this server (it restarted): nothing is done, and
+                    # the page comes back with a fresh token, what was typed kept
+                    await _reload(send, back, set_cookies)
+                    return
                 await _refuse(send, 403, "refused: missing or wrong CSRF token")
                 return
 
@@ -260,6 +272,35 @@ async def _read_body(receive: Any) -> tuple[bytes, Any]:
         return result
 
     return body, replay
+
+
+def _local(path: str | None) -> str | None:
+    """``path`` when it is a path of this app (never another site), else ``None``.
+
+    Examples
+    --------
+    >>> _local("/s/main/review?item=r1"), _local("//evil.example/"), _local("https://x/")
+    ('/s/main/review?item=r1', None, None)
+    """
+    if not path or not path.startswith("/") or path.startswith(("//", "/\\")):
+        return None
+    if any(ord(ch) < 32 for ch in path):
+        return None
+    return path
+
+
+async def _reload(send: Any, back: str, set_cookies: list[str]) -> None:
+    """Send the browser back to the page its form came from, saying the server restarted."""
+    target = back + ("&" if "?" in back else "?") + "notice=restarted"
+    headers = [
+        (b"location", target.encode("latin-1", "replace")),
+        (b"content-length", b"0"),
+        (b"content-security-policy", CSP.encode()),
+        (b"cache-control", b"no-store"),
+        *((b"set-cookie", c.encode("latin-1")) for c in set_cookies),
+    ]
+    await send({"type": "http.response.start", "status": 303, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def _refuse(send: Any, status: int, text: str) -> None:

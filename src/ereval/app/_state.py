@@ -12,7 +12,7 @@ from .._errors import InputError
 from ..labels import LabelStore, ServerLease
 from ._security import SecurityConfig
 
-__all__ = ["AppState", "check_reviewer_name", "url_for"]
+__all__ = ["AppState", "Flash", "check_reviewer_name", "url_for"]
 
 #: Routes by name: the templates and redirects build every address with :func:`url_for`.
 _ROUTES = {
@@ -20,6 +20,8 @@ _ROUTES = {
     "agreement": "/agreement",
     "static": "/static/{0}",
     "session": "/s/{0}",
+    "start": "/s/{0}/start",
+    "release": "/s/{0}/release",
     "review": "/s/{0}/review",
     "save": "/s/{0}/review/save",
     "search": "/s/{0}/search",
@@ -55,7 +57,7 @@ def url_for(name: str, *parts: str, **query: Any) -> str:
 
 
 def check_reviewer_name(name: Any) -> str:
-    """A reviewer name: 1 to 64 printable characters, trimmed.
+    """A reviewer name: 1 to 64 printable characters, trimmed, not reserved.
 
     Examples
     --------
@@ -65,11 +67,40 @@ def check_reviewer_name(name: Any) -> str:
     Traceback (most recent call last):
     ...
     ereval._errors.InputError: 'reviewer' must be 1 to 64 printable characters; received ''
+    >>> check_reviewer_name("(transitivity)")
+    Traceback (most recent call last):
+    ...
+    ereval._errors.InputError: 'reviewer' '(transitivity)' is reserved (names in parentheses mark what ereval records itself); choose another name
     """
+    from ..labels import check_reviewer
+
     text = str(name).strip() if isinstance(name, str) else ""
     if not 1 <= len(text) <= 64 or not text.isprintable():
         raise InputError(f"'reviewer' must be 1 to 64 printable characters; received {name!r}")
-    return text
+    return check_reviewer(text)
+
+
+@dataclass(frozen=True)
+class Flash:
+    """A message for the next page a browser opens.
+
+    Attributes
+    ----------
+    text : str
+    error : bool
+        Shown as a problem rather than a confirmation.
+    link, link_text : str or None
+        Where to go next about it (e.g. the adjudication of a disputed item).
+    ack : str or None
+        The item whose answer the server stored: the page tells the browser it may
+        forget what it kept of that answer (the review's note).
+    """
+
+    text: str
+    error: bool = False
+    link: str | None = None
+    link_text: str | None = None
+    ack: str | None = None
 
 
 @dataclass
@@ -82,7 +113,7 @@ class AppState:
     security: SecurityConfig
     lease: ServerLease | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
-    flashes: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    flashes: dict[str, Flash] = field(default_factory=dict)
     _progress: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict)
     _sessions: dict[str, Any] = field(default_factory=dict)
 

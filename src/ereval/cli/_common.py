@@ -25,6 +25,7 @@ import sys
 import typing
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 
 import typer
@@ -174,6 +175,60 @@ def _option_flags(func: Callable[..., Any]) -> dict[str, str]:
     return {**flags, **{k.replace("_", "-"): v for k, v in flags.items()}}
 
 
+def _file_params(func: Callable[..., Any]) -> dict[str, tuple[str, bool]]:
+    """The parameters of a command that may name input files: name -> (its option or
+    ARGUMENT, whether its value is text to expand as a folder or glob).
+
+    Those typed ``Path`` (or a list of them), every text argument and every list of
+    texts (``RELEASES...``, ``--releases``); never a single text option, which names a
+    column or a choice.
+    """
+    hints = typing.get_type_hints(func, include_extras=True)
+    flags = _option_flags(func)
+    out: dict[str, tuple[str, bool]] = {}
+    for name, hint in hints.items():
+        metas = getattr(hint, "__metadata__", ())
+        base = typing.get_args(hint)[0] if metas else hint
+        kinds = set(typing.get_args(base)) | {base}
+        for kind in list(kinds):
+            kinds |= set(typing.get_args(kind))
+        argument = any(isinstance(m, typer.models.ArgumentInfo) for m in metas)
+        option = any(isinstance(m, typer.models.OptionInfo) for m in metas)
+        if not (argument or option):
+            continue
+        is_path = Path in kinds
+        is_list = any(typing.get_origin(k) is list for k in kinds)
+        is_text = str in kinds
+        if not (is_path or (is_text and (argument or is_list))):
+            continue
+        if argument:
+            meta = next(m for m in metas if isinstance(m, typer.models.ArgumentInfo))
+            shown = str(meta.metavar or name.upper()).rstrip(".")
+        else:
+            shown = flags.get(name, "--" + name.replace("_", "-"))
+        out[name] = (shown, is_text and not is_path)
+    return out
+
+
+def _given_files(
+    params: Mapping[str, tuple[str, bool]], values: Mapping[str, Any]
+) -> list[tuple[str, Path]]:
+    """(option, path) of every file named by the command's arguments ``values``."""
+    from ._output import expand_input
+
+    given: list[tuple[str, Path]] = []
+    for name, (shown, text) in params.items():
+        value = values.get(name)
+        if value is None:
+            continue
+        for one in value if isinstance(value, list | tuple) else [value]:
+            if text:
+                given.extend((shown, p) for p in expand_input(str(one)))
+            elif isinstance(one, str | os.PathLike):
+                given.append((shown, Path(one)))
+    return given
+
+
 _VALUE = r"""('[^']*'|"[^"]*"|[\w.+-]+)"""
 # a quoted word that names a column, not a parameter or a value
 _NOT_A_COLUMN = r"(?<!column )(?<!columns )(?<!\(s\) )"
@@ -260,12 +315,15 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
     code 1 (the traceback with ``EREVAL_DEBUG=1``).
     """
     flags = _option_flags(func)
+    files = _file_params(func)
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        from ._output import command_inputs
+
         token = _flags_var.set(flags)
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), command_inputs(_given_files(files, kwargs)):
                 # warnings are one line each, in the command's option names
                 warnings.simplefilter("default")
                 warnings.showwarning = _show_warning

@@ -8,14 +8,22 @@ end, all at once, by :class:`Outputs`: each goes to a temporary file in the
 target's folder and replaces the target with :func:`os.replace` only when every
 one of them was written, so a failure leaves no partial or stale file behind and
 a file the user names is exactly the file written.
+
+No command writes over one of its inputs: :func:`handle_errors
+<ereval.cli._common.handle_errors>` records the files a command was given
+(:func:`command_inputs`) and every output check refuses a path that names one
+of them, as the same path or as the same file under another name (a hard or
+symbolic link), before any work starts (:func:`check_not_input`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import glob
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +38,10 @@ __all__ = [
     "Outputs",
     "atomic_write",
     "check_figure_path",
+    "check_not_input",
     "check_output_path",
     "check_table_path",
+    "command_inputs",
     "write_figure",
     "write_table",
 ]
@@ -52,8 +62,72 @@ def _listing(suffixes: Iterable[str]) -> str:
     return ", ".join(items[:-1]) + f" or {items[-1]}" if len(items) > 1 else items[0]
 
 
+#: The files given to the running command: (option or argument name, path).
+_inputs_var: contextvars.ContextVar[tuple[tuple[str, Path], ...]] = contextvars.ContextVar(
+    "ereval_cli_inputs", default=()
+)
+
+
+@contextlib.contextmanager
+def command_inputs(given: Sequence[tuple[str, Path]]) -> Iterator[None]:
+    """Record the files given to a command (``(flag or ARGUMENT, path)``) while it runs."""
+    token = _inputs_var.set(tuple(given))
+    try:
+        yield
+    finally:
+        _inputs_var.reset(token)
+
+
+def expand_input(value: str) -> list[Path]:
+    """The files a text argument names: itself, a folder's files, or a glob's matches."""
+    path = Path(value)
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.is_file())
+    if glob.has_magic(value):
+        return [Path(p) for p in sorted(glob.glob(value)) if Path(p).is_file()]
+    return [path]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same path, or links to the same file."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.abspath(a) == os.path.abspath(b) or a.resolve() == b.resolve()
+
+
+def check_not_input(path: Path, *, flag: str) -> Path:
+    """Refuse ``path`` as the output of ``flag`` when it names one of the command's inputs.
+
+    The inputs are those recorded by :func:`command_inputs` (every command records
+    its file options and arguments), others than ``flag`` itself (a file an option
+    both reads and rewrites, like ``--state``, is its own). The same path, and the
+    same file under another name (a hard or symbolic link), are refused.
+
+    Raises
+    ------
+    InputError
+        One line naming ``flag``, the input and its option.
+    """
+    for other, given in _inputs_var.get():
+        if other == flag:
+            continue
+        if _same_file(path, given):
+            if os.path.abspath(given) == os.path.abspath(path):
+                what = f"'{path}' is the file given to '{other}'"
+            else:
+                what = f"'{path}' is the same file as '{given}', given to '{other}'"
+            raise InputError(
+                f"'{flag}': {what}; a command never writes over its inputs: name another file"
+            )
+    return path
+
+
 def check_output_path(path: Path, *, flag: str, suffixes: Iterable[str] | None = None) -> Path:
-    """Check that ``path`` can be written: a writable existing folder, not a folder itself.
+    """Check that ``path`` can be written: a writable existing folder, not a folder itself,
+    and not one of the command's inputs (:func:`check_not_input`).
 
     Parameters
     ----------
@@ -83,6 +157,7 @@ def check_output_path(path: Path, *, flag: str, suffixes: Iterable[str] | None =
         raise InputError(f"'{flag}': the folder of '{path}' is not writable ('{parent}/')")
     if path.is_dir():
         raise InputError(f"'{flag}': '{path}' is a folder, not a file")
+    check_not_input(path, flag=flag)
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError(f"'{flag}': '{path}' exists and is not writable")
     return path

@@ -40,10 +40,11 @@ KindChoice = Literal["cluster", "pairs", "items"]
 ExportChoice = Literal["benchmark", "spreadsheet", "pairs", "splink", "paula"]
 
 
-def _open(db: Path) -> Any:
+def _open(db: Path, *, readonly: bool = False) -> Any:
+    """The store at ``db``; commands that only read open it read-only (nothing written)."""
     from ..labels import LabelStore
 
-    return LabelStore(db)
+    return LabelStore(db, readonly=readonly)
 
 
 def _only_session(store: Any, session: str | None) -> str:
@@ -66,7 +67,10 @@ def init_command(
     kind: Annotated[KindChoice, typer.Option("--kind", help="Kind of session.")] = "cluster",
     session: Annotated[str, typer.Option("--session", help="Session name.")] = "main",
     data: Annotated[
-        Path | None, typer.Option("--data", help="Records with attributes (cluster, pairs).")
+        Path | None,
+        typer.Option(
+            "--data", help="Records with attributes (cluster, pairs; items: both records shown)."
+        ),
     ] = None,
     id_col: Annotated[
         str, typer.Option("--id-col", help="Record id column of --data.")
@@ -97,7 +101,19 @@ def init_command(
         list[str] | None, typer.Option("--search-col", help="Column to search (repeatable).")
     ] = None,
     show_columns: Annotated[
-        list[str] | None, typer.Option("--show-col", help="Column to show (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--show-col",
+            help="Column to show reviewers (repeatable; default: all but the hidden ones).",
+        ),
+    ] = None,
+    hide_columns: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--hide-col",
+            help="Column to hide from reviewers (repeatable), besides those that give the "
+            "answer away (entity or cluster ids, labels, scores, predictions).",
+        ),
     ] = None,
     pairs: Annotated[
         Path | None, typer.Option("--pairs", help="Scored pairs (pair labelling).")
@@ -106,10 +122,17 @@ def init_command(
         str, typer.Option("--pair-col", help="Pair id column of --pairs.")
     ] = "pair_id",
     left_col: Annotated[
-        str, typer.Option("--left-col", help="First record id of a pair.")
+        str,
+        typer.Option(
+            "--left-col", help="First record id of a pair (of --pairs, or of --ranked with --data)."
+        ),
     ] = "record_id_1",
     right_col: Annotated[
-        str, typer.Option("--right-col", help="Second record id of a pair.")
+        str,
+        typer.Option(
+            "--right-col",
+            help="Second record id of a pair (of --pairs, or of --ranked with --data).",
+        ),
     ] = "record_id_2",
     score_col: Annotated[
         str, typer.Option("--score-col", help="Score column of --pairs.")
@@ -197,6 +220,7 @@ def init_command(
                 block_col=block_col,
                 search_columns=search_columns or (),
                 show_columns=show_columns or (),
+                hide_columns=hide_columns or (),
                 blind=blind,
                 reveal=reveal,
                 overlap=overlap,
@@ -220,6 +244,7 @@ def init_command(
                 target_ci_width=target_ci_width,
                 level=level,
                 show_columns=show_columns or (),
+                hide_columns=hide_columns or (),
                 blind=blind,
                 reveal=reveal,
                 overlap=overlap,
@@ -235,6 +260,12 @@ def init_command(
                 delta=delta,
                 overlap=overlap,
                 seed=0 if seed is None else seed,
+                data=None if data is None else str(data),
+                id_col=id_col,
+                left_col=left_col,
+                right_col=right_col,
+                show_columns=show_columns or (),
+                hide_columns=hide_columns or (),
             )
         info = store.session(session)
         out = {
@@ -286,8 +317,8 @@ def status_command(
     ] = None,
     fmt: FormatOpt = "table",
 ) -> None:
-    """Counts per session and reviewer, progress, queues and agreement."""
-    with _open(db) as store:
+    """Counts per session and reviewer, progress, queues and agreement (the store is only read)."""
+    with _open(db, readonly=True) as store:
         names = [session] if session is not None else [s.name for s in store.sessions()]
         for name in names:
             store.session(name)
@@ -339,9 +370,10 @@ def export_command(
     from ._output import Outputs, check_table_path, write_table
 
     check_table_path(out, flag="--out")
-    with _open(db) as store:
+    with _open(db, readonly=True) as store:
         name = _only_session(store, session)
         exported = export_labels(store, name, kind=kind, design=design, source_col=source_col)
+        pool = store.session(name).config.get("pairs")
     for message in exported.warnings:
         warn(message)
     with Outputs() as outputs:
@@ -359,6 +391,8 @@ def export_command(
                 f"read it with: ereval estimate --pred PRED --sample {out} "
                 f"--design {exported.design}"
             )
+    if kind == "pairs" and not quiet:
+        note(f"estimate from it with: ereval oasis estimate {pool} --labels {out}")
     emit_mapping(summary, fmt, key_header="field")
 
 
@@ -392,6 +426,20 @@ def import_command(
 
 # -------------------------------------------------------------------------- pairs
 _KEYS = {"m": "match", "n": "non-match", "u": "unsure"}
+#: Every key the terminal labeller accepts: an answer, undo, redo or quit.
+_COMMANDS = (*_KEYS, "z", "y", "q")
+
+
+def read_key(line: str) -> str | None:
+    """The key typed on ``line``: exactly one of the accepted keys (any case), else ``None``.
+
+    Examples
+    --------
+    >>> read_key("m\\n"), read_key(" N "), read_key("mm"), read_key("maybe"), read_key("yes")
+    ('m', 'n', None, None, None)
+    """
+    key = line.strip().lower()
+    return key if key in _COMMANDS else None
 
 
 def _show_pair(task: Any, progress: dict[str, Any]) -> None:
@@ -414,6 +462,10 @@ def _show_pair(task: Any, progress: dict[str, Any]) -> None:
         lo, hi = f["interval"]
         line += f"   F = {f['value']:.3f} [{lo:.3f}, {hi:.3f}]"
     typer.echo(line)
+    if est is not None:
+        for measure in ("f_measure", "precision", "recall"):
+            for message in est[measure].get("warnings", ()):
+                warn(message)
     typer.echo("[m] match  [n] non-match  [u] unsure  [z] undo  [y] redo  [q] quit")
 
 
@@ -424,9 +476,13 @@ def pairs_command(
     session: Annotated[str | None, typer.Option("--session", help="Session name.")] = None,
     fmt: FormatOpt = "table",
 ) -> None:
-    """Label pairs at the terminal: the two records side by side, keys m/n/u, z undo, y redo, q quit."""
-    from ..labels import PairLabelling
+    """Label pairs at the terminal: the two records side by side, keys m/n/u, z undo, y redo, q quit.
 
+    Each answer is exactly one key and Enter; anything else is asked again.
+    """
+    from ..labels import PairLabelling, StaleAnswer, check_reviewer
+
+    reviewer = check_reviewer(reviewer)
     with _open(db) as store:
         name = _only_session(store, session)
         labelling = PairLabelling(store, name)
@@ -438,11 +494,15 @@ def pairs_command(
                 typer.echo(f"no pair to label ({reason or 'done'})")
                 break
             _show_pair(task, labelling.progress())
+            version = store.item_version(name, task.pair_id, reviewer=reviewer)
             line = sys.stdin.readline()
             if not line:
                 store.release_claims(name, reviewer=reviewer)
                 break
-            key = line.strip().lower()[:1]
+            key = read_key(line)
+            if key is None:
+                typer.echo(f"not an answer: {line.strip()!r}; type one of m, n, u, z, y, q")
+                continue
             if key == "q":
                 store.release_claims(name, reviewer=reviewer)
                 break
@@ -454,10 +514,20 @@ def pairs_command(
                 if store.redo(name, reviewer=reviewer) is None:
                     typer.echo("nothing to redo")
                 continue
-            if key not in _KEYS:
-                typer.echo(f"unknown key {line.strip()!r}")
+            try:
+                labelling.label(
+                    task.pair_id,
+                    _KEYS[key],
+                    reviewer=reviewer,
+                    shown=task.to_dict(),
+                    expected_version=version,
+                )
+            except StaleAnswer as stale:  # answered elsewhere (the app) while it was shown
+                typer.echo(
+                    f"pair {task.pair_id} changed since it was shown (your answer now: "
+                    f"{stale.current or 'none'}); nothing was written"
+                )
                 continue
-            labelling.label(task.pair_id, _KEYS[key], reviewer=reviewer, shown=task.to_dict())
             given += 1
             if labelling.config.get("reveal"):
                 score, prediction = labelling.reveal(task.pair_id)
@@ -484,6 +554,8 @@ def register(app: typer.Typer) -> None:
             "    --n 200 --search-col first_name --search-col last_name --seed 1",
             "ereval label init --db labels.db --kind pairs --session p --data records.csv \\",
             "    --pairs pairs.csv --budget 300 --seed 1",
+            "ereval label init --db labels.db --kind items --session r --ranked pairs.csv \\",
+            "    --data records.csv --epsilon 0.1 --delta 10",
         ),
     )(init_command)
     label_app.command(
@@ -496,6 +568,7 @@ def register(app: typer.Typer) -> None:
         "export",
         epilog=examples(
             "ereval label export --db labels.db --kind benchmark -o sample.csv",
+            "ereval label export --db labels.db --session p --kind pairs -o labels.csv",
             "ereval label export --db labels.db --session p --kind splink -o labels.csv",
         ),
     )(export_command)

@@ -82,6 +82,15 @@ Noise = Annotated[
 
 # options that build the sampler: a saved state fixes them
 _SAMPLER_OPTIONS = ("method", "alpha", "strata", "strata_method", "greediness", "prior_strength")
+# options of a run: a replayed label export fixes them too
+_RUN_OPTIONS = ("seed", "budget", "target_ci_width", "noise", "label_col", "state")
+
+
+def _is_export(pool: Path, is_export: Any) -> bool:
+    """Whether ``pool`` names a label export rather than a pool (a header read only)."""
+    from ..files import file_spec, header
+
+    return bool(is_export(header(file_spec(pool, name="POOL"), name="POOL")))
 
 
 def _read(
@@ -147,6 +156,7 @@ def _given_on_command_line(ctx: typer.Context, names: tuple[str, ...]) -> list[s
         "ereval oasis estimate pool.csv --budget 500 --state run.npz",
         "ereval oasis estimate pool.csv --budget 900 --state run.npz  # 400 more",
         "ereval oasis estimate pool.csv --budget 500 --curve-grid 20 -f csv",
+        "ereval oasis estimate pool.csv --labels labels.csv  # a session's pairs export",
     ),
 )
 @handle_errors
@@ -186,6 +196,14 @@ def estimate(
             "to it after the run (NumPy .npz format, at exactly this path).",
         ),
     ] = None,
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            help="A pairs export of a labelling session ('ereval label export --kind pairs'): "
+            "replay its labels over POOL, the session's pool, into the session's estimate.",
+        ),
+    ] = None,
     curve_grid: Annotated[
         int | None,
         typer.Option(
@@ -199,9 +217,24 @@ def estimate(
     quiet: QuietOpt = False,
 ) -> None:
     """Estimate F-alpha, precision and recall of the pool's predictions by sampling labels."""
-    from ..oasis import Method, estimated_curve, load_sampler, make_sampler
+    from ..labels import estimate_from_export, is_pairs_export
+    from ..oasis import Method, estimated_curve, load_sampler, make_sampler, read_pool
 
-    if budget is None and target_ci_width is None:
+    if labels is not None:  # the session's sampler and labels: nothing else to choose
+        fixed = _given_on_command_line(ctx, (*_SAMPLER_OPTIONS, *_RUN_OPTIONS))
+        if fixed:
+            raise InputError(
+                f"'{fixed[0]}': with --labels the sampler and its labels are the session's; "
+                f"drop {', '.join(fixed)}"
+            )
+        budget = target_ci_width = None
+    elif _is_export(pool, is_pairs_export):
+        raise InputError(
+            f"'POOL': '{pool}' is a label export, not a pool: its pairs were drawn from the "
+            f"session's pool with weights; estimate with: ereval oasis estimate POOL "
+            f"--labels {pool} (POOL being the session's pairs file)"
+        )
+    elif budget is None and target_ci_width is None:
         raise InputError("give --budget, --target-ci-width or both")
     if budget is not None:
         check_int("budget", budget, minimum=1)
@@ -221,40 +254,54 @@ def estimate(
                 f"'--state': '{state}' holds a saved sampler, which fixes {', '.join(fixed)}; "
                 "drop them to continue it, or name a new --state file"
             )
-    with progress(f"reading {pool.name}", quiet=quiet):
-        p = _read(
-            pool,
-            id_col=id_col,
-            score_col=score_col,
-            prediction_col=prediction_col,
-            label_col=label_col,
-            probability_col=probability_col,
-            threshold=threshold,
-        )
-    if resume and state is not None:
-        sampler = load_sampler(state, p)
-        if not quiet:
-            note(f"continuing the {sampler.method} sampler saved in '{state}'")
+    if labels is not None:
+        with progress(f"reading {pool.name}", quiet=quiet):
+            p = read_pool(
+                pool,
+                pair_id_col=id_col,
+                score_col=score_col,
+                prediction_col=prediction_col,
+                label_col=None,
+                probability_col=probability_col or "probability",
+                require_probability=probability_col is not None,
+                threshold=threshold,
+            )
+        sampler, est = estimate_from_export(p, labels, id_col=id_col, confidence=level)
     else:
-        name: Method = method
-        options: dict[str, Any] = {"alpha": alpha, "seed": seed}
-        if name in ("oasis", "stratified"):
-            options["n_strata"] = strata
-            options["strata_method"] = strata_method
-        if name in ("oasis", "importance"):
-            options["epsilon"] = greediness
-        if name == "oasis":
-            options["prior_strength"] = prior_strength
-        sampler = make_sampler(name, p, **options)
-    with progress("labelling pairs", total=budget, quiet=quiet) as bar:
-        bar.update(completed=sampler.labels_used)
-        est = sampler.run(
-            _oracle(p, noise, seed),
-            budget=budget,
-            target_ci_width=target_ci_width,
-            confidence=level,
-            progress=lambda used: bar.update(completed=used),
-        )
+        with progress(f"reading {pool.name}", quiet=quiet):
+            p = _read(
+                pool,
+                id_col=id_col,
+                score_col=score_col,
+                prediction_col=prediction_col,
+                label_col=label_col,
+                probability_col=probability_col,
+                threshold=threshold,
+            )
+        if resume and state is not None:
+            sampler = load_sampler(state, p)
+            if not quiet:
+                note(f"continuing the {sampler.method} sampler saved in '{state}'")
+        else:
+            name: Method = method
+            options: dict[str, Any] = {"alpha": alpha, "seed": seed}
+            if name in ("oasis", "stratified"):
+                options["n_strata"] = strata
+                options["strata_method"] = strata_method
+            if name in ("oasis", "importance"):
+                options["epsilon"] = greediness
+            if name == "oasis":
+                options["prior_strength"] = prior_strength
+            sampler = make_sampler(name, p, **options)
+        with progress("labelling pairs", total=budget, quiet=quiet) as bar:
+            bar.update(completed=sampler.labels_used)
+            est = sampler.run(
+                _oracle(p, noise, seed),
+                budget=budget,
+                target_ci_width=target_ci_width,
+                confidence=level,
+                progress=lambda used: bar.update(completed=used),
+            )
     if state is not None:
         with Outputs() as outputs:
             outputs.add(state, sampler.save)

@@ -27,9 +27,22 @@ from .exports import (
 from .items import ItemLabelling, create_item_labelling
 from .pairs import PairLabelling, PairTask, create_pair_labelling
 from .qc import QualityReport, check_review
+from .replay import estimate_from_export, is_pairs_export
 from .review import REVIEW_DESIGNS, ClusterReview, ClusterTask, ReviewDesign, create_cluster_review
 from .search import SearchHit, SearchIndex
-from .store import ACTIONS, KINDS, Event, Item, LabelStore, ServerLease, SessionInfo, SessionKind
+from .store import (
+    ACTIONS,
+    KINDS,
+    Event,
+    Item,
+    LabelStore,
+    ServerLease,
+    SessionInfo,
+    SessionKind,
+    StaleAnswer,
+    check_reviewer,
+    is_reserved,
+)
 
 __all__ = [
     "ACTIONS",
@@ -56,13 +69,18 @@ __all__ = [
     "ServerLease",
     "SessionInfo",
     "SessionKind",
+    "StaleAnswer",
     "check_review",
+    "check_reviewer",
     "cohen_kappa",
     "create_cluster_review",
     "create_item_labelling",
     "create_pair_labelling",
+    "estimate_from_export",
     "export_labels",
     "import_labels",
+    "is_pairs_export",
+    "is_reserved",
     "krippendorff_alpha",
     "open_session",
     "session_agreement",

@@ -16,6 +16,7 @@ from .._validation import check_in_range, examples
 from .store import LabelStore
 
 __all__ = [
+    "ANSWER_COLUMNS",
     "PAIR_LABELS",
     "Records",
     "Resolution",
@@ -23,13 +24,11 @@ __all__ = [
     "double_review",
     "load_records",
     "resolve",
+    "shown_columns",
 ]
 
 #: Labels of a pair or a ranked item.
 PAIR_LABELS: tuple[str, ...] = ("match", "non-match", "unsure")
-
-#: The reviewer name under which labels implied by transitivity are recorded.
-TRANSITIVITY = "(transitivity)"
 
 
 @dataclass(frozen=True)
@@ -117,6 +116,88 @@ def check_columns(records: Records, columns: Sequence[str], *, option: str) -> l
     return out
 
 
+#: Columns hidden from reviewers unless a session shows them by name: they give the
+#: answer away (a true or predicted cluster, an entity id, a label, a model's score).
+#: Compared without case.
+ANSWER_COLUMNS: frozenset[str] = frozenset(
+    {
+        "entity_id",
+        "entity",
+        "cluster_id",
+        "cluster",
+        "true_cluster",
+        "true_id",
+        "truth",
+        "gold",
+        "gold_id",
+        "label",
+        "labels",
+        "is_match",
+        "match",
+        "clerical_match_score",
+        "score",
+        "probability",
+        "prediction",
+        "predicted",
+        "match_probability",
+        "match_weight",
+    }
+)
+
+
+def check_show_hide(
+    columns: Sequence[str], show: Sequence[str], hide: Sequence[str], *, where: str
+) -> tuple[list[str], list[str]]:
+    """Check the ``show_columns`` and ``hide_columns`` of a session against a file's columns."""
+    present = [str(c) for c in columns]
+    for option, chosen in (("show_columns", show), ("hide_columns", hide)):
+        missing = [c for c in chosen if c not in present]
+        if missing:
+            listed = ", ".join(repr(c) for c in present[:10])
+            raise InputError(
+                f"'{option}' names {', '.join(repr(m) for m in missing)}, not a column of "
+                f"{where}; columns are {listed}"
+            )
+    both = [c for c in show if c in hide]
+    if both:
+        raise InputError(
+            f"'hide_columns' names {both[0]!r}, which 'show_columns' shows; choose one"
+        )
+    return [str(c) for c in show], [str(c) for c in hide]
+
+
+def shown_columns(
+    columns: Sequence[str],
+    *,
+    id_col: str | None,
+    show: Sequence[str] = (),
+    hide: Sequence[str] = (),
+    named: Sequence[str | None] = (),
+) -> list[str]:
+    """The columns a reviewer is shown, in file order (the id column apart).
+
+    ``show`` names them (and then only they are shown, hidden ones included if
+    named); otherwise every column but ``hide``, the columns the session names as
+    answers (``named``: a cluster, score or prediction column) and those of
+    :data:`ANSWER_COLUMNS`.
+
+    Examples
+    --------
+    >>> shown_columns(["record_id", "name", "entity_id", "city"], id_col="record_id")
+    ['name', 'city']
+    >>> shown_columns(["record_id", "name", "entity_id"], id_col="record_id", show=["entity_id"])
+    ['entity_id']
+    """
+    if show:
+        return [c for c in show if c != id_col]
+    hidden = {str(c) for c in (*hide, *named) if c is not None}
+    return [
+        str(c)
+        for c in columns
+        if c != id_col and str(c) not in hidden and str(c).lower() not in ANSWER_COLUMNS
+    ]
+
+
 def check_overlap(overlap: Any) -> float:
     """The fraction of items given to two reviewers, in [0, 1]."""
     return check_in_range("overlap", overlap, low=0.0, high=1.0)
@@ -168,8 +249,9 @@ def resolve(store: LabelStore, session: str, required: Mapping[str, int]) -> Res
 
     An adjudication decides. Otherwise the reviewers' labels decide once as many
     reviewers as the item needs agree and none is "unsure"; a disagreement or an
-    "unsure" sends the item to the adjudication queue. A pair label implied by
-    transitivity counts only when no reviewer labelled the pair.
+    "unsure" sends the item to the adjudication queue. Only labels given by
+    people count (a pair label implied by transitivity is recomputed from them
+    by the pair session, never stored as a label).
     """
     labels = store.labels(session)
     adjudicated = store.adjudications(session)
@@ -180,18 +262,14 @@ def resolve(store: LabelStore, session: str, required: Mapping[str, int]) -> Res
         if item in adjudicated:
             resolved[item] = adjudicated[item][1]
             continue
-        humans = {who: v for who, v in given.items() if who != TRANSITIVITY}
-        if not humans:  # a pair label implied by transitivity, asked of nobody
-            resolved[item] = given[TRANSITIVITY]
-            continue
-        categories = {_hashable(canonical(v)) for v in humans.values()}
-        unsure = any(v == "unsure" for v in humans.values())
+        categories = {_hashable(canonical(v)) for v in given.values()}
+        unsure = any(v == "unsure" for v in given.values())
         if len(categories) > 1 or unsure:
             queue.append(item)
-        elif len(humans) < required.get(item, 1):
+        elif len(given) < required.get(item, 1):
             pending.append(item)
         else:
-            resolved[item] = next(iter(humans.values()))
+            resolved[item] = next(iter(given.values()))
     for item, (_, value) in adjudicated.items():
         resolved.setdefault(item, value)
     return Resolution(resolved, pending, queue, labels)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["DOING", "Event", "Item", "SessionInfo", "SessionKind", "Stream"]
+from .._errors import InputError
+
+__all__ = ["DOING", "Event", "Item", "SessionInfo", "SessionKind", "StaleAnswer", "Stream"]
 
 SessionKind = Literal["cluster", "pairs", "items"]
 #: The actions that give a label (undo and redo step through them).
@@ -81,8 +83,9 @@ class Event:
     target : int or None
         For undo/redo, the event undone or redone.
     source : str or None
-        Where an imported label came from (a file name), or ``"transitivity"``
-        for a pair label implied by earlier labels.
+        Where an imported label came from (a file name). (Stores written by
+        older versions may hold ``"transitivity"`` for a pair label they derived;
+        such labels are ignored: derived labels are recomputed from people's.)
     """
 
     id: int
@@ -129,3 +132,47 @@ class Stream:
             self.undone.append(self.done.pop())
         elif event.action == "redo" and self.undone:
             self.done.append(self.undone.pop())
+
+
+class StaleAnswer(InputError):
+    """An answer given against an older version of its item: nothing was written.
+
+    Raised by :meth:`LabelStore.label <ereval.labels.LabelStore.label>` (and
+    ``adjudicate``) when the ``expected_version`` the reviewer was shown is no
+    longer the item's version: the same reviewer answered it in another tab,
+    undid or redid that answer, or it was adjudicated meanwhile.
+
+    Attributes
+    ----------
+    session, item, reviewer : str
+    expected, found : int
+        The version the answer was given against, and the item's version now.
+    current : Any
+        The answer in force now (the reviewer's label, or for an adjudicator the
+        adjudication), ``None`` when there is none.
+    given : Any
+        The answer that was refused.
+    """
+
+    def __init__(
+        self,
+        session: str,
+        item: str,
+        *,
+        reviewer: str,
+        expected: int,
+        found: int,
+        current: Any,
+        given: Any,
+    ) -> None:
+        self.session = session
+        self.item = item
+        self.reviewer = reviewer
+        self.expected = expected
+        self.found = found
+        self.current = current
+        self.given = given
+        super().__init__(
+            f"item {item!r} of session '{session}' changed since {reviewer} was shown it "
+            f"(version {expected}, now {found}); the answer was not written"
+        )

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import InputError
-from ._common import TRANSITIVITY, canonical
+from ._common import canonical
 from .store import LabelStore
 
 __all__ = ["Agreement", "cohen_kappa", "krippendorff_alpha", "session_agreement"]
@@ -137,10 +137,10 @@ def _plain(value: Any) -> Any:
 
 
 def session_agreement(store: LabelStore, session: str) -> Agreement:
-    """Agreement between the reviewers of a session (adjudications and implied labels excluded)."""
+    """Agreement between the reviewers of a session (adjudications excluded)."""
     order: dict[str, list[str]] = {}
     for event in store.current_events(session):
-        if event.action == "label" and event.item is not None and event.reviewer != TRANSITIVITY:
+        if event.action == "label" and event.item is not None:
             who = order.setdefault(event.item, [])
             if event.reviewer not in who:
                 who.append(event.reviewer)

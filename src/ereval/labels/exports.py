@@ -13,18 +13,24 @@
     ``(sampled_record, record_id, action)`` with action ``remove`` (A_r) or
     ``add`` (B_r), and one row ``(r, r, none)`` for a predicted cluster found correct.
 ``pairs`` (pair labelling)
-    The labelled pairs as an OASIS pool (``pair_id``, the two record ids,
-    ``score``, ``probability`` when given, ``prediction``, ``label`` 0/1), which
-    ``ereval oasis estimate --label-col label`` reads.
+    The labels the session's OASIS sampler used, in its order (``pair_id``, the
+    two record ids, ``score``, ``probability`` when given, ``prediction``,
+    ``label`` 0/1, ``asked``, ``derived`` by transitivity) with the sampler's
+    description; ``ereval oasis estimate POOL --labels FILE`` replays them into
+    the estimate the session showed (see :mod:`ereval.labels.replay`).
 ``splink`` (pair labelling)
     Splink's labels table: ``unique_id_l, unique_id_r, clerical_match_score``
-    (1 match, 0 non-match), with ``source_dataset_l/_r`` from a source column.
+    (1 match, 0 non-match) of the pairs people labelled, with
+    ``source_dataset_l/_r`` from a source column.
 ``paula`` (ranked items)
     ``rank, <item column>, label`` as ``ereval paula bounds`` reads it.
 
 Only resolved labels are exported ("unsure" and disputed items wait for an
-adjudicator). Imports record one event per label, all in one transaction,
-under the importing reviewer with the file's name as ``source``.
+adjudicator). An import checks everything first -- the reviewer's name, every
+row, and that no item is labelled two ways (the rows are named) -- then records
+one event per label, and adds the pairs the sampler has not asked yet, all in
+one transaction under the importing reviewer with the file's name as
+``source``: a refused import leaves the store exactly as it was.
 """
 
 from __future__ import annotations
@@ -41,8 +47,9 @@ from .._errors import InputError
 from .._validation import examples
 from .items import ItemLabelling
 from .pairs import PairLabelling
+from .replay import pairs_export
 from .review import ClusterReview
-from .store import LabelStore
+from .store import Item, LabelStore, check_reviewer
 
 __all__ = [
     "EXPORT_KINDS",
@@ -231,46 +238,33 @@ def _spreadsheet(review: ClusterReview) -> Exported:
 
 
 def _pairs(labelling: PairLabelling, *, splink: bool, source_col: str | None) -> Exported:
+    if not splink:
+        frame, warnings = pairs_export(labelling)
+        return Exported(frame, "pairs", warnings=warnings)
     res = labelling.resolution()
-    pool = labelling.pool
-    index = {str(p): i for i, p in enumerate(pool.pair_ids)}
     cfg = labelling.config
-    rows = []
     source: dict[str, Any] = {}
     if source_col is not None:
-        frame = labelling.records.frame
-        if source_col not in frame.columns:
+        records = labelling.records.frame
+        if source_col not in records.columns:
             raise InputError(f"'source_col': the data file has no column '{source_col}'")
-        source = dict(zip(frame[cfg["id_col"]].astype(str), frame[source_col], strict=True))
+        source = dict(zip(records[cfg["id_col"]].astype(str), records[source_col], strict=True))
+    rows = []
     for item in labelling.store.items(labelling.name):
         value = res.resolved.get(item.key)
         if value not in ("match", "non-match"):
             continue
-        i = index[item.key]
         left, right = labelling.ends[item.key]
-        label = 1 if value == "match" else 0
-        if splink:
-            row: dict[str, Any] = {
-                "unique_id_l": left,
-                "unique_id_r": right,
-                "clerical_match_score": float(label),
-            }
-            if source_col is not None:
-                row["source_dataset_l"] = source[left]
-                row["source_dataset_r"] = source[right]
-        else:
-            row = {
-                cfg["pair_id_col"]: item.key,
-                cfg["left_col"]: left,
-                cfg["right_col"]: right,
-                "score": float(pool.scores[i]),
-                "prediction": int(pool.predictions[i]),
-                "label": label,
-            }
-            if pool.probabilities is not None and cfg.get("probability_col"):
-                row["probability"] = float(pool.probabilities[i])
+        row: dict[str, Any] = {
+            "unique_id_l": left,
+            "unique_id_r": right,
+            "clerical_match_score": 1.0 if value == "match" else 0.0,
+        }
+        if source_col is not None:
+            row["source_dataset_l"] = source[left]
+            row["source_dataset_r"] = source[right]
         rows.append(row)
-    return Exported(pd.DataFrame(rows), "splink" if splink else "pairs")
+    return Exported(pd.DataFrame(rows), "splink")
 
 
 def _paula(labelling: ItemLabelling) -> Exported:
@@ -287,6 +281,10 @@ def _paula(labelling: ItemLabelling) -> Exported:
 
 
 # ------------------------------------------------------------------------ import
+#: (item, label, data row of the file it comes from, 1-based)
+Entry = tuple[str, Any, int]
+
+
 def import_labels(
     store: LabelStore,
     session: str,
@@ -297,32 +295,60 @@ def import_labels(
 ) -> int:
     """Import a file of format ``kind`` into a session as labels of ``reviewer``.
 
-    Every label is checked first (items must be in the session; cluster labels
-    pass the quality checks); then all are recorded in one transaction, with
-    the file's name as their source. Returns the number of labels recorded.
+    Everything is checked first: the reviewer's name, every row (items must be in
+    the session, pair labels 1/0, cluster labels pass the quality checks), and
+    that no item is labelled two ways (the error names the item and its rows; the
+    same label twice counts once). Then all labels are recorded in one
+    transaction, with the file's name as their source. A refused import leaves
+    the store unchanged. Returns the number of labels recorded.
     """
     from ..files import read_table
 
+    reviewer = check_reviewer(reviewer)
     _check_kind(store, session, kind)
     obj = open_session(store, session)
     frame = read_table(path, name="labels", text_columns="all")
     source = Path(path).name
-    entries: list[tuple[str, Any]]
+    entries: list[Entry]
     if isinstance(obj, ClusterReview):
         entries = _cluster_entries(obj, frame, kind)
     elif isinstance(obj, PairLabelling):
         entries = _pair_entries(obj, frame, kind)
     else:
         entries = _item_entries(obj, frame)
-    for item, _ in entries:
+    labels = _one_label_each(entries, "pair" if isinstance(obj, PairLabelling) else "item")
+    new: list[Item] = []
+    for item, _ in labels:
         if not store.has_item(session, item):
             if kind in ("pairs", "splink"):
-                from .store import Item
-
-                store.add_items(session, [Item(item, 10**9, {})])
+                new.append(Item(item, 10**9, {}))
             else:
                 raise InputError(f"'labels': {item!r} is not an item of session '{session}'")
-    return store.import_labels(session, entries, reviewer=reviewer, source=source)
+    return store.import_labels(session, labels, reviewer=reviewer, source=source, new_items=new)
+
+
+def _one_label_each(entries: list[Entry], noun: str) -> list[tuple[str, Any]]:
+    """The labels of ``entries``, each item once; an item labelled two ways is refused."""
+    first: dict[str, tuple[Any, int]] = {}
+    out: list[tuple[str, Any]] = []
+    for item, value, row in entries:
+        if item in first:
+            seen, at = first[item]
+            if seen != value:
+                raise InputError(
+                    f"'labels': {noun} {item!r} is labelled two ways, {_said(seen)} and "
+                    f"{_said(value)} (rows {at} and {row}); keep one of them"
+                )
+            continue
+        first[item] = (value, row)
+        out.append((item, value))
+    return out
+
+
+def _said(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "a true cluster of " + ", ".join(map(str, value.get("true_cluster", ())))
+    return str(value)
 
 
 def _need(frame: pd.DataFrame, cols: list[str]) -> None:
@@ -334,43 +360,61 @@ def _need(frame: pd.DataFrame, cols: list[str]) -> None:
         )
 
 
-def _cluster_entries(
-    review: ClusterReview, frame: pd.DataFrame, kind: str
-) -> list[tuple[str, Any]]:
+def _cluster_entries(review: ClusterReview, frame: pd.DataFrame, kind: str) -> list[Entry]:
     changes: dict[str, tuple[list[str], list[str]]] = {}
     tags: dict[str, list[str]] = {}
+    first_row: dict[str, int] = {}
     if kind == "spreadsheet":
         _need(frame, ["sampled_record", "record_id", "action"])
-        for row in frame.itertuples(index=False):
+        acted: dict[tuple[str, str], tuple[str, int]] = {}
+        for row_number, row in enumerate(frame.itertuples(index=False), start=1):
             r, x, action = str(row.sampled_record), str(row.record_id), str(row.action).strip()
+            if action not in ("add", "remove", "none"):
+                raise InputError(
+                    f"'labels': action must be add, remove or none; received {action!r} "
+                    f"for sampled record {r!r} (row {row_number})"
+                )
+            before = acted.get((r, x))
+            if before is not None and before[0] != action:
+                raise InputError(
+                    f"'labels': record {x!r} is both {before[0]} and {action} for sampled record "
+                    f"{r!r} (rows {before[1]} and {row_number}); keep one of them"
+                )
+            acted[(r, x)] = (action, row_number)
+            first_row.setdefault(r, row_number)
             remove, add = changes.setdefault(r, ([], []))
             if action == "remove":
                 remove.append(x)
             elif action == "add":
                 add.append(x)
-            elif action != "none":
-                raise InputError(
-                    f"'labels': action must be add, remove or none; received {action!r} "
-                    f"for sampled record {r!r}"
-                )
             if "tags" in frame.columns and isinstance(row.tags, str) and row.tags:
                 tags[r] = [t.strip() for t in row.tags.split(",") if t.strip()]
     else:
         _need(frame, ["record_id", "cluster_id"])
         clusters: dict[str, list[str]] = {}
-        cluster_of: dict[str, str] = {}
-        for rid, cid in zip(
-            frame["record_id"].astype(str), frame["cluster_id"].astype(str), strict=True
+        cluster_of: dict[str, tuple[str, int]] = {}
+        for row_number, (rid, cid) in enumerate(
+            zip(frame["record_id"].astype(str), frame["cluster_id"].astype(str), strict=True),
+            start=1,
         ):
-            clusters.setdefault(cid, []).append(rid)
-            cluster_of[rid] = cid
+            before = cluster_of.get(rid)
+            if before is not None and before[0] != cid:
+                raise InputError(
+                    f"'labels': record {rid!r} is in two clusters, {before[0]!r} and {cid!r} "
+                    f"(rows {before[1]} and {row_number}); keep one of them"
+                )
+            if before is None:
+                clusters.setdefault(cid, []).append(rid)
+                cluster_of[rid] = (cid, row_number)
         for item in review.store.items(review.name):
             if item.key not in cluster_of:
                 continue
-            true = set(clusters[cluster_of[item.key]])
+            cid, row_number = cluster_of[item.key]
+            true = set(clusters[cid])
             pred = set(review.predicted_cluster(item.key))
             changes[item.key] = (sorted(pred - true), sorted(true - pred))
-    entries: list[tuple[str, Any]] = []
+            first_row[item.key] = row_number
+    entries: list[Entry] = []
     for r, (remove, add) in changes.items():
         if not review.store.has_item(review.name, r):
             raise InputError(f"'labels': {r!r} is not a drawn record of session '{review.name}'")
@@ -381,23 +425,19 @@ def _cluster_entries(
                 + "; ".join(report.errors)
             )
         predicted = review.predicted_cluster(r)
-        entries.append(
-            (
-                r,
-                {
-                    "remove": sorted(set(remove)),
-                    "add": sorted(set(add)),
-                    "true_cluster": sorted((set(predicted) - set(remove)) | set(add)),
-                    "tags": sorted(set(tags.get(r, []))),
-                    "note": "",
-                    "warnings": report.warnings,
-                },
-            )
-        )
+        value = {
+            "remove": sorted(set(remove)),
+            "add": sorted(set(add)),
+            "true_cluster": sorted((set(predicted) - set(remove)) | set(add)),
+            "tags": sorted(set(tags.get(r, []))),
+            "note": "",
+            "warnings": report.warnings,
+        }
+        entries.append((r, value, first_row[r]))
     return entries
 
 
-def _pair_label(value: Any) -> str:
+def _pair_label(value: Any, row: int) -> str:
     text = str(value).strip().lower()
     mapping: Mapping[str, str] = {
         "1": "match",
@@ -413,14 +453,13 @@ def _pair_label(value: Any) -> str:
     }
     if text not in mapping:
         raise InputError(
-            f"'labels': a pair label must be 1/0 (or match/non-match); received {value!r}"
+            f"'labels': a pair label must be 1/0 (or match/non-match); received {value!r} "
+            f"(row {row})"
         )
     return mapping[text]
 
 
-def _pair_entries(
-    labelling: PairLabelling, frame: pd.DataFrame, kind: str
-) -> list[tuple[str, Any]]:
+def _pair_entries(labelling: PairLabelling, frame: pd.DataFrame, kind: str) -> list[Entry]:
     cfg = labelling.config
     if kind == "pairs":
         _need(frame, [cfg["pair_id_col"], "label"])
@@ -430,26 +469,33 @@ def _pair_entries(
         _need(frame, ["unique_id_l", "unique_id_r", "clerical_match_score"])
         by_ends: dict[frozenset[str], str] = {frozenset(e): p for p, e in labelling.ends.items()}
         ids = []
-        for a, b in zip(
-            frame["unique_id_l"].astype(str), frame["unique_id_r"].astype(str), strict=True
+        for row, (a, b) in enumerate(
+            zip(frame["unique_id_l"].astype(str), frame["unique_id_r"].astype(str), strict=True),
+            start=1,
         ):
             pid = by_ends.get(frozenset((a, b)))
             if pid is None:
-                raise InputError(f"'labels': the pair ({a!r}, {b!r}) is not in the session's pool")
+                raise InputError(
+                    f"'labels': the pair ({a!r}, {b!r}) is not in the session's pool (row {row})"
+                )
             ids.append(pid)
         values = frame["clerical_match_score"].tolist()
     unknown = [p for p in ids if p not in labelling.ends]
     if unknown:
         raise InputError(
-            f"'labels': {len(unknown)} pair(s) are not in the session's pool (e.g. {examples(unknown)})"
+            f"'labels': {len(unknown)} pair(s) are not in the session's pool "
+            f"(e.g. {examples(unknown)})"
         )
-    return [(p, _pair_label(v)) for p, v in zip(ids, values, strict=True)]
+    return [
+        (p, _pair_label(v, row), row)
+        for row, (p, v) in enumerate(zip(ids, values, strict=True), start=1)
+    ]
 
 
-def _item_entries(labelling: ItemLabelling, frame: pd.DataFrame) -> list[tuple[str, Any]]:
+def _item_entries(labelling: ItemLabelling, frame: pd.DataFrame) -> list[Entry]:
     col = labelling.config["item_col"]
     _need(frame, [col, "label"])
     return [
-        (str(i), _pair_label(v))
-        for i, v in zip(frame[col].astype(str), frame["label"], strict=True)
+        (str(i), _pair_label(v, row), row)
+        for row, (i, v) in enumerate(zip(frame[col].astype(str), frame["label"], strict=True), 1)
     ]

@@ -8,10 +8,11 @@ the labels of pairs it no longer asks stay in the log.
 
 Transitivity. OASIS's importance weights need the label of every drawn pair,
 so a pair cannot simply be skipped. When the drawn pair's label follows from
-earlier labels (``a~b`` and ``b~c`` are matches, so ``a~c`` is; ``a~b`` is a
-match and ``b~c`` a non-match, so ``a~c`` is not), it is recorded
-automatically, under the reviewer ``"(transitivity)"`` with the pairs it
-follows from, and told to the sampler without asking anyone.
+the labels people gave (``a~b`` and ``b~c`` are matches, so ``a~c`` is; ``a~b``
+is a match and ``b~c`` a non-match, so ``a~c`` is not), it is told to the
+sampler without asking anyone. Such a *derived* label is never stored: it is
+recomputed from the current human labels at every replay, so it disappears
+with its premises (an undo, a correction) and never props up another.
 
 "unsure" labels and disagreements between two reviewers go to the
 adjudication queue; the sampler waits for the adjudicator there.
@@ -30,18 +31,18 @@ from .._errors import InputError
 from .._validation import check_choice, check_in_range, check_int, describe
 from ._common import (
     PAIR_LABELS,
-    TRANSITIVITY,
     Records,
     Resolution,
-    check_columns,
     check_overlap,
+    check_show_hide,
     double_review,
     load_records,
     resolve,
+    shown_columns,
 )
 from .store import Event, Item, LabelStore
 
-__all__ = ["PairLabelling", "PairTask", "create_pair_labelling"]
+__all__ = ["PairLabelling", "PairTask", "create_pair_labelling", "session_sampler"]
 
 
 def _read_ends(config: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
@@ -85,6 +86,7 @@ def create_pair_labelling(
     min_labels: int = 100,
     level: float = 0.95,
     show_columns: tuple[str, ...] | list[str] = (),
+    hide_columns: tuple[str, ...] | list[str] = (),
     blind: bool = True,
     reveal: bool = False,
     overlap: float = 0.0,
@@ -99,6 +101,8 @@ def create_pair_labelling(
     sampler (``method``: ``"oasis"``, ``"passive"``, ``"stratified"``,
     ``"importance"``) stops at ``budget`` human labels or when the interval of
     F-``alpha`` is narrower than ``target_ci_width`` (after ``min_labels``).
+    ``show_columns`` / ``hide_columns`` choose the record columns shown (see
+    :func:`~ereval.labels._common.shown_columns`).
     """
     from ..oasis.samplers import METHODS
 
@@ -117,7 +121,12 @@ def create_pair_labelling(
         n_strata = check_int("n_strata", n_strata, minimum=1)
     seed = int(secrets.randbits(63)) if seed is None else check_int("seed", seed, minimum=0)
     records = load_records(data, id_col=id_col)
-    check_columns(records, show_columns, option="show_columns")
+    show, hide = check_show_hide(
+        list(records.frame.columns),
+        list(show_columns),
+        list(hide_columns),
+        where=f"the data file '{data}'",
+    )
     config: dict[str, Any] = {
         "data": str(Path(data).resolve()),
         "pairs": str(Path(pairs).resolve()),
@@ -135,7 +144,8 @@ def create_pair_labelling(
         "target_ci_width": target_ci_width,
         "min_labels": min_labels,
         "level": level,
-        "show_columns": list(show_columns),
+        "show_columns": show,
+        "hide_columns": hide,
         "blind": bool(blind),
         "reveal": bool(reveal),
         "overlap": overlap,
@@ -153,6 +163,20 @@ def create_pair_labelling(
     config["n_pairs"] = pool.size
     store.create_session(name, kind="pairs", config=config)
     return PairLabelling(store, name)
+
+
+def session_sampler(pool: Any, config: Mapping[str, Any]) -> Any:
+    """The sampler of a pair session with configuration ``config`` over ``pool``.
+
+    Every process, and :func:`ereval.labels.estimate_from_export`, builds it the
+    same way, so replaying the same labels gives the same draws and estimates.
+    """
+    from ..oasis import make_sampler
+
+    options: dict[str, Any] = {"alpha": config["alpha"], "seed": config["seed"]}
+    if config["method"] in ("oasis", "stratified") and config.get("n_strata"):
+        options["n_strata"] = config["n_strata"]
+    return make_sampler(config["method"], pool, **options)
 
 
 def _read_pool(config: Mapping[str, Any]) -> Any:
@@ -233,9 +257,10 @@ class PairLabelling:
         self._index_of: dict[str, int] | None = None
         self._records: Records | None = None
         self._sampler: Any = None
-        self._told: list[tuple[str, int]] = []
-        self._implied = 0
+        self._told: list[tuple[str, int, bool]] = []
+        self._index = -1
         self.current: str | None = None
+        self.holders: list[str] = []
         self.stop_reason: str | None = None
 
     # ----------------------------------------------------------------- data
@@ -267,46 +292,71 @@ class PairLabelling:
             self._records = load_records(self.config["data"], id_col=self.config["id_col"])
         return self._records
 
+    @property
+    def shown(self) -> list[str]:
+        """The record columns reviewers are shown (the id apart)."""
+        c = self.config
+        return shown_columns(
+            [str(x) for x in self.records.frame.columns],
+            id_col=c["id_col"],
+            show=c.get("show_columns") or (),
+            hide=c.get("hide_columns") or (),
+            named=(c.get("score_col"), c.get("prediction_col"), c.get("probability_col")),
+        )
+
     def _attributes(self, record_id: str) -> dict[str, Any]:
         row = self.records.row(record_id)
-        shown = self.config.get("show_columns") or list(row)
-        out = {self.config["id_col"]: record_id}
-        out.update({c: row.get(c) for c in shown})
+        out: dict[str, Any] = {self.config["id_col"]: record_id}
+        out.update({c: row.get(c) for c in self.shown})
         return out
 
     def _double(self, key: str) -> bool:
         return double_review(int(self.config["seed"]), key, float(self.config["overlap"]))
 
+    def reviewers_needed(self, key: str) -> int:
+        """How many reviewers pair ``key`` needs (2 for the overlap, else 1)."""
+        return 2 if self._double(str(key)) else 1
+
     # -------------------------------------------------------------- sampler
     def _new_sampler(self) -> Any:
-        from ..oasis import make_sampler
-
-        options: dict[str, Any] = {"alpha": self.config["alpha"], "seed": self.config["seed"]}
-        if self.config["method"] in ("oasis", "stratified") and self.config.get("n_strata"):
-            options["n_strata"] = self.config["n_strata"]
-        return make_sampler(self.config["method"], self.pool, **options)
+        return session_sampler(self.pool, self.config)
 
     def resolution(self) -> Resolution:
         """Resolved, pending and disputed pairs."""
         required = {it.key: 2 if self._double(it.key) else 1 for it in self.store.items(self.name)}
         return resolve(self.store, self.name, required)
 
-    def advance(self) -> str | None:
-        """Replay the resolved labels into the sampler; return the pair that needs a person.
+    def _expected(self, human: Mapping[str, int], implied: _Implications | None) -> Any:
+        """``key -> (label, derived)`` the sampler is told now, or ``None`` to ask a person."""
 
-        ``None`` when sampling stopped (see :attr:`stop_reason`) or waits for a
-        second review or an adjudication (``stop_reason == "waiting"``).
+        def expected(key: str) -> tuple[int, bool] | None:
+            if key in human:
+                return human[key], False
+            found = implied.implied(key) if implied is not None else None
+            return None if found is None else (found, True)
+
+        return expected
+
+    def advance(self) -> str | None:
+        """Replay the labels into the sampler; return the pair that needs a person.
+
+        The sampler is told the resolved human labels and the labels they imply
+        by transitivity, in the order it asks for pairs; nothing is written to
+        the store. ``None`` when sampling stopped (see :attr:`stop_reason`);
+        ``stop_reason == "waiting"`` when the pair returned waits for a second
+        review or an adjudication.
         """
         res = self.resolution()
-        known = {
+        human = {
             k: 1 if v == "match" else 0
             for k, v in res.resolved.items()
             if v in ("match", "non-match")
         }
-        if self._sampler is None or any(known.get(k) != v for k, v in self._told):
-            self._sampler, self._told, self._implied = self._new_sampler(), [], 0
+        implied = _Implications(self.ends, human) if self.config.get("transitivity") else None
+        expected = self._expected(human, implied)
+        if self._sampler is None or any(expected(k) != (v, d) for k, v, d in self._told):
+            self._sampler, self._told = self._new_sampler(), []
         sampler = self._sampler
-        implied = _Implications(self.ends, known) if self.config.get("transitivity") else None
         self.current, self.stop_reason = None, None
         while True:
             reason = self._stop(sampler)
@@ -318,29 +368,12 @@ class PairLabelling:
                 self.stop_reason = sampler.stop_reason
                 return None
             key = str(query.pair_id)
-            if key in known:
-                sampler.tell(known[key], index=query.index)
-                self._told.append((key, known[key]))
-                continue
-            self.store.add_items(self.name, [Item(key, len(self._told), {"index": query.index})])
-            found = implied.implied(key) if implied is not None else None
+            found = expected(key)
             if found is not None:
-                label, via = found
-                self.store.label(
-                    self.name,
-                    key,
-                    "match" if label else "non-match",
-                    reviewer=TRANSITIVITY,
-                    shown={"via": via},
-                    source="transitivity",
-                    once=True,
-                )
-                known[key] = label
-                sampler.tell(label, index=query.index)
-                self._told.append((key, label))
-                self._implied += 1
+                sampler.tell(found[0], index=query.index)
+                self._told.append((key, found[0], found[1]))
                 continue
-            self.current = key
+            self.current, self._index = key, int(query.index)
             if key in res.queue or key in res.pending:
                 self.stop_reason = "waiting"
             return key
@@ -357,9 +390,19 @@ class PairLabelling:
         return None
 
     @property
+    def told(self) -> list[tuple[str, int, bool]]:
+        """The labels the sampler was told, in its order: (pair id, 0/1, derived)."""
+        return list(self._told)
+
+    @property
     def human_labels(self) -> int:
-        """Distinct pairs whose label the sampler used, not counting implied ones."""
-        return len(self._told) - self._implied
+        """Distinct pairs whose label the sampler used, labelled by people."""
+        return sum(1 for _, _, derived in self._told if not derived)
+
+    @property
+    def implied(self) -> int:
+        """Distinct pairs whose label the sampler used, derived by transitivity."""
+        return sum(1 for _, _, derived in self._told if derived)
 
     def estimate(self) -> Any:
         """The live :class:`ereval.oasis.Estimates` (F, precision, recall), ``None`` before any label."""
@@ -395,16 +438,28 @@ class PairLabelling:
         return float(self.pool.scores[i]), int(self.pool.predictions[i])
 
     def next(self, *, reviewer: str) -> PairTask | None:
-        """The next pair for ``reviewer`` (claimed for them), or ``None`` (see :attr:`stop_reason`)."""
+        """The next pair for ``reviewer`` (claimed for them), or ``None`` (see :attr:`stop_reason`).
+
+        ``stop_reason`` is ``"held"`` when the pair the sampler asks for is held by
+        another reviewer (:attr:`holders` says who), ``"waiting"`` when it waits
+        for a second review or an adjudication.
+        """
         key = self.advance()
+        self.holders = []
         if key is None:
             return None
         need = 2 if self._double(key) else 1
+        for old in self.store.claimed(self.name, reviewer=reviewer):
+            if old != key:  # one pair at a time: what the sampler no longer asks goes back
+                self.store.release_claims(self.name, reviewer=reviewer, item=old)
+        self.store.add_items(self.name, [Item(key, len(self._told), {"index": self._index})])
         item = self.store.next_item(
             self.name, reviewer=reviewer, required={key: need}, default_required=0
         )
         if item is None:
-            self.stop_reason = "waiting"
+            mine = self.store.labels(self.name, reviewer=reviewer).get(key)
+            self.holders = [w for w in self.store.held(self.name).get(key, []) if w != reviewer]
+            self.stop_reason = "held" if self.holders and mine is None else "waiting"
             return None
         return self.task(item.key)
 
@@ -417,8 +472,13 @@ class PairLabelling:
         shown: Mapping[str, Any] | None = None,
         adjudicate: bool = False,
         source: str | None = None,
+        expected_version: int | None = None,
     ) -> Event:
-        """Record a label: ``"match"``, ``"non-match"`` or ``"unsure"``."""
+        """Record a label: ``"match"``, ``"non-match"`` or ``"unsure"``.
+
+        ``expected_version`` binds the answer to the version of the pair the
+        reviewer was shown (see :meth:`LabelStore.label`).
+        """
         if value not in PAIR_LABELS:
             raise InputError(
                 f"'label' must be one of {', '.join(PAIR_LABELS)}; received {describe(value)}"
@@ -430,9 +490,22 @@ class PairLabelling:
             self.store.add_items(self.name, [Item(pair_id, len(self._told), {})])
         what = dict(shown) if shown is not None else {"pair": list(self.ends[pair_id])}
         if adjudicate:
-            return self.store.adjudicate(self.name, pair_id, value, reviewer=reviewer, shown=what)
+            return self.store.adjudicate(
+                self.name,
+                pair_id,
+                value,
+                reviewer=reviewer,
+                shown=what,
+                expected_version=expected_version,
+            )
         return self.store.label(
-            self.name, pair_id, value, reviewer=reviewer, shown=what, source=source
+            self.name,
+            pair_id,
+            value,
+            reviewer=reviewer,
+            shown=what,
+            source=source,
+            expected_version=expected_version,
         )
 
     def progress(self) -> dict[str, Any]:
@@ -442,7 +515,7 @@ class PairLabelling:
         est = self.estimate()
         return {
             "labels_used": self.human_labels,
-            "implied": self._implied,
+            "implied": self.implied,
             "budget": self.config.get("budget"),
             "resolved": len(res.resolved),
             "pending": len(res.pending),
@@ -455,32 +528,33 @@ class PairLabelling:
                 "recall": est.recall.to_dict(),
             },
             "stop_reason": self.stop_reason,
-            "done": self.stop_reason not in (None, "waiting"),
+            "done": self.stop_reason not in (None, "waiting", "held"),
         }
 
 
 class _Implications:
-    """Labels implied by transitivity from resolved pair labels."""
+    """Pair labels implied by transitivity from the resolved human labels.
+
+    Matches join records into groups (union-find); a pair within a group is a
+    match, a pair across two groups that a non-match separates is a non-match.
+    """
 
     def __init__(self, ends: Mapping[str, tuple[str, str]], known: Mapping[str, int]) -> None:
         self._ends = ends
-        parent: dict[str, str] = {}
-        self._parent = parent
-        self._via: dict[str, list[str]] = {}
+        self._parent: dict[str, str] = {}
         for pair, label in known.items():
             if label == 1 and pair in ends:
                 a, b = ends[pair]
                 ra, rb = self._find(a), self._find(b)
                 if ra != rb:
-                    parent[ra] = rb
-        self._match_pairs = [p for p, v in known.items() if v == 1 and p in ends]
-        self._apart: dict[frozenset[str], str] = {}
+                    self._parent[ra] = rb
+        self._apart: set[frozenset[str]] = set()
         for pair, label in known.items():
             if label == 0 and pair in ends:
                 a, b = ends[pair]
                 ra, rb = self._find(a), self._find(b)
                 if ra != rb:
-                    self._apart.setdefault(frozenset((ra, rb)), pair)
+                    self._apart.add(frozenset((ra, rb)))
 
     def _find(self, x: str) -> str:
         parent = self._parent
@@ -491,14 +565,12 @@ class _Implications:
             parent[x], x = root, parent[x]
         return root
 
-    def implied(self, pair: str) -> tuple[int, list[str]] | None:
+    def implied(self, pair: str) -> int | None:
+        """1 or 0 when the pair's label follows from the known labels, else ``None``."""
         a, b = self._ends[pair]
         ra, rb = self._find(a), self._find(b)
         if ra == rb:
-            via = [p for p in self._match_pairs if self._find(self._ends[p][0]) == ra]
-            return 1, sorted(via)
-        apart = self._apart.get(frozenset((ra, rb)))
-        if apart is not None:
-            via = [p for p in self._match_pairs if self._find(self._ends[p][0]) in (ra, rb)]
-            return 0, sorted([apart, *via])
+            return 1
+        if frozenset((ra, rb)) in self._apart:
+            return 0
         return None

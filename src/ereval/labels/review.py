@@ -36,9 +36,11 @@ from ._common import (
     Resolution,
     check_columns,
     check_overlap,
+    check_show_hide,
     double_review,
     load_records,
     resolve,
+    shown_columns,
 )
 from .qc import QualityReport, check_review
 from .search import SearchHit, SearchIndex
@@ -93,6 +95,7 @@ def create_cluster_review(
     block_col: str | None = None,
     search_columns: Sequence[str] = (),
     show_columns: Sequence[str] | None = None,
+    hide_columns: Sequence[str] = (),
     blind: bool = True,
     reveal: bool = False,
     overlap: float = 0.0,
@@ -119,8 +122,13 @@ def create_cluster_review(
         Draw with replacement.
     block_col : str, optional
         A blocking column: records added from another block are flagged (§3.2.2).
-    search_columns, show_columns : sequence of str
-        Columns searched for missing records, and shown (default: all).
+    search_columns : sequence of str
+        Columns searched for missing records (default: those shown).
+    show_columns, hide_columns : sequence of str
+        Columns shown to reviewers (default: every column but the hidden ones),
+        and columns hidden besides those that give the answer away (see
+        :func:`~ereval.labels._common.shown_columns`: an entity id, a cluster,
+        label, score or prediction column is never shown unless named here).
     blind : bool, default True
         Hide model scores from reviewers before they decide.
     reveal : bool, default False
@@ -141,9 +149,13 @@ def create_cluster_review(
         raise InputError(f"'replace' must be True or False; received {describe(replace)}")
     seed = int(secrets.randbits(63)) if seed is None else check_int("seed", seed, minimum=0)
     records = load_records(data, id_col=id_col)
-    options = {"search_columns": search_columns, "show_columns": show_columns or ()}
-    for option, cols in options.items():
-        check_columns(records, cols, option=option)
+    check_columns(records, search_columns, option="search_columns")
+    show, hide = check_show_hide(
+        list(records.frame.columns),
+        list(show_columns or ()),
+        list(hide_columns),
+        where=f"the data file '{data}'",
+    )
     for option, col in (("weights_col", weights_col), ("block_col", block_col)):
         if col is not None:
             check_columns(records, [col], option=option)
@@ -172,7 +184,8 @@ def create_cluster_review(
         "n": n,
         "block_col": block_col,
         "search_columns": list(search_columns),
-        "show_columns": list(show_columns or ()),
+        "show_columns": show,
+        "hide_columns": hide,
         "blind": bool(blind),
         "reveal": bool(reveal),
         "overlap": overlap,
@@ -308,19 +321,28 @@ class ClusterReview:
         others = [r for r in self._members[cid] if r != str(record_id)]
         return [str(record_id), *others]
 
+    @property
+    def shown(self) -> list[str]:
+        """The columns reviewers are shown (see :func:`~ereval.labels._common.shown_columns`)."""
+        return shown_columns(
+            [str(c) for c in self.records.frame.columns],
+            id_col=self.config["id_col"],
+            show=self.config.get("show_columns") or (),
+            hide=self.config.get("hide_columns") or (),
+            named=(self.config.get("cluster_col"),),
+        )
+
     def attributes(self, record_id: str) -> dict[str, Any]:
-        """The shown columns of one record (all columns when none were chosen)."""
+        """The shown columns of one record."""
         row = self.records.row(record_id)
-        shown = self.config.get("show_columns") or list(row)
-        return {c: row.get(c) for c in shown}
+        return {c: row.get(c) for c in self.shown}
 
     @property
     def index(self) -> SearchIndex:
-        """The fuzzy search index over the search columns (built on first use)."""
+        """The fuzzy search index over the search columns (built on first use; by
+        default the shown columns, so a search never reveals a hidden one)."""
         if self._index is None:
-            cols = self.config.get("search_columns") or [
-                c for c in self.records.frame.columns if c != self.config["id_col"]
-            ]
+            cols = self.config.get("search_columns") or self.shown
             self._index = SearchIndex.from_frame(
                 self.records.frame, id_col=self.config["id_col"], columns=cols
             )
@@ -395,12 +417,14 @@ class ClusterReview:
         shown: Mapping[str, Any] | None = None,
         adjudicate: bool = False,
         source: str | None = None,
+        expected_version: int | None = None,
     ) -> Event:
         """Check and save ``reviewer``'s answer for a drawn record as one event.
 
         Errors of the quality checks refuse the answer (:class:`~ereval.InputError`
         listing them); warnings are saved with it. ``adjudicate=True`` records an
-        adjudicator's final answer.
+        adjudicator's final answer. ``expected_version`` binds the answer to the
+        version of the item the reviewer was shown (see :meth:`LabelStore.label`).
         """
         record_id = str(record_id)
         if not self.store.has_item(self.name, record_id):
@@ -424,9 +448,22 @@ class ClusterReview:
         }
         what = dict(shown) if shown is not None else {"predicted": predicted}
         if adjudicate:
-            return self.store.adjudicate(self.name, record_id, value, reviewer=reviewer, shown=what)
+            return self.store.adjudicate(
+                self.name,
+                record_id,
+                value,
+                reviewer=reviewer,
+                shown=what,
+                expected_version=expected_version,
+            )
         return self.store.label(
-            self.name, record_id, value, reviewer=reviewer, shown=what, source=source
+            self.name,
+            record_id,
+            value,
+            reviewer=reviewer,
+            shown=what,
+            source=source,
+            expected_version=expected_version,
         )
 
     def resolution(self) -> Resolution:

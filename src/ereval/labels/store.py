@@ -32,9 +32,11 @@ from typing import Any, Literal
 
 from .._errors import InputError
 from .._validation import describe
+from . import _claims
+from ._connection import connect, sqlite_error
 from ._lease import ServerLease, acquire, holder
-from ._schema import migrate, schema_version
-from ._types import Event, Item, SessionInfo, SessionKind, Stream
+from ._schema import SCHEMA_VERSION, migrate, schema_version
+from ._types import Event, Item, SessionInfo, SessionKind, StaleAnswer, Stream
 
 __all__ = [
     "ACTIONS",
@@ -45,6 +47,9 @@ __all__ = [
     "ServerLease",
     "SessionInfo",
     "SessionKind",
+    "StaleAnswer",
+    "check_reviewer",
+    "is_reserved",
 ]
 
 KINDS: tuple[SessionKind, ...] = ("cluster", "pairs", "items")
@@ -53,7 +58,9 @@ ACTIONS: tuple[Action, ...] = ("label", "undo", "redo", "adjudicate")
 
 
 #: A claim keeps an item for the reviewer it was handed to for this long (seconds).
-CLAIM_SECONDS = 1800.0
+CLAIM_SECONDS = _claims.CLAIM_SECONDS
+#: Seconds to wait for another writer before a store is reported as locked.
+DEFAULT_TIMEOUT = 30.0
 
 
 def _now() -> str:
@@ -104,31 +111,30 @@ class LabelStore:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, create: bool = False, timeout: float = 30.0
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = False,
+        timeout: float | None = None,
+        readonly: bool = False,
     ) -> None:
         self.path = str(path)
+        self.readonly = bool(readonly)
         self._lock = threading.RLock()
-        if not create and not Path(self.path).is_file():
+        timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
+        if not Path(self.path).is_file() and (readonly or not create):
             raise InputError(
                 f"label store '{self.path}' does not exist; create it with 'ereval label init'"
             )
-        try:
-            self._conn = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-            )
-            self._conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            self._conn.execute("PRAGMA synchronous = FULL")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"'{self.path}' is not a label store (SQLite said: {exc})") from exc
-        if str(mode).lower() != "wal":
-            raise InputError(f"label store '{self.path}' cannot use WAL mode (got {mode!r})")
+        self._conn = connect(self.path, readonly=self.readonly, timeout=timeout)
+        if self.readonly:
+            self.migrated_from = self._check_readable()
+            return
         try:
             self.migrated_from = migrate(self._conn, path=self.path)
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self._conn.close()
-            raise InputError(f"'{self.path}' is not a label store (SQLite said: {exc})") from exc
+            raise sqlite_error(self.path, exc) from exc
         except BaseException:
             self._conn.close()
             raise
@@ -138,6 +144,31 @@ class LabelStore:
                     "INSERT OR IGNORE INTO meta VALUES ('created_at', ?), ('created_by', ?)",
                     (_now(), _version()),
                 )
+
+    def _check_readable(self) -> int:
+        """The schema version of a store opened read-only (which cannot be migrated)."""
+        try:
+            found = schema_version(self._conn)
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise sqlite_error(self.path, exc, readonly=True) from exc
+        problem = None
+        if found == 0:
+            problem = f"'{self.path}' is not a label store (it holds no label store schema)"
+        elif found > SCHEMA_VERSION:
+            problem = (
+                f"label store '{self.path}' has schema version {found}, newer than this version "
+                f"of ereval reads ({SCHEMA_VERSION}); upgrade ereval to open it"
+            )
+        elif found < SCHEMA_VERSION:
+            problem = (
+                f"label store '{self.path}' has the older schema version {found}; open it once "
+                "with a command that writes (e.g. 'ereval label serve') to upgrade it"
+            )
+        if problem is not None:
+            self._conn.close()
+            raise InputError(problem)
+        return found
 
     # ------------------------------------------------------------------ basics
     @property
@@ -159,20 +190,41 @@ class LabelStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction; threads sharing the store take turns."""
+        """One ``BEGIN IMMEDIATE`` transaction; threads sharing the store take turns.
+
+        A store opened read-only refuses, and SQLite's errors (another process
+        holding the store, a read-only file) become one-line input errors.
+        """
+        if self.readonly:
+            raise InputError(
+                f"label store '{self.path}' is open read-only: this command does not change it"
+            )
         with self._lock:
             conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise sqlite_error(self.path, exc) from exc
             try:
                 yield conn
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK")
+                raise sqlite_error(self.path, exc) from exc
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK")
+                raise sqlite_error(self.path, exc) from exc
 
     def _fetch(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
-            return self._conn.execute(sql, args).fetchall()
+            try:
+                return self._conn.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise sqlite_error(self.path, exc, readonly=self.readonly) from exc
 
     def _fetch_one(self, sql: str, args: Sequence[Any] = ()) -> Any:
         rows = self._fetch(sql, args)
@@ -267,16 +319,17 @@ class LabelStore:
         reviewer: str,
         shown: Mapping[str, Any] | None = None,
         source: str | None = None,
-        once: bool = False,
+        expected_version: int | None = None,
     ) -> Event:
         """Record ``reviewer``'s label of ``item`` (a later label of the same item supersedes it).
 
         ``value`` is any JSON value; the session layers check it for their kind.
-        ``once=True`` writes nothing when ``reviewer`` already labelled the item
-        and returns that label's event (for labels recorded automatically, which
-        two processes may both derive).
+        ``expected_version``, when given, is the :meth:`item_version` the reviewer
+        was shown: if the item changed since (the same reviewer answered it in
+        another tab, undid or redid that answer, or it was adjudicated),
+        :class:`StaleAnswer` is raised and nothing is written.
         """
-        return self._do(session, "label", item, value, reviewer, shown, source, once=once)
+        return self._do(session, "label", item, value, reviewer, shown, source, expected_version)
 
     def import_labels(
         self,
@@ -286,21 +339,42 @@ class LabelStore:
         reviewer: str,
         source: str,
         shown: Mapping[str, Any] | None = None,
+        new_items: Sequence[Item] = (),
     ) -> int:
         """Record many labels of one reviewer in one transaction (all or none); return how many.
 
-        Every item must be in the session; ``source`` (e.g. the imported file's
-        name) is kept with each event.
+        ``new_items`` are added to the session in the same transaction (pairs the
+        sampler has not asked yet). Every labelled item must then be in the
+        session, and no item may be given two different labels; ``source`` (e.g.
+        the imported file's name) is kept with each event. A refused import
+        writes nothing.
         """
         info = self.session(session)
-        reviewer = _check_reviewer(reviewer)
+        reviewer = check_reviewer(reviewer)
         shown_text = _dumps(dict(shown or {}))
+        first: dict[str, Any] = {}
+        unique: list[tuple[str, Any]] = []
+        for item, value in labels:
+            key = str(item)
+            if key in first:
+                if first[key] != value:
+                    raise InputError(
+                        f"'labels' give item {key!r} two labels ({first[key]!r} and {value!r})"
+                    )
+                continue
+            first[key] = value
+            unique.append((key, value))
         with self._transaction() as conn:
-            for item, value in labels:
+            conn.executemany(
+                "INSERT OR IGNORE INTO items (session_id, key, position, payload) "
+                "VALUES (?, ?, ?, ?)",
+                [(info.id, str(it.key), int(it.position), _dumps(it.payload)) for it in new_items],
+            )
+            for key, value in unique:
                 if not conn.execute(
-                    "SELECT 1 FROM items WHERE session_id = ? AND key = ?", (info.id, str(item))
+                    "SELECT 1 FROM items WHERE session_id = ? AND key = ?", (info.id, key)
                 ).fetchone():
-                    raise InputError(f"'item' {item!r} is not an item of session '{session}'")
+                    raise InputError(f"'item' {key!r} is not an item of session '{session}'")
                 conn.execute(
                     "INSERT INTO events (session_id, reviewer, time, action, item, payload, "
                     "shown, version, target, source) VALUES (?, ?, ?, 'label', ?, ?, ?, ?, NULL, ?)",
@@ -308,14 +382,14 @@ class LabelStore:
                         info.id,
                         reviewer,
                         _now(),
-                        str(item),
+                        key,
                         _dumps({"value": value}),
                         shown_text,
                         _version(),
                         source,
                     ),
                 )
-        return len(labels)
+        return len(unique)
 
     def adjudicate(
         self,
@@ -325,9 +399,15 @@ class LabelStore:
         *,
         reviewer: str,
         shown: Mapping[str, Any] | None = None,
+        expected_version: int | None = None,
     ) -> Event:
-        """Record an adjudicator's final label of an item (it overrides the reviewers')."""
-        return self._do(session, "adjudicate", item, value, reviewer, shown, None)
+        """Record an adjudicator's final label of an item (it overrides the reviewers').
+
+        The adjudicator must not be one of the item's reviewers (a dispute is
+        decided by someone who is not part of it). ``expected_version`` is the
+        item's :meth:`item_version` over every reviewer, as the adjudicator saw it.
+        """
+        return self._do(session, "adjudicate", item, value, reviewer, shown, None, expected_version)
 
     def undo(self, session: str, *, reviewer: str) -> Event | None:
         """Undo ``reviewer``'s latest label in the session; ``None`` when there is nothing to undo."""
@@ -336,6 +416,18 @@ class LabelStore:
     def redo(self, session: str, *, reviewer: str) -> Event | None:
         """Redo ``reviewer``'s latest undone label; ``None`` when there is nothing to redo."""
         return self._step(session, "redo", reviewer)
+
+    def item_version(self, session: str, item: str, *, reviewer: str | None = None) -> int:
+        """The version of ``item`` as ``reviewer`` sees it: the last event that changed it.
+
+        For a reviewer: their own labels of the item, their undo and redo of them,
+        and every adjudication of the item (and its undo and redo). Without a
+        reviewer (an adjudicator's view): every event on the item. ``0`` when none.
+        An answer carries the version it was given against (``expected_version``).
+        """
+        info = self.session(session)
+        with self._lock:
+            return _item_version(self._conn, info.id, str(item), reviewer)
 
     def _do(
         self,
@@ -346,11 +438,10 @@ class LabelStore:
         reviewer: str,
         shown: Mapping[str, Any] | None,
         source: str | None,
-        *,
-        once: bool = False,
+        expected_version: int | None,
     ) -> Event:
         info = self.session(session)
-        reviewer = _check_reviewer(reviewer)
+        reviewer = check_reviewer(reviewer)
         item = str(item)
         payload = _dumps({"value": value})
         shown_text = _dumps(dict(shown or {}))
@@ -359,30 +450,78 @@ class LabelStore:
                 "SELECT 1 FROM items WHERE session_id = ? AND key = ?", (info.id, item)
             ).fetchone():
                 raise InputError(f"'item' {item!r} is not an item of session '{session}'")
-            if once:
-                found = conn.execute(
-                    "SELECT MAX(id) FROM events WHERE session_id = ? AND reviewer = ? AND item = ? "
-                    "AND action = ?",
-                    (info.id, reviewer, item, action),
-                ).fetchone()[0]
-                if found is not None:
-                    event_id = int(found)
-                    return self._event(event_id)
+            if action == "adjudicate":
+                parties = self._parties(info, item, conn)
+                if reviewer in parties:
+                    raise InputError(
+                        f"'reviewer' {reviewer} is part of the dispute on item {item!r} (they "
+                        "labelled it); it is adjudicated by someone who did not label it"
+                    )
+            if expected_version is not None:
+                who = reviewer if action == "label" else None
+                found = _item_version(conn, info.id, item, who)
+                if found != int(expected_version):
+                    current = self._current_value(info, item, who, conn)
+                    raise StaleAnswer(
+                        session,
+                        item,
+                        reviewer=reviewer,
+                        expected=int(expected_version),
+                        found=found,
+                        current=current,
+                        given=value,
+                    )
             cur = conn.execute(
                 "INSERT INTO events (session_id, reviewer, time, action, item, payload, shown, "
                 "version, target, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)",
                 (info.id, reviewer, _now(), action, item, payload, shown_text, _version(), source),
             )
-            conn.execute(
-                "DELETE FROM claims WHERE session_id = ? AND item = ? AND reviewer = ?",
-                (info.id, item, reviewer),
-            )
+            _claims.release(conn, info.id, reviewer, item)
             event_id = int(cur.lastrowid or 0)
         return self._event(event_id)
 
+    def _parties(self, info: SessionInfo, item: str, conn: sqlite3.Connection) -> set[str]:
+        """The reviewers whose current label of ``item`` is in force."""
+        streams: dict[str, Stream] = {}
+        for row in conn.execute(
+            self._EVENT_SQL + " WHERE e.session_id = ? ORDER BY e.id", (info.id,)
+        ):
+            event = self._row_event(row)
+            if not is_reserved(event.reviewer):
+                streams.setdefault(event.reviewer, Stream()).apply(event)
+        return {
+            who
+            for who, stream in streams.items()
+            if any(e.action == "label" and e.item == item for e in stream.done)
+        }
+
+    def _current_value(
+        self, info: SessionInfo, item: str, reviewer: str | None, conn: sqlite3.Connection
+    ) -> Any:
+        """``reviewer``'s label of ``item`` in force, or the adjudication (``None``: none)."""
+        if reviewer is not None:
+            stream = self._stream(info, reviewer, conn)
+            for event in reversed(stream.done):
+                if event.action == "label" and event.item == item:
+                    return event.value
+            return None
+        latest: Event | None = None
+        streams: dict[str, Stream] = {}
+        for row in conn.execute(
+            self._EVENT_SQL + " WHERE e.session_id = ? ORDER BY e.id", (info.id,)
+        ):
+            event = self._row_event(row)
+            streams.setdefault(event.reviewer, Stream()).apply(event)
+        for stream in streams.values():
+            for event in stream.done:
+                if event.action == "adjudicate" and event.item == item:
+                    if latest is None or event.id > latest.id:
+                        latest = event
+        return None if latest is None else latest.value
+
     def _step(self, session: str, action: Action, reviewer: str) -> Event | None:
         info = self.session(session)
-        reviewer = _check_reviewer(reviewer)
+        reviewer = check_reviewer(reviewer)
         with self._transaction() as conn:
             stream = self._stream(info, reviewer, conn)
             stack = stream.done if action == "undo" else stream.undone
@@ -458,23 +597,30 @@ class LabelStore:
         return [self._row_event(r) for r in rows]
 
     def _stream(self, info: SessionInfo, reviewer: str, conn: sqlite3.Connection) -> Stream:
-        rows = conn.execute(
-            self._EVENT_SQL + " WHERE e.session_id = ? AND e.reviewer = ? ORDER BY e.id",
-            (info.id, reviewer),
-        ).fetchall()
+        try:
+            rows = conn.execute(
+                self._EVENT_SQL + " WHERE e.session_id = ? AND e.reviewer = ? ORDER BY e.id",
+                (info.id, reviewer),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise sqlite_error(self.path, exc, readonly=self.readonly) from exc
         stream = Stream()
         for row in rows:
             stream.apply(self._row_event(row))
         return stream
 
     def _streams(self, session: str) -> dict[str, Stream]:
+        """Each person's undo and redo stacks (labels recorded under a reserved name,
+        by older versions, are left out: they decide nothing)."""
         streams: dict[str, Stream] = {}
         for event in self.events(session):
-            streams.setdefault(event.reviewer, Stream()).apply(event)
+            if not is_reserved(event.reviewer):
+                streams.setdefault(event.reviewer, Stream()).apply(event)
         return streams
 
     def labels(self, session: str, *, reviewer: str | None = None) -> dict[str, dict[str, Any]]:
-        """The current labels: item -> {reviewer: value} (adjudications not included)."""
+        """The current labels given by people: item -> {reviewer: value} (adjudications not
+        included)."""
         out: dict[str, dict[str, Any]] = {}
         for who, stream in self._streams(session).items():
             if reviewer is not None and who != reviewer:
@@ -504,7 +650,8 @@ class LabelStore:
         """Reviewers who acted in the session, in order of first action."""
         seen: dict[str, None] = {}
         for event in self.events(session):
-            seen.setdefault(event.reviewer, None)
+            if not is_reserved(event.reviewer):
+                seen.setdefault(event.reviewer, None)
         return list(seen)
 
     # ------------------------------------------------------------------ queue
@@ -520,60 +667,67 @@ class LabelStore:
 
         An item needs ``required[key]`` distinct reviewers (``default_required``
         when absent). It goes to ``reviewer`` if they have not labelled it and
-        fewer reviewers than required have labelled or claimed it (claims expire
-        after 30 minutes). The claim is taken in the same transaction, so two
-        reviewers asking at once get different items. ``None`` when no item is left.
+        fewer reviewers than required have labelled or claimed it (claims lapse
+        after 30 minutes); an item ``reviewer`` already holds comes back first. The
+        claim is taken in the same transaction, so two reviewers asking at once get
+        different items. ``None`` when no item is left for them (see :meth:`held`).
         """
         info = self.session(session)
-        reviewer = _check_reviewer(reviewer)
+        reviewer = check_reviewer(reviewer)
         now = time.time()
         with self._transaction() as conn:
-            labelled: dict[str, set[str]] = {}
             streams: dict[str, Stream] = {}
             for row in conn.execute(
                 self._EVENT_SQL + " WHERE e.session_id = ? ORDER BY e.id", (info.id,)
             ):
                 event = self._row_event(row)
-                streams.setdefault(event.reviewer, Stream()).apply(event)
+                if not is_reserved(event.reviewer):
+                    streams.setdefault(event.reviewer, Stream()).apply(event)
+            labelled: dict[str, set[str]] = {}
             for who, stream in streams.items():
                 for event in stream.done:
                     if event.action == "label" and event.item is not None:
                         labelled.setdefault(event.item, set()).add(who)
-            claims: dict[str, set[str]] = {}
-            for item_key, who in conn.execute(
-                "SELECT item, reviewer FROM claims WHERE session_id = ? AND claimed_at > ?",
-                (info.id, now - CLAIM_SECONDS),
-            ):
-                claims.setdefault(item_key, set()).add(who)
-            mine = [k for k, who in claims.items() if reviewer in who]
-            for row in conn.execute(
-                "SELECT key, position, payload FROM items WHERE session_id = ? "
-                "ORDER BY position, key",
-                (info.id,),
-            ):
-                key = row[0]
-                done_by = labelled.get(key, set())
-                if reviewer in done_by:
-                    continue
-                need = (required or {}).get(key, default_required)
-                if need <= 0 or len(done_by) >= need:
-                    continue
-                if key not in mine and len(done_by | claims.get(key, set())) >= need:
-                    continue
-                conn.execute(
-                    "INSERT OR REPLACE INTO claims VALUES (?, ?, ?, ?)",
-                    (info.id, key, reviewer, now),
+            rows = {
+                str(r[0]): r
+                for r in conn.execute(
+                    "SELECT key, position, payload FROM items WHERE session_id = ? "
+                    "ORDER BY position, key",
+                    (info.id,),
                 )
-                return Item(row[0], row[1], json.loads(row[2]))
-        return None
+            }
+            key = _claims.choose(
+                list(rows),
+                reviewer=reviewer,
+                labelled=labelled,
+                claims=_claims.holders(conn, info.id, now=now),
+                required=required,
+                default_required=default_required,
+            )
+            if key is None:
+                return None
+            _claims.take(conn, info.id, key, reviewer, now=now)
+            row = rows[key]
+            return Item(row[0], row[1], json.loads(row[2]))
 
-    def release_claims(self, session: str, *, reviewer: str) -> None:
-        """Give back the items handed to ``reviewer`` and not labelled yet."""
+    def held(self, session: str) -> dict[str, list[str]]:
+        """Who holds what: item -> the reviewers it is handed to and not yet labelled by."""
+        info = self.session(session)
+        with self._lock:
+            try:
+                return _claims.holders(self._conn, info.id, now=time.time())
+            except sqlite3.Error as exc:
+                raise sqlite_error(self.path, exc, readonly=self.readonly) from exc
+
+    def claimed(self, session: str, *, reviewer: str) -> list[str]:
+        """The items handed to ``reviewer`` and not labelled by them yet, oldest first."""
+        return [k for k, who in self.held(session).items() if reviewer in who]
+
+    def release_claims(self, session: str, *, reviewer: str, item: str | None = None) -> int:
+        """Give back the items handed to ``reviewer`` (only ``item`` when given); how many."""
         info = self.session(session)
         with self._transaction() as conn:
-            conn.execute(
-                "DELETE FROM claims WHERE session_id = ? AND reviewer = ?", (info.id, reviewer)
-            )
+            return _claims.release(conn, info.id, reviewer, None if item is None else str(item))
 
     # ------------------------------------------------------------------ lease
     def acquire_server(
@@ -602,7 +756,44 @@ class LabelStore:
         return hashlib.sha256(f"{info.id}:{row[0]}:{row[1]}".encode()).hexdigest()[:16]
 
 
-def _check_reviewer(reviewer: Any) -> str:
+def is_reserved(name: str) -> bool:
+    """Whether ``name`` is reserved for what ereval records itself: a name in parentheses.
+
+    Examples
+    --------
+    >>> is_reserved("(transitivity)"), is_reserved(" (x) "), is_reserved("ana (lead)")
+    (True, True, False)
+    """
+    text = name.strip()
+    return text.startswith("(") and text.endswith(")")
+
+
+def check_reviewer(reviewer: Any) -> str:
+    """A reviewer name: non-empty, trimmed, not reserved (see :func:`is_reserved`)."""
     if not isinstance(reviewer, str) or not reviewer.strip():
         raise InputError(f"'reviewer' must be a non-empty name; received {describe(reviewer)}")
+    if is_reserved(reviewer):
+        raise InputError(
+            f"'reviewer' {reviewer.strip()!r} is reserved (names in parentheses mark what "
+            "ereval records itself); choose another name"
+        )
     return reviewer.strip()
+
+
+def _item_version(
+    conn: sqlite3.Connection, session_id: int, item: str, reviewer: str | None
+) -> int:
+    """See :meth:`LabelStore.item_version`."""
+    if reviewer is None:
+        row = conn.execute(
+            "SELECT COALESCE(MAX(id), 0) FROM events WHERE session_id = ? AND item = ?",
+            (session_id, item),
+        ).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT COALESCE(MAX(id), 0) FROM events WHERE session_id = ? AND item = ? "
+            "AND (reviewer = ? OR action = 'adjudicate' OR target IN (SELECT id FROM events "
+            "WHERE session_id = ? AND item = ? AND action = 'adjudicate'))",
+            (session_id, item, reviewer, session_id, item),
+        ).fetchone()
+    return int(row[0])

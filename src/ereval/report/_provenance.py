@@ -42,7 +42,7 @@ def store_provenance(
     reading: list[str] = []
     numbers: dict[str, Any] = {}
     counts: list[tuple[str, int]] = []
-    with LabelStore(path) as store:
+    with LabelStore(path, readonly=True) as store:
         sessions = store.sessions()
         for info in sessions:
             labels = store.labels(info.name)

@@ -2,8 +2,15 @@
 // Every action is a button or link carrying data-key="<key>"; pressing the key
 // clicks it. j/k move the current row, x toggles it, / opens the search box,
 // arrows + Enter add a search result. No inline scripts (the page's CSP forbids them).
+//
+// A key acts once, on the page it went down on: the auto-repeat of a held key is
+// ignored, and once an action has left the page no other key acts until the next
+// page is there. Answers name their item and its version, so the server refuses
+// one that does not match what was shown.
 (function () {
   "use strict";
+
+  var leaving = false; // an action of this page is under way: no other key acts
 
   function typing(target) {
     if (!target) return false;
@@ -39,6 +46,31 @@
     }
     return false;
   }
+
+  // an action that leaves the page (a form sent, a link followed): from then on the
+  // keys wait for the next page, and leaving the app's pages gives the item back
+  var away = false; // the page is left for another part of the app, or closed
+  document.addEventListener("submit", function () { leaving = true; }, true);
+  document.addEventListener("click", function (e) {
+    var a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a) return;
+    leaving = true;
+    if (a.hasAttribute("data-away")) away = true;
+  }, true);
+  window.addEventListener("pageshow", function () { leaving = false; away = false; });
+
+  // leaving the item's page without answering gives the item back to the queue
+  var release = document.body.getAttribute("data-leave");
+  var heldItem = document.body.getAttribute("data-item");
+  window.addEventListener("pagehide", function () {
+    if (!release || !heldItem || (leaving && !away)) return;
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    var body = new URLSearchParams();
+    body.set("csrf", meta ? meta.getAttribute("content") : "");
+    body.set("item", heldItem);
+    body.set("beacon", "1");
+    if (navigator.sendBeacon) navigator.sendBeacon(release, body);
+  });
 
   // ------------------------------------------------------------------ search
   var box = document.getElementById("search");
@@ -112,6 +144,7 @@
     // the draft answer lives in the page address: adding a record is a new address
     if (selected < 0 || selected >= results.length || !box) return;
     var base = box.getAttribute("data-add");
+    leaving = true;
     window.location.href =
       base + (base.indexOf("?") >= 0 ? "&" : "?") + "add=" + encodeURIComponent(results[selected].record_id);
   }
@@ -154,6 +187,12 @@
       return;
     }
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    if (e.repeat || leaving) {
+      // a held key repeats, or a key comes while the page is being left: it answers
+      // nothing (the item on screen when it went down has been answered already)
+      e.preventDefault();
+      return;
+    }
     var key = e.key;
     if (key === "j" || key === "ArrowDown") {
       if (rows().length) { setCurrent(current + 1); e.preventDefault(); }
@@ -193,19 +232,21 @@
   });
 
   // The note of a review is part of its draft: kept in this tab's storage while
-  // records are toggled or added (each a new page), forgotten once saved.
+  // records are toggled or added (each a new page), and after a save that failed
+  // (the server down or restarted); forgotten only once the server has stored the
+  // answer (the next page names the saved record in data-ack).
+  var notePrefix = "ereval-note:" + location.pathname + ":";
+  var acked = document.body.getAttribute("data-ack");
+  if (acked && window.sessionStorage) sessionStorage.removeItem(notePrefix + acked);
   var saveForm = document.getElementById("save-form");
   if (saveForm && window.sessionStorage) {
     var noteField = saveForm.querySelector("input[name=note]");
     var itemField = saveForm.querySelector("input[name=item]");
-    var noteKey = "ereval-note:" + location.pathname + ":" + (itemField ? itemField.value : "");
+    var noteKey = notePrefix + (itemField ? itemField.value : "");
     if (noteField) {
       if (!noteField.value) noteField.value = sessionStorage.getItem(noteKey) || "";
       noteField.addEventListener("input", function () {
         sessionStorage.setItem(noteKey, noteField.value);
-      });
-      saveForm.addEventListener("submit", function () {
-        sessionStorage.removeItem(noteKey);
       });
     }
   }
