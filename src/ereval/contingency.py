@@ -32,10 +32,8 @@ from ._validation import check_choice, describe, examples
 from .ids import (
     IdArray,
     IdType,
-    cast_ids,
     dense_int_span,
     encode,
-    id_kind,
     int_offsets,
     same_ids,
     same_text_set,
@@ -43,7 +41,16 @@ from .ids import (
     to_numpy,
     union,
 )
-from .io import Columns, Membership, duplicate_error, duplicates_of, read_membership
+from .io import (
+    Columns,
+    Membership,
+    comparable_ids,
+    duplicate_error,
+    duplicates_of,
+    id_type_error,
+    kinds_clash,
+    read_membership,
+)
 
 __all__ = [
     "AlignOptions",
@@ -133,22 +140,10 @@ class Alignment:
         )
 
 
-def id_type_error(
-    kind_truth: str, kind_pred: str, ex_truth: Any, ex_pred: Any, *, other: str = "pred"
-) -> InputTypeError:
-    """The error for record ids of different kinds on the two sides."""
-    return InputTypeError(
-        f"record ids of 'truth' are {kind_truth} (e.g. {examples(list(ex_truth))}) but those "
-        f"of '{other}' are {kind_pred} (e.g. {examples(list(ex_pred))}), so no record can "
-        "match; pass id_type='string' to compare integer ids as their decimal text"
-    )
-
-
 def _comparable(t: Membership, p: Membership, id_type: IdType) -> tuple[IdArray, IdArray]:
-    rt = cast_ids(t.record_ids, id_type, name="truth")
-    rp = cast_ids(p.record_ids, id_type, name="pred")
-    kt, kp = id_kind(rt), id_kind(rp)
-    if kt != kp:
+    rt, kt = comparable_ids(t.record_ids, t.key, id_type, name="truth")
+    rp, kp = comparable_ids(p.record_ids, p.key, id_type, name="pred")
+    if kinds_clash(kt, kp):
         raise id_type_error(kt, kp, to_numpy(rt[:2]), to_numpy(rp[:2]))
     return rt, rp
 

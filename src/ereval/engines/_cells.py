@@ -30,6 +30,7 @@ __all__ = [
     "check_unique",
     "checked_cells",
     "coded_table",
+    "key_of",
     "keyed_table",
     "name_columns",
     "push_table",
@@ -105,6 +106,41 @@ class SideSpec:
         """Every column the side reads, each once."""
         wanted = self.records + self.clusters + [c for _, cols in self.extra for c in cols]
         return list(dict.fromkeys(wanted))
+
+
+def key_of(
+    cols: list[str], kinds: list[str], *, name: str, as_text: bool = False, dialect: Any = None
+) -> tuple[str, tuple[str, ...], bool]:
+    """The SQL of the key of ``cols`` (of the given kinds as read), the kinds of its
+    parts as compared (integers as text under ``as_text``, as
+    :func:`ereval.io.comparable_ids` does), and whether a key of one integer column
+    must be cast to text.
+
+    Examples
+    --------
+    >>> key_of(["s", "id"], ["text", "integer"], name="pred", as_text=True)[1:]
+    (('text', 'text'), False)
+    >>> key_of(["id"], ["integer"], name="pred", as_text=True)[1:]
+    (('text',), True)
+    """
+    d = sql.DUCKDB if dialect is None else dialect
+    if len(cols) > 1:
+        for c, kind in zip(cols, kinds, strict=True):
+            if kind not in ("text", "integer"):
+                raise InputError(
+                    f"'{name}': column '{c}' of a key made of several columns must hold "
+                    f"integers or text; it holds {kind} values"
+                )
+        compared = tuple("text" if as_text and k == "integer" else k for k in kinds)
+        return sql.key_sql(cols, kinds, as_text=as_text, dialect=d), compared, False
+    kind = kinds[0]
+    if as_text and kind != "text":
+        if kind != "integer":
+            raise InputError(
+                f"'{name}': only integer and text ids can be compared as text; received {kind} ids"
+            )
+        return sql.key_sql(cols, kinds, dialect=d), ("text",), True
+    return sql.key_sql(cols, kinds, dialect=d), (kind,), False
 
 
 def name_columns(columns: list[str]) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], list[str]]:

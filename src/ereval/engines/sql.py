@@ -142,23 +142,30 @@ def source_sql(spec: FileSpec, columns: list[str]) -> str:
     )
 
 
-def key_sql(columns: list[str], kinds: list[str], *, dialect: Dialect = DUCKDB) -> str:
+def key_sql(
+    columns: list[str], kinds: list[str], *, as_text: bool = False, dialect: Dialect = DUCKDB
+) -> str:
     """The key of one or several columns of the given kinds (``"text"`` or ``"integer"``).
 
     One column is used as it is. Several make the JSON array text that
-    :mod:`ereval.io` builds for keys of several columns (``["a",1]``).
+    :mod:`ereval.io` builds for keys of several columns (``["a",1]``); with
+    ``as_text`` their integer parts are written as decimal text, quoted
+    (``["a","1"]``), as :class:`ereval.io.KeyParts` does for ``id_type="string"``.
     """
     d = dialect
     if len(columns) == 1:
         return d.ident(columns[0])
     parts = []
+    quote = d.quote(chr(34))
     for column, kind in zip(columns, kinds, strict=True):
         if kind == "text":
             escaped = (
                 f"replace(replace({d.ident(column)}, {d.quote(chr(92))}, {d.quote(chr(92) * 2)}), "
                 f"{d.quote(chr(34))}, {d.quote(chr(92) + chr(34))})"
             )
-            parts.append(f"{d.quote(chr(34))} || {escaped} || {d.quote(chr(34))}")
+            parts.append(f"{quote} || {escaped} || {quote}")
+        elif as_text:
+            parts.append(f"{quote} || CAST({d.ident(column)} AS {d.text_type}) || {quote}")
         else:
             parts.append(f"CAST({d.ident(column)} AS {d.text_type})")
     return d.quote("[") + " || " + f" || {d.quote(',')} || ".join(parts) + " || " + d.quote("]")
