@@ -8,9 +8,12 @@ their number is at most the number of records, whatever ``K`` and ``R`` are.
 
 When the two clusterings cover different record sets the caller chooses
 (``on_mismatch``): raise an error (default), keep only the records in both
-(``"intersection"``), or keep every record (``"twinless"``, as the
-coreference literature scores twinless mentions). In the twinless case the
-marginals count each side's own records, so ``a_i`` may exceed ``sum_j n_ij``.
+(``"intersection"``), keep every record (``"twinless"``, as the
+coreference literature scores twinless mentions), or complete a prediction
+that leaves out records of the truth with a singleton cluster for each
+(``"singletons"``, as linkers that write no singleton mean it). In the twinless
+case the marginals count each side's own records, so ``a_i`` may exceed
+``sum_j n_ij``.
 """
 
 from __future__ import annotations
@@ -63,12 +66,13 @@ __all__ = [
     "contingency_table",
     "count_cells",
     "id_type_error",
+    "mismatch_error",
     "pair_count",
 ]
 
-MismatchPolicy = Literal["error", "intersection", "twinless"]
+MismatchPolicy = Literal["error", "intersection", "twinless", "singletons"]
 #: The accepted values of ``on_mismatch``.
-MISMATCH_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinless")
+MISMATCH_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinless", "singletons")
 _ID_TYPES: tuple[IdType, ...] = ("exact", "string")
 
 IntArray = npt.NDArray[np.int64]
@@ -197,11 +201,14 @@ def align(
     ----------
     truth, pred : clustering
         Any form accepted by :func:`ereval.io.as_membership`.
-    on_mismatch : {"error", "intersection", "twinless"}, default "error"
+    on_mismatch : {"error", "intersection", "twinless", "singletons"}, default "error"
         What to do when the record sets differ: raise
         :class:`~ereval.RecordMismatchError` naming how many records are only on
-        each side (with examples); keep only the common records; or keep all
-        records, each absent side coded ``-1``.
+        each side (with examples); keep only the common records; keep all
+        records, each absent side coded ``-1``; or make each record of the truth
+        that the prediction lacks a predicted cluster of its own (records of the
+        prediction only are then still an error). Such a cluster has no id: its
+        label is missing (``None``).
     record_col, cluster_col : str or list of str
         Column names for tables and files, on both sides (a list makes a key of
         several columns).
@@ -328,8 +335,15 @@ def _aligned(sides: _Sides) -> Alignment:
     only_pred = true_of < 0
     if not (only_true.any() or only_pred.any()):
         return Alignment(records, true_of, pred_of, t_labels, p_labels, policy)
-    if policy == "error":
-        _raise_mismatch(records, only_true, only_pred)
+    if policy == "error" or (policy == "singletons" and only_pred.any()):
+        _raise_mismatch(records, only_true, only_pred, policy)
+    if policy == "singletons":  # each record the prediction left out: a cluster of its own
+        added = np.flatnonzero(only_true)
+        pred_of = pred_of.copy()
+        pred_of[added] = len(p_labels) + np.arange(added.shape[0], dtype=np.int64)
+        return Alignment(
+            records, true_of, pred_of, t_labels, _unnamed(p_labels, added.shape[0]), policy
+        )
     if policy == "twinless":
         return Alignment(records, true_of, pred_of, t_labels, p_labels, policy)
     keep = ~(only_true | only_pred)
@@ -464,23 +478,69 @@ def _placed(
     return pred_of if (pred_of >= 0).all() else None
 
 
-def _raise_mismatch(
-    union_ids: IdArray, only_true: npt.NDArray[np.bool_], only_pred: npt.NDArray[np.bool_]
-) -> None:
+def _unnamed(labels: IdArray, k: int) -> IdArray:
+    """``labels`` followed by ``k`` missing labels (clusters with no id of their own)."""
+    if isinstance(labels, pa.Array):
+        return pa.concat_arrays([labels, pa.nulls(k, type=labels.type)])
+    out = np.empty(len(labels) + k, dtype=object)
+    out[: len(labels)] = labels
+    out[len(labels) :] = None
+    return out
+
+
+def mismatch_error(
+    n_only_true: int,
+    ex_true: Any,
+    n_only_pred: int,
+    ex_pred: Any,
+    policy: MismatchPolicy = "error",
+) -> RecordMismatchError:
+    """The error for two clusterings covering different records, with the remedies that
+    apply: when only the prediction is short, first ``on_mismatch='singletons'`` (the
+    records it left out are each their own cluster, as a linker that writes no
+    singleton means)."""
     parts = []
-    n_t, n_p = int(only_true.sum()), int(only_pred.sum())
-    if n_t:
-        ex = examples(to_numpy(take(union_ids, np.flatnonzero(only_true)[:3])))
-        parts.append(f"{n_t} record(s) only in 'truth' (e.g. {ex})")
-    if n_p:
-        ex = examples(to_numpy(take(union_ids, np.flatnonzero(only_pred)[:3])))
-        parts.append(f"{n_p} record(s) only in 'pred' (e.g. {ex})")
-    raise RecordMismatchError(
+    if n_only_true:
+        parts.append(f"{n_only_true} record(s) only in 'truth' (e.g. {examples(list(ex_true))})")
+    if n_only_pred:
+        parts.append(f"{n_only_pred} record(s) only in 'pred' (e.g. {examples(list(ex_pred))})")
+    remedies = []
+    if n_only_true and not n_only_pred:
+        remedies.append(
+            "on_mismatch='singletons' if the prediction leaves out the records it puts in no "
+            "cluster (each is then a cluster of its own)"
+        )
+    remedies.append("on_mismatch='intersection' to score the common records only")
+    remedies.append(
+        "on_mismatch='twinless' to score twinless records as coreference scorers do (a record "
+        "missing from one side counts as an error on that side)"
+    )
+    done = (
+        " 'singletons' completes a prediction that lacks records of the truth only."
+        if (policy == "singletons")
+        else ""
+    )
+    return RecordMismatchError(
         "'truth' and 'pred' cover different records: "
         + "; ".join(parts)
-        + ". Pass on_mismatch='intersection' to score the common records only, or "
-        "on_mismatch='twinless' to score twinless records as coreference scorers do."
+        + "."
+        + done
+        + " Pass "
+        + ", or ".join([", ".join(remedies[:-1]), remedies[-1]] if len(remedies) > 1 else remedies)
+        + "."
     )
+
+
+def _raise_mismatch(
+    union_ids: IdArray,
+    only_true: npt.NDArray[np.bool_],
+    only_pred: npt.NDArray[np.bool_],
+    policy: MismatchPolicy = "error",
+) -> None:
+    n_t, n_p = int(only_true.sum()), int(only_pred.sum())
+    ex_t = to_numpy(take(union_ids, np.flatnonzero(only_true)[:3]))
+    ex_p = to_numpy(take(union_ids, np.flatnonzero(only_pred)[:3]))
+    raise mismatch_error(n_t, ex_t, n_p, ex_p, policy)
 
 
 def pair_count(x: IntArray) -> int:

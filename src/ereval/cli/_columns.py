@@ -52,8 +52,9 @@ MismatchOpt = Annotated[
     MismatchPolicy,
     typer.Option(
         "--on-mismatch",
-        help="When the files cover different records: error, score the intersection, "
-        "or score twinless records as coreference scorers do.",
+        help="When the files cover different records: error; score the intersection; score "
+        "twinless records as coreference scorers do; or singletons: each record of TRUTH "
+        "missing from PRED is a predicted cluster of its own.",
     ),
 ]
 IdTypeOpt = Annotated[

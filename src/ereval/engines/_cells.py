@@ -18,7 +18,13 @@ import numpy.typing as npt
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import MISMATCH_POLICIES, AlignOptions, ContingencyTable, MismatchPolicy
+from ..contingency import (
+    MISMATCH_POLICIES,
+    AlignOptions,
+    ContingencyTable,
+    MismatchPolicy,
+    mismatch_error,
+)
 from ..io import column_names, missing_columns_error
 from . import sql
 
@@ -30,6 +36,7 @@ __all__ = [
     "check_unique",
     "checked_cells",
     "coded_table",
+    "completed_rows",
     "key_of",
     "keyed_table",
     "name_columns",
@@ -183,8 +190,36 @@ def side_specs(
     (``name`` ``"truth"`` or ``"pred"``) read from the options of
     :func:`ereval.contingency.align`."""
     policy, id_type, columns = read_options(options)
-    specs = [SideSpec(view, data, name, *columns[name]) for view, data, name in sides]
+    specs = [
+        SideSpec(_given_view(view, name, policy), data, name, *columns[name])
+        for view, data, name in sides
+    ]
     return policy, id_type, specs
+
+
+def _given_view(view: str, name: str, policy: MismatchPolicy) -> str:
+    """The view of a side as read: under ``"singletons"`` the prediction is read as
+    ``p0`` and completed into ``p`` by :func:`completed_rows`."""
+    return view + "0" if policy == "singletons" and name == "pred" else view
+
+
+def completed_rows(
+    con: Any,
+    specs: Sequence[SideSpec],
+    rows: Sequence[int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+) -> list[int]:
+    """The rows of the views ``t`` and ``p``: under ``policy="singletons"`` the view
+    ``p`` is first made of the prediction as read and a cluster of its own for every
+    record of the truth it lacks (:func:`ereval.engines.sql.singletons_sql`)."""
+    if policy != "singletons":
+        return list(rows)
+    truth, given = specs[0].view, specs[1].view
+    view = given[:-1]
+    con.execute(f"CREATE TEMP VIEW {view} AS " + sql.singletons_sql(truth, given, dialect=dialect))
+    added = con.execute(sql.missing_count_sql(truth, given, dialect=dialect)).fetchall()[0][0]
+    return [rows[0], rows[1] + int(added)]
 
 
 def sizes_of_codes(
@@ -319,18 +354,12 @@ def check_totals(
         query = sql.twinless_duplicates_sql(side, other, dialect=dialect)
         if only and con.execute(query).fetchall()[0][0]:
             check_unique(con, side, name)
-    if (only_t or only_p) and policy == "error":
-        parts = []
-        for side, other, name, only in sides:
-            if only:
-                ex = examples(_column(con, sql.mismatch_examples_sql(side, other, dialect=dialect)))
-                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
-        raise RecordMismatchError(
-            "'truth' and 'pred' cover different records: "
-            + "; ".join(parts)
-            + ". Pass on_mismatch='intersection' to score the common records only, or "
-            "on_mismatch='twinless' to score twinless records as coreference scorers do."
-        )
+    if (only_t or only_p) and policy in ("error", "singletons"):
+        shown = [
+            _column(con, sql.mismatch_examples_sql(side, other, dialect=dialect)) if only else []
+            for side, other, _, only in sides
+        ]
+        raise mismatch_error(only_t, shown[0], only_p, shown[1], policy)
     if policy == "intersection" and both == 0:
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
     return both, only_t, only_p

@@ -54,6 +54,7 @@ from ._cells import (
     check_side,
     checked_cells,
     coded_table,
+    completed_rows,
     key_of,
     side_specs,
 )
@@ -297,7 +298,11 @@ class DuckDBEngine:
         """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
         ``work(connection, policy, n_t, n_p)``."""
         policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
-        return self.run(specs, lambda con, rows: work(con, policy, *rows), id_type=id_type)
+
+        def go(con: Any, rows: list[int]) -> T:
+            return work(con, policy, *completed_rows(con, specs, rows, policy))
+
+        return self.run(specs, go, id_type=id_type)
 
 
 class _Side:

@@ -44,6 +44,7 @@ from ._cells import (
     check_columns,
     check_side,
     checked_cells,
+    completed_rows,
     key_of,
     keyed_table,
     side_specs,
@@ -252,7 +253,11 @@ class SparkEngine:
         """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
         ``work(connection, rows, policy)``."""
         policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
-        return self.run(specs, lambda run, rows: work(run, rows, policy), id_type=id_type)
+
+        def go(run: SparkConnection, rows: list[int]) -> Any:
+            return work(run, completed_rows(run, specs, rows, policy, _D), policy)
+
+        return self.run(specs, go, id_type=id_type)
 
 
 def _check_input(data: Any, name: str) -> None:

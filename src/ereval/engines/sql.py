@@ -49,10 +49,12 @@ __all__ = [
     "keyed_cells_sql",
     "marginal_stats_sql",
     "mismatch_examples_sql",
+    "missing_count_sql",
     "nulls_sql",
     "quote",
     "repeated_sql",
     "side_sql",
+    "singletons_sql",
     "size_distribution_sql",
     "sizes_sql",
     "source_sql",
@@ -281,6 +283,24 @@ def mismatch_examples_sql(
         f"SELECT s.r FROM {side} AS s {dialect.anti_join} {other} AS o ON s.r = o.r "
         f"ORDER BY s.r LIMIT {int(limit)}"
     )
+
+
+def singletons_sql(truth: str, pred: str, *, dialect: Dialect = DUCKDB) -> str:
+    """The prediction ``pred`` completed with a cluster of its own for every record of
+    ``truth`` it lacks (``on_mismatch="singletons"``): columns ``r`` and ``c``, the
+    cluster keys as text, ``p`` before a key of the prediction and ``s`` before the
+    record key of an added singleton, so that the two never meet."""
+    t = dialect.text_type
+    return (
+        f"SELECT r, {dialect.quote('p')} || CAST(c AS {t}) AS c FROM {pred} UNION ALL "
+        f"SELECT s.r, {dialect.quote('s')} || CAST(s.r AS {t}) AS c "
+        f"FROM {truth} AS s {dialect.anti_join} {pred} AS o ON s.r = o.r"
+    )
+
+
+def missing_count_sql(truth: str, pred: str, *, dialect: Dialect = DUCKDB) -> str:
+    """The number of rows of ``truth`` whose record ``pred`` lacks."""
+    return f"SELECT count(*) FROM {truth} AS s {dialect.anti_join} {pred} AS o ON s.r = o.r"
 
 
 def repeated_sql(side: str, *, limit: int = 3) -> str:
