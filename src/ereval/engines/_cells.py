@@ -10,7 +10,7 @@ sort them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,9 +23,11 @@ from ..contingency import (
     AlignOptions,
     ContingencyTable,
     MismatchPolicy,
+    check_link_only,
     mismatch_error,
 )
 from ..io import column_names, missing_columns_error
+from ..link_only import SourcePairs
 from . import sql
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "checked_cells",
     "coded_table",
     "completed_rows",
+    "is_link_only",
     "key_of",
     "keyed_table",
     "name_columns",
@@ -46,6 +49,7 @@ __all__ = [
     "size_distribution",
     "sizes_of_codes",
     "table_from_codes",
+    "within_source",
 ]
 
 
@@ -107,6 +111,7 @@ class SideSpec:
     records: list[str]
     clusters: list[str]
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    extra_option: str = "names"
 
     @property
     def columns(self) -> list[str]:
@@ -179,7 +184,8 @@ def check_columns(spec: SideSpec, present: list[str]) -> None:
     absent = [c for c in spec.columns if c not in present]
     if absent:
         raise InputError(
-            f"'names': '{spec.name}' has no column {absent[0]!r}; its columns are {present}"
+            f"'{spec.extra_option}': '{spec.name}' has no column {absent[0]!r}; its columns "
+            f"are {present}"
         )
 
 
@@ -190,11 +196,49 @@ def side_specs(
     (``name`` ``"truth"`` or ``"pred"``) read from the options of
     :func:`ereval.contingency.align`."""
     policy, id_type, columns = read_options(options)
-    specs = [
-        SideSpec(_given_view(view, name, policy), data, name, *columns[name])
-        for view, data, name in sides
-    ]
+    source = check_link_only(options.get("link_only", False), options.get("source_col"))
+    specs = []
+    for view, data, name in sides:
+        spec = SideSpec(_given_view(view, name, policy), data, name, *columns[name])
+        if source is not None and name == "truth":  # its data sets, as the view's src
+            cols = tuple(column_names(source, name="source_col"))
+            spec = replace(spec, extra=(("src", cols),), extra_option="source_col")
+        specs.append(spec)
     return policy, id_type, specs
+
+
+def is_link_only(specs: Sequence[SideSpec]) -> bool:
+    """Whether the truth's view carries each record's data set (``src``)."""
+    return any(alias == "src" for spec in specs for alias, _ in spec.extra)
+
+
+def within_source(
+    con: Any, policy: MismatchPolicy, dialect: sql.StatsDialect = sql.DUCKDB_STATS
+) -> SourcePairs:
+    """The pair counts within data sets of the views ``t`` (with its data sets ``src``)
+    and ``p``, computed where they are (:func:`ereval.engines.sql.source_pairs_sql`);
+    the errors of the in-memory path for a missing data set and for records of the
+    prediction only, whose data set is unknown."""
+    missing = con.execute("SELECT count(*) - count(src) FROM t").fetchall()[0][0]
+    if missing:
+        raise InputError(f"'truth' has {missing} missing data sets (column(s) 'source_col')")
+    con.execute("CREATE TEMP TABLE wcells AS " + sql.source_cells_sql("t", "p"))
+    common_only = policy == "intersection"
+    got = con.execute(sql.source_pairs_sql("wcells", common_only=common_only, dialect=dialect))
+    *twice, n_sources, only_p = got.fetchall()[0]
+    if only_p and not common_only:
+        shown = _column(con, sql.mismatch_examples_sql("p", "t", dialect=_dialect_of(dialect)))
+        raise RecordMismatchError(
+            f"'link_only': {int(only_p)} record(s) of 'pred' are not in 'truth' "
+            f"(e.g. {examples(shown)}), so their data set is unknown; pass "
+            "on_mismatch='intersection' to score the common records only"
+        )
+    halves = [int(v or 0) // 2 for v in twice]
+    return SourcePairs(int(n_sources or 0), *halves)
+
+
+def _dialect_of(stats: sql.StatsDialect) -> sql.Dialect:
+    return sql.SPARK if stats == sql.SPARK_STATS else sql.DUCKDB
 
 
 def _given_view(view: str, name: str, policy: MismatchPolicy) -> str:

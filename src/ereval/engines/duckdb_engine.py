@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar, Unpack, cast
 
 import numpy as np
 
@@ -55,8 +55,10 @@ from ._cells import (
     checked_cells,
     coded_table,
     completed_rows,
+    is_link_only,
     key_of,
     side_specs,
+    within_source,
 )
 from .duckdb_stats import duckdb_table_statistics
 from .duckdb_stream import streamed_statistics
@@ -300,7 +302,10 @@ class DuckDBEngine:
         policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
 
         def go(con: Any, rows: list[int]) -> T:
-            return work(con, policy, *completed_rows(con, specs, rows, policy))
+            result = work(con, policy, *completed_rows(con, specs, rows, policy))
+            if is_link_only(specs):
+                return cast(T, replace(result, within_source=within_source(con, policy)))  # type: ignore[type-var]
+            return result
 
         return self.run(specs, go, id_type=id_type)
 

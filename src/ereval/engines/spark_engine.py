@@ -45,9 +45,11 @@ from ._cells import (
     check_side,
     checked_cells,
     completed_rows,
+    is_link_only,
     key_of,
     keyed_table,
     side_specs,
+    within_source,
 )
 from .duckdb_engine import is_arrow_table
 from .duckdb_stats import duckdb_table_statistics
@@ -255,7 +257,11 @@ class SparkEngine:
         policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
 
         def go(run: SparkConnection, rows: list[int]) -> Any:
-            return work(run, completed_rows(run, specs, rows, policy, _D), policy)
+            result = work(run, completed_rows(run, specs, rows, policy, _D), policy)
+            if is_link_only(specs):
+                within = within_source(run, policy, sql.SPARK_STATS)
+                return replace(result, within_source=within)
+            return result
 
         return self.run(specs, go, id_type=id_type)
 

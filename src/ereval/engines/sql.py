@@ -57,6 +57,8 @@ __all__ = [
     "singletons_sql",
     "size_distribution_sql",
     "sizes_sql",
+    "source_cells_sql",
+    "source_pairs_sql",
     "source_sql",
     "twinless_duplicates_sql",
     "undecided_cells_sql",
@@ -301,6 +303,16 @@ def singletons_sql(truth: str, pred: str, *, dialect: Dialect = DUCKDB) -> str:
 def missing_count_sql(truth: str, pred: str, *, dialect: Dialect = DUCKDB) -> str:
     """The number of rows of ``truth`` whose record ``pred`` lacks."""
     return f"SELECT count(*) FROM {truth} AS s {dialect.anti_join} {pred} AS o ON s.r = o.r"
+
+
+def source_cells_sql(truth: str, pred: str) -> str:
+    """The groups of :func:`cells_sql` split by the data set ``src`` of the truth's view
+    (a link-only evaluation): rows ``(tc, s, pc, n)``, ``s`` NULL for the records of the
+    prediction only."""
+    return (
+        "SELECT t.c AS tc, t.src AS s, p.c AS pc, count(*) AS n "
+        f"FROM {truth} AS t FULL OUTER JOIN {pred} AS p ON t.r = p.r GROUP BY ALL"
+    )
 
 
 def repeated_sql(side: str, *, limit: int = 3) -> str:
@@ -553,3 +565,38 @@ def undecided_cells_sql(undecided_rows: str, dominated_cols: str) -> str:
         f"SELECT h.tc, h.pc, h.n, h.a, h.b, {u3} AS u3, {u4} AS u4 FROM {undecided_rows} AS h "
         f"LEFT JOIN {dominated_cols} AS c ON h.pc = c.k WHERE {u3} OR {u4}"
     )
+
+
+def source_pairs_sql(
+    groups: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
+) -> str:
+    """Twice the pair counts within data sets of the groups of :func:`source_cells_sql`
+    (the fields of :class:`ereval.link_only.SourcePairs` after ``n_sources``, each as
+    ``sum x^2 - sum x`` in exact integers, halved by the caller), then the number of
+    data sets and of records of the prediction only. ``common_only`` counts the
+    records on both sides only (``on_mismatch="intersection"``)."""
+    both = "tc IS NOT NULL AND pc IS NOT NULL"
+    on_t = both if common_only else "tc IS NOT NULL"
+    on_p = both if common_only else "pc IS NOT NULL AND s IS NOT NULL"
+    known = both if common_only else "s IS NOT NULL"
+
+    def twice(where: str, by: str | None) -> str:
+        inner = f"{groups} WHERE {where}"
+        if by is not None:
+            inner = f"(SELECT sum(n) AS n FROM {inner} GROUP BY {by}) AS g"
+        return f"(SELECT sum(CAST(n AS {dialect.wide}) * n) - sum(n) FROM {inner})"
+
+    parts = [
+        twice(both, None),
+        twice(on_t, "tc, s"),
+        twice(on_p, "pc, s"),
+        twice(both, "tc, s"),
+        twice(both, "pc, s"),
+        twice(known, "s"),
+        twice(on_t, "s"),
+        twice(on_p, "s"),
+        twice(both, "s"),
+        f"(SELECT count(DISTINCT s) FROM {groups} WHERE {known})",
+        f"(SELECT sum(n) FROM {groups} WHERE tc IS NULL)",
+    ]
+    return "SELECT " + ", ".join(parts)

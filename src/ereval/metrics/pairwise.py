@@ -22,7 +22,7 @@ from .._validation import check_choice, examples
 from ..contingency import ContingencyTable, MismatchPolicy, pair_count
 from ..ids import IdType, encode, to_numpy
 from ..io import Columns, PairList, as_membership, as_pairs, locate_pairs
-from ..statistics import Statistics, statistics_of
+from ..statistics import Statistics, pair_space
 from ._util import check_beta, f_beta, ratio
 
 __all__ = ["PairCounts", "pair_counts", "pairwise_scores", "pairwise_scores_from_pairs"]
@@ -46,13 +46,13 @@ class PairCounts:
 def pair_counts(table: ContingencyTable | Statistics) -> PairCounts:
     """Pair confusion counts from the contingency table or its statistics, over the
     union of records (a twinless record is a singleton on the side that lacks it,
-    which adds no pair)."""
-    s = statistics_of(table)
-    n = s.n_records
-    tp = s.pairs_both
-    fp = s.pairs_pred - tp
-    fn = s.pairs_true - tp
-    tn = n * (n - 1) // 2 - tp - fp - fn
+    which adds no pair); for a link-only evaluation over the pairs across data sets
+    (:func:`~ereval.statistics.pair_space`)."""
+    s = pair_space(table)
+    tp = s.both
+    fp = s.pred - tp
+    fn = s.true - tp
+    tn = s.records - tp - fp - fn
     return PairCounts(tp, fp, fn, tn)
 
 
@@ -74,11 +74,12 @@ def pairwise_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) 
 
     With twinless records, predicted pairs are counted over the prediction's
     records and true pairs over the truth's records; a pair involving a record
-    missing from the other side is never a true positive.
+    missing from the other side is never a true positive. For a link-only
+    evaluation every count is over the pairs across data sets.
     """
     beta = check_beta(beta)
-    s = statistics_of(table)
-    return _scores(s.pairs_both, s.pairs_pred, s.pairs_true, beta)
+    s = pair_space(table)
+    return _scores(s.both, s.pred, s.true, beta)
 
 
 def pairwise_scores_from_pairs(
