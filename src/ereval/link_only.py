@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SourcePairs", "source_pairs"]
+__all__ = ["SourcePairs", "pairs_of_groups", "source_pairs"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -63,7 +63,7 @@ class SourcePairs:
     common_records: int
 
 
-def _pairs_of_groups(columns: list[IntArray]) -> int:
+def pairs_of_groups(columns: list[IntArray]) -> int:
     """``sum_g C(size_g, 2)`` over the groups of equal rows of the non-negative integer
     ``columns``."""
     if columns[0].shape[0] < 2:
@@ -102,7 +102,7 @@ def source_pairs(
     both = on_t & on_p
 
     def pairs(mask: npt.NDArray[np.bool_], *cols: IntArray) -> int:
-        return _pairs_of_groups([c[mask] for c in cols])
+        return pairs_of_groups([c[mask] for c in cols])
 
     return SourcePairs(
         n_sources=int(n_sources),

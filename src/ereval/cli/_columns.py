@@ -17,10 +17,12 @@ from ..ids import IdType
 __all__ = [
     "ClusterColOpt",
     "IdTypeOpt",
+    "LinkOnlyOpt",
     "MismatchOpt",
     "PredClusterColOpt",
     "PredRecordColOpt",
     "RecordColOpt",
+    "SourceColOpt",
     "TruthClusterColOpt",
     "TruthRecordColOpt",
     "align_options",
@@ -67,6 +69,24 @@ IdTypeOpt = Annotated[
 ]
 
 
+LinkOnlyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--link-only",
+        help="Two-file linkage: count only pairs of records from different data sets "
+        "(--source-col) in every pair-based number.",
+    ),
+]
+SourceColOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--source-col",
+        help="Column of TRUTH naming each record's data set (with --link-only).",
+        show_default=False,
+    ),
+]
+
+
 def split_columns(value: str | None) -> str | list[str] | None:
     """A column option's value: one name, or a list for a comma-separated key."""
     if value is None:
@@ -85,6 +105,8 @@ def align_options(
     pred_cluster_col: str | None,
     on_mismatch: MismatchPolicy,
     id_type: IdType,
+    link_only: bool = False,
+    source_col: str | None = None,
     **_other_options: Any,
 ) -> AlignOptions:
     """The options of :func:`ereval.contingency.align` from a command's flags (other
@@ -98,4 +120,6 @@ def align_options(
         pred_cluster_col=split_columns(pred_cluster_col),
         on_mismatch=on_mismatch,
         id_type=id_type,
+        link_only=link_only,
+        source_col=split_columns(source_col),
     )

@@ -14,8 +14,9 @@ from .._errors import InputError
 from .._validation import as_1d_array, check_beta, check_in_range, check_int
 from ..ids import IdType
 from ..io import Columns
+from ..link_only import pairs_of_groups
 from ..metrics.registry import resolve_metrics
-from ._components import merge_steps
+from ._components import cross_steps, merge_steps
 from ._input import CurveMismatchPolicy, ScoredPairs, read_scored_pairs
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
 from ._result import ThresholdCurve
@@ -41,6 +42,8 @@ def threshold_curve(
     metrics: str | Sequence[str] | None = None,
     beta: float = 1.0,
     progress: Callable[[str], None] | None = None,
+    link_only: bool = False,
+    source_col: Columns | None = None,
 ) -> ThresholdCurve:
     """Every metric of scored pairs at every threshold.
 
@@ -83,6 +86,14 @@ def threshold_curve(
         Weight of recall; when not 1 every F also has an ``*_fbeta`` column.
     progress : callable, optional
         Called with the name of each step.
+    link_only : bool, default False
+        A two-file linkage (see :mod:`ereval.link_only`): every pair count
+        (``links_tn``, ``links_fn``, pairs completeness, reduction ratio, and the
+        pairwise and Rand metrics of the clustering) is over the pairs across data
+        sets only. Needs ``source_col``; a scored pair within one data set is an
+        error.
+    source_col : str or list of str, optional
+        The column(s) of the truth naming each record's data set.
 
     Returns
     -------
@@ -134,6 +145,8 @@ def threshold_curve(
         cluster_col=cluster_col,
         on_mismatch=on_mismatch,
         id_type=id_type,
+        link_only=link_only,
+        source_col=source_col,
     )
     return curve_from_scored_pairs(
         data, thresholds=thresholds, metrics=names, beta=beta, progress=progress
@@ -180,6 +193,9 @@ def curve_from_scored_pairs(
     k_true = int(a_sizes.shape[0])
     n_true_pairs = int((a_sizes * (a_sizes - 1) // 2).sum())
     all_pairs = n * (n - 1) // 2
+    if data.source_of is not None:  # link-only: the pairs across data sets only
+        n_true_pairs -= pairs_of_groups([true_of, data.source_of])
+        all_pairs -= pairs_of_groups([data.source_of])
 
     if progress is not None:
         progress("sorting pairs")
@@ -209,7 +225,11 @@ def curve_from_scored_pairs(
         n_merges = np.searchsorted(steps.position, k, side="right")
         cols["n_pred_clusters"] = n - n_merges
         wanted = [x for x in names if x in INCREMENTAL_METRICS]
-        cols.update(incremental(steps, n_merges, a_sizes, n, wanted, beta))
+        cross = None
+        if data.source_of is not None:
+            within = cross_steps(steps, true_of, data.source_of, data.left, data.right)
+            cross = (within, n_true_pairs, all_pairs)
+        cols.update(incremental(steps, n_merges, a_sizes, n, wanted, beta, cross))
         if scratch:
             cols.update(from_scratch(data, order, steps.position, k, scratch, beta, progress))
     frame = pd.DataFrame(cols, copy=False)  # fresh arrays: one block each, no copy
@@ -230,6 +250,7 @@ def curve_from_scored_pairs(
     ap = float(np.sum(np.diff(tpr) * prec)) if n_scored_true else math.nan
     summary: dict[str, Any] = {
         "n_records": n,
+        **({} if data.source_of is None else {"n_sources": int(data.source_of.max()) + 1}),
         "n_true_clusters": k_true,
         "n_pairs": m,
         "n_pairs_dropped": data.n_dropped,
@@ -258,6 +279,8 @@ def evaluate_pairs(
     id_type: IdType = "exact",
     metrics: str | Sequence[str] | None = None,
     beta: float = 1.0,
+    link_only: bool = False,
+    source_col: Columns | None = None,
 ) -> dict[str, Any]:
     """Score predicted pairs (scored or not) at one threshold, as links and as clusters.
 
@@ -269,6 +292,8 @@ def evaluate_pairs(
     Parameters
     ----------
     truth, pairs, left_col, right_col, record_col, cluster_col, on_mismatch, id_type, beta
+        As in :func:`threshold_curve`.
+    link_only, source_col
         As in :func:`threshold_curve`.
     threshold : float, optional
         Accept the pairs scored at least this (needs ``score_col``); all pairs when None.
@@ -310,6 +335,8 @@ def evaluate_pairs(
         cluster_col=cluster_col,
         on_mismatch=on_mismatch,
         id_type=id_type,
+        link_only=link_only,
+        source_col=source_col,
     )
     t = float(data.scores.min()) if threshold is None else threshold
     curve = curve_from_scored_pairs(data, thresholds=[t], metrics=names, beta=beta)

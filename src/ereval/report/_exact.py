@@ -52,11 +52,20 @@ def _best(values: list[float], metric: str) -> list[int]:
     return [k for k, v in enumerate(arr) if np.isclose(v, target, rtol=0, atol=1e-12)]
 
 
-def metrics_section(truth: Membership, preds: Mapping[str, Membership]) -> Section:
-    """Every canonical metric of each prediction against the truth, side by side."""
+def metrics_section(
+    truth: Membership,
+    preds: Mapping[str, Membership],
+    *,
+    source_col: str | list[str] | None = None,
+) -> Section:
+    """Every canonical metric of each prediction against the truth, side by side (the
+    pair-based ones over the pairs across data sets when ``source_col`` is given:
+    link-only)."""
     scores: dict[str, dict[str, float]] = {}
     for name, pred in preds.items():
-        tab = contingency_table(truth, pred)
+        tab = contingency_table(
+            truth, pred, link_only=source_col is not None, source_col=source_col
+        )
         scores[name] = {
             **evaluate(tab),
             "n_records": tab.n_records,
