@@ -13,6 +13,7 @@ from ..contingency import contingency_table
 from ..io import Membership
 from ..metrics import CANONICAL_METRICS, cluster_errors, evaluate
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
+from ..statistics import pair_space
 from ..summary import Summary, summarize
 from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
 from .model import Section, Table
@@ -115,10 +116,18 @@ def metrics_section(
         "Main metrics of each prediction against the truth (1 is perfect).",
         grouped_bars_spec(groups, title="metrics against the truth"),
     )
+    readings = _metrics_reading(scores)
+    if source_col is not None:
+        space = pair_space(tab)
+        readings.append(
+            f"Two-file linkage: the pair-based metrics (pairwise, Rand, adjusted Rand, "
+            f"Fowlkes-Mallows, BLANC) count only the {space.records:,} pairs of records "
+            "from different data sets; the others are as usual."
+        )
     return Section(
         "metrics",
         "Metrics against the truth",
-        tuple(_metrics_reading(scores)),
+        tuple(readings),
         tables=(table,),
         charts=(chart,),
         numbers={"metrics": scores},
