@@ -184,7 +184,7 @@ def test_twinless_truth_records_count_in_the_true_pairs_across_data_sets() -> No
 def test_records_of_the_prediction_only_have_no_data_set() -> None:
     truth, pred = _frames([0, 0, 1], [0, 0, 1], ["A", "B", "A"])
     more = pd.concat([pred, pd.DataFrame({"record_id": ["x"], "cluster_id": [1]})])
-    with pytest.raises(RecordMismatchError, match="data set is unknown.*intersection"):
+    with pytest.raises(RecordMismatchError, match=r"data set is unknown.*intersection"):
         ereval.evaluate(truth, more, link_only=True, source_col="source", on_mismatch="twinless")
     got = ereval.evaluate(
         truth, more, link_only=True, source_col="source", on_mismatch="intersection"
@@ -198,7 +198,7 @@ def test_options_are_checked_together() -> None:
         ereval.evaluate(truth, pred, link_only=True)
     with pytest.raises(InputError, match="pass link_only=True"):
         ereval.evaluate(truth, pred, source_col="source")
-    with pytest.raises(InputError, match="no column.*'src'.*'source_col'"):
+    with pytest.raises(InputError, match=r"no column.*'src'.*'source_col'"):
         ereval.evaluate(truth, pred, link_only=True, source_col="src")
     with pytest.raises(ereval.InputTypeError, match="'source_col' names a column"):
         ereval.evaluate({"r0": 0, "r1": 0}, pred, link_only=True, source_col="source")
@@ -298,9 +298,9 @@ def test_pairs_within_one_data_set_are_refused() -> None:
     same = truth.index[truth["source"] == "A"][:2]
     inside = pd.DataFrame({"record_id_1": [same[0]], "record_id_2": [same[1]], "score": [0.5]})
     bad = pd.concat([pairs, inside], ignore_index=True)
-    with pytest.raises(InputError, match="1 pair.*one data set"):
+    with pytest.raises(InputError, match=r"1 pair.*one data set"):
         threshold_curve(truth, bad, link_only=True, source_col="source")
-    with pytest.raises(InputError, match="1 pair.*one data set"):
+    with pytest.raises(InputError, match=r"1 pair.*one data set"):
         pairwise_scores_from_pairs(
             truth, bad[["record_id_1", "record_id_2"]], link_only=True, source_col="source"
         )

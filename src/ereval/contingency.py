@@ -159,6 +159,8 @@ class Alignment:
 
 def _comparable(t: Membership, p: Membership, id_type: IdType) -> tuple[IdArray, IdArray]:
     rt, kt = comparable_ids(t.record_ids, t.key, id_type, name="truth")
+    if len(p) == 0:  # an empty prediction: no id to compare, of whatever type it was read
+        return rt, take(rt, np.zeros(0, dtype=np.int64))
     rp, kp = comparable_ids(p.record_ids, p.key, id_type, name="pred")
     if kinds_clash(kt, kp):
         raise id_type_error(kt, kp, to_numpy(rt[:2]), to_numpy(rp[:2]))
@@ -466,6 +468,7 @@ def _read_side(
         cluster_col=cluster_col,
         check_unique=False,
         source_col=source_col,
+        allow_empty=name == "pred",
     )
     if isinstance(data, str | os.PathLike):
         _release_arrow_memory()  # the file's table, now read into the membership

@@ -498,10 +498,11 @@ def _finalise(
     unique_records: bool = False,
     key: KeyParts | None = None,
     sources: IdArray | None = None,
+    allow_empty: bool = False,
 ) -> Membership:
     if len(records) != len(clusters):
         raise InputError(f"'{name}': {len(records)} record ids but {len(clusters)} cluster ids")
-    if len(records) == 0:
+    if len(records) == 0 and not allow_empty:
         raise InputError(f"'{name}' is empty; expected at least one record")
     for arr, what in ((records, "record ids"), (clusters, "cluster ids")):
         if not isinstance(arr, pa.Array) and arr.ndim != 1:
@@ -595,12 +596,14 @@ def read_membership(
     cluster_col: Columns = "cluster_id",
     check_unique: bool = True,
     source_col: Columns | None = None,
+    allow_empty: bool = False,
 ) -> tuple[Membership, list[str] | None]:
     """:func:`as_membership`, also returning the cluster column(s) read from a table or
     file (``None`` for other forms). With ``check_unique=False`` the caller checks that
     record ids are unique (for example from the union of two clusterings).
     ``source_col`` also reads each record's data set (a column, or several making one
-    key) into :attr:`Membership.sources`; it needs a table or a file."""
+    key) into :attr:`Membership.sources`; it needs a table or a file. ``allow_empty``
+    accepts a table or file without rows (a prediction of no pair)."""
     if isinstance(data, Membership):
         if source_col is not None and data.sources is None:
             raise _no_source_columns(name, data)
@@ -621,7 +624,13 @@ def read_membership(
         )
         recs, clus, key, sources = _pick_membership(table, name=name, **pick)
         return _finalise(
-            recs, clus, name=name, unique_records=not check_unique, key=key, sources=sources
+            recs,
+            clus,
+            name=name,
+            unique_records=not check_unique,
+            key=key,
+            sources=sources,
+            allow_empty=allow_empty,
         ), cluster_cols
     if source_col is not None and not (
         instance_of(data, "pandas", "DataFrame")
@@ -638,7 +647,13 @@ def read_membership(
     if instance_of(data, "pandas", "DataFrame"):
         recs, clus, key, sources = _pick_membership(data, name=name, **pick)
         return _finalise(
-            recs, clus, name=name, unique_records=not check_unique, key=key, sources=sources
+            recs,
+            clus,
+            name=name,
+            unique_records=not check_unique,
+            key=key,
+            sources=sources,
+            allow_empty=allow_empty,
         ), cluster_cols
     module = type(data).__module__
     if module.startswith(("polars", "pyarrow")):
@@ -647,7 +662,13 @@ def read_membership(
             return _labels(column_ids(data), name=name), None
         recs, clus, key, sources = _pick_membership(data, name=name, **pick)
         return _finalise(
-            recs, clus, name=name, unique_records=not check_unique, key=key, sources=sources
+            recs,
+            clus,
+            name=name,
+            unique_records=not check_unique,
+            key=key,
+            sources=sources,
+            allow_empty=allow_empty,
         ), cluster_cols
     if isinstance(data, Mapping):
         keys = to_arrow_ids(_object_array(data.keys()))

@@ -147,6 +147,7 @@ def threshold_curve(
         id_type=id_type,
         link_only=link_only,
         source_col=source_col,
+        allow_empty=True,
     )
     return curve_from_scored_pairs(
         data, thresholds=thresholds, metrics=names, beta=beta, progress=progress
@@ -157,6 +158,10 @@ def _report_positions(
     sorted_scores: FloatArray, thresholds: Any, needs_grid: bool
 ) -> tuple[FloatArray, IntArray]:
     """Thresholds (ascending) and the number of accepted pairs at each."""
+    if sorted_scores.shape[0] == 0:  # no pair: rows only at thresholds given as such
+        given = isinstance(thresholds, Sequence | np.ndarray)
+        t = np.unique(np.asarray(thresholds, dtype=np.float64)) if given else np.zeros(0)
+        return t, np.zeros(t.shape[0], dtype=np.int64)
     # sorted_scores is descending; the last pair of each run of equal scores
     ends = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])
     if thresholds is None and needs_grid:
@@ -235,7 +240,7 @@ def curve_from_scored_pairs(
     frame = pd.DataFrame(cols, copy=False)  # fresh arrays: one block each, no copy
 
     # ROC and PR over the scored pairs, at every distinct score
-    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
+    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True]) if m else np.zeros(0, dtype=np.int64)
     ctp = cum_true[ends + 1]
     cfp = ends + 1 - ctp
     n_neg = m - n_scored_true
@@ -337,8 +342,12 @@ def evaluate_pairs(
         id_type=id_type,
         link_only=link_only,
         source_col=source_col,
+        allow_empty=True,
     )
-    t = float(data.scores.min()) if threshold is None else threshold
+    if threshold is not None:
+        t = threshold
+    else:  # every pair accepted (none at all: any threshold accepts nothing)
+        t = float(data.scores.min()) if data.n_pairs else 0.0
     curve = curve_from_scored_pairs(data, thresholds=[t], metrics=names, beta=beta)
     row = dict(curve.frame.iloc[0].to_dict())
     for key in ("n_accepted", "links_tp", "links_fp", "links_fn", "links_tn", "n_pred_clusters"):

@@ -94,6 +94,8 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
             f"{list(names)[:10]!r} (set 'score_col' to choose another)"
         )
     column = table[score_col]
+    if len(column) == 0:  # no pair: no score, of whatever type the column was read
+        return np.zeros(0)
     if isinstance(column, pa.ChunkedArray | pa.Array):
         if not (
             pa.types.is_integer(column.type)
@@ -166,6 +168,7 @@ def read_scored_pairs(
     id_type: IdType = "exact",
     link_only: bool = False,
     source_col: Columns | None = None,
+    allow_empty: bool = False,
 ) -> ScoredPairs:
     """Validate a true clustering and scored pairs and code both densely.
 
@@ -191,6 +194,8 @@ def read_scored_pairs(
         As in :func:`ereval.contingency.align`: ``source_col`` is the column of the
         truth naming each record's data set. A pair of two records of one data set
         is then an error.
+    allow_empty : bool, default False
+        Accept no pair at all (a prediction of no link) rather than raise.
     """
     policy = check_choice("on_mismatch", on_mismatch, CURVE_MISMATCH_POLICIES)
     source = check_link_only(link_only, source_col)
@@ -220,7 +225,12 @@ def read_scored_pairs(
     if scores is None:
         scores = np.ones(len(pl))
     if len(pl) == 0:
-        raise InputError("'pairs' is empty; expected at least one scored pair")
+        if not allow_empty:
+            raise InputError("'pairs' is empty; expected at least one scored pair")
+        none = np.zeros(0, dtype=np.int64)
+        true_of, _ = factorize(t.cluster_ids)
+        sources = None if t.sources is None else factorize(t.sources)[0]
+        return ScoredPairs(true_of, none, none.copy(), np.zeros(0), 0, sources)
     lrec, rrec, left, right = locate_pairs(t, pl, id_type=id_type)
     unknown = (lrec < 0) | (rrec < 0)
     n_dropped = 0

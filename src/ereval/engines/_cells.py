@@ -112,6 +112,7 @@ class SideSpec:
     clusters: list[str]
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
     extra_option: str = "names"
+    allow_empty: bool = False
 
     @property
     def columns(self) -> list[str]:
@@ -199,7 +200,11 @@ def side_specs(
     source = check_link_only(options.get("link_only", False), options.get("source_col"))
     specs = []
     for view, data, name in sides:
-        spec = SideSpec(_given_view(view, name, policy), data, name, *columns[name])
+        # an empty prediction predicts no pair: the records it lacks are then the
+        # mismatch to settle (on_mismatch="singletons" makes each its own cluster)
+        spec = SideSpec(
+            _given_view(view, name, policy), data, name, *columns[name], allow_empty=name == "pred"
+        )
         if source is not None and name == "truth":  # its data sets, as the view's src
             cols = tuple(column_names(source, name="source_col"))
             spec = replace(spec, extra=(("src", cols),), extra_option="source_col")
@@ -323,10 +328,12 @@ def _column(con: Any, query: str) -> list[Any]:
     return [r[0] for r in con.execute(query).fetchall()]
 
 
-def check_side(name: str, n: int, n_null_records: int, n_null_clusters: int) -> None:
+def check_side(
+    name: str, n: int, n_null_records: int, n_null_clusters: int, *, allow_empty: bool = False
+) -> None:
     """The counts of one side's scan (:func:`ereval.engines.sql.nulls_sql`): it has rows
-    and no missing id."""
-    if n == 0:
+    (unless ``allow_empty``) and no missing id."""
+    if n == 0 and not allow_empty:
         raise InputError(f"'{name}' is empty; expected at least one record")
     if n_null_records:
         raise InputError(f"'{name}' has {n_null_records} missing record ids (empty, null or NaN)")

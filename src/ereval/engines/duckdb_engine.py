@@ -388,7 +388,7 @@ class _Side:
         n, n_null_r, n_null_c = self.con.execute(
             sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
         ).fetchall()[0]
-        check_side(self.name, n, n_null_r, n_null_c)
+        check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
         self.n_rows, self.kind = int(n), r_kinds
         return r_kinds
 

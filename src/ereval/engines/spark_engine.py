@@ -355,7 +355,7 @@ class _Side:
             n, n_null_r, n_null_c = self.run.rows(query)[0]
         except Exception as exc:  # a malformed CSV row surfaces on the first scan
             raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
-        check_side(self.name, n, n_null_r, n_null_c)
+        check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
         self.n_rows, self.kind = int(n), r_kinds
         return r_kinds
 
