@@ -211,33 +211,62 @@ def curve_from_scored_pairs(
     n_scored_true = int(cum_true[-1])
     m = data.n_pairs
     t, k = _report_positions(s, thresholds, bool(scratch))
+    merged: list[tuple[Any, Any]] = []
 
-    tp = cum_true[k]
-    fp = k - tp
-    fn = n_true_pairs - tp
-    tn = all_pairs - tp - fp - fn
-    cols: dict[str, Any] = {"threshold": t, "n_accepted": k}
-    cols.update(links_tp=tp, links_fp=fp, links_fn=fn, links_tn=tn)
-    lp, lr = ratio(tp, k), ratio(tp, n_true_pairs)
-    cols.update(links_precision=lp, links_recall=lr, links_f1=fbeta(lp, lr, 1.0))
-    if beta != 1.0:
-        cols["links_fbeta"] = fbeta(lp, lr, beta)
+    def merges() -> tuple[Any, Any]:
+        """The merges of the components, replayed once (with what they add within data
+        sets, for a link-only evaluation)."""
+        if not merged:
+            if progress is not None:
+                progress("merging components")
+            steps = merge_steps(true_of, data.left, data.right, order)
+            cross = None
+            if data.source_of is not None:
+                within = cross_steps(steps, true_of, data.source_of, data.left, data.right)
+                cross = (within, n_true_pairs, all_pairs)
+            merged.append((steps, cross))
+        return merged[0]
 
-    if names:
-        if progress is not None:
-            progress("merging components")
-        steps = merge_steps(true_of, data.left, data.right, order)
-        n_merges = np.searchsorted(steps.position, k, side="right")
-        cols["n_pred_clusters"] = n - n_merges
-        wanted = [x for x in names if x in INCREMENTAL_METRICS]
-        cross = None
-        if data.source_of is not None:
-            within = cross_steps(steps, true_of, data.source_of, data.left, data.right)
-            cross = (within, n_true_pairs, all_pairs)
-        cols.update(incremental(steps, n_merges, a_sizes, n, wanted, beta, cross))
-        if scratch:
-            cols.update(from_scratch(data, order, steps.position, k, scratch, beta, progress))
-    frame = pd.DataFrame(cols, copy=False)  # fresh arrays: one block each, no copy
+    def rows(t: FloatArray, k: IntArray, wanted: Sequence[str]) -> dict[str, Any]:
+        """Every column at the thresholds ``t`` (``k`` pairs accepted at each): the links
+        and the metrics ``wanted`` of the clustering."""
+        tp = cum_true[k]
+        fp = k - tp
+        fn = n_true_pairs - tp
+        tn = all_pairs - tp - fp - fn
+        cols: dict[str, Any] = {"threshold": t, "n_accepted": k}
+        cols.update(links_tp=tp, links_fp=fp, links_fn=fn, links_tn=tn)
+        lp, lr = ratio(tp, k), ratio(tp, n_true_pairs)
+        cols.update(links_precision=lp, links_recall=lr, links_f1=fbeta(lp, lr, 1.0))
+        if beta != 1.0:
+            cols["links_fbeta"] = fbeta(lp, lr, beta)
+        if wanted:
+            steps, cross = merges()
+            n_merges = np.searchsorted(steps.position, k, side="right")
+            cols["n_pred_clusters"] = n - n_merges
+            inc = [x for x in wanted if x in INCREMENTAL_METRICS]
+            cols.update(incremental(steps, n_merges, a_sizes, n, inc, beta, cross))
+            hard = tuple(x for x in wanted if x not in INCREMENTAL_METRICS)
+            if hard:  # computed once per distinct clustering
+                at, back = np.unique(n_merges, return_inverse=True)
+                pos = steps.position
+                kk = np.zeros(at.shape[0], dtype=np.int64)
+                kk[at > 0] = pos[at[at > 0] - 1]  # the pairs accepted by the at-th merge
+                once = from_scratch(data, order, pos, kk, hard, beta, progress)
+                cols.update({key: v[back.ravel()] for key, v in once.items()})
+        return cols
+
+    frame = pd.DataFrame(rows(t, k, names), copy=False)  # fresh arrays: one block each
+
+    def exact(metric: str, at: FloatArray | None) -> tuple[FloatArray, pd.DataFrame]:
+        """``metric`` at every distinct score (ascending), or every column at the
+        thresholds ``at``."""
+        if at is not None:
+            kk = np.searchsorted(-s, -at, side="right").astype(np.int64)
+            return at, pd.DataFrame(rows(at, kk, names), copy=False)
+        every_t, every_k = _report_positions(s, None, False)
+        wanted = [metric] if metric in names else []
+        return every_t, pd.DataFrame(rows(every_t, every_k, wanted), copy=False)
 
     # ROC and PR over the scored pairs, at every distinct score
     ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True]) if m else np.zeros(0, dtype=np.int64)
@@ -267,7 +296,8 @@ def curve_from_scored_pairs(
         "average_precision": ap,
     }
     roc = {"threshold": np.r_[np.inf, s[ends]], "fpr": fpr, "tpr": tpr, "precision": prec}
-    return ThresholdCurve(frame, summary, beta, roc)
+    every = thresholds is None and not scratch  # the frame holds every distinct score
+    return ThresholdCurve(frame, summary, beta, roc, None if every else exact)
 
 
 def evaluate_pairs(
