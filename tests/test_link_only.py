@@ -493,3 +493,49 @@ def test_report_passes_link_only_through() -> None:
     )  # fmt: skip
     with pytest.raises(InputError, match="one data set"):
         build_report(pool=pool, link_only=True, source_col="source")
+
+
+def test_cli_metrics_pairs_link_only(tmp_path: Path) -> None:
+    truth, pairs = _scored(50, 12)
+    truth.to_csv(tmp_path / "truth.csv", index=False)
+    pairs.to_csv(tmp_path / "pairs.csv", index=False)
+    args = ["metrics", str(tmp_path / "truth.csv"), str(tmp_path / "pairs.csv"), "--pairs"]
+    args += ["--link-only", "--source-col", "source", "-f", "json", "--id-type", "string"]
+    import json
+
+    links = json.loads(CliRunner().invoke(app, args).stdout)
+    want = pairwise_scores_from_pairs(
+        truth.astype(str),
+        pairs[["record_id_1", "record_id_2"]].astype(str),
+        link_only=True,
+        source_col="source",
+    )
+    assert links["pairwise_fn"] == want["pairwise_fn"]
+    at = CliRunner().invoke(app, [*args, "--score-col", "score", "--threshold", "0.5"])
+    row = json.loads(at.stdout)
+    got = evaluate_pairs(
+        truth, pairs, score_col="score", threshold=0.5, link_only=True, source_col="source"
+    )
+    assert row["links_tn"] == got["links_tn"] and row["rand_index"] == pytest.approx(
+        got["rand_index"]
+    )
+
+
+def test_a_link_only_pool_holds_pairs_across_data_sets() -> None:
+    from ereval.oasis import pool_from_frame
+
+    frame = pd.DataFrame(
+        {
+            "score": [0.9, 0.2, 0.7],
+            "prediction": [1, 0, 1],
+            "source_dataset_l": ["A", "A", "B"],
+            "source_dataset_r": ["B", "B", "A"],
+        }
+    )
+    cols = ("source_dataset_l", "source_dataset_r")
+    assert pool_from_frame(frame, pair_id_col=None, source_cols=cols).size == 3
+    inside = frame.assign(source_dataset_r=["B", "A", "A"])
+    with pytest.raises(InputError, match=r"1 pair\(s\) of two records of one data set"):
+        pool_from_frame(inside, pair_id_col=None, source_cols=cols)
+    with pytest.raises(InputError, match="no column 'source_l'"):
+        pool_from_frame(frame, pair_id_col=None, source_cols=("source_l", "source_r"))

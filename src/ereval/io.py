@@ -616,7 +616,11 @@ def read_membership(
     record_cols = column_names(record_col, name="record_col")
     cluster_cols = column_names(cluster_col, name="cluster_col")
     source_cols = None if source_col is None else column_names(source_col, name="source_col")
-    pick = {"record_cols": record_cols, "cluster_cols": cluster_cols, "source_cols": source_cols}
+    pick: dict[str, Any] = {
+        "record_cols": record_cols,
+        "cluster_cols": cluster_cols,
+        "source_cols": source_cols,
+    }
     if isinstance(data, str | os.PathLike):
         spec = file_spec(data, name=name)
         wanted = list(dict.fromkeys(record_cols + cluster_cols + (source_cols or [])))

@@ -254,8 +254,10 @@ def read_scored_pairs(
         inside = source_of[lrec] == source_of[rrec]
         if inside.any():
             k = int(np.flatnonzero(inside)[0])
-            pair = (to_numpy(take(t.record_ids, lrec[k : k + 1]))[0],)
-            pair += (to_numpy(take(t.record_ids, rrec[k : k + 1]))[0],)
+            pair = (
+                to_numpy(take(t.record_ids, lrec[k : k + 1]))[0],
+                to_numpy(take(t.record_ids, rrec[k : k + 1]))[0],
+            )
             raise InputError(
                 f"'pairs' has {int(inside.sum())} pair(s) of two records of one data set "
                 f"(e.g. {pair!r}, both of {labels[source_of[lrec[k]]]!r}); a link-only "

@@ -302,10 +302,10 @@ class DuckDBEngine:
         policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
 
         def go(con: Any, rows: list[int]) -> T:
-            result = work(con, policy, *completed_rows(con, specs, rows, policy))
-            if is_link_only(specs):
-                return cast(T, replace(result, within_source=within_source(con, policy)))  # type: ignore[type-var]
-            return result
+            result: Any = work(con, policy, *completed_rows(con, specs, rows, policy))
+            if is_link_only(specs):  # a table or its statistics, with the pairs within
+                result = replace(result, within_source=within_source(con, policy))
+            return cast(T, result)
 
         return self.run(specs, go, id_type=id_type)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..contingency import contingency_table
-from ..io import Membership
+from ..io import Columns, Membership
 from ..metrics import CANONICAL_METRICS, cluster_errors, evaluate
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
 from ..statistics import pair_space
@@ -57,7 +57,7 @@ def metrics_section(
     truth: Membership,
     preds: Mapping[str, Membership],
     *,
-    source_col: str | list[str] | None = None,
+    source_col: Columns | None = None,
 ) -> Section:
     """Every canonical metric of each prediction against the truth, side by side (the
     pair-based ones over the pairs across data sets when ``source_col`` is given:

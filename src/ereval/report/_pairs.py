@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..curves import threshold_curve
-from ..io import Membership
+from ..io import Columns, Membership
 from ..oasis import make_sampler, pool_from_frame
 from ..paula import paula_bounds, paula_plan
 from ..plots import Band, Bars, Line, Panel, paula_bounds_figure, threshold_curve_figure
@@ -31,7 +31,7 @@ def threshold_section(
     pairs: pd.DataFrame,
     *,
     score_col: str,
-    source_col: str | list[str] | None = None,
+    source_col: Columns | None = None,
 ) -> Section:
     """Metrics of the scored pairs and of their connected components at every threshold
     (over the pairs across data sets when ``source_col`` is given: link-only)."""

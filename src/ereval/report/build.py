@@ -20,7 +20,7 @@ from .._validation import check_in_range, check_int
 from ..contingency import check_link_only
 from ..estimators import ClusterSample, as_sample
 from ..files import read_table
-from ..io import Membership, as_membership, read_membership
+from ..io import Columns, Membership, as_membership, read_membership
 from ..monitor import release_sources
 from ._exact import metrics_section, summary_section, worst_clusters_section
 from ._pairs import oasis_section, paula_section, threshold_section
@@ -111,7 +111,7 @@ def build_report(
     worst: bool = True,
     labels_db: str | os.PathLike[str] | None = None,
     link_only: bool = False,
-    source_col: str | list[str] | None = None,
+    source_col: Columns | None = None,
 ) -> Report:
     """An evaluation report with every section its inputs allow.
 
