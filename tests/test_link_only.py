@@ -542,3 +542,20 @@ def test_a_link_only_pool_holds_pairs_across_data_sets() -> None:
         pool_from_frame(inside, pair_id_col=None, source_cols=cols)
     with pytest.raises(InputError, match="no column 'source_l'"):
         pool_from_frame(frame, pair_id_col=None, source_cols=("source_l", "source_r"))
+
+
+def test_a_missing_data_set_is_an_error_on_every_engine(tmp_path: Path) -> None:
+    truth = pd.DataFrame(
+        {"record_id": ["a", "b", "c"], "cluster_id": ["1", "1", "2"], "source": ["A", "", "B"]}
+    )
+    truth.to_parquet(tmp_path / "truth.parquet")
+    truth.drop(columns="source").to_parquet(tmp_path / "pred.parquet")
+    for engine in ("numpy", "duckdb"):
+        with pytest.raises(InputError, match="missing data sets"):
+            ereval.evaluate(
+                tmp_path / "truth.parquet",
+                tmp_path / "pred.parquet",
+                link_only=True,
+                source_col="source",
+                engine=engine,
+            )

@@ -224,7 +224,10 @@ def within_source(
     and ``p``, computed where they are (:func:`ereval.engines.sql.source_pairs_sql`);
     the errors of the in-memory path for a missing data set and for records of the
     prediction only, whose data set is unknown."""
-    missing = con.execute("SELECT count(*) - count(src) FROM t").fetchall()[0][0]
+    text = _dialect_of(dialect).text_type
+    missing = con.execute(
+        f"SELECT count(*) FILTER (WHERE src IS NULL OR CAST(src AS {text}) = '') FROM t"
+    ).fetchall()[0][0]
     if missing:
         raise InputError(f"'truth' has {missing} missing data sets (column(s) 'source_col')")
     con.execute("CREATE TEMP TABLE wcells AS " + sql.source_cells_sql("t", "p"))
