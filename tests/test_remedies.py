@@ -271,3 +271,39 @@ def test_cli_remedies_are_the_flags_that_fix_it(tmp_path: Path) -> None:
             ["metrics", str(t_path), str(p_path), "-f", "json", "--on-mismatch", "singletons"],
         ).stdout
     )["b3_recall"] == pytest.approx(ereval.evaluate(truth, full)["b3_recall"])
+
+
+def test_engine_remedies() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    truth, full, _ = _dedupe_like(n=80, seed=7)
+    con = duckdb.connect()
+    relation = con.from_df(truth)
+    want = ereval.evaluate(truth, full)
+
+    def numpy_on_a_relation(**remedy: Any) -> dict[str, float]:
+        options = {"engine": "numpy", **remedy}
+        return ereval.evaluate(relation, con.from_df(full), **options)
+
+    _follow(
+        numpy_on_a_relation,
+        {("engine", "duckdb"): lambda: want, ("engine", "auto"): lambda: want},
+    )
+
+    def duckdb_on_frames(**remedy: Any) -> dict[str, float]:
+        return ereval.evaluate(truth, full, **{"engine": "duckdb", **remedy})
+
+    _follow(duckdb_on_frames, {("engine", "numpy"): lambda: want})
+
+
+def test_column_remedies(tmp_path: Path) -> None:
+    truth, full, _ = _dedupe_like(n=50, seed=8)
+    renamed = full.rename(columns={"record_id": "rid", "cluster_id": "cid"}).assign(x=1)
+    with pytest.raises(InputError, match="set 'record_col' / 'cluster_col'"):
+        ereval.evaluate(truth, renamed)
+    got = ereval.evaluate(truth, renamed, pred_record_col="rid", pred_cluster_col="cid")
+    _close(got, ereval.evaluate(truth, full))
+    pairs = pd.DataFrame({"record_id_1": ["r1"], "record_id_2": ["r2"], "p": [0.5]})
+    with pytest.raises(InputError, match="set 'score_col'"):
+        threshold_curve(truth, pairs)
+    got_curve = threshold_curve(truth, pairs, score_col="p").frame
+    assert got_curve["n_accepted"].tolist() == [1]
