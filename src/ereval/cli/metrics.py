@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import typer
 
 from .._errors import InputError
 from .._validation import check_beta
+from ..contingency import check_link_only
 from ..engines import NumpyEngine, engine_statistics
 from ..engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
 from ..io import as_pairs
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import cells_wanted, evaluate, resolve_metrics
+from ..statistics import pair_space
 from ._columns import (
     ClusterColOpt,
     IdTypeOpt,
+    LinkOnlyOpt,
     MismatchOpt,
     PredClusterColOpt,
     PredRecordColOpt,
     RecordColOpt,
+    SourceColOpt,
     TruthClusterColOpt,
     TruthRecordColOpt,
     align_options,
@@ -98,12 +102,32 @@ def metrics_command(
     pred_cluster_col: PredClusterColOpt = None,
     on_mismatch: MismatchOpt = "error",
     id_type: IdTypeOpt = "exact",
+    link_only: LinkOnlyOpt = False,
+    source_col: SourceColOpt = None,
     pairs: Annotated[
         bool,
         typer.Option(
             "--pairs", help="PRED lists predicted matching pairs (columns --left-col, --right-col)."
         ),
     ] = False,
+    score_col: Annotated[
+        str | None,
+        typer.Option(
+            "--score-col",
+            help="With --pairs: the score column of PRED; with --threshold, the pairs scored at "
+            "least T are accepted and every clustering metric of their connected components "
+            "is given.",
+            show_default=False,
+        ),
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            "--threshold",
+            help="With --pairs and --score-col: accept the pairs scored at least this.",
+            show_default=False,
+        ),
+    ] = None,
     engine: EngineOpt = "auto",
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
@@ -121,30 +145,45 @@ def metrics_command(
     """Score a predicted clustering against the truth with every clustering metric."""
     check_beta(beta)
     options = align_options(**locals())
+    check_link_only(link_only, options.get("source_col"))
+    if not pairs and (score_col is not None or threshold is not None):
+        flag = "--score-col" if score_col is not None else "--threshold"
+        raise InputError(f"'{flag}' is for scored pairs: give --pairs too")
+    if threshold is not None and score_col is None:
+        raise InputError("'--threshold' needs the score column: give --score-col")
     if pairs:
         refuse_engine_options(**locals(), where="with '--pairs'")
+        left = split_columns(left_col) or "record_id_1"
+        right = split_columns(right_col) or "record_id_2"
+        truth_cols = {
+            "record_col": split_columns(truth_record_col or record_col) or "record_id",
+            "cluster_col": split_columns(truth_cluster_col or cluster_col) or "cluster_id",
+        }
+        if score_col is not None:
+            _scored_pairs(truth, pred, left, right, truth_cols, dict(locals()))
+            return
         names = (
             resolve_metrics(metrics)
             if metrics
             else ("pairwise_precision", "pairwise_recall", "pairwise_f1")
         )
         if any(not n.startswith("pairwise_") for n in names):
-            raise InputError("'--metrics': with --pairs only the pairwise metrics can be computed")
-        with progress("scoring pairs", quiet=quiet):
-            pair_list = as_pairs(
-                pred,
-                name="pred",
-                left_col=split_columns(left_col) or "record_id_1",
-                right_col=split_columns(right_col) or "record_id_2",
+            raise InputError(
+                "'--metrics': with --pairs only the pairwise metrics of the pairs as given can "
+                "be computed; give --score-col (and --threshold) for every metric of their "
+                "connected components"
             )
+        with progress("scoring pairs", quiet=quiet):
+            pair_list = as_pairs(pred, name="pred", left_col=left, right_col=right)
             scores = pairwise_scores_from_pairs(
                 truth,
                 pair_list,
                 beta=beta,
                 on_mismatch=on_mismatch,
-                record_col=split_columns(truth_record_col or record_col) or "record_id",
-                cluster_col=split_columns(truth_cluster_col or cluster_col) or "cluster_id",
                 id_type=id_type,
+                link_only=link_only,
+                source_col=options.get("source_col"),
+                **truth_cols,
             )
         emit_mapping(
             {
@@ -181,9 +220,50 @@ def metrics_command(
     if stats.has_twinless:
         result["n_twinless_true"] = stats.n_true_records - stats.n_common
         result["n_twinless_pred"] = stats.n_pred_records - stats.n_common
+    if stats.within_source is not None:
+        result["n_sources"] = stats.within_source.n_sources
+        result["n_record_pairs"] = pair_space(stats).records
     if beta != 1.0:
         result["beta"] = beta
     emit_mapping(result, fmt, title=f"{truth.name} vs {pred.name}")
+
+
+def _scored_pairs(
+    truth: Path,
+    pred: Path,
+    left: str | list[str],
+    right: str | list[str],
+    truth_cols: dict[str, str | list[str]],
+    opts: dict[str, Any],
+) -> None:
+    """``metrics --pairs --score-col S [--threshold T]``: the accepted pairs scored as
+    links and every metric of their connected components
+    (:func:`ereval.curves.evaluate_pairs`)."""
+    from ..curves import evaluate_pairs
+
+    on_mismatch = opts["on_mismatch"]
+    if on_mismatch not in ("error", "intersection"):
+        raise InputError(
+            f"'--on-mismatch' {on_mismatch} does not apply to scored pairs: pairs naming records "
+            "absent from TRUTH are an error, or dropped with --on-mismatch intersection"
+        )
+    with progress("scoring pairs", quiet=opts["quiet"]):
+        row = evaluate_pairs(
+            truth,
+            pred,
+            threshold=opts["threshold"],
+            score_col=opts["score_col"],
+            left_col=left,
+            right_col=right,
+            on_mismatch=on_mismatch,
+            id_type=opts["id_type"],
+            metrics=opts["metrics"],
+            beta=opts["beta"],
+            link_only=opts["link_only"],
+            source_col=split_columns(opts["source_col"]),
+            **truth_cols,
+        )
+    emit_mapping(row, opts["fmt"], title=f"{pred.name} against {truth.name}")
 
 
 OptPath = Annotated[Path | None, typer.Option(show_default=False)]
@@ -515,6 +595,8 @@ def register(app: typer.Typer) -> None:
             "ereval metrics truth.csv pred.csv",
             "ereval metrics truth.csv pred.csv -m muc,b3,ceafe --beta 2 -f json",
             "ereval metrics truth.csv pairs.csv --pairs",
+            "ereval metrics truth.csv pairs.csv --pairs --score-col score --threshold 0.8",
+            "ereval metrics truth.csv pred.csv --link-only --source-col source_dataset",
             "ereval metrics truth.csv links.csv --pred-cluster-col cluster_id",
         ),
     )(metrics_command)

@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal
 import typer
 
 from .._errors import InputError
+from ..contingency import check_link_only
+from ._columns import LinkOnlyOpt, SourceColOpt, split_columns
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
 from ._output import Outputs, check_output_path
 from ._progress import progress
@@ -121,6 +123,8 @@ def report_command(
     score_col: Annotated[
         str, typer.Option("--score-col", help="Score column of --pairs.")
     ] = "score",
+    link_only: LinkOnlyOpt = False,
+    source_col: SourceColOpt = None,
     pool: Annotated[
         Path | None,
         typer.Option(
@@ -218,6 +222,7 @@ def report_command(
         _check_plots_dir(folder)
     if not example:
         check_inputs(truth, pred, sample, design, pairs, ranked, labels, releases, pool, labels_db)
+    check_link_only(link_only, split_columns(source_col))
     from .._optional import require
 
     for module in ("vl_convert", "jinja2"):  # the extra, checked before any work
@@ -272,6 +277,8 @@ def report_command(
                 sources=sources,
                 worst=worst,
                 labels_db=labels_db,
+                link_only=link_only,
+                source_col=split_columns(source_col),
             )
         bar.update(description="drawing the charts")
         if target is None:

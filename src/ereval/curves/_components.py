@@ -30,7 +30,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-__all__ = ["MergeSteps", "forest_edges", "merge_steps"]
+__all__ = ["CrossSteps", "MergeSteps", "cross_steps", "forest_edges", "merge_steps"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -71,6 +71,7 @@ class MergeSteps:
     nlogn_cells: FloatArray
     nlogn_pred: FloatArray
     initial: dict[str, float]
+    edges: IntArray | None = None
 
 
 def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntArray) -> MergeSteps:
@@ -171,6 +172,7 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
     }
 
     return MergeSteps(
+        edges=edges,
         position=ranks + 1,
         pairs_both=both_,
         pairs_pred=bu_ * bv_,
@@ -183,4 +185,67 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
         nlogn_cells=fv[:, 4].copy(),
         nlogn_pred=bn_f * np.log(bn_f) - bu_f * np.log(bu_f) - bv_f * np.log(bv_f),
         initial=initial,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class CrossSteps:
+    """For a link-only evaluation, what each merge of :class:`MergeSteps` adds to the
+    pairs within one data set: ``within_both`` (pairs sharing a true cluster and a data
+    set) and ``within_pred`` (pairs sharing a data set), both in merge order."""
+
+    within_both: IntArray
+    within_pred: IntArray
+
+
+def _group_pairs(groups: IntArray, lefts: list[int], rights: list[int]) -> IntArray:
+    """The pairs of records of one group that each merge joins (the merges replayed
+    with a union-find keeping each component's count per group)."""
+    n = int(groups.shape[0])
+    parent = list(range(n))
+    size = [1] * n
+    comp: list[dict[int, int] | None] = [None] * n
+    of: list[int] = groups.tolist()
+    out: list[int] = []
+    for u, v in zip(lefts, rights, strict=True):
+        while parent[u] != u:
+            parent[u] = u = parent[parent[u]]
+        while parent[v] != v:
+            parent[v] = v = parent[parent[v]]
+        if size[u] < size[v]:
+            u, v = v, u
+        big = comp[u]
+        if big is None:
+            big = {of[u]: 1}
+        small = comp[v]
+        if small is None:
+            small = {of[v]: 1}
+        joined = 0
+        for g, c in small.items():
+            c2 = big.get(g)
+            if c2 is None:
+                big[g] = c
+            else:
+                joined += c * c2
+                big[g] = c + c2
+        out.append(joined)
+        parent[v] = u
+        size[u] += size[v]
+        comp[u], comp[v] = big, None
+    return np.asarray(out, dtype=np.int64)
+
+
+def cross_steps(
+    steps: MergeSteps, true_of: IntArray, source_of: IntArray, left: IntArray, right: IntArray
+) -> CrossSteps:
+    """The :class:`CrossSteps` of the merges of ``steps`` (records' true clusters
+    ``true_of`` and data sets ``source_of``)."""
+    edges = steps.edges if steps.edges is not None else np.zeros(0, dtype=np.int64)
+    lefts: list[int] = left[edges].tolist()
+    rights: list[int] = right[edges].tolist()
+    n_src = int(source_of.max()) + 1 if source_of.size else 1
+    refined = true_of * n_src + source_of
+    return CrossSteps(
+        within_both=_group_pairs(refined, lefts, rights),
+        within_pred=_group_pairs(source_of, lefts, rights),
     )

@@ -14,8 +14,9 @@ from .._errors import InputError
 from .._validation import as_1d_array, check_beta, check_in_range, check_int
 from ..ids import IdType
 from ..io import Columns
+from ..link_only import pairs_of_groups
 from ..metrics.registry import resolve_metrics
-from ._components import merge_steps
+from ._components import cross_steps, merge_steps
 from ._input import CurveMismatchPolicy, ScoredPairs, read_scored_pairs
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
 from ._result import ThresholdCurve
@@ -41,6 +42,8 @@ def threshold_curve(
     metrics: str | Sequence[str] | None = None,
     beta: float = 1.0,
     progress: Callable[[str], None] | None = None,
+    link_only: bool = False,
+    source_col: Columns | None = None,
 ) -> ThresholdCurve:
     """Every metric of scored pairs at every threshold.
 
@@ -83,6 +86,14 @@ def threshold_curve(
         Weight of recall; when not 1 every F also has an ``*_fbeta`` column.
     progress : callable, optional
         Called with the name of each step.
+    link_only : bool, default False
+        A two-file linkage (see :mod:`ereval.link_only`): every pair count
+        (``links_tn``, ``links_fn``, pairs completeness, reduction ratio, and the
+        pairwise and Rand metrics of the clustering) is over the pairs across data
+        sets only. Needs ``source_col``; a scored pair within one data set is an
+        error.
+    source_col : str or list of str, optional
+        The column(s) of the truth naming each record's data set.
 
     Returns
     -------
@@ -134,6 +145,9 @@ def threshold_curve(
         cluster_col=cluster_col,
         on_mismatch=on_mismatch,
         id_type=id_type,
+        link_only=link_only,
+        source_col=source_col,
+        allow_empty=True,
     )
     return curve_from_scored_pairs(
         data, thresholds=thresholds, metrics=names, beta=beta, progress=progress
@@ -144,6 +158,10 @@ def _report_positions(
     sorted_scores: FloatArray, thresholds: Any, needs_grid: bool
 ) -> tuple[FloatArray, IntArray]:
     """Thresholds (ascending) and the number of accepted pairs at each."""
+    if sorted_scores.shape[0] == 0:  # no pair: rows only at thresholds given as such
+        given = isinstance(thresholds, Sequence | np.ndarray)
+        t = np.unique(np.asarray(thresholds, dtype=np.float64)) if given else np.zeros(0)
+        return t, np.zeros(t.shape[0], dtype=np.int64)
     # sorted_scores is descending; the last pair of each run of equal scores
     ends = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])
     if thresholds is None and needs_grid:
@@ -180,6 +198,9 @@ def curve_from_scored_pairs(
     k_true = int(a_sizes.shape[0])
     n_true_pairs = int((a_sizes * (a_sizes - 1) // 2).sum())
     all_pairs = n * (n - 1) // 2
+    if data.source_of is not None:  # link-only: the pairs across data sets only
+        n_true_pairs -= pairs_of_groups([true_of, data.source_of])
+        all_pairs -= pairs_of_groups([data.source_of])
 
     if progress is not None:
         progress("sorting pairs")
@@ -190,32 +211,65 @@ def curve_from_scored_pairs(
     n_scored_true = int(cum_true[-1])
     m = data.n_pairs
     t, k = _report_positions(s, thresholds, bool(scratch))
+    merged: list[tuple[Any, Any]] = []
 
-    tp = cum_true[k]
-    fp = k - tp
-    fn = n_true_pairs - tp
-    tn = all_pairs - tp - fp - fn
-    cols: dict[str, Any] = {"threshold": t, "n_accepted": k}
-    cols.update(links_tp=tp, links_fp=fp, links_fn=fn, links_tn=tn)
-    lp, lr = ratio(tp, k), ratio(tp, n_true_pairs)
-    cols.update(links_precision=lp, links_recall=lr, links_f1=fbeta(lp, lr, 1.0))
-    if beta != 1.0:
-        cols["links_fbeta"] = fbeta(lp, lr, beta)
+    def merges() -> tuple[Any, Any]:
+        """The merges of the components, replayed once (with what they add within data
+        sets, for a link-only evaluation)."""
+        if not merged:
+            if progress is not None:
+                progress("merging components")
+            steps = merge_steps(true_of, data.left, data.right, order)
+            cross = None
+            if data.source_of is not None:
+                within = cross_steps(steps, true_of, data.source_of, data.left, data.right)
+                cross = (within, n_true_pairs, all_pairs)
+            merged.append((steps, cross))
+        return merged[0]
 
-    if names:
-        if progress is not None:
-            progress("merging components")
-        steps = merge_steps(true_of, data.left, data.right, order)
-        n_merges = np.searchsorted(steps.position, k, side="right")
-        cols["n_pred_clusters"] = n - n_merges
-        wanted = [x for x in names if x in INCREMENTAL_METRICS]
-        cols.update(incremental(steps, n_merges, a_sizes, n, wanted, beta))
-        if scratch:
-            cols.update(from_scratch(data, order, steps.position, k, scratch, beta, progress))
-    frame = pd.DataFrame(cols, copy=False)  # fresh arrays: one block each, no copy
+    def rows(t: FloatArray, k: IntArray, wanted: Sequence[str]) -> dict[str, Any]:
+        """Every column at the thresholds ``t`` (``k`` pairs accepted at each): the links
+        and the metrics ``wanted`` of the clustering."""
+        tp = cum_true[k]
+        fp = k - tp
+        fn = n_true_pairs - tp
+        tn = all_pairs - tp - fp - fn
+        cols: dict[str, Any] = {"threshold": t, "n_accepted": k}
+        cols.update(links_tp=tp, links_fp=fp, links_fn=fn, links_tn=tn)
+        lp, lr = ratio(tp, k), ratio(tp, n_true_pairs)
+        cols.update(links_precision=lp, links_recall=lr, links_f1=fbeta(lp, lr, 1.0))
+        if beta != 1.0:
+            cols["links_fbeta"] = fbeta(lp, lr, beta)
+        if wanted:
+            steps, cross = merges()
+            n_merges = np.searchsorted(steps.position, k, side="right")
+            cols["n_pred_clusters"] = n - n_merges
+            inc = [x for x in wanted if x in INCREMENTAL_METRICS]
+            cols.update(incremental(steps, n_merges, a_sizes, n, inc, beta, cross))
+            hard = tuple(x for x in wanted if x not in INCREMENTAL_METRICS)
+            if hard:  # computed once per distinct clustering
+                at, back = np.unique(n_merges, return_inverse=True)
+                pos = steps.position
+                kk = np.zeros(at.shape[0], dtype=np.int64)
+                kk[at > 0] = pos[at[at > 0] - 1]  # the pairs accepted by the at-th merge
+                once = from_scratch(data, order, pos, kk, hard, beta, progress)
+                cols.update({key: v[back.ravel()] for key, v in once.items()})
+        return cols
+
+    frame = pd.DataFrame(rows(t, k, names), copy=False)  # fresh arrays: one block each
+
+    def exact(metric: str, at: FloatArray | None) -> tuple[FloatArray, pd.DataFrame]:
+        """``metric`` at every distinct score (ascending), or every column at the
+        thresholds ``at``."""
+        if at is not None:
+            kk = np.searchsorted(-s, -at, side="right").astype(np.int64)
+            return at, pd.DataFrame(rows(at, kk, names), copy=False)
+        every_t, every_k = _report_positions(s, None, False)
+        wanted = [metric] if metric in names else []
+        return every_t, pd.DataFrame(rows(every_t, every_k, wanted), copy=False)
 
     # ROC and PR over the scored pairs, at every distinct score
-    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
+    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True]) if m else np.zeros(0, dtype=np.int64)
     ctp = cum_true[ends + 1]
     cfp = ends + 1 - ctp
     n_neg = m - n_scored_true
@@ -230,6 +284,7 @@ def curve_from_scored_pairs(
     ap = float(np.sum(np.diff(tpr) * prec)) if n_scored_true else math.nan
     summary: dict[str, Any] = {
         "n_records": n,
+        **({} if data.source_of is None else {"n_sources": int(data.source_of.max()) + 1}),
         "n_true_clusters": k_true,
         "n_pairs": m,
         "n_pairs_dropped": data.n_dropped,
@@ -241,7 +296,8 @@ def curve_from_scored_pairs(
         "average_precision": ap,
     }
     roc = {"threshold": np.r_[np.inf, s[ends]], "fpr": fpr, "tpr": tpr, "precision": prec}
-    return ThresholdCurve(frame, summary, beta, roc)
+    every = thresholds is None and not scratch  # the frame holds every distinct score
+    return ThresholdCurve(frame, summary, beta, roc, None if every else exact)
 
 
 def evaluate_pairs(
@@ -258,6 +314,8 @@ def evaluate_pairs(
     id_type: IdType = "exact",
     metrics: str | Sequence[str] | None = None,
     beta: float = 1.0,
+    link_only: bool = False,
+    source_col: Columns | None = None,
 ) -> dict[str, Any]:
     """Score predicted pairs (scored or not) at one threshold, as links and as clusters.
 
@@ -269,6 +327,8 @@ def evaluate_pairs(
     Parameters
     ----------
     truth, pairs, left_col, right_col, record_col, cluster_col, on_mismatch, id_type, beta
+        As in :func:`threshold_curve`.
+    link_only, source_col
         As in :func:`threshold_curve`.
     threshold : float, optional
         Accept the pairs scored at least this (needs ``score_col``); all pairs when None.
@@ -310,8 +370,14 @@ def evaluate_pairs(
         cluster_col=cluster_col,
         on_mismatch=on_mismatch,
         id_type=id_type,
+        link_only=link_only,
+        source_col=source_col,
+        allow_empty=True,
     )
-    t = float(data.scores.min()) if threshold is None else threshold
+    if threshold is not None:
+        t = threshold
+    else:  # every pair accepted (none at all: any threshold accepts nothing)
+        t = float(data.scores.min()) if data.n_pairs else 0.0
     curve = curve_from_scored_pairs(data, thresholds=[t], metrics=names, beta=beta)
     row = dict(curve.frame.iloc[0].to_dict())
     for key in ("n_accepted", "links_tp", "links_fp", "links_fn", "links_tn", "n_pred_clusters"):

@@ -17,9 +17,18 @@ import pyarrow as pa
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import check_choice, describe, examples
+from ..contingency import check_link_only
 from ..files import file_spec, header, read_arrow
 from ..ids import IdType, factorize, take, to_numpy, union
-from ..io import Columns, as_membership, as_pairs, column_names, key_ids, locate_pairs, pairs_frame
+from ..io import (
+    Columns,
+    as_pairs,
+    column_names,
+    key_ids,
+    locate_pairs,
+    pairs_frame,
+    read_membership,
+)
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -37,7 +46,8 @@ class ScoredPairs:
     ``true_of[r]`` is the true cluster (``0..K-1``) of record ``r`` (``0..N-1``,
     in the truth's order); pair ``k`` joins records ``left[k]`` and ``right[k]``
     with score ``scores[k]``. ``n_dropped`` pairs naming records absent from the
-    truth were left out (``on_mismatch="intersection"``).
+    truth were left out (``on_mismatch="intersection"``). For a link-only
+    evaluation, ``source_of[r]`` is the data set of record ``r`` (``0..S-1``).
     """
 
     true_of: IntArray
@@ -45,6 +55,7 @@ class ScoredPairs:
     right: IntArray
     scores: npt.NDArray[np.float64]
     n_dropped: int = 0
+    source_of: IntArray | None = None
 
     @property
     def n_records(self) -> int:
@@ -83,6 +94,8 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
             f"{list(names)[:10]!r} (set 'score_col' to choose another)"
         )
     column = table[score_col]
+    if len(column) == 0:  # no pair: no score, of whatever type the column was read
+        return np.zeros(0)
     if isinstance(column, pa.ChunkedArray | pa.Array):
         if not (
             pa.types.is_integer(column.type)
@@ -153,6 +166,9 @@ def read_scored_pairs(
     cluster_col: Columns = "cluster_id",
     on_mismatch: CurveMismatchPolicy = "error",
     id_type: IdType = "exact",
+    link_only: bool = False,
+    source_col: Columns | None = None,
+    allow_empty: bool = False,
 ) -> ScoredPairs:
     """Validate a true clustering and scored pairs and code both densely.
 
@@ -174,14 +190,23 @@ def read_scored_pairs(
         Pairs naming records absent from the truth: raise, or drop those pairs.
     id_type : {"exact", "string"}, default "exact"
         As in :func:`ereval.contingency.align`.
+    link_only, source_col
+        As in :func:`ereval.contingency.align`: ``source_col`` is the column of the
+        truth naming each record's data set. A pair of two records of one data set
+        is then an error.
+    allow_empty : bool, default False
+        Accept no pair at all (a prediction of no link) rather than raise.
     """
     policy = check_choice("on_mismatch", on_mismatch, CURVE_MISMATCH_POLICIES)
+    source = check_link_only(link_only, source_col)
     id_type = check_choice("id_type", id_type, ("exact", "string"))
     if score_col is not None and (not isinstance(score_col, str) or not score_col):
         raise InputTypeError(f"'score_col' must be a column name; received {describe(score_col)}")
     lcols = column_names(left_col, name="left_col")
     rcols = column_names(right_col, name="right_col")
-    t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
+    t = read_membership(
+        truth, name="truth", record_col=record_col, cluster_col=cluster_col, source_col=source
+    )[0]
     extra = [] if score_col is None else [score_col]
     pairs = pairs_frame(pairs, left_col=lcols, right_col=rcols)
     table = _table(pairs, [*lcols, *rcols, *extra], [*lcols, *rcols])
@@ -200,7 +225,12 @@ def read_scored_pairs(
     if scores is None:
         scores = np.ones(len(pl))
     if len(pl) == 0:
-        raise InputError("'pairs' is empty; expected at least one scored pair")
+        if not allow_empty:
+            raise InputError("'pairs' is empty; expected at least one scored pair")
+        none = np.zeros(0, dtype=np.int64)
+        true_of, _ = factorize(t.cluster_ids)
+        sources = None if t.sources is None else factorize(t.sources)[0]
+        return ScoredPairs(true_of, none, none.copy(), np.zeros(0), 0, sources)
     lrec, rrec, left, right = locate_pairs(t, pl, id_type=id_type)
     unknown = (lrec < 0) | (rrec < 0)
     n_dropped = 0
@@ -218,4 +248,20 @@ def read_scored_pairs(
             raise RecordMismatchError("no pair of 'pairs' joins two records of 'truth'")
         lrec, rrec, scores = lrec[keep], rrec[keep], scores[keep]
     true_of, _ = factorize(t.cluster_ids)
-    return ScoredPairs(true_of, lrec, rrec, scores, n_dropped)
+    source_of = None
+    if t.sources is not None:
+        source_of, labels = factorize(t.sources)
+        inside = source_of[lrec] == source_of[rrec]
+        if inside.any():
+            k = int(np.flatnonzero(inside)[0])
+            pair = (
+                to_numpy(take(t.record_ids, lrec[k : k + 1]))[0],
+                to_numpy(take(t.record_ids, rrec[k : k + 1]))[0],
+            )
+            raise InputError(
+                f"'pairs' has {int(inside.sum())} pair(s) of two records of one data set "
+                f"(e.g. {pair!r}, both of {labels[source_of[lrec[k]]]!r}); a link-only "
+                "evaluation scores pairs across data sets only: leave those pairs out, or "
+                "evaluate without link_only"
+            )
+    return ScoredPairs(true_of, lrec, rrec, scores, n_dropped, source_of)

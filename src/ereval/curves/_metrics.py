@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..contingency import ContingencyTable
+from ..link_only import source_pairs
 from ..metrics.registry import evaluate
-from ._components import MergeSteps
+from ._components import CrossSteps, MergeSteps
 from ._input import ScoredPairs
 
 __all__ = ["INCREMENTAL_METRICS", "fbeta", "from_scratch", "incremental", "ratio"]
@@ -93,8 +95,13 @@ def incremental(
     n: int,
     names: list[str],
     beta: float,
+    cross: tuple[CrossSteps, int, int] | None = None,
 ) -> dict[str, Any]:
-    """The incremental metrics after ``n_merges`` merges, one value per row."""
+    """The incremental metrics after ``n_merges`` merges, one value per row.
+
+    ``cross``, for a link-only evaluation, holds what the merges add within data sets
+    and the true pairs and all pairs across data sets: the pair-based metrics
+    (pairwise, Rand) then count the pairs across data sets only."""
     init = steps.initial
 
     def cum_int(name: str, deltas: IntArray) -> IntArray:
@@ -108,9 +115,15 @@ def incremental(
 
     k_true = int(a_sizes.shape[0])
     n_true_pairs = int((a_sizes * (a_sizes - 1) // 2).sum())
+    total = n * (n - 1) // 2
     r_pred = n - n_merges
-    both = cum_int("pairs_both", steps.pairs_both)
-    pred = cum_int("pairs_pred", steps.pairs_pred)
+    if cross is None:
+        both = cum_int("pairs_both", steps.pairs_both)
+        pred = cum_int("pairs_pred", steps.pairs_pred)
+    else:
+        within, n_true_pairs, total = cross
+        both = cum_int("pairs_both", steps.pairs_both - within.within_both)
+        pred = cum_int("pairs_pred", steps.pairs_pred - within.within_pred)
     out: dict[str, Any] = {}
     families: dict[str, Callable[[], dict[str, Any]]] = {}
 
@@ -175,7 +188,6 @@ def incremental(
         return got
 
     def rand() -> dict[str, Any]:
-        total = n * (n - 1) // 2
         fp = pred - both
         fn = n_true_pairs - both
         tn = total - both - fp - fn
@@ -264,6 +276,10 @@ def from_scratch(
             n_true_codes=n_true,
             n_pred_codes=int(labels.max()) + 1,
         )
+        if data.source_of is not None:  # link-only: the pairs within data sets, left out
+            n_src = int(data.source_of.max()) + 1
+            within = source_pairs(true_of, labels.astype(np.int64), data.source_of, n_src)
+            table = replace(table, within_source=within, _cache={})
         rows.append(evaluate(table, metrics=list(names), beta=beta))
     keys = list(rows[0]) if rows else list(names)
     return {key: np.asarray([r[key] for r in rows], dtype=np.float64) for key in keys}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,12 +40,21 @@ class ThresholdCurve:
         ``roc_auc`` and ``average_precision`` (over the scored pairs).
     beta : float
         The weight of recall in the ``*_fbeta`` columns (present when not 1).
+
+    :meth:`best` and :meth:`threshold_for` look at every distinct score, whatever
+    thresholds :attr:`frame` reports (a grid only thins what is shown).
     """
 
     frame: pd.DataFrame
     summary: dict[str, Any]
     beta: float = 1.0
     _roc: dict[str, FloatArray] = field(default_factory=dict, repr=False)
+    #: ``exact(metric, None)`` gives the thresholds and ``metric`` at every distinct
+    #: score, ``exact(metric, t)`` every column at the thresholds ``t``; ``None`` when
+    #: :attr:`frame` holds every distinct score already.
+    _exact: Callable[[str, FloatArray | None], tuple[FloatArray, pd.DataFrame]] | None = field(
+        default=None, repr=False
+    )
 
     def to_frame(self) -> pd.DataFrame:
         """A copy of :attr:`frame`."""
@@ -67,17 +77,35 @@ class ThresholdCurve:
         row: dict[str, Any] = self.frame.iloc[[k]].to_dict(orient="records")[0]
         return row
 
+    def _every(self, metric: str) -> tuple[FloatArray, FloatArray]:
+        """The thresholds and ``metric`` at every distinct score, ascending."""
+        self._column(metric)  # a column of the curve, or an error naming them
+        if self._exact is None:
+            return np.asarray(self.frame["threshold"], dtype=np.float64), self._column(metric)
+        t, frame = self._exact(metric, None)
+        return t, np.asarray(frame[metric], dtype=np.float64)
+
+    def _row_at(self, threshold: float) -> dict[str, Any]:
+        """Every column at ``threshold``: a row of :attr:`frame`, or computed."""
+        at = np.flatnonzero(np.asarray(self.frame["threshold"]) == threshold)
+        if at.size or self._exact is None:
+            return self._row(int(at[0]))
+        _, frame = self._exact("threshold", np.asarray([threshold], dtype=np.float64))
+        row: dict[str, Any] = frame.iloc[[0]].to_dict(orient="records")[0]
+        return row
+
     def best(self, metric: str = "pairwise_f1") -> dict[str, Any]:
-        """The row (threshold and every metric) where ``metric`` is largest.
+        """The row (threshold and every metric) where ``metric`` is largest, over every
+        distinct score (not only the thresholds :attr:`frame` reports).
 
         Among equal maxima the highest threshold is chosen. NaN values are skipped;
         raises when ``metric`` is NaN at every threshold.
         """
-        values = self._column(metric)
-        if np.isnan(values).all():
+        thresholds, values = self._every(metric)
+        if values.size == 0 or np.isnan(values).all():
             raise InputError(f"'metric' {metric!r} is undefined at every threshold")
         best = np.nanmax(values)
-        return self._row(int(np.flatnonzero(values == best)[-1]))
+        return self._row_at(float(thresholds[np.flatnonzero(values == best)[-1]]))
 
     def threshold_for(
         self, target: float, metric: str = "links_precision"
@@ -85,14 +113,15 @@ class ThresholdCurve:
         """The row of the lowest threshold at which ``metric >= target`` (``None`` if none).
 
         With a precision as ``metric`` this is the threshold that accepts the most
-        pairs while the precision there meets the target.
+        pairs while the precision there meets the target. Every distinct score is
+        looked at, not only the thresholds :attr:`frame` reports.
         """
         target = check_in_range("target", target, low=-math.inf, high=math.inf)
-        values = self._column(metric)
+        thresholds, values = self._every(metric)
         hits = np.flatnonzero(values >= target)
         if hits.size == 0:
             return None
-        return self._row(int(hits[0]))
+        return self._row_at(float(thresholds[hits[0]]))
 
     def roc(self) -> pd.DataFrame:
         """The ROC curve over the scored pairs: ``threshold``, ``fpr``, ``tpr``, from (0, 0).

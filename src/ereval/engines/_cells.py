@@ -10,7 +10,7 @@ sort them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -18,8 +18,16 @@ import numpy.typing as npt
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import MISMATCH_POLICIES, AlignOptions, ContingencyTable, MismatchPolicy
+from ..contingency import (
+    MISMATCH_POLICIES,
+    AlignOptions,
+    ContingencyTable,
+    MismatchPolicy,
+    check_link_only,
+    mismatch_error,
+)
 from ..io import column_names, missing_columns_error
+from ..link_only import SourcePairs
 from . import sql
 
 __all__ = [
@@ -30,6 +38,9 @@ __all__ = [
     "check_unique",
     "checked_cells",
     "coded_table",
+    "completed_rows",
+    "is_link_only",
+    "key_of",
     "keyed_table",
     "name_columns",
     "push_table",
@@ -38,6 +49,7 @@ __all__ = [
     "size_distribution",
     "sizes_of_codes",
     "table_from_codes",
+    "within_source",
 ]
 
 
@@ -99,12 +111,49 @@ class SideSpec:
     records: list[str]
     clusters: list[str]
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    extra_option: str = "names"
+    allow_empty: bool = False
 
     @property
     def columns(self) -> list[str]:
         """Every column the side reads, each once."""
         wanted = self.records + self.clusters + [c for _, cols in self.extra for c in cols]
         return list(dict.fromkeys(wanted))
+
+
+def key_of(
+    cols: list[str], kinds: list[str], *, name: str, as_text: bool = False, dialect: Any = None
+) -> tuple[str, tuple[str, ...], bool]:
+    """The SQL of the key of ``cols`` (of the given kinds as read), the kinds of its
+    parts as compared (integers as text under ``as_text``, as
+    :func:`ereval.io.comparable_ids` does), and whether a key of one integer column
+    must be cast to text.
+
+    Examples
+    --------
+    >>> key_of(["s", "id"], ["text", "integer"], name="pred", as_text=True)[1:]
+    (('text', 'text'), False)
+    >>> key_of(["id"], ["integer"], name="pred", as_text=True)[1:]
+    (('text',), True)
+    """
+    d = sql.DUCKDB if dialect is None else dialect
+    if len(cols) > 1:
+        for c, kind in zip(cols, kinds, strict=True):
+            if kind not in ("text", "integer"):
+                raise InputError(
+                    f"'{name}': column '{c}' of a key made of several columns must hold "
+                    f"integers or text; it holds {kind} values"
+                )
+        compared = tuple("text" if as_text and k == "integer" else k for k in kinds)
+        return sql.key_sql(cols, kinds, as_text=as_text, dialect=d), compared, False
+    kind = kinds[0]
+    if as_text and kind != "text":
+        if kind != "integer":
+            raise InputError(
+                f"'{name}': only integer and text ids can be compared as text; received {kind} ids"
+            )
+        return sql.key_sql(cols, kinds, dialect=d), ("text",), True
+    return sql.key_sql(cols, kinds, dialect=d), (kind,), False
 
 
 def name_columns(columns: list[str]) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], list[str]]:
@@ -136,7 +185,8 @@ def check_columns(spec: SideSpec, present: list[str]) -> None:
     absent = [c for c in spec.columns if c not in present]
     if absent:
         raise InputError(
-            f"'names': '{spec.name}' has no column {absent[0]!r}; its columns are {present}"
+            f"'{spec.extra_option}': '{spec.name}' has no column {absent[0]!r}; its columns "
+            f"are {present}"
         )
 
 
@@ -147,8 +197,81 @@ def side_specs(
     (``name`` ``"truth"`` or ``"pred"``) read from the options of
     :func:`ereval.contingency.align`."""
     policy, id_type, columns = read_options(options)
-    specs = [SideSpec(view, data, name, *columns[name]) for view, data, name in sides]
+    source = check_link_only(options.get("link_only", False), options.get("source_col"))
+    specs = []
+    for view, data, name in sides:
+        # an empty prediction predicts no pair: the records it lacks are then the
+        # mismatch to settle (on_mismatch="singletons" makes each its own cluster)
+        spec = SideSpec(
+            _given_view(view, name, policy), data, name, *columns[name], allow_empty=name == "pred"
+        )
+        if source is not None and name == "truth":  # its data sets, as the view's src
+            cols = tuple(column_names(source, name="source_col"))
+            spec = replace(spec, extra=(("src", cols),), extra_option="source_col")
+        specs.append(spec)
     return policy, id_type, specs
+
+
+def is_link_only(specs: Sequence[SideSpec]) -> bool:
+    """Whether the truth's view carries each record's data set (``src``)."""
+    return any(alias == "src" for spec in specs for alias, _ in spec.extra)
+
+
+def within_source(
+    con: Any, policy: MismatchPolicy, dialect: sql.StatsDialect = sql.DUCKDB_STATS
+) -> SourcePairs:
+    """The pair counts within data sets of the views ``t`` (with its data sets ``src``)
+    and ``p``, computed where they are (:func:`ereval.engines.sql.source_pairs_sql`);
+    the errors of the in-memory path for a missing data set and for records of the
+    prediction only, whose data set is unknown."""
+    text = _dialect_of(dialect).text_type
+    missing = con.execute(
+        f"SELECT count(*) FILTER (WHERE src IS NULL OR CAST(src AS {text}) = '') FROM t"
+    ).fetchall()[0][0]
+    if missing:
+        raise InputError(f"'truth' has {missing} missing data sets (column(s) 'source_col')")
+    con.execute("CREATE TEMP TABLE wcells AS " + sql.source_cells_sql("t", "p"))
+    common_only = policy == "intersection"
+    got = con.execute(sql.source_pairs_sql("wcells", common_only=common_only, dialect=dialect))
+    *twice, n_sources, only_p = got.fetchall()[0]
+    if only_p and not common_only:
+        shown = _column(con, sql.mismatch_examples_sql("p", "t", dialect=_dialect_of(dialect)))
+        raise RecordMismatchError(
+            f"'link_only': {int(only_p)} record(s) of 'pred' are not in 'truth' "
+            f"(e.g. {examples(shown)}), so their data set is unknown; pass "
+            "on_mismatch='intersection' to score the common records only"
+        )
+    halves = [int(v or 0) // 2 for v in twice]
+    return SourcePairs(int(n_sources or 0), *halves)
+
+
+def _dialect_of(stats: sql.StatsDialect) -> sql.Dialect:
+    return sql.SPARK if stats == sql.SPARK_STATS else sql.DUCKDB
+
+
+def _given_view(view: str, name: str, policy: MismatchPolicy) -> str:
+    """The view of a side as read: under ``"singletons"`` the prediction is read as
+    ``p0`` and completed into ``p`` by :func:`completed_rows`."""
+    return view + "0" if policy == "singletons" and name == "pred" else view
+
+
+def completed_rows(
+    con: Any,
+    specs: Sequence[SideSpec],
+    rows: Sequence[int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+) -> list[int]:
+    """The rows of the views ``t`` and ``p``: under ``policy="singletons"`` the view
+    ``p`` is first made of the prediction as read and a cluster of its own for every
+    record of the truth it lacks (:func:`ereval.engines.sql.singletons_sql`)."""
+    if policy != "singletons":
+        return list(rows)
+    truth, given = specs[0].view, specs[1].view
+    view = given[:-1]
+    con.execute(f"CREATE TEMP VIEW {view} AS " + sql.singletons_sql(truth, given, dialect=dialect))
+    added = con.execute(sql.missing_count_sql(truth, given, dialect=dialect)).fetchall()[0][0]
+    return [rows[0], rows[1] + int(added)]
 
 
 def sizes_of_codes(
@@ -208,10 +331,12 @@ def _column(con: Any, query: str) -> list[Any]:
     return [r[0] for r in con.execute(query).fetchall()]
 
 
-def check_side(name: str, n: int, n_null_records: int, n_null_clusters: int) -> None:
+def check_side(
+    name: str, n: int, n_null_records: int, n_null_clusters: int, *, allow_empty: bool = False
+) -> None:
     """The counts of one side's scan (:func:`ereval.engines.sql.nulls_sql`): it has rows
-    and no missing id."""
-    if n == 0:
+    (unless ``allow_empty``) and no missing id."""
+    if n == 0 and not allow_empty:
         raise InputError(f"'{name}' is empty; expected at least one record")
     if n_null_records:
         raise InputError(f"'{name}' has {n_null_records} missing record ids (empty, null or NaN)")
@@ -283,18 +408,12 @@ def check_totals(
         query = sql.twinless_duplicates_sql(side, other, dialect=dialect)
         if only and con.execute(query).fetchall()[0][0]:
             check_unique(con, side, name)
-    if (only_t or only_p) and policy == "error":
-        parts = []
-        for side, other, name, only in sides:
-            if only:
-                ex = examples(_column(con, sql.mismatch_examples_sql(side, other, dialect=dialect)))
-                parts.append(f"{only} record(s) only in '{name}' (e.g. {ex})")
-        raise RecordMismatchError(
-            "'truth' and 'pred' cover different records: "
-            + "; ".join(parts)
-            + ". Pass on_mismatch='intersection' to score the common records only, or "
-            "on_mismatch='twinless' to score twinless records as coreference scorers do."
-        )
+    if (only_t or only_p) and policy in ("error", "singletons"):
+        shown = [
+            _column(con, sql.mismatch_examples_sql(side, other, dialect=dialect)) if only else []
+            for side, other, _, only in sides
+        ]
+        raise mismatch_error(only_t, shown[0], only_p, shown[1], policy)
     if policy == "intersection" and both == 0:
         raise RecordMismatchError("'truth' and 'pred' have no record in common")
     return both, only_t, only_p

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar, Unpack, cast
 
 import numpy as np
 
@@ -45,9 +45,21 @@ from ..contingency import (
     id_type_error,
 )
 from ..files import file_spec, header
+from ..io import kinds_clash
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import SideSpec, check_columns, check_side, checked_cells, coded_table, side_specs
+from ._cells import (
+    SideSpec,
+    check_columns,
+    check_side,
+    checked_cells,
+    coded_table,
+    completed_rows,
+    is_link_only,
+    key_of,
+    side_specs,
+    within_source,
+)
 from .duckdb_stats import duckdb_table_statistics
 from .duckdb_stream import streamed_statistics
 
@@ -122,16 +134,8 @@ def _kind(duck_type: str) -> str:
 
 def _key(cols: list[str], types: dict[str, str], *, name: str) -> tuple[str, str]:
     """SQL of the key of ``cols`` and its kind (text for a key of several columns)."""
-    kinds = [_kind(types[c]) for c in cols]
-    if len(cols) > 1:
-        for c, kind in zip(cols, kinds, strict=True):
-            if kind not in ("text", "integer"):
-                raise InputError(
-                    f"'{name}': column '{c}' of a key made of several columns must hold "
-                    f"integers or text; it holds {kind} values"
-                )
-        return sql.key_sql(cols, kinds), "text"
-    return sql.key_sql(cols, kinds), kinds[0]
+    key, kinds, _ = key_of(cols, [_kind(types[c]) for c in cols], name=name)
+    return key, "text" if len(kinds) > 1 else kinds[0]
 
 
 class DuckDBEngine:
@@ -257,11 +261,11 @@ class DuckDBEngine:
         con = self.connect()
         try:
             loaded = [_Side(con, spec) for spec in sides]
-            kinds = [side.load(as_text=id_type == "string") for side in loaded]
-            if len(set(kinds)) > 1:
-                first, other = next(
-                    (a, b) for a, b in itertools.pairwise(loaded) if a.kind != b.kind
-                )
+            for side in loaded:
+                side.load(as_text=id_type == "string")
+            clash = [(a, b) for a, b in itertools.pairwise(loaded) if kinds_clash(a.kind, b.kind)]
+            if clash:
+                first, other = clash[0]
                 ex = [
                     [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
                     for s in (first, other)
@@ -296,7 +300,14 @@ class DuckDBEngine:
         """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
         ``work(connection, policy, n_t, n_p)``."""
         policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
-        return self.run(specs, lambda con, rows: work(con, policy, *rows), id_type=id_type)
+
+        def go(con: Any, rows: list[int]) -> T:
+            result: Any = work(con, policy, *completed_rows(con, specs, rows, policy))
+            if is_link_only(specs):  # a table or its statistics, with the pairs within
+                result = replace(result, within_source=within_source(con, policy))
+            return cast(T, result)
+
+        return self.run(specs, go, id_type=id_type)
 
 
 class _Side:
@@ -307,7 +318,7 @@ class _Side:
         self.view, self.data, self.name = spec.view, spec.data, spec.name
         self.records, self.clusters = spec.records, spec.clusters
         self.n_rows = 0
-        self.kind = ""
+        self.kind: tuple[str, ...] = ()
         self.parquet_or_table = True
 
     def _source(self) -> tuple[str, dict[str, str]]:
@@ -355,19 +366,15 @@ class _Side:
         check_columns(self.spec, list(types))
         return source, types
 
-    def load(self, *, as_text: bool) -> str:
-        """Create the view, check it has rows and no missing id; return the record kind."""
+    def load(self, *, as_text: bool) -> tuple[str, ...]:
+        """Create the view, check it has rows and no missing id; return the kinds of the
+        record key's parts (as compared)."""
         source, types = self._source()
-        r_sql, r_kind = _key(self.records, types, name=self.name)
+        r_sql, r_kinds, cast = key_of(
+            self.records, [_kind(types[c]) for c in self.records], name=self.name, as_text=as_text
+        )
         c_sql, c_kind = _key(self.clusters, types, name=self.name)
-        cast = False
-        if as_text and r_kind != "text":
-            if r_kind != "integer":
-                raise InputError(
-                    f"'{self.name}': only integer and text ids can be compared as text; "
-                    f"received {r_kind} ids"
-                )
-            cast, r_kind = True, "text"
+        r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         # a CSV file is parsed once, into a temporary table (spilled past the memory
         # limit); Parquet files and relations are read where they are
         kind = "VIEW" if self.parquet_or_table else "TABLE"
@@ -381,9 +388,9 @@ class _Side:
         n, n_null_r, n_null_c = self.con.execute(
             sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
         ).fetchall()[0]
-        check_side(self.name, n, n_null_r, n_null_c)
-        self.n_rows, self.kind = int(n), r_kind
-        return r_kind
+        check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
+        self.n_rows, self.kind = int(n), r_kinds
+        return r_kinds
 
 
 def duckdb_contingency_table(

@@ -165,6 +165,11 @@ def _errors(
         if fmt not in ("csv", "csv.gz", "parquet"):
             raise InputError(f"'out_format' must be 'csv', 'csv.gz' or 'parquet'; received {fmt!r}")
     policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
+    if policy == "singletons":
+        raise InputError(
+            f"'on_mismatch': the {engine.name} engine's error tables take 'error', "
+            "'intersection' or 'twinless'; for on_mismatch='singletons' use engine='numpy'"
+        )
 
     def work(con: Any, rows: list[int]) -> pd.DataFrame | None:
         if progress is not None:

@@ -308,7 +308,8 @@ def _names_kind_error(exc: InputTypeError) -> InputTypeError:
     if not text.startswith("record ids of 'truth'"):
         return exc
     text = text.replace("'truth'", "'clustering'", 1).replace("'pred'", "'names_from'", 1)
-    return InputTypeError(text.split("; pass id_type")[0] + "; give both ids of one kind")
+    # the remedy follows the last "; ": the names table has no id_type to pass
+    return InputTypeError(text.rsplit("; ", 1)[0] + "; give both ids of one kind")
 
 
 def engine_cluster_sizes(

@@ -36,9 +36,21 @@ from ..contingency import (
     id_type_error,
 )
 from ..files import file_spec, header
+from ..io import kinds_clash
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
-from ._cells import SideSpec, check_columns, check_side, checked_cells, keyed_table, side_specs
+from ._cells import (
+    SideSpec,
+    check_columns,
+    check_side,
+    checked_cells,
+    completed_rows,
+    is_link_only,
+    key_of,
+    keyed_table,
+    side_specs,
+    within_source,
+)
 from .duckdb_engine import is_arrow_table
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
@@ -218,7 +230,7 @@ class SparkEngine:
                 for side in loaded:
                     side.load(as_text=id_type == "string")
                 for first, other in itertools.pairwise(loaded):
-                    if first.kind != other.kind:
+                    if kinds_clash(first.kind, other.kind):
                         ex_t, ex_p = (
                             run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other)
                         )
@@ -243,7 +255,15 @@ class SparkEngine:
         """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
         ``work(connection, rows, policy)``."""
         policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
-        return self.run(specs, lambda run, rows: work(run, rows, policy), id_type=id_type)
+
+        def go(run: SparkConnection, rows: list[int]) -> Any:
+            result = work(run, completed_rows(run, specs, rows, policy, _D), policy)
+            if is_link_only(specs):
+                within = within_source(run, policy, sql.SPARK_STATS)
+                return replace(result, within_source=within)
+            return result
+
+        return self.run(specs, go, id_type=id_type)
 
 
 def _check_input(data: Any, name: str) -> None:
@@ -289,7 +309,7 @@ class _Side:
         self.view, self.data, self.name = spec.view, spec.data, spec.name
         self.records, self.clusters = spec.records, spec.clusters
         self.n_rows = 0
-        self.kind = ""
+        self.kind: tuple[str, ...] = ()
 
     def _frame(self) -> Any:
         if is_spark_dataframe(self.data):
@@ -308,23 +328,23 @@ class _Side:
                 f"'{self.name}': cannot read '{spec.path}' ({spark_error(exc)})"
             ) from exc
 
-    def load(self, *, as_text: bool) -> str:
-        """Create the view, check it has rows and no missing id; return the record kind."""
+    def load(self, *, as_text: bool) -> tuple[str, ...]:
+        """Create the view, check it has rows and no missing id; return the kinds of the
+        record key's parts (as compared)."""
         frame = self._frame()
         types = {f.name: f.dataType for f in frame.schema.fields}
         check_columns(self.spec, list(types))
         source = self.view + "_source"
         self.run.register(source, frame)
-        r_sql, r_kind = self._key(self.records, types)
+        r_sql, r_kinds, cast = key_of(
+            self.records,
+            [_kind(types[c]) for c in self.records],
+            name=self.name,
+            as_text=as_text,
+            dialect=_D,
+        )
         c_sql, c_kind = self._key(self.clusters, types)
-        cast = False
-        if as_text and r_kind != "text":
-            if r_kind != "integer":
-                raise InputError(
-                    f"'{self.name}': only integer and text ids can be compared as text; "
-                    f"received {r_kind} ids"
-                )
-            cast, r_kind = True, "text"
+        r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         extra = tuple((alias, self._key(list(cols), types)[0]) for alias, cols in self.spec.extra)
         side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra, dialect=_D)
         self.run.register(self.view, self.run.spark.sql(side))
@@ -335,19 +355,11 @@ class _Side:
             n, n_null_r, n_null_c = self.run.rows(query)[0]
         except Exception as exc:  # a malformed CSV row surfaces on the first scan
             raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
-        check_side(self.name, n, n_null_r, n_null_c)
-        self.n_rows, self.kind = int(n), r_kind
-        return r_kind
+        check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
+        self.n_rows, self.kind = int(n), r_kinds
+        return r_kinds
 
     def _key(self, cols: list[str], types: dict[str, Any]) -> tuple[str, str]:
         """Spark SQL of the key of ``cols`` and its kind (text for several columns)."""
-        kinds = [_kind(types[c]) for c in cols]
-        if len(cols) > 1:
-            for c, kind in zip(cols, kinds, strict=True):
-                if kind not in ("text", "integer"):
-                    raise InputError(
-                        f"'{self.name}': column '{c}' of a key made of several columns must "
-                        f"hold integers or text; it holds {kind} values"
-                    )
-            return sql.key_sql(cols, kinds, dialect=_D), "text"
-        return sql.key_sql(cols, kinds, dialect=_D), kinds[0]
+        key, kinds, _ = key_of(cols, [_kind(types[c]) for c in cols], name=self.name, dialect=_D)
+        return key, "text" if len(kinds) > 1 else kinds[0]

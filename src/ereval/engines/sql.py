@@ -49,12 +49,16 @@ __all__ = [
     "keyed_cells_sql",
     "marginal_stats_sql",
     "mismatch_examples_sql",
+    "missing_count_sql",
     "nulls_sql",
     "quote",
     "repeated_sql",
     "side_sql",
+    "singletons_sql",
     "size_distribution_sql",
     "sizes_sql",
+    "source_cells_sql",
+    "source_pairs_sql",
     "source_sql",
     "twinless_duplicates_sql",
     "undecided_cells_sql",
@@ -142,23 +146,30 @@ def source_sql(spec: FileSpec, columns: list[str]) -> str:
     )
 
 
-def key_sql(columns: list[str], kinds: list[str], *, dialect: Dialect = DUCKDB) -> str:
+def key_sql(
+    columns: list[str], kinds: list[str], *, as_text: bool = False, dialect: Dialect = DUCKDB
+) -> str:
     """The key of one or several columns of the given kinds (``"text"`` or ``"integer"``).
 
     One column is used as it is. Several make the JSON array text that
-    :mod:`ereval.io` builds for keys of several columns (``["a",1]``).
+    :mod:`ereval.io` builds for keys of several columns (``["a",1]``); with
+    ``as_text`` their integer parts are written as decimal text, quoted
+    (``["a","1"]``), as :class:`ereval.io.KeyParts` does for ``id_type="string"``.
     """
     d = dialect
     if len(columns) == 1:
         return d.ident(columns[0])
     parts = []
+    quote = d.quote(chr(34))
     for column, kind in zip(columns, kinds, strict=True):
         if kind == "text":
             escaped = (
                 f"replace(replace({d.ident(column)}, {d.quote(chr(92))}, {d.quote(chr(92) * 2)}), "
                 f"{d.quote(chr(34))}, {d.quote(chr(92) + chr(34))})"
             )
-            parts.append(f"{d.quote(chr(34))} || {escaped} || {d.quote(chr(34))}")
+            parts.append(f"{quote} || {escaped} || {quote}")
+        elif as_text:
+            parts.append(f"{quote} || CAST({d.ident(column)} AS {d.text_type}) || {quote}")
         else:
             parts.append(f"CAST({d.ident(column)} AS {d.text_type})")
     return d.quote("[") + " || " + f" || {d.quote(',')} || ".join(parts) + " || " + d.quote("]")
@@ -273,6 +284,34 @@ def mismatch_examples_sql(
     return (
         f"SELECT s.r FROM {side} AS s {dialect.anti_join} {other} AS o ON s.r = o.r "
         f"ORDER BY s.r LIMIT {int(limit)}"
+    )
+
+
+def singletons_sql(truth: str, pred: str, *, dialect: Dialect = DUCKDB) -> str:
+    """The prediction ``pred`` completed with a cluster of its own for every record of
+    ``truth`` it lacks (``on_mismatch="singletons"``): columns ``r`` and ``c``, the
+    cluster keys as text, ``p`` before a key of the prediction and ``s`` before the
+    record key of an added singleton, so that the two never meet."""
+    t = dialect.text_type
+    return (
+        f"SELECT r, {dialect.quote('p')} || CAST(c AS {t}) AS c FROM {pred} UNION ALL "
+        f"SELECT s.r, {dialect.quote('s')} || CAST(s.r AS {t}) AS c "
+        f"FROM {truth} AS s {dialect.anti_join} {pred} AS o ON s.r = o.r"
+    )
+
+
+def missing_count_sql(truth: str, pred: str, *, dialect: Dialect = DUCKDB) -> str:
+    """The number of rows of ``truth`` whose record ``pred`` lacks."""
+    return f"SELECT count(*) FROM {truth} AS s {dialect.anti_join} {pred} AS o ON s.r = o.r"
+
+
+def source_cells_sql(truth: str, pred: str) -> str:
+    """The groups of :func:`cells_sql` split by the data set ``src`` of the truth's view
+    (a link-only evaluation): rows ``(tc, s, pc, n)``, ``s`` NULL for the records of the
+    prediction only."""
+    return (
+        "SELECT t.c AS tc, t.src AS s, p.c AS pc, count(*) AS n "
+        f"FROM {truth} AS t FULL OUTER JOIN {pred} AS p ON t.r = p.r GROUP BY ALL"
     )
 
 
@@ -526,3 +565,38 @@ def undecided_cells_sql(undecided_rows: str, dominated_cols: str) -> str:
         f"SELECT h.tc, h.pc, h.n, h.a, h.b, {u3} AS u3, {u4} AS u4 FROM {undecided_rows} AS h "
         f"LEFT JOIN {dominated_cols} AS c ON h.pc = c.k WHERE {u3} OR {u4}"
     )
+
+
+def source_pairs_sql(
+    groups: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
+) -> str:
+    """Twice the pair counts within data sets of the groups of :func:`source_cells_sql`
+    (the fields of :class:`ereval.link_only.SourcePairs` after ``n_sources``, each as
+    ``sum x^2 - sum x`` in exact integers, halved by the caller), then the number of
+    data sets and of records of the prediction only. ``common_only`` counts the
+    records on both sides only (``on_mismatch="intersection"``)."""
+    both = "tc IS NOT NULL AND pc IS NOT NULL"
+    on_t = both if common_only else "tc IS NOT NULL"
+    on_p = both if common_only else "pc IS NOT NULL AND s IS NOT NULL"
+    known = both if common_only else "s IS NOT NULL"
+
+    def twice(where: str, by: str | None) -> str:
+        inner = f"{groups} WHERE {where}"
+        if by is not None:
+            inner = f"(SELECT sum(n) AS n FROM {inner} GROUP BY {by}) AS g"
+        return f"(SELECT sum(CAST(n AS {dialect.wide}) * n) - sum(n) FROM {inner})"
+
+    parts = [
+        twice(both, None),
+        twice(on_t, "tc, s"),
+        twice(on_p, "pc, s"),
+        twice(both, "tc, s"),
+        twice(both, "pc, s"),
+        twice(known, "s"),
+        twice(on_t, "s"),
+        twice(on_p, "s"),
+        twice(both, "s"),
+        f"(SELECT count(DISTINCT s) FROM {groups} WHERE {known})",
+        f"(SELECT sum(n) FROM {groups} WHERE tc IS NULL)",
+    ]
+    return "SELECT " + ", ".join(parts)

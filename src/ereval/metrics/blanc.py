@@ -13,13 +13,15 @@ count; when it has no non-coreference link, only the coreference scores; when it
 has neither (at most one key mention), everything is 0. Empty precision
 denominators give 0. Because these special cases look at the key only, swapping
 truth and prediction swaps precision and recall only when both sides have links
-of both kinds. All counts are exact integers computed from the table.
+of both kinds. All counts are exact integers computed from the table. For a
+link-only evaluation every link is a pair across data sets
+(:func:`~ereval.statistics.pair_space`).
 """
 
 from __future__ import annotations
 
 from ..contingency import ContingencyTable
-from ..statistics import Statistics, statistics_of
+from ..statistics import Statistics, pair_space
 from ._util import check_beta
 
 __all__ = ["blanc_counts", "blanc_scores"]
@@ -27,13 +29,12 @@ __all__ = ["blanc_counts", "blanc_scores"]
 
 def blanc_counts(table: ContingencyTable | Statistics) -> tuple[int, int, int, int, int, int]:
     """``(|C_k ∩ C_r|, |C_k|, |C_r|, |N_k ∩ N_r|, |N_k|, |N_r|)``."""
-    s = statistics_of(table)
-    nk, nr, nc = s.n_true_records, s.n_pred_records, s.n_common
-    ck, cr, c_both = s.pairs_true, s.pairs_pred, s.pairs_both
-    n_k = nk * (nk - 1) // 2 - ck
-    n_r = nr * (nr - 1) // 2 - cr
+    s = pair_space(table)
+    ck, cr, c_both = s.true, s.pred, s.both
+    n_k = s.true_records - ck
+    n_r = s.pred_records - cr
     # common-mention pairs apart on both sides
-    n_both = nc * (nc - 1) // 2 - s.pairs_row_common - s.pairs_col_common + c_both
+    n_both = s.common_records - s.row_common - s.col_common + c_both
     return c_both, ck, cr, n_both, n_k, n_r
 
 

@@ -17,12 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import RecordMismatchError
+from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import ContingencyTable, MismatchPolicy, pair_count
+from ..contingency import ContingencyTable, MismatchPolicy, check_link_only, pair_count
 from ..ids import IdType, encode, to_numpy
-from ..io import Columns, PairList, as_membership, as_pairs, locate_pairs
-from ..statistics import Statistics, statistics_of
+from ..io import Columns, PairList, as_pairs, locate_pairs, read_membership
+from ..link_only import pairs_of_groups
+from ..statistics import Statistics, pair_space
 from ._util import check_beta, f_beta, ratio
 
 __all__ = ["PairCounts", "pair_counts", "pairwise_scores", "pairwise_scores_from_pairs"]
@@ -46,13 +47,13 @@ class PairCounts:
 def pair_counts(table: ContingencyTable | Statistics) -> PairCounts:
     """Pair confusion counts from the contingency table or its statistics, over the
     union of records (a twinless record is a singleton on the side that lacks it,
-    which adds no pair)."""
-    s = statistics_of(table)
-    n = s.n_records
-    tp = s.pairs_both
-    fp = s.pairs_pred - tp
-    fn = s.pairs_true - tp
-    tn = n * (n - 1) // 2 - tp - fp - fn
+    which adds no pair); for a link-only evaluation over the pairs across data sets
+    (:func:`~ereval.statistics.pair_space`)."""
+    s = pair_space(table)
+    tp = s.both
+    fp = s.pred - tp
+    fn = s.true - tp
+    tn = s.records - tp - fp - fn
     return PairCounts(tp, fp, fn, tn)
 
 
@@ -74,11 +75,12 @@ def pairwise_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) 
 
     With twinless records, predicted pairs are counted over the prediction's
     records and true pairs over the truth's records; a pair involving a record
-    missing from the other side is never a true positive.
+    missing from the other side is never a true positive. For a link-only
+    evaluation every count is over the pairs across data sets.
     """
     beta = check_beta(beta)
-    s = statistics_of(table)
-    return _scores(s.pairs_both, s.pairs_pred, s.pairs_true, beta)
+    s = pair_space(table)
+    return _scores(s.both, s.pred, s.true, beta)
 
 
 def pairwise_scores_from_pairs(
@@ -92,6 +94,8 @@ def pairwise_scores_from_pairs(
     left_col: Columns = "record_id_1",
     right_col: Columns = "record_id_2",
     id_type: IdType = "exact",
+    link_only: bool = False,
+    source_col: Columns | None = None,
 ) -> dict[str, float]:
     """Pairwise scores of predicted pairs that need not be transitive.
 
@@ -112,6 +116,9 @@ def pairwise_scores_from_pairs(
         The two record id columns of a pair table or file.
     id_type : {"exact", "string"}
         As in :func:`ereval.contingency.align`.
+    link_only, source_col
+        As in :func:`ereval.contingency.align`: the true pairs are those across data
+        sets, and a predicted pair of two records of one data set is an error.
 
     Notes
     -----
@@ -128,31 +135,52 @@ def pairwise_scores_from_pairs(
     """
     beta = check_beta(beta)
     policy = check_choice("on_mismatch", on_mismatch, ("error", "intersection", "twinless"))
-    t = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
+    source = check_link_only(link_only, source_col)
+    t = read_membership(
+        truth, name="truth", record_col=record_col, cluster_col=cluster_col, source_col=source
+    )[0]
     pl: PairList = as_pairs(pairs, name="pairs", left_col=left_col, right_col=right_col)
-    if len(pl) == 0:  # nothing predicted: precision undefined, recall 0
-        sizes = np.bincount(encode(t.cluster_ids, sort=False)[0]).astype(np.int64)
-        return _with_counts(_scores(0, 0, pair_count(sizes), beta), 0, 0, pair_count(sizes))
-    lrec, rrec, left, right = locate_pairs(t, pl, id_type=id_type)
     t_codes, _ = encode(t.cluster_ids, sort=False)
+    s_codes = None if t.sources is None else encode(t.sources, sort=False)[0]
+    n_true = pair_count(np.bincount(t_codes).astype(np.int64))
+    if s_codes is not None:  # link-only: the true pairs across data sets
+        n_true -= pairs_of_groups([t_codes, s_codes])
+    if len(pl) == 0:  # nothing predicted: precision undefined, recall 0
+        return _with_counts(_scores(0, 0, n_true, beta), 0, 0, n_true)
+    lrec, rrec, left, right = locate_pairs(t, pl, id_type=id_type)
     m = len(pl)
     cl = np.where(lrec >= 0, t_codes[lrec], -1)
     cr = np.where(rrec >= 0, t_codes[rrec], -1)
     unknown = (cl < 0) | (cr < 0)
     n_pred = m
     if unknown.any():
-        if policy == "error":
+        if policy == "error" or (s_codes is not None and policy == "twinless"):
             bad = np.where(cl < 0, to_numpy(left), to_numpy(right))[unknown]
+            why = (
+                "; a link-only evaluation needs every record's data set, so pass "
+                "on_mismatch='intersection' to drop them"
+                if policy == "twinless"
+                else "; pass on_mismatch='intersection' to drop them or 'twinless' to count "
+                "them as false positives"
+            )
             raise RecordMismatchError(
                 f"'pairs' names {int(unknown.sum())} pair(s) with records absent from 'truth' "
-                f"(e.g. {examples(bad)}); pass on_mismatch='intersection' to drop them or "
-                "'twinless' to count them as false positives"
+                f"(e.g. {examples(bad)}){why}"
             )
         if policy == "intersection":
             n_pred = int((~unknown).sum())
+    if s_codes is not None:
+        known = ~unknown
+        inside = known & (s_codes[np.maximum(lrec, 0)] == s_codes[np.maximum(rrec, 0)])
+        if inside.any():
+            k = int(np.flatnonzero(inside)[0])
+            raise InputError(
+                f"'pairs' has {int(inside.sum())} pair(s) of two records of one data set "
+                f"(e.g. {(to_numpy(left)[k], to_numpy(right)[k])!r}); a link-only evaluation "
+                "scores pairs across data sets only: leave those pairs out, or evaluate "
+                "without link_only"
+            )
     tp = int(((cl == cr) & ~unknown).sum())
-    sizes = np.bincount(t_codes).astype(np.int64)
-    n_true = pair_count(sizes)
     return _with_counts(_scores(tp, n_pred, n_true, beta), tp, n_pred, n_true)
 
 

@@ -383,6 +383,8 @@ def evaluate(
             cluster_col=options.get("cluster_col", "cluster_id"),
             on_mismatch=policy,
             id_type=options.get("id_type", "exact"),
+            link_only=options.get("link_only", False),
+            source_col=options.get("source_col"),
         )
     explicit = metrics is not None
     names = resolve_metrics(metrics)

@@ -301,6 +301,7 @@ def pool_from_frame(
     require_label: bool = False,
     score_kind: ScoreKind = "auto",
     threshold: float | None = None,
+    source_cols: tuple[str, str] | None = None,
 ) -> Pool:
     """Build a pool from a pandas, polars or pyarrow table.
 
@@ -317,8 +318,14 @@ def pool_from_frame(
         Raise when the optional column is missing.
     score_kind, threshold
         As in :meth:`Pool.from_arrays`.
+    source_cols : (str, str), optional
+        For a link-only evaluation, the columns naming the data sets of each pair's
+        two records (Splink's ``source_dataset_l``, ``source_dataset_r``): the pool is
+        then the pairs across data sets, and a pair within one data set is an error.
     """
     columns = _columns_of(frame)
+    if source_cols is not None:
+        _check_across(columns, source_cols)
 
     def get(name: str) -> npt.NDArray[Any]:
         if name not in columns:
@@ -342,6 +349,26 @@ def pool_from_frame(
         score_kind=score_kind,
         threshold=threshold,
     )
+
+
+def _check_across(columns: dict[str, npt.NDArray[Any]], source_cols: tuple[str, str]) -> None:
+    """Refuse a pool of a link-only evaluation that holds a pair within one data set."""
+    absent = [c for c in source_cols if c not in columns]
+    if absent:
+        shown = ", ".join(repr(c) for c in list(columns)[:8])
+        raise InputError(
+            f"a link-only pool needs the data sets of each pair's records: it has no column "
+            f"{absent[0]!r}; columns are {shown}"
+        )
+    left, right = (columns[c] for c in source_cols)
+    inside = np.asarray(left == right, dtype=bool)
+    if inside.any():
+        k = int(np.flatnonzero(inside)[0])
+        raise InputError(
+            f"the pool has {int(inside.sum())} pair(s) of two records of one data set (e.g. "
+            f"row {k}, both of {left[k]!r}); a link-only evaluation estimates over the pairs "
+            "across data sets only: leave those pairs out of the pool"
+        )
 
 
 def _columns_of(frame: Any) -> dict[str, npt.NDArray[Any]]:

@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 
 from ..contingency import contingency_table
-from ..io import Membership
+from ..io import Columns, Membership
 from ..metrics import CANONICAL_METRICS, cluster_errors, evaluate
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
+from ..statistics import pair_space
 from ..summary import Summary, summarize
 from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
 from .model import Section, Table
@@ -52,11 +53,20 @@ def _best(values: list[float], metric: str) -> list[int]:
     return [k for k, v in enumerate(arr) if np.isclose(v, target, rtol=0, atol=1e-12)]
 
 
-def metrics_section(truth: Membership, preds: Mapping[str, Membership]) -> Section:
-    """Every canonical metric of each prediction against the truth, side by side."""
+def metrics_section(
+    truth: Membership,
+    preds: Mapping[str, Membership],
+    *,
+    source_col: Columns | None = None,
+) -> Section:
+    """Every canonical metric of each prediction against the truth, side by side (the
+    pair-based ones over the pairs across data sets when ``source_col`` is given:
+    link-only)."""
     scores: dict[str, dict[str, float]] = {}
     for name, pred in preds.items():
-        tab = contingency_table(truth, pred)
+        tab = contingency_table(
+            truth, pred, link_only=source_col is not None, source_col=source_col
+        )
         scores[name] = {
             **evaluate(tab),
             "n_records": tab.n_records,
@@ -106,10 +116,18 @@ def metrics_section(truth: Membership, preds: Mapping[str, Membership]) -> Secti
         "Main metrics of each prediction against the truth (1 is perfect).",
         grouped_bars_spec(groups, title="metrics against the truth"),
     )
+    readings = _metrics_reading(scores)
+    if source_col is not None:
+        space = pair_space(tab)
+        readings.append(
+            f"Two-file linkage: the pair-based metrics (pairwise, Rand, adjusted Rand, "
+            f"Fowlkes-Mallows, BLANC) count only the {space.records:,} pairs of records "
+            "from different data sets; the others are as usual."
+        )
     return Section(
         "metrics",
         "Metrics against the truth",
-        tuple(_metrics_reading(scores)),
+        tuple(readings),
         tables=(table,),
         charts=(chart,),
         numbers={"metrics": scores},

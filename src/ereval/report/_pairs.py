@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..curves import threshold_curve
-from ..io import Membership
+from ..io import Columns, Membership
 from ..oasis import make_sampler, pool_from_frame
 from ..paula import paula_bounds, paula_plan
 from ..plots import Band, Bars, Line, Panel, paula_bounds_figure, threshold_curve_figure
@@ -26,12 +26,26 @@ CURVE_POINTS = 200
 BEST_OF = ("links_f1", "pairwise_f1", "b3_f1", "cluster_f1")
 
 
-def threshold_section(truth: Membership, pairs: pd.DataFrame, *, score_col: str) -> Section:
-    """Metrics of the scored pairs and of their connected components at every threshold."""
+def threshold_section(
+    truth: Membership,
+    pairs: pd.DataFrame,
+    *,
+    score_col: str,
+    source_col: Columns | None = None,
+) -> Section:
+    """Metrics of the scored pairs and of their connected components at every threshold
+    (over the pairs across data sets when ``source_col`` is given: link-only)."""
     from ._sample import caught
 
     curve, found = caught(
-        lambda: threshold_curve(truth, pairs, score_col=score_col, thresholds=CURVE_POINTS)
+        lambda: threshold_curve(
+            truth,
+            pairs,
+            score_col=score_col,
+            thresholds=CURVE_POINTS,
+            link_only=source_col is not None,
+            source_col=source_col,
+        )
     )
     panels = threshold_curve_figure(curve)
     chart = Chart(
@@ -87,12 +101,20 @@ def oasis_section(
     seed: int,
     label_col: str = "label",
     score_col: str = "score",
+    source_cols: tuple[str, str] | None = None,
 ) -> Section:
     """OASIS estimates of the pool's pairwise F1, precision and recall, and how they
-    converged as labels were spent (labels come from the pool's label column)."""
+    converged as labels were spent (labels come from the pool's label column);
+    ``source_cols`` name each pair's data sets for a link-only evaluation."""
     from ._sample import caught
 
-    p = pool_from_frame(pool, label_col=label_col, score_col=score_col, require_label=True)
+    p = pool_from_frame(
+        pool,
+        label_col=label_col,
+        score_col=score_col,
+        require_label=True,
+        source_cols=source_cols,
+    )
     budget = min(budget, p.size)
     sampler = make_sampler("oasis", p, alpha=0.5, seed=seed)
     steps = np.unique(np.linspace(min(20, budget), budget, 25).round().astype(int))

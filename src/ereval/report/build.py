@@ -17,9 +17,10 @@ import pandas as pd
 
 from .._errors import InputError
 from .._validation import check_in_range, check_int
+from ..contingency import check_link_only
 from ..estimators import ClusterSample, as_sample
 from ..files import read_table
-from ..io import Membership, as_membership
+from ..io import Columns, Membership, as_membership, read_membership
 from ..monitor import release_sources
 from ._exact import metrics_section, summary_section, worst_clusters_section
 from ._pairs import oasis_section, paula_section, threshold_section
@@ -109,6 +110,8 @@ def build_report(
     sources: Mapping[str, str] | None = None,
     worst: bool = True,
     labels_db: str | os.PathLike[str] | None = None,
+    link_only: bool = False,
+    source_col: Columns | None = None,
 ) -> Report:
     """An evaluation report with every section its inputs allow.
 
@@ -160,6 +163,12 @@ def build_report(
         Include the true clusters with the most errors (needs ``truth``); their
         cluster-wise errors (:func:`ereval.cluster_errors`) cost several times the
         metrics on large data.
+    link_only, source_col
+        A two-file linkage (:mod:`ereval.link_only`): ``source_col`` names the
+        truth's column of each record's data set, and every pair-based number (the
+        pairwise metrics, Rand, BLANC, the threshold curve) counts the pairs across
+        data sets only. A pool then needs the columns ``<source_col>_l`` and
+        ``<source_col>_r`` and no pair within one data set.
 
     Returns
     -------
@@ -200,11 +209,14 @@ def build_report(
     if truth is not None and not named and pairs is None:
         raise InputError("'truth' needs 'preds' (or 'pairs') to be compared with")
 
+    source = check_link_only(link_only, source_col)
     name_of = _namer(sources)
     inputs: dict[str, str] = {}
     truth_m = None
     if truth is not None:
-        truth_m = as_membership(truth, name="truth", record_col=record_col, cluster_col=cluster_col)
+        truth_m = read_membership(
+            truth, name="truth", record_col=record_col, cluster_col=cluster_col, source_col=source
+        )[0]
         inputs["truth"] = name_of("truth", truth)
     pred_m = {
         n: as_membership(p, name="preds", record_col=record_col, cluster_col=cluster_col)
@@ -242,7 +254,7 @@ def build_report(
     sections: list[Section] = []
     exact = None
     if truth_m is not None and pred_m:
-        metrics = metrics_section(truth_m, pred_m)
+        metrics = metrics_section(truth_m, pred_m, source_col=source)
         exact = metrics.numbers["metrics"]
         sections.append(metrics)
     if smp is not None:
@@ -282,7 +294,7 @@ def build_report(
         )
     if pairs is not None and truth_m is not None:
         pairs_f = _frame(pairs, name="pairs", text=("record_id_1", "record_id_2"))
-        sections.append(threshold_section(truth_m, pairs_f, score_col=score_col))
+        sections.append(threshold_section(truth_m, pairs_f, score_col=score_col, source_col=source))
         inputs["scored pairs"] = name_of("pairs", pairs)
     if releases is not None:
         release_list = release_sources(releases)
@@ -305,7 +317,13 @@ def build_report(
             sections.append(summary_section({f"release {only}": rel[only]}))
     if pool is not None:
         pool_f = _frame(pool, name="pool", text=("pair_id",))
-        sections.append(oasis_section(pool_f, budget=oasis_budget, level=level, seed=seed))
+        across = None
+        if source is not None:
+            col = source if isinstance(source, str) else "+".join(source)
+            across = (f"{col}_l", f"{col}_r")
+        sections.append(
+            oasis_section(pool_f, budget=oasis_budget, level=level, seed=seed, source_cols=across)
+        )
         provenance[f"labelled pairs ({name_of('pool', pool)}, the oracle of OASIS)"] = (
             pool_f,
             "pair_id" if "pair_id" in pool_f.columns else pool_f.columns[0],
