@@ -131,6 +131,12 @@ def add_routes(app: "FastAPI", state: AppState) -> None:
             answers=answers(),
             progress=progress,
             estimate=estimate_rows(progress.get("estimate")),
+            # the warnings the CLI prints for the same estimates, each once
+            estimate_warnings=list(
+                dict.fromkeys(
+                    w for d in (progress.get("estimate") or {}).values() for w in d["warnings"]
+                )
+            ),
             reveal=reveal,
             stop=None if stop is None else STOP_REASONS.get(stop, stop),
             label_url=url_for("pair_label", name),
