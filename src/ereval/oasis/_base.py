@@ -601,8 +601,9 @@ def labelled_warnings(
     """The warnings of an estimate from ``used`` labelled pairs.
 
     It is undefined; it rests on fewer than :data:`MIN_LABELS` labels (its interval
-    then comes mostly from the pool's match probabilities); its interval is wider
-    than [0, 1] before clamping, or has width 0 although it is not known exactly.
+    then comes mostly from the pool's match probabilities; the only warning then);
+    its interval is wider than [0, 1] before clamping, or has width 0 although it is
+    not known exactly.
     """
     notes: list[str] = []
     if math.isnan(est.value):
@@ -612,10 +613,11 @@ def labelled_warnings(
         )
         return tuple(notes)
     if used < MIN_LABELS and not exact:
-        notes.append(
+        # the one warning of a handful of labels (a wide interval is then no news)
+        return (
             f"{name} rests on only {used} labelled pairs: its interval comes mostly from the "
             f"pool's match probabilities, not from labels (about {MIN_LABELS} labels or more "
-            "are needed); label more pairs"
+            "are needed); label more pairs",
         )
     if est.width == 0.0 and not exact:
         notes.append(
