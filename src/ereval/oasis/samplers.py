@@ -47,7 +47,7 @@ class PassiveSampler(Sampler):
     With replacement (default) each draw has weight ``W = N`` and the estimate
     is the plain F-alpha of the labelled draws (paper eq. 1, §6.2); a pair drawn
     again reuses its label.  Without replacement every draw is a new pair and
-    the estimate is the sample ratio with its finite-population variance.
+    the estimate is the sample ratio (its interval with the finite-population correction).
 
     Parameters
     ----------
