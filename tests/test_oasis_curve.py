@@ -36,7 +36,7 @@ from ereval.oasis import (
 
 runner = CliRunner()
 
-R = 200
+R = 150
 NOMINAL = 0.95
 COVER_TOL = 3.5 * math.sqrt(NOMINAL * (1 - NOMINAL) / R) + 0.03
 THRESHOLDS = (-0.5, 0.0, 0.5)
