@@ -1,11 +1,13 @@
-"""Seeded Monte Carlo checks of every estimator: bias, reported std, interval coverage.
+"""Seeded Monte Carlo checks of every estimator: bias, interval coverage and width.
 
-Each check runs R = 200 independent seeded runs.  Tolerances come from Monte
-Carlo error: the mean error within 3.5 standard errors of 0 (se = sd / sqrt(R)),
-the mean reported std within 3.5 relative standard errors (1 / sqrt(2 (R - 1)),
-about 5%) of the empirical sd plus 5% for the first-order variance formula,
-and coverage of the 95% intervals within 3.5 sd (sqrt(0.95 * 0.05 / R), about
-0.015) of 0.95.
+Each check runs R independent seeded runs.  Tolerances come from Monte Carlo
+error: the mean error within 3.5 standard errors of 0 (se = sd / sqrt(R)); the
+coverage of the 95% intervals at least 0.95 minus 3.5 of its standard errors
+(sqrt(0.95 * 0.05 / R), 0.054 at R = 200); and the median width of the intervals
+close to the empirical spread, between 0.6 and 1.5 times ``2 x 1.96 x sd`` (the
+width of a normal interval with the true sd; the relative error of the empirical
+sd is 1 / sqrt(2 (R - 1)), 5% at R = 200, and the intervals are skewed where the
+estimates are, so they can be narrower than that and still cover).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from ereval.oasis import Pool, make_sampler, stratify, synthetic_pool
 
 R = 200
 NOMINAL = 0.95
+Z = 1.959963984540054
 COVER_TOL = 3.5 * math.sqrt(NOMINAL * (1 - NOMINAL) / R)
-SD_TOL = 3.5 / math.sqrt(2 * (R - 1)) + 0.05
+WIDTH_RANGE = (0.6, 1.5)
 
 
 @cache
@@ -38,7 +41,7 @@ def _runs(method: str, imbalance: float, budget: int, **options: object) -> dict
     for r in range(R):
         est = make_sampler(method, pool, seed=r, **options).run(budget=budget)  # type: ignore[arg-type]
         for a, m in ((0.5, est.f_measure), (1.0, est.precision), (0.0, est.recall)):
-            out[a].append((m.value - truth[a], m.std, float(m.lower <= truth[a] <= m.upper)))
+            out[a].append((m.value - truth[a], m.width, float(m.lower <= truth[a] <= m.upper)))
     return {a: np.array(v) for a, v in out.items()}
 
 
@@ -63,9 +66,38 @@ def test_bias_std_and_coverage(
 ) -> None:
     runs = _runs(method, imbalance, budget, **options)
     for alpha, x in runs.items():
-        err, sd, covered = x[:, 0], x[:, 1], x[:, 2]
+        err, width, covered = x[:, 0], x[:, 1], x[:, 2]
         assert np.isfinite(err).all(), (alpha, "undefined estimates")
         emp_sd = float(np.std(err, ddof=1))
         assert abs(err.mean()) <= 3.5 * emp_sd / math.sqrt(R), (alpha, err.mean(), emp_sd)
-        assert abs(sd.mean() / emp_sd - 1.0) <= SD_TOL, (alpha, sd.mean(), emp_sd)
-        assert abs(covered.mean() - NOMINAL) <= COVER_TOL, (alpha, covered.mean())
+        assert covered.mean() >= NOMINAL - COVER_TOL, (alpha, covered.mean())
+        ratio = float(np.median(width)) / (2 * Z * emp_sd)
+        assert WIDTH_RANGE[0] <= ratio <= WIDTH_RANGE[1], (alpha, ratio)
+
+
+@pytest.mark.slow
+def test_rare_matches_in_large_low_score_strata() -> None:
+    # The Abt-Buy pool: 50 matches among 53,753 pairs, 28 of them below the threshold and
+    # spread over large low-score strata that OASIS visits rarely.  At 500 labels the
+    # model-based delta-method interval was [0, 1] in 45% of runs (recall: 57%), and the
+    # empirical one covered F1 in 76% of them.
+    from ._oasis_support import paper_pool
+
+    pool = paper_pool("abt-buy-svm.csv.gz")
+    strata = stratify(pool.scores)
+    runs = 100
+    truth = {a: pool.true_measure(a) for a in (0.5, 0.0)}
+    rows: dict[float, list[tuple[float, float, float]]] = {a: [] for a in truth}
+    for seed in range(runs):
+        est = make_sampler("oasis", pool, seed=seed, strata=strata).run(budget=500)
+        for a in truth:
+            m = est.measure(a)
+            rows[a].append((m.value, m.width, float(m.lower <= truth[a] <= m.upper)))
+    tol = 3.5 * math.sqrt(NOMINAL * (1 - NOMINAL) / runs)
+    for a, values in rows.items():
+        x = np.array(values)
+        assert x[:, 2].mean() >= NOMINAL - tol, (a, x[:, 2].mean())
+        # about the empirical spread (0.09-0.10 here), and never the whole range
+        ratio = float(np.median(x[:, 1])) / (2 * Z * float(np.std(x[:, 0], ddof=1)))
+        assert WIDTH_RANGE[0] <= ratio <= WIDTH_RANGE[1], (a, ratio)
+        assert np.all(x[:, 1] < 0.9), (a, x[:, 1].max())

@@ -91,3 +91,26 @@ def test_cli_resume_equals_an_uninterrupted_run(pool_csv: Path, tmp_path: Path, 
     assert json.loads(resumed.stdout) == json.loads(straight.stdout)
     note = f"continuing the oasis sampler saved in '{state}'\n"
     assert resumed.stderr == note + straight.stderr  # the same warnings, after the note
+
+
+def test_a_state_saved_by_an_earlier_version_still_resumes(tmp_path: Path) -> None:
+    # earlier versions saved the sums of 1 / v_t (not of v_t), the cross products of the
+    # draws and a 'variance_prior' option; the sums of v_t are then bounded from them
+    sampler = make_sampler("oasis", POOL, seed=4, n_strata=20)
+    sampler.run(budget=150)
+    path = tmp_path / "new.npz"
+    sampler.save(path)
+    meta, arrays = _saved(path)
+    inv_v = 1.0 / np.where(arrays["oasis_v_sums"] > 0, arrays["oasis_v_sums"], np.inf)
+    arrays["oasis_inv_v_sums"] = sampler.iterations**2 * inv_v
+    del arrays["oasis_v_sums"]
+    meta["options"]["variance_prior"] = 20.0
+    meta["cross"] = [0.0] * 6
+    old = tmp_path / "old.npz"
+    with open(old, "wb") as fh:
+        np.savez_compressed(fh, __meta__=np.array(json.dumps(meta)), **arrays)
+    resumed = load_sampler(old, POOL)
+    # T^2 / (T^2 / m) gives back the sums exactly here, so the estimates agree
+    assert resumed.estimate().f_measure == sampler.estimate().f_measure
+    resumed.run(budget=200)
+    assert resumed.labels_used == 200

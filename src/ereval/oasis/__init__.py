@@ -17,7 +17,7 @@ from __future__ import annotations
 from ._base import Oracle, Query, Sampler, StopReason
 from .adaptive import OASISSampler
 from .curve import EstimatedCurve, estimated_curve
-from .estimates import Estimates, stratified_ratio, weighted_ratio
+from .estimates import Estimates
 from .experiment import ExperimentResult, ExperimentRow, run_experiment
 from .model import (
     epsilon_greedy,
@@ -74,8 +74,6 @@ __all__ = [
     "read_pool",
     "run_experiment",
     "scores_to_probabilities",
-    "stratified_ratio",
     "stratify",
     "synthetic_pool",
-    "weighted_ratio",
 ]

@@ -31,11 +31,12 @@ import numpy.typing as npt
 from .._errors import InputError, InputTypeError
 from .._validation import check_in_range, check_int, check_rng, describe
 from ..results import UNIT_RANGE, Estimate, problem_warning, range_problems
-from .estimates import Estimates, stratified_ratio, weighted_ratio
+from ._measures import CellTotals, cell_totals, measure_estimates, uniform_draws
+from .estimates import Estimates
 from .pool import Pool
-from .strata import Strata
+from .strata import Strata, stratify
 
-__all__ = ["Oracle", "Query", "Sampler", "StopReason", "check_label"]
+__all__ = ["MIN_LABELS", "Oracle", "Query", "Sampler", "StopReason", "check_label"]
 
 #: An oracle maps the index of a pair in the pool to its 0/1 label.
 Oracle = Callable[[int], int]
@@ -43,6 +44,10 @@ Oracle = Callable[[int], int]
 StopReason = Literal["budget", "ci_width", "exhausted", "stalled", "max_iterations"]
 
 _STATE_VERSION = 1
+
+#: Labels below which an estimate carries a warning that its interval rests mostly on the
+#: pool's match probabilities (the size below which the cluster-sample estimators warn too).
+MIN_LABELS = 30
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,9 @@ class Sampler(ABC):
 
     method: ClassVar[str]
     _estimator: Literal["weighted", "stratified"]
+    #: Whether the sampler's own strata are the strata of the model of the unlabelled
+    #: pairs (else the pool's default strata are).
+    _own_strata_model: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -119,12 +127,10 @@ class Sampler(ABC):
         self._tp_k = np.zeros(k, dtype=np.int64)
         self._pp_k = np.zeros(k, dtype=np.int64)
         self._pos_k = np.zeros(k, dtype=np.int64)
-        # weighted estimator: running sums of x_t and x_t x_t' (TP, PP, P)
-        # weighted estimator: sums of x_t = W_t f(z_t) (TP, PP, P) over the draws from
-        # strata still open, their cross products, the same sums per stratum, and
-        # the exact counts of the strata whose every pair is labelled
+        # weighted estimator (for the sampler's running F): sums of x_t = W_t f(z_t)
+        # (TP, PP, P) over the draws from strata still open, the same sums per stratum,
+        # and the exact counts of the strata whose every pair is labelled
         self._sums = [0.0, 0.0, 0.0]
-        self._cross = [0.0] * 6
         self._ssum = [0.0] * (3 * k)
         self._census = [0.0, 0.0, 0.0]
         self._to_exhaust: list[int] = []
@@ -136,6 +142,8 @@ class Sampler(ABC):
         self._pending: tuple[int, float, int] | None = None
         self._drawn_wo = np.zeros(k, dtype=np.int64)
         self._perm: npt.NDArray[np.int64] | None = None
+        self._model_cache: Strata | None = None
+        self._totals_cache: CellTotals | None = None
         self.stop_reason: StopReason | None = None
 
     # ------------------------------------------------------------------ API
@@ -315,18 +323,23 @@ class Sampler(ABC):
         return self.estimate(confidence=confidence)
 
     def estimate(self, *, confidence: float = 0.95) -> Estimates:
-        """Current estimates of F-alpha, precision and recall (see :mod:`~ereval.oasis.estimates`).
+        """Current estimates of F-alpha, precision and recall.
 
-        Each is an :class:`ereval.Estimate` with ``n`` the distinct labels, ``method``
-        the sampler's name and ``warnings`` when it is undefined or its interval
-        would be wider than [0, 1] (too few labels for it).
+        Each is an :class:`ereval.Estimate` with the interval of
+        :mod:`ereval.oasis.intervals`, ``n`` the distinct labels, ``method`` the
+        sampler's name and ``warnings`` when it is undefined, rests on fewer than
+        :data:`MIN_LABELS` labels, or its interval is as wide as [0, 1].
         """
+        level = check_in_range(
+            "confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True
+        )
+        f, p, r = self._measures((self._alpha, 1.0, 0.0), level)
         return Estimates(
-            f_measure=self._result(self._alpha, confidence),
-            precision=self._result(1.0, confidence),
-            recall=self._result(0.0, confidence),
+            f_measure=self._result(f, self._alpha),
+            precision=self._result(p, 1.0),
+            recall=self._result(r, 0.0),
             alpha=self._alpha,
-            confidence=float(confidence),
+            confidence=float(level),
             labels_used=self.labels_used,
             iterations=self._iterations,
             method=self.method,
@@ -412,13 +425,6 @@ class Sampler(ABC):
         ss[3 * k] += x0
         ss[3 * k + 1] += x1
         ss[3 * k + 2] += x2
-        q = self._cross
-        q[0] += x0 * x0
-        q[1] += x0 * x1
-        q[2] += x0 * x2
-        q[3] += x1 * x1
-        q[4] += x1 * x2
-        q[5] += x2 * x2
         self._iterations += 1
         self._hist_index.append(index)
         self._hist_weight.append(w)
@@ -437,52 +443,53 @@ class Sampler(ABC):
         den = self._alpha * s[1] + (1.0 - self._alpha) * s[2]
         return s[0] / den if den > 0.0 else math.nan
 
-    def _result(self, alpha: float, confidence: float) -> Estimate:
-        """:meth:`_measure` with ``n``, ``method`` and the warnings filled in."""
-        est = self._measure(alpha, confidence)
+    def _result(self, est: Estimate, alpha: float) -> Estimate:
+        """``est`` with ``n``, ``method`` and the warnings of :func:`labelled_warnings`."""
         name = _measure_name(alpha)
         used = self.labels_used
-        notes: list[str] = []
-        if math.isnan(est.value):
-            notes.append(
-                f"{name} is undefined: none of the {used} labelled pairs counts in its "
-                "denominator yet; label more pairs"
-            )
         advice = f"{used} labels are too few to pin it down; label more pairs (a larger budget)"
         if alpha != self._alpha:
             advice += (
                 f", or sample for it (alpha = {alpha:g}): the sampler is tuned for "
                 f"F-alpha with alpha = {self._alpha:g}"
             )
-        problems = range_problems(est.value, est.std, level=est.level, bounds=UNIT_RANGE)
-        found = problem_warning(name, problems, advice)
-        if found is not None:
-            notes.append(found)
-        return dataclasses.replace(est, n=used, method=self.method, warnings=tuple(notes))
+        notes = labelled_warnings(est, name, used, advice, exact=self.exhausted)
+        return dataclasses.replace(est, n=used, method=self.method, warnings=notes)
 
     def _measure(self, alpha: float, confidence: float) -> Estimate:
-        if self.exhausted:
-            # every pair is labelled: the measure is known exactly
-            tp, pp, pos = int(self._tp_k.sum()), int(self._pp_k.sum()), int(self._pos_k.sum())
-            den = alpha * pp + (1.0 - alpha) * pos
-            if den <= 0:
-                nan = math.nan
-                return Estimate(nan, nan, (nan, nan), confidence, self.labels_used, self.method)
-            f = tp / den
-            return Estimate(f, 0.0, (f, f), confidence, self.labels_used, self.method)
-        if self._estimator == "stratified":
-            return stratified_ratio(
-                self._strata.sizes,
-                self._n_k,
-                self._tp_k,
-                self._pp_k,
-                self._pos_k,
-                alpha,
-                confidence=confidence,
+        """The estimate of F-alpha for one ``alpha`` (see :meth:`estimate`)."""
+        return self._result(self._measures((alpha,), confidence)[0], alpha)
+
+    def _measures(self, alphas: tuple[float, ...], level: float) -> list[Estimate]:
+        if self._totals_cache is None:
+            self._totals_cache = cell_totals(
+                self._model_strata(), self._pred.astype(bool), self._pool.probabilities
             )
-        q = self._cross
-        cross = np.array([[q[0], q[1], q[2]], [q[1], q[3], q[4]], [q[2], q[4], q[5]]])
-        return weighted_ratio(np.array(self._sums), cross, alpha, confidence=confidence)
+        return measure_estimates(
+            self, self._pred.astype(bool), alphas, level=level, totals=self._totals_cache
+        )
+
+    def _model_strata(self) -> Strata:
+        """Strata of the model of the unlabelled pairs (:mod:`ereval.oasis.intervals`)."""
+        if self._own_strata_model:
+            return self._strata
+        if self._model_cache is None:
+            self._model_cache = stratify(self._pool.scores)
+        return self._model_cache
+
+    def _expected_draws(
+        self, model: Strata, accept: npt.NDArray[np.bool_], totals: CellTotals
+    ) -> npt.NDArray[np.float64]:
+        """Draws expected so far of each kind of pair (true positive, false positive, false
+        negative) in each stratum of ``model`` at the rate pairs of that kind are drawn,
+        shape (K, 3); for a sampler without replacement, expected labels.
+
+        Uniform sampling by default: ``T N_c / N`` in each cell ``c`` of a stratum
+        (below and above the rule ``accept``).
+        """
+        total = self._iterations if self._estimator == "weighted" else self.labels_used
+        cells = np.stack([totals.rejected, totals.accepted], axis=1)
+        return uniform_draws(cells, np.full_like(cells, float(total) / float(self._pool.size)))
 
     def _draw_without_replacement(self, k: int, u: float) -> int:
         """Uniform unlabelled pair of stratum ``k`` (partial Fisher-Yates shuffle)."""
@@ -509,7 +516,6 @@ class Sampler(ABC):
             "bit_generator": type(bit_gen).__name__,
             "rng_state": _jsonable(bit_gen.state),
             "sums": self._sums,
-            "cross": self._cross,
             "stratum_sums": self._ssum,
             "census": self._census,
             "iterations": self._iterations,
@@ -553,7 +559,6 @@ class Sampler(ABC):
         self._flush_exhausted()
         self._exhausted_at = arrays["exhausted_at"].astype(np.int64)
         self._sums = [float(v) for v in meta["sums"]]
-        self._cross = [float(v) for v in meta["cross"]]
         self._ssum = [float(v) for v in meta["stratum_sums"]]
         self._census = [float(v) for v in meta["census"]]
         self._iterations = int(meta["iterations"])
@@ -588,6 +593,43 @@ def _from_jsonable(value: Any) -> Any:
             return np.asarray(value["__ndarray__"], dtype=value["dtype"])
         return {k: _from_jsonable(v) for k, v in value.items()}
     return value
+
+
+def labelled_warnings(
+    est: Estimate, name: str, used: int, advice: str, *, exact: bool
+) -> tuple[str, ...]:
+    """The warnings of an estimate from ``used`` labelled pairs.
+
+    It is undefined; it rests on fewer than :data:`MIN_LABELS` labels (its interval
+    then comes mostly from the pool's match probabilities; the only warning then);
+    its interval is wider than [0, 1] before clamping, or has width 0 although it is
+    not known exactly.
+    """
+    notes: list[str] = []
+    if math.isnan(est.value):
+        notes.append(
+            f"{name} is undefined: none of the {used} labelled pairs counts in its "
+            "denominator yet; label more pairs"
+        )
+        return tuple(notes)
+    if used < MIN_LABELS and not exact:
+        # the one warning of a handful of labels (a wide interval is then no news)
+        return (
+            f"{name} rests on only {used} labelled pairs: its interval comes mostly from the "
+            f"pool's match probabilities, not from labels (about {MIN_LABELS} labels or more "
+            "are needed); label more pairs",
+        )
+    if est.width == 0.0 and not exact:
+        notes.append(
+            f"{name} = {est.value:g} with an interval of width 0: no labelled pair says "
+            "otherwise, but unlabelled pairs could, so the interval understates the "
+            "uncertainty; label more pairs"
+        )
+    problems = range_problems(est.value, est.std, level=est.level, bounds=UNIT_RANGE)
+    found = problem_warning(name, problems, advice)
+    if found is not None:
+        notes.append(found)
+    return tuple(notes)
 
 
 def _measure_name(alpha: float) -> str:

@@ -10,9 +10,8 @@ import numpy.typing as npt
 
 from .._errors import InputTypeError
 from .._validation import check_in_range, check_int, describe
-from ..results import Estimate
 from ._base import Sampler
-from .estimates import adaptive_variance_sum, wald_interval
+from ._measures import CellTotals, uniform_draws
 from .model import initial_f_guess, posterior_mean, prior_pseudo_counts
 from .pool import Pool
 from .strata import Strata, StrataMethod, stratify
@@ -21,7 +20,6 @@ __all__ = ["OASISSampler", "resolve_strata"]
 
 DEFAULT_EPSILON = 1e-3
 DEFAULT_MAX_REDRAWS = 10_000
-DEFAULT_VARIANCE_PRIOR = 20.0
 
 
 def resolve_strata(
@@ -85,12 +83,6 @@ class OASISSampler(Sampler):
         Source of randomness.
     max_redraws : int, default 10000
         Consecutive draws of labelled pairs after which sampling stops as stalled.
-    variance_prior : float, default 20
-        Pseudo-labels given to the score-based match rates (the pool's
-        probabilities) in the model-based variance
-        (:func:`~ereval.oasis.estimates.adaptive_variance_sum`); larger is more
-        conservative where few labels have been drawn.  It does not affect
-        sampling or the point estimate.
 
     References
     ----------
@@ -126,16 +118,12 @@ class OASISSampler(Sampler):
         strata_method: StrataMethod = "csf",
         seed: Any = None,
         max_redraws: int = DEFAULT_MAX_REDRAWS,
-        variance_prior: float = DEFAULT_VARIANCE_PRIOR,
     ) -> None:
         if not isinstance(pool, Pool):
             raise InputTypeError(f"'pool' must be an ereval.oasis.Pool; received {describe(pool)}")
         st = resolve_strata(pool, strata, n_strata, strata_method)
         super().__init__(pool, st, alpha=alpha, seed=seed, max_redraws=max_redraws)
         k = st.n_strata
-        self._variance_prior = check_in_range(
-            "variance_prior", variance_prior, low=0.0, low_open=True
-        )
         self._epsilon = check_in_range("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
         eta = (
             2.0 * k
@@ -172,18 +160,8 @@ class OASISSampler(Sampler):
         self._cum_g = np.empty(k)
         self._vbuf = np.empty(k)
         self._inv_v = np.zeros(k)
-        self._inv_v_sums = np.zeros(k)
-        # for the model-based variance: predicted matches and prior match rates
-        # of the predicted-1 and predicted-0 pairs of each stratum
-        alloc = st.allocations
-        pred = pool.predictions.astype(np.float64)
-        self._pred_total = np.bincount(alloc, weights=pred, minlength=k).astype(np.int64)
-        pp1 = np.bincount(alloc, weights=pool.probabilities * pred, minlength=k)
-        pp0 = np.bincount(alloc, weights=pool.probabilities * (1.0 - pred), minlength=k)
-        n1 = self._pred_total.astype(np.float64)
-        n0 = st.sizes - n1
-        self._rate1 = np.divide(pp1, n1, out=self._pi0.copy(), where=n1 > 0)
-        self._rate0 = np.divide(pp0, n0, out=self._pi0.copy(), where=n0 > 0)
+        # sum over the draws of each stratum's probability v_{k,t} (its expected draws)
+        self._v_sums = np.zeros(k)
         self._refresh_model()
         self._refresh_active()
 
@@ -328,7 +306,8 @@ class OASISSampler(Sampler):
         return i, size / vk, k
 
     def _observe(self, stratum: int, label: int) -> None:
-        self._inv_v_sums += self._inv_v
+        inv = self._inv_v
+        self._v_sums += np.divide(1.0, inv, out=np.zeros_like(inv), where=inv > 0.0)
         k = stratum
         m = self._m_list[k] + label
         n = self._n_list[k] + 1.0
@@ -349,32 +328,14 @@ class OASISSampler(Sampler):
         self._inv_v[stratum] = 0.0
         self._refresh_active()
 
-    def _measure(self, alpha: float, confidence: float) -> Estimate:
-        """Ratio estimate with the model-based variance of :func:`adaptive_variance_sum`."""
-        if self.exhausted:
-            return super()._measure(alpha, confidence)
-        s = self._totals()
-        den = alpha * s[1] + (1.0 - alpha) * s[2]
-        if not den > 0.0:
-            return wald_interval(math.nan, math.nan, confidence=confidence)
-        f = s[0] / den
-        var_sum = adaptive_variance_sum(
-            alpha,
-            f,
-            sizes=self._strata.sizes,
-            inv_v_sums=self._inv_v_sums,
-            exhausted_at=self._exhausted_at,
-            iterations=self._iterations,
-            n_labelled=self._n_k,
-            tp=self._tp_k,
-            pp=self._pp_k,
-            pos=self._pos_k,
-            predicted=self._pred_total,
-            prior_rate_predicted=self._rate1,
-            prior_rate_other=self._rate0,
-            prior_strength=self._variance_prior,
-        )
-        return wald_interval(f, var_sum / den**2, confidence=confidence)
+    def _expected_draws(
+        self, model: Strata, accept: npt.NDArray[np.bool_], totals: CellTotals
+    ) -> npt.NDArray[np.float64]:
+        """``sum_t v_{k,t} / N_k`` draws per pair of stratum ``k`` (the instrumental
+        distributions' mass on it, spread uniformly over its pairs) for every kind."""
+        cells = np.stack([totals.rejected, totals.accepted], axis=1)
+        per_pair = (self._v_sums / self._strata.sizes)[:, None] * np.ones((1, 2))
+        return uniform_draws(cells, per_pair)
 
     def _options(self) -> dict[str, Any]:
         return {
@@ -385,7 +346,6 @@ class OASISSampler(Sampler):
             "n_strata": self._n_strata_goal,
             "strata_method": self._strata_method,
             "max_redraws": self._max_redraws,
-            "variance_prior": self._variance_prior,
         }
 
     def _extra_arrays(self) -> dict[str, npt.NDArray[Any]]:
@@ -393,12 +353,17 @@ class OASISSampler(Sampler):
             "oasis_m": np.asarray(self._m_list),
             "oasis_n": np.asarray(self._n_list),
             "oasis_inv_v": self._inv_v,
-            "oasis_inv_v_sums": self._inv_v_sums,
+            "oasis_v_sums": self._v_sums,
         }
 
     def _restore_extra(self, extra: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
         self._m_list = arrays["oasis_m"].astype(np.float64).tolist()
         self._n_list = arrays["oasis_n"].astype(np.float64).tolist()
         self._inv_v = arrays["oasis_inv_v"].astype(np.float64)
-        self._inv_v_sums = arrays["oasis_inv_v_sums"].astype(np.float64)
+        if "oasis_v_sums" in arrays:
+            self._v_sums = arrays["oasis_v_sums"].astype(np.float64)
+        else:  # a state saved before v was summed: T^2 / sum_t 1 / v_t, the harmonic bound
+            inv_sums = arrays["oasis_inv_v_sums"].astype(np.float64)
+            t2 = float(self._iterations) ** 2
+            self._v_sums = np.divide(t2, inv_sums, out=np.zeros_like(inv_sums), where=inv_sums > 0)
         self._refresh_model()

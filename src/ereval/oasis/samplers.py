@@ -16,6 +16,7 @@ import numpy.typing as npt
 from .._errors import InputError, InputTypeError
 from .._validation import check_choice, check_in_range, check_int, describe
 from ._base import Sampler
+from ._measures import CellTotals, uniform_draws
 from .adaptive import DEFAULT_EPSILON, DEFAULT_MAX_REDRAWS, OASISSampler, resolve_strata
 from .model import epsilon_greedy, initial_f_guess, optimal_item_weights
 from .pool import Pool
@@ -46,7 +47,7 @@ class PassiveSampler(Sampler):
     With replacement (default) each draw has weight ``W = N`` and the estimate
     is the plain F-alpha of the labelled draws (paper eq. 1, §6.2); a pair drawn
     again reuses its label.  Without replacement every draw is a new pair and
-    the estimate is the sample ratio with its finite-population variance.
+    the estimate is the sample ratio (its interval with the finite-population correction).
 
     Parameters
     ----------
@@ -59,6 +60,7 @@ class PassiveSampler(Sampler):
     """
 
     method = "passive"
+    _own_strata_model = False
 
     def __init__(
         self,
@@ -96,7 +98,8 @@ class StratifiedSampler(Sampler):
     probability ``N_k / N`` (among strata with unlabelled pairs) and an unlabelled
     pair uniformly within it.  The estimate is the stratified ratio
     ``sum_k N_k bar{TP}_k / (alpha sum_k N_k bar{PP}_k + (1 - alpha) sum_k N_k bar{P}_k)``
-    with the variance of :func:`~ereval.oasis.estimates.stratified_ratio`.
+    (a stratum without labels takes the pooled mean) with the interval of
+    :mod:`ereval.oasis.intervals`.
 
     Parameters
     ----------
@@ -162,6 +165,15 @@ class StratifiedSampler(Sampler):
         self._weights[stratum] = 0.0
         self._cum = np.cumsum(self._weights)
 
+    def _expected_draws(
+        self, model: Strata, accept: npt.NDArray[np.bool_], totals: CellTotals
+    ) -> npt.NDArray[np.float64]:
+        """The labels of each stratum (the model's strata are the sampler's), spread
+        uniformly over its pairs."""
+        cells = np.stack([totals.rejected, totals.accepted], axis=1)
+        per_pair = (self._n_k / self._strata.sizes)[:, None] * np.ones((1, 2))
+        return uniform_draws(cells, per_pair)
+
     def _options(self) -> dict[str, Any]:
         return {
             "alpha": self._alpha,
@@ -204,6 +216,7 @@ class ImportanceSampler(Sampler):
 
     method = "importance"
     _estimator = "weighted"
+    _own_strata_model = False
 
     def __init__(
         self,
@@ -238,6 +251,33 @@ class ImportanceSampler(Sampler):
     def instrumental(self) -> npt.NDArray[np.float64]:
         """The pmf ``q`` over pairs."""
         out: npt.NDArray[np.float64] = self._q / float(self._cum[-1])
+        return out
+
+    def _expected_draws(
+        self, model: Strata, accept: npt.NDArray[np.bool_], totals: CellTotals
+    ) -> npt.NDArray[np.float64]:
+        """``T`` times the pmf's mass on each kind of pair of each cell of ``model``: the
+        cell's pairs times their mean pmf, weighted by their probability of being of that
+        kind (matches: the pool's match probability; non-matches: its complement)."""
+        k = model.n_strata
+        q = self.instrumental
+        p = self._pool.probabilities
+        alloc = model.allocations
+
+        def mean_rate(weights: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+            num = np.bincount(alloc, weights=q * weights, minlength=k)
+            den = np.bincount(alloc, weights=weights, minlength=k)
+            out: npt.NDArray[np.float64] = np.divide(num, den, out=np.zeros(k), where=den > 0)
+            return out
+
+        acc = accept.astype(np.float64)
+        rates = np.stack(
+            [mean_rate(acc * p), mean_rate(acc * (1.0 - p)), mean_rate((1.0 - acc) * p)], axis=1
+        )
+        cells = np.stack([totals.rejected, totals.accepted], axis=1)
+        out: npt.NDArray[np.float64] = (
+            float(self._iterations) * rates * uniform_draws(cells, np.ones_like(cells))
+        )
         return out
 
     def _draw(self) -> tuple[int, float, int]:
@@ -300,6 +340,7 @@ def load_sampler(path: str | Path, pool: Pool) -> Sampler:
             f"({meta['pool_size']} pairs); resume with the same scores, predictions and probabilities"
         )
     options = dict(meta["options"])
+    options.pop("variance_prior", None)  # an option of earlier versions, no longer used
     method = meta["method"]
     if method in ("oasis", "stratified"):
         options["strata"] = Strata.from_allocations(
