@@ -32,6 +32,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from .._errors import InputError, InputTypeError, MissingDependencyError
+from ..results import json_ready
 
 if TYPE_CHECKING:  # rich is imported when something is printed through it
     from rich.console import Console
@@ -367,19 +368,6 @@ def _escape(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- printing
-def json_ready(value: Any) -> Any:
-    """Recursively replace NaN/inf floats by None and NumPy scalars by Python ones."""
-    if isinstance(value, Mapping):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def dumps_json(value: Any) -> str:
     """JSON text with NaN written as ``null`` (never the invalid token ``NaN``)."""
     return json.dumps(json_ready(value), indent=2, allow_nan=False)

@@ -100,7 +100,7 @@ def restrict(series: pd.Series, m: Membership) -> pd.Series:
 
 def summary_values(s: Summary, orders: tuple[float, ...]) -> dict[str, Any]:
     """The statistics of ``s`` (without the names' rates when there are no names)."""
-    values = s.to_dict(orders)
+    values = s.statistics(orders)
     if not s.has_names:
         values.pop("homonymy_rate")
         values.pop("name_variation_rate")

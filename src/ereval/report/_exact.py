@@ -201,7 +201,7 @@ def summary_section(preds: Mapping[str, Membership], truth: Membership | None = 
         clusterings["truth"] = truth
     clusterings.update(preds)
     summaries: dict[str, Summary] = {n: summarize(m) for n, m in clusterings.items()}
-    dicts = {n: s.to_dict() for n, s in summaries.items()}
+    dicts = {n: s.statistics() for n, s in summaries.items()}
     keys = [k for k in next(iter(dicts.values())) if any(np.isfinite(d[k]) for d in dicts.values())]
     names = list(dicts)
     table = Table(
