@@ -43,7 +43,7 @@ from .estimators.registry import SPEC_BY_KEY
 from .ids import factorize
 from .io import Membership, as_membership
 from .metrics import CANONICAL_METRICS, evaluate
-from .results import normal_quantile
+from .results import FrameRepr, json_ready, normal_quantile
 
 __all__ = [
     "SimulationDesign",
@@ -134,7 +134,7 @@ def inject_errors(
 
 
 @dataclass(frozen=True, eq=False)
-class SimulationResult:
+class SimulationResult(FrameRepr):
     """Repeated-sampling behaviour of each estimator.
 
     Attributes
@@ -164,6 +164,22 @@ class SimulationResult:
     true_values: dict[str, float]
     settings: dict[str, Any] = field(default_factory=dict)
     intervals: dict[str, tuple[FloatArray, FloatArray]] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per estimator: a copy of :attr:`summary`."""
+        return self.summary.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``settings``, ``true_values`` and ``summary`` (one dict per estimator) in plain
+        JSON types (NaN as ``None``); the per-repeat arrays are left out."""
+        out: dict[str, Any] = json_ready(
+            {
+                "settings": dict(self.settings),
+                "true_values": dict(self.true_values),
+                "summary": self.summary.to_dict(orient="records"),
+            }
+        )
+        return out
 
 
 def simulation_memory(sample_size: int, repeats: int, n_estimators: int = 40) -> int:

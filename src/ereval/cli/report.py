@@ -201,7 +201,7 @@ def report_command(
     short reading. The page works offline (scripts, styles and charts
     embedded) and prints well.
     """
-    from ..report import build_report, example_report
+    from ..report import build_report, collect_results, example_report
 
     target = out
     if target is None and fmt == "html":
@@ -250,7 +250,7 @@ def report_command(
             sources = {
                 k: v.name for k, v in (("labels", labels), ("ranked", ranked)) if v is not None
             }
-            report = build_report(
+            results = collect_results(
                 truth=truth,
                 preds=preds,
                 sample=sample,
@@ -271,7 +271,6 @@ def report_command(
                 labels=labels_frame,
                 epsilon=epsilon,
                 delta=delta,
-                title=title or "Entity resolution evaluation",
                 level=level,
                 seed=seed,
                 sources=sources,
@@ -280,6 +279,7 @@ def report_command(
                 link_only=link_only,
                 source_col=split_columns(source_col),
             )
+            report = build_report(results, title=title or "Entity resolution evaluation")
         bar.update(description="drawing the charts")
         if target is None:
             sys.stdout.write(report.to_json() + "\n")

@@ -34,6 +34,7 @@ import pandas as pd
 from .._errors import InputError
 from .._validation import check_choice, check_int, check_rng, describe, examples
 from ..io import Columns, Membership
+from ..results import FrameRepr, json_ready
 from ._sample_input import SampleTable, draw_codes, per_unit_values, sample_table, unit_codes
 from .ratio import fpc_theta
 
@@ -62,7 +63,7 @@ FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, eq=False)
-class ClusterSample:
+class ClusterSample(FrameRepr):
     """A validated probability sample of true clusters.
 
     Attributes
@@ -151,6 +152,23 @@ class ClusterSample:
                 DRAWS_COL: counts[unit],
             }
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """``design, weights, replace, population_size, n_draws, n_units, n_clusters`` and
+        ``records`` (one dict per row of :meth:`to_frame`) in plain JSON types."""
+        out: dict[str, Any] = json_ready(
+            {
+                "design": self.design,
+                "weights": self.weights,
+                "replace": self.replace,
+                "population_size": self.population_size,
+                "n_draws": self.n_draws,
+                "n_units": self.n_units,
+                "n_clusters": self.n_clusters,
+                "records": self.to_frame().to_dict(orient="records"),
+            }
+        )
+        return out
 
 
 def as_sample(
