@@ -29,7 +29,16 @@ from ereval.report._bundles import (
 )
 
 #: The modules that only show results.
-PRESENTATION = ("_exact", "_pairs", "_releases", "_sample", "_registry", "build", "model")
+PRESENTATION = (
+    "_exact",
+    "_pairs",
+    "_releases",
+    "_sample",
+    "_provenance",
+    "_registry",
+    "build",
+    "model",
+)
 #: The package's verbs: none is imported by a presentation module.
 VERBS = {
     "evaluate",
@@ -52,6 +61,8 @@ VERBS = {
     "contingency_table",
     "pair_space",
     "prepare_prediction",
+    "session_agreement",
+    "LabelStore",
 }
 
 

@@ -9,7 +9,6 @@ library result as it is: a :class:`~ereval.curves.ThresholdCurve`, a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -18,15 +17,18 @@ import pandas as pd
 from ..analysis import Disparities, ErrorTree, SampleErrors
 from ..compare import Comparison
 from ..io import Membership
+from ..labels import Agreement
 from ..results import Estimate
 from ..summary import Summary
 
 __all__ = [
     "ExactScores",
+    "LabelCount",
     "LabelSources",
     "ReleaseComparison",
     "SampleAnalysis",
     "SampleEstimates",
+    "StoreSession",
     "Summaries",
     "WorstClusters",
 ]
@@ -109,9 +111,59 @@ class SampleAnalysis:
 
 
 @dataclass(frozen=True, eq=False)
-class LabelSources:
-    """The labelled inputs of a report: description -> ``(frame, item column, label
-    column)`` (``""``: every row is a labelled record), and the label store."""
+class LabelCount:
+    """The labels of one labelled input of a report.
 
-    sources: Mapping[str, tuple[pd.DataFrame, str, str]]
-    store: str | os.PathLike[str] | None = None
+    Attributes
+    ----------
+    what : str
+        Its description (e.g. ``"labelled sample (sample.csv)"``).
+    labels, items : int
+        Labels, and distinct items (true clusters for a sample) they are on.
+    clusters : bool
+        Whether the rows are labelled records of true clusters (a sample) rather
+        than labels on items.
+    positives : int or None
+        Positive labels (None for a sample).
+    reviewers : dict of str to int, or None
+        Labels per reviewer, by count; None when no column names the reviewer.
+    repeated : int
+        Items labelled more than once.
+    agreement : float or None
+        Share of those whose labels all agree (None when none was).
+    """
+
+    what: str
+    labels: int
+    items: int
+    clusters: bool
+    positives: int | None
+    reviewers: Mapping[str, int] | None
+    repeated: int
+    agreement: float | None
+
+
+@dataclass(frozen=True, eq=False)
+class StoreSession:
+    """One session of a label store: its items, labels per reviewer (in the order first
+    seen), reviewers' agreement and adjudications."""
+
+    name: str
+    kind: str
+    created_at: str
+    items: int
+    items_labelled: int
+    labels: int
+    reviewers: Mapping[str, int]
+    agreement: Agreement
+    adjudicated: int
+
+
+@dataclass(frozen=True, eq=False)
+class LabelSources:
+    """The labelled inputs of a report and the sessions of its label store (``store``:
+    the store's file name, None without one)."""
+
+    sources: tuple[LabelCount, ...]
+    store: str | None = None
+    sessions: tuple[StoreSession, ...] = ()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -30,6 +31,7 @@ from ..curves import threshold_curve
 from ..estimators import ClusterSample, as_sample, estimate, prepare_prediction
 from ..files import read_table
 from ..io import Columns, Membership, as_membership, read_membership
+from ..labels import LabelStore, session_agreement
 from ..metrics import cluster_errors, evaluate
 from ..monitor import monitor, release_sources
 from ..oasis import convergence, make_sampler, pool_from_frame
@@ -39,10 +41,12 @@ from ..statistics import pair_space
 from ..summary import summarize
 from ._bundles import (
     ExactScores,
+    LabelCount,
     LabelSources,
     ReleaseComparison,
     SampleAnalysis,
     SampleEstimates,
+    StoreSession,
     Summaries,
     WorstClusters,
 )
@@ -55,6 +59,8 @@ T = TypeVar("T")
 
 #: Points of the threshold curve.
 CURVE_POINTS = 200
+#: Columns that name who gave a label, tried in this order.
+REVIEWER_COLUMNS = ("reviewer", "labeller", "labeler", "annotator", "user", "reviewed_by")
 
 
 @dataclass(frozen=True, eq=False)
@@ -408,7 +414,7 @@ def collect_results(
     if labels_db is not None:
         inputs["label store"] = name_of("labels_db", labels_db)
     if provenance or labels_db is not None:
-        parts.append(Part(LabelSources(provenance, labels_db)))
+        parts.append(Part(_label_sources(provenance, labels_db)))
     return ReportResults(tuple(parts), inputs)
 
 
@@ -538,3 +544,72 @@ def _oasis(
     sampler = make_sampler("oasis", p, alpha=0.5, seed=seed)
     run, found = caught(lambda: convergence(sampler, min(budget, p.size), confidence=level))
     return Part(run, tuple(found))
+
+
+def _reviewer_column(frame: pd.DataFrame) -> str | None:
+    lower = {str(c).lower(): str(c) for c in frame.columns}
+    for name in REVIEWER_COLUMNS:
+        if name in lower:
+            return lower[name]
+    return None
+
+
+def _label_count(what: str, frame: pd.DataFrame, item_col: str, label_col: str) -> LabelCount:
+    """The labels of one input: ``label_col`` ``""`` means every row is a labelled record
+    of a true cluster (``item_col``)."""
+    reviewer = _reviewer_column(frame)
+    labelled = frame if not label_col else frame[frame[label_col].notna()]
+    n_labels = len(labelled)
+    n_items = int(labelled[item_col].nunique()) if item_col in labelled.columns else n_labels
+    positives: int | None = None
+    if label_col:
+        positives = int(pd.to_numeric(labelled[label_col], errors="coerce").fillna(0).sum())
+    per = None
+    if reviewer is not None:
+        per = {str(k): int(v) for k, v in labelled[reviewer].value_counts().items()}
+    agreement: float | None = None
+    repeated = 0
+    if label_col and item_col in labelled.columns:
+        by_item = labelled.groupby(item_col)[label_col]
+        sizes = by_item.size()
+        repeated = int((sizes > 1).sum())
+        if repeated:
+            unanimous = by_item.nunique()[sizes > 1] == 1
+            agreement = float(unanimous.mean())
+    return LabelCount(what, n_labels, n_items, not label_col, positives, per, repeated, agreement)
+
+
+def _store_sessions(path: str | os.PathLike[str]) -> tuple[StoreSession, ...]:
+    """Per session of the label store at ``path``: items, labels per reviewer, agreement
+    (:func:`ereval.labels.session_agreement`, over the items labelled by two reviewers
+    or more; adjudications and labels implied by transitivity left out) and
+    adjudications."""
+    out = []
+    with LabelStore(path, readonly=True) as store:
+        for info in store.sessions():
+            labels = store.labels(info.name)
+            per = Counter(who for by in labels.values() for who in by)
+            out.append(
+                StoreSession(
+                    info.name,
+                    info.kind,
+                    info.created_at,
+                    len(store.items(info.name)),
+                    len(labels),
+                    sum(per.values()),
+                    dict(per),
+                    session_agreement(store, info.name),
+                    len(store.adjudications(info.name)),
+                )
+            )
+    return tuple(out)
+
+
+def _label_sources(
+    sources: Mapping[str, tuple[pd.DataFrame, str, str]],
+    store: str | os.PathLike[str] | None,
+) -> LabelSources:
+    counts = tuple(_label_count(what, *source) for what, source in sources.items())
+    if store is None:
+        return LabelSources(counts)
+    return LabelSources(counts, os.path.basename(os.fspath(store)), _store_sessions(store))

@@ -3,12 +3,10 @@ analysis, and the provenance of the labels."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from ..plots import Bars, disparities_figure, tags_figure
 from ..results import Estimate
@@ -40,8 +38,6 @@ CHART_ESTIMATORS = (
     "homogeneity",
     "completeness",
 )
-#: Columns that name who gave a label, tried in this order.
-REVIEWER_COLUMNS = ("reviewer", "labeller", "labeler", "annotator", "user", "reviewed_by")
 
 
 def recommended(results: Mapping[str, Estimate]) -> list[str]:
@@ -308,79 +304,55 @@ def analysis_section(part: Part) -> Section:
     )
 
 
-def _reviewer_column(frame: pd.DataFrame) -> str | None:
-    lower = {str(c).lower(): str(c) for c in frame.columns}
-    for name in REVIEWER_COLUMNS:
-        if name in lower:
-            return lower[name]
-    return None
-
-
 @section_for(LabelSources)
 def provenance_section(part: Part) -> Section:
     """Who labelled what, how many labels, and agreement where an item was labelled twice.
 
-    ``part.result.sources`` maps a description (e.g. ``"labelled sample (sample.csv)"``) to
-    ``(frame, item column, label column)``; a label column of ``""`` means the
-    rows are labelled true clusters (every row is a label).
+    (``part.result``: a :class:`LabelSources`.)
     """
-    sources, store = part.result.sources, part.result.store
+    result: LabelSources = part.result
     rows: list[tuple[Any, ...]] = []
     reading: list[str] = []
     numbers: dict[str, Any] = {}
     counts: list[tuple[str, int]] = []
-    for what, (frame, item_col, label_col) in sources.items():
-        reviewer = _reviewer_column(frame)
-        labelled = frame if not label_col else frame[frame[label_col].notna()]
-        n_labels = len(labelled)
-        n_items = int(labelled[item_col].nunique()) if item_col in labelled.columns else n_labels
-        unit = "labelled records of" if not label_col else "labels on"
-        items = "true clusters" if not label_col else "items"
-        positives: int | None = None
-        if label_col:
-            positives = int(pd.to_numeric(labelled[label_col], errors="coerce").fillna(0).sum())
+    for c in result.sources:
+        unit = "labelled records of" if c.clusters else "labels on"
+        items = "true clusters" if c.clusters else "items"
         who = "not recorded"
         per: dict[str, int] = {}
-        if reviewer is not None:
-            per = {str(k): int(v) for k, v in labelled[reviewer].value_counts().items()}
+        if c.reviewers is not None:
+            per = dict(c.reviewers)
             who = listing(f"{k} ({v:,})" for k, v in per.items())
-            counts += [(f"{what}: {k}", v) for k, v in per.items()]
+            counts += [(f"{c.what}: {k}", v) for k, v in per.items()]
         else:
-            counts.append((what, n_labels))
-        agreement: float | None = None
-        repeated = 0
-        if label_col and item_col in labelled.columns:
-            by_item = labelled.groupby(item_col)[label_col]
-            sizes = by_item.size()
-            repeated = int((sizes > 1).sum())
-            if repeated:
-                unanimous = by_item.nunique()[sizes > 1] == 1
-                agreement = float(unanimous.mean())
-        rows.append((what, n_labels, n_items, positives, who, repeated, agreement))
-        numbers[what] = {
-            "labels": n_labels,
-            "items": n_items,
-            "positives": positives,
+            counts.append((c.what, c.labels))
+        rows.append((c.what, c.labels, c.items, c.positives, who, c.repeated, c.agreement))
+        numbers[c.what] = {
+            "labels": c.labels,
+            "items": c.items,
+            "positives": c.positives,
             "reviewers": per,
-            "items_labelled_twice_or_more": repeated,
-            "agreement": agreement,
+            "items_labelled_twice_or_more": c.repeated,
+            "agreement": c.agreement,
         }
-        sentence = f"{what}: {n_labels:,} {unit} {n_items:,} {items}"
-        if positives is not None:
-            sentence += f", {positives:,} positive"
-        sentence += f"; labelled by {who}" if reviewer is not None else "; reviewers not recorded"
-        if agreement is not None:
+        sentence = f"{c.what}: {c.labels:,} {unit} {c.items:,} {items}"
+        if c.positives is not None:
+            sentence += f", {c.positives:,} positive"
+        sentence += (
+            f"; labelled by {who}" if c.reviewers is not None else "; reviewers not recorded"
+        )
+        if c.agreement is not None:
             sentence += (
-                f"; {repeated:,} items were labelled more than once and the labels agree on "
-                f"{agreement:.0%} of them"
+                f"; {c.repeated:,} items were labelled more than once and the labels agree on "
+                f"{c.agreement:.0%} of them"
             )
         reading.append(sentence + ".")
     tables: list[Table] = []
-    if store is not None:
+    if result.store is not None:
         from ._provenance import COLUMNS, store_provenance
 
-        s_rows, s_reading, s_numbers, s_counts = store_provenance(store)
-        name = os.path.basename(os.fspath(store))
+        s_rows, s_reading, s_numbers, s_counts = store_provenance(result.store, result.sessions)
+        name = result.store
         tables.append(
             Table(
                 f"sessions of the label store {name}",
