@@ -121,11 +121,17 @@ def unknown_option_message(command: str, flag: str, known: Sequence[str]) -> str
 
 
 class Command(TyperCommand):
-    """A command whose help lists flags (``--pairs``, ``--help``) without a value type, and
-    whose unknown options get a one-line error with the option meant."""
+    """A command whose help lists flags (``--pairs``, ``--help``) without a value type, in
+    the plain layout of :mod:`ereval.cli._help`, and whose unknown options get a one-line
+    error with the option meant."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _hide_flag_types(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from ._help import write_help
+
+        write_help(self, ctx, formatter)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         try:
@@ -146,10 +152,16 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """A command group whose help lists flags without a value type."""
+    """A command group whose help lists flags without a value type, in the plain layout of
+    :mod:`ereval.cli._help`."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _hide_flag_types(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from ._help import write_help
+
+        write_help(self, ctx, formatter)
 
 
 class App(typer.Typer):
