@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 from bench_curves import make_data
-
 from ereval.curves import threshold_curve
 
 SHAPES = {"2 decimals": 2, "4 decimals": 4, "all distinct": -1}
