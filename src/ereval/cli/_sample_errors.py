@@ -33,7 +33,7 @@ from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
 from ._columns import split_columns
-from ._common import OutputFormat, dumps_json, emit_records
+from ._common import OutputFormat, dumps_json, emit_frame, emit_records, note_written
 from ._engine import engine_from_options
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
@@ -269,6 +269,8 @@ def run_sample_mode(opts: SampleMode) -> None:
             figure = plot_analysis(by, freqs)
             plot = opts.plot
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
+    if opts.out is not None:
+        note_written(opts.out, rows=len(errors.table), quiet=opts.quiet)
     _print(opts, errors, results)
 
 
@@ -276,12 +278,7 @@ def _print(opts: SampleMode, errors: SampleErrors, results: dict[str, Any]) -> N
     if not results:
         if opts.out is None:
             frame = errors.table
-            emit_records(
-                frame.to_dict("records"),
-                [str(c) for c in frame.columns],
-                opts.fmt,
-                title=f"errors of {len(frame)} sampled clusters",
-            )
+            emit_frame(frame, opts.fmt, title=f"errors of {len(frame)} sampled clusters")
         return
     if opts.fmt == "json":
         payload: dict[str, Any] = {}

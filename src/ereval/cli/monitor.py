@@ -28,6 +28,7 @@ from ._common import (
     emit_records,
     examples,
     handle_errors,
+    note_written,
     warn,
 )
 from ._engine import (
@@ -284,6 +285,8 @@ def monitor_command(
             figure = plot_monitoring(result)
             target = plot
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, target))
+    if out is not None:
+        note_written(out, rows=len(rows), quiet=quiet)
     for note in result.notes:
         warn(note)
     if fmt == "json":
