@@ -513,7 +513,7 @@ def simulate(
         else "cluster_size",
     }
     if strat is not None:
-        settings["allocation"] = "proportional" if allocation is None else allocation
+        settings["allocation"] = "neyman" if allocation is None else allocation
         settings["stratum_draws"] = strat[3]
     return SimulationResult(summary, estimates, stds, true, settings, bands)
 

@@ -110,7 +110,8 @@ class ClusterSample:
         Number of units in the population (finite-population correction); the
         number of records for the record design drawn without replacement.
     record_strata : ndarray of int64 or None
-        Size-stratified design: the stratum code of each record.
+        Size-stratified design: the stratum code of each record (-1 for a record
+        that was not drawn and whose stratum the sample does not give).
     draw_records : ndarray of int64 or None
         Size-stratified design: the record (position in ``records``) of each draw.
     stratum_labels : ndarray or None
@@ -228,8 +229,15 @@ class ClusterSample:
             and self.stratum_labels is not None
             and self.stratum_sizes is not None
         ):
-            frame[STRATUM_COL] = self.stratum_labels[self.record_strata]
-            frame[STRATUM_RECORDS_COL] = self.stratum_sizes[self.record_strata]
+            known = self.record_strata >= 0
+            code = np.where(known, self.record_strata, 0)
+            labels = np.asarray(self.stratum_labels[code], dtype=object)
+            labels[~known] = None
+            frame[STRATUM_COL] = labels
+            frame[STRATUM_RECORDS_COL] = pd.array(
+                np.where(known, self.stratum_sizes[code], 0), dtype="Int64"
+            )
+            frame.loc[~known, STRATUM_RECORDS_COL] = pd.NA
             frame[RECORD_DRAWS_COL] = np.bincount(
                 self.draw_records, minlength=self.records.shape[0]
             )
@@ -567,7 +575,7 @@ def draw_sample(
         For ``"size_stratified"`` (see
         :func:`ereval.estimators.size_design.draw_size_stratified`): the
         prediction whose cluster sizes define the strata, their lower bounds,
-        ``"proportional"`` (default) or ``"neyman"``, and a labelled pilot sample
+        ``"neyman"`` (default) or ``"proportional"``, and a labelled pilot sample
         for Neyman allocation.
 
     Returns
@@ -696,20 +704,24 @@ def stratified_sample(table: SampleTable, *, replace: bool) -> ClusterSample:
     writes)."""
     labels_raw = table.column(STRATUM_COL, name=STRATUM_COL)
     sizes_raw = table.column(STRATUM_RECORDS_COL, name=STRATUM_RECORDS_COL)
-    draws_raw = table.column(RECORD_DRAWS_COL, name=RECORD_DRAWS_COL)
+    record_draws = _whole_numbers(
+        table.column(RECORD_DRAWS_COL, name=RECORD_DRAWS_COL), RECORD_DRAWS_COL, minimum=0
+    )
+    drawn = record_draws > 0
     for col, values in ((STRATUM_COL, labels_raw), (STRATUM_RECORDS_COL, sizes_raw)):
-        missing = np.asarray(pd.isna(values))
+        missing = np.asarray(pd.isna(values)) & drawn
         if missing.any():
             raise InputError(
                 f"design='size_stratified': the sample's '{col}' column is missing for "
-                f"{int(missing.sum())} record(s) (e.g. "
-                f"{examples(table.records[missing])}); every record needs its stratum"
+                f"{int(missing.sum())} drawn record(s) (e.g. "
+                f"{examples(table.records[missing])}); every drawn record needs its stratum"
             )
-    record_draws = _whole_numbers(draws_raw, RECORD_DRAWS_COL, minimum=0)
-    stratum_n = _whole_numbers(sizes_raw, STRATUM_RECORDS_COL, minimum=1)
-    codes, stratum_labels = pd.factorize(pd.Series(labels_raw, dtype=object).astype(str))
+    stratum_n = _whole_numbers(sizes_raw[drawn], STRATUM_RECORDS_COL, minimum=1)
+    drawn_codes, stratum_labels = pd.factorize(
+        pd.Series(labels_raw[drawn], dtype=object).astype(str)
+    )
     k = int(stratum_labels.shape[0])
-    per = pd.Series(stratum_n).groupby(codes).agg(["nunique", "first"])
+    per = pd.Series(stratum_n).groupby(drawn_codes).agg(["nunique", "first"])
     if (per["nunique"] > 1).any():
         bad = stratum_labels[int(per.index[per["nunique"].to_numpy() > 1][0])]
         raise InputError(
@@ -717,7 +729,9 @@ def stratified_sample(table: SampleTable, *, replace: bool) -> ClusterSample:
             f"stratum; stratum {bad!r} has several values"
         )
     sizes = per["first"].to_numpy(dtype=np.int64)
-    record_strata = codes.astype(np.int64)
+    # records that were not drawn play no role in the strata (their stratum may be blank)
+    record_strata = np.full(table.records.shape[0], -1, dtype=np.int64)
+    record_strata[drawn] = drawn_codes
     drawn_per_cluster = np.bincount(table.codes, weights=record_draws, minlength=table.n_clusters)
     if (drawn_per_cluster == 0).any():
         lost = table.labels[drawn_per_cluster == 0]

@@ -29,6 +29,7 @@ import pandas as pd
 from .._errors import InputError
 from .._validation import as_name_list, check_rng
 from ..io import Columns
+from . import strata as strata_module
 from ._terms import PreparedPrediction, absent_error, check_id_kinds, cluster_terms
 from ._terms import prepare_prediction as _prepare
 from .designs import (
@@ -153,15 +154,19 @@ def stratum_allocation(
     allocation: Allocation | None = None,
     pilot: ClusterSample | None = None,
     replace: bool = True,
+    floor: float | None = None,
 ) -> IntArray:
-    """``n_h``: proportional (default), or Neyman from ``pilot`` or the proxy."""
-    chosen = check_allocation("proportional" if allocation is None else allocation)
+    """``n_h``: Neyman (default) from ``pilot`` or the proxy, each stratum
+    keeping at least ``floor`` (default :data:`~ereval.estimators.strata.NEYMAN_FLOOR`) of
+    its proportional draws; or proportional."""
+    chosen = check_allocation("neyman" if allocation is None else allocation)
     if pilot is not None and chosen != "neyman":
         raise InputError("'pilot' is used by allocation='neyman' only")
-    sd = None
-    if chosen == "neyman":
-        sd = proxy_sd(st) if pilot is None else pilot_sd(pilot, prepared, st)
-    return allocate(n, st.sizes, sd=sd, replace=replace)
+    if chosen != "neyman":
+        return allocate(n, st.sizes, replace=replace)
+    sd = proxy_sd(st) if pilot is None else pilot_sd(pilot, prepared, st)
+    share = strata_module.NEYMAN_FLOOR if floor is None else floor
+    return allocate(n, st.sizes, sd=sd, replace=replace, floor=share)
 
 
 def stratified_draws(
@@ -216,9 +221,12 @@ def plan_size_stratified(
     strata : list of int or str, optional
         Lower cluster sizes of the strata (default ``1, 2, 3, 5, 9, ...``;
         :func:`ereval.estimators.strata.size_strata`).
-    allocation : {"proportional", "neyman"}, default "proportional"
-        Draws per stratum; ``"neyman"`` uses ``pilot`` (:func:`pilot_sd`) or, without
-        one, the prediction-only proxy (:func:`ereval.estimators.strata.proxy_sd`).
+    allocation : {"neyman", "proportional"}, default "neyman"
+        Draws per stratum (:func:`ereval.estimators.strata.allocate`): ``"neyman"``
+        uses ``pilot`` (:func:`pilot_sd`) or, without one, the prediction-only
+        proxy (:func:`ereval.estimators.strata.proxy_sd`), each stratum keeping
+        at least :data:`~ereval.estimators.strata.NEYMAN_FLOOR` of its
+        proportional draws.
     pilot : ClusterSample, optional
         A labelled pilot sample for Neyman allocation.
     replace : bool, default True

@@ -46,6 +46,7 @@ from .._validation import check_choice, check_int, describe
 __all__ = [
     "ALLOCATIONS",
     "MIN_PER_STRATUM",
+    "NEYMAN_FLOOR",
     "Allocation",
     "SizeStrata",
     "allocate",
@@ -61,6 +62,8 @@ Allocation = Literal["proportional", "neyman"]
 ALLOCATIONS: tuple[Allocation, ...] = ("proportional", "neyman")
 #: Every stratum gets at least this many draws (fewer without replacement if it is smaller).
 MIN_PER_STRATUM = 2
+#: Neyman allocation keeps at least this share of each stratum's proportional draws.
+NEYMAN_FLOOR = 0.9
 
 
 @dataclass(frozen=True, eq=False)
@@ -200,12 +203,19 @@ def allocate(
     *,
     sd: npt.ArrayLike | None = None,
     replace: bool = True,
+    floor: float = 0.0,
 ) -> IntArray:
     """Draws per stratum: ``n_h`` proportional to ``N_h S_h`` (``S_h = 1`` if ``sd`` is None).
 
     Each stratum gets at least ``min(2, N_h)`` draws without replacement (2 with
-    replacement) and, without replacement, at most ``N_h``; the remaining draws
-    go by largest remainders. A stratum with ``S_h = 0`` keeps its minimum.
+    replacement), at least ``floor`` times its proportional share
+    ``n N_h / N`` (rounded down) and, without replacement, at most ``N_h``;
+    between these bounds ``n_h`` is proportional to ``N_h S_h`` (Neyman's
+    allocation under bounds: strata at a bound keep it, the others share the
+    rest), and the last draws go by largest remainders. With ``floor = f``
+    every stratum has at least ``f`` times its proportional draws, so no
+    estimator's stratified variance exceeds ``1/f`` times its variance under
+    proportional allocation (``V = sum_h N_h^2 S_h^2 / n_h``).
 
     Examples
     --------
@@ -222,17 +232,20 @@ def allocate(
         raise InputError(
             f"the strata's standard deviations must be {k} finite values >= 0; received {s}"
         )
-    floor = np.full(k, MIN_PER_STRATUM, dtype=np.int64)
+    if not 0.0 <= floor <= 1.0:
+        raise InputError(f"'floor' must lie in [0, 1]; received {floor!r}")
+    share = np.floor(floor * n * big / max(int(big.sum()), 1) + 1e-9).astype(np.int64)
+    floor_h = np.maximum(np.full(k, MIN_PER_STRATUM, dtype=np.int64), share)
     cap = big.copy() if not replace else np.full(k, np.iinfo(np.int64).max // 4)
-    floor = np.minimum(floor, cap)
+    floor_h = np.minimum(floor_h, cap)
     if not replace and n > int(big.sum()):
         raise InputError(
             f"cannot draw {n} records without replacement from a population of {int(big.sum())}"
         )
-    if n < int(floor.sum()):
+    if n < int(floor_h.sum()):
         raise InputError(
             f"'n' ({n}) is too small for {k} strata: each stratum needs {MIN_PER_STRATUM} draws "
-            f"(at least {int(floor.sum())} in all); use fewer strata or more draws"
+            f"(at least {int(floor_h.sum())} in all); use fewer strata or more draws"
         )
     weight = big * s
     x = np.zeros(k)
@@ -243,17 +256,17 @@ def allocate(
         if w.sum() <= 0:
             w = np.where(free, big.astype(np.float64), 0.0)
         x[free] = (w / w.sum() * (n - x[fixed].sum()))[free]
-        low = free & (x < floor)
+        low = free & (x < floor_h)
         high = free & (x > cap)
         if not (low.any() or high.any()):
             break
-        x[low] = floor[low]
+        x[low] = floor_h[low]
         x[high] = cap[high]
         fixed |= low | high
         if fixed.all():
             break
     out = np.minimum(np.floor(x + 1e-9).astype(np.int64), cap)
-    out = np.maximum(out, floor)
+    out = np.maximum(out, floor_h)
     order = np.argsort(-(x - out), kind="stable")
     while int(out.sum()) < n:
         for i in order:
