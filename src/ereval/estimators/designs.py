@@ -772,7 +772,8 @@ def stratified_sample(table: SampleTable, *, replace: bool) -> ClusterSample:
 def _check_strata(n_h: IntArray, sizes: IntArray, labels: npt.NDArray[Any], replace: bool) -> None:
     """Each stratum needs two draws (or, without replacement, all of its records)."""
     for h in range(sizes.shape[0]):
-        census = not replace and n_h[h] == sizes[h]
+        # a stratum drawn whole, or of one record, has no variance to estimate
+        census = (not replace and n_h[h] == sizes[h]) or (sizes[h] == 1 and n_h[h] >= 1)
         if n_h[h] < 2 and not census:
             raise InputError(
                 f"design='size_stratified': stratum {labels[h]!r} has {int(n_h[h])} draw(s) of "
