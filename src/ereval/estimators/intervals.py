@@ -81,6 +81,7 @@ __all__ = [
     "effective_units",
     "interval_label",
     "ratio_interval",
+    "stratum_pseudo_theta",
     "wilson_interval",
 ]
 
@@ -260,11 +261,7 @@ def ratio_interval(
     if strata is not None:
         codes = np.asarray(strata, dtype=np.int64)
         a_raw = np.asarray(denominator, dtype=np.float64)
-        th_draw = np.asarray(theta, dtype=np.float64)[codes]
-        sq = a_raw * a_raw if squares is None else np.asarray(squares, dtype=np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            total_sq = sq.sum(axis=-1)
-            theta = np.where(total_sq > 0, (th_draw * sq).sum(axis=-1) / total_sq, 1.0)
+        theta = stratum_pseudo_theta(a_raw, codes, theta, squares)
         if numerator is not None:
             numerator, centred_a = centred_rows(numerator, a_raw, codes)
             return _interval(
@@ -296,6 +293,40 @@ def ratio_interval(
         theta=theta,
         squares=squares,
     )
+
+
+def stratum_pseudo_theta(
+    denominator: FloatArray,
+    strata: npt.NDArray[np.int64],
+    theta: float | FloatArray,
+    squares: npt.ArrayLike | None = None,
+) -> FloatArray:
+    """The ``theta`` that puts one pseudo-unit in *each* stratum, over the last axis.
+
+    A stratified sample's variance may rest on a few draws of one stratum (rare
+    errors among the predicted singletons): the pseudo-unit of the module
+    docstring then goes to every stratum ``h``, with the stratum's typical
+    denominator and correction ``theta_h``, ``V_pseudo = c sum_h theta_h (A_h /
+    A)^2 / n_kh^2`` (``A_h`` the stratum's share of ``A = sum_s a_s``, ``n_kh`` its
+    Kish number). Returned as the ``theta`` with ``theta c / n_k^2 = V_pseudo``;
+    one stratum gives ``theta`` itself, a census 0.
+    """
+    codes = np.asarray(strata, dtype=np.int64)
+    a = np.asarray(denominator, dtype=np.float64)
+    sq = a * a if squares is None else np.asarray(squares, dtype=np.float64)
+    th = np.broadcast_to(np.asarray(theta, dtype=np.float64), (int(codes.max()) + 1,))
+    k = th.shape[0]
+    onehot = np.zeros((a.shape[-1], k))
+    onehot[np.arange(a.shape[-1]), codes] = 1.0
+    a_h = a @ onehot
+    sq_h = sq @ onehot
+    total = a.sum(axis=-1)
+    total_sq = sq.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # (A_h / A)^2 / n_kh^2 = sq_h^2 / (A^2 A_h^2); per unit of 1 / n_k^2 = total_sq^2 / A^4
+        per = np.where(a_h != 0, th * sq_h * sq_h / (a_h * a_h), 0.0).sum(axis=-1)
+        out: FloatArray = np.where(total_sq > 0, per * total * total / (total_sq * total_sq), 1.0)
+    return out
 
 
 def _interval(

@@ -289,7 +289,7 @@ def draw_size_stratified(
     >>> pred = {1: "a", 2: "a", 3: "b", 4: "c", 5: "c", 6: "c"}
     >>> s = draw_size_stratified(truth, pred, n=4, strata=[1, 3], seed=0)
     >>> s.design, s.n_draws, s.stratum_labels.tolist(), s.stratum_sizes.tolist()
-    ('size_stratified', 4, ['1-2', '3+'], [3, 3])
+    ('size_stratified', 4, ['1-2', '3'], [3, 3])
     """
     rng = check_rng(seed)
     population = as_sample(
