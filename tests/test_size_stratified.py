@@ -446,3 +446,47 @@ class TestBadInput:
             draw_sample(TRUTH, n=6, design="size_stratified", pred=PRED, allocation="optimal")
         with pytest.raises(InputError, match="strictly increasing"):
             draw_sample(TRUTH, n=6, design="size_stratified", pred=PRED, strata=[2, 3])
+
+
+def test_simulate_repeats_match_estimate_on_the_same_draws() -> None:
+    """The vectorised simulation and estimate() give the same numbers for the same draws."""
+    from ereval.estimators.size_design import stratified_draws, stratum_allocation
+
+    truth, pred = _population(12)
+    keys = "pairwise_precision,pairwise_recall,b3_recall,cluster_f1,homogeneity"
+    res = simulate(
+        truth,
+        pred,
+        design="size_stratified",
+        sample_size=60,
+        repeats=3,
+        seed=21,
+        estimators=keys,
+        naive=False,
+    )
+    rng = np.random.default_rng(21)
+    prepared, strata = prediction_strata(pred)
+    n_h = stratum_allocation(strata, prepared, n=60)
+    positions = stratified_draws(strata, n_h, seed=rng, repeats=3)
+    labels = strata.labels[strata.codes]
+    for r in range(3):
+        drawn = pd.Series(prepared.records[positions[r]]).value_counts()
+        clusters = {truth[int(x)] for x in drawn.index}
+        rows = [
+            {
+                "record_id": rec,
+                "cluster_id": c,
+                "stratum": labels[rec],
+                "stratum_records": int(strata.sizes[strata.codes[rec]]),
+                "record_draws": int(drawn.get(rec, 0)),
+            }
+            for rec, c in truth.items()
+            if c in clusters
+        ]
+        s = as_sample(pd.DataFrame(rows), design="size_stratified")
+        est = estimate(pred, s, metrics=keys)
+        for key, e in est.items():
+            assert e.value == pytest.approx(res.estimates[key][r], rel=1e-10), key
+            assert e.std == pytest.approx(res.stds[key][r], rel=1e-9), key
+            lo, hi = res.intervals[key][0][r], res.intervals[key][1][r]
+            assert e.interval == pytest.approx((lo, hi), rel=1e-9, abs=1e-12), key

@@ -465,7 +465,7 @@ def simulate(
             est, std = ratio_of_means(numerators, denominators, theta=theta)
             band_theta: float | FloatArray = theta
         else:
-            band_theta = strat[2] if fpc else np.ones_like(strat[2])
+            band_theta = strat[2] if fpc and not replace else np.ones_like(strat[2])
             est, std = stratified_ratio_of_means(
                 numerators, denominators, strat[0], theta=band_theta
             )
