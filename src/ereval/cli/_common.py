@@ -226,6 +226,7 @@ _NEGATED = {"replace"}
 CLI_VALUES: dict[str, str] = {
     "cluster_size": "cluster-size",
     "single_block": "single-block",
+    "size_stratified": "size-stratified",
     "inverse_probability": "inverse-probability",
     "precision_yield": "precision-yield",
 }

@@ -37,6 +37,7 @@ from ._common import OutputFormat, dumps_json, emit_frame, emit_records, note_wr
 from ._engine import engine_from_options
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
+from ._sample import design_value
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 __all__ = ["SampleMode", "run_sample_mode"]
@@ -203,7 +204,7 @@ def run_sample_mode(opts: SampleMode) -> None:
         )
         s = as_sample(
             sample_frame,
-            design="single_block" if opts.design == "single-block" else opts.design,  # type: ignore[arg-type]
+            design=design_value(opts.design),
             weights={"cluster-size": "cluster_size"}.get(opts.weights or "", opts.weights),
             weight_kind="inverse_probability"
             if opts.weight_kind == "inverse-probability"

@@ -42,7 +42,7 @@ from ._engine import (
 )
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
-from ._sample import DesignChoice, WeightsOpt
+from ._sample import DesignChoice, WeightsOpt, design_value
 from .estimate import IntervalOpt, weights_value
 from .summary import NamesFromOpt, NamesOpt, PlotOpt, check_names_options, names_table
 
@@ -248,7 +248,7 @@ def monitor_command(
             frame = read_table(sample, name="sample", text_columns=(*key_cols, cluster_col))
             s = as_sample(
                 frame,
-                design="single_block" if design == "single-block" else design,
+                design=design_value(design),
                 weights=weights_value(weights),
                 record_col=key,
                 cluster_col=cluster_col,

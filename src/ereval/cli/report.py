@@ -15,7 +15,7 @@ from ._columns import LinkOnlyOpt, SourceColOpt, split_columns
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
 from ._output import Outputs, check_output_path
 from ._progress import progress
-from ._sample import DesignChoice, WeightsOpt
+from ._sample import DesignChoice, WeightsOpt, design_value
 from .estimate import weights_value
 
 ReportFormat = Literal["html", "json"]
@@ -254,7 +254,7 @@ def report_command(
                 truth=truth,
                 preds=preds,
                 sample=sample,
-                design="single_block" if design == "single-block" else design,
+                design=design_value(design),
                 weights=weights_value(weights),
                 draws=draws,
                 records=records,
