@@ -38,3 +38,12 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     )
     yield session
     session.stop()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that runs Spark goes to one worker of a parallel run (``--dist
+    loadgroup``): one JVM for the whole run instead of one per worker, and no two JVMs
+    competing for the cores."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) or "spark" in item.name.lower():
+            item.add_marker(pytest.mark.xdist_group("spark"))
