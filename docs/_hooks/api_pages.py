@@ -1,17 +1,22 @@
 """MkDocs hook: the API reference page of every public module listed in ``mkdocs.yml``.
 
 Each nav entry ``api/<module>.md`` becomes a page holding ``::: <module>`` (rendered by
-mkdocstrings), so documenting one more module is one line of the nav.
+mkdocstrings), so documenting one more module is one line of the nav. The docstrings'
+Sphinx roles (``:func:`x```, ``:class:`~a.B```), which the notebook and ``help()`` show
+as they are, are rendered as plain code on these pages.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
 PREFIX = "api/"
+_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|exc|obj|const):(?=<code>)")
+_TILDE = re.compile(r"<code>~(?:[\w]+\.)*([\w]+)</code>")
 
 
 def _nav_paths(items: Any) -> list[str]:
@@ -35,3 +40,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         content = f"# `{module}`\n\n::: {module}\n    options:\n      show_root_heading: false\n"
         files.append(File.generated(config, path, content=content))
     return files
+
+
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    if not page.file.src_uri.startswith(PREFIX):
+        return html
+    return _TILDE.sub(r"<code>\1</code>", _ROLE.sub("", html))
