@@ -15,7 +15,7 @@ from ._columns import LinkOnlyOpt, SourceColOpt, split_columns
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
 from ._output import Outputs, check_output_path
 from ._progress import progress
-from ._sample import DesignChoice, WeightsOpt
+from ._sample import DesignChoice, WeightsOpt, design_value
 from .estimate import weights_value
 
 ReportFormat = Literal["html", "json"]
@@ -201,7 +201,7 @@ def report_command(
     short reading. The page works offline (scripts, styles and charts
     embedded) and prints well.
     """
-    from ..report import build_report, example_report
+    from ..report import build_report, collect_results, example_report
 
     target = out
     if target is None and fmt == "html":
@@ -250,11 +250,11 @@ def report_command(
             sources = {
                 k: v.name for k, v in (("labels", labels), ("ranked", ranked)) if v is not None
             }
-            report = build_report(
+            results = collect_results(
                 truth=truth,
                 preds=preds,
                 sample=sample,
-                design="single_block" if design == "single-block" else design,
+                design=design_value(design),
                 weights=weights_value(weights),
                 draws=draws,
                 records=records,
@@ -271,7 +271,6 @@ def report_command(
                 labels=labels_frame,
                 epsilon=epsilon,
                 delta=delta,
-                title=title or "Entity resolution evaluation",
                 level=level,
                 seed=seed,
                 sources=sources,
@@ -280,6 +279,7 @@ def report_command(
                 link_only=link_only,
                 source_col=split_columns(source_col),
             )
+            report = build_report(results, title=title or "Entity resolution evaluation")
         bar.update(description="drawing the charts")
         if target is None:
             sys.stdout.write(report.to_json() + "\n")

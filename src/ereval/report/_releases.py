@@ -3,16 +3,15 @@ compared with the one before."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from ..compare import CATEGORIES, compare
-from ..estimators import ClusterSample
-from ..io import Membership
-from ..monitor import monitor
+from ..compare import CATEGORIES
+from ..monitor import Monitoring
 from ..plots import Bars, monitoring_figure
+from ._bundles import ReleaseComparison
+from ._registry import Part, section_for
 from .charts import Chart, bars_spec, concat_spec, monitor_spec
 from .model import Section, Table
 from .words import fmt, listing, plural
@@ -23,16 +22,10 @@ __all__ = ["comparison_section", "monitoring_section"]
 MAX_PANELS = 6
 
 
-def monitoring_section(
-    releases: Mapping[str, Membership], *, sample: ClusterSample | None, level: float
-) -> tuple[Section, list[str]]:
-    """Summary statistics (and estimates, with a sample) over releases, with flags.
-
-    Returns the section and the notes of :func:`ereval.monitor.monitor`.
-    """
-    from ._sample import caught
-
-    m, found = caught(lambda: monitor(dict(releases), sample=sample, level=level))
+@section_for(Monitoring)
+def monitoring_section(part: Part) -> Section:
+    """Summary statistics (and estimates, with a sample) over releases, with flags."""
+    m: Monitoring = part.result
     panels = monitoring_figure(m)[:MAX_PANELS]
     chart = Chart(
         "monitoring",
@@ -91,21 +84,23 @@ def monitoring_section(
                 f"[{fmt(e.lower)}, {fmt(e.upper)}]."
             )
     tables = (table, flag_table) if not flags.empty else (table,)
-    section = Section(
+    return Section(
         "monitoring",
         "Monitoring over releases",
         tuple(reading),
         tables=tables,
         charts=(chart,),
-        warnings=tuple(dict.fromkeys([*m.notes, *found])),
+        warnings=tuple(dict.fromkeys([*m.notes, *part.warnings])),
         numbers=m.to_dict(),
     )
-    return section, list(m.notes)
 
 
-def comparison_section(old_name: str, old: Membership, new_name: str, new: Membership) -> Section:
-    """What ``new`` kept, split and merged of ``old``'s clusters, record by record."""
-    c = compare(old, new)
+@section_for(ReleaseComparison)
+def comparison_section(part: Part) -> Section:
+    """What the later release kept, split and merged of the earlier one's clusters,
+    record by record."""
+    result: ReleaseComparison = part.result
+    old_name, new_name, c = result.old, result.new, result.comparison
     counts = c.counts
     bars = Bars(
         CATEGORIES,
