@@ -49,7 +49,7 @@ def assert_same_summary(got: Summary, ref: Summary, label: str = "") -> None:
         a, b = getattr(got, name), getattr(ref, name)
         assert a.dtype == b.dtype == np.int64, (label, name)
         np.testing.assert_array_equal(a, b, err_msg=f"{label} {name}")
-    d_got, d_ref = got.to_dict(ORDERS), ref.to_dict(ORDERS)
+    d_got, d_ref = got.statistics(ORDERS), ref.statistics(ORDERS)
     assert list(d_got) == list(d_ref)
     for key, value in d_ref.items():
         if math.isnan(value):
