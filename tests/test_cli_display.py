@@ -19,8 +19,9 @@ from ereval.cli._common import emit_records, format_number
 from ereval.cli._progress import progress
 from ereval.oasis import synthetic_pool
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 

@@ -13,8 +13,9 @@ from ereval.cli import app
 from ereval.cli._common import cli_message
 from ereval.paula import paula_plan
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 FLAGS = {

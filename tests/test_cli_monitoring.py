@@ -13,8 +13,9 @@ from ereval.cli import app
 from ereval.compare import compare
 from ereval.summary import summarize
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 RELEASES = EXAMPLES / "releases"
 R1, R2 = str(RELEASES / "2024-01-01.csv"), str(RELEASES / "2024-04-01.csv")
 

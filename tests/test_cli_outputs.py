@@ -17,8 +17,9 @@ from ereval.cli._output import Outputs, check_figure_path, check_table_path, wri
 from ereval.oasis import synthetic_pool
 from ereval.paula import paula_plan
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 OUTPUT_FLAGS = ("--out", "--plot", "--state")
 

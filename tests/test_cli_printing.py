@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 from ereval.cli import _common, app
 from ereval.cli._common import MAX_TABLE_ROWS, emit_frame, emit_records, rows_shown
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 TRUTH, PAIRS = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pairs.csv")
 CURVE = ["curve", TRUTH, PAIRS, "--score-col", "score", "-q"]
 

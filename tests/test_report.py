@@ -15,10 +15,10 @@ from ereval.cli import app
 from ereval.report import Report, build_report, collect_results
 from ereval.report._exact import LOWER_IS_BETTER
 
+from ._example_data import EXAMPLES
 from ._report_support import EXPECTED, label_store, report
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 
 #: The example page's size limit.
 MAX_BYTES = 1_500_000

@@ -24,6 +24,9 @@ FloatArray = npt.NDArray[np.float64]
 class ThresholdCurve(FrameRepr):
     """Metrics of scored pairs at many thresholds.
 
+    :meth:`best` and :meth:`threshold_for` look at every distinct score, whatever
+    thresholds :attr:`frame` reports (a grid only thins what is shown).
+
     Attributes
     ----------
     frame : pandas.DataFrame
@@ -41,9 +44,6 @@ class ThresholdCurve(FrameRepr):
         ``roc_auc`` and ``average_precision`` (over the scored pairs).
     beta : float
         The weight of recall in the ``*_fbeta`` columns (present when not 1).
-
-    :meth:`best` and :meth:`threshold_for` look at every distinct score, whatever
-    thresholds :attr:`frame` reports (a grid only thins what is shown).
     """
 
     frame: pd.DataFrame

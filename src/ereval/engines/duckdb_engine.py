@@ -141,6 +141,8 @@ def _key(cols: list[str], types: dict[str, str], *, name: str) -> tuple[str, str
 class DuckDBEngine:
     """Builds the contingency table inside DuckDB, out of core when needed.
 
+    The options are checked when the engine is made, before any work.
+
     Parameters
     ----------
     memory_limit : str, optional
@@ -152,8 +154,6 @@ class DuckDBEngine:
         An existing directory for the data spilled to disk (default: DuckDB's
         own, ``.tmp`` beside an on-disk database or the system's for an
         in-memory one).
-
-    The options are checked when the engine is made, before any work.
     """
 
     name = "duckdb"

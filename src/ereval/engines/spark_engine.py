@@ -84,6 +84,10 @@ def _kind(data_type: Any) -> str:
 class SparkEngine:
     """Builds the contingency table, or computes its statistics, with Apache Spark.
 
+    Reads CSV / TSV / Parquet files (a path, a glob or a folder of part files)
+    and Spark DataFrames. The options are checked when the engine is made;
+    Spark starts only when a table is built.
+
     Parameters
     ----------
     master : str, optional
@@ -95,10 +99,6 @@ class SparkEngine:
     session : SparkSession, optional
         The session to use. Default: the session of a Spark DataFrame input, else
         the active session, else a new one (see :func:`new_session`).
-
-    Reads CSV / TSV / Parquet files (a path, a glob or a folder of part files)
-    and Spark DataFrames. The options are checked when the engine is made;
-    Spark starts only when a table is built.
     """
 
     name = "spark"

@@ -563,7 +563,7 @@ def estimate_by_group(
         The group of each sampled true cluster: a mapping from cluster id to
         group label, or a column of the sample table (constant within each
         cluster). Every sampled cluster needs a group.
-    Other parameters
+    pred, sample, design, weights, weight_kind, blocks, draws, replace, population_size, metrics, beta, level, interval, names, naive, record_col, cluster_col, engine, memory_limit, threads, temp_dir, spark_master, spark_conf
         As for :func:`estimate`.
 
     Returns
