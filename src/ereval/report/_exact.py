@@ -16,6 +16,7 @@ from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_f
 from ..statistics import pair_space
 from ..summary import Summary, summarize
 from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
+from ._misplaced import misplaced_records
 from .model import Section, Table
 from .words import fmt, listing, plural
 
@@ -308,7 +309,18 @@ def worst_clusters_section(
             f"{n_over:,} share a predicted cluster with other entities' records "
             f"(over-clustering) and {n_under:,} are split (under-clustering)."
         )
-        worst = wrong.sort_values(["EI", "size"], ascending=[False, False]).head(top)
+        # ranked by the size of the error: records split off or predicted with others
+        both = truth_frame.merge(
+            pd.DataFrame({"record_id": pred.records, "pred_cluster": pred.clusters}),
+            on="record_id",
+        )
+        size_of = misplaced_records(both["true_cluster"], both["pred_cluster"])
+        wrong = wrong.merge(
+            size_of[["cluster_id", "split_off", "foreign", "misplaced"]], on="cluster_id"
+        )
+        worst = wrong.sort_values(
+            ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
+        ).head(top)
         numbers[name] = {
             "clusters_with_error": len(wrong),
             "over_clustered": n_over,
@@ -327,6 +339,7 @@ def worst_clusters_section(
         )
         small_truth = truth_frame[truth_frame["record_id"].isin(pred_frame["record_id"])]
         rows: list[tuple[Any, ...]] = []
+        marked: set[tuple[int, int]] = set()
         columns: tuple[str, ...] = ()
         for cid in ids:
             members = small_truth[small_truth["true_cluster"] == cid]
@@ -340,6 +353,13 @@ def worst_clusters_section(
             frame = frame.sort_values(["_own", "pred_cluster", "true_cluster", "record_id"])
             frame = frame.drop(columns="_own")
             columns = tuple(str(c) for c in frame.columns)
+            # misplaced: another entity's record, or one outside the cluster's largest piece
+            own = frame[frame["true_cluster"] == cid]["pred_cluster"]
+            main = own.value_counts(sort=True).index[0] if len(own) else None
+            wrong_place = (frame["true_cluster"] != cid) | (frame["pred_cluster"] != main)
+            for k, bad in enumerate(wrong_place.head(BLOCK_ROWS)):
+                if bad:
+                    marked.update((len(rows) + k, j) for j in range(3))
             rows.extend(
                 tuple(_cell(v) for v in r) for r in frame.head(BLOCK_ROWS).itertuples(index=False)
             )
@@ -349,12 +369,19 @@ def worst_clusters_section(
             rows.append(tuple("" for _ in columns))
         tables.append(
             Table(
-                f"{name}: the {len(worst)} true clusters with the most errors, and the "
-                "records predicted with them",
+                f"{name}: the {len(worst)} true clusters with the most misplaced records, "
+                "and the records predicted with them",
                 columns,
                 tuple(rows[:-1]),
+                frozenset(marked),
                 note="Each block is one true cluster: its records, and the other records "
-                "its predicted clusters hold.",
+                "its predicted clusters hold. Misplaced records in bold: another entity's "
+                "records, and the cluster's records outside its largest predicted piece. "
+                "Blocks in order of misplaced records: "
+                + ", ".join(
+                    f"{c} {int(m):,}" for c, m in zip(worst["cluster_id"], worst["misplaced"])
+                )
+                + ".",
             )
         )
     return Section(

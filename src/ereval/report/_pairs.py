@@ -185,6 +185,7 @@ def oasis_section(
         warnings=tuple(dict.fromkeys([*found, *final.warnings])),
         numbers={
             "final": final.to_dict(),
+            "labelled_rows": [int(i) for i in sampler.labelled[0]],
             "trace": [
                 {
                     "labels": n,

@@ -91,8 +91,29 @@ def store_provenance(
                     f"Krippendorff's alpha {fmt(agreement.alpha)})"
                 )
             if adjudicated:
-                sentence += f"; {adjudicated:,} disagreements adjudicated"
+                sentence += f"; {_adjudicated(labels, store.adjudications(info.name))}"
             reading.append(sentence + ".")
     if not sessions:
         reading.append(f"The label store {os.path.basename(os.fspath(path))} holds no session.")
     return rows, reading, numbers, counts
+
+
+def _adjudicated(labels: dict[str, dict[str, Any]], adjudications: dict[str, Any]) -> str:
+    """What the adjudicated items were: disagreements (two reviewers' labels differ,
+    "unsure" aside) or items sent to adjudication by an "unsure" label.
+
+    >>> _adjudicated({"a": {"x": "match", "y": "non-match"}, "b": {"x": "unsure"}},
+    ...              {"a": ("lead", "match"), "b": ("lead", "match")})
+    'adjudicated 1 disagreement and 1 unsure item'
+    """
+    disagreements = 0
+    for item in adjudications:
+        given = {str(v) for v in labels.get(item, {}).values() if str(v) != "unsure"}
+        disagreements += len(given) > 1
+    others = len(adjudications) - disagreements
+    parts = []
+    if disagreements:
+        parts.append(plural(disagreements, "disagreement"))
+    if others:
+        parts.append(plural(others, "unsure item"))
+    return "adjudicated " + listing(parts)

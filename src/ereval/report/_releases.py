@@ -3,16 +3,17 @@ compared with the one before."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..compare import CATEGORIES, compare
 from ..estimators import ClusterSample
 from ..io import Membership
 from ..monitor import monitor
-from ..plots import Bars, monitoring_figure
+from ..plots import Bars, MonitorPanel, monitoring_figure
 from .charts import Chart, bars_spec, concat_spec, monitor_spec
 from .model import Section, Table
 from .words import fmt, listing, plural
@@ -36,8 +37,7 @@ def monitoring_section(
     panels = monitoring_figure(m)[:MAX_PANELS]
     chart = Chart(
         "monitoring",
-        "Statistics over releases: all records (blue), the records in every release (green), "
-        "estimates with their intervals (grey band) and flagged changes (red crosses).",
+        _monitoring_caption(panels),
         concat_spec([monitor_spec(p) for p in panels], columns=3),
     )
     stats = m.statistics
@@ -103,6 +103,51 @@ def monitoring_section(
     return section, list(m.notes)
 
 
+def _moved(changed: pd.DataFrame) -> np.ndarray[Any, Any]:
+    """Which records of the changed clusters changed cluster, whatever the ids: a
+    record moved when it is not in the largest part its old cluster became, or its
+    new cluster holds more records of another old cluster than of its own (ties to
+    the smallest id); the others stayed in a cluster that gained or lost records.
+    Added and removed records moved.
+
+    >>> f = pd.DataFrame({"old_cluster": ["a", "a", "b"], "new_cluster": ["x", "x", "x"]})
+    >>> _moved(f).tolist()
+    [False, False, True]
+    """
+    old = changed["old_cluster"].astype(object)
+    new = changed["new_cluster"].astype(object)
+    missing = (old.isna() | new.isna()).to_numpy()
+    pairs = pd.DataFrame({"old": old.astype(str), "new": new.astype(str)})
+    counts = pairs[~missing].groupby(["old", "new"]).size().rename("n").reset_index()
+    ranked = counts.sort_values(["n", "old", "new"], ascending=[False, True, True])
+    main_new = ranked.drop_duplicates("old").set_index("old")["new"]
+    main_old = ranked.drop_duplicates("new").set_index("new")["old"]
+    stays = (pairs["old"].map(main_new) == pairs["new"]) & (
+        pairs["new"].map(main_old) == pairs["old"]
+    )
+    out: np.ndarray[Any, Any] = (~stays.to_numpy(dtype=bool)) | missing
+    return out
+
+
+def _monitoring_caption(panels: Sequence[MonitorPanel]) -> str:
+    """The caption naming the series the panels draw, and only those."""
+    labels = {line.label for p in panels for line in p.panel.lines}
+    bands = {band.label for p in panels for band in p.bands}
+    parts = []
+    if "all records" in labels:
+        parts.append("all records (blue)")
+    fixed = sorted(x for x in labels if x.startswith(("records in every release", "fixed subset")))
+    if fixed:
+        parts.append(f"{fixed[0].split(' (')[0]} (green)")
+    if "estimate" in labels:
+        parts.append("estimates (black, dashed) with their intervals (grey band)")
+    if "estimate, fixed subset" in labels or "interval, fixed subset" in bands:
+        parts.append("estimates over the fixed subset (green, dashed, green band)")
+    if "flagged" in labels:
+        parts.append("flagged changes (red crosses)")
+    return "Statistics over releases: " + listing(parts) + "."
+
+
 def comparison_section(old_name: str, old: Membership, new_name: str, new: Membership) -> Section:
     """What ``new`` kept, split and merged of ``old``'s clusters, record by record."""
     c = compare(old, new)
@@ -117,13 +162,16 @@ def comparison_section(old_name: str, old: Membership, new_name: str, new: Membe
         xlim=None,
     )
     changed = c.records(changed_only=True)
+    moved = _moved(changed)
     agreement = Table(
         f"agreement of {new_name} with {old_name} on their common records ({old_name} as truth)",
         ("metric", "value"),
         tuple((k, v) for k, v in c.agreement.items()),
     )
+    n_moved = int(moved.sum())
+    changed = changed[moved]
     changed_table = Table(
-        f"records whose cluster changed (first 20 of {len(changed):,})",
+        f"records that changed cluster (first 20 of {n_moved:,})",
         tuple(str(x) for x in changed.columns),
         tuple(tuple(_plain(v) for v in row) for row in changed.head(20).itertuples(index=False)),
     )
@@ -132,7 +180,8 @@ def comparison_section(old_name: str, old: Membership, new_name: str, new: Membe
         f"Of the {total:,} clusters of {old_name}, {new_name} kept {counts['kept']:,}, split "
         f"{counts['split']:,}, merged {counts['merged']:,} with others, split and merged "
         f"{counts['split_and_merged']:,} and removed {counts['removed']:,}; "
-        f"{len(changed):,} records changed cluster, {c.n_added:,} were added."
+        f"{n_moved:,} records changed cluster (left their cluster's largest part, or "
+        f"joined a cluster made mostly of other records), {c.n_added:,} were added."
     ]
     if "pairwise_precision" in c.agreement:
         p, r = c.agreement["pairwise_precision"], c.agreement["pairwise_recall"]

@@ -119,7 +119,9 @@ def estimates_section(
     ]
     chart = Chart(
         "estimates",
-        f"Estimated performance with {level:.0%} confidence intervals (black lines).",
+        f"Estimated performance: a dot per estimate and a line over its {level:.0%} "
+        "confidence interval, one colour per prediction; the axis is fitted to the "
+        "intervals (its range is in its title).",
         grouped_bars_spec(groups, title="estimates from the labelled sample"),
     )
     reading = [
@@ -140,10 +142,12 @@ def estimates_section(
             )
             if k in r
         ]
-        widest = max(keys, key=lambda k: r[k].width if np.isfinite(r[k].width) else -1.0)
+        # widths compare between proportions only (an average size is in records)
+        shares = [k for k in keys if "size" not in k]
+        widest = max(shares, key=lambda k: r[k].width if np.isfinite(r[k].width) else -1.0)
         reading.append(
-            f"{n}: " + "; ".join(parts) + f". The widest interval is {widest}'s "
-            f"({fmt(r[widest].width)} wide)."
+            f"{n}: " + "; ".join(parts) + f". The widest interval of a proportion is "
+            f"{widest}'s ({fmt(r[widest].width)} wide)."
         )
     if exact is not None:
         for n in names:
@@ -236,7 +240,7 @@ def analysis_section(
         charts.append(
             Chart(
                 "disparities",
-                f"{name}: performance per {group} (bars with {level:.0%} intervals; dashed: "
+                f"{name}: performance per {group} (dots with {level:.0%} intervals; dashed: "
                 "all entities).",
                 concat_spec([bars_spec(p, width=200) for p in panels], columns=3),
             )
@@ -309,8 +313,8 @@ def analysis_section(
                 reading.append(
                     f"The error tree splits first on {tree.first_split}; its most "
                     f"error-prone leaf ({' and '.join(top.conditions)}) has errors in "
-                    f"{top.value:.0%} of its {top.clusters} sampled clusters, against "
-                    f"{tree.overall:.0%} overall."
+                    f"{top.value:.0%} (weighted) of its {top.clusters} sampled clusters, "
+                    f"against {tree.overall:.0%} (weighted) overall."
                 )
             elif top is not None:
                 reading.append("The error tree finds no feature that separates errors.")

@@ -321,11 +321,13 @@ def build_report(
         if source is not None:
             col = source if isinstance(source, str) else "+".join(source)
             across = (f"{col}_l", f"{col}_r")
-        sections.append(
-            oasis_section(pool_f, budget=oasis_budget, level=level, seed=seed, source_cols=across)
+        oasis = oasis_section(
+            pool_f, budget=oasis_budget, level=level, seed=seed, source_cols=across
         )
-        provenance[f"labelled pairs ({name_of('pool', pool)}, the oracle of OASIS)"] = (
-            pool_f,
+        sections.append(oasis)
+        # the labels OASIS spent, not the whole label column it could draw from
+        provenance[f"labelled pairs ({name_of('pool', pool)}, drawn by OASIS)"] = (
+            pool_f.iloc[oasis.numbers["labelled_rows"]],
             "pair_id" if "pair_id" in pool_f.columns else pool_f.columns[0],
             "label",
         )
