@@ -107,8 +107,8 @@ def _moved(changed: pd.DataFrame) -> np.ndarray[Any, Any]:
     """Which records of the changed clusters changed cluster, whatever the ids: a
     record moved when it is not in the largest part its old cluster became, or its
     new cluster holds more records of another old cluster than of its own (ties to
-    the smallest id); the others stayed in a cluster that gained or lost records.
-    Added and removed records moved.
+    the smallest id), unless it keeps its cluster's id; the others stayed in a cluster
+    that gained or lost records. Added and removed records moved.
 
     >>> f = pd.DataFrame({"old_cluster": ["a", "a", "b"], "new_cluster": ["x", "x", "x"]})
     >>> _moved(f).tolist()
@@ -125,6 +125,7 @@ def _moved(changed: pd.DataFrame) -> np.ndarray[Any, Any]:
     stays = (pairs["old"].map(main_new) == pairs["new"]) & (
         pairs["new"].map(main_old) == pairs["old"]
     )
+    stays |= pairs["old"] == pairs["new"]  # a record that keeps its cluster's id stays
     out: np.ndarray[Any, Any] = (~stays.to_numpy(dtype=bool)) | missing
     return out
 
@@ -181,7 +182,8 @@ def comparison_section(old_name: str, old: Membership, new_name: str, new: Membe
         f"{counts['split']:,}, merged {counts['merged']:,} with others, split and merged "
         f"{counts['split_and_merged']:,} and removed {counts['removed']:,}; "
         f"{n_moved:,} records changed cluster (left their cluster's largest part, or "
-        f"joined a cluster made mostly of other records), {c.n_added:,} were added."
+        f"joined a cluster made mostly of other records, under another id), "
+        f"{c.n_added:,} were added."
     ]
     if "pairwise_precision" in c.agreement:
         p, r = c.agreement["pairwise_precision"], c.agreement["pairwise_recall"]

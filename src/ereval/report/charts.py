@@ -284,10 +284,11 @@ def fitted_domain(
     return round(lo, 10), round(hi, 10)
 
 
-def _scale_title(title: str, domain: tuple[float, float] | None) -> str:
+def _scale_title(title: str, domain: tuple[float, float] | None) -> str | list[str]:
+    """The axis title, with a second line stating a range that does not start at 0."""
     if domain is None or domain[0] == 0:
         return title
-    return f"{title} (axis from {domain[0]:g} to {domain[1]:g}, not from 0)"
+    return [title, f"axis from {domain[0]:g} to {domain[1]:g}, not from 0"]
 
 
 def _dot_layers(
