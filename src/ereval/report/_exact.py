@@ -114,7 +114,9 @@ def metrics_section(
     ]
     chart = Chart(
         "metrics",
-        "Main metrics of each prediction against the truth (1 is perfect).",
+        "Main metrics of each prediction against the truth (1 is perfect): a dot per "
+        "value, one colour per prediction; the axis is fitted to the values (its range is "
+        "in its title).",
         grouped_bars_spec(groups, title="metrics against the truth"),
     )
     readings = _metrics_reading(scores)

@@ -421,7 +421,7 @@ def grouped_bars_spec(
     offset = {"field": "group", "sort": names}
     spec: dict[str, Any] = {
         "width": width,
-        "height": {"step": 8 * max(len(names), 1) + 8},
+        "height": {"step": 12},
         "data": {"values": rows},
         "layer": _dot_layers(x, y, color, offset),
     }
