@@ -15,8 +15,8 @@ from ..metrics import CANONICAL_METRICS, cluster_errors, evaluate
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
 from ..statistics import pair_space
 from ..summary import Summary, summarize
-from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
 from ._misplaced import misplaced_records
+from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
 from .model import Section, Table
 from .words import fmt, listing, plural
 
@@ -381,7 +381,8 @@ def worst_clusters_section(
                 "records, and the cluster's records outside its largest predicted piece. "
                 "Blocks in order of misplaced records: "
                 + ", ".join(
-                    f"{c} {int(m):,}" for c, m in zip(worst["cluster_id"], worst["misplaced"])
+                    f"{c} {int(m):,}"
+                    for c, m in zip(worst["cluster_id"], worst["misplaced"], strict=True)
                 )
                 + ".",
             )

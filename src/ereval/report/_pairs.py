@@ -32,9 +32,11 @@ def threshold_section(
     *,
     score_col: str,
     source_col: Columns | None = None,
+    pair_cols: tuple[Columns, Columns] = ("record_id_1", "record_id_2"),
 ) -> Section:
     """Metrics of the scored pairs and of their connected components at every threshold
-    (over the pairs across data sets when ``source_col`` is given: link-only)."""
+    (over the pairs across data sets when ``source_col`` is given: link-only);
+    ``pair_cols`` name the pairs' two record id columns."""
     from ._sample import caught
 
     curve, found = caught(
@@ -42,6 +44,8 @@ def threshold_section(
             truth,
             pairs,
             score_col=score_col,
+            left_col=pair_cols[0],
+            right_col=pair_cols[1],
             thresholds=CURVE_POINTS,
             link_only=source_col is not None,
             source_col=source_col,

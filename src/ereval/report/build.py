@@ -96,6 +96,7 @@ def build_report(
     releases: Any = None,
     pairs: Any = None,
     score_col: str = "score",
+    pair_cols: tuple[Columns, Columns] = ("record_id_1", "record_id_2"),
     pool: Any = None,
     oasis_budget: int = 500,
     ranked: Any = None,
@@ -140,6 +141,9 @@ def build_report(
     pairs : table or path, optional
         Scored pairs (``record_id_1, record_id_2`` and ``score_col``) for the
         metrics against the threshold (needs ``truth``).
+    pair_cols : (column, column), default ("record_id_1", "record_id_2")
+        The two record id columns of ``pairs`` (each a column or a list of columns
+        making one key, as the truth's ``record_col``).
     pool : table or path, optional
         Candidate pairs with ``score``, ``prediction`` and ``label`` for OASIS
         (the label column is the oracle), spending ``oasis_budget`` labels.
@@ -293,8 +297,13 @@ def build_report(
             worst_clusters_section(truth_m, pred_m, records=records_f, record_col=record_col)
         )
     if pairs is not None and truth_m is not None:
-        pairs_f = _frame(pairs, name="pairs", text=("record_id_1", "record_id_2"))
-        sections.append(threshold_section(truth_m, pairs_f, score_col=score_col, source_col=source))
+        ids = [c for col in pair_cols for c in ([col] if isinstance(col, str) else col)]
+        pairs_f = _frame(pairs, name="pairs", text=ids)
+        sections.append(
+            threshold_section(
+                truth_m, pairs_f, score_col=score_col, source_col=source, pair_cols=pair_cols
+            )
+        )
         inputs["scored pairs"] = name_of("pairs", pairs)
     if releases is not None:
         release_list = release_sources(releases)

@@ -140,7 +140,7 @@ def render_html(report: Report, *, svgs: dict[int, str] | None = None) -> str:
     env = jinja2.Environment(autoescape=True, keep_trailing_newline=True)
     template = env.from_string(_template_text("report.html.j2"))
     sections = []
-    specs: list[dict[str, Any]] = []
+    specs: list[list[dict[str, Any]]] = []
     index = 0
     for s in report.sections:
         charts = []

@@ -117,12 +117,12 @@ def _error_kind(name: str, by: Mapping[str, Section]) -> tuple[str, str] | None:
         return text, "worst"
     analysis = by.get("analysis")
     if analysis is not None and analysis.numbers.get("prediction") == name:
-        over = float(analysis.numbers["over_clustered_share"])
-        under = float(analysis.numbers["under_clustered_share"])
-        kind = "splitting" if under >= over else "merging"
+        over_share = float(analysis.numbers["over_clustered_share"])
+        under_share = float(analysis.numbers["under_clustered_share"])
+        kind = "splitting" if under_share >= over_share else "merging"
         return (
-            f"its main error is {kind} entities: an estimated {under:.1%} (weighted) of "
-            f"entities are split and {over:.1%} (weighted) merged with another",
+            f"its main error is {kind} entities: an estimated {under_share:.1%} (weighted) "
+            f"of entities are split and {over_share:.1%} (weighted) merged with another",
             "analysis",
         )
     return None
