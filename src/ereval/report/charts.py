@@ -20,6 +20,7 @@ renders it with the embedded Vega bundle, and :func:`chart_svg` /
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -485,6 +486,14 @@ def panels(spec: dict[str, Any]) -> list[dict[str, Any]]:
     view = {k: v for k, v in spec.items() if k not in ("resolve", "spacing")}
     view["width"] = "container"
     view["autosize"] = {"type": "fit-x", "contains": "padding"}
+    height = view.get("height")
+    if isinstance(height, dict) and "step" in height:
+        # a fitted width needs a fixed height: the rows' steps, as the step would give
+        rows = Chart("", "", view).data()
+        labels = {r.get("label") for r in rows}
+        offset = '"yOffset"' in json.dumps(view)
+        groups = {r.get("group") for r in rows} if offset else {None}
+        view["height"] = int(height["step"]) * max(len(labels), 1) * max(len(groups), 1)
     return [view]
 
 
