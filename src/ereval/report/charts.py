@@ -41,10 +41,10 @@ __all__ = [
     "concat_spec",
     "fitted_domain",
     "full_spec",
-    "panels",
     "grouped_bars_spec",
     "monitor_spec",
     "panel_spec",
+    "panels",
 ]
 
 #: Most points drawn per line; longer lines are thinned evenly (ends kept).

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .model import Section
-from .words import fmt, listing, plural
+from .words import fmt, plural
 
 __all__ = ["Verdict", "verdict_of"]
 
@@ -236,8 +236,3 @@ def verdict_of(sections: Sequence[Section]) -> Verdict | None:
                 ((s.title, s.key),),
             )
     return None
-
-
-def link_names(verdict: Verdict) -> str:
-    """The sections a verdict refers to, as words (``"a, b and c"``)."""
-    return listing(title for title, _ in verdict.links)
