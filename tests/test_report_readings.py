@@ -412,3 +412,20 @@ def test_misplaced_ranking_is_stable_for_ties() -> None:
     got = misplaced_records(np.array(["b", "a", "a"]), np.array([1, 1, 1]))
     assert got["cluster_id"].tolist() == ["a", "b"]
     assert got["misplaced"].tolist() == [1, 2]
+
+
+def test_sampled_clusters_are_ranked_by_the_misplaced_records_of_the_full_truth() -> None:
+    table = next(
+        t for t in report("example").section("analysis").tables if "most errors" in t.title
+    )
+    truth = example.load("truth.csv")
+    pred = example.load("pred_good.csv")
+    both = truth.merge(pred, on="record_id", suffixes=("_t", "_p"))
+    exact = misplaced_records(both["cluster_id_t"], both["cluster_id_p"]).set_index("cluster_id")[
+        "misplaced"
+    ]
+    at = table.columns.index("misplaced")
+    shown = [row[at] for row in table.rows]
+    assert shown == sorted(shown, reverse=True) and shown[0] > 1
+    for row in table.rows:
+        assert row[at] == exact[row[0]], row[0]

@@ -24,14 +24,21 @@ import pandas as pd
 __all__ = ["misplaced_records"]
 
 
-def misplaced_records(truth: Any, pred: Any) -> pd.DataFrame:
+def misplaced_records(truth: Any, pred: Any, pred_sizes: pd.Series | None = None) -> pd.DataFrame:
     """Per true cluster (sorted by id): ``cluster_id, size, split_off, foreign, misplaced``.
 
     ``truth`` and ``pred`` are the true and predicted cluster of each record, aligned.
+    ``pred_sizes`` gives the size of each predicted cluster when the records are those
+    of some true clusters only (a labelled sample of whole true clusters); by default
+    the predicted clusters hold only the records given.
+
+    >>> sizes = pd.Series({1: 5})
+    >>> misplaced_records(pd.Series(["a", "a"]), pd.Series([1, 1]), sizes)["foreign"].tolist()
+    [3]
     """
     frame = pd.DataFrame({"t": np.asarray(truth), "p": np.asarray(pred)})
     cells = frame.groupby(["t", "p"], sort=False).size().rename("n").reset_index()
-    pred_size = frame.groupby("p", sort=False).size()
+    pred_size = frame.groupby("p", sort=False).size() if pred_sizes is None else pred_sizes
     cells["foreign"] = cells["p"].map(pred_size).to_numpy() - cells["n"].to_numpy()
     by_true = cells.groupby("t", sort=True)
     size = by_true["n"].sum()

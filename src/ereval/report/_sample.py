@@ -18,6 +18,7 @@ from ..estimators import ClusterSample, estimate, prepare_prediction
 from ..io import Membership
 from ..plots import Bars, disparities_figure, tags_figure
 from ..results import Estimate
+from ._misplaced import misplaced_records
 from .charts import Chart, bars_spec, concat_spec, grouped_bars_spec
 from .model import Section, Table
 from .words import fmt, interval, listing, plural
@@ -336,8 +337,18 @@ def analysis_section(
                 f"{interval(freq[first])} of entities with an error."
             )
         numbers["tags"] = {t: e.to_dict() for t, e in freq.items()}
-    worst = table[table["EI"] > 0].sort_values(["EI", "size"], ascending=False).head(10)
-    base = ["cluster_id", "size", "n_pred_clusters", "EI", "OCE", "UCE", "weight"]
+    # ranked by the size of the error: records split off or predicted with others
+    where = pd.Series(np.asarray(pred.clusters), index=np.asarray(pred.records))
+    sampled = pd.DataFrame({"t": sample.clusters, "p": where.reindex(sample.records).to_numpy()})
+    sampled = sampled[sampled["p"].notna()]
+    size_of = misplaced_records(
+        sampled["t"], sampled["p"], pd.Series(np.asarray(pred.clusters)).value_counts()
+    ).set_index("cluster_id")["misplaced"]
+    wrong = table[table["EI"] > 0].assign(misplaced=lambda f: f["cluster_id"].map(size_of))
+    worst = wrong.sort_values(
+        ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
+    ).head(10)
+    base = ["cluster_id", "size", "misplaced", "n_pred_clusters", "EI", "OCE", "UCE", "weight"]
     extra = [str(f) for f in errs.features if f != "size" and f in worst.columns][:6]
     cols = [c for c in base if c in worst.columns] + extra
     tables.append(
@@ -348,8 +359,10 @@ def analysis_section(
                 tuple(None if isinstance(v, float) and np.isnan(v) else v for v in row)
                 for row in worst[cols].itertuples(index=False)
             ),
-            note="EI: records to move to fix the cluster; OCE/UCE: over-/under-clustering "
-            "error; weight: inverse sampling probability.",
+            note="In order of misplaced records: the cluster's records outside its largest "
+            "predicted piece plus other entities' records predicted with it. EI: whether the "
+            "cluster has an error; OCE/UCE: over-/under-clustering error; weight: inverse "
+            "sampling probability.",
         )
     )
     numbers["worst_sampled"] = worst[cols].to_dict(orient="records")
