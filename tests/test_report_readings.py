@@ -18,8 +18,9 @@ from typer.testing import CliRunner
 
 from ereval import example
 from ereval.cli import app
+from ereval.io import as_membership
 from ereval.report import build_report
-from ereval.report._misplaced import misplaced_records
+from ereval.report._misplaced import clustering_misplaced, misplaced_records
 from ereval.report._releases import _moved
 from ereval.report.charts import _PALETTE, COLOUR_NAMES, fitted_domain
 from ereval.report.model import close_digits, format_cell
@@ -230,9 +231,15 @@ def test_misplaced_records_match_a_brute_force_count(cells: list[tuple[int, int]
     truth = [f"t{a}" for a, _ in cells]
     pred = [b for _, b in cells]
     got = misplaced_records(pd.Series(truth), pd.Series(pred))
-    assert dict(zip(got["cluster_id"], got["misplaced"], strict=True)) == _brute_misplaced(
-        truth, pred
+    brute = _brute_misplaced(truth, pred)
+    assert dict(zip(got["cluster_id"], got["misplaced"], strict=True)) == brute
+    # the same counts from the contingency table of the two clusterings
+    ids = [f"r{k}" for k in range(len(cells))]
+    cells_path = clustering_misplaced(
+        as_membership(dict(zip(ids, truth, strict=True))),
+        as_membership(dict(zip(ids, [str(q) for q in pred], strict=True))),
     )
+    assert dict(zip(cells_path["cluster_id"], cells_path["misplaced"], strict=True)) == brute
 
 
 def test_worst_clusters_are_ranked_by_misplaced_records() -> None:
@@ -408,10 +415,12 @@ def test_cli_errors_name_flags(tmp_path: Path, extra: list[str], flag: str) -> N
     assert not (tmp_path / "r.html").exists()
 
 
-def test_misplaced_ranking_is_stable_for_ties() -> None:
+def test_misplaced_records_of_clusters_in_order_of_appearance() -> None:
     got = misplaced_records(np.array(["b", "a", "a"]), np.array([1, 1, 1]))
-    assert got["cluster_id"].tolist() == ["a", "b"]
-    assert got["misplaced"].tolist() == [1, 2]
+    assert got["cluster_id"].tolist() == ["b", "a"]
+    assert got["misplaced"].tolist() == [2, 1]
+    empty = misplaced_records(np.array([], dtype=object), np.array([], dtype=object))
+    assert empty.empty and list(empty.columns)[-1] == "misplaced"
 
 
 def test_sampled_clusters_are_ranked_by_the_misplaced_records_of_the_full_truth() -> None:

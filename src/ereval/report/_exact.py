@@ -15,7 +15,7 @@ from ..metrics import CANONICAL_METRICS, cluster_errors, evaluate
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
 from ..statistics import pair_space
 from ..summary import Summary, summarize
-from ._misplaced import misplaced_records
+from ._misplaced import clustering_misplaced
 from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
 from .model import Section, Table
 from .words import fmt, listing, plural
@@ -312,11 +312,7 @@ def worst_clusters_section(
             f"(over-clustering) and {n_under:,} are split (under-clustering)."
         )
         # ranked by the size of the error: records split off or predicted with others
-        both = truth_frame.merge(
-            pd.DataFrame({"record_id": pred.records, "pred_cluster": pred.clusters}),
-            on="record_id",
-        )
-        size_of = misplaced_records(both["true_cluster"], both["pred_cluster"])
+        size_of = clustering_misplaced(truth, pred)
         wrong = wrong.merge(
             size_of[["cluster_id", "split_off", "foreign", "misplaced"]], on="cluster_id"
         )
