@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 from ereval import example
 from ereval.cli import app
 from ereval.io import as_membership
-from ereval.report import build_report
+from ereval.report import build_report, collect_results
 from ereval.report._misplaced import clustering_misplaced, misplaced_records
-from ereval.report._releases import _moved
+from ereval.report._misplaced import moved_records as _moved
 from ereval.report.charts import _PALETTE, COLOUR_NAMES, fitted_domain
 from ereval.report.model import close_digits, format_cell
 from ereval.report.words import fmt
@@ -174,10 +174,12 @@ def test_adjudications_tell_disagreements_from_unsure_labels(tmp_path: Path) -> 
     finally:
         store.close()
     r = build_report(
-        truth=example.load("truth.csv"),
-        preds={"g": example.load("pred_good.csv")},
-        labels_db=path,
-        worst=False,
+        collect_results(
+            truth=example.load("truth.csv"),
+            preds={"g": example.load("pred_good.csv")},
+            labels_db=path,
+            worst=False,
+        )
     )
     text = " ".join(r.section("provenance").reading)
     assert "adjudicated 1 disagreement and 1 unsure item" in text
@@ -261,7 +263,7 @@ def test_worst_clusters_are_ranked_by_misplaced_records() -> None:
         pred.append(f"OK{e}")
     t = pd.DataFrame({"record_id": records, "cluster_id": truth})
     p = pd.DataFrame({"record_id": records, "cluster_id": pred})
-    r = build_report(truth=t, preds={"p": p})
+    r = build_report(collect_results(truth=t, preds={"p": p}))
     worst = r.section("worst").numbers["p"]["worst"]
     assert [w["cluster_id"] for w in worst[:4]] == ["M0", "M1", "M2", "M3"]
     assert [w["misplaced"] for w in worst] == [6, 6, 6, 6, 1]
@@ -367,10 +369,12 @@ def test_cli_reads_splink_output_with_its_preset(tmp_path: Path) -> None:
     d = json.loads(res.stdout)
     assert [s["key"] for s in d["sections"]] == ["metrics", "summary", "worst", "threshold"]
     expected = build_report(
-        truth=example.load("truth.csv"),
-        preds={"s": example.load("pred_good.csv")},
-        pairs=example.load("pairs.csv"),
-        worst=False,
+        collect_results(
+            truth=example.load("truth.csv"),
+            preds={"s": example.load("pred_good.csv")},
+            pairs=example.load("pairs.csv"),
+            worst=False,
+        )
     )
     got = d["sections"][0]["numbers"]["metrics"]["s"]["pairwise_f1"]
     assert got == expected.section("metrics").numbers["metrics"]["s"]["pairwise_f1"]

@@ -35,10 +35,11 @@ from ._common import (
     FormatOpt,
     LevelOpt,
     QuietOpt,
+    emit_frame,
     emit_mapping,
-    emit_records,
     examples,
     handle_errors,
+    note_written,
     positional,
 )
 from ._engine import (
@@ -574,6 +575,7 @@ def errors_command(
                             **options,
                         ),
                     )
+                note_written(out, quiet=quiet)
                 return
             frame = cast(
                 "pd.DataFrame", in_sql(builder, truth_file, pred_file, progress=report, **options)
@@ -581,10 +583,9 @@ def errors_command(
     if out is not None:
         with Outputs() as outputs:
             outputs.add(out, lambda tmp: write_table(frame, tmp))
+        note_written(out, rows=len(frame), quiet=quiet)
         return
-    emit_records(
-        frame.to_dict("records"), [str(c) for c in frame.columns], fmt, title=f"{by} errors"
-    )
+    emit_frame(frame, fmt, title=f"{by} errors")
 
 
 def register(app: typer.Typer) -> None:

@@ -27,7 +27,7 @@ from ._columns import (
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
 from ._output import Outputs, check_output_path
 from ._progress import progress
-from ._sample import DesignChoice, WeightsOpt
+from ._sample import DesignChoice, WeightsOpt, design_value
 from .curve import Preset
 from .curve import _columns as _pair_columns
 from .estimate import weights_value
@@ -251,7 +251,7 @@ def report_command(
     short reading. The page works offline (scripts, styles and charts
     embedded) and prints well.
     """
-    from ..report import build_report, example_report
+    from ..report import build_report, collect_results, example_report
 
     target = out
     if target is None and fmt == "html":
@@ -336,11 +336,11 @@ def report_command(
             sources.update({name: Path(path).name for name, path in named.items()})
             if truth is not None:
                 sources["truth"] = truth.name
-            report = build_report(
+            results = collect_results(
                 truth=truth_m,
                 preds=preds,
                 sample=sample,
-                design="single_block" if design == "single-block" else design,
+                design=design_value(design),
                 weights=weights_value(weights),
                 draws=draws,
                 records=records,
@@ -358,7 +358,6 @@ def report_command(
                 labels=labels_frame,
                 epsilon=epsilon,
                 delta=delta,
-                title=title or "Entity resolution evaluation",
                 level=level,
                 seed=seed,
                 record_col=_one_column(record_col, "--record-col", sample, records),
@@ -369,6 +368,7 @@ def report_command(
                 link_only=link_only,
                 source_col=split_columns(source_col),
             )
+            report = build_report(results, title=title or "Entity resolution evaluation")
         bar.update(description="drawing the charts")
         if target is None:
             sys.stdout.write(report.to_json() + "\n")

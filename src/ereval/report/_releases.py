@@ -3,17 +3,16 @@ compared with the one before."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ..compare import CATEGORIES, compare
-from ..estimators import ClusterSample
-from ..io import Membership
-from ..monitor import monitor
+from ..compare import CATEGORIES
+from ..monitor import Monitoring
 from ..plots import Bars, MonitorPanel, monitoring_figure
+from ._bundles import ReleaseComparison
+from ._registry import Part, section_for
 from .charts import Chart, bars_spec, concat_spec, monitor_spec
 from .model import Section, Table
 from .words import fmt, listing, plural
@@ -24,16 +23,10 @@ __all__ = ["comparison_section", "monitoring_section"]
 MAX_PANELS = 6
 
 
-def monitoring_section(
-    releases: Mapping[str, Membership], *, sample: ClusterSample | None, level: float
-) -> tuple[Section, list[str]]:
-    """Summary statistics (and estimates, with a sample) over releases, with flags.
-
-    Returns the section and the notes of :func:`ereval.monitor.monitor`.
-    """
-    from ._sample import caught
-
-    m, found = caught(lambda: monitor(dict(releases), sample=sample, level=level))
+@section_for(Monitoring)
+def monitoring_section(part: Part) -> Section:
+    """Summary statistics (and estimates, with a sample) over releases, with flags."""
+    m: Monitoring = part.result
     panels = monitoring_figure(m)[:MAX_PANELS]
     chart = Chart(
         "monitoring",
@@ -91,43 +84,15 @@ def monitoring_section(
                 f"[{fmt(e.lower)}, {fmt(e.upper)}]."
             )
     tables = (table, flag_table) if not flags.empty else (table,)
-    section = Section(
+    return Section(
         "monitoring",
         "Monitoring over releases",
         tuple(reading),
         tables=tables,
         charts=(chart,),
-        warnings=tuple(dict.fromkeys([*m.notes, *found])),
+        warnings=tuple(dict.fromkeys([*m.notes, *part.warnings])),
         numbers=m.to_dict(),
     )
-    return section, list(m.notes)
-
-
-def _moved(changed: pd.DataFrame) -> np.ndarray[Any, Any]:
-    """Which records of the changed clusters changed cluster, whatever the ids: a
-    record moved when it is not in the largest part its old cluster became, or its
-    new cluster holds more records of another old cluster than of its own (ties to
-    the smallest id), unless it keeps its cluster's id; the others stayed in a cluster
-    that gained or lost records. Added and removed records moved.
-
-    >>> f = pd.DataFrame({"old_cluster": ["a", "a", "b"], "new_cluster": ["x", "x", "x"]})
-    >>> _moved(f).tolist()
-    [False, False, True]
-    """
-    old = changed["old_cluster"].astype(object)
-    new = changed["new_cluster"].astype(object)
-    missing = (old.isna() | new.isna()).to_numpy()
-    pairs = pd.DataFrame({"old": old.astype(str), "new": new.astype(str)})
-    counts = pairs[~missing].groupby(["old", "new"]).size().rename("n").reset_index()
-    ranked = counts.sort_values(["n", "old", "new"], ascending=[False, True, True])
-    main_new = ranked.drop_duplicates("old").set_index("old")["new"]
-    main_old = ranked.drop_duplicates("new").set_index("new")["old"]
-    stays = (pairs["old"].map(main_new) == pairs["new"]) & (
-        pairs["new"].map(main_old) == pairs["old"]
-    )
-    stays |= pairs["old"] == pairs["new"]  # a record that keeps its cluster's id stays
-    out: np.ndarray[Any, Any] = (~stays.to_numpy(dtype=bool)) | missing
-    return out
 
 
 def _monitoring_caption(panels: Sequence[MonitorPanel]) -> str:
@@ -149,9 +114,12 @@ def _monitoring_caption(panels: Sequence[MonitorPanel]) -> str:
     return "Statistics over releases: " + listing(parts) + "."
 
 
-def comparison_section(old_name: str, old: Membership, new_name: str, new: Membership) -> Section:
-    """What ``new`` kept, split and merged of ``old``'s clusters, record by record."""
-    c = compare(old, new)
+@section_for(ReleaseComparison)
+def comparison_section(part: Part) -> Section:
+    """What the later release kept, split and merged of the earlier one's clusters,
+    record by record."""
+    result: ReleaseComparison = part.result
+    old_name, new_name, c = result.old, result.new, result.comparison
     counts = c.counts
     bars = Bars(
         CATEGORIES,
@@ -163,7 +131,7 @@ def comparison_section(old_name: str, old: Membership, new_name: str, new: Membe
         xlim=None,
     )
     changed = c.records(changed_only=True)
-    moved = _moved(changed)
+    moved = result.moved
     agreement = Table(
         f"agreement of {new_name} with {old_name} on their common records ({old_name} as truth)",
         ("metric", "value"),

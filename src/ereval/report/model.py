@@ -13,35 +13,18 @@ import html as _html
 import json
 import math
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InputError
+from ..results import json_ready
 from .charts import Chart
 
 if TYPE_CHECKING:
     from .verdict import Verdict
 
-__all__ = ["Report", "Section", "Table", "close_digits", "format_cell", "json_ready"]
-
-
-def json_ready(value: Any) -> Any:
-    """Plain JSON types: NaN and infinities become None, NumPy scalars Python numbers.
-
-    >>> json_ready({"a": float("nan"), "b": (1, 2.5)})
-    {'a': None, 'b': [1, 2.5]}
-    """
-    if isinstance(value, Mapping):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+__all__ = ["Report", "Section", "Table", "close_digits", "format_cell"]
 
 
 def close_digits(value: float, digits: int) -> str:
