@@ -38,6 +38,7 @@ PRESENTATION = (
     "_registry",
     "build",
     "model",
+    "verdict",
 )
 #: The package's verbs: none is imported by a presentation module.
 VERBS = {
@@ -63,6 +64,9 @@ VERBS = {
     "prepare_prediction",
     "session_agreement",
     "LabelStore",
+    "clustering_misplaced",
+    "misplaced_records",
+    "moved_records",
 }
 
 

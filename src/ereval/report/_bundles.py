@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from ..analysis import Disparities, ErrorTree, SampleErrors
@@ -57,23 +59,32 @@ class Summaries:
 
 @dataclass(frozen=True, eq=False)
 class WorstClusters:
-    """Each prediction's cluster-wise errors (:func:`ereval.cluster_errors`) with the
+    """Each prediction's cluster-wise errors (:func:`ereval.cluster_errors`) and
+    misplaced records per true cluster (``cluster_id, size, split_off, foreign,
+    misplaced``: :func:`ereval.report._misplaced.clustering_misplaced`), with the
     clusterings and record attributes their tables show."""
 
     truth: Membership
     preds: Mapping[str, Membership]
     errors: Mapping[str, pd.DataFrame]
+    misplaced: Mapping[str, pd.DataFrame]
     records: pd.DataFrame | None = None
     record_col: str = "record_id"
 
 
 @dataclass(frozen=True, eq=False)
 class ReleaseComparison:
-    """The comparison of release ``new`` with release ``old``."""
+    """The comparison of release ``new`` with release ``old``.
+
+    ``moved``: for each record of ``comparison.records(changed_only=True)``, whether
+    it changed cluster (:func:`ereval.report._misplaced.moved_records`) rather than
+    stayed in a cluster that gained or lost records.
+    """
 
     old: str
     new: str
     comparison: Comparison
+    moved: npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,8 +106,10 @@ class SampleAnalysis:
     """The error analysis of one prediction on a labelled sample.
 
     ``over`` and ``under``: the weighted shares of sampled true clusters that are
-    over- and under-clustered; ``disparities`` by ``group``, the error ``tree``
-    and the ``tag_frequencies`` when asked for and available.
+    over- and under-clustered; ``misplaced``: the misplaced records of each sampled
+    true cluster, by its id (:func:`ereval.report._misplaced.misplaced_records`);
+    ``disparities`` by ``group``, the error ``tree`` and the ``tag_frequencies``
+    when asked for and available.
     """
 
     name: str
@@ -104,6 +117,7 @@ class SampleAnalysis:
     over: float
     under: float
     level: float
+    misplaced: pd.Series
     group: str | None = None
     disparities: Disparities | None = None
     tree: ErrorTree | None = None
@@ -146,7 +160,9 @@ class LabelCount:
 @dataclass(frozen=True, eq=False)
 class StoreSession:
     """One session of a label store: its items, labels per reviewer (in the order first
-    seen), reviewers' agreement and adjudications."""
+    seen), reviewers' agreement and adjudications (``disagreements`` of them on items
+    whose reviewers' labels differ, "unsure" aside; the others were sent to
+    adjudication by an "unsure" label)."""
 
     name: str
     kind: str
@@ -157,6 +173,7 @@ class StoreSession:
     reviewers: Mapping[str, int]
     agreement: Agreement
     adjudicated: int
+    disagreements: int = 0
 
 
 @dataclass(frozen=True, eq=False)

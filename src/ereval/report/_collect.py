@@ -50,6 +50,7 @@ from ._bundles import (
     Summaries,
     WorstClusters,
 )
+from ._misplaced import clustering_misplaced, misplaced_records, moved_records
 from ._registry import Part
 from ._sample import recommended
 
@@ -144,6 +145,7 @@ def collect_results(
     releases: Any = None,
     pairs: Any = None,
     score_col: str = "score",
+    pair_cols: tuple[Columns, Columns] = ("record_id_1", "record_id_2"),
     pool: Any = None,
     oasis_budget: int = 500,
     ranked: Any = None,
@@ -187,6 +189,9 @@ def collect_results(
     pairs : table or path, optional
         Scored pairs (``record_id_1, record_id_2`` and ``score_col``) for the
         metrics against the threshold (needs ``truth``).
+    pair_cols : (column, column), default ("record_id_1", "record_id_2")
+        The two record id columns of ``pairs`` (each a column or a list of columns
+        making one key, as the truth's ``record_col``).
     pool : table or path, optional
         Candidate pairs with ``score``, ``prediction`` and ``label`` for OASIS
         (the label column is the oracle), spending ``oasis_budget`` labels.
@@ -337,14 +342,18 @@ def collect_results(
         )
     if truth_m is not None and pred_m and worst:
         errors = {name: cluster_errors(truth_m, pred) for name, pred in pred_m.items()}
-        parts.append(Part(WorstClusters(truth_m, pred_m, errors, records_f, record_col)))
+        misplaced = {name: clustering_misplaced(truth_m, pred) for name, pred in pred_m.items()}
+        parts.append(Part(WorstClusters(truth_m, pred_m, errors, misplaced, records_f, record_col)))
     if pairs is not None and truth_m is not None:
-        pairs_f = _frame(pairs, name="pairs", text=("record_id_1", "record_id_2"))
+        ids = [c for col in pair_cols for c in ([col] if isinstance(col, str) else col)]
+        pairs_f = _frame(pairs, name="pairs", text=ids)
         curve, found = caught(
             lambda: threshold_curve(
                 truth_m,
                 pairs_f,
                 score_col=score_col,
+                left_col=pair_cols[0],
+                right_col=pair_cols[1],
                 thresholds=CURVE_POINTS,
                 link_only=source is not None,
                 source_col=source,
@@ -365,7 +374,9 @@ def collect_results(
             m, found = caught(lambda: monitor(dict(rel), sample=smp, level=level))
             parts.append(Part(m, tuple(found)))
             old, new = list(rel)[-2:]
-            parts.append(Part(ReleaseComparison(old, new, compare(rel[old], rel[new]))))
+            c = compare(rel[old], rel[new])
+            moved = moved_records(c.records(changed_only=True))
+            parts.append(Part(ReleaseComparison(old, new, c, moved)))
         else:
             only = next(iter(rel))
             parts.append(_summaries({f"release {only}": rel[only]}))
@@ -375,11 +386,11 @@ def collect_results(
         if source is not None:
             col = source if isinstance(source, str) else "+".join(source)
             across = (f"{col}_l", f"{col}_r")
-        parts.append(
-            _oasis(pool_f, budget=oasis_budget, level=level, seed=seed, source_cols=across)
-        )
-        provenance[f"labelled pairs ({name_of('pool', pool)}, the oracle of OASIS)"] = (
-            pool_f,
+        oasis = _oasis(pool_f, budget=oasis_budget, level=level, seed=seed, source_cols=across)
+        parts.append(oasis)
+        # the labels OASIS spent, not the whole label column it could draw from
+        provenance[f"labelled pairs ({name_of('pool', pool)}, drawn by OASIS)"] = (
+            pool_f.iloc[list(oasis.context["labelled_rows"])],
             "pair_id" if "pair_id" in pool_f.columns else pool_f.columns[0],
             "label",
         )
@@ -524,7 +535,25 @@ def _sample_analysis(
     if tags is not None:
         freq, found = caught(lambda: tag_frequencies(errs, tags, level=level))
         notes += [f"{name}: {m}" for m in found]
-    result = SampleAnalysis(name, errs, over, under, level, group, d, tree, freq)
+    # misplaced records of each sampled true cluster: its records outside its largest
+    # predicted piece, and the other records of those predicted clusters
+    where = pd.Series(np.asarray(pred.clusters), index=np.asarray(pred.records))
+    drawn = pd.DataFrame({"t": sample.clusters, "p": where.reindex(sample.records).to_numpy()})
+    drawn = drawn[drawn["p"].notna()]
+    pred_sizes = pd.Series(np.asarray(pred.clusters)).value_counts()
+    misplaced = misplaced_records(drawn["t"], drawn["p"], pred_sizes)
+    result = SampleAnalysis(
+        name,
+        errs,
+        over,
+        under,
+        level,
+        misplaced.set_index("cluster_id")["misplaced"],
+        group,
+        d,
+        tree,
+        freq,
+    )
     return Part(result, tuple(notes))
 
 
@@ -543,7 +572,8 @@ def _oasis(
     )
     sampler = make_sampler("oasis", p, alpha=0.5, seed=seed)
     run, found = caught(lambda: convergence(sampler, min(budget, p.size), confidence=level))
-    return Part(run, tuple(found))
+    rows = [int(i) for i in sampler.labelled[0]]
+    return Part(run, tuple(found), {"labelled_rows": rows})
 
 
 def _reviewer_column(frame: pd.DataFrame) -> str | None:
@@ -589,6 +619,7 @@ def _store_sessions(path: str | os.PathLike[str]) -> tuple[StoreSession, ...]:
         for info in store.sessions():
             labels = store.labels(info.name)
             per = Counter(who for by in labels.values() for who in by)
+            adjudications = store.adjudications(info.name)
             out.append(
                 StoreSession(
                     info.name,
@@ -599,10 +630,27 @@ def _store_sessions(path: str | os.PathLike[str]) -> tuple[StoreSession, ...]:
                     sum(per.values()),
                     dict(per),
                     session_agreement(store, info.name),
-                    len(store.adjudications(info.name)),
+                    len(adjudications),
+                    _disagreements(labels, adjudications),
                 )
             )
     return tuple(out)
+
+
+def _disagreements(
+    labels: Mapping[str, Mapping[str, Any]], adjudications: Mapping[str, Any]
+) -> int:
+    """Adjudicated items whose reviewers' labels differ ("unsure" aside); the others
+    were sent to adjudication by an "unsure" label.
+
+    >>> _disagreements({"a": {"x": "match", "y": "non-match"}, "b": {"x": "unsure"}},
+    ...                {"a": ("lead", "match"), "b": ("lead", "match")})
+    1
+    """
+    return sum(
+        len({str(v) for v in labels.get(item, {}).values() if str(v) != "unsure"}) > 1
+        for item in adjudications
+    )
 
 
 def _label_sources(

@@ -97,7 +97,9 @@ def metrics_section(part: Part) -> Section:
     ]
     chart = Chart(
         "metrics",
-        "Main metrics of each prediction against the truth (1 is perfect).",
+        "Main metrics of each prediction against the truth (1 is perfect): a dot per "
+        "value, one colour per prediction; the axis is fitted to the values (its range is "
+        "in its title).",
         grouped_bars_spec(groups, title="metrics against the truth"),
     )
     readings = _metrics_reading(scores)
@@ -286,7 +288,14 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
             f"{n_over:,} share a predicted cluster with other entities' records "
             f"(over-clustering) and {n_under:,} are split (under-clustering)."
         )
-        worst = wrong.sort_values(["EI", "size"], ascending=[False, False]).head(top)
+        # ranked by the size of the error: records split off or predicted with others
+        size_of = result.misplaced[name]
+        wrong = wrong.merge(
+            size_of[["cluster_id", "split_off", "foreign", "misplaced"]], on="cluster_id"
+        )
+        worst = wrong.sort_values(
+            ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
+        ).head(top)
         numbers[name] = {
             "clusters_with_error": len(wrong),
             "over_clustered": n_over,
@@ -305,6 +314,7 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
         )
         small_truth = truth_frame[truth_frame["record_id"].isin(pred_frame["record_id"])]
         rows: list[tuple[Any, ...]] = []
+        marked: set[tuple[int, int]] = set()
         columns: tuple[str, ...] = ()
         for cid in ids:
             members = small_truth[small_truth["true_cluster"] == cid]
@@ -318,6 +328,13 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
             frame = frame.sort_values(["_own", "pred_cluster", "true_cluster", "record_id"])
             frame = frame.drop(columns="_own")
             columns = tuple(str(c) for c in frame.columns)
+            # misplaced: another entity's record, or one outside the cluster's largest piece
+            own = frame[frame["true_cluster"] == cid]["pred_cluster"]
+            main = own.value_counts(sort=True).index[0] if len(own) else None
+            wrong_place = (frame["true_cluster"] != cid) | (frame["pred_cluster"] != main)
+            for k, bad in enumerate(wrong_place.head(BLOCK_ROWS)):
+                if bad:
+                    marked.update((len(rows) + k, j) for j in range(3))
             rows.extend(
                 tuple(_cell(v) for v in r) for r in frame.head(BLOCK_ROWS).itertuples(index=False)
             )
@@ -327,12 +344,20 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
             rows.append(tuple("" for _ in columns))
         tables.append(
             Table(
-                f"{name}: the {len(worst)} true clusters with the most errors, and the "
-                "records predicted with them",
+                f"{name}: the {len(worst)} true clusters with the most misplaced records, "
+                "and the records predicted with them",
                 columns,
                 tuple(rows[:-1]),
+                frozenset(marked),
                 note="Each block is one true cluster: its records, and the other records "
-                "its predicted clusters hold.",
+                "its predicted clusters hold. Misplaced records in bold: another entity's "
+                "records, and the cluster's records outside its largest predicted piece. "
+                "Blocks in order of misplaced records: "
+                + ", ".join(
+                    f"{c} {int(m):,}"
+                    for c, m in zip(worst["cluster_id"], worst["misplaced"], strict=True)
+                )
+                + ".",
             )
         )
     return Section(

@@ -27,8 +27,8 @@ def threshold_section(part: Part) -> Section:
     panels = threshold_curve_figure(curve)
     chart = Chart(
         "threshold",
-        "Left: F1 of the links and of their connected components against the threshold; "
-        "middle: precision against recall; right: ROC of the scored pairs.",
+        "Three panels: F1 of the links and of their connected components against the "
+        "threshold; precision against recall; the ROC curve of the scored pairs.",
         concat_spec([panel_spec(p, width=250, height=190) for p in panels], columns=3),
     )
     best = {m: curve.best(m) for m in BEST_OF if m in curve.frame.columns}
@@ -131,6 +131,11 @@ def oasis_section(part: Part) -> Section:
         warnings=tuple(dict.fromkeys([*part.warnings, *final.warnings])),
         numbers={
             "final": final.to_dict(),
+            **(
+                {"labelled_rows": list(part.context["labelled_rows"])}
+                if "labelled_rows" in part.context
+                else {}
+            ),
             "trace": [
                 {
                     "labels": n,

@@ -80,8 +80,23 @@ def store_provenance(
                 f"Krippendorff's alpha {fmt(agreement.alpha)})"
             )
         if s.adjudicated:
-            sentence += f"; {s.adjudicated:,} disagreements adjudicated"
+            sentence += f"; {_adjudicated(s.disagreements, s.adjudicated - s.disagreements)}"
         reading.append(sentence + ".")
     if not sessions:
         reading.append(f"The label store {name} holds no session.")
     return rows, reading, numbers, counts
+
+
+def _adjudicated(disagreements: int, unsure: int) -> str:
+    """What the adjudicated items were: disagreements (two reviewers' labels differ,
+    "unsure" aside) or items sent to adjudication by an "unsure" label.
+
+    >>> _adjudicated(1, 1)
+    'adjudicated 1 disagreement and 1 unsure item'
+    """
+    parts = []
+    if disagreements:
+        parts.append(plural(disagreements, "disagreement"))
+    if unsure:
+        parts.append(plural(unsure, "unsure item"))
+    return "adjudicated " + listing(parts)

@@ -3,13 +3,14 @@ compared with the one before."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..compare import CATEGORIES
 from ..monitor import Monitoring
-from ..plots import Bars, monitoring_figure
+from ..plots import Bars, MonitorPanel, monitoring_figure
 from ._bundles import ReleaseComparison
 from ._registry import Part, section_for
 from .charts import Chart, bars_spec, concat_spec, monitor_spec
@@ -29,8 +30,7 @@ def monitoring_section(part: Part) -> Section:
     panels = monitoring_figure(m)[:MAX_PANELS]
     chart = Chart(
         "monitoring",
-        "Statistics over releases: all records (blue), the records in every release (green), "
-        "estimates with their intervals (grey band) and flagged changes (red crosses).",
+        _monitoring_caption(panels),
         concat_spec([monitor_spec(p) for p in panels], columns=3),
     )
     stats = m.statistics
@@ -95,6 +95,25 @@ def monitoring_section(part: Part) -> Section:
     )
 
 
+def _monitoring_caption(panels: Sequence[MonitorPanel]) -> str:
+    """The caption naming the series the panels draw, and only those."""
+    labels = {line.label for p in panels for line in p.panel.lines}
+    bands = {band.label for p in panels for band in p.bands}
+    parts = []
+    if "all records" in labels:
+        parts.append("all records (blue)")
+    fixed = sorted(x for x in labels if x.startswith(("records in every release", "fixed subset")))
+    if fixed:
+        parts.append(f"{fixed[0].split(' (')[0]} (green)")
+    if "estimate" in labels:
+        parts.append("estimates (black, dashed) with their intervals (grey band)")
+    if "estimate, fixed subset" in labels or "interval, fixed subset" in bands:
+        parts.append("estimates over the fixed subset (green, dashed, green band)")
+    if "flagged" in labels:
+        parts.append("flagged changes (red crosses)")
+    return "Statistics over releases: " + listing(parts) + "."
+
+
 @section_for(ReleaseComparison)
 def comparison_section(part: Part) -> Section:
     """What the later release kept, split and merged of the earlier one's clusters,
@@ -112,13 +131,16 @@ def comparison_section(part: Part) -> Section:
         xlim=None,
     )
     changed = c.records(changed_only=True)
+    moved = result.moved
     agreement = Table(
         f"agreement of {new_name} with {old_name} on their common records ({old_name} as truth)",
         ("metric", "value"),
         tuple((k, v) for k, v in c.agreement.items()),
     )
+    n_moved = int(moved.sum())
+    changed = changed[moved]
     changed_table = Table(
-        f"records whose cluster changed (first 20 of {len(changed):,})",
+        f"records that changed cluster (first 20 of {n_moved:,})",
         tuple(str(x) for x in changed.columns),
         tuple(tuple(_plain(v) for v in row) for row in changed.head(20).itertuples(index=False)),
     )
@@ -127,7 +149,9 @@ def comparison_section(part: Part) -> Section:
         f"Of the {total:,} clusters of {old_name}, {new_name} kept {counts['kept']:,}, split "
         f"{counts['split']:,}, merged {counts['merged']:,} with others, split and merged "
         f"{counts['split_and_merged']:,} and removed {counts['removed']:,}; "
-        f"{len(changed):,} records changed cluster, {c.n_added:,} were added."
+        f"{n_moved:,} records changed cluster (left their cluster's largest part, or "
+        f"joined a cluster made mostly of other records, under another id), "
+        f"{c.n_added:,} were added."
     ]
     if "pairwise_precision" in c.agreement:
         p, r = c.agreement["pairwise_precision"], c.agreement["pairwise_recall"]

@@ -93,7 +93,9 @@ def estimates_section(part: Part) -> Section:
     ]
     chart = Chart(
         "estimates",
-        f"Estimated performance with {level:.0%} confidence intervals (black lines).",
+        f"Estimated performance: a dot per estimate and a line over its {level:.0%} "
+        "confidence interval, one colour per prediction; the axis is fitted to the "
+        "intervals (its range is in its title).",
         grouped_bars_spec(groups, title="estimates from the labelled sample"),
     )
     reading = [
@@ -114,10 +116,12 @@ def estimates_section(part: Part) -> Section:
             )
             if k in r
         ]
-        widest = max(keys, key=lambda k: r[k].width if np.isfinite(r[k].width) else -1.0)
+        # widths compare between proportions only (an average size is in records)
+        shares = [k for k in keys if "size" not in k]
+        widest = max(shares, key=lambda k: r[k].width if np.isfinite(r[k].width) else -1.0)
         reading.append(
-            f"{n}: " + "; ".join(parts) + f". The widest interval is {widest}'s "
-            f"({fmt(r[widest].width)} wide)."
+            f"{n}: " + "; ".join(parts) + f". The widest interval of a proportion is "
+            f"{widest}'s ({fmt(r[widest].width)} wide)."
         )
     if exact is not None:
         for n in names:
@@ -187,7 +191,7 @@ def analysis_section(part: Part) -> Section:
         charts.append(
             Chart(
                 "disparities",
-                f"{name}: performance per {group} (bars with {level:.0%} intervals; dashed: "
+                f"{name}: performance per {group} (dots with {level:.0%} intervals; dashed: "
                 "all entities).",
                 concat_spec([bars_spec(p, width=200) for p in panels], columns=3),
             )
@@ -254,8 +258,8 @@ def analysis_section(part: Part) -> Section:
             reading.append(
                 f"The error tree splits first on {tree.first_split}; its most "
                 f"error-prone leaf ({' and '.join(top.conditions)}) has errors in "
-                f"{top.value:.0%} of its {top.clusters} sampled clusters, against "
-                f"{tree.overall:.0%} overall."
+                f"{top.value:.0%} (weighted) of its {top.clusters} sampled clusters, "
+                f"against {tree.overall:.0%} (weighted) overall."
             )
         elif top is not None:
             reading.append("The error tree finds no feature that separates errors.")
@@ -276,8 +280,13 @@ def analysis_section(part: Part) -> Section:
                 f"{interval(freq[first])} of entities with an error."
             )
         numbers["tags"] = {t: e.to_dict() for t, e in freq.items()}
-    worst = table[table["EI"] > 0].sort_values(["EI", "size"], ascending=False).head(10)
-    base = ["cluster_id", "size", "n_pred_clusters", "EI", "OCE", "UCE", "weight"]
+    # ranked by the size of the error: records split off or predicted with others
+    size_of = result.misplaced
+    wrong = table[table["EI"] > 0].assign(misplaced=lambda f: f["cluster_id"].map(size_of))
+    worst = wrong.sort_values(
+        ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
+    ).head(10)
+    base = ["cluster_id", "size", "misplaced", "n_pred_clusters", "EI", "OCE", "UCE", "weight"]
     extra = [str(f) for f in errs.features if f != "size" and f in worst.columns][:6]
     cols = [c for c in base if c in worst.columns] + extra
     tables.append(
@@ -288,8 +297,10 @@ def analysis_section(part: Part) -> Section:
                 tuple(None if isinstance(v, float) and np.isnan(v) else v for v in row)
                 for row in worst[cols].itertuples(index=False)
             ),
-            note="EI: records to move to fix the cluster; OCE/UCE: over-/under-clustering "
-            "error; weight: inverse sampling probability.",
+            note="In order of misplaced records: the cluster's records outside its largest "
+            "predicted piece plus other entities' records predicted with it. EI: whether the "
+            "cluster has an error; OCE/UCE: over-/under-clustering error; weight: inverse "
+            "sampling probability.",
         )
     )
     numbers["worst_sampled"] = worst[cols].to_dict(orient="records")

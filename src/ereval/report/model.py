@@ -15,13 +15,30 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InputError
 from ..results import json_ready
 from .charts import Chart
 
-__all__ = ["Report", "Section", "Table", "format_cell"]
+if TYPE_CHECKING:
+    from .verdict import Verdict
+
+__all__ = ["Report", "Section", "Table", "close_digits", "format_cell"]
+
+
+def close_digits(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, or more when that would show a
+    non-integer as an integer (0.99997 as "1"): enough digits to see the difference.
+
+    >>> close_digits(0.99997, 4), close_digits(0.95123, 4), close_digits(1.0, 4)
+    ('0.99997', '0.9512', '1')
+    """
+    text = f"{value:.{digits}g}"
+    while not value.is_integer() and float(text).is_integer() and digits < 15:
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
 
 
 def format_cell(value: Any, digits: int = 4) -> str:
@@ -41,7 +58,7 @@ def format_cell(value: Any, digits: int = 4) -> str:
             return "–"
         if value.is_integer() and abs(value) >= 1000:
             return f"{int(value):,}"
-        return f"{value:.{digits}g}"
+        return close_digits(value, digits)
     return str(value)
 
 
@@ -154,6 +171,13 @@ class Report:
         raise KeyError(key)
 
     @property
+    def verdict(self) -> Verdict | None:
+        """What the report says first (:func:`ereval.report.verdict.verdict_of`)."""
+        from .verdict import verdict_of
+
+        return verdict_of(self.sections)
+
+    @property
     def charts(self) -> tuple[Chart, ...]:
         """Every chart, in reading order."""
         return tuple(c for s in self.sections for c in s.charts)
@@ -165,6 +189,7 @@ class Report:
             "created": self.created,
             "ereval_version": self.version,
             "inputs": dict(self.inputs),
+            "verdict": None if self.verdict is None else self.verdict.to_dict(),
             "sections": [s.to_dict() for s in self.sections],
         }
         ready: dict[str, Any] = json_ready(out)
