@@ -601,6 +601,11 @@ def emit_frame(
     """Print a data frame's ``columns`` (all by default) as :func:`emit_records` does,
     converting only the rows a table shows."""
     shown = [str(c) for c in frame.columns] if columns is None else columns
+    if fmt == "csv":  # the text a file written with --out holds
+        from ._csv_text import write_csv
+
+        write_csv(frame.loc[:, shown] if columns is not None else frame, sys.stdout)
+        return
     if fmt != "table":
         emit_records(frame.to_dict("records"), shown, fmt, title=title)
         return
