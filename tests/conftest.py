@@ -69,10 +69,16 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that runs Spark goes to one worker of a parallel run (``--dist
     loadgroup``): one JVM for the whole run instead of one per worker, and no two JVMs
-    competing for the cores."""
+    competing for the cores. The group comes first: its worker starts the long Spark
+    work at once while the other runs the rest, and neither waits for the other at the
+    end (a group scheduled late would finish alone)."""
+    on_spark = []
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()) or "spark" in item.name.lower():
             item.add_marker(pytest.mark.xdist_group("spark"))
+            on_spark.append(item)
+    chosen = set(on_spark)
+    items[:] = [*on_spark, *(item for item in items if item not in chosen)]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
