@@ -29,6 +29,7 @@ from ..contingency import (
 from ..io import column_names, missing_columns_error
 from ..link_only import SourcePairs
 from . import sql
+from ._plan import planned_cells
 
 __all__ = [
     "SideSpec",
@@ -371,13 +372,18 @@ def checked_cells(
     rows: tuple[int, int],
     policy: MismatchPolicy,
     dialect: sql.Dialect = sql.DUCKDB,
+    passes: int = 1,
 ) -> tuple[int, int, int]:
     """Join the sides (the views ``(truth, pred)`` of ``rows`` rows) into the table
     ``cells`` and check it for duplicate and mismatched records
     (:func:`check_totals`); return the records on both sides, on the truth's only
-    and on the prediction's only."""
+    and on the prediction's only. With ``passes`` > 1 (DuckDB only) the join runs
+    in that many passes over the records (:func:`ereval.engines._plan.planned_cells`)."""
     t, p = views
-    con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
+    if passes > 1:
+        planned_cells(con, (t, p), passes)
+    else:
+        con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
     totals = con.execute(sql.cell_totals_sql("cells")).fetchall()[0]
     both, only_t, only_p = (int(v or 0) for v in totals)
     return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect)

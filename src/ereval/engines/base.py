@@ -247,7 +247,7 @@ def get_engine(
     Examples
     --------
     >>> get_engine("duckdb", threads=2)
-    DuckDBEngine(memory_limit=None, threads=2, temp_dir=None)
+    DuckDBEngine(memory_limit=None, threads=2, temp_dir=None, passes=None)
     >>> get_engine("spark", spark_master="local[2]")
     SparkEngine(master='local[2]', conf={})
     >>> get_engine("auto", truth={1: "a"}, pred={1: "b"})
