@@ -105,6 +105,8 @@ def test_mismatched_records_error_lists_counts_and_examples() -> None:
     assert "1 record(s) only in 'truth' (e.g. 'c')" in msg
     assert "1 record(s) only in 'pred' (e.g. 'z')" in msg
     assert "on_mismatch='intersection'" in msg
+    assert info.value.sides == ("truth", "pred")
+    assert info.value.n_only == (1, 1)
 
 
 def test_intersection_and_twinless_policies() -> None:

@@ -12,7 +12,13 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._errors import InputError, InputTypeError, MissingDependencyError, RecordMismatchError
+from ._errors import (
+    Error,
+    InputError,
+    InputTypeError,
+    MissingDependencyError,
+    RecordMismatchError,
+)
 
 if TYPE_CHECKING:
     from .contingency import Alignment, ContingencyTable, align, contingency_table
@@ -27,6 +33,7 @@ __all__ = [
     "CANONICAL_METRICS",
     "ContingencyTable",
     "EXTRA_METRICS",
+    "Error",
     "Estimate",
     "InputError",
     "InputTypeError",

@@ -632,7 +632,9 @@ def mismatch_error(
         + done
         + " Pass "
         + ", or ".join([", ".join(remedies[:-1]), remedies[-1]] if len(remedies) > 1 else remedies)
-        + "."
+        + ".",
+        sides=("truth", "pred"),
+        n_only=(n_only_true, n_only_pred),
     )
 
 
