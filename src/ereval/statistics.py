@@ -467,7 +467,7 @@ class LazyStatistics:
         wants them while another computes them waits)."""
         with self._ceaf_lock:
             if self._ceaf_totals is None:
-                from .metrics.ceaf import aligned_totals
+                from ._algorithms import aligned_totals
 
                 t = self._t
                 common = (t.row_common, t.col_common)

@@ -10,13 +10,13 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from .._algorithms import cross_steps, merge_steps
 from .._errors import InputError
 from .._validation import as_1d_array, check_beta, check_in_range, check_int
 from ..ids import IdType
 from ..io import Columns
 from ..link_only import pairs_of_groups
 from ..metrics.registry import resolve_metrics
-from ._components import cross_steps, merge_steps
 from ._input import CurveMismatchPolicy, ScoredPairs, read_scored_pairs
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
 from ._result import ThresholdCurve

@@ -16,7 +16,7 @@ longer a spilled hash GROUP BY per step:
 2. one pass over the cells: exact matches, B-cubed's, LEA's and the entropies'
    per-cell terms, the best Jaccard per cluster and the sums of CEAFe's weights
    per cluster;
-3. CEAFm and CEAFe together (:func:`ereval.metrics.ceaf.aligned_totals`): the
+3. CEAFm and CEAFe together (:func:`ereval._algorithms.aligned_totals`): the
    cells heavier than the rest of their row and column are fixed in one pass,
    and only the cells of rows and columns holding none are solved exactly.
 
@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._algorithms import align_cells, aligned_totals, ceafe_weights, dominance_margin
 from ..contingency import MismatchPolicy
 from ..ids import arrow_to_numpy
-from ..metrics.ceaf import align_cells, aligned_totals, ceafe_weights, dominance_margin
 from ..statistics import TableStatistics
 from . import sql
 
@@ -418,7 +418,7 @@ def _coded_statistics(
 ) -> TableStatistics:
     """Every statistic from the groups fetched once as integer codes and counts: one
     pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
-    then CEAF (:func:`~ereval.metrics.ceaf.aligned_totals`)."""
+    then CEAF (:func:`~ereval._algorithms.aligned_totals`)."""
     with _memory_lent(con, only_t + only_p + both):
         total = _int(con.execute(f"SELECT sum(n) FROM {cells}").fetchall()[0][0])
         sides = [_Codes(_bounds(con, cells, key), total) for key in ("tc", "pc")]

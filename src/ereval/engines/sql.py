@@ -512,9 +512,9 @@ def hard_cells_sql(hard_rows: str, cols: str, margin: float) -> str:
     whether it is *dominant* for CEAF's weight ``w3`` (``f3``) and ``w4`` (``f4``):
     heavier than the other weights of its row plus those of its column, so heavier
     than the largest of each, and some best alignment holds it (see
-    :mod:`ereval.metrics.ceaf`). With ``S`` the sums of a row and of a column, the
+    :mod:`ereval._algorithms`). With ``S`` the sums of a row and of a column, the
     test is ``3 w > S_row + S_col``: in exact integers for ``w3 = n``, with a
-    relative ``margin`` for ``w4`` (:func:`ereval.metrics.ceaf.dominance_margin`)."""
+    relative ``margin`` for ``w4`` (:func:`ereval._algorithms.dominance_margin`)."""
     cs3 = "CASE WHEN h.cdeg = 1 THEN h.n ELSE c.s1 END"
     cs4 = "CASE WHEN h.cdeg = 1 THEN h.w4 ELSE c.sum4 END"
     f3 = f"3 * h.n > h.rs3 + {cs3}"

@@ -93,7 +93,8 @@ def _ace(table: Any, beta: float) -> dict[str, float]:
 
 
 def _ceaf_sys(table: ContingencyTable, beta: float) -> dict[str, float]:
-    from .ceaf import ceaf_similarity, max_weight_alignment
+    from .._algorithms import max_weight_alignment
+    from .ceaf import ceaf_similarity
 
     t_p, t_r = sys_tables(table)
     num_p = max_weight_alignment(t_p, ceaf_similarity(t_p, 3))
