@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from ereval import InputError, InputTypeError, RecordMismatchError
-from ereval.contingency import align, contingency_table
-from ereval.io import as_membership, as_pairs
+from ereval.contingency import contingency_table
+from ereval.io import align, as_membership, as_pairs
 from ereval.metrics import evaluate, pairwise_scores_from_pairs
 
 
@@ -186,7 +186,7 @@ def test_float_cluster_ids_are_kept_as_given() -> None:
 
 
 def test_count_rows_streams_every_file_kind(tmp_path: Path) -> None:
-    from ereval.files import count_rows
+    from ereval.io import count_rows
 
     frame = pd.DataFrame({"item_id": ["01", "1", "x,y"], "score": [3.0, 2.0, 1.0]})
     frame.to_csv(tmp_path / "r.csv", index=False)

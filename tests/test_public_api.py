@@ -17,8 +17,6 @@ PACKAGES = [
     "ereval.engines",
     "ereval.estimators",
     "ereval.example",
-    "ereval.files",
-    "ereval.ids",
     "ereval.io",
     "ereval.labels",
     "ereval.metrics",

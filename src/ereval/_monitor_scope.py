@@ -29,7 +29,8 @@ import pandas as pd
 
 from ._errors import InputError, InputTypeError
 from ._validation import describe
-from .io import Columns, Membership, keyed_frame, read_table
+from .io import Columns, Membership, read_table
+from .io._keys import keyed_frame
 
 __all__ = ["ReleaseTables", "date_selection", "record_selection", "restrict_membership"]
 

@@ -2,7 +2,7 @@
 
 Two releases (an ``old`` and a ``new`` clustering, of possibly overlapping
 record sets) are matched by their records, never by their cluster ids: one
-contingency table ``n_ij = |old_i ∩ new_j|`` (:func:`ereval.contingency.align`
+contingency table ``n_ij = |old_i ∩ new_j|`` (:func:`ereval.io.align`
 with twinless records kept) over the records in both releases. Every cluster
 of the old release falls in one category, judged on its records that are still
 there:
@@ -42,9 +42,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from ._errors import InputError, InputTypeError, RecordMismatchError
-from .contingency import Alignment, ContingencyTable, align
-from .ids import IdType, take, to_numpy
-from .io import Columns
+from .contingency import ContingencyTable
+from .io import Alignment, Columns, IdType, align
+from .io._ids import take, to_numpy
 from .metrics.registry import evaluate
 
 __all__ = ["CATEGORIES", "Category", "Comparison", "compare"]
@@ -264,7 +264,7 @@ def compare(
     record_col, cluster_col : str or list of str
         Column names for tables and files.
     id_type : {"exact", "string"}
-        As in :func:`ereval.contingency.align`.
+        As in :func:`ereval.io.align`.
 
     Returns
     -------
@@ -281,7 +281,7 @@ def compare(
         )
     except (InputError, InputTypeError) as exc:
         raise _renamed(exc) from None
-    tab = alignment.table()
+    tab = ContingencyTable.from_alignment(alignment)
     if tab.n_common == 0:
         raise RecordMismatchError("'old' and 'new' have no record in common")
     agreement = {} if metrics is None else evaluate(_common_table(tab), metrics=metrics)

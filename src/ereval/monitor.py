@@ -58,8 +58,9 @@ from .estimators import ClusterSample, estimate
 from .estimators.intervals import IntervalMethod, check_interval
 from .estimators.registry import SPECS
 from .estimators.restrict import restrict_sample
-from .ids import encode, factorize, id_kind
-from .io import Columns, Membership, read_membership, read_table
+from .io import Columns, Membership, read_table
+from .io._ids import encode, factorize, id_kind
+from .io._memberships import read_membership
 from .results import Estimate
 from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes
 

@@ -40,8 +40,8 @@ from .estimators import (
 from .estimators.intervals import IntervalMethod, check_interval, ratio_interval
 from .estimators.metrics import resolve_estimators
 from .estimators.registry import SPEC_BY_KEY
-from .ids import factorize
 from .io import Membership, as_membership
+from .io._ids import factorize
 from .metrics import CANONICAL_METRICS, evaluate
 from .results import normal_quantile
 

@@ -47,8 +47,10 @@ from ._errors import InputError, InputTypeError
 from ._validation import describe, examples
 from .contingency import count_cells
 from .engines import Engine, EngineName
-from .ids import encode, missing_mask, to_arrow_ids, to_numpy
-from .io import Columns, Membership, column_names, key_ids, read_membership, read_table
+from .io import Columns, Membership, read_table
+from .io._ids import encode, missing_mask, to_arrow_ids, to_numpy
+from .io._keys import column_names, key_ids
+from .io._memberships import read_membership
 
 __all__ = [
     "DEFAULT_HILL_ORDERS",

@@ -22,7 +22,8 @@ from ..engines import Engine, EngineName
 from ..estimators import ClusterSample, Design, PreparedPrediction, as_sample, prepare_prediction
 from ..estimators._sample_input import as_frame
 from ..estimators._terms import prediction_engine
-from ..io import Columns, Membership, column_names, keyed_frame
+from ..io import Columns, Membership
+from ..io._keys import column_names, keyed_frame
 from ..metrics.records import cluster_errors
 
 __all__ = ["FeatureKey", "SampleErrors", "sample_errors"]

@@ -10,8 +10,8 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..contingency import check_link_only
-from ..files import file_spec, header
+from ..io._align import check_link_only
+from ..io._files import file_spec, header
 from ._columns import IdTypeOpt, LinkOnlyOpt, split_columns
 from ._common import FormatOpt, QuietOpt, emit_mapping, emit_records, examples, handle_errors, note
 from ._engine import (

@@ -68,7 +68,7 @@ _RANKED_HELP = (
 # --------------------------------------------------------------------------- input helpers
 def _count_rows(path: Path) -> int:
     """Rows of a CSV/Parquet file without loading it (streams CSV files)."""
-    from ..files import count_rows
+    from ..io import count_rows
 
     return count_rows(path, name="ranked")
 

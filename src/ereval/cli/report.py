@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from .._errors import InputError
-from ..contingency import check_link_only
+from ..io._align import check_link_only
 from ._columns import LinkOnlyOpt, SourceColOpt, split_columns
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
 from ._output import Outputs, check_output_path

@@ -12,7 +12,8 @@ import typer
 from .._errors import InputError
 from .._validation import check_beta, check_in_range, check_int
 from ..estimators.ratio import normal_quantile
-from ..io import as_membership, keyed_frame, read_table
+from ..io import as_membership, read_table
+from ..io._keys import keyed_frame
 from ..simulate import SUMMARY_COLUMNS, check_simulation_memory, simulate
 from ._columns import split_columns
 from ._common import (

@@ -13,7 +13,9 @@ import typer
 from .._errors import InputError
 from ..engines import NumpyEngine
 from ..engines.engine_summary import engine_summary
-from ..io import Membership, column_names, key_ids, read_membership, read_table
+from ..io import Membership, read_table
+from ..io._keys import column_names, key_ids
+from ..io._memberships import read_membership
 from ..summary import DEFAULT_HILL_ORDERS, Summary, summarize
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
 from ._common import FormatOpt, QuietOpt, dumps_json, emit_mapping, examples, handle_errors

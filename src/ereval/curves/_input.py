@@ -2,7 +2,7 @@
 
 Pairs are read by :func:`ereval.io.as_pairs` (found by column names; self-pairs,
 missing ids and pairs repeated in either order are errors) and their record ids
-are matched to the truth's exactly as everywhere else (:mod:`ereval.ids`).
+are matched to the truth's exactly as everywhere else (:mod:`ereval.io`).
 """
 
 from __future__ import annotations
@@ -17,18 +17,13 @@ import pyarrow as pa
 
 from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import check_choice, describe, examples
-from ..contingency import check_link_only
-from ..files import file_spec, header, read_arrow
-from ..ids import IdType, factorize, take, to_numpy, union
-from ..io import (
-    Columns,
-    as_pairs,
-    column_names,
-    key_ids,
-    locate_pairs,
-    pairs_frame,
-    read_membership,
-)
+from ..io import Columns, IdType, as_pairs, read_arrow
+from ..io._align import check_link_only, locate_pairs
+from ..io._files import file_spec, header
+from ..io._ids import factorize, take, to_numpy, union
+from ..io._keys import column_names, key_ids
+from ..io._memberships import read_membership
+from ..io._pairs import pairs_frame
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -189,9 +184,9 @@ def read_scored_pairs(
     on_mismatch : {"error", "intersection"}, default "error"
         Pairs naming records absent from the truth: raise, or drop those pairs.
     id_type : {"exact", "string"}, default "exact"
-        As in :func:`ereval.contingency.align`.
+        As in :func:`ereval.io.align`.
     link_only, source_col
-        As in :func:`ereval.contingency.align`: ``source_col`` is the column of the
+        As in :func:`ereval.io.align`: ``source_col`` is the column of the
         truth naming each record's data set. A pair of two records of one data set
         is then an error.
     allow_empty : bool, default False

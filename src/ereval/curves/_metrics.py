@@ -18,8 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._algorithms import CrossSteps, MergeSteps
-from ..contingency import ContingencyTable
-from ..link_only import source_pairs
+from ..contingency import ContingencyTable, source_pairs
 from ..metrics.registry import evaluate
 from ._input import ScoredPairs
 

@@ -18,16 +18,10 @@ import numpy.typing as npt
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import (
-    MISMATCH_POLICIES,
-    AlignOptions,
-    ContingencyTable,
-    MismatchPolicy,
-    check_link_only,
-    mismatch_error,
-)
-from ..io import column_names, missing_columns_error
-from ..link_only import SourcePairs
+from ..contingency import ContingencyTable, SourcePairs
+from ..io import MISMATCH_POLICIES, AlignOptions, MismatchPolicy
+from ..io._align import check_link_only, mismatch_error
+from ..io._keys import column_names, missing_columns_error
 from . import sql
 
 __all__ = [
@@ -57,7 +51,7 @@ def read_options(
     options: AlignOptions,
 ) -> tuple[MismatchPolicy, str, dict[str, tuple[list[str], list[str]]]]:
     """The mismatch policy, the id type and each side's record and cluster columns
-    of the options of :func:`ereval.contingency.align`, checked.
+    of the options of :func:`ereval.io.align`, checked.
 
     Examples
     --------
@@ -195,7 +189,7 @@ def side_specs(
 ) -> tuple[MismatchPolicy, str, list[SideSpec]]:
     """The policy, the id type and the :class:`SideSpec` of each ``(view, data, name)``
     (``name`` ``"truth"`` or ``"pred"``) read from the options of
-    :func:`ereval.contingency.align`."""
+    :func:`ereval.io.align`."""
     policy, id_type, columns = read_options(options)
     source = check_link_only(options.get("link_only", False), options.get("source_col"))
     specs = []

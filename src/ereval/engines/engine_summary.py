@@ -24,8 +24,9 @@ import numpy.typing as npt
 
 from .._errors import InputError, InputTypeError
 from .._validation import describe, examples
-from ..files import file_spec, header
-from ..io import Columns, column_names
+from ..io import Columns
+from ..io._files import file_spec, header
+from ..io._keys import column_names
 from ..summary import Summary
 from . import sql, summary_sql
 from ._cells import SideSpec, check_unique, name_columns, size_distribution

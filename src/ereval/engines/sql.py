@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..files import FileSpec
+from ..io._files import FileSpec
 
 __all__ = [
     "DUCKDB",
@@ -127,7 +127,7 @@ def ident(column: str, *, dialect: Dialect = DUCKDB) -> str:
 
 
 def source_sql(spec: FileSpec, columns: list[str]) -> str:
-    """The DuckDB table function reading ``spec`` by the rules of :mod:`ereval.files`.
+    """The DuckDB table function reading ``spec`` by the rules of :mod:`ereval.io`.
 
     ``columns`` is the header of a CSV file: every column is read as text,
     exactly as written, an empty field being a missing value. Parquet keeps its
@@ -571,7 +571,7 @@ def source_pairs_sql(
     groups: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
 ) -> str:
     """Twice the pair counts within data sets of the groups of :func:`source_cells_sql`
-    (the fields of :class:`ereval.link_only.SourcePairs` after ``n_sources``, each as
+    (the fields of :class:`ereval.contingency.SourcePairs` after ``n_sources``, each as
     ``sum x^2 - sum x`` in exact integers, halved by the caller), then the number of
     data sets and of records of the prediction only. ``common_only`` counts the
     records on both sides only (``on_mismatch="intersection"``)."""

@@ -38,7 +38,7 @@ __all__ = ["ItemLabelling", "ItemTask", "create_item_labelling"]
 
 
 def _ranked_ids(path: str, *, id_col: str, score_col: str | None) -> list[str]:
-    from ..files import read_table
+    from ..io import read_table
 
     frame = read_table(path, name="ranked", text_columns=(id_col,))
     for col, flag in ((id_col, "item_col"), (score_col, "score_col")):
@@ -97,7 +97,7 @@ def create_item_labelling(
     ids = _ranked_ids(str(ranked), id_col=item_col, score_col=score_col)
     if not ids:
         raise InputError(f"'ranked': the file '{ranked}' lists no items")
-    from ..files import file_spec, header
+    from ..io._files import file_spec, header
 
     ranked_cols = [str(c) for c in header(file_spec(ranked, name="ranked"), name="ranked")]
     if data is not None:
@@ -146,7 +146,7 @@ def create_item_labelling(
 
 
 def _check_ends(path: str, item_col: str, left: str, right: str, records: Records) -> None:
-    from ..files import read_table
+    from ..io import read_table
 
     frame = read_table(path, name="ranked", text_columns=(item_col, left, right))
     for col in (left, right):
@@ -213,7 +213,7 @@ class ItemLabelling:
 
     def _ranked_rows(self) -> dict[str, dict[str, Any]]:
         if self._rows is None:
-            from ..files import read_table
+            from ..io import read_table
 
             c = self.config
             text = [c["item_col"], *([c["left_col"], c["right_col"]] if c.get("data") else [])]

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 from .._errors import InputError
 from .._optional import instance_of
 from .._validation import as_name_list, check_choice
-from ..contingency import AlignOptions, ContingencyTable
-from ..io import PairList
+from ..contingency import ContingencyTable
+from ..io import AlignOptions, PairList
 from ..statistics import CellsWanted, LazyStatistics, Statistics, TableStatistics, statistics_of
 from ._util import check_beta, coref_prf
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
@@ -352,7 +352,7 @@ def evaluate(
         How the two clusterings are read and matched (``on_mismatch``,
         ``record_col``, ``cluster_col``, the per-side ``truth_record_col``,
         ``pred_cluster_col``, ..., and ``id_type``): see
-        :func:`ereval.contingency.align`.
+        :func:`ereval.io.align`.
 
     Returns
     -------

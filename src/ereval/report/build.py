@@ -17,10 +17,10 @@ import pandas as pd
 
 from .._errors import InputError
 from .._validation import check_in_range, check_int
-from ..contingency import check_link_only
 from ..estimators import ClusterSample, as_sample
-from ..files import read_table
-from ..io import Columns, Membership, as_membership, read_membership
+from ..io import Columns, Membership, as_membership, read_table
+from ..io._align import check_link_only
+from ..io._memberships import read_membership
 from ..monitor import release_sources
 from ._exact import metrics_section, summary_section, worst_clusters_section
 from ._pairs import oasis_section, paula_section, threshold_section
@@ -164,7 +164,7 @@ def build_report(
         cluster-wise errors (:func:`ereval.cluster_errors`) cost several times the
         metrics on large data.
     link_only, source_col
-        A two-file linkage (:mod:`ereval.link_only`): ``source_col`` names the
+        A two-file linkage (:mod:`ereval.contingency._link_only`): ``source_col`` names the
         truth's column of each record's data set, and every pair-based number (the
         pairwise metrics, Rand, BLANC, the threshold curve) counts the pairs across
         data sets only. A pool then needs the columns ``<source_col>_l`` and
@@ -335,7 +335,7 @@ def build_report(
         if isinstance(ranked, int):
             n_items = ranked
         elif isinstance(ranked, str | os.PathLike):
-            from ..files import count_rows
+            from ..io import count_rows
 
             n_items = count_rows(ranked, name="ranked")
         else:

@@ -1,0 +1,49 @@
+"""Reading input: one owner for every kind of input ereval takes.
+
+* files: CSV, TSV and Parquet, by one set of rules (:func:`read_table`,
+  :func:`read_arrow`, :func:`count_rows`; see docs/input.md);
+* clusterings (:func:`as_membership`, a :class:`Membership`) and true links
+  (:func:`links_to_membership`);
+* predicted pairs (:func:`as_pairs`, a :class:`PairList`);
+* two clusterings over one record set (:func:`align`, an :class:`Alignment`).
+
+Ids are read exactly as written: text stays text (``"01"`` and ``"1"`` are two
+ids), integers stay integers; ids of kinds that can never be equal are an error.
+"""
+
+from __future__ import annotations
+
+from ._align import (
+    MISMATCH_POLICIES,
+    Alignment,
+    AlignOptions,
+    IdenticalColumnsWarning,
+    MismatchPolicy,
+    align,
+)
+from ._files import count_rows, read_arrow, read_table
+from ._ids import IdArray, IdType
+from ._keys import Columns, KeyParts
+from ._memberships import Membership, as_membership, links_to_membership
+from ._pairs import PairList, as_pairs
+
+__all__ = [
+    "AlignOptions",
+    "Alignment",
+    "Columns",
+    "IdArray",
+    "IdType",
+    "IdenticalColumnsWarning",
+    "KeyParts",
+    "MISMATCH_POLICIES",
+    "Membership",
+    "MismatchPolicy",
+    "PairList",
+    "align",
+    "as_membership",
+    "as_pairs",
+    "count_rows",
+    "links_to_membership",
+    "read_arrow",
+    "read_table",
+]
