@@ -6,9 +6,16 @@ errors at recall / precision levels 0.9 to 0.999; Splink's prediction of the
 example when ``splink`` is installed) and each design (record; clusters drawn
 with probability proportional to size; blocks of about 20 clusters drawn
 uniformly), ``ereval.simulate`` draws ``--repeats`` samples of ``--n`` units and
-reports, per estimator, the coverage of the intervals ``estimate`` gives —
-the Wilson score interval (default) and the normal one — their mean width and
-the empirical standard deviation of the estimates.
+reports, per estimator and interval method (``skew_beta``, the default;
+``wilson``; ``normal``), the nominal level, the coverage achieved, the mean
+width of the intervals and the empirical standard deviation of the estimates.
+
+Printed: one line per method over every (prediction, estimator, design) setting
+(worst coverage, settings below 0.93, median coverage, median ratio of mean
+width to ``2 z`` empirical standard deviations); the settings with the worst
+coverage, worst first, every method side by side; and per estimator and
+design, the coverage (min and median over the predictions) and widths of each
+method (the table of ``docs/estimation.md``).
 
     python benchmarks/bench_coverage.py                 # summary (docs/estimation.md)
     python benchmarks/bench_coverage.py --full          # every row
@@ -21,7 +28,6 @@ Splink (optional): ``pip install splink==5.0.0``; the model is that of
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from typing import Any
 
@@ -29,10 +35,12 @@ import numpy as np
 import pandas as pd
 
 from ereval import example
+from ereval.estimators import INTERVAL_METHODS
 from ereval.metrics import evaluate
 from ereval.simulate import simulate
 
 NOMINAL = 0.95
+Z = 1.959963984540054
 
 
 def census_like(rng: np.random.Generator, n_people: int = 20_000) -> np.ndarray:
@@ -128,7 +136,9 @@ def blocks_of(truth: Any, seed: int, per_block: int = 20) -> dict[Any, int]:
     return dict(zip(ids.tolist(), block.tolist(), strict=True))
 
 
-def run(repeats: int, n: int, seed: int, splink: bool) -> pd.DataFrame:
+def run(
+    repeats: int, n: int, seed: int, splink: bool, methods: tuple[str, ...] = INTERVAL_METHODS
+) -> pd.DataFrame:
     rows = []
     for k, (name, (truth, pred)) in enumerate(predictions(seed, splink).items()):
         exact = evaluate(truth, pred, metrics="pairwise")
@@ -143,7 +153,7 @@ def run(repeats: int, n: int, seed: int, splink: bool) -> pd.DataFrame:
             "block": {"weights": "uniform", "blocks": blocks_of(truth, seed + k)},
         }
         for design, options in designs.items():
-            for interval in ("wilson", "normal"):
+            for interval in methods:
                 res = simulate(
                     truth,
                     pred,
@@ -174,12 +184,51 @@ def run(repeats: int, n: int, seed: int, splink: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _ratio(frame: pd.DataFrame) -> pd.Series:
+    """Mean width over ``2 z`` empirical standard deviations (NaN where the estimates are fixed)."""
+    out = frame["mean_width"] / (2 * Z * frame["empirical_sd"])
+    return out.where(frame["empirical_sd"] >= 1e-9)
+
+
+def methods_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per interval method over every setting, the best worst case first."""
+    f = frame.assign(ratio=_ratio(frame))
+    out = (
+        f.groupby("interval", sort=False)
+        .agg(
+            settings=("coverage", "size"),
+            nominal=("nominal", "first"),
+            coverage_min=("coverage", "min"),
+            below_093=("coverage", lambda c: int((c < 0.93).sum())),
+            coverage_median=("coverage", "median"),
+            width_over_spread=("ratio", "median"),
+        )
+        .reset_index()
+    )
+    return out.sort_values("coverage_min", ascending=False)
+
+
+def worst_settings(frame: pd.DataFrame, count: int = 15) -> pd.DataFrame:
+    """The settings whose worst method covers least, worst first, every method side by side."""
+    keys = ["prediction", "estimator", "design"]
+    wide = frame.pivot_table(
+        index=[*keys, "n", "nominal", "true_value", "empirical_sd"],
+        columns="interval",
+        values=["coverage", "mean_width"],
+        sort=False,
+    )
+    wide.columns = [f"{a}_{b}" for a, b in wide.columns]
+    methods = list(dict.fromkeys(frame["interval"]))
+    order = [f"{a}_{m}" for m in methods for a in ("coverage", "mean_width")]
+    wide = wide[order].reset_index()
+    first = f"coverage_{methods[0]}"
+    return wide.sort_values(first).head(count)
+
+
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per estimator, design and interval: coverage over the predictions (min, median), and
+    """Per estimator, design and method: coverage over the predictions (min, median), and
     the mean width against 2 z empirical standard deviations (median ratio)."""
-    z = 1.959963984540054
-    f = frame.assign(ratio=frame["mean_width"] / (2 * z * frame["empirical_sd"]))
-    f.loc[f["empirical_sd"] < 1e-9, "ratio"] = math.nan
+    f = frame.assign(ratio=_ratio(frame))
     g = f.groupby(["estimator", "design", "n", "interval", "nominal"], sort=False)
     out = g.agg(
         coverage_min=("coverage", "min"),
@@ -189,20 +238,17 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
         width_over_spread=("ratio", "median"),
     ).reset_index()
     wide = out.pivot_table(
-        index=["estimator", "design", "n", "nominal"],
+        index=["estimator", "design", "n", "nominal", "empirical_sd"],
         columns="interval",
         values=["coverage_min", "coverage_median", "mean_width", "width_over_spread"],
         sort=False,
     )
     wide.columns = [f"{a}_{b}" for a, b in wide.columns]
+    methods = list(dict.fromkeys(frame["interval"]))
     order = [
-        "coverage_min_wilson",
-        "coverage_median_wilson",
-        "mean_width_wilson",
-        "width_over_spread_wilson",
-        "coverage_min_normal",
-        "coverage_median_normal",
-        "mean_width_normal",
+        f"{a}_{m}"
+        for m in methods
+        for a in ("coverage_min", "coverage_median", "mean_width", "width_over_spread")
     ]
     return wide[order].reset_index()
 
@@ -213,19 +259,34 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-splink", action="store_true")
+    parser.add_argument(
+        "--methods",
+        default=",".join(INTERVAL_METHODS),
+        help="comma-separated interval methods, the default first",
+    )
     parser.add_argument("--full", action="store_true", help="print every row")
     parser.add_argument("--out", help="write every row to this CSV file")
     args = parser.parse_args()
+    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    unknown = [m for m in methods if m not in INTERVAL_METHODS]
+    if unknown:
+        parser.error(f"--methods: unknown {unknown}; known: {', '.join(INTERVAL_METHODS)}")
     start = time.perf_counter()
-    frame = run(args.repeats, args.n, args.seed, not args.no_splink)
+    frame = run(args.repeats, args.n, args.seed, not args.no_splink, methods)
     pd.set_option("display.width", 250)
     pd.set_option("display.max_rows", 10_000)
+    pd.set_option("display.max_columns", 100)
     if args.out:
         frame.to_csv(args.out, index=False)
     if args.full:
         print(frame.round(4).to_string(index=False))
+    print("\nInterval methods over every (prediction, estimator, design):")
+    print(methods_table(frame).round(3).to_string(index=False))
+    print("\nWorst settings (by the first method's coverage), worst first:")
+    print(worst_settings(frame).round(4).to_string(index=False))
+    print("\nPer estimator and design (coverage over the predictions):")
     print(summary(frame).round(3).to_string(index=False))
-    for interval in ("wilson", "normal"):
+    for interval in methods:
         f = frame[frame["interval"] == interval]
         low = f[f["coverage"] < 0.93]
         print(

@@ -187,3 +187,41 @@ def test_unexpected_errors_have_no_traceback(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("EREVAL_DEBUG", "1")
     res = runner.invoke(app, ["metrics", T, P])
     assert isinstance(res.exception, RuntimeError)
+
+
+@pytest.mark.parametrize(
+    ("command", "flag", "new"),
+    [
+        (("oasis", "estimate", "POOL"), "--confidence", "'--level'"),
+        (("oasis", "estimate", "POOL"), "--resume", "'--state FILE"),
+        (("oasis", "experiment", "POOL"), "--pair-id-col", "'--id-col'"),
+        (("simulate",), "--estimators", "'-m/--metrics'"),
+        (("errors", "T", "P"), "--clusters-out", "'-o FILE"),
+        (("errors", "T", "P"), "--records-out", "'--by record -o FILE'"),
+        (("paula", "bounds", "R", "L"), "--out-plot", "'--plot FILE'"),
+    ],
+)
+def test_a_renamed_option_names_its_new_spelling(
+    command: tuple[str, ...], flag: str, new: str
+) -> None:
+    from ereval.cli._common import RENAMED_OPTIONS
+
+    result = CliRunner().invoke(app, [*command, flag, "x"])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    path = " ".join(c for c in command if not c.isupper())
+    assert len(lines) == 1 and lines[0].startswith(f"error: '{flag}' is now {new}")
+    assert f"(ereval {path})" in lines[0]
+    assert (path, flag) in RENAMED_OPTIONS
+
+
+def test_an_unknown_option_gets_one_line_and_the_closest_option() -> None:
+    result = CliRunner().invoke(app, ["metrics", "t.csv", "p.csv", "--enigne", "duckdb"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        "error: ereval metrics has no option '--enigne'; did you mean '--engine'?"
+    )
+    result = CliRunner().invoke(app, ["curve", "t.csv", "p.csv", "--zzz"])
+    assert result.output.strip() == (
+        "error: ereval curve has no option '--zzz'; see 'ereval curve --help'"
+    )

@@ -10,6 +10,7 @@ import math
 import warnings
 
 import pytest
+from scipy import stats
 
 from ereval.estimators import estimate
 
@@ -32,7 +33,40 @@ def test_pairwise_precision_golden_exact() -> None:
     e = _est(SAMPLE, "pairwise_precision")["pairwise_precision"]
     assert e.value == 0.3888888888888889
     assert e.std == 0.2545875386086578
-    assert (e.n, e.method) == (3, "ratio estimator (block form, cluster design, Wilson interval)")
+    assert (e.n, e.method) == (
+        3,
+        "ratio estimator (block form, cluster design, skew-corrected beta interval)",
+    )
+    # by hand: n_k = (1.5+0.5+1)^2 / (1.5^2+0.5^2+1^2) = 9/3.5; V = 0.25459^2 + 0.5 / n_k^2;
+    # n* = max(q(1-q), (1-1/n_k)/n_k) / V = 1.6923...; x = q n*.
+    # Skewness: Abar = 1, R = 1/3, u = (B - R A) / Abar = (1/2, -1/6, -1/3),
+    # P = 0.5 * 3 * 2 / n_k^2; a = sum u^3 / (sum u^2 + P)^1.5 = 0.10774 > 0, so the upper
+    # side is widened: z_upper = -tau(-z), tau(x) = (3/a)((1 + a(x - a/6))^(1/3) - 1).
+    q, z, nk = e.value, 1.959963984540054, 9.0 / 3.5
+    n_star = max(q * (1 - q), (1 - 1 / nk) / nk) / (e.std**2 + 0.5 / nk**2)
+    assert n_star == pytest.approx(22 / 13)
+    u = (0.5, -1 / 6, -1 / 3)
+    a = sum(x**3 for x in u) / (sum(x * x for x in u) + 3.0 / nk**2) ** 1.5
+    assert a == pytest.approx(0.1077438025)
+    z_upper = -(3 / a) * ((1 + a * (-z - a / 6)) ** (1 / 3) - 1)
+    assert z_upper == pytest.approx(2.13786698)
+    x = q * n_star
+    lower = stats.beta.ppf(stats.norm.cdf(-z), x, n_star - x + 1)
+    upper = stats.beta.ppf(stats.norm.cdf(z_upper), x + 1, n_star - x)
+    assert e.interval == (pytest.approx(lower), pytest.approx(upper))
+    assert e.interval == (pytest.approx(0.00167692774), pytest.approx(0.98866178554))
+
+
+def test_pairwise_precision_golden_wilson() -> None:
+    e = estimate(
+        PRED,
+        SAMPLE,
+        design="cluster",
+        weights="uniform",
+        metrics="pairwise_precision",
+        interval="wilson",
+    )["pairwise_precision"]
+    assert e.method == "ratio estimator (block form, cluster design, Wilson interval)"
     # Wilson interval by hand: n_k = (1.5+0.5+1)^2 / (1.5^2+0.5^2+1^2) = 9/3.5;
     # V = 0.25459^2 + 0.5 / n_k^2; n* = max(q(1-q), (1-1/n_k)/n_k) / V;
     # (q + z^2/2n* +- z sqrt(q(1-q)/n* + z^2/4n*^2)) / (1 + z^2/n*)

@@ -1,4 +1,7 @@
-"""The Wilson score interval of the ratio estimators: hand cases, properties, coverage near 1."""
+"""The Wilson score interval of the ratio estimators: hand cases, properties, coverage near 1.
+
+The default, skew-corrected beta interval has its own tests (test_estimators_skew_beta.py).
+"""
 
 from __future__ import annotations
 
@@ -54,9 +57,13 @@ def test_normal_method_and_non_proportions_keep_the_clamped_normal_interval() ->
     a = np.ones(10)
     lo, hi = ratio_interval(0.99, 0.01, a, level=0.95, method="normal", bounds=(0.0, 1.0))
     assert (float(lo), float(hi)) == (pytest.approx(0.99 - Z95 * 0.01), 1.0)
-    lo, hi = ratio_interval(0.99, 0.01, a, level=0.95, bounds=(0.0, 1.0), proportion=False)
+    lo, hi = ratio_interval(
+        0.99, 0.01, a, level=0.95, method="wilson", bounds=(0.0, 1.0), proportion=False
+    )
     assert float(lo) == pytest.approx(0.99 - Z95 * 0.01)
-    lo, hi = ratio_interval(2.0, 0.1, a, level=0.95, bounds=(1.0, math.inf), proportion=True)
+    lo, hi = ratio_interval(
+        2.0, 0.1, a, level=0.95, method="wilson", bounds=(1.0, math.inf), proportion=True
+    )
     assert (float(lo), float(hi)) == (
         pytest.approx(2.0 - Z95 * 0.1),
         pytest.approx(2.0 + Z95 * 0.1),
@@ -64,7 +71,9 @@ def test_normal_method_and_non_proportions_keep_the_clamped_normal_interval() ->
 
 
 def test_bad_method_is_named() -> None:
-    with pytest.raises(ValueError, match="'interval' must be one of 'wilson', 'normal'"):
+    with pytest.raises(
+        ValueError, match="'interval' must be one of 'skew_beta', 'wilson', 'normal'"
+    ):
         check_interval("wald")
     with pytest.raises(ValueError, match="'interval'"):
         estimate({1: 1, 2: 1}, {1: "a", 2: "a"}, design="record", interval="wald")  # type: ignore[arg-type]
@@ -110,7 +119,8 @@ def _census_like(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("design", ["record", "cluster"])
 def test_coverage_near_one_at_200_draws(design: str) -> None:
-    """Seeded Monte Carlo: at 200 draws, values within 0.01 of 1, Wilson holds 95%; normal not."""
+    """Seeded Monte Carlo: at 200 draws, values within 0.01 of 1, the beta and Wilson intervals
+    hold 95%; normal not."""
     truth, pred = _census_like(7)
     keys = "pairwise_recall,b3_recall,completeness,b3_entity_recall,cluster_recall"
     repeats = 600
@@ -128,13 +138,14 @@ def test_coverage_near_one_at_200_draws(design: str) -> None:
             interval=iv,  # type: ignore[arg-type]
             **kw,
         ).summary.set_index("estimator")
-        for iv in ("wilson", "normal")
+        for iv in ("skew_beta", "wilson", "normal")
     }
     se = math.sqrt(0.95 * 0.05 / repeats)
     wilson = out["wilson"]
     assert (wilson["true_value"] > 0.98).all(), wilson["true_value"]
-    for key, row in wilson.iterrows():
-        assert row["coverage"] >= 0.95 - 3 * se - 0.01, (key, row["coverage"])
+    for iv in ("skew_beta", "wilson"):
+        for key, row in out[iv].iterrows():
+            assert row["coverage"] >= 0.95 - 3 * se - 0.01, (iv, key, row["coverage"])
     # the normal interval collapses when the sample sees no error
     normal = out["normal"]
     assert normal.loc["pairwise_recall", "coverage"] < 0.95 - 3 * se

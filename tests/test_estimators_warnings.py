@@ -47,8 +47,8 @@ def test_a_clean_sample_has_no_warning() -> None:
 def test_fewer_than_30_draws() -> None:
     assert size_warning(30, "cluster") is None
     assert size_warning(29, "record") == (
-        "the sample of 29 records is too small for the record design (its normal intervals "
-        "need about 30 draws or more); label more records"
+        "the sample of 29 records is too small for the record design (its variance and "
+        "intervals rest on approximations that need about 30 draws or more); label more records"
     )
     e = ratio_estimate([0.4, 0.6] * 5, [1.0] * 10, design="block", name="p", bounds=(0.0, 1.0))
     assert e.warnings == (size_warning(10, "block"),)

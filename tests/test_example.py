@@ -397,6 +397,31 @@ def test_readme_commands_run(tmp_path: Path) -> None:
     assert ran >= 2
 
 
+def test_the_written_readme_commands_run(tmp_path: Path) -> None:
+    """Every command of the README that ``ereval example`` writes runs as printed, in
+    process, from the folder above the written data (``demo``)."""
+    from typer.testing import CliRunner
+
+    from ereval.cli import app
+
+    example.write(tmp_path / "demo")
+    blocks = _readme_blocks((tmp_path / "demo" / "README.md").read_text(encoding="utf-8"))
+    commands = [c for lang, body in blocks if lang == "bash" for c in _bash_commands(body)]
+    assert len(commands) >= 5
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for command in commands:
+            argv = shlex.split(command)
+            assert argv[0] == "ereval"
+            if argv[1:3] == ["example", "demo"]:
+                continue  # already written
+            result = CliRunner().invoke(app, argv[1:])
+            assert result.exit_code == 0, f"{command}\n{result.output}"
+    finally:
+        os.chdir(cwd)
+
+
 def test_module_doctests() -> None:
     import doctest
 

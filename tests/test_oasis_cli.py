@@ -257,3 +257,38 @@ def test_experiment_command(small_csv: Path, tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "'--budgets' must be comma-separated integers" in bad.output
     bad = runner.invoke(app, [*args[:-4], "--methods", "oasis,magic"])
     assert bad.exit_code == 2 and "'--methods' must be one of" in bad.output
+
+
+def test_link_only_pool_is_the_pairs_across_data_sets(small_csv: Path, tmp_path: Path) -> None:
+    frame = pd.read_csv(small_csv)
+    frame["source_dataset_l"] = "left"
+    frame["source_dataset_r"] = "right"
+    across = tmp_path / "across.csv"
+    frame.to_csv(across, index=False)
+    cols = ["--id-col", "id", "--score-col", "sim", "--prediction-col", "yhat"]
+    cols += ["--probability-col", "prob", "--label-col", "truth"]
+    base = ["oasis", "estimate", *cols, "--budget", "40", "--seed", "3", "-f", "json", "-q"]
+    plain = runner.invoke(app, [*base[:2], str(across), *base[2:]])
+    linked = runner.invoke(app, [*base[:2], str(across), *base[2:], "--link-only"])
+    assert plain.exit_code == 0 and linked.exit_code == 0, linked.output
+    # a pool of pairs across data sets only: the same estimate as without the option
+    assert json.loads(linked.stdout) == json.loads(plain.stdout)
+    # a pair within one data set is refused, naming it
+    frame.loc[5, "source_dataset_r"] = "left"
+    inside = tmp_path / "inside.csv"
+    frame.to_csv(inside, index=False)
+    res = runner.invoke(app, [*base[:2], str(inside), *base[2:], "--link-only"])
+    assert res.exit_code == 2 and "row 5" in res.output and "one data set" in res.output
+    # other column names, and the option checked before any work
+    renamed = frame.rename(columns={"source_dataset_l": "ds_l", "source_dataset_r": "ds_r"})
+    renamed.loc[5, "ds_r"] = "right"
+    named = tmp_path / "named.csv"
+    renamed.to_csv(named, index=False)
+    res = runner.invoke(
+        app, [*base[:2], str(named), *base[2:], "--link-only", "--source-col", "ds"]
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, [*base[:2], str(named), *base[2:], "--source-col", "ds"])
+    assert res.exit_code == 2 and "--link-only" in res.output
+    res = runner.invoke(app, [*base[:2], str(named), *base[2:], "--link-only"])
+    assert res.exit_code == 2 and "source_dataset_l" in res.output

@@ -15,7 +15,7 @@ import pytest
 
 from ereval.labels import LabelStore, PairLabelling, create_pair_labelling
 
-from ._app_support import PEOPLE, csrf_of, make_multi
+from ._app_support import PEOPLE, csrf_of, make_multi, start, version_of
 
 pytest.importorskip("fastapi", reason="the app extra is not installed")
 with warnings.catch_warnings():
@@ -57,7 +57,7 @@ def store(tmp_path: Path) -> Iterator[LabelStore]:
 def test_the_live_estimate_is_the_samplers_with_its_warnings(store: LabelStore) -> None:
     app = create_app(store, reviewer="ana", security=SecurityConfig(host="127.0.0.1", token=None))
     c = TestClient(app, base_url="http://127.0.0.1")
-    res = c.get("/s/pairs/pairs")
+    res = start(c, "pairs")
     labels = 0
     for k in range(6):
         found = re.search(r'name="item" value="([^"]+)"', res.text)
@@ -67,7 +67,12 @@ def test_the_live_estimate_is_the_samplers_with_its_warnings(store: LabelStore) 
         labels += 1
         res = c.post(
             "/s/pairs/pairs/label",
-            data={"item": found.group(1), "value": value, "csrf": csrf_of(res.text)},
+            data={
+                "item": found.group(1),
+                "value": value,
+                "version": version_of(res.text),
+                "csrf": csrf_of(res.text),
+            },
         )
     assert labels >= 2
     page = html.unescape(res.text)

@@ -55,7 +55,7 @@ from ._monitor_scope import (
 )
 from ._validation import as_name_list, check_in_range, check_int, describe
 from .estimators import ClusterSample, estimate
-from .estimators.intervals import IntervalMethod, check_interval
+from .estimators.intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from .estimators.registry import SPECS
 from .estimators.restrict import restrict_sample
 from .io import Columns, Membership, read_table
@@ -429,7 +429,7 @@ def monitor(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     progress: Callable[[str], None] | None = None,
-    interval: IntervalMethod = "wilson",
+    interval: IntervalMethod = DEFAULT_INTERVAL,
     population: Any = None,
     population_until: Any = None,
     subset: Any = None,
@@ -463,7 +463,7 @@ def monitor(
         Column names of the release files.
     progress : callable, optional
         Called with a short description before each release is read.
-    interval : {"wilson", "normal"}, default "wilson"
+    interval : {"skew_beta", "wilson", "normal"}, default "skew_beta"
         The intervals of the estimates (see :func:`ereval.estimators.estimate`).
     population : str, record ids or path, optional
         The records the sample's population covers: a release label, record

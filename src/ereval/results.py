@@ -18,8 +18,8 @@ value; it is replaced by the whole range, which covers and claims nothing.) The
 point estimate itself is not clamped (the estimators' near-unbiasedness would
 be lost); a value outside its range comes with a warning instead, and the
 interval may then not contain it. The ratio estimators of scores and rates use
-a Wilson score interval instead (:mod:`ereval.estimators.intervals`), which lies
-in ``[0, 1]`` by construction.
+a beta (or Wilson) interval with the design's effective sample size instead
+(:mod:`ereval.estimators.intervals`), which lies in ``[0, 1]`` by construction.
 
 Warnings
 --------
@@ -72,7 +72,7 @@ class Estimate:
         unit, a naive value, PAULA's deterministic bounds).
     interval : (float, float)
         ``(lower, upper)``: an interval at ``level`` within the quantity's range
-        (the ratio estimators' Wilson score interval, a normal interval clamped
+        (the ratio estimators' beta or Wilson interval, a normal interval clamped
         to the range), or PAULA's bounds. NaN ends when undefined.
     level : float
         Confidence level of ``interval``; 1.0 for PAULA's bounds, which hold

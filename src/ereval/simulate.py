@@ -37,7 +37,7 @@ from .estimators import (
     prepare_prediction,
     ratio_of_means,
 )
-from .estimators.intervals import IntervalMethod, check_interval, ratio_interval
+from .estimators.intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval, ratio_interval
 from .estimators.metrics import resolve_estimators
 from .estimators.registry import SPEC_BY_KEY
 from .io import Membership, as_membership
@@ -275,7 +275,7 @@ def simulate(
     estimators: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
-    interval: IntervalMethod = "wilson",
+    interval: IntervalMethod = DEFAULT_INTERVAL,
     names: Any = None,
     naive: bool = True,
     seed: Any = None,
@@ -392,7 +392,8 @@ def simulate(
         gu = np.bincount(units, weights=g, minlength=population.n_units)
         denominators = gu[drawn] * inv_p
         squares = np.bincount(units, weights=g * g, minlength=population.n_units)[drawn] * inv_p**2
-        est, std = ratio_of_means(fu[drawn] * inv_p, denominators, theta=theta)
+        numerators = fu[drawn] * inv_p
+        est, std = ratio_of_means(numerators, denominators, theta=theta)
         affine = spec.affine(terms)
         off, sc = (1.0, 0.0) if affine is None else affine
         estimates[key], stds[key] = off + sc * est, abs(sc) * std
@@ -402,6 +403,8 @@ def simulate(
             denominators,
             level=level,
             method=interval,
+            numerator=numerators,
+            scale=sc,
             bounds=spec.bounds,
             proportion=spec.proportion,
             theta=theta,

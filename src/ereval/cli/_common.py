@@ -24,7 +24,7 @@ import re
 import sys
 import typing
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 
@@ -78,11 +78,71 @@ def _hide_flag_types(params: list[Any]) -> list[Any]:
     return params
 
 
+#: Options that earlier versions spelled otherwise: (command, old flag) -> what to write
+#: now. An old spelling gets this hint instead of a bare "no such option".
+RENAMED_OPTIONS: dict[tuple[str, str], str] = {
+    ("oasis estimate", "--confidence"): "--level",
+    ("oasis estimate", "--resume"): "--state FILE (it continues the sampler saved in FILE)",
+    ("oasis estimate", "--save"): "--state FILE",
+    ("oasis estimate", "--pair-id-col"): "--id-col",
+    ("oasis estimate", "--epsilon"): "--greediness",
+    ("oasis experiment", "--confidence"): "--level",
+    ("oasis experiment", "--pair-id-col"): "--id-col",
+    ("oasis experiment", "--epsilon"): "--greediness",
+    ("simulate", "--estimators"): "-m/--metrics",
+    ("errors", "--records-out"): "--by record -o FILE",
+    ("errors", "--clusters-out"): "-o FILE (the cluster table is the default, --by cluster)",
+    ("paula bounds", "--out-table"): "-o FILE",
+    ("paula bounds", "--out-plot"): "--plot FILE",
+}
+
+
+def unknown_option_message(command: str, flag: str, known: Sequence[str]) -> str:
+    """The one-line error for an option ``command`` does not take: the option's new
+    spelling when it was renamed, else the closest known options.
+
+    Examples
+    --------
+    >>> unknown_option_message("oasis estimate", "--confidence", ["--level", "--budget"])
+    "'--confidence' is now '--level' (ereval oasis estimate)"
+    >>> unknown_option_message("metrics", "--levle", ["--level", "--beta"])
+    "ereval metrics has no option '--levle'; did you mean '--level'?"
+    """
+    import difflib
+
+    renamed = RENAMED_OPTIONS.get((command, flag))
+    if renamed is not None:
+        return f"'{flag}' is now '{renamed}' (ereval {command})"
+    candidates = [k for k in known if k.startswith("--") and k != "--help"]
+    close = difflib.get_close_matches(flag, candidates, n=2, cutoff=0.6)
+    hint = "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?" if close else ""
+    see = "" if close else f"; see 'ereval {command} --help'"
+    return f"ereval {command} has no option '{flag}'{hint}{see}"
+
+
 class Command(TyperCommand):
-    """A command whose help lists flags (``--pairs``, ``--help``) without a value type."""
+    """A command whose help lists flags (``--pairs``, ``--help``) without a value type, and
+    whose unknown options get a one-line error with the option meant."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _hide_flag_types(super().get_params(ctx))
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            parsed: list[str] = super().parse_args(ctx, args)
+        except Exception as exc:
+            # click's NoSuchOption (Typer may carry its own copy of click: matched by name)
+            flag = getattr(exc, "option_name", None)
+            if type(exc).__name__ != "NoSuchOption" or not isinstance(flag, str):
+                raise
+            known = [o for p in self.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
+            names, up = [], ctx
+            while up is not None and up.parent is not None:  # the root is the program
+                names.append(str(up.info_name))
+                up = up.parent
+            name = " ".join(reversed(names)) or str(self.name)
+            raise fail(unknown_option_message(name, flag, known)) from None
+        return parsed
 
 
 class Group(TyperGroup):

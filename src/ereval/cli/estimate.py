@@ -13,7 +13,7 @@ from .._errors import InputError
 from .._validation import check_beta
 from ..engines.engine_terms import prediction_for_sample
 from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
-from ..estimators.intervals import IntervalMethod
+from ..estimators.intervals import DEFAULT_INTERVAL, IntervalMethod
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
@@ -54,9 +54,10 @@ IntervalOpt = Annotated[
     IntervalMethod,
     typer.Option(
         "--interval",
-        help="Intervals of the scores and rates: wilson (a score interval with the design's "
-        "effective sample size, which holds its level near 0 and 1) or normal (estimate +- z "
-        "std, clamped to [0, 1]).",
+        help="Intervals: skew_beta (a beta interval with the design's effective sample size, "
+        "widened on the long side of a skewed estimate, which holds its level near 0 and 1), "
+        "wilson (the equal-tailed Wilson score interval with that sample size) or normal "
+        "(estimate +- z std, clamped to the range).",
     ),
 ]
 
@@ -154,7 +155,7 @@ def estimate_command(
         float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys).")
     ] = 1.0,
     level: LevelOpt = 0.95,
-    interval: IntervalOpt = "wilson",
+    interval: IntervalOpt = DEFAULT_INTERVAL,
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive (benchmark-only) values.")
     ] = True,

@@ -14,6 +14,7 @@ import typer
 from .._errors import InputError
 from .._validation import check_int
 from ..estimators import as_sample
+from ..estimators.intervals import DEFAULT_INTERVAL
 from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..monitor import ControlRule, Monitoring, monitor, release_sources
@@ -119,7 +120,7 @@ def monitor_command(
     weights: WeightsOpt = None,
     metrics: MetricsOpt = None,
     level: LevelOpt = 0.95,
-    interval: IntervalOpt = "wilson",
+    interval: IntervalOpt = DEFAULT_INTERVAL,
     population: Annotated[
         str | None,
         typer.Option(

@@ -76,6 +76,21 @@ Greediness = Annotated[
     ),
 ]
 Seed = Annotated[int | None, typer.Option("--seed", help="Random seed.")]
+LinkOnly = Annotated[
+    bool,
+    typer.Option(
+        "--link-only",
+        help="Two-file linkage: the pool holds pairs across data sets only (checked).",
+    ),
+]
+SourceCol = Annotated[
+    str | None,
+    typer.Option(
+        "--source-col",
+        help="With --link-only: the data set of each pair's records is in COL_l and COL_r "
+        "(default: source_dataset, as Splink writes).",
+    ),
+]
 Noise = Annotated[
     float, typer.Option("--noise", help="Probability that the oracle flips a label (simulation).")
 ]
@@ -102,6 +117,7 @@ def _read(
     label_col: str,
     probability_col: str | None,
     threshold: float | None,
+    across: tuple[str, str] | None,
 ) -> Any:
     from ..oasis import read_pool
 
@@ -115,7 +131,20 @@ def _read(
         probability_col=probability_col if probability_col is not None else "probability",
         require_probability=probability_col is not None,
         threshold=threshold,
+        source_cols=across,
     )
+
+
+def _across(link_only: bool, source_col: str | None) -> tuple[str, str] | None:
+    """The pool's two columns of data sets under ``--link-only`` (None without it)."""
+    if source_col is not None and not link_only:
+        raise InputError("'--source-col' applies to a link-only evaluation: add --link-only")
+    if not link_only:
+        return None
+    col = "source_dataset" if source_col is None else source_col.strip()
+    if not col:
+        raise InputError("'--source-col' must name a column; received an empty name")
+    return (f"{col}_l", f"{col}_r")
 
 
 def _check_common(*, alpha: float, greediness: float, noise: float, strata: int | None) -> None:
@@ -188,6 +217,8 @@ def estimate(
     prediction_col: PredictionCol = "prediction",
     probability_col: ProbabilityCol = None,
     threshold: Threshold = None,
+    link_only: LinkOnly = False,
+    source_col: SourceCol = None,
     state: Annotated[
         Path | None,
         typer.Option(
@@ -242,6 +273,7 @@ def estimate(
         check_in_range("target_ci_width", target_ci_width, low=0.0, low_open=True)
     _check_common(alpha=alpha, greediness=greediness, noise=noise, strata=strata)
     _check_level(level)
+    across = _across(link_only, source_col)
     if curve_grid is not None:
         check_int("curve_grid", curve_grid, minimum=1)
     resume = state is not None and state.exists()
@@ -265,6 +297,7 @@ def estimate(
                 probability_col=probability_col or "probability",
                 require_probability=probability_col is not None,
                 threshold=threshold,
+                source_cols=across,
             )
         sampler, est = estimate_from_export(p, labels, id_col=id_col, confidence=level)
     else:
@@ -277,6 +310,7 @@ def estimate(
                 label_col=label_col,
                 probability_col=probability_col,
                 threshold=threshold,
+                across=across,
             )
         if resume and state is not None:
             sampler = load_sampler(state, p)
@@ -405,6 +439,8 @@ def experiment(
     prediction_col: PredictionCol = "prediction",
     probability_col: ProbabilityCol = None,
     threshold: Threshold = None,
+    link_only: LinkOnly = False,
+    source_col: SourceCol = None,
     plot: Annotated[
         Path | None,
         typer.Option(
@@ -430,6 +466,7 @@ def experiment(
     check_int("seed", seed, minimum=0)
     _check_common(alpha=alpha, greediness=greediness, noise=noise, strata=strata)
     _check_level(level)
+    across = _across(link_only, source_col)
     if plot is not None:
         check_figure_path(plot, flag="--plot")
     with progress(f"reading {pool.name}", quiet=quiet):
@@ -441,6 +478,7 @@ def experiment(
             label_col=label_col,
             probability_col=probability_col,
             threshold=threshold,
+            across=across,
         )
     with progress("running", total=len(method_list) * repeats, quiet=quiet) as bar:
 

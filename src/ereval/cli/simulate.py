@@ -11,6 +11,7 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta, check_in_range, check_int
+from ..estimators.intervals import DEFAULT_INTERVAL
 from ..estimators.ratio import normal_quantile
 from ..io import as_membership, read_table
 from ..io._keys import keyed_frame
@@ -94,7 +95,7 @@ def simulate_command(
     metrics: MetricsOpt = None,
     beta: Annotated[float, typer.Option("--beta", help="Weight of recall in F-beta.")] = 1.0,
     level: LevelOpt = 0.95,
-    interval: IntervalOpt = "wilson",
+    interval: IntervalOpt = DEFAULT_INTERVAL,
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive estimates.")
     ] = True,

@@ -339,8 +339,9 @@ def evaluate_pairs(
     Returns
     -------
     dict
-        ``threshold``, ``n_accepted``, the link counts and scores,
-        ``n_pred_clusters`` and the metrics (NaN where undefined).
+        ``threshold``, ``n_accepted``, the link counts and scores, the metrics
+        (NaN where undefined) and the counts :func:`ereval.evaluate` gives
+        (``n_records``, ``n_true_clusters``, ``n_pred_clusters``).
 
     Examples
     --------
@@ -381,6 +382,8 @@ def evaluate_pairs(
     row = dict(curve.frame.iloc[0].to_dict())
     for key in ("n_accepted", "links_tp", "links_fp", "links_fn", "links_tn", "n_pred_clusters"):
         row[key] = int(row[key])
+    row["n_records"] = int(curve.summary["n_records"])
+    row["n_true_clusters"] = int(curve.summary["n_true_clusters"])
     if threshold is None:
         row["threshold"] = None
     return row

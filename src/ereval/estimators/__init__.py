@@ -10,11 +10,12 @@ its whole database (Binette et al. 2022; Binette et al. 2024, §3.1 and §3.4):
 >>> est = estimate(pred, sample, design="cluster", weights="uniform")
 >>> e = est["pairwise_precision"]
 >>> round(e.value, 4), round(e.std, 4), e.method
-(0.3889, 0.2546, 'ratio estimator (block form, cluster design, Wilson interval)')
+(0.3889, 0.2546, 'ratio estimator (block form, cluster design, skew-corrected beta interval)')
 
 Every estimate is an :class:`ereval.Estimate` (value, std, interval, level, n,
-method, warnings): intervals lie in the quantity's range (Wilson score intervals
-for the scores and rates, :mod:`ereval.estimators.intervals`), and a sample too
+method, warnings): intervals lie in the quantity's range (beta intervals with the
+design's effective sample size, widened for skew, for the scores and rates;
+:mod:`ereval.estimators.intervals`), and a sample too
 small for its design is reported in ``warnings``.
 
 See ``docs/estimation.md`` for a guide to designs and estimators.
@@ -24,8 +25,15 @@ from __future__ import annotations
 
 from ..results import Estimate, normal_quantile
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
+from .beta_interval import beta_interval
 from .designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
-from .intervals import INTERVAL_METHODS, IntervalMethod, ratio_interval, wilson_interval
+from .intervals import (
+    DEFAULT_INTERVAL,
+    INTERVAL_METHODS,
+    IntervalMethod,
+    ratio_interval,
+    wilson_interval,
+)
 from .metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
@@ -41,6 +49,7 @@ from .ratio import (
 __all__ = [
     "ClusterSample",
     "ClusterTerms",
+    "DEFAULT_INTERVAL",
     "DESIGNS",
     "Design",
     "Estimate",
@@ -52,6 +61,7 @@ __all__ = [
     "WeightKind",
     "as_sample",
     "available_estimators",
+    "beta_interval",
     "cluster_terms",
     "confidence_interval",
     "draw_sample",

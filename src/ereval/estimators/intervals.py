@@ -1,19 +1,35 @@
-"""Confidence intervals for the ratio estimators: a Wilson score interval that holds near 0 and 1.
+"""Confidence intervals for the ratio estimators that hold near 0 and 1 and under skew.
 
-The normal interval ``E_hat +- z sqrt(V_hat)`` fails at the edges of ``[0, 1]``,
-where entity resolution's scores live: when the sample shows no error (or one
-or two), the Taylor variance ``V_hat`` is 0 (or far too small) and the
-interval shrinks to a point that misses the true value. On the bundled
-example, 200 record draws, the normal 95% intervals of B-cubed recall and
-completeness of a prediction with recall 0.993 covered 84% of the time; on a
-simulated census with pairwise recall 0.999 they covered 45% (see
-``docs/estimation.md`` and ``benchmarks/bench_coverage.py``).
+The normal interval ``E_hat +- z sqrt(V_hat)`` fails in two ways on entity
+resolution's scores. At the edges of ``[0, 1]``, where the scores live, a
+sample that shows no error (or one or two) has a Taylor variance ``V_hat`` of
+0 (or far too small), and the interval shrinks to a point that misses the true
+value. And where a few draws carry large errors (a linker that merges whole
+families: pairwise precision 0.7-0.85), a sample that missed them has an
+estimate on the good side *and* a small variance, so the interval misses on
+the long side. Three methods are offered (``docs/estimation.md`` compares them
+by simulation, ``benchmarks/bench_coverage.py`` measures them):
 
-The ``"wilson"`` interval (the default) is the Wilson score interval of a
-proportion ``q`` with an *effective sample size* taken from the design-based
-variance, as Korn and Graubard (1998) do for survey proportions, with one
-pseudo-unit added so that it never collapses. For an estimate ``q`` of a
-quantity in ``[0, 1]`` from ``n`` draws with denominators ``A_s``:
+``"skew_beta"`` (the default)
+    The Clopper-Pearson (beta) interval of ``q`` with the design's effective
+    sample size ``n*`` below (Korn and Graubard 1998;
+    :mod:`ereval.estimators.beta_interval`), its side towards the long tail
+    widened by Hall's (1992) skewness correction, estimated from the linearised
+    per-draw terms (:mod:`ereval.estimators.skewness`).
+``"wilson"``
+    The Wilson score interval with the same ``n*``, equal-tailed.
+``"normal"``
+    ``E_hat +- z sqrt(V_hat)``.
+
+Each is clamped to the quantity's range. The beta and Wilson intervals apply
+to the estimators whose every sampled unit has a ratio in ``[0, 1]``
+(``B_s <= A_s``: the block and ratio forms of the scores and rates); the
+``*_cluster`` forms, whose per-unit ratios exceed 1, and the average cluster
+size get the normal interval — widened on the long side as above under
+``"skew_beta"``.
+
+The effective sample size, for an estimate ``q`` of a quantity in ``[0, 1]``
+from ``n`` draws with denominators ``A_s``:
 
 * ``n_k = (sum A_s)^2 / sum A_s^2``, Kish's effective number of draws (for
   draws of blocks, ``sum A_s^2`` becomes the sum over the blocks' true clusters
@@ -24,33 +40,21 @@ quantity in ``[0, 1]`` from ``n`` draws with denominators ``A_s``:
   (``c = PSEUDO_UNIT = 1/2``; ``theta`` the finite-population correction, so a
   census still has width 0);
 * ``n* = max(q (1 - q), (1 - 1/n_k) / n_k) / V``, the number of Bernoulli draws
-  with the same variance (the design's effective sample size);
-* the interval is the set of ``p`` with ``(q - p)^2 <= z^2 p (1 - p) / n*``::
+  with the same variance (the design's effective sample size).
+
+The Wilson interval is the set of ``p`` with ``(q - p)^2 <= z^2 p (1 - p) / n*``::
 
       (q + z^2/(2 n*) +- z sqrt(q (1 - q) / n* + z^2 / (4 n*^2))) / (1 + z^2 / n*)
 
-  widened to hold ``q`` (clipped to ``[0, 1]``) itself.
-
-Away from the edges ``n* ~ q (1 - q) / V_hat`` and the interval is the normal
-one; near an edge it is asymmetric, reaching further towards the middle, and
-with no error seen its far end is about ``z^2 c / n_k`` from the edge. It
-applies to the estimators whose every sampled unit has a ratio in ``[0, 1]``
-(``B_s <= A_s``: the block and ratio forms of the scores and rates); the
-``*_cluster`` forms, whose per-unit ratios exceed 1, and the average cluster
-size keep the normal interval, clamped to the range.
-
-Compared by seeded simulation with the normal interval, the plain
-Korn-Graubard Wilson interval (no pseudo-unit) and pseudo-units of 1/4 and 1
-(``benchmarks/bench_coverage.py``), ``c = 1/2`` was the smallest that kept the
-coverage of the block and ratio forms at 0.92 or more on every prediction and
-record sample tried, at a median width 1.5 times ``2 z`` empirical standard
-deviations (the normal interval: 0.8 times, with coverage down to 0.18).
+widened to hold ``q`` (clipped to ``[0, 1]``) itself; with no error seen its far
+end is about ``z^2 c / n_k`` from the edge.
 
 References: E. B. Wilson (1927), Probable inference, the law of succession, and
 statistical inference, JASA 22; E. L. Korn and B. I. Graubard (1998),
 Confidence intervals for proportions with small expected number of positive
 counts estimated from survey data, Survey Methodology 24; L. Kish (1965),
-Survey Sampling.
+Survey Sampling; P. Hall (1992), On the removal of skewness by transformation,
+JRSS B 54.
 """
 
 from __future__ import annotations
@@ -62,35 +66,59 @@ import numpy.typing as npt
 
 from .._errors import InputError
 from ..results import UNIT_RANGE, clamp_interval, normal_quantile
+from .beta_interval import beta_interval
+from .skewness import ratio_skewness, skew_quantiles
 
 __all__ = [
+    "DEFAULT_INTERVAL",
+    "INTERVAL_LABELS",
     "INTERVAL_METHODS",
     "IntervalMethod",
     "PSEUDO_UNIT",
     "check_interval",
+    "effective_sample_size",
     "effective_units",
+    "interval_label",
     "ratio_interval",
     "wilson_interval",
 ]
 
 FloatArray = npt.NDArray[np.float64]
-IntervalMethod = Literal["wilson", "normal"]
+IntervalMethod = Literal["skew_beta", "wilson", "normal"]
 #: The interval methods, the default first.
-INTERVAL_METHODS: tuple[IntervalMethod, ...] = ("wilson", "normal")
+INTERVAL_METHODS: tuple[IntervalMethod, ...] = ("skew_beta", "wilson", "normal")
+#: The default interval method.
+DEFAULT_INTERVAL: IntervalMethod = "skew_beta"
+#: How ``Estimate.method`` names each interval (for the scores and rates in [0, 1]).
+INTERVAL_LABELS: dict[str, str] = {
+    "skew_beta": "skew-corrected beta",
+    "wilson": "Wilson",
+    "normal": "",
+}
 #: ``c``: the squared error share of the pseudo-unit added to the variance.
 PSEUDO_UNIT = 0.5
 
 
 def check_interval(method: object) -> IntervalMethod:
     """``method`` if it names an interval method, else an error naming the choices."""
-    if method == "wilson":
-        return "wilson"
-    if method == "normal":
-        return "normal"
+    for known in INTERVAL_METHODS:
+        if method == known:
+            return known
     raise InputError(
         f"'interval' must be one of {', '.join(repr(m) for m in INTERVAL_METHODS)}; "
         f"received {method!r}"
     )
+
+
+def interval_label(method: IntervalMethod, *, proportion: bool) -> str:
+    """The interval's name in ``Estimate.method`` (``""`` for the plain normal interval).
+
+    >>> interval_label("skew_beta", proportion=True), interval_label("skew_beta", proportion=False)
+    ('skew-corrected beta', 'skew-corrected normal')
+    """
+    if proportion:
+        return INTERVAL_LABELS[method]
+    return "skew-corrected normal" if method == "skew_beta" else ""
 
 
 def effective_units(denominator: npt.ArrayLike, squares: npt.ArrayLike | None = None) -> FloatArray:
@@ -111,6 +139,34 @@ def effective_units(denominator: npt.ArrayLike, squares: npt.ArrayLike | None = 
     with np.errstate(divide="ignore", invalid="ignore"):
         out: FloatArray = np.where(square > 0, total * total / square, np.nan)
     return out
+
+
+def effective_sample_size(
+    value: npt.ArrayLike,
+    variance: npt.ArrayLike,
+    n_units: npt.ArrayLike,
+    *,
+    theta: float | FloatArray = 1.0,
+) -> FloatArray:
+    """``n* = max(q (1 - q), (1 - 1/n_k) / n_k) / (V_hat + theta c / n_k^2)``, elementwise.
+
+    The number of Bernoulli draws with the variance of the estimate plus the
+    pseudo-unit (module docstring); ``inf`` when that variance is 0 (a census),
+    NaN where an input is NaN.
+
+    >>> float(effective_sample_size(1.0, 0.0, 200.0))
+    398.0
+    """
+    q = np.clip(np.asarray(value, dtype=np.float64), 0.0, 1.0)
+    v = np.asarray(variance, dtype=np.float64)
+    nk = np.asarray(n_units, dtype=np.float64)
+    th = np.asarray(theta, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = np.maximum(q * (1.0 - q), (1.0 - 1.0 / nk) / nk)
+        total = v + th * PSEUDO_UNIT / (nk * nk)
+        out: FloatArray = np.where(total > 0, spread / total, np.inf)
+    bad = np.isnan(q) | np.isnan(v) | np.isnan(nk)
+    return np.where(bad, np.nan, out)
 
 
 def wilson_interval(
@@ -151,20 +207,15 @@ def wilson_interval(
     """
     z = normal_quantile(level)
     q = np.clip(np.asarray(value, dtype=np.float64), 0.0, 1.0)
-    v = np.asarray(variance, dtype=np.float64)
-    nk = np.asarray(n_units, dtype=np.float64)
-    th = np.asarray(theta, dtype=np.float64)
+    n_star = effective_sample_size(value, variance, n_units, theta=theta)
     with np.errstate(divide="ignore", invalid="ignore"):
-        spread = np.maximum(q * (1.0 - q), (1.0 - 1.0 / nk) / nk)
-        total = v + th * PSEUDO_UNIT / (nk * nk)
-        n_star = np.where(total > 0, spread / total, np.inf)
         z2n = z * z / n_star
         center = (q + z2n / 2.0) / (1.0 + z2n)
         half = z * np.sqrt(q * (1.0 - q) / n_star + z2n * z2n / (4.0 * z * z)) / (1.0 + z2n)
     # n* = 0 (one draw carries every denominator, n_k = 1): the data say nothing
     lower = np.where(n_star > 0, np.minimum(center - half, q), 0.0)
     upper = np.where(n_star > 0, np.maximum(center + half, q), 1.0)
-    bad = np.isnan(q) | np.isnan(v) | np.isnan(nk)
+    bad = np.isnan(n_star)
     nan = np.float64(np.nan)
     lo, hi = clamp_interval(np.where(bad, nan, lower), np.where(bad, nan, upper), UNIT_RANGE)
     return lo, hi
@@ -176,7 +227,9 @@ def ratio_interval(
     denominator: npt.ArrayLike,
     *,
     level: float,
-    method: IntervalMethod = "wilson",
+    method: IntervalMethod = DEFAULT_INTERVAL,
+    numerator: npt.ArrayLike | None = None,
+    scale: float = 1.0,
     bounds: tuple[float, float] | None = None,
     proportion: bool = False,
     theta: float | FloatArray = 1.0,
@@ -184,18 +237,39 @@ def ratio_interval(
 ) -> tuple[FloatArray, FloatArray]:
     """The interval of ratio estimates ``value`` with standard errors ``std``.
 
-    ``denominator`` holds the sampled ``A_s`` (last axis: the draws), and
-    ``squares`` the sums of squared cluster denominators per draw for draws of
-    several clusters (see :func:`effective_units`). The
-    ``"wilson"`` method applies to a quantity in ``[0, 1]`` whose per-unit ratios
-    lie in it too (``proportion``); otherwise, and for ``"normal"``, the interval
-    is ``value +- z std`` clamped to ``bounds``.
+    ``denominator`` and ``numerator`` hold the sampled ``A_s`` and ``B_s`` (last
+    axis: the draws) of estimates ``offset + scale * B / A``, and ``squares``
+    the sums of squared cluster denominators per draw for draws of several
+    clusters (see :func:`effective_units`). The beta and Wilson intervals apply
+    to a quantity in ``[0, 1]`` whose per-unit ratios lie in it too
+    (``proportion``); otherwise the interval is the normal one,
+    ``value - z_lower std, value + z_upper std``, clamped to ``bounds``, with
+    ``z_lower = z_upper = z`` unless ``"skew_beta"`` widens the long side.
+    ``"skew_beta"`` needs ``numerator`` (for the skewness).
     """
+    method = check_interval(method)
+    z = normal_quantile(level)
     est = np.asarray(value, dtype=np.float64)
     sd = np.asarray(std, dtype=np.float64)
-    if method == "wilson" and proportion and bounds == UNIT_RANGE:
+    unit = proportion and bounds == UNIT_RANGE
+    if method == "wilson" and unit:
         return wilson_interval(
             est, sd * sd, effective_units(denominator, squares), level=level, theta=theta
         )
-    z = normal_quantile(level)
-    return clamp_interval(est - z * sd, est + z * sd, bounds)
+    if method == "normal" or method == "wilson":
+        return clamp_interval(est - z * sd, est + z * sd, bounds)
+    if numerator is None:
+        raise InputError("the 'skew_beta' interval needs the sampled numerators ('numerator')")
+    a = np.asarray(denominator, dtype=np.float64)
+    if not unit:
+        z_lo, z_hi = skew_quantiles(ratio_skewness(numerator, a, scale=scale), z)
+        return clamp_interval(est - z_lo * sd, est + z_hi * sd, bounds)
+    n = a.shape[-1]
+    n_k = effective_units(a, squares)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pseudo = np.where(n_k > 0, PSEUDO_UNIT * n * (n - 1) / (n_k * n_k), 0.0)
+    skew = ratio_skewness(numerator, a, scale=scale, pseudo=np.nan_to_num(pseudo))
+    z_lo, z_hi = skew_quantiles(skew, z)
+    n_star = effective_sample_size(est, sd * sd, n_k, theta=theta)
+    lo, hi = beta_interval(est, n_star, z_lower=z_lo, z_upper=z_hi)
+    return clamp_interval(lo, hi, UNIT_RANGE)

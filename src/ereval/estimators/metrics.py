@@ -65,7 +65,7 @@ from ._terms import (
     prepare_prediction,
 )
 from .designs import ClusterSample, Design, WeightKind, as_sample
-from .intervals import IntervalMethod, check_interval
+from .intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from .naive import NAIVE_METRICS, naive_values
 from .ratio import (
     EstimationWarning,
@@ -173,7 +173,7 @@ def estimate_from_terms(
     keep: npt.NDArray[np.bool_] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
-    interval: IntervalMethod = "wilson",
+    interval: IntervalMethod = DEFAULT_INTERVAL,
 ) -> dict[str, Estimate]:
     """Evaluate the estimators ``keys`` from precomputed per-cluster statistics.
 
@@ -344,7 +344,7 @@ def estimate(
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
-    interval: IntervalMethod = "wilson",
+    interval: IntervalMethod = DEFAULT_INTERVAL,
     names: Any = None,
     subgroup: Iterable[Any] | None = None,
     naive: bool = True,
@@ -380,12 +380,15 @@ def estimate(
         Weight of recall in F-beta; when not 1, ``*_fbeta`` keys are added.
     level : float, default 0.95
         Confidence level of the intervals.
-    interval : {"wilson", "normal"}, default "wilson"
-        The intervals of the scores and rates: the Wilson score interval with
-        the design's effective sample size, which holds its level near 0 and 1,
-        or the normal interval clamped to ``[0, 1]`` (see
-        :mod:`ereval.estimators.intervals`). The ``*_cluster`` forms and the
-        average cluster size always get the clamped normal interval.
+    interval : {"skew_beta", "wilson", "normal"}, default "skew_beta"
+        The intervals (see :mod:`ereval.estimators.intervals`). For the scores
+        and rates: the beta (Clopper-Pearson) interval with the design's
+        effective sample size, widened on the long side of a skewed estimate,
+        which holds its level near 0 and 1 and under rare large errors; the
+        equal-tailed Wilson score interval with the same effective sample size;
+        or the normal interval clamped to ``[0, 1]``. The ``*_cluster`` forms
+        and the average cluster size get the clamped normal interval, widened
+        on the long side under ``"skew_beta"``.
     names : str or mapping, optional
         Record names for the homonymy and name-variation rates (see
         :func:`prepare_prediction`).
@@ -511,7 +514,7 @@ def estimate_by_group(
     metrics: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
-    interval: IntervalMethod = "wilson",
+    interval: IntervalMethod = DEFAULT_INTERVAL,
     names: Any = None,
     naive: bool = True,
     record_col: Columns = "record_id",

@@ -16,9 +16,11 @@ The second form of each line is algebraically the same and stays defined when
 ``Bbar = 0`` (the estimate is then 0 with variance 0). ``theta`` is the
 finite-population correction ``1 - (n-1)/(T-1)`` for ``n`` units drawn without
 replacement from ``T`` (Cochran 1977), or 1 for sampling with replacement.
-Confidence intervals are Wilson score intervals with the design's effective
-sample size for scores and rates (:mod:`ereval.estimators.intervals`), or normal,
-``E_hat +- z_{(1+level)/2} sqrt(V_hat)``, with both ends clamped into the
+Confidence intervals are, by default, Clopper-Pearson (beta) intervals with the
+design's effective sample size for scores and rates, and normal intervals
+``E_hat +- z_{(1+level)/2} sqrt(V_hat)`` for the other quantities, each widened
+on the side of a skewed estimate's long tail
+(:mod:`ereval.estimators.intervals`), with both ends clamped into the
 quantity's range (see :mod:`ereval.results`).
 
 When is a sample too small?
@@ -28,7 +30,9 @@ Both the bias correction and the variance come from a first-order expansion of
 approximation. Following Cochran's rule for ratio estimates (Sampling
 Techniques, 1977, ch. 6: the normal approximation is adequate when ``n > 30``
 and the coefficient of variation of ``Abar`` is below 0.1, and otherwise the
-variance estimate tends to be too small), :func:`ratio_estimate` warns when
+variance estimate tends to be too small; the intervals' effective sample size
+and skewness correction rest on the same variance), :func:`ratio_estimate`
+warns when
 
 * fewer than 30 units were drawn;
 * ``cv(Abar) = sqrt(theta) s_A / (sqrt(n) |Abar|) >= 0.1`` — the denominator's
@@ -57,7 +61,13 @@ import numpy.typing as npt
 from .._errors import InputError
 from .._validation import check_int
 from ..results import UNIT_RANGE, Estimate, interval_estimate, normal_quantile
-from .intervals import IntervalMethod, check_interval, ratio_interval
+from .intervals import (
+    DEFAULT_INTERVAL,
+    IntervalMethod,
+    check_interval,
+    interval_label,
+    ratio_interval,
+)
 
 __all__ = [
     "Estimate",
@@ -221,8 +231,8 @@ def size_warning(n: int, design: str) -> str | None:
         return None
     units, what = _units(design)
     return (
-        f"the sample of {n} {units} is too small for {what} (its normal intervals need about "
-        f"{MIN_UNITS} draws or more); label more {units}"
+        f"the sample of {n} {units} is too small for {what} (its variance and intervals rest "
+        f"on approximations that need about {MIN_UNITS} draws or more); label more {units}"
     )
 
 
@@ -262,7 +272,7 @@ def ratio_problems(denominator: npt.ArrayLike, std: float, *, theta: float = 1.0
 def method_name(
     form: str, design: str, *, kind: str = "ratio estimator", interval: str = ""
 ) -> str:
-    """``"ratio estimator (block form, record design, Wilson interval)"``."""
+    """``"ratio estimator (block form, record design, skew-corrected beta interval)"``."""
     parts = [f"{form} form"] if form else []
     if design:
         parts.append(f"{design} design")
@@ -283,7 +293,7 @@ def ratio_estimate(
     offset: float = 0.0,
     scale: float = 1.0,
     bounds: tuple[float, float] | None = None,
-    interval: IntervalMethod = "wilson",
+    interval: IntervalMethod = DEFAULT_INTERVAL,
     proportion: bool = False,
     squares: npt.ArrayLike | None = None,
 ) -> Estimate:
@@ -297,7 +307,7 @@ def ratio_estimate(
     theta : float, default 1.0
         Finite-population correction (see :func:`fpc_theta`).
     level : float, default 0.95
-        Confidence level of the normal interval.
+        Confidence level of the interval.
     design, form : str
         The sampling design and the estimator's form, named in ``method`` and
         in the warnings.
@@ -309,11 +319,13 @@ def ratio_estimate(
     bounds : (float, float), optional
         The quantity's range: the interval is clamped to it, and a value outside
         it is reported in ``warnings``.
-    interval : {"wilson", "normal"}, default "wilson"
-        The interval (see :mod:`ereval.estimators.intervals`): the Wilson score
-        interval applies when ``bounds`` is ``[0, 1]`` and ``proportion`` is
-        True; otherwise, and with ``"normal"``, it is ``value +- z std`` clamped
-        to ``bounds``.
+    interval : {"skew_beta", "wilson", "normal"}, default "skew_beta"
+        The interval (see :mod:`ereval.estimators.intervals`): the beta
+        (Clopper-Pearson) or Wilson interval with the design's effective sample
+        size applies when ``bounds`` is ``[0, 1]`` and ``proportion`` is True;
+        otherwise, and with ``"normal"``, it is ``value +- z std`` clamped to
+        ``bounds``. ``"skew_beta"`` widens either on the long side of a skewed
+        estimate.
     proportion : bool, default False
         Whether every unit's ratio ``offset + scale B_s / A_s`` lies in ``[0, 1]``.
     squares : array_like, optional
@@ -342,8 +354,10 @@ def ratio_estimate(
     est = offset + scale * float(est_arr)
     std = abs(scale) * float(std_arr)
     n = int(a.shape[0])
-    wilson = check_interval(interval) == "wilson" and proportion and bounds == UNIT_RANGE
-    method = method_name(form, design, interval="Wilson" if wilson else "")
+    unit = proportion and bounds == UNIT_RANGE
+    method = method_name(
+        form, design, interval=interval_label(check_interval(interval), proportion=unit)
+    )
     label = f"'{name}'" if name else "the estimate"
     if math.isnan(est):
         return Estimate(
@@ -361,6 +375,8 @@ def ratio_estimate(
         a,
         level=level,
         method=interval,
+        numerator=b,
+        scale=scale,
         bounds=bounds,
         proportion=proportion,
         theta=theta,

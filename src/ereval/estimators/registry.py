@@ -48,8 +48,8 @@ class EstimatorSpec:
     ``bounds`` is the range of the estimated quantity (the interval is clamped to
     it, a value outside it is reported): ``[0, 1]`` except for the average
     cluster size, at least 1. ``proportion`` says that every unit's ratio lies in
-    ``[0, 1]`` too (``B_s <= A_s``), so that the Wilson score interval of
-    :mod:`ereval.estimators.intervals` applies; it is False for the ``*_cluster``
+    ``[0, 1]`` too (``B_s <= A_s``), so that the beta and Wilson intervals of
+    :mod:`ereval.estimators.intervals` apply; it is False for the ``*_cluster``
     forms, whose per-unit ratios exceed 1.
     """
 
