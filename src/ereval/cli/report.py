@@ -240,12 +240,11 @@ def report_command(
             if ranked is not None and labels is not None:
                 import pandas as pd
 
-                from .paula import _labels_by_rank
+                from ..paula import labels_by_rank
 
-                n_ranked, ranks, values = _labels_by_rank(
-                    labels, ranked, rank_col="rank", label_col="label", id_col=id_col,
-                    score_col=None,
-                )  # fmt: skip
+                n_ranked, ranks, values = labels_by_rank(
+                    labels, ranked, id_col=id_col, id_option="--id-col"
+                )
                 labels_frame = pd.DataFrame({"rank": ranks, "label": values})
             sources = {
                 k: v.name for k, v in (("labels", labels), ("ranked", ranked)) if v is not None

@@ -5,6 +5,7 @@
 * clusterings (:func:`as_membership`, a :class:`Membership`) and true links
   (:func:`links_to_membership`);
 * predicted pairs (:func:`as_pairs`, a :class:`PairList`);
+* ranked lists (:func:`read_ranked`: item ids in rank order; :func:`ranks_of`);
 * two clusterings over one record set (:func:`align`, an :class:`Alignment`).
 
 Ids are read exactly as written: text stays text (``"01"`` and ``"1"`` are two
@@ -26,6 +27,7 @@ from ._ids import IdArray, IdType
 from ._keys import Columns, KeyParts
 from ._memberships import Membership, as_membership, links_to_membership
 from ._pairs import PairList, as_pairs
+from ._ranked import ranks_of, read_ranked
 
 __all__ = [
     "AlignOptions",
@@ -44,6 +46,8 @@ __all__ = [
     "as_pairs",
     "count_rows",
     "links_to_membership",
+    "ranks_of",
     "read_arrow",
+    "read_ranked",
     "read_table",
 ]
