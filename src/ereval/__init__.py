@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from ._errors import (
     Error,
+    IdKindError,
     InputError,
     InputTypeError,
     MissingDependencyError,
     RecordMismatchError,
+    RepeatedPairsError,
 )
 
 if TYPE_CHECKING:
@@ -35,12 +37,14 @@ __all__ = [
     "EXTRA_METRICS",
     "Error",
     "Estimate",
+    "IdKindError",
     "InputError",
     "InputTypeError",
     "Membership",
     "MissingDependencyError",
     "PairList",
     "RecordMismatchError",
+    "RepeatedPairsError",
     "__version__",
     "align",
     "as_membership",

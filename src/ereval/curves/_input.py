@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._errors import InputError, InputTypeError, RecordMismatchError
+from .._errors import InputError, InputTypeError, RecordMismatchError, RepeatedPairsError
 from .._validation import check_choice, describe, examples
 from ..io import Columns, IdType, as_pairs, read_arrow
 from ..io._align import check_link_only, locate_pairs
@@ -126,7 +126,7 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
 
 def _repeated_error(
     table: Any, lcols: list[str], rcols: list[str], scores: npt.NDArray[np.float64]
-) -> InputError:
+) -> RepeatedPairsError:
     """The error for pairs given more than once, naming the scores of one of them."""
     left = key_ids(table, lcols, name="pairs")
     right = key_ids(table, rcols, name="pairs")
@@ -144,9 +144,11 @@ def _repeated_error(
         to_numpy(take(right, np.array([first])))[0],
     )
     given = ", ".join(f"{scores[r]:g} (row {int(r)})" for r in rows[:4])
-    return InputError(
+    return RepeatedPairsError(
         f"'pairs' has {n_surplus} repeated pair(s) (in either order), e.g. {pair!r} scored "
-        f"{given}; give each pair once, with one score"
+        f"{given}; give each pair once, with one score",
+        name="pairs",
+        n_repeated=n_surplus,
     )
 
 
@@ -213,8 +215,8 @@ def read_scored_pairs(
     scores = None if score_col is None else _scores(table, score_col)
     try:
         pl = as_pairs(table, name="pairs", left_col=left_col, right_col=right_col)
-    except InputError as exc:
-        if scores is not None and "repeated pair" in str(exc):
+    except RepeatedPairsError:
+        if scores is not None:
             raise _repeated_error(table, lcols, rcols, scores) from None
         raise
     if scores is None:

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._errors import InputError, InputTypeError, RecordMismatchError
+from .._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .._validation import check_choice, describe, examples
 from ._ids import (
     IdArray,
@@ -635,6 +635,18 @@ def _raise_mismatch(
     raise mismatch_error(n_t, ex_t, n_p, ex_p, policy)
 
 
+def _id_kind_remedy(kt: tuple[str, ...], ko: tuple[str, ...], other: str) -> str:
+    if text_would_match(kt, ko):
+        return "pass id_type='string' to compare integer ids as their decimal text"
+    if len(kt) != len(ko):
+        columns = "left_col and right_col" if other == "pairs" else f"{other}_record_col"
+        return (
+            "name record keys of the same columns on both sides (record_col, or "
+            f"truth_record_col and {columns})"
+        )
+    return "give both sides ids of one kind"
+
+
 def id_type_error(
     kind_truth: str | tuple[str, ...],
     kind_other: str | tuple[str, ...],
@@ -642,26 +654,25 @@ def id_type_error(
     ex_other: Any,
     *,
     other: str = "pred",
-) -> InputTypeError:
-    """The error for record ids of different kinds on the two sides, with the remedy
-    that makes them comparable: ``id_type='string'`` only when comparing integers as
-    their decimal text would (see :func:`text_would_match`)."""
+    truth: str = "truth",
+    remedy: str | None = None,
+) -> IdKindError:
+    """The error for record ids of different kinds on the two sides (named ``truth``
+    and ``other``), with the remedy that makes them comparable: ``id_type='string'``
+    only when comparing integers as their decimal text would (see
+    :func:`text_would_match`); a caller may give its own ``remedy``."""
     kt = (kind_truth,) if isinstance(kind_truth, str) else kind_truth
     ko = (kind_other,) if isinstance(kind_other, str) else kind_other
-    if text_would_match(kt, ko):
-        remedy = "pass id_type='string' to compare integer ids as their decimal text"
-    elif len(kt) != len(ko):
-        columns = "left_col and right_col" if other == "pairs" else f"{other}_record_col"
-        remedy = (
-            "name record keys of the same columns on both sides (record_col, or "
-            f"truth_record_col and {columns})"
-        )
-    else:
-        remedy = "give both sides ids of one kind"
-    return InputTypeError(
-        f"record ids of 'truth' are {describe_kinds(kt)} (e.g. {examples(list(ex_truth))}) but "
-        f"those of '{other}' are {describe_kinds(ko)} (e.g. {examples(list(ex_other))}), so no "
-        f"record can match; {remedy}"
+    if remedy is None:
+        remedy = _id_kind_remedy(kt, ko, other)
+    shown = (tuple(ex_truth), tuple(ex_other))
+    return IdKindError(
+        f"record ids of '{truth}' are {describe_kinds(kt)} (e.g. {examples(list(shown[0]))}) "
+        f"but those of '{other}' are {describe_kinds(ko)} (e.g. {examples(list(shown[1]))}), "
+        f"so no record can match; {remedy}",
+        sides=(truth, other),
+        kinds=(kt, ko),
+        examples=shown,
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import InputError, InputTypeError
+from .._errors import InputError, InputTypeError, RepeatedPairsError
 from .._optional import instance_of
 from .._validation import describe
 from ._files import read_arrow
@@ -176,8 +176,10 @@ def as_pairs(
     if uniq.shape[0] != n:
         k = int(first[np.flatnonzero(counts > 1)[0]])
         pair = (to_numpy(take(lv, np.array([k])))[0], to_numpy(take(rv, np.array([k])))[0])
-        raise InputError(
+        raise RepeatedPairsError(
             f"'{name}' has {n - uniq.shape[0]} repeated pair(s) (in either order), "
-            f"e.g. {pair!r}; give each predicted pair once"
+            f"e.g. {pair!r}; give each predicted pair once",
+            name=name,
+            n_repeated=n - int(uniq.shape[0]),
         )
     return PairList(lv, rv, left_key=lkey, right_key=rkey)
