@@ -4,7 +4,8 @@
   :func:`read_arrow`, :func:`count_rows`; see docs/input.md);
 * clusterings (:func:`as_membership`, a :class:`Membership`) and true links
   (:func:`links_to_membership`);
-* predicted pairs (:func:`as_pairs`, a :class:`PairList`);
+* predicted pairs (:func:`as_pairs`, a :class:`PairList`) and scored pairs
+  against a true clustering (:func:`read_scored_pairs`, :class:`ScoredPairs`);
 * ranked lists (:func:`read_ranked`: item ids in rank order; :func:`ranks_of`);
 * two clusterings over one record set (:func:`align`, an :class:`Alignment`).
 
@@ -28,11 +29,19 @@ from ._keys import Columns, KeyParts
 from ._memberships import Membership, as_membership, links_to_membership
 from ._pairs import PairList, as_pairs
 from ._ranked import ranks_of, read_ranked
+from ._scored_pairs import (
+    CURVE_MISMATCH_POLICIES,
+    CurveMismatchPolicy,
+    ScoredPairs,
+    read_scored_pairs,
+)
 
 __all__ = [
     "AlignOptions",
     "Alignment",
+    "CURVE_MISMATCH_POLICIES",
     "Columns",
+    "CurveMismatchPolicy",
     "IdArray",
     "IdType",
     "IdenticalColumnsWarning",
@@ -41,6 +50,7 @@ __all__ = [
     "Membership",
     "MismatchPolicy",
     "PairList",
+    "ScoredPairs",
     "align",
     "as_membership",
     "as_pairs",
@@ -49,5 +59,6 @@ __all__ = [
     "ranks_of",
     "read_arrow",
     "read_ranked",
+    "read_scored_pairs",
     "read_table",
 ]

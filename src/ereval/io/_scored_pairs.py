@@ -2,7 +2,8 @@
 
 Pairs are read by :func:`ereval.io.as_pairs` (found by column names; self-pairs,
 missing ids and pairs repeated in either order are errors) and their record ids
-are matched to the truth's exactly as everywhere else (:mod:`ereval.io`).
+are matched to the truth's exactly as everywhere else (:func:`ereval.io.align`).
+The curves (:mod:`ereval.curves`) and the metrics of scored pairs read them here.
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ import pyarrow as pa
 
 from .._errors import InputError, InputTypeError, RecordMismatchError, RepeatedPairsError
 from .._validation import check_choice, describe, examples
-from ..io import Columns, IdType, as_pairs, read_arrow
-from ..io._align import check_link_only, locate_pairs
-from ..io._files import file_spec, header
-from ..io._ids import factorize, take, to_numpy, union
-from ..io._keys import column_names, key_ids
-from ..io._memberships import read_membership
-from ..io._pairs import pairs_frame
+from ._align import check_link_only, locate_pairs
+from ._files import file_spec, header, read_arrow
+from ._ids import IdType, factorize, take, to_numpy, union
+from ._keys import Columns, column_names, key_ids
+from ._memberships import read_membership
+from ._pairs import as_pairs, pairs_frame
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
