@@ -41,9 +41,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ._errors import InputError, InputTypeError, RecordMismatchError
+from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .contingency import ContingencyTable
 from .io import Alignment, Columns, IdType, align
+from .io._align import id_type_error
 from .io._ids import take, to_numpy
 from .metrics.registry import evaluate
 
@@ -236,6 +237,8 @@ def _categories(tab: ContingencyTable) -> IntArray:
 
 
 def _renamed(exc: Exception) -> Exception:
+    if isinstance(exc, IdKindError):
+        return id_type_error(*exc.kinds, *exc.examples, truth="old", other="new")
     text = str(exc).replace("'truth'", "'old'").replace("'pred'", "'new'")
     text = text.split(". Pass on_mismatch=")[0]
     return type(exc)(text)
