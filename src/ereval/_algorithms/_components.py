@@ -31,8 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
-from scipy.sparse.csgraph import minimum_spanning_tree
 
 __all__ = [
     "CrossSteps",
@@ -87,6 +85,11 @@ def forest_edges(n_records: int, left: IntArray, right: IntArray, rank: IntArray
     """
     lo = np.minimum(left, right)
     hi = np.maximum(left, right)
+    # SciPy is imported here only: the CEAF solver imports this module for
+    # component_labels, and a metrics command without CEAF never loads SciPy
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
     # weights 1..m: scipy reads a zero weight as no edge
     graph = sp.csr_matrix((rank.astype(np.float64) + 1.0, (lo, hi)), shape=(n_records, n_records))
     tree = minimum_spanning_tree(graph).tocoo()
