@@ -78,12 +78,12 @@ def run_cell(
                 records.setdefault((method, b, name), []).append((e.value, e.lower, e.upper))
             if curve:
                 c = estimated_curve(sampler, [pool.threshold], confidence=level)
-                for name, ests in (
-                    ("f1", c.f_measure),
-                    ("precision", c.precision),
-                    ("recall", c.recall),
+                for name, quantity in (
+                    ("f1", "f_measure"),
+                    ("precision", "precision"),
+                    ("recall", "recall"),
                 ):
-                    e, own = ests[0], est.measure(MEASURES[name])
+                    e, own = c.estimate(quantity, 0), est.measure(MEASURES[name])
                     key = (f"{method} curve", b, name)
                     records.setdefault(key, []).append((e.value, e.lower, e.upper))
                     if math.isfinite(own.lower):

@@ -148,7 +148,11 @@ def main() -> None:
         print(
             f"   ereval: {time.process_time() - t0:.1f} s CPU for {args.repeats} runs x {len(methods)} methods"
         )
-        pool_res: dict[str, object] = {"ereval": exp.to_records(), "truth": truth, "n": pool.size}
+        pool_res: dict[str, object] = {
+            "ereval": exp.to_frame().to_dict(orient="records"),
+            "truth": truth,
+            "n": pool.size,
+        }
         print(
             f"   {'method':<11}{'budget':>7}{'MAE':>10}{'std':>10}{'rep.sd':>9}{'cover':>7}{'draws':>9}"
             f"{'ref MAE':>10}{'ref std':>10}{'ref draws':>11}{'ratio':>7}"

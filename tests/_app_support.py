@@ -20,7 +20,9 @@ import httpx
 
 from ereval.labels import LabelStore, create_cluster_review
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from ._example_data import IMPORT_ROOT
+
+SRC = IMPORT_ROOT
 COLUMNS = ["record_id", "first_name", "last_name", "date_of_birth", "city"]
 XSS_NAME = "<script>window.__xss = 1</script>"
 XSS_CITY = '<img src=x onerror="window.__xss = 2">'

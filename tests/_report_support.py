@@ -9,7 +9,7 @@ import tempfile
 import pandas as pd
 
 from ereval import example
-from ereval.report import Report, build_report, example_report
+from ereval.report import Report, build_report, collect_results, example_report
 
 #: Sections each report must have, by case.
 EXPECTED: dict[str, tuple[str, ...]] = {
@@ -43,32 +43,40 @@ def report(case: str) -> Report:
     if case == "example":
         return example_report()
     if case == "truth_and_pred":
-        return build_report(truth=truth, preds={"pred_good": good})
+        return build_report(collect_results(truth=truth, preds={"pred_good": good}))
     if case == "sample_only":
         return build_report(
-            preds={"pred_good": good},
-            sample=example.load("sample.csv"),
-            design="record",
-            draws="draws",
+            collect_results(
+                preds={"pred_good": good},
+                sample=example.load("sample.csv"),
+                design="record",
+                draws="draws",
+            )
         )
     if case == "no_errors":
-        return build_report(truth=truth, preds={"perfect": truth.copy()})
+        return build_report(collect_results(truth=truth, preds={"perfect": truth.copy()}))
     if case == "one_release":
-        return build_report(releases={"2024-01-01": example.load("releases/2024-01-01.csv")})
+        return build_report(
+            collect_results(releases={"2024-01-01": example.load("releases/2024-01-01.csv")})
+        )
     if case == "sample_tags":
         return build_report(
-            preds={"pred_poor": example.load("pred_poor.csv")},
-            sample=tagged_sample(),
-            design="record",
-            draws="draws",
-            records=example.load("records.csv"),
-            feature_columns=["sex", "tags", "batch"],
-            group="batch",
-            tags="tags",
+            collect_results(
+                preds={"pred_poor": example.load("pred_poor.csv")},
+                sample=tagged_sample(),
+                design="record",
+                draws="draws",
+                records=example.load("records.csv"),
+                feature_columns=["sex", "tags", "batch"],
+                group="batch",
+                tags="tags",
+            )
         )
     if case == "label_store":
         return build_report(
-            truth=truth, preds={"pred_good": good}, labels_db=label_store(), worst=True
+            collect_results(
+                truth=truth, preds={"pred_good": good}, labels_db=label_store(), worst=True
+            )
         )
     raise KeyError(case)
 

@@ -1,4 +1,5 @@
-"""Test-wide settings: the Hypothesis profile, and the one Spark session of a test run."""
+"""Test-wide settings: the Hypothesis profile, the one Spark session of a test run and the
+``each_engine`` marker that runs a test once per engine (see tests/_engines.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from ereval.engines import Engine
+
+from ._engines import ALL_ENGINES, ENGINES, build
 
 settings.register_profile(
     "default",
@@ -38,3 +43,44 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     )
     yield session
     session.stop()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that runs Spark goes to one worker of a parallel run (``--dist
+    loadgroup``): one JVM for the whole run instead of one per worker, and no two JVMs
+    competing for the cores."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) or "spark" in item.name.lower():
+            item.add_marker(pytest.mark.xdist_group("spark"))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``@pytest.mark.each_engine``: the test's ``engine`` fixture takes each engine's name."""
+    marker = metafunc.definition.get_closest_marker("each_engine")
+    if marker is None:
+        return
+    names = tuple(marker.args) or (*ENGINES, *(["spark"] if marker.kwargs.get("spark") else []))
+    unknown = [name for name in names if name not in ALL_ENGINES]
+    if unknown or set(marker.kwargs) - {"spark"}:
+        raise pytest.UsageError(
+            f"each_engine takes names of {ALL_ENGINES} and spark=; got {marker}"
+        )
+    metafunc.parametrize("engine", names, indirect=True)
+
+
+@pytest.fixture
+def engine(request: pytest.FixtureRequest) -> str:
+    """The name of the engine a ``@pytest.mark.each_engine`` test runs on; a Spark case
+    starts (or skips, without Java) the run's Spark session first."""
+    name: str = getattr(request, "param", "")
+    if not name:
+        raise pytest.UsageError(f"{request.node.nodeid}: the 'engine' fixture needs each_engine")
+    if name == "spark":
+        request.getfixturevalue("spark")
+    return name
+
+
+@pytest.fixture
+def engine_object(engine: str, request: pytest.FixtureRequest) -> Engine:
+    """The engine of a ``@pytest.mark.each_engine`` test, Spark on the run's session."""
+    return build(engine, request.getfixturevalue("spark") if engine == "spark" else None)

@@ -18,8 +18,9 @@ from ereval.cli import app
 from ereval.example import load
 from ereval.plots import analysis_figure, disparities_figure, plot_analysis, tags_figure
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 P, S, R = (str(EXAMPLES / n) for n in ("pred_poor.csv", "sample.csv", "records.csv"))
 BASE = ["errors", "--pred", P, "--sample", S, "--design", "record", "-q"]
 

@@ -31,13 +31,13 @@ from ereval.labels import (
 )
 
 from ._app_support import PEOPLE, Server, pairs_file, start_server, write_people
+from ._example_data import EXAMPLES
 
 pytest.importorskip("fastapi", reason="the app extra is not installed")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 ARGS = [
     "--headless",
     "--no-sandbox",

@@ -33,6 +33,7 @@ from ereval.labels import (
 )
 
 from ._app_support import csrf_of, make_multi, pairs_file, start, version_of
+from ._example_data import EXAMPLES
 
 pytest.importorskip("fastapi", reason="the app extra is not installed")
 with warnings.catch_warnings():
@@ -42,7 +43,6 @@ with warnings.catch_warnings():
 from ereval.app import SecurityConfig, create_app
 
 LOCAL = "http://127.0.0.1"
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 
 
 @pytest.fixture

@@ -14,8 +14,9 @@ from ereval import evaluate
 from ereval.cli import app
 from ereval.curves import threshold_curve
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 TRUTH, PAIRS = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pairs.csv")
 
 

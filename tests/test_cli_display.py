@@ -1,4 +1,4 @@
-"""Readable output (tables never cut) and progress bars (stderr, terminals only)."""
+"""Readable output (cells never cut) and progress bars (stderr, terminals only)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ from ereval.cli._common import emit_records, format_number
 from ereval.cli._progress import progress
 from ereval.oasis import synthetic_pool
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 
@@ -76,20 +77,35 @@ def test_experiment_table_shows_every_value(pool: Path) -> None:
         ["paula", "annotations", "--n", "1000000000"],
     ],
 )
-def test_no_table_is_cut(args: list[str]) -> None:
+def test_no_cell_is_cut(args: list[str]) -> None:
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert "…" not in res.stdout
+    # the only ellipses are those of a table cut by rows: a row of them, and its note
+    for line in res.stdout.splitlines():
+        if "…" in line:
+            cells = {c.strip() for c in line.strip("│").split("│")}
+            assert cells == {"…"} or line.startswith("… "), line
 
 
-def test_errors_prints_a_table_by_default() -> None:
-    table = runner.invoke(app, ["errors", T, P])
-    csv = runner.invoke(app, ["errors", T, P, "-f", "csv"])
+def test_errors_prints_a_table_by_default(tmp_path: Path) -> None:
+    truth = pd.DataFrame({"record_id": range(30), "cluster_id": [i // 3 for i in range(30)]})
+    # the first two true clusters merged, the third split
+    pred = truth.assign(cluster_id=[0, 0, 0, 0, 0, 0, 2, 2, 99, *truth["cluster_id"][9:]])
+    truth.to_csv(tmp_path / "t.csv", index=False)
+    pred.to_csv(tmp_path / "p.csv", index=False)
+    t, p = str(tmp_path / "t.csv"), str(tmp_path / "p.csv")
+    table = runner.invoke(app, ["errors", t, p])
+    csv = runner.invoke(app, ["errors", t, p, "-f", "csv"])
     assert table.stdout.lstrip().startswith("cluster errors")
+    assert "not shown" not in table.stdout
     rows = [line.split(",") for line in csv.stdout.splitlines()[1:]]
-    wrong = next(r for r in rows if r[3] == "1.0")  # a cluster with errors: no zeros only
-    assert wrong[0] in table.stdout
-    assert all(format_number(float(v)) in table.stdout for v in wrong[1:] if v)
+    assert len(rows) == 10
+    wrong = [r for r in rows if r[3] == "1.0"]  # clusters with errors: no zeros only
+    assert len(wrong) == 3
+    for row in wrong:
+        line = next(ln for ln in table.stdout.splitlines() if ln.startswith(f"│ {row[0]} "))
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        assert cells == [format_number(float(v)) if "." in v else v for v in row]
 
 
 # --------------------------------------------------------------------------- progress

@@ -13,8 +13,9 @@ from ereval.cli import app
 from ereval.cli._common import cli_message
 from ereval.paula import paula_plan
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 FLAGS = {
@@ -94,8 +95,8 @@ def test_simulate_options_are_named() -> None:
     assert "'--level' must lie in (0, 1)" in _err([*base, "--error-rate", "0.1", "--level", "5"])
     err = _err([*base, "--error-rate", "0.1", "-m", "nope"])
     assert "nope" in err and "estimators" not in err
-    err = _err([*base, "--error-rate", "0.1", "--without-replacement"])
-    assert "'--without-replacement' does not apply to --design record" in err
+    err = _err([*base, "--error-rate", "0.1", "--strata", "1,2"])
+    assert "'--strata' applies to --design size-stratified; design is 'record'" in err
 
 
 def test_oasis_options_are_named(tmp_path: Path) -> None:

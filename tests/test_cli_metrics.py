@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from ereval.cli import app
 from ereval.metrics import CANONICAL_METRICS, evaluate
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 
 
 def test_json_has_every_canonical_name_and_counts() -> None:

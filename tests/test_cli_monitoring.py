@@ -13,8 +13,9 @@ from ereval.cli import app
 from ereval.compare import compare
 from ereval.summary import summarize
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 RELEASES = EXAMPLES / "releases"
 R1, R2 = str(RELEASES / "2024-01-01.csv"), str(RELEASES / "2024-04-01.csv")
 
@@ -37,7 +38,7 @@ def test_summary_json(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     mapping = pd.read_csv(names, dtype=str, keep_default_na=False).set_index("record_id")
-    exact = summarize(R1, names=mapping["last_name"]).to_dict()
+    exact = summarize(R1, names=mapping["last_name"]).statistics()
     for key in ("n_records", "matching_rate", "hill_1", "homonymy_rate", "name_variation_rate"):
         assert out[key] == pytest.approx(exact[key], rel=1e-12), key
     assert sum(out["size_distribution"].values()) == out["n_clusters"]

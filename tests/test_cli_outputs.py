@@ -17,8 +17,9 @@ from ereval.cli._output import Outputs, check_figure_path, check_table_path, wri
 from ereval.oasis import synthetic_pool
 from ereval.paula import paula_plan
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 OUTPUT_FLAGS = ("--out", "--plot", "--state")
 
@@ -82,6 +83,7 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
             "-q",
         ],
         "summary": ["summary", P],
+        "sample": ["sample", "--pred", P, "-n", "20", "--seed", "0", "-q"],
         "compare": ["compare", T, P],
         "monitor": ["monitor", T, P],
         "curve": ["curve", T, str(EXAMPLES / "pairs.csv"), "--grid", "5"],
@@ -110,6 +112,7 @@ CASES: dict[tuple[str, str], tuple[str, list[str]]] = {
     ("errors", "--plot"): ("e.png", ["e.xyz", "e"]),
     ("summary", "--out"): ("s.csv", ["s.txt"]),
     ("summary", "--plot"): ("s.png", ["s.xyz"]),
+    ("sample", "--out"): ("t.csv", ["t.xlsx", "t"]),
     ("compare", "--out"): ("c.parquet", ["c.xlsx"]),
     ("monitor", "--out"): ("m.json", ["m.tsv"]),
     ("monitor", "--plot"): ("m.pdf", ["m.xyz"]),

@@ -299,9 +299,8 @@ def test_bundled_linkers_are_the_components_at_their_thresholds(
     threshold: float, name: str
 ) -> None:
     """The example's linkers cluster by connected components of score >= threshold."""
-    from pathlib import Path
+    from ._example_data import EXAMPLES as folder
 
-    folder = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
     curve = threshold_curve(
         folder / "truth.csv", folder / "pairs.csv", thresholds=[threshold], metrics="canonical"
     )

@@ -27,7 +27,8 @@ from ereval.engines import (
 from ereval.engines import base as engine_base
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 
-ENGINES = ["numpy", "duckdb"]
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
 
 
@@ -95,7 +96,7 @@ def _read_back(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.each_engine
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 @pytest.mark.parametrize("policy", ["error", "intersection", "twinless"])
 @pytest.mark.parametrize("ids", ["text", "integer"])
@@ -124,7 +125,7 @@ def test_every_engine_builds_the_reference_table(
         )
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.each_engine
 def test_engines_raise_the_same_errors(tmp_path: Path, engine: str) -> None:
     def csv(name: str, body: str) -> Path:
         path = tmp_path / name
@@ -199,7 +200,6 @@ def test_engine_options_are_checked_before_work(tmp_path: Path) -> None:
     assert settings["memory_limit"].startswith("61") or "MiB" in settings["memory_limit"]
 
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 

@@ -38,16 +38,11 @@ from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 from ereval.statistics import TableStatistics, table_statistics
 
 from ._engine_cases import blocks, combined, registry, write
+from ._engines import ALL_ENGINES, build
+from ._example_data import EXAMPLES, IMPORT_ROOT
 from .test_engine_statistics import POLICIES, assert_same_metrics, assert_same_statistics
 
-ENGINES = ["numpy", "duckdb", "spark"]
 INTEGER_STATS = ("n_records", "n_true_clusters", "n_pred_clusters", "n_common")
-
-
-def _engine(name: str, request: pytest.FixtureRequest) -> Engine:
-    if name == "spark":
-        return SparkEngine(session=request.getfixturevalue("spark"))
-    return get_engine(name)  # type: ignore[arg-type]
 
 
 def _same_table(a: ContingencyTable, b: ContingencyTable, label: str) -> None:
@@ -55,14 +50,14 @@ def _same_table(a: ContingencyTable, b: ContingencyTable, label: str) -> None:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=label)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.each_engine(spark=True)
 @pytest.mark.parametrize(("kind", "ids"), [("csv", "text"), ("parquet", "integer")])
 def test_registry_gives_the_same_numbers_on_every_engine(
-    tmp_path: Path, request: pytest.FixtureRequest, engine: str, kind: str, ids: str
+    tmp_path: Path, engine: str, engine_object: Engine, kind: str, ids: str
 ) -> None:
     """The registry of ``test_engine_statistics`` in one input per policy: every case's
     block of the table equal to its own in-memory table, its metrics equal to 1e-12."""
-    builder = _engine(engine, request)
+    builder = engine_object
     for policy in POLICIES:
         cases = registry(policy, ids)
         with warnings.catch_warnings():  # the cases where the prediction is the truth
@@ -166,8 +161,8 @@ def test_multi_part_inputs_on_every_engine(tmp_path: Path, spark: Any) -> None:
         assert "_SUCCESS" in names and any(x.endswith(".crc") for x in names)  # skipped
         pred = write(p, tmp_path / f"p.{kind}")
         glob = folder / f"part-*.{kind}" if kind == "parquet" else folder / "part-*.csv"
-        for engine in ENGINES:
-            builder = SparkEngine(session=spark) if engine == "spark" else get_engine(engine)  # type: ignore[arg-type]
+        for engine in ALL_ENGINES:
+            builder = build(engine, spark)
             source = glob if engine == "duckdb" else folder
             _same_table(builder.contingency_table(source, pred), ref, f"{engine} {kind}")
     # a record id repeated in two parts is the duplicate-id error, on every engine
@@ -175,8 +170,8 @@ def test_multi_part_inputs_on_every_engine(tmp_path: Path, spark: Any) -> None:
     parts.mkdir()
     write(t.iloc[:300], parts / "part-0.csv")
     write(pd.concat([t.iloc[300:], t.iloc[[7]]]), parts / "part-1.csv")
-    for engine in ENGINES:
-        builder = SparkEngine(session=spark) if engine == "spark" else get_engine(engine)  # type: ignore[arg-type]
+    for engine in ALL_ENGINES:
+        builder = build(engine, spark)
         with pytest.raises(
             InputError, match=rf"^'truth' has 1 duplicate record ids \(e\.g\. '{ids[7]}'\)"
         ):
@@ -210,8 +205,8 @@ def test_engines_raise_the_same_errors(tmp_path: Path, spark: Any) -> None:
     ]
     for truth, pred, opts in bad:
         messages = []
-        for engine in ENGINES:
-            builder = SparkEngine(session=spark) if engine == "spark" else get_engine(engine)  # type: ignore[arg-type]
+        for engine in ALL_ENGINES:
+            builder = build(engine, spark)
             with pytest.raises((InputError, InputTypeError)) as info:
                 builder.contingency_table(truth, pred, **opts)
             messages.append(str(info.value))
@@ -290,7 +285,6 @@ def test_spark_dialect() -> None:
     )
 
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 T, P = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_good.csv")
 
 
@@ -349,7 +343,7 @@ def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:
         "    os.system('echo child-noise >&2')\n"
         "os.write(2, b'after')\n"
     )
-    env = {**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
+    env = {**__import__("os").environ, "PYTHONPATH": str(IMPORT_ROOT)}
     res = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )

@@ -26,7 +26,6 @@ from ereval.statistics import (
     table_statistics,
 )
 
-ENGINES = ["numpy", "duckdb"]
 POLICIES = ["error", "intersection", "twinless"]
 Frames = tuple[pd.DataFrame, pd.DataFrame]
 
@@ -128,7 +127,7 @@ def assert_same_metrics(got: dict[str, float], expected: dict[str, float]) -> No
         ), (name, a, b)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.each_engine
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("case", list(CASES))
 def test_every_engine_gives_the_same_statistics_and_metrics(

@@ -26,8 +26,6 @@ from ereval.engines import (
     DuckDBEngine,
     Engine,
     NumpyEngine,
-    SparkEngine,
-    get_engine,
     sql,
     summary_sql,
 )
@@ -35,6 +33,7 @@ from ereval.engines.engine_summary import engine_cluster_sizes, engine_summary, 
 from ereval.summary import Summary, cluster_sizes, summarize
 
 from ._engine_cases import TRICKY, write
+from ._engines import build
 
 runner = CliRunner()
 ORDERS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, math.inf)
@@ -50,7 +49,7 @@ def assert_same_summary(got: Summary, ref: Summary, label: str = "") -> None:
         a, b = getattr(got, name), getattr(ref, name)
         assert a.dtype == b.dtype == np.int64, (label, name)
         np.testing.assert_array_equal(a, b, err_msg=f"{label} {name}")
-    d_got, d_ref = got.to_dict(ORDERS), ref.to_dict(ORDERS)
+    d_got, d_ref = got.statistics(ORDERS), ref.statistics(ORDERS)
     assert list(d_got) == list(d_ref)
     for key, value in d_ref.items():
         if math.isnan(value):
@@ -60,10 +59,8 @@ def assert_same_summary(got: Summary, ref: Summary, label: str = "") -> None:
     np.testing.assert_allclose(got.entropy_curve()[1], ref.entropy_curve()[1], rtol=1e-12)
 
 
-def _engine(name: str, request: pytest.FixtureRequest) -> Engine:
-    if name == "spark":
-        return SparkEngine(session=request.getfixturevalue("spark"))
-    return get_engine(name)  # type: ignore[arg-type]
+def _spark(request: pytest.FixtureRequest) -> Engine:
+    return build("spark", request.getfixturevalue("spark"))
 
 
 # --------------------------------------------------------------------------- cases
@@ -201,7 +198,7 @@ def test_spark_summary_equals_the_numpy_summary(
 ) -> None:
     data, options = CASES[case](tmp_path)
     ref = summarize(data, engine="numpy", **options)
-    got = summarize(data, engine=_engine("spark", request), **options)
+    got = summarize(data, engine=_spark(request), **options)
     assert_same_summary(got, ref, case)
 
 
@@ -279,12 +276,10 @@ def _names_tables(tmp: Path) -> tuple[Path, Path, pd.DataFrame, pd.DataFrame]:
     )
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "spark"])
-def test_names_from_another_table(
-    tmp_path: Path, request: pytest.FixtureRequest, engine: str
-) -> None:
+@pytest.mark.each_engine("duckdb", "spark")
+def test_names_from_another_table(tmp_path: Path, engine: str, engine_object: Engine) -> None:
     c_path, n_path, clustering, names = _names_tables(tmp_path)
-    builder = _engine(engine, request)
+    builder = engine_object
     for cols in (["first"], ["first", "last"]):
         if engine == "spark" and cols == ["first"]:
             continue  # one case on Spark
@@ -397,7 +392,7 @@ def test_errors_of_the_names_table(tmp_path: Path) -> None:
 def test_spark_errors_are_worded_as_in_memory(
     tmp_path: Path, request: pytest.FixtureRequest, case: str
 ) -> None:
-    spark = [_engine("spark", request)]
+    spark = [_spark(request)]
     if case == "duplicates":
         frame = pd.DataFrame({"record_id": ["a", "b", "a"], "cluster_id": ["1", "1", "2"]})
         msg = _same_error(tmp_path, write(frame, tmp_path / "d.csv"), spark)

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from ereval import InputError, InputTypeError, RecordMismatchError
 from ereval.analysis import sample_errors
 from ereval.cli import app
-from ereval.engines import Engine, SparkEngine, get_engine, sample_sql
+from ereval.engines import Engine, get_engine, sample_sql
 from ereval.engines.engine_terms import population_constants
 from ereval.estimators import (
     ClusterSample,
@@ -34,6 +34,8 @@ from ereval.estimators import (
     estimate_by_group,
     prepare_prediction,
 )
+
+from ._engines import build
 
 runner = CliRunner()
 N = 20_000
@@ -105,10 +107,8 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def _engine(name: str, request: pytest.FixtureRequest) -> Engine:
-    if name == "spark":
-        return SparkEngine(session=request.getfixturevalue("spark"))
-    return get_engine(name)  # type: ignore[arg-type]
+def _spark(request: pytest.FixtureRequest) -> Engine:
+    return build("spark", request.getfixturevalue("spark"))
 
 
 def _terms(
@@ -376,7 +376,7 @@ def test_cli_estimate_with_duckdb_prints_what_numpy_prints() -> None:
 def test_spark_terms_equal_the_in_memory_terms(
     data: dict[str, Any], request: pytest.FixtureRequest
 ) -> None:
-    engine = _engine("spark", request)
+    engine = _spark(request)
     s = _record_sample(data, text=False, k=20)
     pred = str(data["parts"])
     want = _terms(pred, s, "numpy", ["first", "last"])

@@ -76,7 +76,8 @@ def test_errors(tmp_path: Path) -> None:
 
 
 def test_cli_engine_option(tmp_path: Path) -> None:
-    examples = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
+    from ._example_data import EXAMPLES as examples
+
     runner = CliRunner()
     args = ["metrics", str(examples / "truth.csv"), str(examples / "pred_good.csv"), "-f", "json"]
     a = runner.invoke(app, args)

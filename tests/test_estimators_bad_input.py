@@ -133,8 +133,8 @@ def test_replacement_options_that_would_be_ignored() -> None:
         )
     with pytest.raises(InputError, match="smaller than the number of units drawn"):
         as_sample(SAMPLE, design="cluster", weights="uniform", replace=False, population_size=2)
-    with pytest.raises(InputError, match="design='record' is treated as drawing records with"):
-        as_sample(SAMPLE, design="record", replace=False)
+    with pytest.raises(InputError, match="smaller than the number of records drawn"):
+        as_sample(SAMPLE, design="record", replace=False, population_size=2)
     with pytest.raises(InputError, match="'draws' and 'population_size' do not apply"):
         as_sample(SAMPLE, design="single_block", draws={"single block": 2})
 

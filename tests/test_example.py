@@ -9,6 +9,8 @@ import shlex
 import shutil
 import subprocess
 import sys
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +22,9 @@ from ereval import InputError, evaluate, example
 from ereval.cli import app
 from ereval.paula import paula_plan
 
+from ._example_data import EXAMPLES
+
 REPO = Path(__file__).resolve().parents[1]
-DATA = REPO / "src" / "ereval" / "data" / "example"
 CLUSTERINGS = [
     "pred_good.csv",
     "pred_poor.csv",
@@ -32,7 +35,7 @@ runner = CliRunner()
 
 def read(name: str) -> pd.DataFrame:
     """A file of the data directory with every cell as the text written."""
-    return pd.read_csv(DATA / name, dtype=str, keep_default_na=False)
+    return pd.read_csv(EXAMPLES / name, dtype=str, keep_default_na=False)
 
 
 @pytest.fixture(scope="module")
@@ -54,19 +57,24 @@ def pairs() -> pd.DataFrame:
 
 
 def test_the_directory_holds_exactly_the_listed_files() -> None:
-    on_disk = {
-        p.relative_to(DATA).as_posix()
-        for p in DATA.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-    assert on_disk == set(example.FILES)
+    def walk(node: Traversable, prefix: str = "") -> set[str]:
+        found = set()
+        for child in node.iterdir():
+            if child.is_dir():
+                if child.name != "__pycache__":
+                    found |= walk(child, f"{prefix}{child.name}/")
+            else:
+                found.add(prefix + child.name)
+        return found
+
+    assert walk(resources.files("ereval").joinpath("data", "example")) == set(example.FILES)
     assert set(example.files()) == set(example.FILES)
-    total = sum((DATA / name).stat().st_size for name in example.FILES)
+    total = sum(len(resource.read_bytes()) for resource in example.files().values())
     assert total < 2 * 1024 * 1024
 
 
 def test_notice_names_source_licence_and_copyright() -> None:
-    notice = (DATA / "NOTICE").read_text()
+    notice = example.files()["NOTICE"].read_text()
     assert "pseudopeople" in notice
     assert "BSD 3-Clause License" in notice
     assert "Copyright (c) 2023, Institute for Health Metrics and Evaluation" in notice
@@ -151,7 +159,7 @@ def test_paula_labels_are_the_planned_ranks_of_the_pairs(pairs: pd.DataFrame) ->
 def _readme_table() -> dict[str, list[float]]:
     """File -> the five metric values of the table in the data set's README."""
     rows: dict[str, list[float]] = {}
-    for line in (DATA / "README.md").read_text().splitlines():
+    for line in example.files()["README.md"].read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 7 and cells[0].startswith("`") and cells[0].endswith(".csv`"):
             rows[cells[0].strip("`")] = [float(c) for c in cells[2:]]
@@ -195,7 +203,7 @@ def test_cli_writes_every_file_and_refuses_to_overwrite(tmp_path: Path) -> None:
     result = runner.invoke(app, ["example", str(out)])
     assert result.exit_code == 0, result.output
     for name in example.FILES:
-        assert (out / name).read_bytes() == (DATA / name).read_bytes(), name
+        assert (out / name).read_bytes() == example.files()[name].read_bytes(), name
     rerun = runner.invoke(app, ["example", str(out)])  # the same files again: nothing lost
     assert rerun.exit_code == 0, rerun.output
     (out / "truth.csv").write_text("changed")
@@ -207,7 +215,7 @@ def test_cli_writes_every_file_and_refuses_to_overwrite(tmp_path: Path) -> None:
     assert (out / "truth.csv").read_text() == "changed"
     forced = runner.invoke(app, ["example", str(out), "--force"])
     assert forced.exit_code == 0, forced.output
-    assert (out / "truth.csv").read_bytes() == (DATA / "truth.csv").read_bytes()
+    assert (out / "truth.csv").read_bytes() == example.files()["truth.csv"].read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no staging left
 
 
@@ -265,7 +273,9 @@ def _json(args: list[str]) -> dict[str, object]:
 
 
 def test_metrics_command(truth: pd.DataFrame) -> None:
-    data = _json(["metrics", str(DATA / "truth.csv"), str(DATA / "pred_poor.csv"), "-f", "json"])
+    data = _json(
+        ["metrics", str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pred_poor.csv"), "-f", "json"]
+    )
     assert data["n_records"] == 4546 and data["n_true_clusters"] == 2165
     assert data["pairwise_f1"] == pytest.approx(
         evaluate(truth, read("pred_poor.csv"))["pairwise_f1"]
@@ -274,7 +284,13 @@ def test_metrics_command(truth: pd.DataFrame) -> None:
 
 def test_estimate_command_covers_the_exact_value(truth: pd.DataFrame) -> None:
     exact = evaluate(truth, read("pred_good.csv"), metrics=["pairwise_f1", "b3_precision"])
-    args = ["estimate", "--pred", str(DATA / "pred_good.csv"), "--sample", str(DATA / "sample.csv")]
+    args = [
+        "estimate",
+        "--pred",
+        str(EXAMPLES / "pred_good.csv"),
+        "--sample",
+        str(EXAMPLES / "sample.csv"),
+    ]
     data = _json([*args, "--design", "record", "--draws", "draws", "-f", "json", "--no-naive"])
     for name in ("pairwise_f1", "b3_precision"):
         est = data[name]
@@ -288,7 +304,7 @@ def test_oasis_command_is_near_the_pool_truth(pairs: pd.DataFrame) -> None:
     label, pred = pairs["label"].to_numpy(), pairs["prediction"].to_numpy()
     tp = int((label & pred).sum())
     f1 = 2 * tp / (label.sum() + pred.sum())
-    args = ["oasis", "estimate", str(DATA / "pairs.csv"), "--budget", "500", "--seed", "1"]
+    args = ["oasis", "estimate", str(EXAMPLES / "pairs.csv"), "--budget", "500", "--seed", "1"]
     data = _json([*args, "--format", "json"])
     assert data["labels_used"] == 500 and data["n_pairs"] == len(pairs)
     f = data["f_measure"]
@@ -299,7 +315,7 @@ def test_oasis_command_is_near_the_pool_truth(pairs: pd.DataFrame) -> None:
 
 def test_paula_bounds_command_brackets_the_true_precision(pairs: pd.DataFrame) -> None:
     labels = pairs["label"].to_numpy()
-    args = ["paula", "bounds", str(DATA / "pairs.csv"), str(DATA / "paula_labels.csv")]
+    args = ["paula", "bounds", str(EXAMPLES / "pairs.csv"), str(EXAMPLES / "paula_labels.csv")]
     data = _json([*args, "--epsilon", "0.1", "--delta", "10", "--at", "5000", "-f", "json"])
     monotonicity = data["monotonicity"]
     assert isinstance(monotonicity, dict) and monotonicity["holds"]
@@ -312,7 +328,7 @@ def test_paula_bounds_command_brackets_the_true_precision(pairs: pd.DataFrame) -
 
 def test_paula_plan_on_the_pairs_names_the_labelled_pairs(tmp_path: Path) -> None:
     out = tmp_path / "plan.csv"
-    args = ["paula", "plan", "--ranked", str(DATA / "pairs.csv"), "--id-col", "pair_id"]
+    args = ["paula", "plan", "--ranked", str(EXAMPLES / "pairs.csv"), "--id-col", "pair_id"]
     result = runner.invoke(app, [*args, "--epsilon", "0.1", "--delta", "10", "--out", str(out)])
     assert result.exit_code == 0, result.output
     plan = pd.read_csv(out, dtype=str)

@@ -20,9 +20,9 @@ from ereval import InputError, InputTypeError, RecordMismatchError, as_membershi
 from ereval.cli import app
 from ereval.contingency import contingency_table
 from ereval.engines import duckdb_contingency_table
-from ereval.io import IdenticalColumnsWarning
+from ereval.io import IdenticalColumnsWarning, encode
 from ereval.io import _text_keys as text_keys
-from ereval.io._ids import encode, union
+from ereval.io._ids import union
 from ereval.metrics import pairwise_scores_from_pairs
 
 runner = CliRunner()

@@ -57,7 +57,7 @@ def _splink_like(tmp_path: Path, n: int = 150) -> tuple[Path, Path, pd.DataFrame
 KEY = ["source_dataset", "unique_id"]
 
 
-@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+@pytest.mark.each_engine
 def test_mixed_key_kinds_are_detected_and_string_compares_them(tmp_path: Path, engine: str) -> None:
     t_path, p_path, truth, pred = _splink_like(tmp_path)
     with pytest.raises(InputTypeError) as exc:

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 from ereval.cli import app
 from ereval.labels import LabelStore, open_session
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 RECORDS, PRED, PAIRS = (str(EXAMPLES / n) for n in ("records.csv", "pred_good.csv", "pairs.csv"))
 
 

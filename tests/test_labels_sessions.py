@@ -25,6 +25,8 @@ from ereval.labels import (
 )
 from ereval.oasis import OASISSampler, read_pool
 
+from ._example_data import IMPORT_ROOT
+
 FIRST = ["john", "jane", "joan", "mary", "mark", "luke", "anna", "paul", "rosa", "ivan"]
 LAST = ["smith", "doe", "brown", "white", "green", "black", "gray", "stone", "wood", "hill"]
 
@@ -445,7 +447,7 @@ def test_two_reviewer_processes_share_a_review_with_overlap(world: dict[str, Pat
     review = create_cluster_review(
         store, "m", data=world["data"], prediction=world["pred"], n=20, seed=8, overlap=0.4
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    env = {**os.environ, "PYTHONPATH": str(IMPORT_ROOT)}
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _REVIEWER, str(world["db"]), who],
@@ -500,7 +502,7 @@ def test_pair_session_killed_resumes_with_the_next_pair(
     create_pair_labelling(
         store, "p", data=world["data"], pairs=tmp_path / "pairs.csv", seed=4, transitivity=False
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    env = {**os.environ, "PYTHONPATH": str(IMPORT_ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-c", _PAIR_WORKER, str(world["db"]), str(tmp_path / "pairs.csv")],
         env=env,

@@ -20,7 +20,9 @@ from ereval._errors import InputError
 from ereval.labels import Item, LabelStore
 from ereval.labels._schema import SCHEMA_VERSION, migrate
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+from ._example_data import IMPORT_ROOT
+
+SRC = str(IMPORT_ROOT)
 
 
 def _store(path: Path, n_items: int = 5) -> LabelStore:

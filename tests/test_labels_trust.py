@@ -35,8 +35,9 @@ from ereval.labels import (
     import_labels,
 )
 
+from ._example_data import EXAMPLES
+
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 
 
 def _ok(args: list[str], **kwargs: str) -> str:

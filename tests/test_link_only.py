@@ -475,12 +475,14 @@ def test_cli_curve_with_the_splink_preset(tmp_path: Path) -> None:
 
 def test_report_passes_link_only_through() -> None:
     pytest.importorskip("vl_convert")
-    from ereval.report import build_report
+    from ereval.report import build_report, collect_results
 
     truth, pairs = _scored(40, 9)
     pred = truth[["record_id"]].assign(cluster_id=truth["cluster_id"] % 3)
     report = build_report(
-        truth=truth, preds={"p": pred}, pairs=pairs, link_only=True, source_col="source"
+        collect_results(
+            truth=truth, preds={"p": pred}, pairs=pairs, link_only=True, source_col="source"
+        )
     )
     got = report.sections[0].numbers["metrics"]
     want = ereval.evaluate(truth, pred, link_only=True, source_col="source")
@@ -495,7 +497,7 @@ def test_report_passes_link_only_through() -> None:
         source_r="A",
     )  # fmt: skip
     with pytest.raises(InputError, match="one data set"):
-        build_report(pool=pool, link_only=True, source_col="source")
+        collect_results(pool=pool, link_only=True, source_col="source")
 
 
 def test_cli_metrics_pairs_link_only(tmp_path: Path) -> None:

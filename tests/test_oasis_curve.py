@@ -26,13 +26,13 @@ from ereval._errors import InputError
 from ereval.cli import app
 from ereval.curves import threshold_curve
 from ereval.oasis import (
-    EstimatedCurve,
     Pool,
     estimated_curve,
     make_sampler,
     stratify,
     synthetic_pool,
 )
+from ereval.results import EstimateCurve
 
 runner = CliRunner()
 
@@ -79,9 +79,9 @@ def test_bias_and_coverage(method: str, options: dict[str, object], budget: int)
         sampler = make_sampler(method, pool, seed=r, **options)  # type: ignore[arg-type]
         sampler.run(budget=budget)
         curve = estimated_curve(sampler, THRESHOLDS)
-        for i, t in enumerate(curve.thresholds.tolist()):
+        for i, t in enumerate(curve.points.tolist()):
             for name in ("precision", "recall", "f_measure"):
-                est = getattr(curve, name)[i]
+                est = curve.estimate(name, i)
                 values.setdefault((t, name), []).append(est.value)
                 lo, hi = est.interval
                 covered.setdefault((t, name), []).append(lo <= truth[t][name] <= hi)
@@ -136,17 +136,17 @@ def test_census_is_the_exact_curve(method: str, options: dict[str, object]) -> N
         sampler.tell(int(labels[query.index]))
     exact = threshold_curve(truth, pairs).frame
     curve = estimated_curve(sampler, exact["threshold"].to_numpy())
-    assert isinstance(curve, EstimatedCurve)
-    np.testing.assert_array_equal(curve.thresholds, exact["threshold"].to_numpy())
+    assert isinstance(curve, EstimateCurve) and curve.axis == "threshold"
+    np.testing.assert_array_equal(curve.points, exact["threshold"].to_numpy())
     for name, column in (
         ("precision", "links_precision"),
         ("recall", "links_recall"),
         ("f_measure", "links_f1"),
     ):
-        got = np.array([e.value for e in getattr(curve, name)])
+        got = curve[name].value
         np.testing.assert_allclose(got, exact[column].to_numpy(), rtol=1e-12, atol=0)
-        assert all(e.std == 0.0 and e.n == pool.size for e in getattr(curve, name))
-        assert not any(e.warnings for e in getattr(curve, name))
+        assert all(e.std == 0.0 and e.n == pool.size for e in curve.estimates(name))
+        assert not any(e.warnings for e in curve.estimates(name))
 
 
 def test_passive_is_the_plain_ratio_and_matches_the_sampler() -> None:
@@ -157,31 +157,34 @@ def test_passive_is_the_plain_ratio_and_matches_the_sampler() -> None:
     t = 0.5
     accepted = pool.scores[idx] >= t
     curve = estimated_curve(sampler, [t])
-    assert curve.precision[0].value == pytest.approx(lab[accepted].mean(), rel=1e-12)
-    assert curve.recall[0].value == pytest.approx(lab[accepted].sum() / lab.sum(), rel=1e-12)
+    precision, recall = curve.estimate("precision", 0), curve.estimate("recall", 0)
+    assert precision.value == pytest.approx(lab[accepted].mean(), rel=1e-12)
+    assert recall.value == pytest.approx(lab[accepted].sum() / lab.sum(), rel=1e-12)
     # at the pool's own threshold (predictions score >= 0) the sampler's estimate
     own = estimated_curve(sampler, [0.0], confidence=0.9)
-    assert own.f_measure[0].value == pytest.approx(est.f_measure.value, rel=1e-12)
-    assert own.f_measure[0].level == 0.9
-    assert own.f_measure[0].method == "passive" and own.f_measure[0].n == sampler.labels_used
+    f = own.estimate("f_measure", 0)
+    assert f.value == pytest.approx(est.f_measure.value, rel=1e-12)
+    assert f.level == 0.9
+    assert f.method == "passive" and f.n == sampler.labels_used
+    assert own.details == {"alpha": 0.5, "labels_used": sampler.labels_used}
 
 
 def test_grid_frame_and_dict() -> None:
     sampler = make_sampler("stratified", _pool(), seed=1, strata=stratify(_pool().scores))
     sampler.run(budget=200)
     curve = estimated_curve(sampler, 7)
-    assert curve.thresholds.shape == (7,) and np.all(np.diff(curve.thresholds) > 0)
-    frame = curve.frame
+    assert curve.points.shape == (7,) and np.all(np.diff(curve.points) > 0)
+    frame = curve.to_frame()
     assert list(frame.columns[:5]) == [
         "threshold",
         "precision",
         "precision_std",
-        "precision_low",
-        "precision_high",
+        "precision_lower",
+        "precision_upper",
     ]
     assert len(curve.to_dict()["rows"]) == 7
     top = estimated_curve(sampler, [1e9])
-    assert math.isnan(top.precision[0].value) and top.precision[0].warnings
+    assert math.isnan(top["precision"].value[0]) and top.estimate("precision", 0).warnings
     with pytest.raises(InputError, match="thresholds"):
         estimated_curve(sampler, [math.nan])
     with pytest.raises(InputError, match="sampler"):
@@ -197,14 +200,15 @@ def test_unlabelled_pairs_below_the_threshold_keep_recall_uncertain() -> None:
     lowest_match = float(np.min(pool.scores[idx[labels == 1]]))
     assert np.min(pool.scores) < lowest_match
     curve = estimated_curve(sampler, [lowest_match, float(np.min(pool.scores))])
-    recall = curve.recall[1]
+    recall = curve.estimate("recall", 1)
     # the labels alone give recall 1 with no spread; the unlabelled pairs below the
     # threshold may hold matches, and the interval says so
     assert recall.value == 1.0 and recall.lower < 0.97 and recall.std > 0.0
     assert not any("understates" in w for w in recall.warnings)
     # below every pair, recall 1 is exact
-    assert curve.recall[0].value == 1.0 and curve.recall[0].interval == (1.0, 1.0)
-    assert not curve.recall[0].warnings
+    assert curve.estimate("recall", 0).value == 1.0
+    assert curve.estimate("recall", 0).interval == (1.0, 1.0)
+    assert not curve.estimate("recall", 0).warnings
 
 
 @pytest.mark.parametrize(
@@ -227,7 +231,7 @@ def test_curve_at_the_own_threshold_is_the_estimate(
     est = sampler.run(budget=budget, confidence=0.9)
     curve = estimated_curve(sampler, [0.0], confidence=0.9)  # predictions: score >= 0
     for name in ("precision", "recall", "f_measure"):
-        mine, theirs = getattr(est, name), getattr(curve, name)[0]
+        mine, theirs = getattr(est, name), curve.estimate(name, 0)
         assert (theirs.value, theirs.std, *theirs.interval) == pytest.approx(
             (mine.value, mine.std, *mine.interval), nan_ok=True, rel=1e-12, abs=1e-15
         ), name
@@ -253,7 +257,7 @@ def test_cli_curve_grid(tmp_path: Path) -> None:
     sampler = make_sampler("passive", pool, seed=1)
     sampler.run(budget=200)
     expected = estimated_curve(sampler, 4)
-    np.testing.assert_allclose(frame["f_measure"], [e.value for e in expected.f_measure])
+    np.testing.assert_allclose(frame["f_measure"], expected["f_measure"].value)
     as_json = runner.invoke(app, [*base, "--curve-grid", "3", "-f", "json"])
     assert as_json.exit_code == 0, as_json.output
     assert len(json.loads(as_json.stdout)["curve"]) == 3

@@ -34,7 +34,9 @@ def test_experiment_summaries_match_the_raw_estimates() -> None:
         POOL, methods=("oasis", "passive"), budgets=(100, 300), repeats=6, seed=1
     )
     np.testing.assert_array_equal(again.estimates["oasis"], res.estimates["oasis"])
-    assert len(res.to_records()) == 4
+    frame = res.to_frame()
+    assert len(frame) == 4 and frame["true_value"].eq(res.true_value).all()
+    assert res.to_dict()["rows"][0]["method"] == frame["method"].iloc[0]
 
 
 def test_oasis_beats_passive_on_a_rare_match_pool() -> None:

@@ -218,18 +218,26 @@ def test_random_sampling_curve_by_hand() -> None:
     cur = random_sampling_curve(
         10, [9, 2, 5], [1, 1, 0], ranks=[1, 2, 6, 10], failure_probability=0.9
     )
-    assert cur.n_samples.tolist() == [0, 1, 2, 3]
-    assert np.isnan(cur.estimate[0]) and cur.estimate[1:].tolist() == [1.0, 0.5, 2 / 3]
+    p = cur["precision"]
+    assert p.n.tolist() == [0, 1, 2, 3] and cur.points.tolist() == [1, 2, 6, 10]
+    assert np.isnan(p.value[0]) and p.value[1:].tolist() == [1.0, 0.5, 2 / 3]
     half = math.sqrt(math.log(2 / 0.9) / (2 * 2))  # eq. (3) with z = 2, delta = 0.9
-    assert cur.lower[2] == pytest.approx(0.5 - half) and cur.upper[2] == pytest.approx(0.5 + half)
-    assert (cur.lower[0], cur.upper[0]) == (0.0, 1.0)  # no sample: no information
-    assert cur.upper[1] == 1.0  # clipped
+    assert p.lower[2] == pytest.approx(0.5 - half) and p.upper[2] == pytest.approx(0.5 + half)
+    assert (p.lower[0], p.upper[0]) == (0.0, 1.0)  # no sample: no information
+    assert p.upper[1] == 1.0  # clipped
+    assert cur.level == pytest.approx(0.1) and np.isnan(p.std).all()
     joint = random_sampling_curve(
         10, [2, 5, 9], [1, 0, 1], simultaneous=True, failure_probability=0.5
     )
-    assert joint.failure_probability == 0.05
-    assert joint.ranks.tolist() == [2, 5, 9, 10]
-    assert list(cur.to_frame().columns) == ["rank", "estimate", "lower", "upper", "n_samples"]
+    assert joint.details["failure_probability"] == 0.05
+    assert joint.points.tolist() == [2, 5, 9, 10]
+    assert list(cur.to_frame().columns) == [
+        "rank",
+        "precision",
+        "precision_std",
+        "precision_lower",
+        "precision_upper",
+    ]
 
 
 def test_random_sampling_pointwise_coverage() -> None:
@@ -243,7 +251,7 @@ def test_random_sampling_pointwise_coverage() -> None:
     for seed in range(40):
         s = uniform_sample_ranks(n, 300, seed=seed)
         cur = random_sampling_curve(n, s, v[s - 1], ranks=[n // 2], failure_probability=0.2)
-        misses += not (cur.lower[0] <= truth <= cur.upper[0])
+        misses += not (cur["precision"].lower[0] <= truth <= cur["precision"].upper[0])
     assert misses <= 16
 
 

@@ -288,28 +288,31 @@ def test_sums_beyond_int64_stay_exact_until_the_division() -> None:
 def test_curves_and_read_offs() -> None:
     b = hand_bounds()
     curve = b.curve([5, 40, 50, 100], n_positives=60)
-    assert curve.yield_lower.tolist() == [5, 28.5, 28.5, 28.5]
-    assert curve.yield_upper.tolist() == [5, 33, 38, 42]
-    np.testing.assert_allclose(curve.precision_lower, curve.yield_lower / [5, 40, 50, 100])
-    np.testing.assert_allclose(curve.recall_lower, np.array([5, 28.5, 28.5, 28.5]) / 60)
-    np.testing.assert_allclose(curve.recall_upper, np.array([5, 33, 38, 42]) / 60)
+    assert curve["yield"].lower.tolist() == [5, 28.5, 28.5, 28.5]
+    assert curve["yield"].upper.tolist() == [5, 33, 38, 42]
+    np.testing.assert_allclose(curve["precision"].lower, curve["yield"].lower / [5, 40, 50, 100])
+    np.testing.assert_allclose(curve["recall"].lower, np.array([5, 28.5, 28.5, 28.5]) / 60)
+    np.testing.assert_allclose(curve["recall"].upper, np.array([5, 33, 38, 42]) / 60)
+    # bounds that hold with certainty: level 1, a value only where they meet (rank 5)
+    assert curve.level == 1.0 and curve.axis == "rank" and curve.points.tolist() == [5, 40, 50, 100]
+    assert curve["precision"].value[0] == 1.0 and np.isnan(curve["precision"].value[1:]).all()
+    assert curve.details == {"n_positives": [60.0, 60.0]}
     # an estimated number of positives widens recall: lower / high, upper / low
     est = b.curve([50], n_positives=(40, 80))
-    assert est.recall_lower.tolist() == [28.5 / 80] and est.recall_upper.tolist() == [38 / 40]
+    assert est["recall"].lower.tolist() == [28.5 / 80] and est["recall"].upper.tolist() == [38 / 40]
     assert b.recall_at(50, n_positives=(40, 80)).upper == 38 / 40
     # capped at 1
-    assert b.curve([100], n_positives=38).recall_upper.tolist() == [1.0]
+    assert b.curve([100], n_positives=38)["recall"].upper.tolist() == [1.0]
     frame = curve.to_frame()
     assert list(frame.columns) == [
         "rank",
-        "precision_lower",
-        "precision_upper",
-        "yield_lower",
-        "yield_upper",
-        "recall_lower",
-        "recall_upper",
+        *(
+            f"{q}{s}"
+            for q in ("precision", "yield", "recall")
+            for s in ("", "_std", "_lower", "_upper")
+        ),
     ]
-    assert b.curve([40]).recall_lower is None
+    assert b.curve([40]).quantities == ("precision", "yield")
     iv = b.precision_at(40)
     assert (iv.lower, iv.upper) == (28.5 / 40, 33 / 40)
     assert iv.width == pytest.approx(4.5 / 40)

@@ -31,9 +31,9 @@ def test_figure_data_needs_no_matplotlib(
         "step q+ (Def. 5)",
     ]
     curve = b.curve()  # type: ignore[attr-defined]
-    np.testing.assert_array_equal(panel.lines[1].x, curve.ranks)
-    np.testing.assert_array_equal(panel.lines[1].y, curve.precision_lower)
-    np.testing.assert_array_equal(panel.lines[0].y, np.cumsum(v)[curve.ranks - 1] / curve.ranks)
+    np.testing.assert_array_equal(panel.lines[1].x, curve.points)
+    np.testing.assert_array_equal(panel.lines[1].y, curve["precision"].lower)
+    np.testing.assert_array_equal(panel.lines[0].y, np.cumsum(v)[curve.points - 1] / curve.points)
     assert [line.kind for line in panel.lines[3:]] == ["step", "step"]
     assert (panel.xlabel, panel.ylabel, panel.ylim) == ("rank r", "precision", (0.0, 1.02))
 
@@ -58,11 +58,11 @@ def test_each_kind_draws_both_bounds(
     assert ("step q- (Def. 5)" in labels) == (kind == "precision")
     lower = next(line for line in ax.get_lines() if line.get_label() == "lower bound")
     curve = b.curve(n_positives=700)  # type: ignore[attr-defined]
-    np.testing.assert_allclose(lower.get_ydata(), curve.precision_lower)
+    np.testing.assert_allclose(lower.get_ydata(), curve["precision"].lower)
     expected_x = {
-        "precision": curve.ranks,
-        "precision-yield": curve.yield_lower,
-        "pr": curve.recall_lower,
+        "precision": curve.points,
+        "precision-yield": curve["yield"].lower,
+        "pr": curve["recall"].lower,
     }[kind]
     np.testing.assert_allclose(lower.get_xdata(), expected_x)
     plt.close(ax.figure)

@@ -23,7 +23,6 @@ from ereval.curves import threshold_curve
 from ereval.io import IdenticalColumnsWarning
 from ereval.metrics import pairwise_scores_from_pairs
 
-ENGINES = ["numpy", "duckdb"]
 REMEDY = re.compile(r"(\w+)='([\w-]+)'")
 
 
@@ -75,7 +74,7 @@ def _dedupe_like(n: int = 300, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFram
     return truth, pred, pred[sizes > 1]
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.each_engine
 def test_a_prediction_short_of_records(tmp_path: Path, engine: str) -> None:
     truth, full, short = _dedupe_like()
     t_path, p_path = tmp_path / "truth.csv", tmp_path / "pred.csv"
@@ -104,7 +103,7 @@ def test_a_prediction_short_of_records(tmp_path: Path, engine: str) -> None:
     assert ereval.evaluate(truth, short, on_mismatch="twinless")["b3_recall"] < right
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.each_engine
 def test_a_prediction_with_more_records(tmp_path: Path, engine: str) -> None:
     truth, full, _ = _dedupe_like()
     more = pd.concat([full, pd.DataFrame({"record_id": ["x1", "x2"], "cluster_id": [0, 0]})])
@@ -129,7 +128,7 @@ def test_a_prediction_with_more_records(tmp_path: Path, engine: str) -> None:
         run(on_mismatch="singletons")
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.each_engine
 @pytest.mark.parametrize("composite", [False, True])
 def test_ids_of_two_kinds(tmp_path: Path, engine: str, composite: bool) -> None:
     rng = np.random.default_rng(3)

@@ -12,13 +12,13 @@ from typer.testing import CliRunner
 
 from ereval import CANONICAL_METRICS, evaluate, example
 from ereval.cli import app
-from ereval.report import Report, build_report
+from ereval.report import Report, build_report, collect_results
 from ereval.report._exact import LOWER_IS_BETTER
 
+from ._example_data import EXAMPLES
 from ._report_support import EXPECTED, label_store, report
 
 runner = CliRunner()
-EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "ereval" / "data" / "example"
 
 #: The example page's size limit.
 MAX_BYTES = 1_500_000
@@ -159,11 +159,13 @@ def test_bad_inputs_are_refused_with_the_argument_named(
     kwargs: dict[str, object], message: str
 ) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
-        build_report(**kwargs)  # type: ignore[arg-type]
+        collect_results(**kwargs)  # type: ignore[arg-type]
 
 
 def test_predictions_from_files_are_named_by_their_stem() -> None:
-    r = build_report(truth=EXAMPLES / "truth.csv", preds=[EXAMPLES / "pred_poor.csv"])
+    r = build_report(
+        collect_results(truth=EXAMPLES / "truth.csv", preds=[EXAMPLES / "pred_poor.csv"])
+    )
     assert r.section("metrics").tables[0].columns == ("metric", "pred_poor")
     assert r.inputs["truth"] == "truth.csv"
     assert isinstance(r, Report)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ._report_support import EXPECTED, report
@@ -139,3 +140,98 @@ def test_without_scripts_every_chart_shows_its_static_drawing(
     page.screenshot(path=str(artefacts / "example-no-script.png"), full_page=True)
     assert problems == [] and requests == []
     context.close()
+
+
+def _drawn(context: Any, path: Path) -> Any:
+    page, problems, requests = _open(context, path)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('figure.chart')].every("
+        "f => f.classList.contains('rendered'))",
+        timeout=TIMEOUT_MS,
+    )
+    assert problems == [] and requests == []
+    return page
+
+
+def test_the_first_screen_says_the_verdict(
+    browser: Any, pages: dict[str, Path], artefacts: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = _drawn(context, pages["example"])
+    verdict = report("example").verdict
+    assert verdict is not None
+    box = page.eval_on_selector(
+        "#verdict",
+        "e => { const b = e.getBoundingClientRect(); return [b.top, b.bottom, e.innerText]; }",
+    )
+    top, bottom, text = box
+    assert 0 <= top and bottom <= 800, box  # the whole verdict on the first screen
+    assert verdict.headline in text
+    for point in verdict.points:
+        assert point in text
+    page.screenshot(path=str(artefacts / "example-first-screen-1280.png"))
+    context.close()
+
+
+def test_at_phone_width_nothing_scrolls_sideways(
+    browser: Any, pages: dict[str, Path], artefacts: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    page = _drawn(context, pages["example"])
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], widths
+    charts = page.eval_on_selector_all(
+        "figure.chart",
+        """figs => figs.map(f => {
+            const inner = f.getBoundingClientRect();
+            const svgs = [...f.querySelectorAll('.live svg')].map(s => {
+                const b = s.getBoundingClientRect();
+                return [b.left, b.right, b.width, b.height];
+            });
+            return [f.id, inner.left, inner.right, svgs];
+        })""",
+    )
+    assert len(charts) == len(report("example").charts)
+    for chart_id, left, right, svgs in charts:
+        assert svgs, chart_id
+        for s_left, s_right, width, height in svgs:
+            assert width > 200 and height > 100, (chart_id, width, height)
+            assert left - 0.5 <= s_left and s_right <= right + 0.5, (chart_id, s_left, s_right)
+    # the threshold section shows its three panels, each in view of the page's width
+    panels = page.eval_on_selector_all(
+        "#threshold figure.chart .panel svg", "els => els.map(e => e.getBoundingClientRect().width)"
+    )
+    assert len(panels) == 3 and all(0 < w <= 390 for w in panels), panels
+    page.screenshot(path=str(artefacts / "example-390.png"), full_page=True)
+    page.screenshot(path=str(artefacts / "example-390-first-screen.png"))
+    context.close()
+
+
+def test_printing_gives_a_full_first_page(
+    browser: Any, pages: dict[str, Path], artefacts: Path
+) -> None:
+    pdfium = pytest.importorskip("pypdfium2", reason="pypdfium2 is not installed")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = _drawn(context, pages["example"])
+    pdf = artefacts / "example.pdf"
+    page.pdf(path=str(pdf), format="A4")
+    context.close()
+    doc = pdfium.PdfDocument(str(pdf))
+    try:
+        assert len(doc) > 3
+        first = doc[0]
+        text = first.get_textpage().get_text_range()
+        verdict = report("example").verdict
+        assert verdict is not None
+        assert "pred_good is better" in text
+        # page 1 holds the verdict, the contents, the inputs and the first section's text
+        assert "Metrics against the truth" in text and "Inputs" in text
+        lengths = [len(doc[k].get_textpage().get_text_range()) for k in range(len(doc))]
+        assert lengths[0] >= 0.5 * float(np.median(lengths)), lengths
+        # and is drawn: the lowest non-white row of page 1 is past its middle
+        image = np.asarray(first.render(scale=1).to_pil().convert("L"))
+        ink = np.flatnonzero((image < 200).any(axis=1))
+        assert ink.size and ink[-1] > 0.6 * image.shape[0], (ink[-1], image.shape)
+        first.render(scale=1.5).to_pil().save(artefacts / "example-pdf-page-1.png")
+    finally:
+        doc.close()

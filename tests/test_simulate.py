@@ -159,8 +159,8 @@ class TestSimulate:
             simulate(truth, error_rate=0.1, sample_size=1)
         with pytest.raises(InputError, match="implies weights='cluster_size'"):
             simulate(truth, error_rate=0.1, weights="uniform")
-        with pytest.raises(InputError, match="draws records with replacement"):
-            simulate(truth, error_rate=0.1, replace=False)
+        with pytest.raises(InputError, match="are options of design='size_stratified'"):
+            simulate(truth, error_rate=0.1, strata=[1, 2])
 
 
 class TestSimulateMemoryAndProgress:

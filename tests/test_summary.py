@@ -39,9 +39,12 @@ def test_documented_example() -> None:
     assert s.hill(2) == 2.6666666666666665
     # H_inf = 1 / max p = 1 / (1/2)
     assert s.hill(math.inf) == 2.0
-    d = s.to_dict()
+    d = s.statistics()
     assert d["hill_0"] == 3.0 and d["hill_inf"] == 2.0
     assert math.isnan(d["homonymy_rate"]) and math.isnan(d["name_variation_rate"])
+    plain = s.to_dict()  # JSON-ready: NaN as None, with the size distribution
+    assert plain["homonymy_rate"] is None and plain["hill_inf"] == 2.0
+    assert plain["sizes"] == s.sizes.tolist() and plain["counts"] == s.counts.tolist()
 
 
 def test_hill_numbers_are_continuous_and_non_increasing() -> None:
@@ -118,7 +121,7 @@ def test_estimators_on_a_census_equal_the_exact_statistics(rng: np.random.Genera
     census = as_sample(truth, design="cluster", weights="uniform", replace=False, population_size=k)
     keys = ("average_cluster_size", "matching_rate", "homonymy_rate", "name_variation_rate")
     est = estimate(truth, census, names=names, naive=False, metrics=",".join(keys))
-    exact = summarize(truth, names=names).to_dict()
+    exact = summarize(truth, names=names).statistics()
     for key in keys:
         assert est[key].value == pytest.approx(exact[key], rel=1e-12), key
         assert est[key].std == pytest.approx(0.0, abs=1e-12), key

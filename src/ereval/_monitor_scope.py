@@ -29,8 +29,7 @@ import pandas as pd
 
 from ._errors import InputError, InputTypeError
 from ._validation import describe
-from .io import Columns, Membership, read_table
-from .io._keys import keyed_frame
+from .io import Columns, Membership, keyed_frame, read_table
 
 __all__ = ["ReleaseTables", "date_selection", "record_selection", "restrict_membership"]
 

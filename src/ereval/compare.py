@@ -43,10 +43,9 @@ import pandas as pd
 
 from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .contingency import ContingencyTable
-from .io import Alignment, Columns, IdType, align
-from .io._align import id_type_error
-from .io._ids import take, to_numpy
+from .io import Alignment, Columns, IdType, align, id_type_error, take, to_numpy
 from .metrics.registry import evaluate
+from .results import FrameRepr, json_ready
 
 __all__ = ["CATEGORIES", "Category", "Comparison", "compare"]
 
@@ -102,7 +101,7 @@ def _common_table(tab: ContingencyTable) -> ContingencyTable:
 
 
 @dataclass(frozen=True, eq=False)
-class Comparison:
+class Comparison(FrameRepr):
     """The comparison of two releases (see the module docstring).
 
     Attributes
@@ -210,20 +209,28 @@ class Comparison:
             }
         )
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per record of either release (:meth:`records`)."""
+        return self.records()
+
     def to_dict(self) -> dict[str, Any]:
-        """Record counts, category counts and agreement, as plain types."""
-        return {
-            "n_records_old": self.n_old,
-            "n_records_new": self.n_new,
-            "n_common": self.n_common,
-            "n_added": self.n_added,
-            "n_removed": self.n_removed,
-            "n_clusters_old": self.table.n_true_clusters,
-            "n_clusters_new": self.table.n_pred_clusters,
-            "n_new_only_clusters": self.n_new_only_clusters,
-            "categories": self.counts,
-            "agreement": dict(self.agreement),
-        }
+        """Record counts, category counts and agreement, in plain JSON types (NaN as
+        ``None``)."""
+        out: dict[str, Any] = json_ready(
+            {
+                "n_records_old": self.n_old,
+                "n_records_new": self.n_new,
+                "n_common": self.n_common,
+                "n_added": self.n_added,
+                "n_removed": self.n_removed,
+                "n_clusters_old": self.table.n_true_clusters,
+                "n_clusters_new": self.table.n_pred_clusters,
+                "n_new_only_clusters": self.n_new_only_clusters,
+                "categories": self.counts,
+                "agreement": dict(self.agreement),
+            }
+        )
+        return out
 
 
 def _categories(tab: ContingencyTable) -> IntArray:

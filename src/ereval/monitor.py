@@ -58,10 +58,8 @@ from .estimators import ClusterSample, estimate
 from .estimators.intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from .estimators.registry import SPECS
 from .estimators.restrict import restrict_sample
-from .io import Columns, Membership, read_table
-from .io._ids import encode, factorize, id_kind
-from .io._memberships import read_membership
-from .results import Estimate
+from .io import Columns, Membership, encode, factorize, id_kind, read_membership, read_table
+from .results import Estimate, EstimateCurve, FrameRepr, json_ready
 from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes
 
 __all__ = [
@@ -249,7 +247,7 @@ def release_sources(releases: Any) -> list[tuple[str, Any]]:
 
 # --------------------------------------------------------------------------- result
 @dataclass(frozen=True, eq=False)
-class Monitoring:
+class Monitoring(FrameRepr):
     """Summary statistics, estimates and change flags over releases.
 
     Attributes
@@ -303,29 +301,75 @@ class Monitoring:
         return not self.flags.empty
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain types: statistics and common (one mapping per release), estimates,
-        flags, rule, monitored statistics and notes."""
-        return {
-            "releases": list(self.releases),
-            "n_common": self.n_common,
-            "statistics": {
-                r: self.statistics.astype(object).loc[r].to_dict() for r in self.releases
-            },
-            "common": {r: self.common.astype(object).loc[r].to_dict() for r in self.releases},
-            "estimates": {
-                r: {k: e.to_dict() for k, e in est.items()} for r, est in self.estimates.items()
-            },
-            "flags": self.flags.to_dict(orient="records"),
-            "rule": self.rule.to_dict(),
-            "monitored": list(self.monitored),
-            "notes": list(self.notes),
-            "common_estimates": {
-                r: {k: e.to_dict() for k, e in est.items()}
-                for r, est in self.common_estimates.items()
-            },
-            "population": self.population,
-            "subset": self.subset,
-        }
+        """Plain JSON types (NaN as ``None``): statistics and common (one mapping per
+        release), estimates, flags, rule, monitored statistics and notes."""
+        out: dict[str, Any] = json_ready(
+            {
+                "releases": list(self.releases),
+                "n_common": self.n_common,
+                "statistics": {
+                    r: self.statistics.astype(object).loc[r].to_dict() for r in self.releases
+                },
+                "common": {r: self.common.astype(object).loc[r].to_dict() for r in self.releases},
+                "estimates": {
+                    r: {k: e.to_dict() for k, e in est.items()} for r, est in self.estimates.items()
+                },
+                "flags": self.flags.to_dict(orient="records"),
+                "rule": self.rule.to_dict(),
+                "monitored": list(self.monitored),
+                "notes": list(self.notes),
+                "common_estimates": {
+                    r: {k: e.to_dict() for k, e in est.items()}
+                    for r, est in self.common_estimates.items()
+                },
+                "population": self.population,
+                "subset": self.subset,
+            }
+        )
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per release, scope and statistic: ``release, scope, statistic, value,
+        lower, upper`` (scopes as in :attr:`flags`; the interval only for estimates)."""
+        rows: list[dict[str, Any]] = []
+        nan = math.nan
+        for r in self.releases:
+            for scope, frame in (("all", self.statistics), ("common", self.common)):
+                if r not in frame.index:
+                    continue
+                for stat in frame.columns:
+                    value = float(frame.loc[r, stat])
+                    rows.append(
+                        {"release": r, "scope": scope, "statistic": stat, "value": value}
+                        | {"lower": nan, "upper": nan}
+                    )
+            for scope, ests in (
+                ("estimate", self.estimates),
+                ("common_estimate", self.common_estimates),
+            ):
+                for key, e in ests.get(r, {}).items():
+                    rows.append(
+                        {"release": r, "scope": scope, "statistic": key, "value": e.value}
+                        | {"lower": e.lower, "upper": e.upper}
+                    )
+        columns = ["release", "scope", "statistic", "value", "lower", "upper"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def curve(self, key: str, *, subset: bool = False) -> EstimateCurve:
+        """The estimates of ``key`` over the releases (:attr:`estimates`, or with
+        ``subset`` :attr:`common_estimates`), as an :class:`~ereval.results.EstimateCurve`
+        on the axis ``"release"`` (NaN at a release without an estimate).
+
+        Raises
+        ------
+        KeyError
+            ``key`` is estimated in no release.
+        """
+        source = self.common_estimates if subset else self.estimates
+        ests = [source.get(r, {}).get(key) for r in self.releases]
+        if all(e is None for e in ests):
+            raise KeyError(f"{key!r} is estimated in no release")
+        return EstimateCurve.from_estimates("release", list(self.releases), {key: ests})
 
 
 # --------------------------------------------------------------------------- monitor
@@ -364,7 +408,7 @@ def _common_mask(members: list[Membership]) -> list[npt.NDArray[np.bool_]]:
 
 
 def _table(summaries: Mapping[str, Summary], orders: Sequence[float]) -> pd.DataFrame:
-    rows = {label: s.to_dict(orders) for label, s in summaries.items()}
+    rows = {label: s.statistics(orders) for label, s in summaries.items()}
     return pd.DataFrame.from_dict(rows, orient="index")
 
 

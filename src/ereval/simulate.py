@@ -40,10 +40,12 @@ from .estimators import (
 from .estimators.intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval, ratio_interval
 from .estimators.metrics import resolve_estimators
 from .estimators.registry import SPEC_BY_KEY
-from .io import Membership, as_membership
-from .io._ids import factorize
+from .estimators.size_design import prediction_strata, stratified_draws, stratum_allocation
+from .estimators.strata import Allocation
+from .estimators.stratified import fpc_fraction, stratified_ratio_of_means
+from .io import Membership, as_membership, factorize
 from .metrics import CANONICAL_METRICS, evaluate
-from .results import normal_quantile
+from .results import FrameRepr, json_ready, normal_quantile
 
 __all__ = [
     "SimulationDesign",
@@ -54,7 +56,7 @@ __all__ = [
     "simulation_memory",
 ]
 
-SimulationDesign = Literal["record", "cluster", "block"]
+SimulationDesign = Literal["record", "cluster", "block", "size_stratified"]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -134,7 +136,7 @@ def inject_errors(
 
 
 @dataclass(frozen=True, eq=False)
-class SimulationResult:
+class SimulationResult(FrameRepr):
     """Repeated-sampling behaviour of each estimator.
 
     Attributes
@@ -164,6 +166,22 @@ class SimulationResult:
     true_values: dict[str, float]
     settings: dict[str, Any] = field(default_factory=dict)
     intervals: dict[str, tuple[FloatArray, FloatArray]] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per estimator: a copy of :attr:`summary`."""
+        return self.summary.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``settings``, ``true_values`` and ``summary`` (one dict per estimator) in plain
+        JSON types (NaN as ``None``); the per-repeat arrays are left out."""
+        out: dict[str, Any] = json_ready(
+            {
+                "settings": dict(self.settings),
+                "true_values": dict(self.true_values),
+                "summary": self.summary.to_dict(orient="records"),
+            }
+        )
+        return out
 
 
 def simulation_memory(sample_size: int, repeats: int, n_estimators: int = 40) -> int:
@@ -237,6 +255,44 @@ def _draw_units(
     ).astype(np.int64)
 
 
+def _theta(design: str, n: int, population: ClusterSample, replace: bool, fpc: bool) -> float:
+    """The finite-population correction of an unstratified design (1 with replacement)."""
+    if replace or not fpc:
+        return 1.0
+    if design == "record":
+        return float(fpc_fraction(n, population.records.shape[0]))
+    if design == "size_stratified":
+        return 1.0
+    return 1.0 - (n - 1) / (population.n_units - 1)
+
+
+def _draw_stratified(
+    population: ClusterSample,
+    pred: Membership,
+    n: int,
+    repeats: int,
+    replace: bool,
+    rng: np.random.Generator,
+    strata: Any,
+    allocation: Allocation | None,
+    pilot: ClusterSample | None,
+) -> tuple[IntArray, tuple[IntArray, FloatArray, FloatArray, list[int]]]:
+    """Size-stratified draws ``(repeats, n)`` of population records, and the strata of the
+    draws, their weights ``N_h / n_h``, each stratum's ``1 - n_h / N_h`` and ``n_h``."""
+    prepared, st = prediction_strata(pred, strata=strata)
+    pos = prepared.locate(population.records)
+    if (pos < 0).any() or prepared.records.shape[0] != population.records.shape[0]:
+        raise InputError("'truth' and 'pred' must hold the same records")
+    pred_to_pop = np.empty(pos.shape[0], dtype=np.int64)
+    pred_to_pop[pos] = np.arange(pos.shape[0], dtype=np.int64)
+    n_h = stratum_allocation(st, prepared, n=n, allocation=allocation, pilot=pilot, replace=replace)
+    positions = stratified_draws(st, n_h, replace=replace, seed=rng, repeats=repeats)
+    records = pred_to_pop[positions]
+    codes = np.repeat(np.arange(st.n_strata, dtype=np.int64), n_h)
+    weights = (st.sizes / n_h)[codes].astype(np.float64)
+    return records, (codes, weights, fpc_fraction(n_h, st.sizes), n_h.tolist())
+
+
 def _true_values(
     keys: list[str], truth: Membership, pred: Membership, terms: ClusterTerms, beta: float
 ) -> dict[str, float]:
@@ -272,6 +328,10 @@ def simulate(
     weights: Any = None,
     blocks: Any = None,
     replace: bool = True,
+    strata: Any = None,
+    allocation: Allocation | None = None,
+    pilot: ClusterSample | None = None,
+    fpc: bool = True,
     estimators: str | Iterable[str] | None = None,
     beta: float = 1.0,
     level: float = 0.95,
@@ -295,14 +355,23 @@ def simulate(
         Draws per sample (records for ``"record"``, clusters, or blocks).
     repeats : int, default 200
         Number of samples.
-    design : {"record", "cluster", "block"}, default "record"
+    design : {"record", "cluster", "block", "size_stratified"}, default "record"
         The sampling design (see :func:`ereval.estimators.as_sample`).
     weights, blocks
         As for :func:`ereval.estimators.draw_sample` (``blocks`` maps cluster id
         to block id).
     replace : bool, default True
         Draw with replacement; without it the finite-population correction is
-        applied with the population's number of units.
+        applied with the population's number of units (records for the record
+        design, each stratum's records for the size-stratified one).
+    strata, allocation, pilot
+        The size-stratified design's strata (lower cluster sizes of the
+        prediction), allocation (``"proportional"`` or ``"neyman"``) and labelled
+        pilot sample, as for :func:`ereval.estimators.draw_sample`; the
+        allocation is computed once and every repeat draws the same ``n_h``.
+    fpc : bool, default True
+        Apply the finite-population correction without replacement (as for
+        :func:`ereval.estimators.estimate`).
     estimators : str or list of str, optional
         Estimator keys; default all that the design and data allow.
     beta, level, interval, names, naive
@@ -324,8 +393,15 @@ def simulate(
         (see :func:`simulation_memory`); it is refused before any draw.
     """
     rng = check_rng(seed)
-    design = check_choice("design", design, ("record", "cluster", "block"))
+    design = check_choice("design", design, ("record", "cluster", "block", "size_stratified"))
     n = check_int("sample_size", sample_size, minimum=2)
+    if design != "size_stratified" and (
+        strata is not None or allocation is not None or pilot is not None
+    ):
+        raise InputError(
+            "'strata', 'allocation' and 'pilot' are options of design='size_stratified'; "
+            f"design is '{design}'"
+        )
     repeats = check_int("repeats", repeats, minimum=1)
     check_simulation_memory(n, repeats, 1)
     beta = check_beta(beta)
@@ -339,16 +415,13 @@ def simulate(
         if error_rate is not None
         else as_membership(pred, name="pred")
     )
-    if design == "record":
+    if design in ("record", "size_stratified"):
         if weights not in (None, "cluster_size"):
-            raise InputError("design='record' implies weights='cluster_size'")
-        if not replace:
-            raise InputError(
-                "design='record' draws records with replacement; use replace=True, or "
-                "design='cluster' with weights='cluster_size' and replace=False"
-            )
+            raise InputError(f"design='{design}' implies weights='cluster_size'")
+        if blocks is not None:
+            raise InputError(f"'blocks' is used only by the block design; design is '{design}'")
         population = as_sample(t, design="cluster", weights="cluster_size")
-        label_design: Design = "record"
+        label_design: Design = design
     else:
         population = as_sample(t, design=design, weights=weights, blocks=blocks)
         label_design = design
@@ -376,9 +449,19 @@ def simulate(
     done = 0
     if progress is not None:
         progress(done, total)
-    drawn = _draw_units(population, design, n, repeats, replace, rng)
-    theta = 1.0 if replace else 1.0 - (n - 1) / (population.n_units - 1)
-    inv_p = 1.0 / population.probabilities[drawn]
+    strat: tuple[IntArray, FloatArray, FloatArray, list[int]] | None = None
+    drawn_records: IntArray | None = None
+    if design == "size_stratified":
+        drawn_records, strat = _draw_stratified(
+            population, p, n, repeats, replace, rng, strata, allocation, pilot
+        )
+        drawn = population.unit_of_cluster[population.cluster_codes[drawn_records]]
+        draw_weights = strat[1]
+    else:
+        drawn = _draw_units(population, design, n, repeats, replace, rng)
+        draw_weights = np.ones(n)
+    theta = _theta(design, n, population, replace, fpc)
+    inv_p = draw_weights / population.probabilities[drawn]
     estimates: dict[str, FloatArray] = {}
     stds: dict[str, FloatArray] = {}
     bands: dict[str, tuple[FloatArray, FloatArray]] = {}
@@ -393,7 +476,14 @@ def simulate(
         denominators = gu[drawn] * inv_p
         squares = np.bincount(units, weights=g * g, minlength=population.n_units)[drawn] * inv_p**2
         numerators = fu[drawn] * inv_p
-        est, std = ratio_of_means(numerators, denominators, theta=theta)
+        if strat is None:
+            est, std = ratio_of_means(numerators, denominators, theta=theta)
+            band_theta: float | FloatArray = theta
+        else:
+            band_theta = strat[2] if fpc and not replace else np.ones_like(strat[2])
+            est, std = stratified_ratio_of_means(
+                numerators, denominators, strat[0], theta=band_theta
+            )
         affine = spec.affine(terms)
         off, sc = (1.0, 0.0) if affine is None else affine
         estimates[key], stds[key] = off + sc * est, abs(sc) * std
@@ -407,8 +497,9 @@ def simulate(
             scale=sc,
             bounds=spec.bounds,
             proportion=spec.proportion,
-            theta=theta,
+            theta=band_theta,
             squares=squares,
+            strata=None if strat is None else strat[0],
         )
         done += repeats
         if progress is not None:
@@ -423,7 +514,7 @@ def simulate(
         _naive_repeats(naive_keys, terms, population, drawn, beta, estimates, stds, step)
     true = _true_values(keys, t, p, terms, beta)
     summary = _summarise(keys, estimates, stds, bands, true)
-    settings = {
+    settings: dict[str, Any] = {
         "design": design,
         "sample_size": n,
         "repeats": repeats,
@@ -432,8 +523,13 @@ def simulate(
         "interval": interval,
         "beta": beta,
         "replace": replace,
-        "weights": population.weights if design != "record" else "cluster_size",
+        "weights": population.weights
+        if design not in ("record", "size_stratified")
+        else "cluster_size",
     }
+    if strat is not None:
+        settings["allocation"] = "neyman" if allocation is None else allocation
+        settings["stratum_draws"] = strat[3]
     return SimulationResult(summary, estimates, stds, true, settings, bands)
 
 

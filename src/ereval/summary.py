@@ -47,10 +47,19 @@ from ._errors import InputError, InputTypeError
 from ._validation import describe, examples
 from .contingency import count_cells
 from .engines import Engine, EngineName
-from .io import Columns, Membership, read_table
-from .io._ids import encode, missing_mask, to_arrow_ids, to_numpy
-from .io._keys import column_names, key_ids
-from .io._memberships import read_membership
+from .io import (
+    Columns,
+    Membership,
+    column_names,
+    encode,
+    key_ids,
+    missing_mask,
+    read_membership,
+    read_table,
+    to_arrow_ids,
+    to_numpy,
+)
+from .results import FrameRepr, json_ready
 
 __all__ = [
     "DEFAULT_HILL_ORDERS",
@@ -317,7 +326,7 @@ def name_indicators(
 
 # --------------------------------------------------------------------------- the summary
 @dataclass(frozen=True, eq=False)
-class Summary:
+class Summary(FrameRepr):
     """Summary statistics of one clustering (see the module docstring).
 
     Attributes
@@ -375,7 +384,7 @@ class Summary:
         checked = np.array([_check_order(q) for q in orders.tolist()], dtype=np.float64)
         return checked, _hill(self.counts, checked)
 
-    def to_dict(self, hill_orders: Sequence[float] = DEFAULT_HILL_ORDERS) -> dict[str, float]:
+    def statistics(self, hill_orders: Sequence[float] = DEFAULT_HILL_ORDERS) -> dict[str, float]:
         """The statistics by name (``hill_<q>`` for each order; NaN without names).
 
         Counts are integers, rates and Hill numbers floats.
@@ -391,6 +400,27 @@ class Summary:
         out["homonymy_rate"] = self.homonymy_rate
         out["name_variation_rate"] = self.name_variation_rate
         return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`statistics` (default Hill orders), ``n_matched``, the clusters with a
+        homonym / a name variation and the size distribution (``sizes``, ``counts``), in
+        plain JSON types (NaN as ``None``)."""
+        out: dict[str, Any] = json_ready(
+            {
+                **self.statistics(),
+                "n_matched": self.n_matched,
+                "n_homonym": self.n_homonym,
+                "n_variation": self.n_variation,
+                "sizes": self.sizes,
+                "counts": self.counts,
+            }
+        )
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per statistic (:meth:`statistics`): ``statistic, value``."""
+        stats = self.statistics()
+        return pd.DataFrame({"statistic": list(stats), "value": list(stats.values())})
 
 
 def hill_key(q: float) -> str:

@@ -12,6 +12,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import check_int, describe, examples
 from ..estimators import Estimate, estimate, estimate_by_group
+from ..results import FrameRepr, json_ready
 from ._table import SampleErrors
 
 __all__ = ["DEFAULT_METRICS", "MISSING", "Disparities", "disparities", "feature_values"]
@@ -25,7 +26,7 @@ MAX_GROUPS = 20
 
 
 @dataclass(frozen=True, eq=False)
-class Disparities:
+class Disparities(FrameRepr):
     """Estimates per subgroup of entities, and over all of them.
 
     Attributes
@@ -68,6 +69,26 @@ class Disparities:
                     }
                 )
         return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``by``, ``groups`` (one per group: its label, sampled clusters and each
+        estimator's :meth:`~ereval.Estimate.to_dict`) and ``overall``, in plain JSON
+        types (NaN as ``None``)."""
+        out: dict[str, Any] = json_ready(
+            {
+                "by": self.by,
+                "groups": [
+                    {
+                        "group": _plain(label),
+                        "clusters": self.clusters[label],
+                        "estimates": {k: e.to_dict() for k, e in ests.items()},
+                    }
+                    for label, ests in self.groups.items()
+                ],
+                "overall": {k: e.to_dict() for k, e in self.overall.items()},
+            }
+        )
+        return out
 
 
 def feature_values(errors: SampleErrors, name: str, *, option: str) -> pd.Series:

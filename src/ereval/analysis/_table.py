@@ -22,9 +22,9 @@ from ..engines import Engine, EngineName
 from ..estimators import ClusterSample, Design, PreparedPrediction, as_sample, prepare_prediction
 from ..estimators._sample_input import as_frame
 from ..estimators._terms import prediction_engine
-from ..io import Columns, Membership
-from ..io._keys import column_names, keyed_frame
+from ..io import Columns, Membership, column_names, keyed_frame
 from ..metrics.records import cluster_errors
+from ..results import FrameRepr, json_ready
 
 __all__ = ["FeatureKey", "SampleErrors", "sample_errors"]
 
@@ -48,7 +48,7 @@ ERROR_TABLE_COLUMNS = (
 
 
 @dataclass(frozen=True, eq=False)
-class SampleErrors:
+class SampleErrors(FrameRepr):
     """The sampled true clusters with their errors, weights and features.
 
     Attributes
@@ -72,6 +72,23 @@ class SampleErrors:
     features: tuple[str, ...]
     sample: ClusterSample
     prediction: PreparedPrediction
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per sampled true cluster: a copy of :attr:`table`."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``design``, ``features`` and ``clusters`` (one dict per row of :attr:`table`) in
+        plain JSON types (NaN and missing values as ``None``)."""
+        rows = self.table.astype(object).where(self.table.notna(), None)
+        out: dict[str, Any] = json_ready(
+            {
+                "design": self.sample.design,
+                "features": list(self.features),
+                "clusters": rows.to_dict(orient="records"),
+            }
+        )
+        return out
 
 
 def _blank_as_missing(values: pd.Series) -> pd.Series:

@@ -21,6 +21,7 @@ import pandas as pd
 from .._errors import InputError
 from .._optional import require
 from .._validation import check_choice, check_int
+from ..results import FrameRepr, json_ready
 from ._subgroups import MISSING
 from ._table import SampleErrors
 
@@ -64,7 +65,7 @@ class Rule:
 
 
 @dataclass(frozen=True, eq=False)
-class ErrorTree:
+class ErrorTree(FrameRepr):
     """A fitted tree as rules, and the fitted scikit-learn estimator.
 
     Attributes
@@ -90,6 +91,37 @@ class ErrorTree:
     importances: dict[str, float]
     overall: float
     model: Any
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per leaf (:attr:`rules`): ``conditions`` (joined by ``" and "``),
+        ``value``, ``clusters``, ``share``."""
+        return pd.DataFrame(
+            [(" and ".join(r.conditions), r.value, r.clusters, r.share) for r in self.rules],
+            columns=["conditions", "value", "clusters", "share"],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """``target, first_split, overall, importances`` and ``rules`` (each with its list
+        of conditions) in plain JSON types (NaN as ``None``); the fitted model is left
+        out."""
+        out: dict[str, Any] = json_ready(
+            {
+                "target": self.target,
+                "first_split": self.first_split,
+                "overall": self.overall,
+                "importances": dict(self.importances),
+                "rules": [
+                    {
+                        "conditions": list(r.conditions),
+                        "value": r.value,
+                        "clusters": r.clusters,
+                        "share": r.share,
+                    }
+                    for r in self.rules
+                ],
+            }
+        )
+        return out
 
     def text(self) -> str:
         """The rules, one line each: ``size >= 4 and source = census -> over-clustered in

@@ -28,6 +28,7 @@ _HELP = (
 _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "ereval.cli.estimate": ("estimate",),
     "ereval.cli.simulate": ("simulate",),
+    "ereval.cli.sample": ("sample",),
     "ereval.cli.metrics": ("metrics", "errors"),
     "ereval.cli.summary": ("summary",),
     "ereval.cli.compare": ("compare",),

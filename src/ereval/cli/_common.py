@@ -8,7 +8,11 @@
 * the options every command spells the same way (:data:`FormatOpt`,
   :data:`QuietOpt`, :data:`LevelOpt`, ...);
 * printing of results as a table, JSON or CSV (:func:`emit_mapping`,
-  :func:`emit_records`); tables are never cut.
+  :func:`emit_records`, :func:`emit_frame`). JSON and CSV are always complete; a
+  table of rows longer than a screenful shows its head and tail, says how many
+  rows it leaves out and how to get them (:func:`rows_shown`), and is built for
+  the rows shown only, so that printing never takes longer than computing;
+* :func:`note_written`: the line saying what a command wrote to ``-o FILE``.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from .._errors import Error, InputError
+from ..results import json_ready
 
 if TYPE_CHECKING:  # rich is imported when something is printed through it
+    import pandas as pd
     from rich.console import Console
     from rich.table import Table
 
@@ -121,11 +127,17 @@ def unknown_option_message(command: str, flag: str, known: Sequence[str]) -> str
 
 
 class Command(TyperCommand):
-    """A command whose help lists flags (``--pairs``, ``--help``) without a value type, and
-    whose unknown options get a one-line error with the option meant."""
+    """A command whose help lists flags (``--pairs``, ``--help``) without a value type, in
+    the plain layout of :mod:`ereval.cli._help`, and whose unknown options get a one-line
+    error with the option meant."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _hide_flag_types(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from ._help import write_help
+
+        write_help(self, ctx, formatter)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         try:
@@ -146,10 +158,16 @@ class Command(TyperCommand):
 
 
 class Group(TyperGroup):
-    """A command group whose help lists flags without a value type."""
+    """A command group whose help lists flags without a value type, in the plain layout of
+    :mod:`ereval.cli._help`."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _hide_flag_types(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from ._help import write_help
+
+        write_help(self, ctx, formatter)
 
 
 class App(typer.Typer):
@@ -208,6 +226,7 @@ _NEGATED = {"replace"}
 CLI_VALUES: dict[str, str] = {
     "cluster_size": "cluster-size",
     "single_block": "single-block",
+    "size_stratified": "size-stratified",
     "inverse_probability": "inverse-probability",
     "precision_yield": "precision-yield",
 }
@@ -355,6 +374,14 @@ def note(message: str) -> None:
     _stderr().print(message, markup=False, style="dim")
 
 
+def note_written(path: Path, *, rows: int | None = None, quiet: bool = False) -> None:
+    """Say on stderr that ``path`` was written, with its number of rows when known
+    (nothing under ``--quiet``)."""
+    if not quiet:
+        count = "" if rows is None else f"{rows:,} {'row' if rows == 1 else 'rows'} to "
+        note(f"wrote {count}{path}")
+
+
 def positional(*names: str) -> None:
     """In the running command's current mode, ``names`` are positional arguments (``ereval
     errors TRUTH PRED``), not its options of the same name (``--pred`` of its sample
@@ -427,19 +454,6 @@ def _escape(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- printing
-def json_ready(value: Any) -> Any:
-    """Recursively replace NaN/inf floats by None and NumPy scalars by Python ones."""
-    if isinstance(value, Mapping):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def dumps_json(value: Any) -> str:
     """JSON text with NaN written as ``null`` (never the invalid token ``NaN``)."""
     return json.dumps(json_ready(value), indent=2, allow_nan=False)
@@ -506,32 +520,122 @@ def emit_mapping(
         print_table(table)
 
 
+#: Rows a table of rows shows at most when stdout is not a terminal; on a terminal,
+#: a screenful (and never fewer than this).
+MAX_TABLE_ROWS = 40
+#: Lines of a terminal a cut table leaves to its title, header, borders and note.
+_TABLE_CHROME = 8
+
+
+def _stdout_is_terminal() -> bool:
+    try:
+        return bool(sys.stdout.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def rows_shown(n_rows: int) -> tuple[int, int]:
+    """How many of ``n_rows`` rows a table shows from its head and from its tail.
+
+    All of them when they fit: :data:`MAX_TABLE_ROWS`, or a screenful on a
+    terminal taller than that. A longer table shows its first and last rows,
+    half each.
+
+    Examples
+    --------
+    >>> rows_shown(12), rows_shown(60_919)
+    ((12, 0), (20, 20))
+    """
+    limit = MAX_TABLE_ROWS
+    if _stdout_is_terminal():
+        import shutil
+
+        limit = max(limit, shutil.get_terminal_size().lines - _TABLE_CHROME)
+    if n_rows <= limit:
+        return n_rows, 0
+    return (limit + 1) // 2, limit // 2
+
+
+def _full_output_hint() -> str:
+    """How the running command prints or writes every row, in its own options."""
+    flags = _flags_var.get() or {}
+    csv_format = f"{flags.get('fmt', '--format')} csv"
+    if "out" in flags:
+        return f"write them all with {flags['out']} FILE or {csv_format}"
+    return f"print them all with {csv_format}"
+
+
+def _print_rows(
+    head: list[Mapping[str, Any]],
+    tail: list[Mapping[str, Any]],
+    columns: list[str],
+    hidden: int,
+    title: str | None,
+) -> None:
+    """Print ``head`` and ``tail`` as one table, with a line for the ``hidden`` rows
+    between them."""
+    from rich.table import Table
+
+    table = Table(title=title, show_header=True, header_style="bold")
+    for c in columns:
+        table.add_column(c)
+    for row in head:
+        table.add_row(*(format_number(row.get(c)) for c in columns))
+    if hidden:
+        table.add_row(*("…" for _ in columns))
+        for row in tail:
+            table.add_row(*(format_number(row.get(c)) for c in columns))
+    print_table(table)
+    if hidden:
+        rows = "row" if hidden == 1 else "rows"
+        sys.stdout.write(f"… {hidden:,} {rows} not shown; {_full_output_hint()}\n")
+
+
+def emit_frame(
+    frame: pd.DataFrame,
+    fmt: OutputFormat,
+    *,
+    columns: list[str] | None = None,
+    title: str | None = None,
+) -> None:
+    """Print a data frame's ``columns`` (all by default) as :func:`emit_records` does,
+    converting only the rows a table shows."""
+    shown = [str(c) for c in frame.columns] if columns is None else columns
+    if fmt != "table":
+        emit_records(frame.to_dict("records"), shown, fmt, title=title)
+        return
+    n_head, n_tail = rows_shown(len(frame))
+    part = frame.loc[:, shown]
+    head = part.iloc[:n_head].to_dict("records")
+    tail = part.iloc[len(frame) - n_tail :].to_dict("records") if n_tail else []
+    _print_rows(head, tail, shown, len(frame) - n_head - n_tail, title)
+
+
 def emit_records(
-    rows: list[Mapping[str, Any]],
+    rows: Sequence[Mapping[str, Any]],
     columns: list[str],
     fmt: OutputFormat,
     *,
     title: str | None = None,
 ) -> None:
-    """Print rows (a list of mappings sharing ``columns``) as a table, JSON list or CSV."""
+    """Print rows (mappings sharing ``columns``) as a table, JSON list or CSV.
+
+    JSON and CSV hold every row; a table longer than :func:`rows_shown` allows shows
+    its head and tail and a line with the number of rows left out.
+    """
     if fmt == "json":
         sys.stdout.write(dumps_json([{c: r.get(c) for c in columns} for r in rows]) + "\n")
     elif fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(columns)
-        for row in json_ready(rows):
+        for row in json_ready(list(rows)):
             writer.writerow(["" if row.get(c) is None else row.get(c) for c in columns])
         sys.stdout.write(buf.getvalue())
     else:
-        from rich.table import Table
-
-        table = Table(title=title, show_header=True, header_style="bold")
-        for c in columns:
-            table.add_column(c)
-        for row in rows:
-            table.add_row(*(format_number(row.get(c)) for c in columns))
-        print_table(table)
+        n_head, n_tail = rows_shown(len(rows))
+        tail = list(rows[len(rows) - n_tail :]) if n_tail else []
+        _print_rows(list(rows[:n_head]), tail, columns, len(rows) - n_head - n_tail, title)
 
 
 def check_key_column(frame: Any, column: str, key_col: str, *, option: str, source: str) -> None:

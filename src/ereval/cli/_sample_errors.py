@@ -33,10 +33,11 @@ from ..estimators.ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
 from ._columns import split_columns
-from ._common import OutputFormat, dumps_json, emit_records
+from ._common import OutputFormat, dumps_json, emit_frame, emit_records, note_written
 from ._engine import engine_from_options
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
+from ._sample import design_value
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 __all__ = ["SampleMode", "run_sample_mode"]
@@ -203,7 +204,7 @@ def run_sample_mode(opts: SampleMode) -> None:
         )
         s = as_sample(
             sample_frame,
-            design="single_block" if opts.design == "single-block" else opts.design,  # type: ignore[arg-type]
+            design=design_value(opts.design),
             weights={"cluster-size": "cluster_size"}.get(opts.weights or "", opts.weights),
             weight_kind="inverse_probability"
             if opts.weight_kind == "inverse-probability"
@@ -269,6 +270,8 @@ def run_sample_mode(opts: SampleMode) -> None:
             figure = plot_analysis(by, freqs)
             plot = opts.plot
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
+    if opts.out is not None:
+        note_written(opts.out, rows=len(errors.table), quiet=opts.quiet)
     _print(opts, errors, results)
 
 
@@ -276,12 +279,7 @@ def _print(opts: SampleMode, errors: SampleErrors, results: dict[str, Any]) -> N
     if not results:
         if opts.out is None:
             frame = errors.table
-            emit_records(
-                frame.to_dict("records"),
-                [str(c) for c in frame.columns],
-                opts.fmt,
-                title=f"errors of {len(frame)} sampled clusters",
-            )
+            emit_frame(frame, opts.fmt, title=f"errors of {len(frame)} sampled clusters")
         return
     if opts.fmt == "json":
         payload: dict[str, Any] = {}

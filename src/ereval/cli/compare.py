@@ -12,7 +12,15 @@ from .._errors import InputError
 from ..compare import compare
 from ..metrics.registry import resolve_metrics
 from ._columns import ClusterColOpt, IdTypeOpt, RecordColOpt, split_columns
-from ._common import FormatOpt, QuietOpt, dumps_json, emit_mapping, examples, handle_errors
+from ._common import (
+    FormatOpt,
+    QuietOpt,
+    dumps_json,
+    emit_mapping,
+    examples,
+    handle_errors,
+    note_written,
+)
 from ._engine import (
     EngineOpt,
     MemoryLimitOpt,
@@ -94,6 +102,8 @@ def compare_command(
     with Outputs() as outputs:
         if out is not None:
             outputs.add(out, lambda tmp: write_table(frame, tmp))
+    if out is not None:
+        note_written(out, rows=len(frame), quiet=quiet)
     summary = result.to_dict()
     if fmt == "json":
         sys.stdout.write(dumps_json(summary) + "\n")

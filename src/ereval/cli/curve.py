@@ -10,10 +10,18 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..io._align import check_link_only
-from ..io._files import file_spec, header
+from ..io import check_link_only, file_spec, header
 from ._columns import IdTypeOpt, LinkOnlyOpt, split_columns
-from ._common import FormatOpt, QuietOpt, emit_mapping, emit_records, examples, handle_errors, note
+from ._common import (
+    FormatOpt,
+    QuietOpt,
+    emit_frame,
+    emit_mapping,
+    examples,
+    handle_errors,
+    note,
+    note_written,
+)
 from ._engine import (
     EngineOpt,
     MemoryLimitOpt,
@@ -199,7 +207,8 @@ def curve_command(
         typer.Option(
             "--out",
             "-o",
-            help="Write the whole curve to this file (.csv, .csv.gz, .parquet or .json).",
+            help="Write the whole curve to this file (.csv, .csv.gz, .parquet or .json); "
+            "the table format then prints its summary only.",
         ),
     ] = None,
     plot: Annotated[
@@ -225,9 +234,10 @@ def curve_command(
     JSON output is an array with one object per threshold (ascending): threshold,
     n_accepted, links_* (precision, recall, F1 and the counts; true pairs never scored
     count as false negatives), n_pred_clusters and the clustering metrics under their
-    canonical names. The table format shows the main columns and a summary (pairs
-    completeness, reduction ratio, ROC AUC and average precision over the scored pairs,
-    the best threshold).
+    canonical names. The table format shows the main columns (the first and last
+    rows of a curve longer than a screenful) and a summary (pairs completeness,
+    reduction ratio, ROC AUC and average precision over the scored pairs, the best
+    threshold); with --out, the summary only.
     """
     refuse_engine_options(**locals(), where="for threshold curves (computed in memory)")
     from ..curves import threshold_curve
@@ -294,13 +304,18 @@ def curve_command(
 
             figure = plot_threshold_curve(curve)
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
-    rows = curve.frame.to_dict(orient="records")
+    if out is not None:
+        note_written(out, rows=len(curve.frame), quiet=quiet)
     if fmt == "table":
-        shown = [c for c in _TABLE_COLUMNS if c in curve.frame.columns]
-        emit_records(rows, shown, "table", title=f"{pairs.name} against {truth.name}")
+        # with --out the file holds the curve: the terminal gets its summary only
+        if out is None:
+            shown = [c for c in _TABLE_COLUMNS if c in curve.frame.columns]
+            emit_frame(
+                curve.frame, "table", columns=shown, title=f"{pairs.name} against {truth.name}"
+            )
         emit_mapping(summary, "table", title="summary", key_header="quantity")
         return
-    emit_records(rows, [str(c) for c in curve.frame.columns], fmt)
+    emit_frame(curve.frame, fmt)
     if not quiet:
         best_key = f"best_{maximize}_threshold"
         if best_key in summary:

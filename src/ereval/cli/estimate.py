@@ -45,7 +45,7 @@ from ._engine import (
     engine_from_options,
 )
 from ._progress import progress
-from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
+from ._sample import DesignChoice, WeightKindOpt, WeightsOpt, design_value
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
@@ -109,7 +109,13 @@ def estimate_command(
         typer.Option("--sample", help="Labelled true clusters (CSV/Parquet), one row per record."),
     ],
     design: Annotated[
-        DesignChoice, typer.Option("--design", help="How the sampled units were drawn.")
+        DesignChoice,
+        typer.Option(
+            "--design",
+            help="How the sampled units were drawn. size-stratified: records drawn within "
+            "strata of their predicted cluster's size; the sample carries the columns "
+            "stratum, stratum_records and record_draws (as written by ereval sample).",
+        ),
     ],
     weights: WeightsOpt = None,
     weight_kind: WeightKindOpt = "probability",
@@ -137,9 +143,17 @@ def estimate_command(
         typer.Option(
             "--population-size",
             help="Number of units in the population (finite-population correction; "
-            "needs --without-replacement).",
+            "needs --without-replacement; records for --design record).",
         ),
     ] = None,
+    fpc: Annotated[
+        bool,
+        typer.Option(
+            "--fpc/--no-fpc",
+            help="Apply the finite-population correction to a sample drawn without "
+            "replacement (default); --no-fpc forces it off.",
+        ),
+    ] = True,
     names: Annotated[
         str | None,
         typer.Option(
@@ -203,7 +217,7 @@ def estimate_command(
         sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, sample_cluster))
         s = as_sample(
             sample_frame,
-            design="single_block" if design == "single-block" else design,
+            design=design_value(design),
             weights=weights_value(weights),
             weight_kind="inverse_probability"
             if weight_kind == "inverse-probability"
@@ -258,6 +272,7 @@ def estimate_command(
                     beta=beta,
                     level=level,
                     interval=interval,
+                    fpc=fpc,
                     naive=naive,
                 )
             )

@@ -11,8 +11,7 @@ from .._errors import InputError
 from .._validation import check_beta
 from ..engines import NumpyEngine, engine_statistics
 from ..engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
-from ..io import as_pairs
-from ..io._align import check_link_only
+from ..io import as_pairs, check_link_only
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import cells_wanted, evaluate, resolve_metrics
@@ -35,10 +34,11 @@ from ._common import (
     FormatOpt,
     LevelOpt,
     QuietOpt,
+    emit_frame,
     emit_mapping,
-    emit_records,
     examples,
     handle_errors,
+    note_written,
     positional,
 )
 from ._engine import (
@@ -574,6 +574,7 @@ def errors_command(
                             **options,
                         ),
                     )
+                note_written(out, quiet=quiet)
                 return
             frame = cast(
                 "pd.DataFrame", in_sql(builder, truth_file, pred_file, progress=report, **options)
@@ -581,10 +582,9 @@ def errors_command(
     if out is not None:
         with Outputs() as outputs:
             outputs.add(out, lambda tmp: write_table(frame, tmp))
+        note_written(out, rows=len(frame), quiet=quiet)
         return
-    emit_records(
-        frame.to_dict("records"), [str(c) for c in frame.columns], fmt, title=f"{by} errors"
-    )
+    emit_frame(frame, fmt, title=f"{by} errors")
 
 
 def register(app: typer.Typer) -> None:

@@ -28,6 +28,7 @@ from ._common import (
     emit_records,
     examples,
     handle_errors,
+    note_written,
     warn,
 )
 from ._engine import (
@@ -41,7 +42,7 @@ from ._engine import (
 )
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
-from ._sample import DesignChoice, WeightsOpt
+from ._sample import DesignChoice, WeightsOpt, design_value
 from .estimate import IntervalOpt, weights_value
 from .summary import NamesFromOpt, NamesOpt, PlotOpt, check_names_options, names_table
 
@@ -247,7 +248,7 @@ def monitor_command(
             frame = read_table(sample, name="sample", text_columns=(*key_cols, cluster_col))
             s = as_sample(
                 frame,
-                design="single_block" if design == "single-block" else design,
+                design=design_value(design),
                 weights=weights_value(weights),
                 record_col=key,
                 cluster_col=cluster_col,
@@ -284,6 +285,8 @@ def monitor_command(
             figure = plot_monitoring(result)
             target = plot
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, target))
+    if out is not None:
+        note_written(out, rows=len(rows), quiet=quiet)
     for note in result.notes:
         warn(note)
     if fmt == "json":

@@ -103,7 +103,7 @@ _RUN_OPTIONS = ("seed", "budget", "target_ci_width", "noise", "label_col", "stat
 
 def _is_export(pool: Path, is_export: Any) -> bool:
     """Whether ``pool`` names a label export rather than a pool (a header read only)."""
-    from ..io._files import file_spec, header
+    from ..io import file_spec, header
 
     return bool(is_export(header(file_spec(pool, name="POOL"), name="POOL")))
 
@@ -353,7 +353,7 @@ def estimate(
             result["curve"] = curve.to_dict()["rows"]
             sys.stdout.write(dumps_json(result) + "\n")
             return
-        frame = curve.frame
+        frame = curve.to_frame()
         emit_records(
             frame.to_dict("records"),
             list(frame.columns),
@@ -385,9 +385,9 @@ def estimate(
 def _curve_warnings(curve: Any) -> list[str]:
     """Each distinct warning of the curve once, with the first threshold it concerns."""
     seen: dict[str, float] = {}
-    for i, t in enumerate(curve.thresholds.tolist()):
+    for i, t in enumerate(curve.points.tolist()):
         for name in _MEASURES:
-            for w in getattr(curve, name)[i].warnings:
+            for w in curve[name].warnings[i]:
                 seen.setdefault(w, t)
     return [f"at threshold {t:g}: {w}" for w, t in seen.items()]
 
@@ -517,7 +517,7 @@ def experiment(
         "mean_iterations",
         "true_value",
     ]
-    records: list[Mapping[str, Any]] = list(res.to_records())
+    records: list[Mapping[str, Any]] = res.to_frame().to_dict(orient="records")
     emit_records(
         records,
         columns,

@@ -22,6 +22,7 @@ from ._common import (
     emit_records,
     examples,
     handle_errors,
+    note_written,
     warn,
 )
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
@@ -248,6 +249,7 @@ def plan_command(
         todo = pd.DataFrame(cols)
         with Outputs() as outputs:
             outputs.add(out, lambda tmp: write_table(todo, tmp))
+        note_written(out, rows=len(todo), quiet=quiet)
     ranges: list[Mapping[str, Any]] = [
         {"first": a, "last": b, "count": b - a + 1} for a, b in plan.rank_ranges()
     ]
@@ -401,6 +403,8 @@ def bounds_command(
             import matplotlib.pyplot as plt
 
             plt.close(figure)
+    if out is not None:
+        note_written(out, rows=len(full), quiet=quiet)
     if not report.holds:
         warn(report.summary())
     records = rows.to_dict(orient="records")

@@ -10,12 +10,24 @@ from typing import Annotated, Any, Literal
 import typer
 
 from .._errors import InputError
-from ..io._align import check_link_only
-from ._columns import LinkOnlyOpt, SourceColOpt, split_columns
+from ..io import check_link_only, file_spec, header, read_membership
+from ._columns import (
+    ClusterColOpt,
+    LinkOnlyOpt,
+    PredClusterColOpt,
+    PredRecordColOpt,
+    RecordColOpt,
+    SourceColOpt,
+    TruthClusterColOpt,
+    TruthRecordColOpt,
+    split_columns,
+)
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
 from ._output import Outputs, check_output_path
 from ._progress import progress
-from ._sample import DesignChoice, WeightsOpt
+from ._sample import DesignChoice, WeightsOpt, design_value
+from .curve import Preset
+from .curve import _columns as _pair_columns
 from .estimate import weights_value
 
 ReportFormat = Literal["html", "json"]
@@ -121,8 +133,44 @@ def report_command(
         ),
     ] = None,
     score_col: Annotated[
-        str, typer.Option("--score-col", help="Score column of --pairs.")
-    ] = "score",
+        str | None,
+        typer.Option(
+            "--score-col",
+            help="Score column of --pairs \\[default: score, or the preset's].",
+            show_default=False,
+        ),
+    ] = None,
+    left_col: Annotated[
+        str | None,
+        typer.Option(
+            "--left-col",
+            help="First record id column of --pairs \\[default: record_id_1, or the preset's].",
+            show_default=False,
+        ),
+    ] = None,
+    right_col: Annotated[
+        str | None,
+        typer.Option(
+            "--right-col",
+            help="Second record id column of --pairs \\[default: record_id_2, or the preset's].",
+            show_default=False,
+        ),
+    ] = None,
+    preset: Annotated[
+        Preset,
+        typer.Option(
+            "--preset",
+            help="Column names of a linker's output. splink: clusters unique_id, cluster_id; "
+            "pairs unique_id_l, unique_id_r and match_weight (else match_probability); with "
+            "source_dataset columns (a link job) the keys are source_dataset,unique_id.",
+        ),
+    ] = "none",
+    record_col: RecordColOpt = "record_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    truth_record_col: TruthRecordColOpt = None,
+    truth_cluster_col: TruthClusterColOpt = None,
+    pred_record_col: PredRecordColOpt = None,
+    pred_cluster_col: PredClusterColOpt = None,
     link_only: LinkOnlyOpt = False,
     source_col: SourceColOpt = None,
     pool: Annotated[
@@ -201,7 +249,7 @@ def report_command(
     short reading. The page works offline (scripts, styles and charts
     embedded) and prints well.
     """
-    from ..report import build_report, example_report
+    from ..report import build_report, collect_results, example_report
 
     target = out
     if target is None and fmt == "html":
@@ -222,6 +270,8 @@ def report_command(
         _check_plots_dir(folder)
     if not example:
         check_inputs(truth, pred, sample, design, pairs, ranked, labels, releases, pool, labels_db)
+    if link_only and source_col is None and preset == "splink":
+        source_col = "source_dataset"
     check_link_only(link_only, split_columns(source_col))
     from .._optional import require
 
@@ -232,28 +282,62 @@ def report_command(
         if example:
             report = example_report() if title is None else example_report(title=title)
         else:
-            preds = dict(_named_pred(p) for p in pred or [])
-            if len(preds) < len(pred or []):
+            named = dict(_named_pred(p) for p in pred or [])
+            if len(named) < len(pred or []):
                 raise InputError("'--pred': two predictions have the same name; use NAME=PATH")
+            cols = _clustering_columns(
+                preset,
+                record_col=record_col,
+                cluster_col=cluster_col,
+                truth_record_col=truth_record_col,
+                truth_cluster_col=truth_cluster_col,
+                pred_record_col=pred_record_col,
+                pred_cluster_col=pred_cluster_col,
+                preds=list(named.values()),
+            )
+            preds: dict[str, Any] = {
+                name: read_membership(path, name="pred", record_col=cols[2], cluster_col=cols[3])[0]
+                for name, path in named.items()
+            }
+            truth_m: Any = None
+            if truth is not None:
+                truth_m = read_membership(
+                    truth,
+                    name="truth",
+                    record_col=cols[0],
+                    cluster_col=cols[1],
+                    source_col=split_columns(source_col) if link_only else None,
+                )[0]
+            pair_cols: tuple[Any, Any] = ("record_id_1", "record_id_2")
+            score = score_col or "score"
+            if pairs is not None:
+                left, right, score = _pair_columns(pairs, preset, left_col, right_col, score_col)
+                pair_cols = (left, right)
             n_ranked: Any = None
             labels_frame = None
             if ranked is not None and labels is not None:
                 import pandas as pd
 
-                from ..paula import labels_by_rank
+                from ..paula import labels_by_rank, paula_plan
+                from .paula import _check_plan_ranks
 
                 n_ranked, ranks, values = labels_by_rank(
                     labels, ranked, id_col=id_col, id_option="--id-col"
                 )
+                plan = paula_plan(n_ranked, epsilon=epsilon, delta=delta)
+                _check_plan_ranks(plan, ranks, epsilon=epsilon, delta=delta, r_tilde=None)
                 labels_frame = pd.DataFrame({"rank": ranks, "label": values})
             sources = {
                 k: v.name for k, v in (("labels", labels), ("ranked", ranked)) if v is not None
             }
-            report = build_report(
-                truth=truth,
+            sources.update({name: Path(path).name for name, path in named.items()})
+            if truth is not None:
+                sources["truth"] = truth.name
+            results = collect_results(
+                truth=truth_m,
                 preds=preds,
                 sample=sample,
-                design="single_block" if design == "single-block" else design,
+                design=design_value(design),
                 weights=weights_value(weights),
                 draws=draws,
                 records=records,
@@ -263,22 +347,25 @@ def report_command(
                 tags=tags,
                 releases=None if not releases else releases[0] if len(releases) == 1 else releases,
                 pairs=pairs,
-                score_col=score_col,
+                score_col=score,
+                pair_cols=pair_cols,
                 pool=pool,
                 oasis_budget=budget,
                 ranked=n_ranked,
                 labels=labels_frame,
                 epsilon=epsilon,
                 delta=delta,
-                title=title or "Entity resolution evaluation",
                 level=level,
                 seed=seed,
+                record_col=_one_column(record_col, "--record-col", sample, records),
+                cluster_col=_one_column(cluster_col, "--cluster-col", sample, records),
                 sources=sources,
                 worst=worst,
                 labels_db=labels_db,
                 link_only=link_only,
                 source_col=split_columns(source_col),
             )
+            report = build_report(results, title=title or "Entity resolution evaluation")
         bar.update(description="drawing the charts")
         if target is None:
             sys.stdout.write(report.to_json() + "\n")
@@ -309,6 +396,8 @@ def check_inputs(
     """The combinations of inputs a report needs, checked before any file is read."""
     if sample is not None and design is None:
         raise InputError("'--sample' needs --design (record, cluster, block or single-block)")
+    if design is not None and sample is None:
+        raise InputError("'--design' needs --sample (the design says how the sample was drawn)")
     if (ranked is None) != (labels is None):
         raise InputError("'--ranked' and '--labels' go together (PAULA needs both)")
     if pairs is not None and truth is None:
@@ -324,6 +413,52 @@ def check_inputs(
             "nothing to report: give --truth and --pred, --sample, --releases, --pool, "
             "--ranked/--labels, --labels-db, or --example"
         )
+
+
+def _clustering_columns(
+    preset: str,
+    *,
+    record_col: str,
+    cluster_col: str,
+    truth_record_col: str | None,
+    truth_cluster_col: str | None,
+    pred_record_col: str | None,
+    pred_cluster_col: str | None,
+    preds: list[str],
+) -> tuple[Any, Any, Any, Any]:
+    """The record and cluster columns of the truth and of the predictions: a side's own
+    option, else the preset's (for the predictions), else the options of both."""
+    both_record = split_columns(record_col) or "record_id"
+    both_cluster = split_columns(cluster_col) or "cluster_id"
+    pred_rec: Any = split_columns(pred_record_col)
+    pred_clu: Any = split_columns(pred_cluster_col)
+    if preset == "splink":
+        # Splink's clusters: unique_id and cluster_id (and source_dataset in a link job)
+        present = set(header(file_spec(preds[0], name="pred"), name="pred")) if preds else set()
+        if pred_rec is None:
+            pred_rec = (
+                ["source_dataset", "unique_id"] if "source_dataset" in present else "unique_id"
+            )
+        if pred_clu is None:
+            pred_clu = "cluster_id"
+    return (
+        split_columns(truth_record_col) or both_record,
+        split_columns(truth_cluster_col) or both_cluster,
+        pred_rec or both_record,
+        pred_clu or both_cluster,
+    )
+
+
+def _one_column(value: str, flag: str, *files: Path | None) -> str:
+    """A column of the sample and of --records: one name (keys of several columns are
+    for the clusterings and pairs only)."""
+    if "," in value and any(f is not None for f in files):
+        raise InputError(
+            f"'{flag}' names one column of --sample and --records; received {value!r} "
+            "(give the clusterings' key of several columns with --truth-record-col and "
+            "--pred-record-col)"
+        )
+    return value.split(",")[0].strip() or value
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -350,6 +485,8 @@ def register(app: typer.Typer) -> None:
             "ereval report --example -o report.html",
             "ereval report --truth truth.csv --pred good=pred_good.csv \\",
             "    --pred poor=pred_poor.csv -o report.html --plots",
+            "ereval report --truth truth.csv --pred clusters.csv --pairs predictions.csv \\",
+            "    --preset splink -o report.html",
             "ereval report --pred pred.csv --sample sample.csv --design record \\",
             "    --releases releases/ --pool pairs.csv -f json -o report.json",
         ),

@@ -13,8 +13,8 @@ from .._errors import InputError
 from .._validation import check_beta, check_in_range, check_int
 from ..estimators.intervals import DEFAULT_INTERVAL
 from ..estimators.ratio import normal_quantile
-from ..io import as_membership, read_table
-from ..io._keys import keyed_frame
+from ..estimators.strata import check_bounds
+from ..io import as_membership, keyed_frame, read_table
 from ..simulate import SUMMARY_COLUMNS, check_simulation_memory, simulate
 from ._columns import split_columns
 from ._common import (
@@ -37,10 +37,11 @@ from ._engine import (
     refuse_engine_options,
 )
 from ._progress import progress
+from ._sample import AllocationOpt, StrataOpt, design_value
 from ._warnings import run_with_warnings
 from .estimate import IntervalOpt
 
-SimDesignChoice = Literal["record", "cluster", "block"]
+SimDesignChoice = Literal["record", "cluster", "block", "size-stratified"]
 SchemeChoice = Literal["uniform", "cluster-size"]
 
 
@@ -89,6 +90,15 @@ def simulate_command(
     without_replacement: Annotated[
         bool, typer.Option("--without-replacement", help="Draw units without replacement.")
     ] = False,
+    strata: StrataOpt = None,
+    allocation: AllocationOpt = "neyman",
+    fpc: Annotated[
+        bool,
+        typer.Option(
+            "--fpc/--no-fpc",
+            help="Apply the finite-population correction without replacement (default).",
+        ),
+    ] = True,
     names: Annotated[
         str | None, typer.Option("--names", help="Column of TRUTH with a name per record.")
     ] = None,
@@ -128,11 +138,9 @@ def simulate_command(
         check_in_range("error_rate", error_rate, low=0.0, high=1.0)
     check_int("sample_size", sample_size, minimum=2)
     check_int("repeats", repeats, minimum=1)
-    if design == "record" and without_replacement:
-        raise InputError(
-            "'--without-replacement' does not apply to --design record (records are drawn "
-            "with replacement); use --design cluster --weights cluster-size --without-replacement"
-        )
+    if design != "size-stratified" and strata is not None:
+        raise InputError(f"'--strata' applies to --design size-stratified; design is '{design}'")
+    bounds = None if strata is None else check_bounds(strata)
     check_beta(beta)
     normal_quantile(level)
     if seed is not None:
@@ -149,6 +157,8 @@ def simulate_command(
             kwargs["blocks"] = _blocks_of_clusters(frame, blocks, cluster_col)
         if names is not None:
             kwargs["names"] = _names_of_records(frame, names, key_col)
+        if design == "size-stratified":
+            kwargs.update(strata=bounds, allocation=allocation)
         pred_m = None
         if pred is not None:
             pred_m = as_membership(pred, name="pred", record_col=key, cluster_col=cluster_col)
@@ -164,9 +174,10 @@ def simulate_command(
                 error_rate=error_rate,
                 sample_size=sample_size,
                 repeats=repeats,
-                design=design,
+                design=design_value(design),
                 weights=None if weights is None else weights.replace("-", "_"),
                 replace=not without_replacement,
+                fpc=fpc,
                 estimators=metrics,
                 beta=beta,
                 level=level,
@@ -196,5 +207,7 @@ def register(app: typer.Typer) -> None:
             "ereval simulate --truth truth.csv --error-rate 0.1 -n 400 -r 1000",
             "ereval simulate --truth truth.csv --pred pred.csv --design cluster \\",
             "    --weights uniform -m pairwise_f1,b3_f1",
+            "ereval simulate --truth truth.csv --pred pred.csv -n 200 \\",
+            "    --design size-stratified",
         ),
     )(simulate_command)

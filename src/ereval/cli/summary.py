@@ -13,12 +13,18 @@ import typer
 from .._errors import InputError
 from ..engines import NumpyEngine
 from ..engines.engine_summary import engine_summary
-from ..io import Membership, read_table
-from ..io._keys import column_names, key_ids
-from ..io._memberships import read_membership
+from ..io import Membership, column_names, key_ids, read_membership, read_table
 from ..summary import DEFAULT_HILL_ORDERS, Summary, summarize
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
-from ._common import FormatOpt, QuietOpt, dumps_json, emit_mapping, examples, handle_errors
+from ._common import (
+    FormatOpt,
+    QuietOpt,
+    dumps_json,
+    emit_mapping,
+    examples,
+    handle_errors,
+    note_written,
+)
 from ._engine import (
     EngineOpt,
     MemoryLimitOpt,
@@ -102,7 +108,7 @@ def restrict(series: pd.Series, m: Membership) -> pd.Series:
 
 def summary_values(s: Summary, orders: tuple[float, ...]) -> dict[str, Any]:
     """The statistics of ``s`` (without the names' rates when there are no names)."""
-    values = s.to_dict(orders)
+    values = s.statistics(orders)
     if not s.has_names:
         values.pop("homonymy_rate")
         values.pop("name_variation_rate")
@@ -198,6 +204,8 @@ def summary_command(
             figure = plot_summary(s)
             target = plot
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, target))
+    if out is not None:
+        note_written(out, rows=len(distribution), quiet=quiet)
     if fmt == "json":
         sizes = {str(k): int(v) for k, v in zip(s.sizes, s.counts, strict=True)}
         sys.stdout.write(dumps_json({**values, "size_distribution": sizes}) + "\n")

@@ -23,16 +23,19 @@ import numpy.typing as npt
 
 from .._errors import InputError, InputTypeError
 from .._validation import describe
-from ..io import Alignment, AlignOptions, Membership, MismatchPolicy
-from ..io._align import (
+from ..io import (
+    Alignment,
+    AlignOptions,
+    Membership,
+    MismatchPolicy,
     Sides,
     aligned,
     read_sides,
     release_arrow_memory,
+    same_ids,
     same_source,
     warn_if_identical,
 )
-from ..io._ids import same_ids
 from ._link_only import SourcePairs, source_pairs
 from ._packed import PackedSide, cells_of_sorted, pack_side, paired_cells
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .._errors import InputError
 from .._validation import check_in_range
+from ..results import FrameRepr, json_ready
 
 __all__ = ["ThresholdCurve"]
 
@@ -20,8 +21,11 @@ FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, eq=False)
-class ThresholdCurve:
+class ThresholdCurve(FrameRepr):
     """Metrics of scored pairs at many thresholds.
+
+    :meth:`best` and :meth:`threshold_for` look at every distinct score, whatever
+    thresholds :attr:`frame` reports (a grid only thins what is shown).
 
     Attributes
     ----------
@@ -40,9 +44,6 @@ class ThresholdCurve:
         ``roc_auc`` and ``average_precision`` (over the scored pairs).
     beta : float
         The weight of recall in the ``*_fbeta`` columns (present when not 1).
-
-    :meth:`best` and :meth:`threshold_for` look at every distinct score, whatever
-    thresholds :attr:`frame` reports (a grid only thins what is shown).
     """
 
     frame: pd.DataFrame
@@ -57,12 +58,20 @@ class ThresholdCurve:
     )
 
     def to_frame(self) -> pd.DataFrame:
-        """A copy of :attr:`frame`."""
+        """One row per threshold: a copy of :attr:`frame`."""
         return self.frame.copy()
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"summary": ..., "rows": [one dict per threshold]}`` (NaN kept as ``nan``)."""
-        return {"summary": dict(self.summary), "rows": self.frame.to_dict(orient="records")}
+        """``{"summary": ..., "beta": ..., "rows": [one dict per threshold]}`` in plain JSON
+        types (NaN as ``None``)."""
+        out: dict[str, Any] = json_ready(
+            {
+                "summary": dict(self.summary),
+                "beta": self.beta,
+                "rows": self.frame.to_dict(orient="records"),
+            }
+        )
+        return out
 
     def _column(self, metric: str) -> FloatArray:
         if metric not in self.frame.columns or metric in ("threshold",):

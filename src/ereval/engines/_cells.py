@@ -19,9 +19,15 @@ import numpy.typing as npt
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
 from ..contingency import ContingencyTable, SourcePairs
-from ..io import MISMATCH_POLICIES, AlignOptions, MismatchPolicy
-from ..io._align import check_link_only, mismatch_error
-from ..io._keys import column_names, missing_columns_error
+from ..io import (
+    MISMATCH_POLICIES,
+    AlignOptions,
+    MismatchPolicy,
+    check_link_only,
+    column_names,
+    mismatch_error,
+    missing_columns_error,
+)
 from . import sql
 
 __all__ = [
@@ -120,7 +126,7 @@ def key_of(
 ) -> tuple[str, tuple[str, ...], bool]:
     """The SQL of the key of ``cols`` (of the given kinds as read), the kinds of its
     parts as compared (integers as text under ``as_text``, as
-    :func:`ereval.io.comparable_ids` does), and whether a key of one integer column
+    :func:`ereval.io._keys.comparable_ids` does), and whether a key of one integer column
     must be cast to text.
 
     Examples

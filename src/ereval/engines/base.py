@@ -32,8 +32,7 @@ from typing import Any, Literal, Protocol, Unpack, runtime_checkable
 from .._errors import InputError
 from .._validation import check_choice
 from ..contingency import ContingencyTable, contingency_table
-from ..io import AlignOptions
-from ..io._files import file_spec
+from ..io import AlignOptions, file_spec
 from ..statistics import CELLS_WANTED, CellsWanted, Statistics, statistics_of
 from .duckdb_engine import DuckDBEngine, is_relation
 from .spark_engine import SparkEngine

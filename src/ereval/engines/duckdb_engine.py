@@ -39,10 +39,7 @@ from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
 from ..contingency import ContingencyTable
-from ..io import AlignOptions, MismatchPolicy
-from ..io._align import id_type_error
-from ..io._files import file_spec, header
-from ..io._keys import kinds_clash
+from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import (
@@ -138,6 +135,8 @@ def _key(cols: list[str], types: dict[str, str], *, name: str) -> tuple[str, str
 class DuckDBEngine:
     """Builds the contingency table inside DuckDB, out of core when needed.
 
+    The options are checked when the engine is made, before any work.
+
     Parameters
     ----------
     memory_limit : str, optional
@@ -149,8 +148,6 @@ class DuckDBEngine:
         An existing directory for the data spilled to disk (default: DuckDB's
         own, ``.tmp`` beside an on-disk database or the system's for an
         in-memory one).
-
-    The options are checked when the engine is made, before any work.
     """
 
     name = "duckdb"

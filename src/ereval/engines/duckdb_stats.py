@@ -4,7 +4,7 @@ With DuckDB, the groups of the full outer join (the table ``cells(tc, pc, n)`` o
 :func:`ereval.engines.sql.cells_sql`) are read **once**, streamed as Arrow record
 batches into compact NumPy arrays: the cluster keys of each side numbered (by
 offset for integers in a range at most a few times the number of groups, as
-:func:`ereval.io._ids.encode` does, renumbered densely only when more than a tenth
+:func:`ereval.io.encode` does, renumbered densely only when more than a tenth
 of the codes are unused; else hashed once by Arrow) and the counts, 12 bytes
 per group. DuckDB's memory limit is lowered meanwhile, so that
 it writes its buffered tables to its temporary directory and the process's
@@ -45,8 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._algorithms import align_cells, aligned_totals, ceafe_weights, dominance_margin
-from ..io import MismatchPolicy
-from ..io._ids import arrow_to_numpy
+from ..io import MismatchPolicy, arrow_to_numpy
 from ..statistics import TableStatistics
 from . import sql
 
@@ -238,7 +237,7 @@ class _Codes:
     """The codes of one side's cluster keys, batch by batch: by offset from the
     smallest key for integers of known ``bounds`` (computed by DuckDB), kept when
     their range is at most a few times the number of groups (as
-    :func:`ereval.io._ids.encode`); else hashed once over all batches (Arrow's
+    :func:`ereval.io.encode`); else hashed once over all batches (Arrow's
     dictionary encoding). ``-1`` stands for the NULL key of the records on the
     other side only. Each batch is kept as a piece until the number of groups is
     known."""

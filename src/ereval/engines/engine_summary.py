@@ -24,10 +24,7 @@ import numpy.typing as npt
 
 from .._errors import IdKindError, InputError, InputTypeError
 from .._validation import describe, examples
-from ..io import Columns
-from ..io._align import id_type_error
-from ..io._files import file_spec, header
-from ..io._keys import column_names
+from ..io import Columns, column_names, file_spec, header, id_type_error
 from ..summary import Summary
 from . import sql, summary_sql
 from ._cells import SideSpec, check_unique, name_columns, size_distribution

@@ -30,10 +30,7 @@ from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
 from ..contingency import ContingencyTable
-from ..io import AlignOptions, MismatchPolicy
-from ..io._align import id_type_error
-from ..io._files import file_spec, header
-from ..io._keys import kinds_clash
+from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import (
@@ -81,6 +78,10 @@ def _kind(data_type: Any) -> str:
 class SparkEngine:
     """Builds the contingency table, or computes its statistics, with Apache Spark.
 
+    Reads CSV / TSV / Parquet files (a path, a glob or a folder of part files)
+    and Spark DataFrames. The options are checked when the engine is made;
+    Spark starts only when a table is built.
+
     Parameters
     ----------
     master : str, optional
@@ -92,10 +93,6 @@ class SparkEngine:
     session : SparkSession, optional
         The session to use. Default: the session of a Spark DataFrame input, else
         the active session, else a new one (see :func:`new_session`).
-
-    Reads CSV / TSV / Parquet files (a path, a glob or a folder of part files)
-    and Spark DataFrames. The options are checked when the engine is made;
-    Spark starts only when a table is built.
     """
 
     name = "spark"

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..io._files import FileSpec
+from ..io import FileSpec
 
 __all__ = [
     "DUCKDB",

@@ -45,6 +45,7 @@ from .ratio import (
     ratio_problems,
     size_warning,
 )
+from .size_design import plan_size_stratified
 
 __all__ = [
     "ClusterSample",
@@ -71,6 +72,7 @@ __all__ = [
     "fpc_theta",
     "naive_values",
     "normal_quantile",
+    "plan_size_stratified",
     "prepare_prediction",
     "ratio_estimate",
     "ratio_interval",

@@ -33,10 +33,17 @@ from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import examples
 from ..contingency import count_cells
 from ..engines import Engine, EngineName, NumpyEngine, get_engine
-from ..io import Columns, Membership, as_membership, read_table
-from ..io._ids import dense_int_span as _dense_int_span
-from ..io._ids import factorize, id_kind, to_arrow_ids
-from ..io._keys import keyed_frame
+from ..io import (
+    Columns,
+    Membership,
+    as_membership,
+    factorize,
+    id_kind,
+    keyed_frame,
+    read_table,
+    to_arrow_ids,
+)
+from ..io import dense_int_span as _dense_int_span
 from ..summary import name_codes as read_name_codes
 from ..summary import name_indicators
 from .designs import ClusterSample

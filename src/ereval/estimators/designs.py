@@ -16,14 +16,28 @@ known up to a constant (Binette et al. 2024, §3.2.1; Binette et al. 2022, §2.3
 ``"single_block"``
     One block (e.g. all the clusters of a region): estimates are ratios of sums
     and no variance can be estimated.
+``"size_stratified"``
+    Records drawn uniformly within strata of their *predicted* cluster's size
+    (Binette et al. 2024, §4.2), ``n_h`` of the ``N_h`` records of stratum ``h``,
+    and the true cluster of each recovered: a draw in stratum ``h`` of a
+    cluster ``c`` has weight ``N_h / (n_h |c|)``
+    (:mod:`ereval.estimators.strata`, :mod:`ereval.estimators.stratified`).
 
 Draws with replacement are kept as separate rows: a cluster drawn twice counts
 twice in every mean. Without replacement, a population size enables the
-finite-population correction (see :func:`ereval.estimators.fpc_theta`).
+finite-population correction: ``1 - (n-1)/(T-1)`` for clusters and blocks
+(:func:`ereval.estimators.fpc_theta`, Binette et al. 2022, eq. 7), and the
+exact ``1 - n/N`` of a simple random sample for records drawn without
+replacement (the record design, and each stratum of the size-stratified
+design; :func:`ereval.estimators.stratified.fpc_fraction`). Records drawn
+without replacement are drawn with equal probabilities (within a stratum), so
+their inclusion probabilities ``n/N`` (``n_h/N_h``) are the Horvitz-Thompson
+weights the estimators use (Binette et al. 2022, Remark 3).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,8 +48,10 @@ import pandas as pd
 from .._errors import InputError
 from .._validation import check_choice, check_int, check_rng, describe, examples
 from ..io import Columns, Membership
+from ..results import FrameRepr, json_ready
 from ._sample_input import SampleTable, draw_codes, per_unit_values, sample_table, unit_codes
 from .ratio import fpc_theta
+from .stratified import fpc_fraction
 
 __all__ = [
     "DESIGNS",
@@ -51,10 +67,15 @@ __all__ = [
 UNIT_COL = "unit_id"
 PROBABILITY_COL = "probability"
 DRAWS_COL = "draws"
+#: The size-stratified design's per-record columns: the record's stratum, the stratum's
+#: number of records in the population, and how often the record itself was drawn.
+STRATUM_COL = "stratum"
+STRATUM_RECORDS_COL = "stratum_records"
+RECORD_DRAWS_COL = "record_draws"
 
-Design = Literal["record", "cluster", "block", "single_block"]
+Design = Literal["record", "cluster", "block", "single_block", "size_stratified"]
 WeightKind = Literal["probability", "inverse_probability"]
-DESIGNS: tuple[Design, ...] = ("record", "cluster", "block", "single_block")
+DESIGNS: tuple[Design, ...] = ("record", "cluster", "block", "single_block", "size_stratified")
 _SCHEMES = ("uniform", "cluster_size")
 
 IntArray = npt.NDArray[np.int64]
@@ -62,7 +83,7 @@ FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, eq=False)
-class ClusterSample:
+class ClusterSample(FrameRepr):
     """A validated probability sample of true clusters.
 
     Attributes
@@ -87,7 +108,17 @@ class ClusterSample:
     replace : bool
         Whether units were drawn with replacement.
     population_size : int or None
-        Number of units in the population (finite-population correction).
+        Number of units in the population (finite-population correction); the
+        number of records for the record design drawn without replacement.
+    record_strata : ndarray of int64 or None
+        Size-stratified design: the stratum code of each record (-1 for a record
+        that was not drawn and whose stratum the sample does not give).
+    draw_records : ndarray of int64 or None
+        Size-stratified design: the record (position in ``records``) of each draw.
+    stratum_labels : ndarray or None
+        Size-stratified design: the name of each stratum code.
+    stratum_sizes : ndarray of int64 or None
+        Size-stratified design: ``N_h``, the population's records in each stratum.
     """
 
     records: npt.NDArray[Any]
@@ -102,6 +133,46 @@ class ClusterSample:
     weights: str
     replace: bool = True
     population_size: int | None = None
+    record_strata: IntArray | None = None
+    draw_records: IntArray | None = None
+    stratum_labels: npt.NDArray[Any] | None = None
+    stratum_sizes: IntArray | None = None
+
+    @property
+    def stratified(self) -> bool:
+        """Whether the draws are stratified (the size-stratified design)."""
+        return self.draw_records is not None
+
+    @property
+    def draw_strata(self) -> IntArray:
+        """The stratum code of each draw (all 0 for an unstratified design)."""
+        if self.record_strata is None or self.draw_records is None:
+            return np.zeros(self.n_draws, dtype=np.int64)
+        out: IntArray = self.record_strata[self.draw_records]
+        return out
+
+    @property
+    def stratum_draws(self) -> IntArray:
+        """``n_h``, the number of draws in each stratum."""
+        k = 1 if self.stratum_sizes is None else int(self.stratum_sizes.shape[0])
+        return np.bincount(self.draw_strata, minlength=k).astype(np.int64)
+
+    @property
+    def draw_weights(self) -> FloatArray:
+        """``N_h / n_h`` of each draw's stratum (1 for an unstratified design)."""
+        if self.stratum_sizes is None:
+            return np.ones(self.n_draws)
+        n_h = np.maximum(self.stratum_draws, 1).astype(np.float64)
+        out: FloatArray = (self.stratum_sizes / n_h)[self.draw_strata]
+        return out
+
+    def stratum_theta(self, *, fpc: bool = True) -> FloatArray:
+        """Each stratum's finite-population correction (``1 - n_h/N_h`` without replacement)."""
+        if self.stratum_sizes is None:
+            return np.array([self.theta if fpc else 1.0])
+        if self.replace or not fpc:
+            return np.ones(self.stratum_sizes.shape[0])
+        return fpc_fraction(self.stratum_draws, self.stratum_sizes)
 
     @property
     def n_draws(self) -> int:
@@ -128,6 +199,8 @@ class ClusterSample:
         """Finite-population correction for this sample (1 with replacement)."""
         if self.replace or self.population_size is None:
             return 1.0
+        if self.design == "record":
+            return float(fpc_fraction(self.n_draws, self.population_size))
         return fpc_theta(self.n_draws, self.population_size)
 
     def membership(self) -> Membership:
@@ -142,7 +215,7 @@ class ClusterSample:
         """
         unit = self.unit_of_cluster[self.cluster_codes]
         counts = np.bincount(self.draws, minlength=self.n_units)
-        return pd.DataFrame(
+        frame = pd.DataFrame(
             {
                 "record_id": self.records,
                 "cluster_id": self.clusters,
@@ -151,6 +224,42 @@ class ClusterSample:
                 DRAWS_COL: counts[unit],
             }
         )
+        if (
+            self.record_strata is not None
+            and self.draw_records is not None
+            and self.stratum_labels is not None
+            and self.stratum_sizes is not None
+        ):
+            known = self.record_strata >= 0
+            code = np.where(known, self.record_strata, 0)
+            labels = np.asarray(self.stratum_labels[code], dtype=object)
+            labels[~known] = None
+            frame[STRATUM_COL] = labels
+            frame[STRATUM_RECORDS_COL] = pd.array(
+                np.where(known, self.stratum_sizes[code], 0), dtype="Int64"
+            )
+            frame.loc[~known, STRATUM_RECORDS_COL] = pd.NA
+            frame[RECORD_DRAWS_COL] = np.bincount(
+                self.draw_records, minlength=self.records.shape[0]
+            )
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """``design, weights, replace, population_size, n_draws, n_units, n_clusters`` and
+        ``records`` (one dict per row of :meth:`to_frame`) in plain JSON types."""
+        out: dict[str, Any] = json_ready(
+            {
+                "design": self.design,
+                "weights": self.weights,
+                "replace": self.replace,
+                "population_size": self.population_size,
+                "n_draws": self.n_draws,
+                "n_units": self.n_units,
+                "n_clusters": self.n_clusters,
+                "records": self.to_frame().to_dict(orient="records"),
+            }
+        )
+        return out
 
 
 def as_sample(
@@ -235,9 +344,29 @@ def as_sample(
         return sample
     if design is None:
         raise InputError(
-            "'design' is required: one of 'record', 'cluster', 'block', 'single_block'"
+            "'design' is required: one of 'record', 'cluster', 'block', 'single_block', "
+            "'size_stratified'"
         )
     design = check_choice("design", design, DESIGNS)
+    if design == "size_stratified":
+        given = {"weights": weights, "blocks": blocks, "draws": draws}
+        extra = [k for k, v in given.items() if v is not None]
+        if extra or weight_kind != "probability":
+            raise InputError(
+                "design='size_stratified' reads its draws and strata from the sample's "
+                f"'{RECORD_DRAWS_COL}', '{STRATUM_COL}' and '{STRATUM_RECORDS_COL}' columns; "
+                f"'weights', 'weight_kind', 'blocks' and 'draws' do not apply (received "
+                f"{', '.join(extra) or 'weight_kind'})"
+            )
+        if not isinstance(replace, bool):
+            raise InputError(f"'replace' must be True or False; received {describe(replace)}")
+        if population_size is not None:
+            raise InputError(
+                "design='size_stratified' takes each stratum's population from the sample's "
+                f"'{STRATUM_RECORDS_COL}' column; 'population_size' does not apply"
+            )
+        table = sample_table(sample, record_col=record_col, cluster_col=cluster_col)
+        return stratified_sample(table, replace=replace)
     weight_kind = check_choice("weight_kind", weight_kind, ("probability", "inverse_probability"))
     if not isinstance(replace, bool):
         raise InputError(f"'replace' must be True or False; received {describe(replace)}")
@@ -393,11 +522,16 @@ def _check_replacement(
             )
         return None
     if design == "record":
-        raise InputError(
-            "design='record' is treated as drawing records with replacement; with few records "
-            "drawn from a large population, drawing without replacement is practically the same "
-            "(leave replace=True), otherwise use design='cluster' with replace=False"
-        )
+        # distinct records may share a true cluster: a cluster may be drawn several times
+        if population_size is None:
+            return None
+        t = check_int("population_size", population_size, minimum=1)
+        if t < drawn.shape[0]:
+            raise InputError(
+                f"'population_size' ({t}) is smaller than the number of records drawn "
+                f"without replacement ({drawn.shape[0]})"
+            )
+        return t
     counts = np.bincount(drawn, minlength=unit_labels.shape[0])
     if (counts > 1).any():
         raise InputError(
@@ -424,6 +558,10 @@ def draw_sample(
     blocks: Any = None,
     replace: bool = True,
     seed: Any = None,
+    pred: Any = None,
+    strata: Any = None,
+    allocation: Any = None,
+    pilot: Any = None,
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> ClusterSample:
@@ -447,9 +585,16 @@ def draw_sample(
         Cluster id -> block id, for the block designs.
     replace : bool, default True
         Draw with replacement; without it, the sample records the population size
-        so that the finite-population correction applies.
+        so that the finite-population correction applies (for ``"record"``:
+        distinct records, a cluster may still be drawn through several).
     seed : None, int or numpy.random.Generator
         Source of randomness.
+    pred, strata, allocation, pilot
+        For ``"size_stratified"`` (see
+        :func:`ereval.estimators.size_design.draw_size_stratified`): the
+        prediction whose cluster sizes define the strata, their lower bounds,
+        ``"neyman"`` (default) or ``"proportional"``, and a labelled pilot sample
+        for Neyman allocation.
 
     Returns
     -------
@@ -464,6 +609,36 @@ def draw_sample(
     rng = check_rng(seed)
     design = check_choice("design", design, DESIGNS)
     n = check_int("n", n, minimum=1)
+    if design == "size_stratified":
+        from .size_design import draw_size_stratified
+
+        if weights is not None or blocks is not None:
+            raise InputError(
+                "design='size_stratified' draws records uniformly within strata of the "
+                "prediction's cluster sizes; 'weights' and 'blocks' do not apply"
+            )
+        if pred is None:
+            raise InputError(
+                "design='size_stratified' needs 'pred': its strata are the predicted "
+                "clusters' sizes"
+            )
+        return draw_size_stratified(
+            truth,
+            pred,
+            n=n,
+            strata=strata,
+            allocation=allocation,
+            pilot=pilot,
+            replace=replace,
+            seed=rng,
+            record_col=record_col,
+            cluster_col=cluster_col,
+        )
+    if pred is not None or strata is not None or pilot is not None or allocation is not None:
+        raise InputError(
+            "'pred', 'strata', 'allocation' and 'pilot' are options of "
+            f"design='size_stratified'; design is '{design}'"
+        )
     population_design: Design = (
         "cluster" if design == "record" else "block" if design == "single_block" else design
     )
@@ -489,10 +664,19 @@ def draw_sample(
     if design == "single_block":
         chosen = rng.choice(n_units, size=1, p=p).astype(np.int64)
     elif design == "record":
-        if not replace:
-            raise InputError("design='record' draws records with replacement; use replace=True")
         record_units = population.unit_of_cluster[population.cluster_codes]
-        chosen = record_units[rng.integers(0, record_units.shape[0], size=n)]
+        n_records = record_units.shape[0]
+        if replace:
+            chosen = record_units[rng.integers(0, n_records, size=n)]
+        else:
+            if n > n_records:
+                raise InputError(
+                    f"cannot draw {n} records without replacement from a population of {n_records}"
+                )
+            chosen = record_units[rng.choice(n_records, size=n, replace=False)]
+            return replace_population(
+                _subsample(population, chosen, design=design, replace=False), n_records
+            )
     else:
         if not replace and n > n_units:
             raise InputError(
@@ -500,6 +684,11 @@ def draw_sample(
             )
         chosen = rng.choice(n_units, size=n, replace=replace, p=p).astype(np.int64)
     return _subsample(population, chosen, design=design, replace=replace)
+
+
+def replace_population(sample: ClusterSample, population_size: int) -> ClusterSample:
+    """``sample`` with its population size set (records drawn without replacement)."""
+    return dataclasses.replace(sample, population_size=population_size)
 
 
 def _subsample(
@@ -525,3 +714,106 @@ def _subsample(
         replace=replace,
         population_size=None if replace or design == "single_block" else population.n_units,
     )
+
+
+def stratified_sample(table: SampleTable, *, replace: bool) -> ClusterSample:
+    """A size-stratified sample from its table: every record's stratum, the stratum's
+    population size and the record's draws (the columns :meth:`ClusterSample.to_frame`
+    writes)."""
+    labels_raw = table.column(STRATUM_COL, name=STRATUM_COL)
+    sizes_raw = table.column(STRATUM_RECORDS_COL, name=STRATUM_RECORDS_COL)
+    record_draws = _whole_numbers(
+        table.column(RECORD_DRAWS_COL, name=RECORD_DRAWS_COL), RECORD_DRAWS_COL, minimum=0
+    )
+    drawn = record_draws > 0
+    for col, values in ((STRATUM_COL, labels_raw), (STRATUM_RECORDS_COL, sizes_raw)):
+        missing = np.asarray(pd.isna(values)) & drawn
+        if missing.any():
+            raise InputError(
+                f"design='size_stratified': the sample's '{col}' column is missing for "
+                f"{int(missing.sum())} drawn record(s) (e.g. "
+                f"{examples(table.records[missing])}); every drawn record needs its stratum"
+            )
+    stratum_n = _whole_numbers(sizes_raw[drawn], STRATUM_RECORDS_COL, minimum=1)
+    drawn_codes, stratum_labels = pd.factorize(
+        pd.Series(labels_raw[drawn], dtype=object).astype(str)
+    )
+    k = int(stratum_labels.shape[0])
+    per = pd.Series(stratum_n).groupby(drawn_codes).agg(["nunique", "first"])
+    if (per["nunique"] > 1).any():
+        bad = stratum_labels[int(per.index[per["nunique"].to_numpy() > 1][0])]
+        raise InputError(
+            f"design='size_stratified': '{STRATUM_RECORDS_COL}' must be constant within each "
+            f"stratum; stratum {bad!r} has several values"
+        )
+    sizes = per["first"].to_numpy(dtype=np.int64)
+    # records that were not drawn play no role in the strata (their stratum may be blank)
+    record_strata = np.full(table.records.shape[0], -1, dtype=np.int64)
+    record_strata[drawn] = drawn_codes
+    drawn_per_cluster = np.bincount(table.codes, weights=record_draws, minlength=table.n_clusters)
+    if (drawn_per_cluster == 0).any():
+        lost = table.labels[drawn_per_cluster == 0]
+        raise InputError(
+            f"design='size_stratified': {lost.shape[0]} sampled cluster(s) have no drawn record "
+            f"in '{RECORD_DRAWS_COL}' (e.g. {examples(lost)}); every labelled cluster was "
+            "reached through a drawn record"
+        )
+    if not replace and (record_draws > 1).any():
+        raise InputError(
+            "replace=False but some records were drawn more than once (e.g. "
+            f"{examples(table.records[record_draws > 1])})"
+        )
+    draw_records = np.repeat(np.arange(table.records.shape[0], dtype=np.int64), record_draws)
+    n_h = np.bincount(record_strata[draw_records], minlength=k)
+    _check_strata(n_h, sizes, np.asarray(stratum_labels, dtype=object), replace)
+    k_clusters = table.n_clusters
+    cluster_sizes = np.bincount(table.codes, minlength=k_clusters).astype(np.float64)
+    return ClusterSample(
+        records=table.records,
+        clusters=table.clusters,
+        cluster_codes=table.codes,
+        cluster_labels=table.labels,
+        unit_of_cluster=np.arange(k_clusters, dtype=np.int64),
+        unit_labels=table.labels,
+        probabilities=cluster_sizes,
+        draws=table.codes[draw_records],
+        design="size_stratified",
+        weights="cluster_size",
+        replace=replace,
+        record_strata=record_strata,
+        draw_records=draw_records,
+        stratum_labels=np.asarray(stratum_labels, dtype=object),
+        stratum_sizes=sizes,
+    )
+
+
+def _check_strata(n_h: IntArray, sizes: IntArray, labels: npt.NDArray[Any], replace: bool) -> None:
+    """Each stratum needs two draws (or, without replacement, all of its records)."""
+    for h in range(sizes.shape[0]):
+        # a stratum drawn whole, or of one record, has no variance to estimate
+        census = (not replace and n_h[h] == sizes[h]) or (sizes[h] == 1 and n_h[h] >= 1)
+        if n_h[h] < 2 and not census:
+            raise InputError(
+                f"design='size_stratified': stratum {labels[h]!r} has {int(n_h[h])} draw(s) of "
+                f"its {int(sizes[h])} records; its variance needs at least 2 (draw more records "
+                "there, or merge it with a neighbouring stratum)"
+            )
+        if not replace and n_h[h] > sizes[h]:
+            raise InputError(
+                f"design='size_stratified': stratum {labels[h]!r} has {int(n_h[h])} records "
+                f"drawn without replacement but only {int(sizes[h])} in the population"
+            )
+
+
+def _whole_numbers(values: npt.NDArray[Any], col: str, *, minimum: int) -> IntArray:
+    numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(
+        dtype=np.float64
+    )
+    bad = ~np.isfinite(numbers) | (numbers != np.round(numbers)) | (numbers < minimum)
+    if bad.any():
+        raise InputError(
+            f"design='size_stratified': the sample's '{col}' column must hold whole numbers "
+            f">= {minimum}; received {examples(values[bad])}"
+        )
+    out: IntArray = numbers.astype(np.int64)
+    return out

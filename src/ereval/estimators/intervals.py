@@ -68,6 +68,7 @@ from .._errors import InputError
 from ..results import UNIT_RANGE, clamp_interval, normal_quantile
 from .beta_interval import beta_interval
 from .skewness import ratio_skewness, skew_quantiles
+from .stratified import centred_rows
 
 __all__ = [
     "DEFAULT_INTERVAL",
@@ -80,6 +81,7 @@ __all__ = [
     "effective_units",
     "interval_label",
     "ratio_interval",
+    "stratum_pseudo_theta",
     "wilson_interval",
 ]
 
@@ -234,6 +236,7 @@ def ratio_interval(
     proportion: bool = False,
     theta: float | FloatArray = 1.0,
     squares: npt.ArrayLike | None = None,
+    strata: npt.ArrayLike | None = None,
 ) -> tuple[FloatArray, FloatArray]:
     """The interval of ratio estimates ``value`` with standard errors ``std``.
 
@@ -246,7 +249,102 @@ def ratio_interval(
     ``value - z_lower std, value + z_upper std``, clamped to ``bounds``, with
     ``z_lower = z_upper = z`` unless ``"skew_beta"`` widens the long side.
     ``"skew_beta"`` needs ``numerator`` (for the skewness).
+
+    A stratified sample gives ``strata`` (the stratum code of each draw) and
+    ``theta`` per stratum: the skewness is that of the within-stratum terms
+    (:func:`ereval.estimators.stratified.centred_rows`), ``std`` is the
+    stratified standard error, so the effective sample size ``n*`` is the
+    stratified design's, and the pseudo-unit's correction is the draws'
+    ``theta`` weighted by their squared denominators (0 for a census).
     """
+    method = check_interval(method)
+    if strata is not None:
+        codes = np.asarray(strata, dtype=np.int64)
+        a_raw = np.asarray(denominator, dtype=np.float64)
+        theta = stratum_pseudo_theta(a_raw, codes, theta, squares)
+        if numerator is not None:
+            numerator, centred_a = centred_rows(numerator, a_raw, codes)
+            return _interval(
+                value,
+                std,
+                a_raw,
+                centred_a,
+                level=level,
+                method=method,
+                numerator=numerator,
+                scale=scale,
+                bounds=bounds,
+                proportion=proportion,
+                theta=theta,
+                squares=squares,
+            )
+    a_in = np.asarray(denominator, dtype=np.float64)
+    return _interval(
+        value,
+        std,
+        a_in,
+        a_in,
+        level=level,
+        method=method,
+        numerator=numerator,
+        scale=scale,
+        bounds=bounds,
+        proportion=proportion,
+        theta=theta,
+        squares=squares,
+    )
+
+
+def stratum_pseudo_theta(
+    denominator: FloatArray,
+    strata: npt.NDArray[np.int64],
+    theta: float | FloatArray,
+    squares: npt.ArrayLike | None = None,
+) -> FloatArray:
+    """The ``theta`` that puts one pseudo-unit in *each* stratum, over the last axis.
+
+    A stratified sample's variance may rest on a few draws of one stratum (rare
+    errors among the predicted singletons): the pseudo-unit of the module
+    docstring then goes to every stratum ``h``, with the stratum's typical
+    denominator and correction ``theta_h``, ``V_pseudo = c sum_h theta_h (A_h /
+    A)^2 / n_kh^2`` (``A_h`` the stratum's share of ``A = sum_s a_s``, ``n_kh`` its
+    Kish number). Returned as the ``theta`` with ``theta c / n_k^2 = V_pseudo``;
+    one stratum gives ``theta`` itself, a census 0.
+    """
+    codes = np.asarray(strata, dtype=np.int64)
+    a = np.asarray(denominator, dtype=np.float64)
+    sq = a * a if squares is None else np.asarray(squares, dtype=np.float64)
+    th = np.broadcast_to(np.asarray(theta, dtype=np.float64), (int(codes.max()) + 1,))
+    k = th.shape[0]
+    onehot = np.zeros((a.shape[-1], k))
+    onehot[np.arange(a.shape[-1]), codes] = 1.0
+    a_h = a @ onehot
+    sq_h = sq @ onehot
+    total = a.sum(axis=-1)
+    total_sq = sq.sum(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # (A_h / A)^2 / n_kh^2 = sq_h^2 / (A^2 A_h^2); per unit of 1 / n_k^2 = total_sq^2 / A^4
+        per = np.where(a_h != 0, th * sq_h * sq_h / (a_h * a_h), 0.0).sum(axis=-1)
+        out: FloatArray = np.where(total_sq > 0, per * total * total / (total_sq * total_sq), 1.0)
+    return out
+
+
+def _interval(
+    value: npt.ArrayLike,
+    std: npt.ArrayLike,
+    denominator: FloatArray,
+    skew_denominator: FloatArray,
+    *,
+    level: float,
+    method: IntervalMethod,
+    numerator: npt.ArrayLike | None,
+    scale: float,
+    bounds: tuple[float, float] | None,
+    proportion: bool,
+    theta: float | FloatArray,
+    squares: npt.ArrayLike | None,
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`ratio_interval` with the denominators for Kish's ``n_k`` and for the skewness."""
     method = check_interval(method)
     z = normal_quantile(level)
     est = np.asarray(value, dtype=np.float64)
@@ -262,13 +360,13 @@ def ratio_interval(
         raise InputError("the 'skew_beta' interval needs the sampled numerators ('numerator')")
     a = np.asarray(denominator, dtype=np.float64)
     if not unit:
-        z_lo, z_hi = skew_quantiles(ratio_skewness(numerator, a, scale=scale), z)
+        z_lo, z_hi = skew_quantiles(ratio_skewness(numerator, skew_denominator, scale=scale), z)
         return clamp_interval(est - z_lo * sd, est + z_hi * sd, bounds)
     n = a.shape[-1]
     n_k = effective_units(a, squares)
     with np.errstate(divide="ignore", invalid="ignore"):
         pseudo = np.where(n_k > 0, PSEUDO_UNIT * n * (n - 1) / (n_k * n_k), 0.0)
-    skew = ratio_skewness(numerator, a, scale=scale, pseudo=np.nan_to_num(pseudo))
+    skew = ratio_skewness(numerator, skew_denominator, scale=scale, pseudo=np.nan_to_num(pseudo))
     z_lo, z_hi = skew_quantiles(skew, z)
     n_star = effective_sample_size(est, sd * sd, n_k, theta=theta)
     lo, hi = beta_interval(est, n_star, z_lower=z_lo, z_upper=z_hi)

@@ -53,8 +53,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import as_name_list, check_beta, describe, examples
 from ..engines import Engine, EngineName
-from ..io import Columns
-from ..io._ids import factorize
+from ..io import Columns, factorize
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._sample_input import plain, sample_table
 from ._terms import (
@@ -98,6 +97,8 @@ SINGLE_NOTE = (
 
 
 def _size_proportional(sample: ClusterSample) -> bool:
+    if sample.design == "size_stratified":
+        return True
     return sample.weights == "cluster_size" and sample.design in ("record", "cluster")
 
 
@@ -108,8 +109,8 @@ def _unavailable(
         return "it needs a name per record: pass 'names' (a column of the prediction or a mapping)"
     if spec.requires == "size_proportional" and not _size_proportional(sample):
         return (
-            "it needs clusters drawn with probability proportional to size (design='record', "
-            "or design='cluster' with weights='cluster_size')"
+            "it needs clusters drawn with probability proportional to size (design='record' "
+            "or 'size_stratified', or design='cluster' with weights='cluster_size')"
         )
     if subgroup and not spec.subgroups:
         return (
@@ -174,18 +175,31 @@ def estimate_from_terms(
     beta: float = 1.0,
     level: float = 0.95,
     interval: IntervalMethod = DEFAULT_INTERVAL,
+    fpc: bool = True,
 ) -> dict[str, Estimate]:
     """Evaluate the estimators ``keys`` from precomputed per-cluster statistics.
 
     ``keep`` restricts the sample to some clusters (a subgroup): units without a
-    kept cluster are dropped and kept units sum over their kept clusters only.
+    kept cluster are dropped and kept units sum over their kept clusters only
+    (for the size-stratified design they stay as draws of value 0, so that each
+    stratum keeps its ``n_h``: a domain estimate). ``fpc=False`` leaves out the
+    finite-population correction of a sample drawn without replacement.
     """
     normal_quantile(level)
     mask = np.ones(terms.n_clusters, dtype=bool) if keep is None else keep
     units = sample.unit_of_cluster
     kept_unit = np.bincount(units, weights=mask, minlength=sample.n_units) > 0
-    draws = sample.draws[kept_unit[sample.draws]]
-    inv_p = 1.0 / sample.probabilities[draws]
+    strata: npt.NDArray[np.int64] | None = None
+    stratum_theta: npt.NDArray[np.float64] | None = None
+    if sample.stratified:
+        draws = sample.draws
+        inv_p = sample.draw_weights / sample.probabilities[draws]
+        strata = sample.draw_strata
+        stratum_theta = sample.stratum_theta(fpc=fpc)
+    else:
+        draws = sample.draws[kept_unit[sample.draws]]
+        inv_p = 1.0 / sample.probabilities[draws]
+    theta = sample.theta if fpc else 1.0
     n = int(draws.shape[0])
     design = sample.design
     keys = list(keys)
@@ -229,7 +243,7 @@ def estimate_from_terms(
             out[key] = ratio_estimate(
                 b,
                 a,
-                theta=sample.theta,
+                theta=theta,
                 level=level,
                 design=design,
                 name=key,
@@ -240,6 +254,8 @@ def estimate_from_terms(
                 interval=interval,
                 proportion=spec.proportion,
                 squares=squares,
+                strata=strata,
+                stratum_theta=stratum_theta,
             )
         if math.isnan(out[key].value):
             _warn_undefined(key)
@@ -345,6 +361,7 @@ def estimate(
     beta: float = 1.0,
     level: float = 0.95,
     interval: IntervalMethod = DEFAULT_INTERVAL,
+    fpc: bool = True,
     names: Any = None,
     subgroup: Iterable[Any] | None = None,
     naive: bool = True,
@@ -389,6 +406,13 @@ def estimate(
         or the normal interval clamped to ``[0, 1]``. The ``*_cluster`` forms
         and the average cluster size get the clamped normal interval, widened
         on the long side under ``"skew_beta"``.
+    fpc : bool, default True
+        Apply the finite-population correction to a sample drawn without
+        replacement whose population size is known (``population_size``; for
+        the size-stratified design each stratum's ``N_h``): ``1 - n/N`` for
+        records, ``1 - (n-1)/(T-1)`` for clusters and blocks. It is exact for
+        records, so it is applied whatever the sampled share; below a 2% share
+        it moves the standard error by less than 1%. ``False`` forces it off.
     names : str or mapping, optional
         Record names for the homonymy and name-variation rates (see
         :func:`prepare_prediction`).
@@ -476,7 +500,11 @@ def estimate(
     )
     if s.design == "single_block":
         warnings.warn(SINGLE_NOTE, EstimationWarning, stacklevel=2)
-    return estimate_from_terms(terms, s, keys, keep=keep, beta=beta, level=level, interval=interval)
+    if not isinstance(fpc, bool):
+        raise InputError(f"'fpc' must be True or False; received {describe(fpc)}")
+    return estimate_from_terms(
+        terms, s, keys, keep=keep, beta=beta, level=level, interval=interval, fpc=fpc
+    )
 
 
 def _kept_draws(sample: ClusterSample, keep: npt.NDArray[np.bool_]) -> int:
@@ -534,7 +562,7 @@ def estimate_by_group(
         The group of each sampled true cluster: a mapping from cluster id to
         group label, or a column of the sample table (constant within each
         cluster). Every sampled cluster needs a group.
-    Other parameters
+    pred, sample, design, weights, weight_kind, blocks, draws, replace, population_size, metrics, beta, level, interval, names, naive, record_col, cluster_col, engine, memory_limit, threads, temp_dir, spark_master, spark_conf
         As for :func:`estimate`.
 
     Returns

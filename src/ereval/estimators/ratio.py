@@ -68,6 +68,7 @@ from .intervals import (
     interval_label,
     ratio_interval,
 )
+from .stratified import stratified_ratio_of_means
 
 __all__ = [
     "Estimate",
@@ -236,7 +237,13 @@ def size_warning(n: int, design: str) -> str | None:
     )
 
 
-def ratio_problems(denominator: npt.ArrayLike, std: float, *, theta: float = 1.0) -> list[str]:
+def ratio_problems(
+    denominator: npt.ArrayLike,
+    std: float,
+    *,
+    theta: float | npt.ArrayLike = 1.0,
+    strata: npt.ArrayLike | None = None,
+) -> list[str]:
     """What makes a ratio estimate from these sampled denominators doubtful, as phrases.
 
     A poorly determined denominator mean (``cv(Abar) >= 0.1``) or a zero
@@ -254,14 +261,21 @@ def ratio_problems(denominator: npt.ArrayLike, std: float, *, theta: float = 1.0
     n = int(a.shape[0])
     out: list[str] = []
     a_bar = float(a.mean()) if n else 0.0
+    census = float(np.max(np.asarray(theta, dtype=np.float64))) <= 0.0
     if n >= 2 and a_bar != 0.0:
-        cv = math.sqrt(theta) * float(a.std(ddof=1)) / (math.sqrt(n) * abs(a_bar))
+        if strata is None:
+            th = float(np.asarray(theta, dtype=np.float64).reshape(-1)[0])
+            cv = math.sqrt(th) * float(a.std(ddof=1)) / (math.sqrt(n) * abs(a_bar))
+        else:
+            # the stratified variance of the estimated total sum_s a_s (stratified.py)
+            _, sd_total = stratified_ratio_of_means(a, np.ones_like(a), strata, theta=theta)
+            cv = float(sd_total) / abs(a_bar)
         if cv >= MAX_DENOMINATOR_CV:
             out.append(
                 f"has a poorly determined denominator mean (coefficient of variation {cv:.2g} "
                 f">= {MAX_DENOMINATOR_CV:g}), which makes its standard error unreliable"
             )
-    if std < ZERO_STD and theta > 0.0:
+    if std < ZERO_STD and not census:
         out.append(
             "has a standard error of 0 (every sampled unit gives the same ratio), which "
             "understates the uncertainty"
@@ -296,6 +310,8 @@ def ratio_estimate(
     interval: IntervalMethod = DEFAULT_INTERVAL,
     proportion: bool = False,
     squares: npt.ArrayLike | None = None,
+    strata: npt.ArrayLike | None = None,
+    stratum_theta: npt.ArrayLike | None = None,
 ) -> Estimate:
     """Estimate ``offset + scale * mean(B) / mean(A)`` from sampled units.
 
@@ -332,6 +348,12 @@ def ratio_estimate(
         For units of several true clusters (blocks): the sum of the clusters'
         squared denominators per unit (see
         :func:`ereval.estimators.intervals.effective_units`).
+    strata, stratum_theta : array_like, optional
+        A stratified sample: the stratum code of each draw and each stratum's
+        finite-population correction (``theta`` is then unused). The rows hold
+        the stratum weights ``N_h / n_h`` already; the estimate, its variance,
+        the interval's effective sample size and skewness are the stratified
+        ones (:mod:`ereval.estimators.stratified`).
 
     Returns
     -------
@@ -350,7 +372,14 @@ def ratio_estimate(
     a = np.asarray(denominator, dtype=np.float64)
     if b.ndim != 1:
         raise InputError(f"'numerator' must be 1-dimensional; received shape {b.shape}")
-    est_arr, std_arr = ratio_of_means(b, a, theta=theta)
+    if strata is not None:
+        codes = np.asarray(strata, dtype=np.int64)
+        th_h = np.ones(int(codes.max()) + 1) if stratum_theta is None else stratum_theta
+        est_arr, std_arr = stratified_ratio_of_means(b, a, codes, theta=th_h)
+        theta_arg: float | FloatArray = np.asarray(th_h, dtype=np.float64)
+    else:
+        est_arr, std_arr = ratio_of_means(b, a, theta=theta)
+        theta_arg = theta
     est = offset + scale * float(est_arr)
     std = abs(scale) * float(std_arr)
     n = int(a.shape[0])
@@ -379,8 +408,9 @@ def ratio_estimate(
         scale=scale,
         bounds=bounds,
         proportion=proportion,
-        theta=theta,
+        theta=theta_arg,
         squares=squares,
+        strata=strata,
     )
     return interval_estimate(
         est,
@@ -392,7 +422,7 @@ def ratio_estimate(
         bounds=bounds,
         quantity=label,
         advice=sample_advice(n, design),
-        problems=ratio_problems(a, std, theta=theta),
+        problems=ratio_problems(a, std, theta=theta_arg, strata=strata),
         warnings=[w for w in (size_warning(n, design),) if w],
     )
 

@@ -21,9 +21,14 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+from ..results import FrameRepr
 from ._common import canonical
 from .store import LabelStore
 
@@ -93,7 +98,7 @@ def krippendorff_alpha(units: Sequence[Sequence[Hashable]]) -> float:
 
 
 @dataclass(frozen=True)
-class Agreement:
+class Agreement(FrameRepr):
     """Agreement of a session's reviewers over the items labelled by two or more.
 
     Attributes
@@ -130,6 +135,12 @@ class Agreement:
                 for (a, b), c in sorted(self.table.items(), key=lambda kv: str(kv[0]))
             ],
         }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair of labels: ``first, second, count`` (:attr:`table`)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.to_dict()["table"], columns=["first", "second", "count"])
 
 
 def _plain(value: Any) -> Any:

@@ -77,7 +77,7 @@ def create_item_labelling(
     ids = [str(v) for v in order.tolist()]
     if not ids:
         raise InputError(f"'ranked': the file '{ranked}' lists no items")
-    from ..io._files import file_spec, header
+    from ..io import file_spec, header
 
     ranked_cols = [str(c) for c in header(file_spec(ranked, name="ranked"), name="ranked")]
     if data is not None:

@@ -183,7 +183,7 @@ def _read_pool(config: Mapping[str, Any]) -> Any:
     from ..oasis import read_pool
 
     probability_col = config.get("probability_col")
-    from ..io._files import file_spec, header
+    from ..io import file_spec, header
 
     cols = header(file_spec(config["pairs"], name="pairs"), name="pairs")
     if probability_col is not None and probability_col not in cols:

@@ -20,10 +20,18 @@ import numpy as np
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
 from ..contingency import ContingencyTable, pair_count, pairs_of_groups
-from ..io import Columns, IdType, MismatchPolicy, PairList, as_pairs
-from ..io._align import check_link_only, locate_pairs
-from ..io._ids import encode, to_numpy
-from ..io._memberships import read_membership
+from ..io import (
+    Columns,
+    IdType,
+    MismatchPolicy,
+    PairList,
+    as_pairs,
+    check_link_only,
+    encode,
+    locate_pairs,
+    read_membership,
+    to_numpy,
+)
 from ..statistics import Statistics, pair_space
 from ._util import check_beta, f_beta, ratio
 

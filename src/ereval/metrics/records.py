@@ -31,8 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..contingency import ContingencyTable, record_cells
-from ..io import Alignment, AlignOptions, align
-from ..io._ids import encode, take, to_numpy
+from ..io import Alignment, AlignOptions, align, encode, take, to_numpy
 
 # The engines import this package (CEAF's totals): they are imported when first used.
 if TYPE_CHECKING:

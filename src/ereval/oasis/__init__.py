@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ._base import Oracle, Query, Sampler, StopReason
 from .adaptive import OASISSampler
-from .curve import EstimatedCurve, estimated_curve
+from .convergence import Convergence, budget_steps, convergence
+from .curve import estimated_curve
 from .estimates import Estimates
 from .experiment import ExperimentResult, ExperimentRow, run_experiment
 from .model import (
@@ -41,7 +42,7 @@ from .strata import Strata, StrataMethod, csf_boundaries, stratify
 from .synthetic import synthetic_pool
 
 __all__ = [
-    "EstimatedCurve",
+    "Convergence",
     "Estimates",
     "ExperimentResult",
     "ExperimentRow",
@@ -60,6 +61,8 @@ __all__ = [
     "Strata",
     "StrataMethod",
     "StratifiedSampler",
+    "budget_steps",
+    "convergence",
     "csf_boundaries",
     "epsilon_greedy",
     "estimated_curve",

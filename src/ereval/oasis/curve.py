@@ -36,83 +36,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from .._errors import InputError
 from .._validation import as_1d_array, check_in_range, check_int
-from ..results import Estimate
+from ..results import Estimate, EstimateCurve
 from ._base import Sampler, labelled_warnings
 from ._measures import measure_estimates
 
-__all__ = ["EstimatedCurve", "estimated_curve"]
+__all__ = ["estimated_curve"]
 
 FloatArray = npt.NDArray[np.float64]
 
 _MEASURES = ("precision", "recall", "f_measure")
-
-
-@dataclass(frozen=True, eq=False)
-class EstimatedCurve:
-    """Estimated precision, recall and F-alpha of the links ``score >= t`` at each threshold.
-
-    Attributes
-    ----------
-    thresholds : numpy.ndarray of float64
-        Ascending.
-    precision, recall, f_measure : tuple of ereval.Estimate
-        One per threshold.
-    alpha : float
-        Weight of ``f_measure`` (F-alpha; 0.5 is F1).
-    confidence : float
-        Level of the intervals.
-    labels_used : int
-        Distinct labelled pairs.
-    method : str
-        The sampler's name.
-    """
-
-    thresholds: FloatArray
-    precision: tuple[Estimate, ...]
-    recall: tuple[Estimate, ...]
-    f_measure: tuple[Estimate, ...]
-    alpha: float
-    confidence: float
-    labels_used: int
-    method: str
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        """One row per threshold: each measure's value, ``_std``, ``_low`` and ``_high``."""
-        data: dict[str, Any] = {"threshold": self.thresholds}
-        for name in _MEASURES:
-            ests: tuple[Estimate, ...] = getattr(self, name)
-            data[name] = [e.value for e in ests]
-            data[f"{name}_std"] = [e.std for e in ests]
-            data[f"{name}_low"] = [e.interval[0] for e in ests]
-            data[f"{name}_high"] = [e.interval[1] for e in ests]
-        return pd.DataFrame(data)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict: the run's figures and one row per threshold (each measure's
-        :meth:`ereval.Estimate.to_dict`)."""
-        rows = []
-        for i, t in enumerate(self.thresholds.tolist()):
-            row: dict[str, Any] = {"threshold": t}
-            for name in _MEASURES:
-                row[name] = getattr(self, name)[i].to_dict()
-            rows.append(row)
-        return {
-            "alpha": self.alpha,
-            "confidence": self.confidence,
-            "labels_used": self.labels_used,
-            "method": self.method,
-            "rows": rows,
-        }
 
 
 def _grid(scores: FloatArray, thresholds: Any) -> FloatArray:
@@ -143,7 +82,7 @@ def estimated_curve(
     *,
     alpha: float | None = None,
     confidence: float = 0.95,
-) -> EstimatedCurve:
+) -> EstimateCurve:
     """Precision, recall and F-alpha of ``score >= t`` at each threshold, from a sampler's labels.
 
     Parameters
@@ -161,7 +100,11 @@ def estimated_curve(
 
     Returns
     -------
-    EstimatedCurve
+    ereval.results.EstimateCurve
+        On the axis ``"threshold"`` (ascending), the quantities ``precision``,
+        ``recall`` and ``f_measure`` (F-alpha), one :class:`~ereval.Estimate` per
+        threshold (``n``: the distinct labelled pairs; ``method``: the sampler's
+        name); ``details``: ``alpha`` and ``labels_used``.
 
     Examples
     --------
@@ -170,7 +113,7 @@ def estimated_curve(
     >>> sampler = PassiveSampler(pool, replace=False, seed=1)
     >>> _ = sampler.run(budget=5_000)          # a census: the exact curve
     >>> curve = estimated_curve(sampler, [0.0, 1.0])
-    >>> [round(e.value, 4) for e in curve.precision], curve.precision[0].std
+    >>> curve["precision"].value.round(4).tolist(), curve.estimate("precision", 0).std
     ([0.9952, 1.0], 0.0)
     """
     if not isinstance(sampler, Sampler):
@@ -201,15 +144,13 @@ def estimated_curve(
         }
         for (name, weight), est in zip(weights.items(), ests, strict=True):
             out[name].append(_finish(est, name, weight, used, sampler.method, exact=exact[name]))
-    return EstimatedCurve(
-        thresholds=grid,
-        precision=tuple(out["precision"]),
-        recall=tuple(out["recall"]),
-        f_measure=tuple(out["f_measure"]),
-        alpha=a,
-        confidence=level,
-        labels_used=used,
+    return EstimateCurve.from_estimates(
+        "threshold",
+        grid,
+        {name: out[name] for name in _MEASURES},
+        level=level,
         method=sampler.method,
+        details={"alpha": a, "labels_used": used},
     )
 
 

@@ -9,15 +9,18 @@ the counts are estimated and how the intervals are built is described in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..results import Estimate
+from ..results import Estimate, FrameRepr, json_ready
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Estimates"]
 
 
 @dataclass(frozen=True)
-class Estimates:
+class Estimates(FrameRepr):
     """F-alpha, precision and recall estimated together from one sampling run.
 
     Attributes
@@ -45,18 +48,33 @@ class Estimates:
     method: str
 
     def to_dict(self) -> dict[str, Any]:
-        """Nested plain dict: each measure's :meth:`ereval.Estimate.to_dict` and the run's
-        counts (``nan`` stays ``nan``; the CLI writes it as null)."""
-        return {
-            "f_measure": self.f_measure.to_dict(),
-            "precision": self.precision.to_dict(),
-            "recall": self.recall.to_dict(),
-            "labels_used": self.labels_used,
-            "iterations": self.iterations,
-            "alpha": self.alpha,
-            "confidence": self.confidence,
-            "method": self.method,
-        }
+        """Nested plain JSON types: each measure's :meth:`ereval.Estimate.to_dict` and the
+        run's counts (NaN as ``None``)."""
+        out: dict[str, Any] = json_ready(
+            {
+                "f_measure": self.f_measure.to_dict(),
+                "precision": self.precision.to_dict(),
+                "recall": self.recall.to_dict(),
+                "labels_used": self.labels_used,
+                "iterations": self.iterations,
+                "alpha": self.alpha,
+                "confidence": self.confidence,
+                "method": self.method,
+            }
+        )
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per measure (``f_measure``, ``precision``, ``recall``): ``measure``
+        and its :meth:`ereval.Estimate.to_frame` columns."""
+        import pandas as pd
+
+        parts = []
+        for name in ("f_measure", "precision", "recall"):
+            row = getattr(self, name).to_frame()
+            row.insert(0, "measure", name)
+            parts.append(row)
+        return pd.concat(parts, ignore_index=True)
 
     @property
     def warnings(self) -> tuple[str, ...]:

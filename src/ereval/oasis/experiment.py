@@ -9,6 +9,7 @@ compared with the pool's true value. The figure is
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,9 +17,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from .._errors import InputError
 from .._validation import check_choice, check_in_range, check_int
+from ..results import FrameRepr, json_ready
 from .oracles import LabelOracle, NoisyOracle
 from .pool import Pool
 from .samplers import METHODS, Method, make_sampler
@@ -68,7 +71,7 @@ class ExperimentRow:
 
 
 @dataclass(frozen=True, eq=False)
-class ExperimentResult:
+class ExperimentResult(FrameRepr):
     """All runs of an experiment.
 
     Attributes
@@ -93,9 +96,28 @@ class ExperimentResult:
     rows: tuple[ExperimentRow, ...]
     estimates: dict[str, npt.NDArray[np.float64]] = field(repr=False)
 
-    def to_records(self) -> list[dict[str, Any]]:
-        """Rows as plain dicts (for tables, JSON and CSV)."""
-        return [{**row.__dict__, "true_value": self.true_value} for row in self.rows]
+    def to_frame(self) -> pd.DataFrame:
+        """One row per method and budget: the fields of :class:`ExperimentRow` and
+        ``true_value``."""
+        return pd.DataFrame(
+            [{**dataclasses.asdict(row), "true_value": self.true_value} for row in self.rows],
+            columns=[*(f.name for f in dataclasses.fields(ExperimentRow)), "true_value"],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """``true_value, alpha, budgets, methods, repeats`` and ``rows`` (one per method and
+        budget), in plain JSON types (NaN as ``None``); the raw estimates are left out."""
+        out: dict[str, Any] = json_ready(
+            {
+                "true_value": self.true_value,
+                "alpha": self.alpha,
+                "budgets": list(self.budgets),
+                "methods": list(self.methods),
+                "repeats": self.repeats,
+                "rows": [dataclasses.asdict(row) for row in self.rows],
+            }
+        )
+        return out
 
     def row(self, method: str, budget: int) -> ExperimentRow:
         """The summary of ``method`` at ``budget``."""

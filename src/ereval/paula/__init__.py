@@ -18,13 +18,12 @@ Approximating Precision-Recall Curves for Massive Datasets", UAI.
 
 from __future__ import annotations
 
-from ._bounds import PaulaBounds, PrecisionCurve, paula_bounds
+from ._bounds import PaulaBounds, paula_bounds
 from ._counts import AnnotationCounts, annotation_counts
 from ._diagnostics import MonotonicityReport, MonotonicityWarning, Violation, check_monotonicity
 from ._labels import labels_by_rank, load_labels
 from ._plan import PaulaPlan, minimum_r_tilde, paula_plan
 from ._sampling import (
-    SampledPrecision,
     hoeffding_half_width,
     hoeffding_sample_size,
     random_sampling_annotations,
@@ -46,8 +45,6 @@ __all__ = [
     "MonotonicityWarning",
     "PaulaBounds",
     "PaulaPlan",
-    "PrecisionCurve",
-    "SampledPrecision",
     "StratifiedDesign",
     "StratifiedEstimate",
     "Violation",

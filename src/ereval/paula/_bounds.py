@@ -14,12 +14,12 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import as_1d_array, check_choice, check_real, describe, examples
-from ..results import Estimate
+from ..results import Estimate, EstimateCurve, EstimateSeries, FrameRepr, json_ready
 from ._diagnostics import MonotonicityReport, MonotonicityWarning, diagnose
 from ._labels import PlanLabels, align_labels
 from ._plan import PaulaPlan
 
-__all__ = ["PaulaBounds", "PrecisionCurve", "paula_bounds"]
+__all__ = ["PaulaBounds", "paula_bounds"]
 
 OnViolation = Literal["warn", "raise", "ignore"]
 FloatArray = npt.NDArray[np.float64]
@@ -27,40 +27,7 @@ IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)
-class PrecisionCurve:
-    """Bounds on the precision, yield and (optionally) recall at a set of ranks.
-
-    The precision-yield curve is precision against yield ``r * p(r)``; the PR curve
-    is precision against recall ``r * p(r) / n_positives``. Each is bounded by the
-    curve of the lower bounds and the curve of the upper bounds.
-    """
-
-    ranks: IntArray
-    precision_lower: FloatArray
-    precision_upper: FloatArray
-    yield_lower: FloatArray
-    yield_upper: FloatArray
-    recall_lower: FloatArray | None = None
-    recall_upper: FloatArray | None = None
-    n_positives: tuple[float, float] | None = None
-
-    def to_frame(self) -> pd.DataFrame:
-        """The curve as a DataFrame, one row per rank."""
-        cols: dict[str, Any] = {
-            "rank": self.ranks,
-            "precision_lower": self.precision_lower,
-            "precision_upper": self.precision_upper,
-            "yield_lower": self.yield_lower,
-            "yield_upper": self.yield_upper,
-        }
-        if self.recall_lower is not None and self.recall_upper is not None:
-            cols["recall_lower"] = self.recall_lower
-            cols["recall_upper"] = self.recall_upper
-        return pd.DataFrame(cols)
-
-
-@dataclass(frozen=True, eq=False)
-class PaulaBounds:
+class PaulaBounds(FrameRepr):
     r"""Bounds on the precision function of a ranked list, from PAULA's annotations.
 
     Build it with :func:`paula_bounds`. Two pairs of bounds are offered:
@@ -310,8 +277,12 @@ class PaulaBounds:
         out = np.unique(np.concatenate([pts, np.asarray([plan.n])]))
         return out[(out >= 1) & (out <= plan.n)]
 
-    def curve(self, ranks: Any = None, *, n_positives: Any = None) -> PrecisionCurve:
+    def curve(self, ranks: Any = None, *, n_positives: Any = None) -> EstimateCurve:
         """Bounds on the precision-yield curve and, given ``n_positives``, the PR curve.
+
+        The precision-yield curve is precision against yield ``r * p(r)``; the PR
+        curve is precision against recall ``r * p(r) / n_positives``. Each is bounded
+        by the curve of the lower bounds and the curve of the upper bounds.
 
         Parameters
         ----------
@@ -324,24 +295,29 @@ class PaulaBounds:
 
         Returns
         -------
-        PrecisionCurve
+        ereval.results.EstimateCurve
+            On the axis ``"rank"``, the quantities ``precision``, ``yield`` and (given
+            ``n_positives``) ``recall``, each as bounds that hold with certainty under
+            PAULA's assumption (level 1; the value only where the bounds meet; ``n``:
+            the annotated items); ``details``: ``n_positives`` as ``[low, high]`` or
+            None.
         """
         r = self.default_ranks() if ranks is None else self._ranks(ranks)
         lo, hi = self._yield_envelope(r)
         rf = r.astype(np.float64)
-        if n_positives is None:
-            return PrecisionCurve(r, lo / rf, hi / rf, lo, hi)
-        npos = self._n_positives(n_positives)
-        return PrecisionCurve(
-            r,
-            lo / rf,
-            hi / rf,
-            lo,
-            hi,
-            recall_lower=np.minimum(lo / npos[1], 1.0),
-            recall_upper=np.minimum(hi / npos[0], 1.0),
-            n_positives=npos,
-        )
+        n = self.plan.annotations
+        series = {
+            "precision": EstimateSeries.bounds(lo / rf, hi / rf, n=n),
+            "yield": EstimateSeries.bounds(lo, hi, n=n),
+        }
+        npos: tuple[float, float] | None = None
+        if n_positives is not None:
+            npos = self._n_positives(n_positives)
+            series["recall"] = EstimateSeries.bounds(
+                np.minimum(lo / npos[1], 1.0), np.minimum(hi / npos[0], 1.0), n=n
+            )
+        details = {"n_positives": None if npos is None else list(npos)}
+        return EstimateCurve("rank", r, series, 1.0, "paula", details)
 
     def _n_positives(self, value: Any) -> tuple[float, float]:
         if isinstance(value, tuple | list):
@@ -376,11 +352,38 @@ class PaulaBounds:
         """
         r = self.table_ranks() if ranks is None else self._ranks(ranks)
         curve = self.curve(r, n_positives=n_positives)
-        frame = curve.to_frame()
-        frame.insert(1, "exact", r <= self.plan.prefix_end)
-        frame.insert(4, "step_lower", self._step(r, self.yield_lower_grid))
-        frame.insert(5, "step_upper", self._step(r, self.yield_upper_grid))
-        return frame
+        cols: dict[str, Any] = {
+            "rank": r,
+            "exact": r <= self.plan.prefix_end,
+            "precision_lower": curve["precision"].lower,
+            "precision_upper": curve["precision"].upper,
+            "step_lower": self._step(r, self.yield_lower_grid),
+            "step_upper": self._step(r, self.yield_upper_grid),
+            "yield_lower": curve["yield"].lower,
+            "yield_upper": curve["yield"].upper,
+        }
+        if "recall" in curve.series:
+            cols["recall_lower"] = curve["recall"].lower
+            cols["recall_upper"] = curve["recall"].upper
+        return pd.DataFrame(cols)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per rank of :meth:`table_ranks`: :meth:`table`."""
+        return self.table()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``plan`` (:meth:`PaulaPlan.to_dict` without its ranges), ``known_positives``,
+        ``monotonicity`` (:meth:`MonotonicityReport.to_dict`) and ``table`` (one dict per
+        row of :meth:`table`), in plain JSON types (NaN as ``None``)."""
+        out: dict[str, Any] = json_ready(
+            {
+                "plan": self.plan.to_dict(include_ranges=False),
+                "known_positives": self.known_positives,
+                "monotonicity": self.diagnostic.to_dict(),
+                "table": self.table().to_dict(orient="records"),
+            }
+        )
+        return out
 
 
 def paula_bounds(

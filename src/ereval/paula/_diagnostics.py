@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from .._validation import check_in_range
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+from ..results import FrameRepr, json_ready
 from ._labels import PlanLabels, align_labels
 from ._plan import PaulaPlan
 
@@ -62,7 +67,7 @@ class Violation:
 
 
 @dataclass(frozen=True)
-class MonotonicityReport:
+class MonotonicityReport(FrameRepr):
     r"""What the annotations reveal about assumptions A.1/A.2 (§4.2).
 
     Attributes
@@ -117,8 +122,29 @@ class MonotonicityReport:
             )
         return text
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per violation: ``assumption, quantity, earlier_rank, later_rank,
+        earlier_value, later_value``."""
+        import pandas as pd
+
+        columns = [
+            "assumption",
+            "quantity",
+            "earlier_rank",
+            "later_rank",
+            "earlier_value",
+            "later_value",
+        ]
+        return pd.DataFrame(
+            [[getattr(v, c) for c in columns] for v in self.violations], columns=columns
+        )
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
+        """A JSON-ready form (NaN as ``None``)."""
+        out: dict[str, Any] = json_ready(self._plain())
+        return out
+
+    def _plain(self) -> dict[str, Any]:
         return {
             "holds": self.holds,
             "n_violations": len(self.violations),

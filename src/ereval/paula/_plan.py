@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._errors import InputError
 from .._validation import as_1d_array, check_in_range, check_int, describe
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+from ..results import FrameRepr, json_ready
 from ._geometry import Geometry, _Power, exact_epsilon, geometry
 
 __all__ = ["PaulaPlan", "minimum_r_tilde", "paula_plan"]
@@ -55,7 +60,7 @@ def minimum_r_tilde(*, epsilon: float, delta: int) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class PaulaPlan:
+class PaulaPlan(FrameRepr):
     r"""Which ranks of a list of ``n`` items to annotate, and the constants of §4.2.
 
     Build it with :func:`paula_plan`. The plan annotates the prefix
@@ -221,7 +226,17 @@ class PaulaPlan:
         }
         if include_ranges:
             out["ranges"] = [[a, b] for a, b in self.rank_ranges()]
-        return out
+        ready: dict[str, Any] = json_ready(out)
+        return ready
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per inclusive rank range to annotate: ``first, last, items``."""
+        import pandas as pd
+
+        ranges = self.rank_ranges()
+        return pd.DataFrame(
+            [(a, b, b - a + 1) for a, b in ranges], columns=["first", "last", "items"]
+        )
 
 
 def paula_plan(n: int, *, epsilon: float, delta: int, r_tilde: int | None = None) -> PaulaPlan:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import (
@@ -19,9 +17,9 @@ from .._validation import (
     check_rng,
     examples,
 )
+from ..results import EstimateCurve, EstimateSeries
 
 __all__ = [
-    "SampledPrecision",
     "hoeffding_half_width",
     "hoeffding_sample_size",
     "random_sampling_annotations",
@@ -248,44 +246,6 @@ def uniform_sample_ranks(n: int, s: int, *, seed: Any = None) -> IntArray:
     return np.sort(rng.choice(n, size=s, replace=False).astype(np.int64) + 1)
 
 
-@dataclass(frozen=True, eq=False)
-class SampledPrecision:
-    """Precision estimated from a uniform sample, with Hoeffding intervals.
-
-    Attributes
-    ----------
-    ranks : numpy.ndarray
-        Ranks at which the precision was estimated.
-    estimate : numpy.ndarray
-        Precision of the sampled items among the top ``r`` (NaN with no sample).
-    lower, upper : numpy.ndarray
-        Eq. (3) interval clipped to [0, 1] ([0, 1] with no sample).
-    n_samples : numpy.ndarray
-        Number ``z`` of sampled items among the top ``r``.
-    failure_probability : float
-        The :math:`\\delta` of each interval (already divided by N when simultaneous).
-    """
-
-    ranks: IntArray
-    estimate: FloatArray
-    lower: FloatArray
-    upper: FloatArray
-    n_samples: IntArray
-    failure_probability: float
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per rank."""
-        return pd.DataFrame(
-            {
-                "rank": self.ranks,
-                "estimate": self.estimate,
-                "lower": self.lower,
-                "upper": self.upper,
-                "n_samples": self.n_samples,
-            }
-        )
-
-
 def _rank_array(name: str, values: Any, n: int) -> IntArray:
     arr = as_1d_array(name, values)
     if arr.dtype.kind not in "iu":
@@ -308,7 +268,7 @@ def random_sampling_curve(
     ranks: Any = None,
     failure_probability: float = 0.05,
     simultaneous: bool = False,
-) -> SampledPrecision:
+) -> EstimateCurve:
     r"""Estimate the precision function from a uniform sample of the list (§3).
 
     The estimate of :math:`p(r)` is the precision of the sampled items that rank
@@ -336,7 +296,13 @@ def random_sampling_curve(
 
     Returns
     -------
-    SampledPrecision
+    ereval.results.EstimateCurve
+        On the axis ``"rank"``, the quantity ``precision``: the estimate (NaN with no
+        sample among the top ``r``), no std (NaN), the eq. (3) interval clipped to
+        [0, 1] ([0, 1] with no sample) and ``n`` the number :math:`z_r` of sampled
+        items among the top ``r``; level :math:`1 - \delta'`; ``details``:
+        ``failure_probability`` (:math:`\delta'`, already divided by N when
+        simultaneous).
 
     References
     ----------
@@ -370,4 +336,19 @@ def random_sampling_curve(
         half = np.where(z > 0, np.sqrt(math.log(2.0 / delta) / (2.0 * np.maximum(z, 1))), np.inf)
     lower = np.where(z > 0, np.clip(est - half, 0.0, 1.0), 0.0)
     upper = np.where(z > 0, np.clip(est + half, 0.0, 1.0), 1.0)
-    return SampledPrecision(r, est.astype(np.float64), lower, upper, z, delta)
+    series = EstimateSeries(
+        est.astype(np.float64),
+        np.full(r.shape, np.nan),
+        lower.astype(np.float64),
+        upper.astype(np.float64),
+        z,
+        ((),) * r.shape[0],
+    )
+    return EstimateCurve(
+        "rank",
+        r,
+        {"precision": series},
+        1.0 - delta,
+        "uniform sampling (Hoeffding)",
+        {"failure_probability": delta},
+    )

@@ -94,22 +94,15 @@ def monitoring_figure(
                     else "fixed subset"
                 )
                 lines.append(Line(x, yc, f"{fixed_label} ({monitoring.n_common:,})", "tab:green"))
-        est = [monitoring.estimates.get(r, {}).get(stat) for r in labels]
-        if any(e is not None for e in est):
-            value = _f([math.nan if e is None else e.value for e in est])
-            lower = _f([math.nan if e is None else e.lower for e in est])
-            upper = _f([math.nan if e is None else e.upper for e in est])
-            level = next(e.level for e in est if e is not None)
-            lines.append(Line(x, value, "estimate", "black", dashed=True, marker="."))
-            bands.append(Band(x, lower, upper, f"{level:.0%} interval", "gray"))
-        fixed = [monitoring.common_estimates.get(r, {}).get(stat) for r in labels]
-        if any(e is not None for e in fixed):
-            nan = math.nan
-            value = _f([nan if e is None else e.value for e in fixed])
-            lower = _f([nan if e is None else e.lower for e in fixed])
-            upper = _f([nan if e is None else e.upper for e in fixed])
-            lines.append(Line(x, value, "estimate, fixed subset", "tab:green", dashed=True))
-            bands.append(Band(x, lower, upper, "interval, fixed subset", "tab:green"))
+        if any(stat in est for est in monitoring.estimates.values()):
+            curve = monitoring.curve(stat)
+            band = curve[stat]
+            lines.append(Line(x, band.value, "estimate", "black", dashed=True, marker="."))
+            bands.append(Band(x, band.lower, band.upper, f"{curve.level:.0%} interval", "gray"))
+        if any(stat in est for est in monitoring.common_estimates.values()):
+            band = monitoring.curve(stat, subset=True)[stat]
+            lines.append(Line(x, band.value, "estimate, fixed subset", "tab:green", dashed=True))
+            bands.append(Band(x, band.lower, band.upper, "interval, fixed subset", "tab:green"))
         flags = monitoring.flags[monitoring.flags["statistic"] == stat]
         if not flags.empty:
             where = {label: k for k, label in enumerate(labels)}

@@ -56,17 +56,17 @@ def paula_bounds_figure(
     if kind == "pr" and n_positives is None:
         raise InputError("kind='pr' needs 'n_positives' (the recall denominator); received None")
     curve = bounds.curve(ranks, n_positives=n_positives)
-    r = curve.ranks
+    r = curve.points
     x_lo: Any
     x_hi: Any
     if kind == "precision":
         x_lo = x_hi = r
         xlabel = "rank r"
     elif kind == "precision-yield":
-        x_lo, x_hi = curve.yield_lower, curve.yield_upper
+        x_lo, x_hi = curve["yield"].lower, curve["yield"].upper
         xlabel = "yield r p(r)"
     else:
-        x_lo, x_hi = curve.recall_lower, curve.recall_upper
+        x_lo, x_hi = curve["recall"].lower, curve["recall"].upper
         xlabel = "recall"
     lines: list[Line] = []
     if truth is not None:
@@ -81,11 +81,11 @@ def paula_bounds_figure(
         elif kind == "precision-yield":
             x_t = cum
         else:
-            npos = curve.n_positives
+            npos = curve.details["n_positives"]
             x_t = cum / (0.5 * (npos[0] + npos[1]) if npos is not None else 1.0)
         lines.append(Line(_f(x_t), cum / r, "true precision", "black"))
-    lines.append(Line(_f(x_lo), curve.precision_lower, "lower bound", "tab:blue"))
-    lines.append(Line(_f(x_hi), curve.precision_upper, "upper bound", "tab:red"))
+    lines.append(Line(_f(x_lo), curve["precision"].lower, "lower bound", "tab:blue"))
+    lines.append(Line(_f(x_hi), curve["precision"].upper, "upper bound", "tab:red"))
     if show_steps and kind == "precision":
         for label, values, color in (
             ("step q- (Def. 5)", bounds.step_lower(r), "tab:blue"),

@@ -1,5 +1,5 @@
-"""Sections computed from a true clustering and predictions: metrics, summary
-statistics and the worst clusters."""
+"""Sections of a true clustering and predictions: metrics, summary statistics and the
+worst clusters."""
 
 from __future__ import annotations
 
@@ -9,12 +9,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..contingency import contingency_table
-from ..io import Columns, Membership
-from ..metrics import CANONICAL_METRICS, cluster_errors, evaluate
+from ..metrics import CANONICAL_METRICS
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
-from ..statistics import pair_space
-from ..summary import Summary, summarize
+from ._bundles import ExactScores, Summaries, WorstClusters
+from ._registry import Part, section_for
 from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
 from .model import Section, Table
 from .words import fmt, listing, plural
@@ -53,26 +51,12 @@ def _best(values: list[float], metric: str) -> list[int]:
     return [k for k, v in enumerate(arr) if np.isclose(v, target, rtol=0, atol=1e-12)]
 
 
-def metrics_section(
-    truth: Membership,
-    preds: Mapping[str, Membership],
-    *,
-    source_col: Columns | None = None,
-) -> Section:
+@section_for(ExactScores)
+def metrics_section(part: Part) -> Section:
     """Every canonical metric of each prediction against the truth, side by side (the
-    pair-based ones over the pairs across data sets when ``source_col`` is given:
-    link-only)."""
-    scores: dict[str, dict[str, float]] = {}
-    for name, pred in preds.items():
-        tab = contingency_table(
-            truth, pred, link_only=source_col is not None, source_col=source_col
-        )
-        scores[name] = {
-            **evaluate(tab),
-            "n_records": tab.n_records,
-            "n_true_clusters": tab.n_true_clusters,
-            "n_pred_clusters": tab.n_pred_clusters,
-        }
+    pair-based ones over the pairs across data sets in a two-file linkage)."""
+    result: ExactScores = part.result
+    scores = {n: dict(v) for n, v in result.scores.items()}
     names = list(scores)
     rows: list[tuple[Any, ...]] = []
     marked: set[tuple[int, int]] = set()
@@ -113,15 +97,16 @@ def metrics_section(
     ]
     chart = Chart(
         "metrics",
-        "Main metrics of each prediction against the truth (1 is perfect).",
+        "Main metrics of each prediction against the truth (1 is perfect): a dot per "
+        "value, one colour per prediction; the axis is fitted to the values (its range is "
+        "in its title).",
         grouped_bars_spec(groups, title="metrics against the truth"),
     )
     readings = _metrics_reading(scores)
-    if source_col is not None:
-        space = pair_space(tab)
+    if result.pairs_across is not None:
         readings.append(
             f"Two-file linkage: the pair-based metrics (pairwise, Rand, adjusted Rand, "
-            f"Fowlkes-Mallows, BLANC) count only the {space.records:,} pairs of records "
+            f"Fowlkes-Mallows, BLANC) count only the {result.pairs_across:,} pairs of records "
             "from different data sets; the others are as usual."
         )
     return Section(
@@ -194,14 +179,13 @@ def _metrics_reading(scores: Mapping[str, Mapping[str, float]]) -> list[str]:
     return out
 
 
-def summary_section(preds: Mapping[str, Membership], truth: Membership | None = None) -> Section:
+@section_for(Summaries)
+def summary_section(part: Part) -> Section:
     """Summary statistics of each clustering (and of the truth when given)."""
-    clusterings: dict[str, Membership] = {}
-    if truth is not None:
-        clusterings["truth"] = truth
-    clusterings.update(preds)
-    summaries: dict[str, Summary] = {n: summarize(m) for n, m in clusterings.items()}
-    dicts = {n: s.to_dict() for n, s in summaries.items()}
+    result: Summaries = part.result
+    summaries = dict(result.summaries)
+    preds = [n for n in summaries if not (result.with_truth and n == "truth")]
+    dicts = {n: s.statistics() for n, s in summaries.items()}
     keys = [k for k in next(iter(dicts.values())) if any(np.isfinite(d[k]) for d in dicts.values())]
     names = list(dicts)
     table = Table(
@@ -251,7 +235,7 @@ def summary_section(preds: Mapping[str, Membership], truth: Membership | None = 
         f"another; largest cluster {int(s.sizes.max()) if s.sizes.size else 0} records."
         for n, s in summaries.items()
     ]
-    if truth is not None and preds:
+    if result.with_truth and preds:
         t = summaries["truth"]
         for n in preds:
             s = summaries[n]
@@ -279,15 +263,11 @@ def _slug(name: str) -> str:
     return out or "x"
 
 
-def worst_clusters_section(
-    truth: Membership,
-    preds: Mapping[str, Membership],
-    *,
-    records: pd.DataFrame | None = None,
-    record_col: str = "record_id",
-    top: int = 5,
-) -> Section:
+@section_for(WorstClusters)
+def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
     """The true clusters with the most errors in each prediction, with their records."""
+    result: WorstClusters = part.result
+    truth, records, record_col = result.truth, result.records, result.record_col
     tables: list[Table] = []
     numbers: dict[str, Any] = {}
     reading: list[str] = []
@@ -297,8 +277,8 @@ def worst_clusters_section(
         keep = [c for c in records.columns if c != record_col][:8]
         attrs = records[[record_col, *keep]].rename(columns={record_col: "record_id"})
         attrs["record_id"] = attrs["record_id"].astype(str)
-    for name, pred in preds.items():
-        errors = cluster_errors(truth, pred)
+    for name, pred in result.preds.items():
+        errors = result.errors[name]
         wrong = errors[errors["EI"] > 0]
         share = len(wrong) / max(len(errors), 1)
         n_over = int((errors["OCE"] > 0).sum())
@@ -308,7 +288,14 @@ def worst_clusters_section(
             f"{n_over:,} share a predicted cluster with other entities' records "
             f"(over-clustering) and {n_under:,} are split (under-clustering)."
         )
-        worst = wrong.sort_values(["EI", "size"], ascending=[False, False]).head(top)
+        # ranked by the size of the error: records split off or predicted with others
+        size_of = result.misplaced[name]
+        wrong = wrong.merge(
+            size_of[["cluster_id", "split_off", "foreign", "misplaced"]], on="cluster_id"
+        )
+        worst = wrong.sort_values(
+            ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
+        ).head(top)
         numbers[name] = {
             "clusters_with_error": len(wrong),
             "over_clustered": n_over,
@@ -327,6 +314,7 @@ def worst_clusters_section(
         )
         small_truth = truth_frame[truth_frame["record_id"].isin(pred_frame["record_id"])]
         rows: list[tuple[Any, ...]] = []
+        marked: set[tuple[int, int]] = set()
         columns: tuple[str, ...] = ()
         for cid in ids:
             members = small_truth[small_truth["true_cluster"] == cid]
@@ -340,6 +328,13 @@ def worst_clusters_section(
             frame = frame.sort_values(["_own", "pred_cluster", "true_cluster", "record_id"])
             frame = frame.drop(columns="_own")
             columns = tuple(str(c) for c in frame.columns)
+            # misplaced: another entity's record, or one outside the cluster's largest piece
+            own = frame[frame["true_cluster"] == cid]["pred_cluster"]
+            main = own.value_counts(sort=True).index[0] if len(own) else None
+            wrong_place = (frame["true_cluster"] != cid) | (frame["pred_cluster"] != main)
+            for k, bad in enumerate(wrong_place.head(BLOCK_ROWS)):
+                if bad:
+                    marked.update((len(rows) + k, j) for j in range(3))
             rows.extend(
                 tuple(_cell(v) for v in r) for r in frame.head(BLOCK_ROWS).itertuples(index=False)
             )
@@ -349,12 +344,20 @@ def worst_clusters_section(
             rows.append(tuple("" for _ in columns))
         tables.append(
             Table(
-                f"{name}: the {len(worst)} true clusters with the most errors, and the "
-                "records predicted with them",
+                f"{name}: the {len(worst)} true clusters with the most misplaced records, "
+                "and the records predicted with them",
                 columns,
                 tuple(rows[:-1]),
+                frozenset(marked),
                 note="Each block is one true cluster: its records, and the other records "
-                "its predicted clusters hold.",
+                "its predicted clusters hold. Misplaced records in bold: another entity's "
+                "records, and the cluster's records outside its largest predicted piece. "
+                "Blocks in order of misplaced records: "
+                + ", ".join(
+                    f"{c} {int(m):,}"
+                    for c, m in zip(worst["cluster_id"], worst["misplaced"], strict=True)
+                )
+                + ".",
             )
         )
     return Section(

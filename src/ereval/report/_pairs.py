@@ -3,55 +3,32 @@ OASIS estimates and their convergence, PAULA bounds."""
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any
-
 import numpy as np
-import pandas as pd
 
-from ..curves import threshold_curve
-from ..io import Columns, Membership
-from ..oasis import make_sampler, pool_from_frame
-from ..paula import paula_bounds, paula_plan
+from ..curves import ThresholdCurve
+from ..oasis import Convergence
+from ..paula import PaulaBounds
 from ..plots import Band, Bars, Line, Panel, paula_bounds_figure, threshold_curve_figure
+from ._registry import Part, section_for
 from .charts import Chart, bars_spec, concat_spec, panel_spec
 from .model import Section, Table
 from .words import fmt, interval
 
 __all__ = ["oasis_section", "paula_section", "threshold_section"]
 
-#: Points of the threshold curve.
-CURVE_POINTS = 200
 #: Metrics whose best threshold is tabled.
 BEST_OF = ("links_f1", "pairwise_f1", "b3_f1", "cluster_f1")
 
 
-def threshold_section(
-    truth: Membership,
-    pairs: pd.DataFrame,
-    *,
-    score_col: str,
-    source_col: Columns | None = None,
-) -> Section:
-    """Metrics of the scored pairs and of their connected components at every threshold
-    (over the pairs across data sets when ``source_col`` is given: link-only)."""
-    from ._sample import caught
-
-    curve, found = caught(
-        lambda: threshold_curve(
-            truth,
-            pairs,
-            score_col=score_col,
-            thresholds=CURVE_POINTS,
-            link_only=source_col is not None,
-            source_col=source_col,
-        )
-    )
+@section_for(ThresholdCurve)
+def threshold_section(part: Part) -> Section:
+    """Metrics of the scored pairs and of their connected components at every threshold."""
+    curve: ThresholdCurve = part.result
     panels = threshold_curve_figure(curve)
     chart = Chart(
         "threshold",
-        "Left: F1 of the links and of their connected components against the threshold; "
-        "middle: precision against recall; right: ROC of the scored pairs.",
+        "Three panels: F1 of the links and of their connected components against the "
+        "threshold; precision against recall; the ROC curve of the scored pairs.",
         concat_spec([panel_spec(p, width=250, height=190) for p in panels], columns=3),
     )
     best = {m: curve.best(m) for m in BEST_OF if m in curve.frame.columns}
@@ -88,56 +65,25 @@ def threshold_section(
         tuple(reading),
         tables=(table,),
         charts=(chart,),
-        warnings=tuple(found),
+        warnings=part.warnings,
         numbers={"summary": s, "best": best, "curve": curve.frame.to_dict(orient="list")},
     )
 
 
-def oasis_section(
-    pool: pd.DataFrame,
-    *,
-    budget: int,
-    level: float,
-    seed: int,
-    label_col: str = "label",
-    score_col: str = "score",
-    source_cols: tuple[str, str] | None = None,
-) -> Section:
+@section_for(Convergence)
+def oasis_section(part: Part) -> Section:
     """OASIS estimates of the pool's pairwise F1, precision and recall, and how they
-    converged as labels were spent (labels come from the pool's label column);
-    ``source_cols`` name each pair's data sets for a link-only evaluation."""
-    from ._sample import caught
+    converged as labels were spent."""
+    run: Convergence = part.result
+    curve, final = run.curve, run.final
+    level = curve.level
+    x = curve.points.astype(np.float64)
 
-    p = pool_from_frame(
-        pool,
-        label_col=label_col,
-        score_col=score_col,
-        require_label=True,
-        source_cols=source_cols,
-    )
-    budget = min(budget, p.size)
-    sampler = make_sampler("oasis", p, alpha=0.5, seed=seed)
-    steps = np.unique(np.linspace(min(20, budget), budget, 25).round().astype(int))
-    trace: list[tuple[int, Any]] = []
-    found: list[str] = []
-    for b in steps:
-        est, w = caught(partial(sampler.run, budget=int(b), confidence=level))
-        found += w
-        trace.append((est.labels_used, est))
-    final = trace[-1][1]
-    x = np.asarray([t[0] for t in trace], dtype=np.float64)
-
-    def line(attr: str, label: str, color: str) -> Line:
-        return Line(
-            x, np.asarray([getattr(t[1], attr).value for t in trace]), label, color, marker="."
-        )
+    def line(name: str, label: str, color: str) -> Line:
+        return Line(x, curve[name].value, label, color, marker=".")
 
     band = Band(
-        x,
-        np.asarray([t[1].f_measure.lower for t in trace]),
-        np.asarray([t[1].f_measure.upper for t in trace]),
-        f"F1 {level:.0%} interval",
-        "gray",
+        x, curve["f_measure"].lower, curve["f_measure"].upper, f"F1 {level:.0%} interval", "gray"
     )
     conv = Panel(
         (
@@ -147,7 +93,7 @@ def oasis_section(
         ),
         "labels used",
         "estimate",
-        title=f"OASIS estimates as labels are spent (pool of {p.size:,} pairs)",
+        title=f"OASIS estimates as labels are spent (pool of {run.pool_size:,} pairs)",
     )
     ests = {"f1": final.f_measure, "precision": final.precision, "recall": final.recall}
     bars = Bars(
@@ -168,12 +114,12 @@ def oasis_section(
         ("measure", "value", "std", "lower", "upper"),
         tuple((k, e.value, e.std, e.lower, e.upper) for k, e in ests.items()),
     )
-    first = trace[0][1].f_measure
+    first = curve.estimate("f_measure", 0)
     reading = [
-        f"From {final.labels_used:,} of {p.size:,} candidate pairs labelled by adaptive "
+        f"From {final.labels_used:,} of {run.pool_size:,} candidate pairs labelled by adaptive "
         f"importance sampling, the pairwise decisions have F1 {interval(final.f_measure)}, "
         f"precision {interval(final.precision)} and recall {interval(final.recall)}.",
-        f"The F1 interval narrowed from {fmt(first.width)} wide after {trace[0][0]} labels to "
+        f"The F1 interval narrowed from {fmt(first.width)} wide after {curve.points[0]} labels to "
         f"{fmt(final.f_measure.width)} after {final.labels_used}.",
     ]
     return Section(
@@ -182,28 +128,35 @@ def oasis_section(
         tuple(reading),
         tables=(table,),
         charts=(chart,),
-        warnings=tuple(dict.fromkeys([*found, *final.warnings])),
+        warnings=tuple(dict.fromkeys([*part.warnings, *final.warnings])),
         numbers={
             "final": final.to_dict(),
+            **(
+                {"labelled_rows": list(part.context["labelled_rows"])}
+                if "labelled_rows" in part.context
+                else {}
+            ),
             "trace": [
                 {
                     "labels": n,
-                    "f1": e.f_measure.to_dict(),
-                    "precision": e.precision.to_dict(),
-                    "recall": e.recall.to_dict(),
+                    "f1": curve.estimate("f_measure", i).to_dict(),
+                    "precision": curve.estimate("precision", i).to_dict(),
+                    "recall": curve.estimate("recall", i).to_dict(),
                 }
-                for n, e in trace
+                for i, n in enumerate(curve.points.tolist())
             ],
         },
     )
 
 
-def paula_section(n: int, ranks: Any, labels: Any, *, epsilon: float, delta: int) -> Section:
-    """PAULA's bounds on the precision of the top ``k`` items of a ranked list."""
-    from ._sample import caught
-
-    plan = paula_plan(n, epsilon=epsilon, delta=delta)
-    bounds, found = caught(lambda: paula_bounds(plan, ranks, labels))
+@section_for(PaulaBounds)
+def paula_section(part: Part) -> Section:
+    """PAULA's bounds on the precision of the top ``k`` items of a ranked list
+    (``context``: the ``epsilon`` and ``delta`` the plan was asked for)."""
+    bounds: PaulaBounds = part.result
+    plan = bounds.plan
+    n = plan.n
+    epsilon, delta = part.context["epsilon"], part.context["delta"]
     panel = paula_bounds_figure(bounds)
     chart = Chart(
         "paula",
@@ -241,7 +194,7 @@ def paula_section(n: int, ranks: Any, labels: Any, *, epsilon: float, delta: int
         tuple(reading),
         tables=(table,),
         charts=(chart,),
-        warnings=tuple(found),
+        warnings=part.warnings,
         numbers={
             "plan": {"n": n, "epsilon": epsilon, "delta": delta, "annotations": plan.annotations},
             "bounds": bounds.table().to_dict(orient="list"),

@@ -1,13 +1,13 @@
 """Provenance of labels kept in a label store (:mod:`ereval.labels`): per session,
-who labelled how many items, and how far reviewers agree."""
+who labelled how many items, and how far reviewers agree (read by
+:func:`ereval.report.collect_results`; shown here)."""
 
 from __future__ import annotations
 
-import os
-from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
-from ..labels import LabelStore, session_agreement
+from ._bundles import StoreSession
 from .words import fmt, listing, plural
 
 __all__ = ["store_provenance"]
@@ -30,69 +30,73 @@ COLUMNS = (
 
 
 def store_provenance(
-    path: str | os.PathLike[str],
+    name: str, sessions: Sequence[StoreSession]
 ) -> tuple[list[tuple[Any, ...]], list[str], dict[str, Any], list[tuple[str, int]]]:
-    """Per session of the label store at ``path``: the table row, a sentence, its
-    numbers, and the labels per reviewer as ``(label, count)`` bars.
-
-    Agreement is :func:`ereval.labels.session_agreement` over the items labelled by
-    two reviewers or more (adjudications and labels implied by transitivity left out).
-    """
+    """Per session of the label store ``name``: the table row, a sentence, its numbers,
+    and the labels per reviewer as ``(label, count)`` bars (most labels first)."""
     rows: list[tuple[Any, ...]] = []
     reading: list[str] = []
     numbers: dict[str, Any] = {}
     counts: list[tuple[str, int]] = []
-    with LabelStore(path, readonly=True) as store:
-        sessions = store.sessions()
-        for info in sessions:
-            labels = store.labels(info.name)
-            per = Counter(who for by in labels.values() for who in by)
-            n_items = len(store.items(info.name))
-            n_labelled = len(labels)
-            n_labels = sum(per.values())
-            adjudicated = len(store.adjudications(info.name))
-            agreement = session_agreement(store, info.name)
-            share = agreement.agreed / agreement.units if agreement.units else None
-            who = listing(f"{k} ({v:,})" for k, v in per.most_common()) or "nobody yet"
-            rows.append(
-                (
-                    info.name,
-                    info.kind,
-                    n_items,
-                    n_labelled,
-                    n_labels,
-                    who,
-                    agreement.units,
-                    share,
-                    agreement.kappa,
-                    agreement.alpha,
-                    adjudicated,
-                )
+    for s in sessions:
+        agreement = s.agreement
+        by_count = sorted(s.reviewers.items(), key=lambda kv: -kv[1])
+        share = agreement.agreed / agreement.units if agreement.units else None
+        who = listing(f"{k} ({v:,})" for k, v in by_count) or "nobody yet"
+        rows.append(
+            (
+                s.name,
+                s.kind,
+                s.items,
+                s.items_labelled,
+                s.labels,
+                who,
+                agreement.units,
+                share,
+                agreement.kappa,
+                agreement.alpha,
+                s.adjudicated,
             )
-            numbers[info.name] = {
-                "kind": info.kind,
-                "created_at": info.created_at,
-                "items": n_items,
-                "items_labelled": n_labelled,
-                "labels": n_labels,
-                "reviewers": dict(per),
-                "agreement": agreement.to_dict(),
-                "adjudicated": adjudicated,
-            }
-            counts += [(f"{info.name}: {k}", v) for k, v in per.most_common()]
-            sentence = (
-                f"Session {info.name} ({info.kind}): {n_labelled:,} of {n_items:,} items "
-                f"labelled, {plural(n_labels, 'label')} by {who}"
+        )
+        numbers[s.name] = {
+            "kind": s.kind,
+            "created_at": s.created_at,
+            "items": s.items,
+            "items_labelled": s.items_labelled,
+            "labels": s.labels,
+            "reviewers": dict(s.reviewers),
+            "agreement": agreement.to_dict(),
+            "adjudicated": s.adjudicated,
+        }
+        counts += [(f"{s.name}: {k}", v) for k, v in by_count]
+        sentence = (
+            f"Session {s.name} ({s.kind}): {s.items_labelled:,} of {s.items:,} items "
+            f"labelled, {plural(s.labels, 'label')} by {who}"
+        )
+        if agreement.units:
+            sentence += (
+                f"; {agreement.units:,} items were labelled by two reviewers or more, who "
+                f"agree on {share:.0%} of them (Cohen's kappa {fmt(agreement.kappa)}, "
+                f"Krippendorff's alpha {fmt(agreement.alpha)})"
             )
-            if agreement.units:
-                sentence += (
-                    f"; {agreement.units:,} items were labelled by two reviewers or more, who "
-                    f"agree on {share:.0%} of them (Cohen's kappa {fmt(agreement.kappa)}, "
-                    f"Krippendorff's alpha {fmt(agreement.alpha)})"
-                )
-            if adjudicated:
-                sentence += f"; {adjudicated:,} disagreements adjudicated"
-            reading.append(sentence + ".")
+        if s.adjudicated:
+            sentence += f"; {_adjudicated(s.disagreements, s.adjudicated - s.disagreements)}"
+        reading.append(sentence + ".")
     if not sessions:
-        reading.append(f"The label store {os.path.basename(os.fspath(path))} holds no session.")
+        reading.append(f"The label store {name} holds no session.")
     return rows, reading, numbers, counts
+
+
+def _adjudicated(disagreements: int, unsure: int) -> str:
+    """What the adjudicated items were: disagreements (two reviewers' labels differ,
+    "unsure" aside) or items sent to adjudication by an "unsure" label.
+
+    >>> _adjudicated(1, 1)
+    'adjudicated 1 disagreement and 1 unsure item'
+    """
+    parts = []
+    if disagreements:
+        parts.append(plural(disagreements, "disagreement"))
+    if unsure:
+        parts.append(plural(unsure, "unsure item"))
+    return "adjudicated " + listing(parts)

@@ -3,16 +3,16 @@ compared with the one before."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..compare import CATEGORIES, compare
-from ..estimators import ClusterSample
-from ..io import Membership
-from ..monitor import monitor
-from ..plots import Bars, monitoring_figure
+from ..compare import CATEGORIES
+from ..monitor import Monitoring
+from ..plots import Bars, MonitorPanel, monitoring_figure
+from ._bundles import ReleaseComparison
+from ._registry import Part, section_for
 from .charts import Chart, bars_spec, concat_spec, monitor_spec
 from .model import Section, Table
 from .words import fmt, listing, plural
@@ -23,21 +23,14 @@ __all__ = ["comparison_section", "monitoring_section"]
 MAX_PANELS = 6
 
 
-def monitoring_section(
-    releases: Mapping[str, Membership], *, sample: ClusterSample | None, level: float
-) -> tuple[Section, list[str]]:
-    """Summary statistics (and estimates, with a sample) over releases, with flags.
-
-    Returns the section and the notes of :func:`ereval.monitor.monitor`.
-    """
-    from ._sample import caught
-
-    m, found = caught(lambda: monitor(dict(releases), sample=sample, level=level))
+@section_for(Monitoring)
+def monitoring_section(part: Part) -> Section:
+    """Summary statistics (and estimates, with a sample) over releases, with flags."""
+    m: Monitoring = part.result
     panels = monitoring_figure(m)[:MAX_PANELS]
     chart = Chart(
         "monitoring",
-        "Statistics over releases: all records (blue), the records in every release (green), "
-        "estimates with their intervals (grey band) and flagged changes (red crosses).",
+        _monitoring_caption(panels),
         concat_spec([monitor_spec(p) for p in panels], columns=3),
     )
     stats = m.statistics
@@ -91,21 +84,42 @@ def monitoring_section(
                 f"[{fmt(e.lower)}, {fmt(e.upper)}]."
             )
     tables = (table, flag_table) if not flags.empty else (table,)
-    section = Section(
+    return Section(
         "monitoring",
         "Monitoring over releases",
         tuple(reading),
         tables=tables,
         charts=(chart,),
-        warnings=tuple(dict.fromkeys([*m.notes, *found])),
+        warnings=tuple(dict.fromkeys([*m.notes, *part.warnings])),
         numbers=m.to_dict(),
     )
-    return section, list(m.notes)
 
 
-def comparison_section(old_name: str, old: Membership, new_name: str, new: Membership) -> Section:
-    """What ``new`` kept, split and merged of ``old``'s clusters, record by record."""
-    c = compare(old, new)
+def _monitoring_caption(panels: Sequence[MonitorPanel]) -> str:
+    """The caption naming the series the panels draw, and only those."""
+    labels = {line.label for p in panels for line in p.panel.lines}
+    bands = {band.label for p in panels for band in p.bands}
+    parts = []
+    if "all records" in labels:
+        parts.append("all records (blue)")
+    fixed = sorted(x for x in labels if x.startswith(("records in every release", "fixed subset")))
+    if fixed:
+        parts.append(f"{fixed[0].split(' (')[0]} (green)")
+    if "estimate" in labels:
+        parts.append("estimates (black, dashed) with their intervals (grey band)")
+    if "estimate, fixed subset" in labels or "interval, fixed subset" in bands:
+        parts.append("estimates over the fixed subset (green, dashed, green band)")
+    if "flagged" in labels:
+        parts.append("flagged changes (red crosses)")
+    return "Statistics over releases: " + listing(parts) + "."
+
+
+@section_for(ReleaseComparison)
+def comparison_section(part: Part) -> Section:
+    """What the later release kept, split and merged of the earlier one's clusters,
+    record by record."""
+    result: ReleaseComparison = part.result
+    old_name, new_name, c = result.old, result.new, result.comparison
     counts = c.counts
     bars = Bars(
         CATEGORIES,
@@ -117,13 +131,16 @@ def comparison_section(old_name: str, old: Membership, new_name: str, new: Membe
         xlim=None,
     )
     changed = c.records(changed_only=True)
+    moved = result.moved
     agreement = Table(
         f"agreement of {new_name} with {old_name} on their common records ({old_name} as truth)",
         ("metric", "value"),
         tuple((k, v) for k, v in c.agreement.items()),
     )
+    n_moved = int(moved.sum())
+    changed = changed[moved]
     changed_table = Table(
-        f"records whose cluster changed (first 20 of {len(changed):,})",
+        f"records that changed cluster (first 20 of {n_moved:,})",
         tuple(str(x) for x in changed.columns),
         tuple(tuple(_plain(v) for v in row) for row in changed.head(20).itertuples(index=False)),
     )
@@ -132,7 +149,9 @@ def comparison_section(old_name: str, old: Membership, new_name: str, new: Membe
         f"Of the {total:,} clusters of {old_name}, {new_name} kept {counts['kept']:,}, split "
         f"{counts['split']:,}, merged {counts['merged']:,} with others, split and merged "
         f"{counts['split_and_merged']:,} and removed {counts['removed']:,}; "
-        f"{len(changed):,} records changed cluster, {c.n_added:,} were added."
+        f"{n_moved:,} records changed cluster (left their cluster's largest part, or "
+        f"joined a cluster made mostly of other records, under another id), "
+        f"{c.n_added:,} were added."
     ]
     if "pairwise_precision" in c.agreement:
         p, r = c.agreement["pairwise_precision"], c.agreement["pairwise_recall"]

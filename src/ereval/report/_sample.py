@@ -1,30 +1,24 @@
-"""Sections computed from a labelled sample of true clusters: estimates with
-intervals, error analysis, and the provenance of the labels."""
+"""Sections of a labelled sample of true clusters: estimates with intervals, error
+analysis, and the provenance of the labels."""
 
 from __future__ import annotations
 
-import os
-import warnings
-from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import numpy as np
-import pandas as pd
 
-from .._optional import require
-from ..analysis import disparities, error_tree, sample_errors, tag_frequencies
-from ..estimators import ClusterSample, estimate, prepare_prediction
-from ..io import Membership
 from ..plots import Bars, disparities_figure, tags_figure
 from ..results import Estimate
+from ._bundles import LabelSources, SampleAnalysis, SampleEstimates
+from ._registry import Part, section_for
 from .charts import Chart, bars_spec, concat_spec, grouped_bars_spec
 from .model import Section, Table
 from .words import fmt, interval, listing, plural
 
 __all__ = [
     "analysis_section",
-    "caught",
+    "recommended",
     "estimates_section",
     "provenance_section",
 ]
@@ -44,41 +38,21 @@ CHART_ESTIMATORS = (
     "homogeneity",
     "completeness",
 )
-#: Columns that name who gave a label, tried in this order.
-REVIEWER_COLUMNS = ("reviewer", "labeller", "labeler", "annotator", "user", "reviewed_by")
 
 
-def caught(func: Callable[[], T]) -> tuple[T, list[str]]:
-    """Call ``func``; return its result and the messages of the warnings it emitted."""
-    with warnings.catch_warnings(record=True) as records:
-        warnings.simplefilter("always")
-        out = func()
-    return out, list(dict.fromkeys(str(r.message) for r in records))
-
-
-def _recommended(results: Mapping[str, Estimate]) -> list[str]:
+def recommended(results: Mapping[str, Estimate]) -> list[str]:
+    """The estimators a report shows (not the naive, cluster-, record- or F-beta forms)."""
     return [k for k in results if not k.endswith(("_naive", "_cluster", "_record", "_fbeta"))]
 
 
-def estimates_section(
-    sample: ClusterSample,
-    preds: Mapping[str, Membership],
-    *,
-    level: float,
-    exact: Mapping[str, Mapping[str, float]] | None = None,
-) -> Section:
-    """Each prediction's performance estimated from the sample, with intervals."""
-    results: dict[str, dict[str, Estimate]] = {}
-    notes: list[str] = []
-    for name, pred in preds.items():
-        prepared = prepare_prediction(pred)
-        res, found = caught(partial(estimate, prepared, sample, level=level, naive=False))
-        results[name] = res
-        shown = _recommended(res)
-        hidden = [k for k in res if k not in shown]
-        for w in [*found, *(w for k in shown for w in res[k].warnings)]:
-            if not any(f"'{k}'" in w for k in hidden):
-                notes.append(f"{name}: {w}")
+@section_for(SampleEstimates)
+def estimates_section(part: Part) -> Section:
+    """Each prediction's performance estimated from the sample, with intervals
+    (``part.warnings``: the notes of the estimators shown)."""
+    result: SampleEstimates = part.result
+    results = {n: dict(r) for n, r in result.estimates.items()}
+    level, exact, notes = result.level, result.exact, list(part.warnings)
+    _recommended = recommended
     names = list(results)
     keys = _recommended(results[names[0]])
     columns: list[str] = ["estimator"]
@@ -97,7 +71,7 @@ def estimates_section(
         rows.append(tuple(row))
     n_draws = next(iter(results[names[0]].values())).n if keys else 0
     table = Table(
-        f"estimates from {plural(n_draws, 'draw')} ({sample.design} design, {sample.weights} weights)",
+        f"estimates from {plural(n_draws, 'draw')} ({result.design} design, {result.weights} weights)",
         tuple(columns),
         tuple(rows),
         note=f"{level:.0%} confidence intervals (normal, clamped to the quantity's range)."
@@ -119,12 +93,14 @@ def estimates_section(
     ]
     chart = Chart(
         "estimates",
-        f"Estimated performance with {level:.0%} confidence intervals (black lines).",
+        f"Estimated performance: a dot per estimate and a line over its {level:.0%} "
+        "confidence interval, one colour per prediction; the axis is fitted to the "
+        "intervals (its range is in its title).",
         grouped_bars_spec(groups, title="estimates from the labelled sample"),
     )
     reading = [
         f"Estimated from {plural(n_draws, 'draw')} of a labelled sample of true clusters "
-        f"({sample.design} design); each interval holds the true value with "
+        f"({result.design} design); each interval holds the true value with "
         f"{level:.0%} confidence."
     ]
     for n in names:
@@ -140,10 +116,12 @@ def estimates_section(
             )
             if k in r
         ]
-        widest = max(keys, key=lambda k: r[k].width if np.isfinite(r[k].width) else -1.0)
+        # widths compare between proportions only (an average size is in records)
+        shares = [k for k in keys if "size" not in k]
+        widest = max(shares, key=lambda k: r[k].width if np.isfinite(r[k].width) else -1.0)
         reading.append(
-            f"{n}: " + "; ".join(parts) + f". The widest interval is {widest}'s "
-            f"({fmt(r[widest].width)} wide)."
+            f"{n}: " + "; ".join(parts) + f". The widest interval of a proportion is "
+            f"{widest}'s ({fmt(r[widest].width)} wide)."
         )
     if exact is not None:
         for n in names:
@@ -186,41 +164,19 @@ def estimates_section(
     )
 
 
-def analysis_section(
-    sample: ClusterSample,
-    name: str,
-    pred: Membership,
-    *,
-    records: pd.DataFrame | None,
-    feature_columns: Sequence[str] | None,
-    shares: Sequence[str],
-    group: str | None,
-    tags: str | None,
-    level: float,
-    record_col: str = "record_id",
-) -> Section:
-    """Where ``pred`` fails, from the sample: subgroups, the error tree, tags and the
-    sampled clusters with the most errors."""
-    features = records
-    (errs, found) = caught(
-        lambda: sample_errors(
-            pred,
-            sample,
-            features=features,
-            feature_columns=feature_columns if features is not None else None,
-            shares=shares if features is not None else (),
-            record_col=record_col,
-        )
-    )
-    notes = [f"{name}: {w}" for w in found]
+@section_for(SampleAnalysis)
+def analysis_section(part: Part) -> Section:
+    """Where a prediction fails, from the sample: subgroups, the error tree, tags and the
+    sampled clusters with the most errors (``part.warnings``: the analysis's notes)."""
+    result: SampleAnalysis = part.result
+    name, errs, level, group = result.name, result.errors, result.level, result.group
+    notes = list(part.warnings)
     table = errs.table
     reading: list[str] = []
     charts: list[Chart] = []
     tables: list[Table] = []
     numbers: dict[str, Any] = {"prediction": name}
-    w = table["weight"].to_numpy(dtype=np.float64)
-    over = float(np.sum(w * (table["OCE"].to_numpy() > 0)) / np.sum(w))
-    under = float(np.sum(w * (table["UCE"].to_numpy() > 0)) / np.sum(w))
+    over, under = result.over, result.under
     reading.append(
         f"Errors of {name} on the {len(table):,} sampled true clusters: an estimated "
         f"{over:.1%} of entities are over-clustered (share a predicted cluster with "
@@ -229,14 +185,13 @@ def analysis_section(
     )
     numbers["over_clustered_share"] = over
     numbers["under_clustered_share"] = under
-    if group is not None:
-        d, found = caught(lambda: disparities(errs, group, level=level))
-        notes += [f"{name}: {m}" for m in found]
+    d = result.disparities
+    if group is not None and d is not None:
         panels = disparities_figure(d)
         charts.append(
             Chart(
                 "disparities",
-                f"{name}: performance per {group} (bars with {level:.0%} intervals; dashed: "
+                f"{name}: performance per {group} (dots with {level:.0%} intervals; dashed: "
                 "all entities).",
                 concat_spec([bars_spec(p, width=200) for p in panels], columns=3),
             )
@@ -261,62 +216,55 @@ def analysis_section(
                     else "the intervals do not overlap: a real disparity."
                 )
             )
-    if errs.features:
-        try:
-            require("sklearn", feature="the error tree of a report")
-        except ImportError as exc:
-            notes.append(str(exc))
-        else:
-            tree, found = caught(lambda: error_tree(errs, target="error", max_depth=2))
-            notes += [f"{name}: {m}" for m in found]
-            tables.append(
-                Table(
-                    f"{name}: which features go with errors (weighted decision tree)",
+    tree = result.tree
+    if tree is not None:
+        tables.append(
+            Table(
+                f"{name}: which features go with errors (weighted decision tree)",
+                (
+                    "rule",
+                    "clusters with an error (weighted)",
+                    "sampled clusters",
+                    "share of entities",
+                ),
+                tuple(
                     (
-                        "rule",
-                        "clusters with an error (weighted)",
-                        "sampled clusters",
-                        "share of entities",
-                    ),
-                    tuple(
-                        (
-                            " and ".join(r.conditions) or "all clusters",
-                            r.value,
-                            r.clusters,
-                            r.share,
-                        )
-                        for r in tree.rules
-                    ),
-                    note=f"Overall weighted share of clusters with an error: {fmt(tree.overall)}.",
-                )
-            )
-            numbers["error_tree"] = {
-                "overall": tree.overall,
-                "first_split": tree.first_split,
-                "importances": tree.importances,
-                "rules": [
-                    {
-                        "conditions": list(r.conditions),
-                        "value": r.value,
-                        "clusters": r.clusters,
-                        "share": r.share,
-                    }
+                        " and ".join(r.conditions) or "all clusters",
+                        r.value,
+                        r.clusters,
+                        r.share,
+                    )
                     for r in tree.rules
-                ],
-            }
-            top = tree.rules[0] if tree.rules else None
-            if top is not None and tree.first_split is not None:
-                reading.append(
-                    f"The error tree splits first on {tree.first_split}; its most "
-                    f"error-prone leaf ({' and '.join(top.conditions)}) has errors in "
-                    f"{top.value:.0%} of its {top.clusters} sampled clusters, against "
-                    f"{tree.overall:.0%} overall."
-                )
-            elif top is not None:
-                reading.append("The error tree finds no feature that separates errors.")
-    if tags is not None:
-        freq, found = caught(lambda: tag_frequencies(errs, tags, level=level))
-        notes += [f"{name}: {m}" for m in found]
+                ),
+                note=f"Overall weighted share of clusters with an error: {fmt(tree.overall)}.",
+            )
+        )
+        numbers["error_tree"] = {
+            "overall": tree.overall,
+            "first_split": tree.first_split,
+            "importances": tree.importances,
+            "rules": [
+                {
+                    "conditions": list(r.conditions),
+                    "value": r.value,
+                    "clusters": r.clusters,
+                    "share": r.share,
+                }
+                for r in tree.rules
+            ],
+        }
+        top = tree.rules[0] if tree.rules else None
+        if top is not None and tree.first_split is not None:
+            reading.append(
+                f"The error tree splits first on {tree.first_split}; its most "
+                f"error-prone leaf ({' and '.join(top.conditions)}) has errors in "
+                f"{top.value:.0%} (weighted) of its {top.clusters} sampled clusters, "
+                f"against {tree.overall:.0%} (weighted) overall."
+            )
+        elif top is not None:
+            reading.append("The error tree finds no feature that separates errors.")
+    freq = result.tag_frequencies
+    if freq is not None:
         if freq:
             charts.append(
                 Chart(
@@ -332,8 +280,13 @@ def analysis_section(
                 f"{interval(freq[first])} of entities with an error."
             )
         numbers["tags"] = {t: e.to_dict() for t, e in freq.items()}
-    worst = table[table["EI"] > 0].sort_values(["EI", "size"], ascending=False).head(10)
-    base = ["cluster_id", "size", "n_pred_clusters", "EI", "OCE", "UCE", "weight"]
+    # ranked by the size of the error: records split off or predicted with others
+    size_of = result.misplaced
+    wrong = table[table["EI"] > 0].assign(misplaced=lambda f: f["cluster_id"].map(size_of))
+    worst = wrong.sort_values(
+        ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
+    ).head(10)
+    base = ["cluster_id", "size", "misplaced", "n_pred_clusters", "EI", "OCE", "UCE", "weight"]
     extra = [str(f) for f in errs.features if f != "size" and f in worst.columns][:6]
     cols = [c for c in base if c in worst.columns] + extra
     tables.append(
@@ -344,8 +297,10 @@ def analysis_section(
                 tuple(None if isinstance(v, float) and np.isnan(v) else v for v in row)
                 for row in worst[cols].itertuples(index=False)
             ),
-            note="EI: records to move to fix the cluster; OCE/UCE: over-/under-clustering "
-            "error; weight: inverse sampling probability.",
+            note="In order of misplaced records: the cluster's records outside its largest "
+            "predicted piece plus other entities' records predicted with it. EI: whether the "
+            "cluster has an error; OCE/UCE: over-/under-clustering error; weight: inverse "
+            "sampling probability.",
         )
     )
     numbers["worst_sampled"] = worst[cols].to_dict(orient="records")
@@ -360,81 +315,55 @@ def analysis_section(
     )
 
 
-def _reviewer_column(frame: pd.DataFrame) -> str | None:
-    lower = {str(c).lower(): str(c) for c in frame.columns}
-    for name in REVIEWER_COLUMNS:
-        if name in lower:
-            return lower[name]
-    return None
-
-
-def provenance_section(
-    sources: Mapping[str, tuple[pd.DataFrame, str, str]],
-    *,
-    store: str | os.PathLike[str] | None = None,
-) -> Section:
+@section_for(LabelSources)
+def provenance_section(part: Part) -> Section:
     """Who labelled what, how many labels, and agreement where an item was labelled twice.
 
-    ``sources`` maps a description (e.g. ``"labelled sample (sample.csv)"``) to
-    ``(frame, item column, label column)``; a label column of ``""`` means the
-    rows are labelled true clusters (every row is a label).
+    (``part.result``: a :class:`LabelSources`.)
     """
+    result: LabelSources = part.result
     rows: list[tuple[Any, ...]] = []
     reading: list[str] = []
     numbers: dict[str, Any] = {}
     counts: list[tuple[str, int]] = []
-    for what, (frame, item_col, label_col) in sources.items():
-        reviewer = _reviewer_column(frame)
-        labelled = frame if not label_col else frame[frame[label_col].notna()]
-        n_labels = len(labelled)
-        n_items = int(labelled[item_col].nunique()) if item_col in labelled.columns else n_labels
-        unit = "labelled records of" if not label_col else "labels on"
-        items = "true clusters" if not label_col else "items"
-        positives: int | None = None
-        if label_col:
-            positives = int(pd.to_numeric(labelled[label_col], errors="coerce").fillna(0).sum())
+    for c in result.sources:
+        unit = "labelled records of" if c.clusters else "labels on"
+        items = "true clusters" if c.clusters else "items"
         who = "not recorded"
         per: dict[str, int] = {}
-        if reviewer is not None:
-            per = {str(k): int(v) for k, v in labelled[reviewer].value_counts().items()}
+        if c.reviewers is not None:
+            per = dict(c.reviewers)
             who = listing(f"{k} ({v:,})" for k, v in per.items())
-            counts += [(f"{what}: {k}", v) for k, v in per.items()]
+            counts += [(f"{c.what}: {k}", v) for k, v in per.items()]
         else:
-            counts.append((what, n_labels))
-        agreement: float | None = None
-        repeated = 0
-        if label_col and item_col in labelled.columns:
-            by_item = labelled.groupby(item_col)[label_col]
-            sizes = by_item.size()
-            repeated = int((sizes > 1).sum())
-            if repeated:
-                unanimous = by_item.nunique()[sizes > 1] == 1
-                agreement = float(unanimous.mean())
-        rows.append((what, n_labels, n_items, positives, who, repeated, agreement))
-        numbers[what] = {
-            "labels": n_labels,
-            "items": n_items,
-            "positives": positives,
+            counts.append((c.what, c.labels))
+        rows.append((c.what, c.labels, c.items, c.positives, who, c.repeated, c.agreement))
+        numbers[c.what] = {
+            "labels": c.labels,
+            "items": c.items,
+            "positives": c.positives,
             "reviewers": per,
-            "items_labelled_twice_or_more": repeated,
-            "agreement": agreement,
+            "items_labelled_twice_or_more": c.repeated,
+            "agreement": c.agreement,
         }
-        sentence = f"{what}: {n_labels:,} {unit} {n_items:,} {items}"
-        if positives is not None:
-            sentence += f", {positives:,} positive"
-        sentence += f"; labelled by {who}" if reviewer is not None else "; reviewers not recorded"
-        if agreement is not None:
+        sentence = f"{c.what}: {c.labels:,} {unit} {c.items:,} {items}"
+        if c.positives is not None:
+            sentence += f", {c.positives:,} positive"
+        sentence += (
+            f"; labelled by {who}" if c.reviewers is not None else "; reviewers not recorded"
+        )
+        if c.agreement is not None:
             sentence += (
-                f"; {repeated:,} items were labelled more than once and the labels agree on "
-                f"{agreement:.0%} of them"
+                f"; {c.repeated:,} items were labelled more than once and the labels agree on "
+                f"{c.agreement:.0%} of them"
             )
         reading.append(sentence + ".")
     tables: list[Table] = []
-    if store is not None:
+    if result.store is not None:
         from ._provenance import COLUMNS, store_provenance
 
-        s_rows, s_reading, s_numbers, s_counts = store_provenance(store)
-        name = os.path.basename(os.fspath(store))
+        s_rows, s_reading, s_numbers, s_counts = store_provenance(result.store, result.sessions)
+        name = result.store
         tables.append(
             Table(
                 f"sessions of the label store {name}",

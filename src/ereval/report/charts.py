@@ -20,6 +20,7 @@ renders it with the embedded Vega bundle, and :func:`chart_svg` /
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,39 +32,57 @@ from .._optional import require
 from ..plots import Band, Bars, Line, MonitorPanel, Panel
 
 __all__ = [
+    "COLOUR_NAMES",
     "Chart",
     "MAX_POINTS",
     "bars_spec",
     "chart_png",
     "chart_svg",
     "concat_spec",
+    "fitted_domain",
     "full_spec",
     "grouped_bars_spec",
     "monitor_spec",
     "panel_spec",
+    "panels",
 ]
 
 #: Most points drawn per line; longer lines are thinned evenly (ends kept).
 MAX_POINTS = 160
 
-#: matplotlib's named colours used by the figure data, as hex codes.
+#: matplotlib's named colours used by the figure data, drawn in the Okabe-Ito palette
+#: (Okabe and Ito 2008, *Color Universal Design*), told apart with every common colour
+#: vision deficiency; each keeps the name its caption uses.
 _NAMED = {
-    "tab:blue": "#1f77b4",
-    "tab:orange": "#ff7f0e",
-    "tab:green": "#2ca02c",
-    "tab:red": "#d62728",
-    "tab:purple": "#9467bd",
-    "tab:brown": "#8c564b",
-    "tab:pink": "#e377c2",
-    "tab:gray": "#7f7f7f",
-    "tab:grey": "#7f7f7f",
-    "tab:olive": "#bcbd22",
-    "tab:cyan": "#17becf",
+    "tab:blue": "#0072B2",
+    "tab:orange": "#E69F00",
+    "tab:green": "#009E73",
+    "tab:red": "#D55E00",
+    "tab:purple": "#CC79A7",
+    "tab:brown": "#8C564B",
+    "tab:pink": "#CC79A7",
+    "tab:gray": "#7F7F7F",
+    "tab:grey": "#7F7F7F",
+    "tab:olive": "#F0E442",
+    "tab:cyan": "#56B4E9",
     "black": "#222222",
     "gray": "#888888",
     "grey": "#888888",
 }
-_PALETTE = tuple(v for k, v in _NAMED.items() if k.startswith("tab:") and k != "tab:grey")
+#: The colour words captions use, by the hex code drawn.
+COLOUR_NAMES = {
+    "#0072B2": "blue",
+    "#E69F00": "orange",
+    "#009E73": "green",
+    "#D55E00": "red",
+    "#CC79A7": "pink",
+    "#56B4E9": "light blue",
+    "#222222": "black",
+    "#888888": "grey",
+    "#7F7F7F": "grey",
+}
+#: Colours of the series of a chart, in order (Okabe-Ito: blue, orange, green, red, ...).
+_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
 _WIDTH, _HEIGHT = 300, 200
 
 
@@ -245,35 +264,101 @@ def _bar_rows(bars: Bars, group: str | None = None) -> list[dict[str, Any]]:
     return rows
 
 
-def bars_spec(bars: Bars, *, width: int = _WIDTH) -> dict[str, Any]:
-    """Horizontal bars with their intervals and the dashed reference line of
-    :class:`~ereval.plots.Bars`, first label on top."""
-    rows = _bar_rows(bars)
-    x: dict[str, Any] = {"field": "value", "type": "quantitative", "title": bars.xlabel}
-    if bars.xlim is not None:
-        x["scale"] = {"domain": [bars.xlim[0], bars.xlim[1]], "clamp": True}
-    y = {"field": "label", "type": "nominal", "sort": list(bars.labels), "title": None}
-    layers: list[dict[str, Any]] = [
-        {
-            "mark": {"type": "bar", "color": "#4C72B0", "opacity": 0.8},
-            "encoding": {
-                "x": x,
-                "y": y,
-                "tooltip": [
-                    {"field": "label", "type": "nominal"},
-                    {"field": "value", "type": "quantitative", "format": ".4f"},
-                ],
-            },
-        }
+def fitted_domain(
+    values: Sequence[float | None], limits: tuple[float, float] | None = None, *, step: float = 0.05
+) -> tuple[float, float] | None:
+    """The axis range of a dot-and-interval chart: the drawn values (estimates and
+    interval ends) widened to multiples of ``step`` and kept within ``limits``.
+
+    >>> fitted_domain([0.93, 0.99, 0.81], (0.0, 1.0))
+    (0.8, 1.0)
+    """
+    xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    if not xs:
+        return None
+    lo = math.floor(min(xs) / step - 1e-9) * step
+    hi = math.ceil(max(xs) / step + 1e-9) * step
+    if hi - lo < step:
+        lo, hi = lo - step, hi + step
+    if limits is not None:
+        lo, hi = max(lo, limits[0]), min(hi, limits[1])
+    return round(lo, 10), round(hi, 10)
+
+
+def _scale_title(title: str, domain: tuple[float, float] | None) -> str | list[str]:
+    """The axis title, with a second line stating a range that does not start at 0."""
+    if domain is None or domain[0] == 0:
+        return title
+    return [title, f"axis from {domain[0]:g} to {domain[1]:g}, not from 0"]
+
+
+def _dot_layers(
+    x: dict[str, Any], y: dict[str, Any], color: dict[str, Any] | str, offset: Any = None
+) -> list[dict[str, Any]]:
+    """A dot at each value and a line over its interval (when it has one)."""
+    colour = {"color": color} if isinstance(color, dict) else {}
+    fixed = {} if isinstance(color, dict) else {"color": color}
+    where = {"yOffset": offset} if offset is not None else {}
+    tooltip = [
+        *([{"field": "group", "type": "nominal"}] if offset is not None else []),
+        {"field": "label", "type": "nominal"},
+        {"field": "value", "type": "quantitative", "format": ".5~g"},
+        {"field": "lower", "type": "quantitative", "format": ".5~g"},
+        {"field": "upper", "type": "quantitative", "format": ".5~g"},
     ]
-    if any(r["lower"] is not None for r in rows):
-        layers.append(
+    return [
+        {
+            "transform": [{"filter": "isValid(datum.lower) && isValid(datum.upper)"}],
+            "mark": {"type": "rule", "strokeWidth": 2, **fixed},
+            "encoding": {
+                "x": {**x, "field": "lower"},
+                "x2": {"field": "upper"},
+                "y": y,
+                **where,
+                **colour,
+            },
+        },
+        {
+            "mark": {"type": "point", "filled": True, "size": 60, "opacity": 1, **fixed},
+            "encoding": {"x": x, "y": y, **where, **colour, "tooltip": tooltip},
+        },
+    ]
+
+
+def bars_spec(bars: Bars, *, width: int = _WIDTH) -> dict[str, Any]:
+    """:class:`~ereval.plots.Bars` with the dashed reference line, first label on top:
+    dots with their intervals on an axis fitted to the data when the bars have
+    intervals (estimates), bars from 0 when they do not (counts)."""
+    rows = _bar_rows(bars)
+    dots = any(r["lower"] is not None for r in rows)
+    x: dict[str, Any] = {"field": "value", "type": "quantitative", "title": bars.xlabel}
+    y = {"field": "label", "type": "nominal", "sort": list(bars.labels), "title": None}
+    layers: list[dict[str, Any]]
+    if dots:
+        drawn = [v for r in rows for v in (r["value"], r["lower"], r["upper"])]
+        if not math.isnan(bars.reference):
+            drawn.append(bars.reference)
+        domain = fitted_domain(drawn, bars.xlim)
+        if domain is not None:
+            x["scale"] = {"domain": list(domain), "zero": False, "clamp": True}
+        x["title"] = _scale_title(bars.xlabel, domain)
+        layers = _dot_layers(x, y, _PALETTE[0])
+    else:
+        if bars.xlim is not None:
+            x["scale"] = {"domain": [bars.xlim[0], bars.xlim[1]], "clamp": True}
+        layers = [
             {
-                "transform": [{"filter": "isValid(datum.lower) && isValid(datum.upper)"}],
-                "mark": {"type": "rule", "color": "#222222", "strokeWidth": 1.5},
-                "encoding": {"x": {**x, "field": "lower"}, "x2": {"field": "upper"}, "y": y},
+                "mark": {"type": "bar", "color": _PALETTE[0], "opacity": 0.85},
+                "encoding": {
+                    "x": x,
+                    "y": y,
+                    "tooltip": [
+                        {"field": "label", "type": "nominal"},
+                        {"field": "value", "type": "quantitative", "format": ",.5~g"},
+                    ],
+                },
             }
-        )
+        ]
     spec: dict[str, Any] = {
         "width": width,
         "height": {"step": 22},
@@ -288,8 +373,8 @@ def bars_spec(bars: Bars, *, width: int = _WIDTH) -> dict[str, Any]:
                 {"data": {"values": rows}, "layer": layers},
                 {
                     "data": {"values": [{"reference": bars.reference}]},
-                    "mark": {"type": "rule", "color": "#C44E52", "strokeDash": [5, 3]},
-                    "encoding": {"x": {"field": "reference", "type": "quantitative"}},
+                    "mark": {"type": "rule", "color": _PALETTE[3], "strokeDash": [5, 3]},
+                    "encoding": {"x": {**x, "field": "reference"}},
                 },
             ],
         }
@@ -297,25 +382,31 @@ def bars_spec(bars: Bars, *, width: int = _WIDTH) -> dict[str, Any]:
     if bars.reference_label:
         title = f"{title} (dashed: {bars.reference_label})" if title else bars.reference_label
     if title:
-        spec["title"] = {"text": title, "fontSize": 12, "limit": width + 120}
+        spec["title"] = {"text": title, "fontSize": 12}
     return spec
 
 
 def grouped_bars_spec(
     groups: Sequence[tuple[str, Bars]], *, title: str = "", width: int = 360
 ) -> dict[str, Any]:
-    """Several :class:`~ereval.plots.Bars` over the same labels side by side, one colour
-    per group (e.g. the metrics of several predictions)."""
+    """Several :class:`~ereval.plots.Bars` over the same labels, one row per label and
+    one colour per group (e.g. the metrics of several predictions): a dot at each
+    value with a line over its interval, on an axis fitted to the values drawn (the
+    axis title states its range when it does not start at 0)."""
     rows = [row for name, bars in groups for row in _bar_rows(bars, name)]
     labels = list(dict.fromkeys(label for _, bars in groups for label in bars.labels))
     first = groups[0][1] if groups else None
+    domain = fitted_domain(
+        [v for r in rows for v in (r["value"], r["lower"], r["upper"])],
+        first.xlim if first is not None else None,
+    )
     x: dict[str, Any] = {
         "field": "value",
         "type": "quantitative",
-        "title": first.xlabel if first is not None else "value",
+        "title": _scale_title(first.xlabel if first is not None else "value", domain),
     }
-    if first is not None and first.xlim is not None:
-        x["scale"] = {"domain": [first.xlim[0], first.xlim[1]], "clamp": True}
+    if domain is not None:
+        x["scale"] = {"domain": list(domain), "zero": False, "clamp": True}
     names = [name for name, _ in groups]
     y = {"field": "label", "type": "nominal", "sort": labels, "title": None}
     color = {
@@ -326,42 +417,14 @@ def grouped_bars_spec(
             "domain": names,
             "range": [_PALETTE[k % len(_PALETTE)] for k in range(len(names))],
         },
-        "legend": {"orient": "bottom"},
+        "legend": {"orient": "top", "direction": "horizontal"},
     }
-    layers: list[dict[str, Any]] = [
-        {
-            "mark": {"type": "bar", "opacity": 0.85},
-            "encoding": {
-                "x": x,
-                "y": y,
-                "yOffset": {"field": "group", "sort": names},
-                "color": color,
-                "tooltip": [
-                    {"field": "group", "type": "nominal"},
-                    {"field": "label", "type": "nominal"},
-                    {"field": "value", "type": "quantitative", "format": ".4f"},
-                ],
-            },
-        }
-    ]
-    if any(r["lower"] is not None for r in rows):
-        layers.append(
-            {
-                "transform": [{"filter": "isValid(datum.lower) && isValid(datum.upper)"}],
-                "mark": {"type": "rule", "color": "#222222"},
-                "encoding": {
-                    "x": {**x, "field": "lower"},
-                    "x2": {"field": "upper"},
-                    "y": y,
-                    "yOffset": {"field": "group", "sort": names},
-                },
-            }
-        )
+    offset = {"field": "group", "sort": names}
     spec: dict[str, Any] = {
         "width": width,
-        "height": {"step": 9 * max(len(names), 1) + 6},
+        "height": {"step": 12},
         "data": {"values": rows},
-        "layer": layers,
+        "layer": _dot_layers(x, y, color, offset),
     }
     if title:
         spec["title"] = {"text": title, "fontSize": 12}
@@ -394,7 +457,13 @@ def _top(spec: dict[str, Any]) -> dict[str, Any]:
         "config": {
             "font": "Helvetica, Arial, sans-serif",
             "view": {"stroke": "#dddddd"},
-            "axis": {"labelFontSize": 11, "titleFontSize": 11},
+            "axis": {
+                "labelFontSize": 11,
+                "titleFontSize": 11,
+                "labelOverlap": "greedy",
+                "labelSeparation": 4,
+                "titleLimit": 0,
+            },
             "legend": {"labelFontSize": 11},
         },
         "background": "white",
@@ -404,6 +473,28 @@ def _top(spec: dict[str, Any]) -> dict[str, Any]:
 def full_spec(chart: Chart) -> dict[str, Any]:
     """The spec as rendered: the chart's own plus the report's shared style."""
     return _top(chart.spec)
+
+
+def panels(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The single views of a spec (its ``hconcat`` / ``vconcat`` / ``concat`` parts, in
+    reading order), each taking the width of its container: ``width: "container"``
+    with ``autosize`` ``fit-x``, so a page lays them out side by side or one under
+    the other as its width allows."""
+    for key in ("vconcat", "hconcat", "concat"):
+        if key in spec:
+            return [p for part in spec[key] for p in panels(part)]
+    view = {k: v for k, v in spec.items() if k not in ("resolve", "spacing")}
+    view["width"] = "container"
+    view["autosize"] = {"type": "fit-x", "contains": "padding"}
+    height = view.get("height")
+    if isinstance(height, dict) and "step" in height:
+        # a fitted width needs a fixed height: the rows' steps, as the step would give
+        rows = Chart("", "", view).data()
+        labels = {r.get("label") for r in rows}
+        offset = '"yOffset"' in json.dumps(view)
+        groups = {r.get("group") for r in rows} if offset else {None}
+        view["height"] = int(height["step"]) * max(len(labels), 1) * max(len(groups), 1)
+    return [view]
 
 
 def chart_svg(chart: Chart) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import example
+from ._collect import collect_results
 from .build import build_report
 from .model import Report
 
@@ -19,7 +20,7 @@ def example_report(*, title: str = "ereval example: evaluation of two linkers") 
     """
     records = example.load("records.csv")
     pairs = example.load("pairs.csv")
-    return build_report(
+    results = collect_results(
         truth=example.load("truth.csv"),
         preds={
             "pred_good": example.load("pred_good.csv"),
@@ -39,7 +40,6 @@ def example_report(*, title: str = "ereval example: evaluation of two linkers") 
         labels=example.load("paula_labels.csv"),
         epsilon=0.1,
         delta=10,
-        title=title,
         sources={
             "truth": "truth.csv",
             "pred_good": "pred_good.csv",
@@ -52,3 +52,4 @@ def example_report(*, title: str = "ereval example: evaluation of two linkers") 
             "labels": "paula_labels.csv",
         },
     )
+    return build_report(results, title=title)

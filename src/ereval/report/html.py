@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .._optional import require
-from .charts import Chart, chart_svg, full_spec
+from .charts import Chart, chart_svg, full_spec, panels
 from .model import Report, Table, format_cell
 
 __all__ = ["LICENCE", "inline_svg", "javascript_bundle", "render_html"]
@@ -140,7 +140,7 @@ def render_html(report: Report, *, svgs: dict[int, str] | None = None) -> str:
     env = jinja2.Environment(autoescape=True, keep_trailing_newline=True)
     template = env.from_string(_template_text("report.html.j2"))
     sections = []
-    specs: list[dict[str, Any]] = []
+    specs: list[list[dict[str, Any]]] = []
     index = 0
     for s in report.sections:
         charts = []
@@ -153,6 +153,7 @@ def render_html(report: Report, *, svgs: dict[int, str] | None = None) -> str:
         sections.append({"section": s, "charts": charts, "tables": tables})
     page: str = template.render(
         report=report,
+        verdict=report.verdict,
         sections=sections,
         css=_template_text("report.css"),
         specs=_script_json(specs),
@@ -162,6 +163,10 @@ def render_html(report: Report, *, svgs: dict[int, str] | None = None) -> str:
     return page
 
 
-def _spec(chart: Chart) -> dict[str, Any]:
-    spec: dict[str, Any] = json.loads(json.dumps(full_spec(chart), allow_nan=False))
-    return spec
+def _spec(chart: Chart) -> list[dict[str, Any]]:
+    """The chart's views as drawn in the page, each as wide as its container."""
+    top = full_spec(chart)
+    shared = {k: top[k] for k in ("config", "background") if k in top}
+    views = [{**view, **shared} for view in panels(chart.spec)]
+    out: list[dict[str, Any]] = json.loads(json.dumps(views, allow_nan=False))
+    return out

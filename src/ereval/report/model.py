@@ -13,32 +13,32 @@ import html as _html
 import json
 import math
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .._errors import InputError
+from ..results import json_ready
 from .charts import Chart
 
-__all__ = ["Report", "Section", "Table", "format_cell", "json_ready"]
+if TYPE_CHECKING:
+    from .verdict import Verdict
+
+__all__ = ["Report", "Section", "Table", "close_digits", "format_cell"]
 
 
-def json_ready(value: Any) -> Any:
-    """Plain JSON types: NaN and infinities become None, NumPy scalars Python numbers.
+def close_digits(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits, or more when that would show a
+    non-integer as an integer (0.99997 as "1"): enough digits to see the difference.
 
-    >>> json_ready({"a": float("nan"), "b": (1, 2.5)})
-    {'a': None, 'b': [1, 2.5]}
+    >>> close_digits(0.99997, 4), close_digits(0.95123, 4), close_digits(1.0, 4)
+    ('0.99997', '0.9512', '1')
     """
-    if isinstance(value, Mapping):
-        return {str(k): json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_ready(v) for v in value]
-    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    text = f"{value:.{digits}g}"
+    while not value.is_integer() and float(text).is_integer() and digits < 15:
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
 
 
 def format_cell(value: Any, digits: int = 4) -> str:
@@ -58,7 +58,7 @@ def format_cell(value: Any, digits: int = 4) -> str:
             return "–"
         if value.is_integer() and abs(value) >= 1000:
             return f"{int(value):,}"
-        return f"{value:.{digits}g}"
+        return close_digits(value, digits)
     return str(value)
 
 
@@ -171,6 +171,13 @@ class Report:
         raise KeyError(key)
 
     @property
+    def verdict(self) -> Verdict | None:
+        """What the report says first (:func:`ereval.report.verdict.verdict_of`)."""
+        from .verdict import verdict_of
+
+        return verdict_of(self.sections)
+
+    @property
     def charts(self) -> tuple[Chart, ...]:
         """Every chart, in reading order."""
         return tuple(c for s in self.sections for c in s.charts)
@@ -182,6 +189,7 @@ class Report:
             "created": self.created,
             "ereval_version": self.version,
             "inputs": dict(self.inputs),
+            "verdict": None if self.verdict is None else self.verdict.to_dict(),
             "sections": [s.to_dict() for s in self.sections],
         }
         ready: dict[str, Any] = json_ready(out)

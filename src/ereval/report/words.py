@@ -15,11 +15,20 @@ __all__ = ["fmt", "interval", "listing", "plural"]
 
 
 def fmt(value: float, digits: int = 3) -> str:
-    """``value`` to ``digits`` significant digits (``n/a`` when undefined)."""
+    """``value`` to ``digits`` significant digits (``n/a`` when undefined), more when a
+    non-integer would read as an integer.
+
+    >>> fmt(0.99997), fmt(0.9998, 3), fmt(1.0)
+    ('0.99997', '0.9998', '1')
+    """
     v = float(value)
     if not math.isfinite(v):
         return "n/a"
-    return f"{v:.{digits}g}"
+    text = f"{v:.{digits}g}"
+    while not v.is_integer() and float(text).is_integer() and digits < 15:
+        digits += 1  # 0.99997 is not "1": enough digits to see the difference
+        text = f"{v:.{digits}g}"
+    return text
 
 
 def plural(n: int, word: str) -> str:

@@ -1,4 +1,4 @@
-"""One result shape for a number with uncertainty: :class:`Estimate`.
+"""One shape for a number with uncertainty: :class:`Estimate`.
 
 Every producer of ereval returns it — the ratio estimators of
 :mod:`ereval.estimators`, the OASIS samplers of :mod:`ereval.oasis` (inside
@@ -34,12 +34,16 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ._validation import check_in_range
+from .._validation import check_in_range
+from ._protocol import FrameRepr, json_ready
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Estimate",
@@ -59,7 +63,7 @@ FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
-class Estimate:
+class Estimate(FrameRepr):
     """A number with its uncertainty: point value, standard error, interval, warnings.
 
     Attributes
@@ -121,19 +125,40 @@ class Estimate:
         return self.interval[1] - self.interval[0]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain types: ``value, std, interval: [lower, upper], level, n, method, warnings``.
+        """Plain JSON types: ``value, std, interval: [lower, upper], level, n, method,
+        warnings`` (NaN as ``None``)."""
+        out: dict[str, Any] = json_ready(
+            {
+                "value": self.value,
+                "std": self.std,
+                "interval": [self.interval[0], self.interval[1]],
+                "level": self.level,
+                "n": self.n,
+                "method": self.method,
+                "warnings": list(self.warnings),
+            }
+        )
+        return out
 
-        NaN stays NaN (the CLI writes it as ``null``).
-        """
-        return {
-            "value": self.value,
-            "std": self.std,
-            "interval": [self.interval[0], self.interval[1]],
-            "level": self.level,
-            "n": self.n,
-            "method": self.method,
-            "warnings": list(self.warnings),
-        }
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ``value, std, lower, upper, level, n, method, warnings`` (the warnings
+        joined by ``"; "``)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [
+                {
+                    "value": self.value,
+                    "std": self.std,
+                    "lower": self.lower,
+                    "upper": self.upper,
+                    "level": self.level,
+                    "n": self.n,
+                    "method": self.method,
+                    "warnings": "; ".join(self.warnings),
+                }
+            ]
+        )
 
 
 def normal_quantile(level: float) -> float:

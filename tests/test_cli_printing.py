@@ -1,0 +1,156 @@
+"""Printing results of any size: ``-o FILE`` gets the table and the terminal its summary,
+a long human table shows its head and tail, CSV and JSON stay complete."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ereval.cli import _common, app
+from ereval.cli._common import MAX_TABLE_ROWS, emit_frame, emit_records, rows_shown
+
+from ._example_data import EXAMPLES
+
+runner = CliRunner()
+TRUTH, PAIRS = str(EXAMPLES / "truth.csv"), str(EXAMPLES / "pairs.csv")
+CURVE = ["curve", TRUTH, PAIRS, "--score-col", "score", "-q"]
+
+
+@pytest.fixture(scope="module")
+def curve_rows() -> list[dict[str, object]]:
+    res = runner.invoke(app, [*CURVE, "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows: list[dict[str, object]] = json.loads(res.stdout)
+    assert len(rows) > 1000  # long enough to be cut
+    return rows
+
+
+def _body_rows(stdout: str) -> list[list[str]]:
+    """The cells of every data row of the first rich table in ``stdout``."""
+    lines = stdout.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("┡"))
+    body = []
+    for ln in lines[start + 1 :]:
+        if ln.startswith("└"):
+            break
+        body.append([c.strip() for c in ln.strip("│").split("│")])
+    return body
+
+
+def test_out_prints_the_summary_and_writes_every_row(
+    tmp_path: Path, curve_rows: list[dict[str, object]]
+) -> None:
+    out = tmp_path / "curve.csv"
+    res = runner.invoke(app, [*CURVE[:-1], "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    # the summary: counts, AUC and AP, the best threshold; not the curve
+    for key in ("n_pairs", "n_true_pairs", "roc_auc", "average_precision"):
+        assert re.search(rf"│ {key} +│", res.stdout), key
+    assert "best_pairwise_f1_threshold" in res.stdout
+    assert "against" not in res.stdout and "not shown" not in res.stdout
+    assert len(res.stdout.splitlines()) < 25
+    # what was written, where
+    assert res.stderr.strip().splitlines()[-1] == f"wrote {len(curve_rows):,} rows to {out}"
+    written = pd.read_csv(out)
+    assert len(written) == len(curve_rows)
+    assert written["threshold"].tolist() == [r["threshold"] for r in curve_rows]
+    # --quiet: no line about the file, the same summary
+    quiet = runner.invoke(app, [*CURVE, "-o", str(out)])
+    assert quiet.stderr == "" and quiet.stdout == res.stdout
+
+
+def test_a_long_table_shows_its_head_and_tail(curve_rows: list[dict[str, object]]) -> None:
+    res = runner.invoke(app, CURVE)
+    assert res.exit_code == 0, res.output
+    body = _body_rows(res.stdout)
+    head, tail = rows_shown(len(curve_rows))
+    assert head + tail == MAX_TABLE_ROWS
+    assert len(body) == head + 1 + tail
+    assert set(body[head]) == {"…"}
+    thresholds = [float(r[0]) for r in body[:head] + body[head + 1 :]]
+    expected = [r["threshold"] for r in curve_rows[:head] + curve_rows[-tail:]]
+    assert thresholds == pytest.approx(expected, rel=1e-5)
+    hidden = len(curve_rows) - head - tail
+    note = f"… {hidden:,} rows not shown; write them all with --out FILE or --format csv"
+    assert note in res.stdout.splitlines()
+    # the summary still follows
+    assert "best_pairwise_f1_threshold" in res.stdout
+
+
+def test_csv_and_json_stay_complete(curve_rows: list[dict[str, object]]) -> None:
+    res = runner.invoke(app, [*CURVE, "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert len(lines) == len(curve_rows) + 1
+    assert "not shown" not in res.stdout
+    assert [float(ln.split(",")[0]) for ln in lines[1:]] == [r["threshold"] for r in curve_rows]
+
+
+def test_errors_table_is_cut_and_out_prints_nothing_but_the_file(tmp_path: Path) -> None:
+    pred = str(EXAMPLES / "pred_poor.csv")
+    full = runner.invoke(app, ["errors", TRUTH, pred, "-q", "-f", "json"])
+    n = len(json.loads(full.stdout))
+    assert n > MAX_TABLE_ROWS
+    res = runner.invoke(app, ["errors", TRUTH, pred, "-q"])
+    assert f"… {n - MAX_TABLE_ROWS:,} rows not shown; write them all with --out FILE" in res.stdout
+    out = tmp_path / "errors.parquet"
+    res = runner.invoke(app, ["errors", TRUTH, pred, "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == ""
+    assert res.stderr.strip().splitlines()[-1] == f"wrote {n:,} rows to {out}"
+    assert len(pd.read_parquet(out)) == n
+
+
+def test_a_table_that_fits_is_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [{"a": i, "b": i / 3} for i in range(MAX_TABLE_ROWS)]
+    emit_records(rows, ["a", "b"], "table")
+    out = capsys.readouterr().out
+    assert len(_body_rows(out)) == MAX_TABLE_ROWS and "not shown" not in out
+
+
+def test_outside_a_command_the_hint_names_the_format(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [{"a": i} for i in range(MAX_TABLE_ROWS + 1)]
+    emit_records(rows, ["a"], "table")
+    out = capsys.readouterr().out
+    body = _body_rows(out)
+    assert [r[0] for r in body] == [*map(str, range(20)), "…", *map(str, range(21, 41))]
+    assert "… 1 row not shown; print them all with --format csv" in out.splitlines()
+
+
+def test_only_the_rows_shown_are_rendered(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = pd.DataFrame({"x": np.arange(200_000), "y": np.linspace(0, 1, 200_000)})
+    calls = []
+    real = _common.format_number
+    monkeypatch.setattr(_common, "format_number", lambda v, *a: calls.append(v) or real(v, *a))
+    emit_frame(frame, "table")
+    assert len(calls) == 2 * MAX_TABLE_ROWS
+    assert "199,960 rows not shown" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("lines", "rows", "want"), [(24, 100, (20, 20)), (100, 92, (92, 0)), (100, 93, (46, 46))]
+)
+def test_a_terminal_shows_a_screenful(
+    monkeypatch: pytest.MonkeyPatch, lines: int, rows: int, want: tuple[int, int]
+) -> None:
+    monkeypatch.setattr(_common, "_stdout_is_terminal", lambda: True)
+    monkeypatch.setenv("LINES", str(lines))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert rows_shown(rows) == want
+    # a tall terminal: a screenful less the title, header, borders and note
+    monkeypatch.setenv("LINES", "70")
+    assert rows_shown(1000) == (31, 31)
+
+
+def test_a_pipe_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdout", io.StringIO())
+    assert not _common._stdout_is_terminal()
