@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
-from .._errors import InputError, InputTypeError, MissingDependencyError
+from .._errors import Error, InputError
 from ..results import json_ready
 
 if TYPE_CHECKING:  # rich is imported when something is printed through it
@@ -417,7 +417,7 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
                 return func(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
-        except (InputError, InputTypeError, MissingDependencyError) as exc:
+        except Error as exc:
             # the table of the running command, as its mode left it (see positional)
             raise fail(cli_message(str(exc), _flags_var.get() or flags)) from None
         except FileNotFoundError as exc:

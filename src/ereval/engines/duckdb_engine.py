@@ -17,7 +17,7 @@ disagree, or on the few records of one side only). For the statistics, the
 join's groups stream straight into NumPy (:mod:`ereval.engines.duckdb_stream`);
 they are written to a table first only when the cells must come back.
 
-Files are read by the rules of :mod:`ereval.files` (the same as the in-memory
+Files are read by the rules of :mod:`ereval.io` (the same as the in-memory
 engine): the id columns of a CSV file are text exactly as written, Parquet
 keeps its types, and ids of different kinds on the two sides are an error
 unless ``id_type="string"``. A DuckDB relation is read as it is typed.
@@ -38,14 +38,8 @@ import numpy as np
 from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
-from ..contingency import (
-    AlignOptions,
-    ContingencyTable,
-    MismatchPolicy,
-    id_type_error,
-)
-from ..files import file_spec, header
-from ..io import kinds_clash
+from ..contingency import ContingencyTable
+from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import (
@@ -239,7 +233,7 @@ class DuckDBEngine:
     ) -> ContingencyTable:
         """The contingency table of two clusterings (CSV or Parquet files, or DuckDB
         relations), identical to the in-memory one. ``options`` are those of
-        :func:`ereval.contingency.align`."""
+        :func:`ereval.io.align`."""
 
         def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
             self._cells(con, (n_t, n_p), policy)
@@ -259,7 +253,7 @@ class DuckDBEngine:
         """The table's sufficient statistics, computed inside DuckDB; the cells come
         back only when ``cells`` is ``"always"`` (or ``"twinless"`` and some record is
         on one side only). ``progress`` is called with the name of each phase.
-        ``options`` are those of :func:`ereval.contingency.align`."""
+        ``options`` are those of :func:`ereval.io.align`."""
         wanted = check_choice("cells", cells, CELLS_WANTED)
         if progress is not None:
             progress("reading and joining the records (duckdb)")
@@ -487,7 +481,7 @@ def duckdb_contingency_table(
     memory_limit, threads, temp_dir
         As in :class:`DuckDBEngine`.
     **options
-        As in :func:`ereval.contingency.align` (``on_mismatch``, the column
+        As in :func:`ereval.io.align` (``on_mismatch``, the column
         options, ``id_type``).
 
     Returns

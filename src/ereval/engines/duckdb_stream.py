@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..contingency import MismatchPolicy
+from ..io import MismatchPolicy
 from ..statistics import TableStatistics
 from . import sql
 from ._cells import check_totals
