@@ -93,7 +93,7 @@ from ereval.cli._app import build_app
 build_app("metrics")
 lap("imports (the metrics command)")
 from ereval.contingency import contingency_table
-from ereval.metrics.registry import evaluate
+from ereval.metrics._registry import evaluate
 from ereval.statistics import statistics_of
 table = contingency_table(sys.argv[1], sys.argv[2])
 lap("reading both files and the table")

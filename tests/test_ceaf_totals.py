@@ -20,7 +20,7 @@ from ereval._algorithms import (
     max_weight_alignment,
 )
 from ereval.contingency import contingency_table
-from ereval.metrics.ceaf import ceaf_similarity
+from ereval.metrics._ceaf import ceaf_similarity
 
 
 def _dense(rows: np.ndarray, cols: np.ndarray, w: np.ndarray, k: int, r: int) -> float:

@@ -203,7 +203,7 @@ def test_console_script_runs_a_one_command_module(files: dict[str, Path], tmp_pa
 
 
 @pytest.mark.parametrize(
-    "module", ["ereval.engines", "ereval.metrics", "ereval.metrics.records", "ereval.cli.metrics"]
+    "module", ["ereval.engines", "ereval.metrics", "ereval.metrics._records", "ereval.cli.metrics"]
 )
 def test_a_module_imports_first_in_a_fresh_interpreter(module: str) -> None:
     # the package's names load on first use, so any module may be the first imported;

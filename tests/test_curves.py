@@ -342,7 +342,7 @@ def test_links_only_and_fbeta() -> None:
 
 def test_evaluate_pairs_at_a_threshold() -> None:
     from ereval.curves import evaluate_pairs
-    from ereval.metrics.pairwise import pairwise_scores_from_pairs
+    from ereval.metrics._pairwise import pairwise_scores_from_pairs
 
     rng = np.random.default_rng(21)
     truth, pairs = _random_case(rng)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ereval import InputError, InputTypeError
 from ereval.contingency import ContingencyTable, contingency_table
 from ereval.metrics import evaluate, pair_counts
-from ereval.metrics.merge import bmd, gmd, vi_costs
+from ereval.metrics._merge import bmd, gmd, vi_costs
 
 
 @st.composite

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import ereval.metrics.ace
+import ereval.metrics._ace
 from ereval import InputError
 from ereval.contingency import ContingencyTable, contingency_table
 from ereval.metrics import evaluate
-from ereval.metrics.ace import ace_alignment, ace_scores
+from ereval.metrics._ace import ace_alignment, ace_scores
 
 from . import _reference as ref
 from .test_metrics_bruteforce import close, clustering_pair
@@ -118,7 +118,7 @@ def test_refuses_tables_beyond_exact_integers() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(ereval.metrics.ace, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(ereval.metrics._ace, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ereval.contingency import contingency_table
 from ereval.metrics import evaluate, pair_counts
-from ereval.metrics.merge import bmd
+from ereval.metrics._merge import bmd
 
 from . import _reference as ref
 

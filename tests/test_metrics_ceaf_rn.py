@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import ereval.metrics.ceaf
+import ereval.metrics._ceaf
 from ereval.metrics import evaluate
 
 from . import _reference as ref
@@ -79,7 +79,7 @@ def test_reported_with_twinless_records_and_fbeta() -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(ereval.metrics.ceaf, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(ereval.metrics._ceaf, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from ereval.contingency import contingency_table
 from ereval.metrics import evaluate
-from ereval.metrics.merge import bmd, bmd_normalized
+from ereval.metrics._merge import bmd, bmd_normalized
 
 TRUTH = [["r1", "r2", "r3"], ["r4", "r5", "r6"], ["r7", "r8"]]
 RESULT = {

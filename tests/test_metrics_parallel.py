@@ -7,7 +7,8 @@ import pytest
 
 from ereval import InputError
 from ereval.contingency import ContingencyTable, contingency_table
-from ereval.metrics import evaluate, registry
+from ereval.metrics import _registry as registry
+from ereval.metrics import evaluate
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ import pandas as pd
 from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .contingency import ContingencyTable
 from .io import Alignment, Columns, IdType, align, id_type_error, take, to_numpy
-from .metrics.registry import evaluate
+from .metrics._registry import evaluate
 from .results import FrameRepr, json_ready
 
 __all__ = ["CATEGORIES", "Category", "Comparison", "compare"]

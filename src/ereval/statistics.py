@@ -33,7 +33,7 @@ statistic                      definition (cells ``n = n_ij``; ``r_i = sum_j n_i
 ``b3_entity_precision_sum``    ``sum_ij n_ij^2 / (a_i b_j)``
 ``closest_recall_sum``         ``sum_i max_j J_ij``, ``J = n / (a + b - n)``
 ``closest_precision_sum``      ``sum_j max_i J_ij``
-``lea_recall_sum``             ``sum_i a_i res_i / link(a_i)`` (see :mod:`~ereval.metrics.lea`)
+``lea_recall_sum``             ``sum_i a_i res_i / link(a_i)`` (see :mod:`~ereval.metrics._lea`)
 ``lea_precision_sum``          the same over the columns
 ``entropy_true``               ``H(T)`` in nats, twinless records as singletons
 ``entropy_pred``               ``H(P)``

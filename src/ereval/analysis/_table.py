@@ -23,7 +23,7 @@ from ..estimators import ClusterSample, Design, PreparedPrediction, as_sample, p
 from ..estimators._sample_input import as_frame
 from ..estimators._terms import prediction_engine
 from ..io import Columns, Membership, column_names, keyed_frame
-from ..metrics.records import cluster_errors
+from ..metrics._records import cluster_errors
 from ..results import FrameRepr, json_ready
 
 __all__ = ["FeatureKey", "SampleErrors", "sample_errors"]

@@ -10,7 +10,7 @@ import typer
 
 from .._errors import InputError
 from ..compare import compare
-from ..metrics.registry import resolve_metrics
+from ..metrics._registry import resolve_metrics
 from ._columns import ClusterColOpt, IdTypeOpt, RecordColOpt, split_columns
 from ._common import (
     FormatOpt,

@@ -241,7 +241,7 @@ def curve_command(
     """
     refuse_engine_options(**locals(), where="for threshold curves (computed in memory)")
     from ..curves import threshold_curve
-    from ..metrics.registry import resolve_metrics
+    from ..metrics._registry import resolve_metrics
 
     check_beta(beta)
     if grid is not None and grid < 1:

@@ -12,9 +12,9 @@ from .._validation import check_beta
 from ..engines import NumpyEngine, engine_statistics
 from ..engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
 from ..io import as_pairs, check_link_only
-from ..metrics.pairwise import pairwise_scores_from_pairs
-from ..metrics.records import cluster_errors, record_errors
-from ..metrics.registry import cells_wanted, evaluate, resolve_metrics
+from ..metrics._pairwise import pairwise_scores_from_pairs
+from ..metrics._records import cluster_errors, record_errors
+from ..metrics._registry import cells_wanted, evaluate, resolve_metrics
 from ..statistics import pair_space
 from ._columns import (
     ClusterColOpt,

@@ -15,7 +15,7 @@ from .._errors import InputError
 from .._validation import as_1d_array, check_beta, check_in_range, check_int
 from ..contingency import pairs_of_groups
 from ..io import Columns, CurveMismatchPolicy, IdType, ScoredPairs, read_scored_pairs
-from ..metrics.registry import resolve_metrics
+from ..metrics._registry import resolve_metrics
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
 from ._result import ThresholdCurve
 

@@ -20,7 +20,7 @@ import numpy.typing as npt
 from .._algorithms import CrossSteps, MergeSteps
 from ..contingency import ContingencyTable, source_pairs
 from ..io import ScoredPairs
-from ..metrics.registry import evaluate
+from ..metrics._registry import evaluate
 
 __all__ = ["INCREMENTAL_METRICS", "fbeta", "from_scratch", "incremental", "ratio"]
 

@@ -109,7 +109,7 @@ def engine_record_errors(
     Returns
     -------
     DataFrame or None
-        The table of :func:`ereval.metrics.records.record_errors` (same columns,
+        The table of :func:`ereval.metrics._records.record_errors` (same columns,
         types and order: increasing record id), or None when written to ``out``.
     """
     return _errors(engine, truth, pred, "record", out, out_format, progress, options)
@@ -131,7 +131,7 @@ def engine_cluster_errors(
     Returns
     -------
     DataFrame or None
-        The table of :func:`ereval.metrics.records.cluster_errors` (increasing true
+        The table of :func:`ereval.metrics._records.cluster_errors` (increasing true
         cluster id), or None when written to ``out``.
     """
     return _errors(engine, truth, pred, "cluster", out, out_format, progress, options)

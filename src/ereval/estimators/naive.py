@@ -17,10 +17,10 @@ import numpy.typing as npt
 
 from ..contingency import ContingencyTable
 from ..io import factorize
-from ..metrics.bcubed import b3_entity_scores, b3_scores
-from ..metrics.cluster import cluster_scores
-from ..metrics.info import info_scores
-from ..metrics.pairwise import pairwise_scores
+from ..metrics._bcubed import b3_entity_scores, b3_scores
+from ..metrics._cluster import cluster_scores
+from ..metrics._info import info_scores
+from ..metrics._pairwise import pairwise_scores
 from ..summary import name_indicators
 from ._terms import ClusterTerms
 

@@ -9,6 +9,10 @@ once; :func:`evaluate` computes any selection from a single table.
 
 from __future__ import annotations
 
+from ._merge import pairwise_cost, vi_costs
+from ._pairwise import PairCounts, pair_counts, pairwise_scores_from_pairs
+from ._records import cluster_errors, record_errors
+from ._registry import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 from ._scalar import (
     adjusted_rand_index,
     b3_entity_f1,
@@ -50,10 +54,6 @@ from ._scalar import (
     v_measure,
     variation_of_information,
 )
-from .merge import pairwise_cost, vi_costs
-from .pairwise import PairCounts, pair_counts, pairwise_scores_from_pairs
-from .records import cluster_errors, record_errors
-from .registry import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 
 __all__ = [
     "CANONICAL_METRICS",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..io import MismatchPolicy
-from .merge import CostFunction, pairwise_cost
-from .merge import gmd as _gmd
-from .registry import evaluate
+from ._merge import CostFunction, pairwise_cost
+from ._merge import gmd as _gmd
+from ._registry import evaluate
 
 
 def _one(
@@ -31,7 +31,7 @@ def pairwise_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Pairwise precision. See :mod:`ereval.metrics.pairwise` for the formula and conventions."""
+    """Pairwise precision. See :mod:`ereval.metrics._pairwise` for the formula and conventions."""
     return _one("pairwise_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -43,7 +43,7 @@ def pairwise_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Pairwise recall. See :mod:`ereval.metrics.pairwise` for the formula and conventions."""
+    """Pairwise recall. See :mod:`ereval.metrics._pairwise` for the formula and conventions."""
     return _one("pairwise_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -55,7 +55,7 @@ def pairwise_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Pairwise F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.pairwise` for the formula and conventions."""
+    """Pairwise F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._pairwise` for the formula and conventions."""
     return _one("pairwise_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -67,7 +67,7 @@ def cluster_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Cluster (exact match) precision. See :mod:`ereval.metrics.cluster` for the formula and conventions."""
+    """Cluster (exact match) precision. See :mod:`ereval.metrics._cluster` for the formula and conventions."""
     return _one("cluster_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -79,7 +79,7 @@ def cluster_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Cluster (exact match) recall. See :mod:`ereval.metrics.cluster` for the formula and conventions."""
+    """Cluster (exact match) recall. See :mod:`ereval.metrics._cluster` for the formula and conventions."""
     return _one("cluster_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -91,7 +91,7 @@ def cluster_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Cluster (exact match) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.cluster` for the formula and conventions."""
+    """Cluster (exact match) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._cluster` for the formula and conventions."""
     return _one("cluster_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -103,7 +103,7 @@ def closest_cluster_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Closest-cluster (best Jaccard) precision. See :mod:`ereval.metrics.cluster` for the formula and conventions."""
+    """Closest-cluster (best Jaccard) precision. See :mod:`ereval.metrics._cluster` for the formula and conventions."""
     return _one("closest_cluster_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -115,7 +115,7 @@ def closest_cluster_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Closest-cluster (best Jaccard) recall. See :mod:`ereval.metrics.cluster` for the formula and conventions."""
+    """Closest-cluster (best Jaccard) recall. See :mod:`ereval.metrics._cluster` for the formula and conventions."""
     return _one("closest_cluster_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -127,7 +127,7 @@ def closest_cluster_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Closest-cluster (best Jaccard) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.cluster` for the formula and conventions."""
+    """Closest-cluster (best Jaccard) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._cluster` for the formula and conventions."""
     return _one("closest_cluster_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -139,7 +139,7 @@ def muc_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """MUC precision. See :mod:`ereval.metrics.muc` for the formula and conventions."""
+    """MUC precision. See :mod:`ereval.metrics._muc` for the formula and conventions."""
     return _one("muc_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -151,7 +151,7 @@ def muc_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """MUC recall. See :mod:`ereval.metrics.muc` for the formula and conventions."""
+    """MUC recall. See :mod:`ereval.metrics._muc` for the formula and conventions."""
     return _one("muc_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -163,7 +163,7 @@ def muc_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """MUC F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.muc` for the formula and conventions."""
+    """MUC F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._muc` for the formula and conventions."""
     return _one("muc_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -175,7 +175,7 @@ def b3_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Record-weighted B-cubed precision. See :mod:`ereval.metrics.bcubed` for the formula and conventions."""
+    """Record-weighted B-cubed precision. See :mod:`ereval.metrics._bcubed` for the formula and conventions."""
     return _one("b3_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -187,7 +187,7 @@ def b3_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Record-weighted B-cubed recall. See :mod:`ereval.metrics.bcubed` for the formula and conventions."""
+    """Record-weighted B-cubed recall. See :mod:`ereval.metrics._bcubed` for the formula and conventions."""
     return _one("b3_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -199,7 +199,7 @@ def b3_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Record-weighted B-cubed F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.bcubed` for the formula and conventions."""
+    """Record-weighted B-cubed F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._bcubed` for the formula and conventions."""
     return _one("b3_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -211,7 +211,7 @@ def b3_entity_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Entity-weighted B-cubed precision. See :mod:`ereval.metrics.bcubed` for the formula and conventions."""
+    """Entity-weighted B-cubed precision. See :mod:`ereval.metrics._bcubed` for the formula and conventions."""
     return _one("b3_entity_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -223,7 +223,7 @@ def b3_entity_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Entity-weighted B-cubed recall. See :mod:`ereval.metrics.bcubed` for the formula and conventions."""
+    """Entity-weighted B-cubed recall. See :mod:`ereval.metrics._bcubed` for the formula and conventions."""
     return _one("b3_entity_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -235,7 +235,7 @@ def b3_entity_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Entity-weighted B-cubed F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.bcubed` for the formula and conventions."""
+    """Entity-weighted B-cubed F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._bcubed` for the formula and conventions."""
     return _one("b3_entity_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -247,7 +247,7 @@ def ceafm_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Mention-based CEAF (phi3) precision. See :mod:`ereval.metrics.ceaf` for the formula and conventions."""
+    """Mention-based CEAF (phi3) precision. See :mod:`ereval.metrics._ceaf` for the formula and conventions."""
     return _one("ceafm_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -259,7 +259,7 @@ def ceafm_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Mention-based CEAF (phi3) recall. See :mod:`ereval.metrics.ceaf` for the formula and conventions."""
+    """Mention-based CEAF (phi3) recall. See :mod:`ereval.metrics._ceaf` for the formula and conventions."""
     return _one("ceafm_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -271,7 +271,7 @@ def ceafm_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Mention-based CEAF (phi3) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.ceaf` for the formula and conventions."""
+    """Mention-based CEAF (phi3) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._ceaf` for the formula and conventions."""
     return _one("ceafm_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -283,7 +283,7 @@ def ceafe_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Entity-based CEAF (phi4) precision. See :mod:`ereval.metrics.ceaf` for the formula and conventions."""
+    """Entity-based CEAF (phi4) precision. See :mod:`ereval.metrics._ceaf` for the formula and conventions."""
     return _one("ceafe_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -295,7 +295,7 @@ def ceafe_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Entity-based CEAF (phi4) recall. See :mod:`ereval.metrics.ceaf` for the formula and conventions."""
+    """Entity-based CEAF (phi4) recall. See :mod:`ereval.metrics._ceaf` for the formula and conventions."""
     return _one("ceafe_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -307,7 +307,7 @@ def ceafe_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Entity-based CEAF (phi4) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.ceaf` for the formula and conventions."""
+    """Entity-based CEAF (phi4) F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._ceaf` for the formula and conventions."""
     return _one("ceafe_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -319,7 +319,7 @@ def blanc_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """BLANC precision. See :mod:`ereval.metrics.blanc` for the formula and conventions."""
+    """BLANC precision. See :mod:`ereval.metrics._blanc` for the formula and conventions."""
     return _one("blanc_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -331,7 +331,7 @@ def blanc_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """BLANC recall. See :mod:`ereval.metrics.blanc` for the formula and conventions."""
+    """BLANC recall. See :mod:`ereval.metrics._blanc` for the formula and conventions."""
     return _one("blanc_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -343,7 +343,7 @@ def blanc_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """BLANC F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.blanc` for the formula and conventions."""
+    """BLANC F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._blanc` for the formula and conventions."""
     return _one("blanc_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -355,7 +355,7 @@ def lea_precision(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """LEA precision. See :mod:`ereval.metrics.lea` for the formula and conventions."""
+    """LEA precision. See :mod:`ereval.metrics._lea` for the formula and conventions."""
     return _one("lea_precision", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -367,7 +367,7 @@ def lea_recall(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """LEA recall. See :mod:`ereval.metrics.lea` for the formula and conventions."""
+    """LEA recall. See :mod:`ereval.metrics._lea` for the formula and conventions."""
     return _one("lea_recall", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -379,7 +379,7 @@ def lea_f1(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """LEA F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics.lea` for the formula and conventions."""
+    """LEA F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._lea` for the formula and conventions."""
     return _one("lea_f1", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -391,7 +391,7 @@ def bmd(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Basic merge distance: raw number of splits and merges. See :mod:`ereval.metrics.merge`."""
+    """Basic merge distance: raw number of splits and merges. See :mod:`ereval.metrics._merge`."""
     return _one("bmd", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -403,7 +403,7 @@ def variation_of_information(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Variation of information in nats. See :mod:`ereval.metrics.info`."""
+    """Variation of information in nats. See :mod:`ereval.metrics._info`."""
     return _one("variation_of_information", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -415,7 +415,7 @@ def homogeneity(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Homogeneity (Rosenberg & Hirschberg 2007). See :mod:`ereval.metrics.info`."""
+    """Homogeneity (Rosenberg & Hirschberg 2007). See :mod:`ereval.metrics._info`."""
     return _one("homogeneity", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -427,7 +427,7 @@ def completeness(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Completeness (Rosenberg & Hirschberg 2007). See :mod:`ereval.metrics.info`."""
+    """Completeness (Rosenberg & Hirschberg 2007). See :mod:`ereval.metrics._info`."""
     return _one("completeness", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -439,7 +439,7 @@ def v_measure(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """V-measure, beta = 1. See :mod:`ereval.metrics.info`."""
+    """V-measure, beta = 1. See :mod:`ereval.metrics._info`."""
     return _one("v_measure", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -451,7 +451,7 @@ def rand_index(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Rand index. See :mod:`ereval.metrics.rand`."""
+    """Rand index. See :mod:`ereval.metrics._rand`."""
     return _one("rand_index", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -463,7 +463,7 @@ def adjusted_rand_index(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Adjusted Rand index (Hubert & Arabie 1985). See :mod:`ereval.metrics.rand`."""
+    """Adjusted Rand index (Hubert & Arabie 1985). See :mod:`ereval.metrics._rand`."""
     return _one("adjusted_rand_index", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -475,7 +475,7 @@ def fowlkes_mallows(
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
 ) -> float:
-    """Fowlkes-Mallows index. See :mod:`ereval.metrics.rand`."""
+    """Fowlkes-Mallows index. See :mod:`ereval.metrics._rand`."""
     return _one("fowlkes_mallows", truth, pred, on_mismatch, record_col, cluster_col)
 
 
@@ -491,7 +491,7 @@ def gmd(
 ) -> float:
     """Generalized merge distance with split/merge cost functions (default ``x * y``).
 
-    See :func:`ereval.metrics.merge.gmd`.
+    See :func:`ereval.metrics._merge.gmd`.
     """
     from ..contingency import contingency_table
 

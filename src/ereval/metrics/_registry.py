@@ -21,16 +21,16 @@ from .._validation import as_name_list, check_choice
 from ..contingency import ContingencyTable
 from ..io import AlignOptions, PairList
 from ..statistics import CellsWanted, LazyStatistics, Statistics, TableStatistics, statistics_of
+from ._bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
+from ._blanc import blanc_scores
+from ._cluster import closest_cluster_scores, cluster_scores
+from ._info import info_scores
+from ._lea import lea_scores
+from ._merge import bmd, bmd_normalized, gmd_pairwise
+from ._muc import muc_scores
+from ._pairwise import pairwise_scores
+from ._rand import rand_scores
 from ._util import check_beta, coref_prf
-from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
-from .blanc import blanc_scores
-from .cluster import closest_cluster_scores, cluster_scores
-from .info import info_scores
-from .lea import lea_scores
-from .merge import bmd, bmd_normalized, gmd_pairwise
-from .muc import muc_scores
-from .pairwise import pairwise_scores
-from .rand import rand_scores
 
 # The engines import this package (CEAF's totals): they are imported when first used.
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def _prf(prefix: str) -> tuple[str, str, str]:
 # CEAF and ACE import their assignment solver (SciPy) when they are computed.
 def _ceaf(phi: Literal[1, 2, 3, 4]) -> Compute:
     def compute(table: Any, beta: float) -> dict[str, float]:
-        from .ceaf import ceaf_scores
+        from ._ceaf import ceaf_scores
 
         return ceaf_scores(table, phi=phi, beta=beta)
 
@@ -81,20 +81,20 @@ def _ceaf(phi: Literal[1, 2, 3, 4]) -> Compute:
 
 
 def _ceaf_rn(table: Any, beta: float) -> dict[str, float]:
-    from .ceaf import ceaf_rn_scores
+    from ._ceaf import ceaf_rn_scores
 
     return ceaf_rn_scores(table, beta=beta)
 
 
 def _ace(table: Any, beta: float) -> dict[str, float]:
-    from .ace import ace_scores
+    from ._ace import ace_scores
 
     return ace_scores(table, beta=beta)
 
 
 def _ceaf_sys(table: ContingencyTable, beta: float) -> dict[str, float]:
     from .._algorithms import max_weight_alignment
-    from .ceaf import ceaf_similarity
+    from ._ceaf import ceaf_similarity
 
     t_p, t_r = sys_tables(table)
     num_p = max_weight_alignment(t_p, ceaf_similarity(t_p, 3))

@@ -1,6 +1,6 @@
 """Pair-counting agreement indices: Rand, adjusted Rand and Fowlkes-Mallows.
 
-With the exact pair counts ``TP, FP, FN, TN`` (see :func:`~ereval.metrics.pairwise.pair_counts`)::
+With the exact pair counts ``TP, FP, FN, TN`` (see :func:`~ereval.metrics._pairwise.pair_counts`)::
 
     Rand = (TP + TN) / C(N, 2)                                  (Rand 1971)
     ARI  = 2 (TP TN - FN FP) / ((TP + FN)(FN + TN) + (TP + FP)(FP + TN))   (Hubert & Arabie 1985)
@@ -20,8 +20,8 @@ import math
 
 from ..contingency import ContingencyTable
 from ..statistics import Statistics
+from ._pairwise import pair_counts
 from ._util import ratio
-from .pairwise import pair_counts
 
 __all__ = ["rand_scores"]
 
