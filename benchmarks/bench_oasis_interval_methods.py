@@ -12,7 +12,7 @@ median width, the share of [0, 1] intervals and the empirical sd of the estimate
 * ``delta-logit``: the same variance on the logit scale, back-transformed;
 * ``bootstrap``: basic bootstrap over the draws (200 resamples of the draws of the
   strata not completely labelled);
-* ``one-draw``, ``model``: the two parts of :mod:`ereval.oasis.intervals`;
+* ``one-draw``, ``model``: the two parts of :mod:`ereval.oasis._intervals`;
 * ``reported``: their union, what the samplers report.
 
 The model-based delta method of earlier versions (the sampler's own estimate, with

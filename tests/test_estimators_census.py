@@ -20,7 +20,7 @@ from ereval.estimators import (
     estimate_by_group,
     prepare_prediction,
 )
-from ereval.estimators.registry import SPEC_BY_KEY
+from ereval.estimators._registry import SPEC_BY_KEY
 from ereval.metrics import cluster_errors, evaluate
 from ereval.simulate import inject_errors
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ereval.estimators import estimate, ratio_interval, wilson_interval
-from ereval.estimators.intervals import PSEUDO_UNIT, check_interval, effective_units
+from ereval.estimators._intervals import PSEUDO_UNIT, check_interval, effective_units
 from ereval.simulate import simulate
 
 Z95 = 1.959963984540054

@@ -20,13 +20,13 @@ from scipy import optimize, stats
 
 from ereval import example
 from ereval.estimators import beta_interval, estimate, ratio_interval
-from ereval.estimators.intervals import (
+from ereval.estimators._intervals import (
     DEFAULT_INTERVAL,
     PSEUDO_UNIT,
     effective_sample_size,
     effective_units,
 )
-from ereval.estimators.skewness import SKEW_CAP, ratio_skewness, skew_quantiles
+from ereval.estimators._skewness import SKEW_CAP, ratio_skewness, skew_quantiles
 from ereval.simulate import simulate
 
 Z95 = 1.959963984540054

@@ -1,6 +1,6 @@
 """When an estimate from a sample is doubtful, its warnings say why and what to do.
 
-Hand-built samples, no Monte Carlo: the rules of ``ereval.estimators.ratio``
+Hand-built samples, no Monte Carlo: the rules of ``ereval.estimators._ratio``
 (fewer than 30 draws, a denominator mean with a coefficient of variation of 0.1
 or more, a zero standard error from a sample, a value outside [0, 1], an
 interval wider than [0, 1]) and the clamping of intervals to the range.

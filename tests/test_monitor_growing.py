@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ereval.cli import app
 from ereval.estimators import as_sample, draw_sample, estimate
-from ereval.estimators.restrict import restrict_sample
+from ereval.estimators._restrict import restrict_sample
 from ereval.metrics import evaluate
 from ereval.monitor import monitor
 

@@ -8,11 +8,11 @@ from functools import cache
 import numpy as np
 import pytest
 
-from ereval.estimators.ratio import MIN_UNITS
+from ereval.estimators._ratio import MIN_UNITS
 from ereval.oasis import Pool, make_sampler, stratify, synthetic_pool
 from ereval.oasis._base import MIN_LABELS
-from ereval.oasis.calibration import Recalibration, recalibrate
-from ereval.oasis.intervals import Cells, ModelCounts, combine_intervals, one_draw_interval
+from ereval.oasis._calibration import Recalibration, recalibrate
+from ereval.oasis._intervals import Cells, ModelCounts, combine_intervals, one_draw_interval
 
 
 @cache

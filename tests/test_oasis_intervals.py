@@ -1,4 +1,4 @@
-"""The interval maths of ``ereval.oasis.intervals``: brute force, Monte Carlo, hand cases."""
+"""The interval maths of ``ereval.oasis._intervals``: brute force, Monte Carlo, hand cases."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ereval.oasis.intervals import (
+from ereval.oasis._intervals import (
     PRIOR_EVENTS,
     Cells,
     beta_prior,

@@ -7,7 +7,7 @@ import pytest
 
 from ereval import InputError, InputTypeError
 from ereval.oasis import Strata, csf_boundaries, stratify
-from ereval.oasis.strata import default_n_bins
+from ereval.oasis._strata import default_n_bins
 
 from ._oasis_support import POOLS, paper_pool
 
@@ -113,7 +113,7 @@ def test_bad_input(kwargs: dict[str, object], error: type[Exception], message: s
 
 
 def test_default_number_of_strata_grows_with_the_pool() -> None:
-    from ereval.oasis.strata import default_n_strata
+    from ereval.oasis._strata import default_n_strata
 
     # ceil(30 sqrt(N / 200000)) within [30, 120]
     assert default_n_strata(53_753) == 30

@@ -20,11 +20,11 @@ from ereval import example
 from ereval.cli import app
 from ereval.io import as_membership
 from ereval.report import build_report, collect_results
+from ereval.report._charts import _PALETTE, COLOUR_NAMES, TITLE_CHARS, chart_title, fitted_domain
 from ereval.report._misplaced import clustering_misplaced, misplaced_records
 from ereval.report._misplaced import moved_records as _moved
-from ereval.report.charts import _PALETTE, COLOUR_NAMES, TITLE_CHARS, chart_title, fitted_domain
-from ereval.report.model import close_digits, format_cell
-from ereval.report.words import fmt
+from ereval.report._model import close_digits, format_cell
+from ereval.report._words import fmt
 
 from ._report_support import EXPECTED, report
 

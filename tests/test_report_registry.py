@@ -36,9 +36,9 @@ PRESENTATION = (
     "_sample",
     "_provenance",
     "_registry",
-    "build",
-    "model",
-    "verdict",
+    "_build",
+    "_model",
+    "_verdict",
 )
 #: The package's verbs: none is imported by a presentation module.
 VERBS = {

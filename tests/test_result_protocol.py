@@ -32,17 +32,17 @@ RESULT_CLASSES = {
     "ereval.compare.Comparison",
     "ereval.monitor.Monitoring",
     "ereval.simulate.SimulationResult",
-    "ereval.estimators.designs.ClusterSample",
+    "ereval.estimators._designs.ClusterSample",
     "ereval.analysis._table.SampleErrors",
     "ereval.analysis._subgroups.Disparities",
     "ereval.analysis._tree.ErrorTree",
-    "ereval.oasis.estimates.Estimates",
-    "ereval.oasis.experiment.ExperimentResult",
-    "ereval.oasis.convergence.Convergence",
+    "ereval.oasis._estimates.Estimates",
+    "ereval.oasis._experiment.ExperimentResult",
+    "ereval.oasis._convergence.Convergence",
     "ereval.paula._plan.PaulaPlan",
     "ereval.paula._bounds.PaulaBounds",
     "ereval.paula._diagnostics.MonotonicityReport",
-    "ereval.labels.agreement.Agreement",
+    "ereval.labels._agreement.Agreement",
 }
 
 
@@ -193,7 +193,7 @@ def _paula() -> tuple[Any, Any]:
 
 
 def _agreement() -> Any:
-    from ereval.labels.agreement import Agreement
+    from ereval.labels._agreement import Agreement
 
     return Agreement(3, 2, 1, math.nan, 0.5, {("match", "match"): 2, ("match", "non-match"): 1})
 

@@ -20,7 +20,7 @@ import pytest
 from scipy import stats
 
 from ereval.estimators import IntervalMethod
-from ereval.estimators.registry import SPEC_BY_KEY
+from ereval.estimators._registry import SPEC_BY_KEY
 from ereval.simulate import SimulationResult, simulate
 
 pytestmark = pytest.mark.slow

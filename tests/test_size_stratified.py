@@ -24,10 +24,10 @@ from ereval.estimators import (
     prepare_prediction,
     ratio_of_means,
 )
-from ereval.estimators.registry import SPEC_BY_KEY
-from ereval.estimators.size_design import pilot_sd, plan_size_stratified, prediction_strata
-from ereval.estimators.strata import allocate, default_bounds, proxy_sd, size_strata
-from ereval.estimators.stratified import fpc_fraction, stratified_ratio_of_means
+from ereval.estimators._registry import SPEC_BY_KEY
+from ereval.estimators._size_design import pilot_sd, plan_size_stratified, prediction_strata
+from ereval.estimators._strata import allocate, default_bounds, proxy_sd, size_strata
+from ereval.estimators._stratified import fpc_fraction, stratified_ratio_of_means
 from ereval.metrics import evaluate
 from ereval.simulate import simulate
 
@@ -450,7 +450,7 @@ class TestBadInput:
 
 def test_simulate_repeats_match_estimate_on_the_same_draws() -> None:
     """The vectorised simulation and estimate() give the same numbers for the same draws."""
-    from ereval.estimators.size_design import stratified_draws, stratum_allocation
+    from ereval.estimators._size_design import stratified_draws, stratum_allocation
 
     truth, pred = _population(12)
     keys = "pairwise_precision,pairwise_recall,b3_recall,cluster_f1,homogeneity"

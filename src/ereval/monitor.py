@@ -55,9 +55,9 @@ from ._monitor_scope import (
 )
 from ._validation import as_name_list, check_in_range, check_int, describe
 from .estimators import ClusterSample, estimate
-from .estimators.intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
-from .estimators.registry import SPECS
-from .estimators.restrict import restrict_sample
+from .estimators._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
+from .estimators._registry import SPECS
+from .estimators._restrict import restrict_sample
 from .io import Columns, Membership, encode, factorize, id_kind, read_membership, read_table
 from .results import Estimate, EstimateCurve, FrameRepr, json_ready
 from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes

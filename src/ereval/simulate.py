@@ -37,12 +37,12 @@ from .estimators import (
     prepare_prediction,
     ratio_of_means,
 )
-from .estimators.intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval, ratio_interval
-from .estimators.metrics import resolve_estimators
-from .estimators.registry import SPEC_BY_KEY
-from .estimators.size_design import prediction_strata, stratified_draws, stratum_allocation
-from .estimators.strata import Allocation
-from .estimators.stratified import fpc_fraction, stratified_ratio_of_means
+from .estimators._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval, ratio_interval
+from .estimators._metrics import resolve_estimators
+from .estimators._registry import SPEC_BY_KEY
+from .estimators._size_design import prediction_strata, stratified_draws, stratum_allocation
+from .estimators._strata import Allocation
+from .estimators._stratified import fpc_fraction, stratified_ratio_of_means
 from .io import Membership, as_membership, factorize
 from .metrics import CANONICAL_METRICS, evaluate
 from .results import FrameRepr, json_ready, normal_quantile

@@ -25,7 +25,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import check_choice, describe, examples
 from ..estimators import Estimate, EstimationWarning, ratio_estimate
-from ..estimators.ratio import method_name, size_warning
+from ..estimators._ratio import method_name, size_warning
 from ..results import UNIT_RANGE
 from ._table import SampleErrors
 

@@ -29,7 +29,7 @@ from ..analysis import (
 )
 from ..engines import Engine, EngineName
 from ..estimators import as_sample
-from ..estimators.ratio import normal_quantile
+from ..estimators._ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
 from ._columns import split_columns

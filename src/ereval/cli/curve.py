@@ -300,7 +300,7 @@ def curve_command(
         if out is not None:
             outputs.add(out, lambda tmp: write_table(curve.frame, tmp))
         if plot is not None:
-            from ..plots.curves import plot_threshold_curve
+            from ..plots._curves import plot_threshold_curve
 
             figure = plot_threshold_curve(curve)
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))

@@ -13,8 +13,8 @@ from .._errors import InputError
 from .._validation import check_beta
 from ..engines.engine_terms import prediction_for_sample
 from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
-from ..estimators.intervals import DEFAULT_INTERVAL, IntervalMethod
-from ..estimators.ratio import normal_quantile
+from ..estimators._intervals import DEFAULT_INTERVAL, IntervalMethod
+from ..estimators._ratio import normal_quantile
 from ..io import read_table
 from ..results import Estimate
 from ._columns import (

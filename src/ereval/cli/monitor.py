@@ -14,8 +14,8 @@ import typer
 from .._errors import InputError
 from .._validation import check_int
 from ..estimators import as_sample
-from ..estimators.intervals import DEFAULT_INTERVAL
-from ..estimators.ratio import normal_quantile
+from ..estimators._intervals import DEFAULT_INTERVAL
+from ..estimators._ratio import normal_quantile
 from ..io import read_table
 from ..monitor import ControlRule, Monitoring, monitor, release_sources
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
@@ -280,7 +280,7 @@ def monitor_command(
             table = pd.DataFrame(rows)
             outputs.add(out, lambda tmp: write_table(table, tmp))
         if plot is not None:
-            from ..plots.monitor import plot_monitoring
+            from ..plots._monitor import plot_monitoring
 
             figure = plot_monitoring(result)
             target = plot

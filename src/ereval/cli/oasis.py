@@ -455,7 +455,7 @@ def experiment(
     """Repeat each method and report mean absolute error and std of F-alpha against the budget."""
     from .._validation import check_choice
     from ..oasis import run_experiment
-    from ..oasis.samplers import METHODS
+    from ..oasis._samplers import METHODS
     from ..plots import plot_oasis_experiment
 
     budget_list = _budgets(budgets)

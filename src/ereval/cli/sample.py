@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 
 from .._validation import check_int
-from ..estimators.size_design import plan_size_stratified
-from ..estimators.strata import check_bounds
+from ..estimators._size_design import plan_size_stratified
+from ..estimators._strata import check_bounds
 from ..io import read_table
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
 from ._common import FormatOpt, QuietOpt, emit_records, examples, handle_errors

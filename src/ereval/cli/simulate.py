@@ -11,9 +11,9 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta, check_in_range, check_int
-from ..estimators.intervals import DEFAULT_INTERVAL
-from ..estimators.ratio import normal_quantile
-from ..estimators.strata import check_bounds
+from ..estimators._intervals import DEFAULT_INTERVAL
+from ..estimators._ratio import normal_quantile
+from ..estimators._strata import check_bounds
 from ..io import as_membership, keyed_frame, read_table
 from ..simulate import SUMMARY_COLUMNS, check_simulation_memory, simulate
 from ._columns import split_columns

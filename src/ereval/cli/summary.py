@@ -199,7 +199,7 @@ def summary_command(
         if out is not None:
             outputs.add(out, lambda tmp: write_table(distribution, tmp))
         if plot is not None:
-            from ..plots.monitor import plot_summary
+            from ..plots._monitor import plot_summary
 
             figure = plot_summary(s)
             target = plot

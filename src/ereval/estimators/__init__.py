@@ -15,7 +15,7 @@ its whole database (Binette et al. 2022; Binette et al. 2024, §3.1 and §3.4):
 Every estimate is an :class:`ereval.Estimate` (value, std, interval, level, n,
 method, warnings): intervals lie in the quantity's range (beta intervals with the
 design's effective sample size, widened for skew, for the scores and rates;
-:mod:`ereval.estimators.intervals`), and a sample too
+:mod:`ereval.estimators._intervals`), and a sample too
 small for its design is reported in ``warnings``.
 
 See ``docs/estimation.md`` for a guide to designs and estimators.
@@ -24,19 +24,18 @@ See ``docs/estimation.md`` for a guide to designs and estimators.
 from __future__ import annotations
 
 from ..results import Estimate, normal_quantile
-from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
-from .beta_interval import beta_interval
-from .designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
-from .intervals import (
+from ._beta_interval import beta_interval
+from ._designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
+from ._intervals import (
     DEFAULT_INTERVAL,
     INTERVAL_METHODS,
     IntervalMethod,
     ratio_interval,
     wilson_interval,
 )
-from .metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
-from .naive import NAIVE_METRICS, naive_values
-from .ratio import (
+from ._metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
+from ._naive import NAIVE_METRICS, naive_values
+from ._ratio import (
     EstimationWarning,
     confidence_interval,
     fpc_theta,
@@ -45,7 +44,8 @@ from .ratio import (
     ratio_problems,
     size_warning,
 )
-from .size_design import plan_size_stratified
+from ._size_design import plan_size_stratified
+from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 
 __all__ = [
     "ClusterSample",

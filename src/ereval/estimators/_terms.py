@@ -46,7 +46,7 @@ from ..io import (
 from ..io import dense_int_span as _dense_int_span
 from ..summary import name_codes as read_name_codes
 from ..summary import name_indicators
-from .designs import ClusterSample
+from ._designs import ClusterSample
 
 __all__ = [
     "ClusterTerms",

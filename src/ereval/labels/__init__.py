@@ -14,9 +14,9 @@ See ``docs/labelling.md``.
 
 from __future__ import annotations
 
+from ._agreement import Agreement, cohen_kappa, krippendorff_alpha, session_agreement
 from ._common import PAIR_LABELS, Resolution
-from .agreement import Agreement, cohen_kappa, krippendorff_alpha, session_agreement
-from .exports import (
+from ._exports import (
     EXPORT_KINDS,
     Exported,
     ExportKind,
@@ -24,13 +24,13 @@ from .exports import (
     import_labels,
     open_session,
 )
-from .items import ItemLabelling, create_item_labelling
-from .pairs import PairLabelling, PairTask, create_pair_labelling
-from .qc import QualityReport, check_review
-from .replay import estimate_from_export, is_pairs_export
-from .review import REVIEW_DESIGNS, ClusterReview, ClusterTask, ReviewDesign, create_cluster_review
-from .search import SearchHit, SearchIndex
-from .store import (
+from ._items import ItemLabelling, create_item_labelling
+from ._pairs import PairLabelling, PairTask, create_pair_labelling
+from ._qc import QualityReport, check_review
+from ._replay import estimate_from_export, is_pairs_export
+from ._review import REVIEW_DESIGNS, ClusterReview, ClusterTask, ReviewDesign, create_cluster_review
+from ._search import SearchHit, SearchIndex
+from ._store import (
     ACTIONS,
     KINDS,
     Event,

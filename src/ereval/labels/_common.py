@@ -13,7 +13,7 @@ import pandas as pd
 
 from .._errors import InputError
 from .._validation import check_in_range, examples
-from .store import LabelStore
+from ._store import LabelStore
 
 __all__ = [
     "ANSWER_COLUMNS",

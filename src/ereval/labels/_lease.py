@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import InputError
 
 if TYPE_CHECKING:
-    from .store import LabelStore
+    from ._store import LabelStore
 
 __all__ = ["ServerLease", "acquire", "holder"]
 

@@ -14,13 +14,13 @@ See ``docs/oasis.md`` for a guide.
 
 from __future__ import annotations
 
+from ._adaptive import OASISSampler
 from ._base import Oracle, Query, Sampler, StopReason
-from .adaptive import OASISSampler
-from .convergence import Convergence, budget_steps, convergence
-from .curve import estimated_curve
-from .estimates import Estimates
-from .experiment import ExperimentResult, ExperimentRow, run_experiment
-from .model import (
+from ._convergence import Convergence, budget_steps, convergence
+from ._curve import estimated_curve
+from ._estimates import Estimates
+from ._experiment import ExperimentResult, ExperimentRow, run_experiment
+from ._model import (
     epsilon_greedy,
     initial_f_guess,
     optimal_item_weights,
@@ -28,9 +28,9 @@ from .model import (
     posterior_mean,
     prior_pseudo_counts,
 )
-from .oracles import LabelOracle, NoisyOracle
-from .pool import Pool, ScoreKind, pool_from_frame, read_pool, scores_to_probabilities
-from .samplers import (
+from ._oracles import LabelOracle, NoisyOracle
+from ._pool import Pool, ScoreKind, pool_from_frame, read_pool, scores_to_probabilities
+from ._samplers import (
     ImportanceSampler,
     Method,
     PassiveSampler,
@@ -38,8 +38,8 @@ from .samplers import (
     load_sampler,
     make_sampler,
 )
-from .strata import Strata, StrataMethod, csf_boundaries, stratify
-from .synthetic import synthetic_pool
+from ._strata import Strata, StrataMethod, csf_boundaries, stratify
+from ._synthetic import synthetic_pool
 
 __all__ = [
     "Convergence",

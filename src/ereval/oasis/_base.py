@@ -7,7 +7,7 @@ for its label.  The label budget counts distinct pairs labelled.
 Redraws of labelled pairs are kept in check in two ways.  (1) A stratum whose
 every pair is labelled is *exhausted*: its counts are then known exactly, the
 instrumental distribution gives it no more mass, and the estimator counts it
-exactly in place of its sampled terms (see :mod:`ereval.oasis.estimates`); this
+exactly in place of its sampled terms (see :mod:`ereval.oasis._estimates`); this
 removes the usual cause of long runs of redraws, a small high-score stratum that
 the sampler keeps returning to.  (2) More than ``max_redraws`` consecutive redraws stop the
 sampler with ``stop_reason == "stalled"``.
@@ -31,10 +31,10 @@ import numpy.typing as npt
 from .._errors import InputError, InputTypeError
 from .._validation import check_in_range, check_int, check_rng, describe
 from ..results import UNIT_RANGE, Estimate, problem_warning, range_problems
+from ._estimates import Estimates
 from ._measures import CellTotals, cell_totals, measure_estimates, uniform_draws
-from .estimates import Estimates
-from .pool import Pool
-from .strata import Strata, stratify
+from ._pool import Pool
+from ._strata import Strata, stratify
 
 __all__ = ["MIN_LABELS", "Oracle", "Query", "Sampler", "StopReason", "check_label"]
 
@@ -326,7 +326,7 @@ class Sampler(ABC):
         """Current estimates of F-alpha, precision and recall.
 
         Each is an :class:`ereval.Estimate` with the interval of
-        :mod:`ereval.oasis.intervals`, ``n`` the distinct labels, ``method`` the
+        :mod:`ereval.oasis._intervals`, ``n`` the distinct labels, ``method`` the
         sampler's name and ``warnings`` when it is undefined, rests on fewer than
         :data:`MIN_LABELS` labels, or its interval is as wide as [0, 1].
         """
@@ -470,7 +470,7 @@ class Sampler(ABC):
         )
 
     def _model_strata(self) -> Strata:
-        """Strata of the model of the unlabelled pairs (:mod:`ereval.oasis.intervals`)."""
+        """Strata of the model of the unlabelled pairs (:mod:`ereval.oasis._intervals`)."""
         if self._own_strata_model:
             return self._strata
         if self._model_cache is None:

@@ -3,7 +3,7 @@ r"""F-alpha, precision and recall of one acceptance rule, from a sampler's label
 The one path behind :meth:`Sampler.estimate` (the pool's predictions) and
 :func:`~ereval.oasis.estimated_curve` (``score >= t`` at each threshold): the point
 estimates of the sampler's estimator and the intervals of
-:mod:`ereval.oasis.intervals`, whose inputs it gathers here.
+:mod:`ereval.oasis._intervals`, whose inputs it gathers here.
 
 *Estimators.*  For the importance-weighted samplers (passive with replacement,
 importance, OASIS) each count is ``C + (1/T) sum_t W_t f(z_t)`` over the draws of
@@ -38,9 +38,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..results import Estimate
-from .calibration import Recalibration, recalibrate
-from .intervals import Cells, ModelCounts, combine_intervals, measure_of, one_draw_interval
-from .strata import Strata
+from ._calibration import Recalibration, recalibrate
+from ._intervals import Cells, ModelCounts, combine_intervals, measure_of, one_draw_interval
+from ._strata import Strata
 
 if TYPE_CHECKING:
     from ._base import Sampler

@@ -25,10 +25,10 @@ and a small matplotlib renderer. matplotlib is an optional dependency
 
 from __future__ import annotations
 
+from ._analysis import Bars, analysis_figure, disparities_figure, plot_analysis, tags_figure
+from ._curves import plot_threshold_curve, threshold_curve_figure
 from ._figure import Line, Panel
-from .analysis import Bars, analysis_figure, disparities_figure, plot_analysis, tags_figure
-from .curves import plot_threshold_curve, threshold_curve_figure
-from .monitor import (
+from ._monitor import (
     Band,
     MonitorPanel,
     entropy_curve_figure,
@@ -37,8 +37,8 @@ from .monitor import (
     plot_summary,
     size_distribution_figure,
 )
-from .oasis import oasis_experiment_figure, plot_oasis_experiment
-from .paula import PlotKind, paula_bounds_figure, plot_paula_bounds
+from ._oasis import oasis_experiment_figure, plot_oasis_experiment
+from ._paula import PlotKind, paula_bounds_figure, plot_paula_bounds
 
 __all__ = [
     "Band",

@@ -18,12 +18,12 @@ See ``docs/report.md``.
 
 from __future__ import annotations
 
+from ._build import build_report
+from ._charts import Chart
 from ._collect import ReportResults, collect_results
+from ._example import example_report
+from ._model import Report, Section, Table
 from ._registry import Part, section_for, sections
-from .build import build_report
-from .charts import Chart
-from .example import example_report
-from .model import Report, Section, Table
 
 __all__ = [
     "Chart",

@@ -13,10 +13,10 @@ from ..io import Membership
 from ..metrics import CANONICAL_METRICS
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
 from ._bundles import ExactScores, Summaries, WorstClusters
+from ._charts import Chart, concat_spec, grouped_bars_spec, panel_spec
+from ._model import Section, Table
 from ._registry import Part, section_for
-from .charts import Chart, concat_spec, grouped_bars_spec, panel_spec
-from .model import Section, Table
-from .words import fmt, listing, plural
+from ._words import fmt, listing, plural
 
 __all__ = ["LOWER_IS_BETTER", "metrics_section", "summary_section", "worst_clusters_section"]
 

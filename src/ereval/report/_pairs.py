@@ -9,10 +9,10 @@ from ..curves import ThresholdCurve
 from ..oasis import Convergence
 from ..paula import PaulaBounds
 from ..plots import Band, Bars, Line, Panel, paula_bounds_figure, threshold_curve_figure
+from ._charts import Chart, bars_spec, concat_spec, panel_spec
+from ._model import Section, Table
 from ._registry import Part, section_for
-from .charts import Chart, bars_spec, concat_spec, panel_spec
-from .model import Section, Table
-from .words import fmt, interval
+from ._words import fmt, interval
 
 __all__ = ["oasis_section", "paula_section", "threshold_section"]
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._bundles import StoreSession
-from .words import fmt, listing, plural
+from ._words import fmt, listing, plural
 
 __all__ = ["store_provenance"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .._errors import InputTypeError
-from .model import Section
+from ._model import Section
 
 __all__ = ["Part", "Renderer", "render", "section_for", "sections"]
 

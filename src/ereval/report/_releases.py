@@ -12,10 +12,10 @@ from ..compare import CATEGORIES
 from ..monitor import Monitoring
 from ..plots import Bars, MonitorPanel, monitoring_figure
 from ._bundles import ReleaseComparison
+from ._charts import Chart, bars_spec, concat_spec, monitor_spec
+from ._model import Section, Table
 from ._registry import Part, section_for
-from .charts import Chart, bars_spec, concat_spec, monitor_spec
-from .model import Section, Table
-from .words import fmt, listing, plural
+from ._words import fmt, listing, plural
 
 __all__ = ["comparison_section", "monitoring_section"]
 

@@ -11,10 +11,10 @@ import numpy as np
 from ..plots import Bars, disparities_figure, tags_figure
 from ..results import Estimate
 from ._bundles import LabelSources, SampleAnalysis, SampleEstimates
+from ._charts import Chart, bars_spec, concat_spec, grouped_bars_spec
+from ._model import Section, Table
 from ._registry import Part, section_for
-from .charts import Chart, bars_spec, concat_spec, grouped_bars_spec
-from .model import Section, Table
-from .words import fmt, interval, listing, plural
+from ._words import fmt, interval, listing, plural
 
 __all__ = [
     "analysis_section",

@@ -19,7 +19,7 @@ point estimate itself is not clamped (the estimators' near-unbiasedness would
 be lost); a value outside its range comes with a warning instead, and the
 interval may then not contain it. The ratio estimators of scores and rates use
 a beta (or Wilson) interval with the design's effective sample size instead
-(:mod:`ereval.estimators.intervals`), which lies in ``[0, 1]`` by construction.
+(:mod:`ereval.estimators._intervals`), which lies in ``[0, 1]`` by construction.
 
 Warnings
 --------
