@@ -174,7 +174,7 @@ def test_warnings_name_the_options_and_take_one_line(tmp_path: Path) -> None:
 
 
 def test_unexpected_errors_have_no_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ereval.cli.metrics as cli_metrics
+    import ereval.cli._metrics as cli_metrics
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("something broke")

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from ereval import InputError
-from ereval.cli.oracle import ConsoleOracle
+from ereval.cli._oracle import ConsoleOracle
 from ereval.oasis import OASISSampler, synthetic_pool
 
 SMALL = synthetic_pool(3000, imbalance=30, seed=11)

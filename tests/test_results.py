@@ -170,7 +170,7 @@ def test_normal_quantile() -> None:
         "ereval.oasis._estimates",
         "ereval.oasis._adaptive",
         "ereval.oasis._oracles",
-        "ereval.cli.oracle",
+        "ereval.cli._oracle",
     ],
 )
 def test_doctests(module: str) -> None:

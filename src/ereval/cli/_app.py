@@ -26,20 +26,20 @@ _HELP = (
 #: Sub-command modules, each exposing ``register(app: typer.Typer) -> None``, in
 #: the order of the help, with the top-level commands (or groups) each one adds.
 _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
-    "ereval.cli.estimate": ("estimate",),
-    "ereval.cli.simulate": ("simulate",),
-    "ereval.cli.sample": ("sample",),
-    "ereval.cli.metrics": ("metrics", "errors"),
-    "ereval.cli.summary": ("summary",),
-    "ereval.cli.compare": ("compare",),
-    "ereval.cli.monitor": ("monitor",),
-    "ereval.cli.curve": ("curve",),
-    "ereval.cli.oasis": ("oasis",),
-    "ereval.cli.paula": ("paula",),
-    "ereval.cli.label": ("label",),
-    "ereval.cli.example": ("example",),
-    "ereval.cli.label_serve": ("label",),  # after the label group, which it joins
-    "ereval.cli.report": ("report",),
+    "ereval.cli._estimate": ("estimate",),
+    "ereval.cli._simulate": ("simulate",),
+    "ereval.cli._sample_command": ("sample",),
+    "ereval.cli._metrics": ("metrics", "errors"),
+    "ereval.cli._summary": ("summary",),
+    "ereval.cli._compare": ("compare",),
+    "ereval.cli._monitor": ("monitor",),
+    "ereval.cli._curve": ("curve",),
+    "ereval.cli._oasis": ("oasis",),
+    "ereval.cli._paula": ("paula",),
+    "ereval.cli._label": ("label",),
+    "ereval.cli._example": ("example",),
+    "ereval.cli._label_serve": ("label",),  # after the label group, which it joins
+    "ereval.cli._report": ("report",),
 }
 
 

@@ -2,7 +2,7 @@
 
 An oracle is any callable ``oracle(index) -> 0 or 1`` taking a pair's position in
 the pool.  For a person, drive the sampler with ``ask``/``tell`` instead (or use
-:class:`ereval.cli.oracle.ConsoleOracle` at a terminal).
+:class:`ereval.cli._oracle.ConsoleOracle` at a terminal).
 """
 
 from __future__ import annotations

@@ -36,10 +36,10 @@ from ._engine import (
     ThreadsOpt,
     refuse_engine_options,
 )
+from ._estimate import IntervalOpt
 from ._progress import progress
 from ._sample import AllocationOpt, StrataOpt, design_value
 from ._warnings import run_with_warnings
-from .estimate import IntervalOpt
 
 SimDesignChoice = Literal["record", "cluster", "block", "size-stratified"]
 SchemeChoice = Literal["uniform", "cluster-size"]

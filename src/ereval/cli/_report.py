@@ -23,12 +23,12 @@ from ._columns import (
     split_columns,
 )
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
+from ._curve import Preset
+from ._curve import _columns as _pair_columns
+from ._estimate import weights_value
 from ._output import Outputs, check_output_path
 from ._progress import progress
 from ._sample import DesignChoice, WeightsOpt, design_value
-from .curve import Preset
-from .curve import _columns as _pair_columns
-from .estimate import weights_value
 
 ReportFormat = Literal["html", "json"]
 
@@ -319,7 +319,7 @@ def report_command(
                 import pandas as pd
 
                 from ..paula import labels_by_rank, paula_plan
-                from .paula import _check_plan_ranks
+                from ._paula import _check_plan_ranks
 
                 n_ranked, ranks, values = labels_by_rank(
                     labels, ranked, id_col=id_col, id_option="--id-col"

@@ -40,11 +40,11 @@ from ._engine import (
     ThreadsOpt,
     refuse_engine_options,
 )
+from ._estimate import IntervalOpt, weights_value
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 from ._sample import DesignChoice, WeightsOpt, design_value
-from .estimate import IntervalOpt, weights_value
-from .summary import NamesFromOpt, NamesOpt, PlotOpt, check_names_options, names_table
+from ._summary import NamesFromOpt, NamesOpt, PlotOpt, check_names_options, names_table
 
 #: Exit code of ``--fail-on-change`` when a change is flagged.
 EXIT_CHANGE = 3
