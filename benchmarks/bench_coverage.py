@@ -34,10 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ereval import example
+from ereval import example, simulate
 from ereval.estimators import INTERVAL_METHODS
 from ereval.metrics import evaluate
-from ereval.simulate import simulate
 
 NOMINAL = 0.95
 Z = 1.959963984540054

@@ -2,7 +2,7 @@
 
 The population is a Zipf(a=2) clustering of 10^7 records (cluster sizes capped at
 1000); the prediction moves 10% of the records to other clusters
-(:func:`ereval.simulate.inject_errors`); 400 true clusters are drawn with
+(:func:`ereval.inject_errors`); 400 true clusters are drawn with
 probability proportional to size (record sampling). The script times
 
 * ``prepare_prediction`` — factorising the 10^7-record prediction once;
@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ereval import inject_errors
 from ereval.estimators import draw_sample, estimate, prepare_prediction
-from ereval.simulate import inject_errors
 
 WORK = Path(__file__).resolve().parent / "_work"
 

@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from bench_coverage import census_like, predictions, split_merge
+from ereval import simulate
 from ereval.estimators import draw_sample
-from ereval.simulate import simulate
 
 DESIGNS: dict[str, dict[str, Any]] = {
     "neyman (proxy)": {"allocation": "neyman"},

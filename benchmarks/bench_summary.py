@@ -3,9 +3,9 @@
 * ``summary``: :func:`ereval.summary.summarize` of a clustering of N records (true
   cluster sizes Zipf(a=2) capped at 1000), from a pandas DataFrame with integer ids,
   and with a name per record (homonymy and name variation);
-* ``monitor``: :func:`ereval.monitor.monitor` of R releases of M records, each
+* ``monitor``: :func:`ereval.monitor` of R releases of M records, each
   moving 1% of the records of the previous one to another cluster;
-* ``compare``: :func:`ereval.compare.compare` of two releases of N records (the
+* ``compare``: :func:`ereval.compare` of two releases of N records (the
   second moves 1% of the records and drops 1% / adds 1%), against
   :func:`ereval.evaluate` of the same pair with ``on_mismatch="intersection"``
   (pairwise, cluster and B-cubed, as ``compare`` computes them, and every canonical
@@ -39,9 +39,7 @@ import pandas as pd
 
 from _process import measure
 from _synthetic import best_time, move_records, zipf_clusters
-from ereval import evaluate
-from ereval.compare import compare
-from ereval.monitor import monitor
+from ereval import compare, evaluate, monitor
 from ereval.summary import summarize
 
 _BARE = """

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from ereval._compare import compare
 from ereval.cli import app
-from ereval.compare import compare
 from ereval.summary import summarize
 
 from ._example_data import EXAMPLES

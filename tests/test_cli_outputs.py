@@ -237,9 +237,9 @@ def test_plot_without_matplotlib_fails_before_the_experiment(
 
 
 def test_simulate_refuses_runs_that_do_not_fit_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ereval.simulate
+    import ereval._simulate
 
-    monkeypatch.setattr(ereval.simulate, "_available_memory", lambda: 16 * 2**30)
+    monkeypatch.setattr(ereval._simulate, "_available_memory", lambda: 16 * 2**30)
     args = ["simulate", "--truth", T, "--error-rate", "0.1", "-n", "50", "-r", "100000000"]
     result = runner.invoke(app, args)
     assert result.exit_code == 2

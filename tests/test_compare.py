@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ereval import InputTypeError, RecordMismatchError, evaluate
-from ereval.compare import CATEGORIES, compare
+from ereval._compare import CATEGORIES, compare
 
 
 def test_every_category_by_hand() -> None:

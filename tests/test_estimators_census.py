@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ereval._simulate import inject_errors
 from ereval.estimators import (
     as_sample,
     cluster_terms,
@@ -22,7 +23,6 @@ from ereval.estimators import (
 )
 from ereval.estimators._registry import SPEC_BY_KEY
 from ereval.metrics import cluster_errors, evaluate
-from ereval.simulate import inject_errors
 
 
 def _population(seed: int, n: int = 1500) -> tuple[dict[int, int], dict[int, int]]:

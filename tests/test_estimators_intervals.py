@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ereval._simulate import simulate
 from ereval.estimators import estimate, ratio_interval, wilson_interval
 from ereval.estimators._intervals import PSEUDO_UNIT, check_interval, effective_units
-from ereval.simulate import simulate
 
 Z95 = 1.959963984540054
 

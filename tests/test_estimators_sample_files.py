@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ereval import InputError
+from ereval._simulate import inject_errors
 from ereval.cli import app
 from ereval.estimators import as_sample, draw_sample, estimate
-from ereval.simulate import inject_errors
 
 runner = CliRunner()
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from ereval import example
+from ereval._simulate import simulate
 from ereval.estimators import beta_interval, estimate, ratio_interval
 from ereval.estimators._intervals import (
     DEFAULT_INTERVAL,
@@ -27,7 +28,6 @@ from ereval.estimators._intervals import (
     effective_units,
 )
 from ereval.estimators._skewness import SKEW_CAP, ratio_skewness, skew_quantiles
-from ereval.simulate import simulate
 
 Z95 = 1.959963984540054
 

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ereval._simulate import inject_errors
 from ereval.estimators import as_sample, draw_sample, estimate, estimate_by_group
-from ereval.simulate import inject_errors
 
 Data = tuple[dict[int, int], dict[int, int]]
 
@@ -81,7 +81,7 @@ def test_groups_from_a_sample_column(data: Data) -> None:
 
 
 def test_public_names_sorted_and_complete() -> None:
-    for name in ("ereval.estimators", "ereval.simulate"):
+    for name in ("ereval.estimators", "ereval._simulate"):
         module = importlib.import_module(name)
         exported = list(module.__all__)
         assert exported == sorted(exported), name

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from ereval._simulate import simulate
 from ereval.cli import app
 from ereval.estimators import (
     EstimationWarning,
@@ -29,7 +30,6 @@ from ereval.estimators import (
     ratio_problems,
     size_warning,
 )
-from ereval.simulate import simulate
 
 Z95 = 1.959963984540054
 PRED = {1: 1, 2: 1, 3: 2, 4: 3, 5: 2, 6: 4, 7: 4, 8: 4}

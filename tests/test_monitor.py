@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from ereval import InputError, InputTypeError
+from ereval._monitor import ControlRule, control_flags, monitor, release_sources
 from ereval.estimators import as_sample
-from ereval.monitor import ControlRule, control_flags, monitor, release_sources
 from ereval.summary import summarize
 
 

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from ereval._monitor import monitor
 from ereval.cli import app
 from ereval.estimators import as_sample, draw_sample, estimate
 from ereval.estimators._restrict import restrict_sample
 from ereval.metrics import evaluate
-from ereval.monitor import monitor
 
 runner = CliRunner()
 

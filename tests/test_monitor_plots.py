@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
+from ereval._monitor import monitor
 from ereval.estimators import as_sample
-from ereval.monitor import monitor
 from ereval.plots import (
     entropy_curve_figure,
     monitoring_figure,

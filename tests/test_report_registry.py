@@ -12,9 +12,9 @@ import pytest
 
 import ereval.report as report_pkg
 from ereval import InputTypeError
-from ereval.compare import Comparison
+from ereval._compare import Comparison
+from ereval._monitor import Monitoring, monitor
 from ereval.curves import ThresholdCurve, threshold_curve
-from ereval.monitor import Monitoring, monitor
 from ereval.oasis import Convergence
 from ereval.paula import PaulaBounds
 from ereval.report import Part, build_report, collect_results, sections

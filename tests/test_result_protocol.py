@@ -29,9 +29,9 @@ RESULT_CLASSES = {
     "ereval.results._curve.EstimateCurve",
     "ereval.curves._result.ThresholdCurve",
     "ereval.summary.Summary",
-    "ereval.compare.Comparison",
-    "ereval.monitor.Monitoring",
-    "ereval.simulate.SimulationResult",
+    "ereval._compare.Comparison",
+    "ereval._monitor.Monitoring",
+    "ereval._simulate.SimulationResult",
     "ereval.estimators._designs.ClusterSample",
     "ereval.analysis._table.SampleErrors",
     "ereval.analysis._subgroups.Disparities",
@@ -113,7 +113,7 @@ def _summary() -> Any:
 
 
 def _comparison() -> Any:
-    from ereval.compare import compare
+    from ereval._compare import compare
 
     truth = _truth()
     return compare(_pred(truth, 1), _pred(truth, 2))
@@ -126,7 +126,7 @@ def _sample(truth: pd.DataFrame) -> Any:
 
 
 def _monitoring() -> Any:
-    from ereval.monitor import monitor
+    from ereval._monitor import monitor
 
     truth = _truth()
     releases = {"a": _pred(truth, 1), "b": _pred(truth, 2), "c": _pred(truth, 3)}
@@ -134,7 +134,7 @@ def _monitoring() -> Any:
 
 
 def _simulation() -> Any:
-    from ereval.simulate import simulate
+    from ereval._simulate import simulate
 
     truth = _truth()
     return simulate(truth, _pred(truth, 1), sample_size=20, repeats=5, seed=0)

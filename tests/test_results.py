@@ -165,7 +165,7 @@ def test_normal_quantile() -> None:
         "ereval.estimators._ratio",
         "ereval.estimators._metrics",
         "ereval.estimators._designs",
-        "ereval.simulate",
+        "ereval._simulate",
         "ereval.oasis",
         "ereval.oasis._estimates",
         "ereval.oasis._adaptive",

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from ereval import InputError
+from ereval._simulate import SimulationResult, inject_errors, simulate
 from ereval.metrics import evaluate
-from ereval.simulate import SimulationResult, inject_errors, simulate
 
 
 def _zipf_truth(n: int, seed: int, cap: int = 50) -> np.ndarray:
@@ -167,7 +167,7 @@ class TestSimulateMemoryAndProgress:
     def test_refuses_runs_larger_than_the_available_memory(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        import ereval.simulate as sim
+        import ereval._simulate as sim
 
         monkeypatch.setattr(sim, "_available_memory", lambda: 16 * 2**30)
         truth = _zipf_truth(500, 1)

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from ereval._simulate import SimulationResult, simulate
 from ereval.estimators import IntervalMethod
 from ereval.estimators._registry import SPEC_BY_KEY
-from ereval.simulate import SimulationResult, simulate
 
 pytestmark = pytest.mark.slow
 

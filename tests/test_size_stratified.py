@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ereval._errors import InputError
+from ereval._simulate import simulate
 from ereval.estimators import (
     EstimationWarning,
     as_sample,
@@ -29,7 +30,6 @@ from ereval.estimators._size_design import pilot_sd, plan_size_stratified, predi
 from ereval.estimators._strata import allocate, default_bounds, proxy_sd, size_strata
 from ereval.estimators._stratified import fpc_fraction, stratified_ratio_of_means
 from ereval.metrics import evaluate
-from ereval.simulate import simulate
 
 # A tiny population: 10 records, true clusters A (4), B (3), C (2), D (1);
 # the prediction merges C into B's records and splits A in two.

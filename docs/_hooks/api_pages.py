@@ -1,5 +1,8 @@
 """MkDocs hook: the API reference page of every public module listed in ``mkdocs.yml``.
 
+Only public modules (no part of the dotted name starting with ``_``) have a page; the
+private modules behind them are documented through the names their package exports.
+
 Each nav entry ``api/<module>.md`` becomes a page holding ``::: <module>`` (rendered by
 mkdocstrings), so documenting one more module is one line of the nav. The docstrings'
 Sphinx roles (``:func:`x```, ``:class:`~a.B```), which the notebook and ``help()`` show
@@ -37,6 +40,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         if files.get_file_from_path(path) is not None:
             continue
         module = path[len(PREFIX) : -len(".md")]
+        if any(part.startswith("_") for part in module.split(".")):
+            raise ValueError(f"{path}: the API reference documents public modules only")
         content = f"# `{module}`\n\n::: {module}\n    options:\n      show_root_heading: false\n"
         files.append(File.generated(config, path, content=content))
     return files

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from .._compare import compare
 from .._errors import InputError
-from ..compare import compare
 from ..metrics._registry import resolve_metrics
 from ._columns import ClusterColOpt, IdTypeOpt, RecordColOpt, split_columns
 from ._common import (

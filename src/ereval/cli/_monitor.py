@@ -12,12 +12,12 @@ import pandas as pd
 import typer
 
 from .._errors import InputError
+from .._monitor import ControlRule, Monitoring, monitor, release_sources
 from .._validation import check_int
 from ..estimators import as_sample
 from ..estimators._intervals import DEFAULT_INTERVAL
 from ..estimators._ratio import normal_quantile
 from ..io import read_table
-from ..monitor import ControlRule, Monitoring, monitor, release_sources
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
 from ._common import (
     FormatOpt,

@@ -10,12 +10,12 @@ import pandas as pd
 import typer
 
 from .._errors import InputError
+from .._simulate import SUMMARY_COLUMNS, check_simulation_memory, simulate
 from .._validation import check_beta, check_in_range, check_int
 from ..estimators._intervals import DEFAULT_INTERVAL
 from ..estimators._ratio import normal_quantile
 from ..estimators._strata import check_bounds
 from ..io import as_membership, keyed_frame, read_table
-from ..simulate import SUMMARY_COLUMNS, check_simulation_memory, simulate
 from ._columns import split_columns
 from ._common import (
     FormatOpt,

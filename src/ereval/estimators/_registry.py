@@ -10,7 +10,7 @@ Terms use the per-cluster statistics of :mod:`ereval.estimators._terms`
 records, ``|Ĉ|`` the number of predicted clusters and ``|P|`` the number of
 predicted pairs of the whole prediction.
 
-The registry is public so that other packages (:mod:`ereval.simulate`) can
+The registry is public so that other packages (:func:`ereval.simulate`) can
 evaluate the same estimators on many samples at once without reaching into
 private modules.
 """

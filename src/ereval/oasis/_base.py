@@ -268,6 +268,8 @@ class Sampler(ABC):
         progress : callable, optional
             Called as ``progress(labels_used)`` after each new label.
 
+        Notes
+        -----
         At least one of ``budget`` and ``target_ci_width`` is required.  Sampling
         also stops when every pair is labelled or it stalls; see
         :attr:`stop_reason`.

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._monitor import DEFAULT_MONITORED, Monitoring
 from .._optional import require
-from ..monitor import DEFAULT_MONITORED, Monitoring
 from ..summary import Summary
 from ._figure import Line, Panel, draw_panel, new_figure
 

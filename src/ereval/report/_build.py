@@ -31,7 +31,7 @@ def build_report(
     results : ReportResults or iterable
         The results of :func:`ereval.report.collect_results`, or results in the
         order of their sections: each a :class:`~ereval.report.Part` or a bare
-        result (e.g. a :class:`~ereval.monitor.Monitoring`).
+        result (e.g. a :class:`~ereval.Monitoring`).
     title : str
     inputs : mapping, optional
         What the results were computed from, by name (those of ``results`` when it
@@ -78,7 +78,7 @@ def build_report(
                 s.numbers,
             )
         unique.append(s)
-    from .. import __version__
+    from .._version import __version__
 
     created = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return Report(title, tuple(unique), named, created, __version__)

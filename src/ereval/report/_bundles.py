@@ -3,7 +3,7 @@
 Each is filled by :func:`ereval.report.collect_results` (which runs the maths)
 and read by its section's renderer (which runs none). The other sections show a
 library result as it is: a :class:`~ereval.curves.ThresholdCurve`, a
-:class:`~ereval.monitor.Monitoring`, an OASIS
+:class:`~ereval.Monitoring`, an OASIS
 :class:`~ereval.oasis.Convergence`, a :class:`~ereval.paula.PaulaBounds`.
 """
 
@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from .._compare import Comparison
 from ..analysis import Disparities, ErrorTree, SampleErrors
-from ..compare import Comparison
 from ..io import Membership
 from ..labels import Agreement
 from ..results import Estimate

@@ -21,18 +21,18 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from .._compare import compare
 from .._errors import InputError
+from .._monitor import monitor, release_sources
 from .._optional import require
 from .._validation import check_in_range, check_int
 from ..analysis import disparities, error_tree, sample_errors, tag_frequencies
-from ..compare import compare
 from ..contingency import contingency_table
 from ..curves import threshold_curve
 from ..estimators import ClusterSample, as_sample, estimate, prepare_prediction
 from ..io import Columns, Membership, as_membership, check_link_only, read_membership, read_table
 from ..labels import LabelStore, session_agreement
 from ..metrics import cluster_errors, evaluate
-from ..monitor import monitor, release_sources
 from ..oasis import convergence, make_sampler, pool_from_frame
 from ..paula import paula_bounds, paula_plan
 from ..results import Estimate
@@ -184,7 +184,7 @@ def collect_results(
     feature_columns, shares
         As for :func:`ereval.analysis.sample_errors`.
     releases : mapping, folder, glob or list of paths, optional
-        Releases in order (:func:`ereval.monitor.release_sources`), at least two.
+        Releases in order (:func:`ereval.release_sources`), at least two.
     pairs : table or path, optional
         Scored pairs (``record_id_1, record_id_2`` and ``score_col``) for the
         metrics against the threshold (needs ``truth``).

@@ -107,7 +107,7 @@ def clustering_misplaced(truth: Membership, pred: Membership) -> pd.DataFrame:
 
 def moved_records(changed: pd.DataFrame) -> npt.NDArray[np.bool_]:
     """Which records of the changed clusters of two releases (``old_cluster,
-    new_cluster``, as :meth:`ereval.compare.Comparison.records` gives them) changed
+    new_cluster``, as :meth:`ereval.Comparison.records` gives them) changed
     cluster, whatever the ids: a record moved when it is not in the largest part its
     old cluster became, or its new cluster holds more records of another old cluster
     than of its own (ties to the smallest id), unless it keeps its cluster's id; the

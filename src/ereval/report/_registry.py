@@ -28,7 +28,7 @@ class Part:
     ----------
     result : object
         The result (e.g. a :class:`~ereval.curves.ThresholdCurve`, a
-        :class:`~ereval.monitor.Monitoring`); its type chooses the section.
+        :class:`~ereval.Monitoring`); its type chooses the section.
     warnings : tuple of str
         The warnings its computation gave.
     context : dict

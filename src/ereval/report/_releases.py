@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..compare import CATEGORIES
-from ..monitor import Monitoring
+from .._compare import CATEGORIES
+from .._monitor import Monitoring
 from ..plots import Bars, MonitorPanel, monitoring_figure
 from ._bundles import ReleaseComparison
 from ._charts import Chart, bars_spec, concat_spec, monitor_spec

@@ -4,7 +4,7 @@ A quantity estimated (or bounded) at many points of an axis — OASIS's precisio
 recall and F at every threshold (:func:`ereval.oasis.estimated_curve`), PAULA's
 bounds on precision at every rank (:meth:`ereval.paula.PaulaBounds.curve`), the
 baseline of uniform sampling (:func:`ereval.paula.random_sampling_curve`), an
-estimate over releases (:meth:`ereval.monitor.Monitoring.curve`), OASIS's
+estimate over releases (:meth:`ereval.Monitoring.curve`), OASIS's
 estimates as labels are spent (:func:`ereval.oasis.convergence`) — is an
 :class:`EstimateCurve`: the axis, its points, and per quantity one
 :class:`~ereval.Estimate` per point, kept as columns (:class:`EstimateSeries`).
