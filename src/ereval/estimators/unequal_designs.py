@@ -176,6 +176,7 @@ def predicted_cluster_sample(
     """Read a predicted-cluster sample: each record's predicted cluster (``blocks``, default
     the ``unit_id`` column) and its entity label inside that cluster."""
     from .designs import (
+        DRAWS_COL,
         PROBABILITY_COL,
         UNIT_COL,
         ClusterSample,
@@ -244,6 +245,8 @@ def predicted_cluster_sample(
             )
         probs = 1.0 / values if weight_kind == "inverse_probability" else values
         scheme = "custom"
+    if draws is None and table.frame is not None and DRAWS_COL in table.frame.columns:
+        draws = DRAWS_COL
     drawn = draw_codes(pieces, draws, units, unit_labels)
     if not replace and scheme == "custom" and not np.allclose(probs, probs[0]):
         raise InputError(
