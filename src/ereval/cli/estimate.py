@@ -125,7 +125,9 @@ def estimate_command(
         DesignChoice,
         typer.Option(
             "--design",
-            help="How the sampled units were drawn. size-stratified: records drawn within "
+            metavar="DESIGN",
+            help="How the sampled units were drawn: record, cluster, block, single-block, "
+            "size-stratified, expected-error or predicted-cluster. size-stratified: records drawn within "
             "strata of their predicted cluster's size; the sample carries the columns "
             "stratum, stratum_records and record_draws (as written by ereval sample). "
             "expected-error: records drawn with probabilities from match probabilities "

@@ -226,6 +226,7 @@ def register(app: typer.Typer) -> None:
             "    --allocation proportional",
             "ereval sample --pred pred.csv -n 200 --design expected-error \\",
             "    --pairs splink_predictions.parquet --preset splink",
-            "ereval sample --pred pred.csv -n 50 --design predicted-cluster --weights uniform",
+            "ereval sample --pred pred.csv -n 50 --design predicted-cluster \\",
+            "    --weights uniform",
         ),
     )(sample_command)

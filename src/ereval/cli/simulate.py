@@ -92,7 +92,13 @@ def simulate_command(
     ] = 400,
     repeats: Annotated[int, typer.Option("--repeats", "-r", help="Number of samples.")] = 200,
     design: Annotated[
-        SimDesignChoice, typer.Option("--design", help="Sampling design.")
+        SimDesignChoice,
+        typer.Option(
+            "--design",
+            metavar="DESIGN",
+            help="Sampling design: record, cluster, block, size-stratified, expected-error "
+            "(with --pred and --pairs) or predicted-cluster.",
+        ),
     ] = "record",
     weights: Annotated[
         SchemeChoice | None,
