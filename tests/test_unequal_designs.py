@@ -520,3 +520,24 @@ class TestCommandLine:
         )  # fmt: skip
         assert res.exit_code == 0, res.output
         assert "pairwise_precision" in res.stdout
+
+
+def test_predicted_clusters_give_no_error_analysis_and_a_precision_verdict(tmp_path: Path) -> None:
+    from ereval.analysis import sample_errors
+
+    frame = _pred_frame(["a", "b", "b", "d", "a2"], PRED_SIZES)
+    with pytest.raises(InputError, match="error analysis needs samples of whole true clusters"):
+        sample_errors(PRED, frame, design="predicted_cluster")
+    pd.DataFrame({"record_id": list(PRED), "cluster_id": list(PRED.values())}).to_csv(
+        tmp_path / "pred.csv", index=False
+    )
+    frame.to_csv(tmp_path / "sample.csv", index=False)
+    out = tmp_path / "report.html"
+    res = runner.invoke(
+        app,
+        ["report", "--pred", str(tmp_path / "pred.csv"), "--sample", str(tmp_path / "sample.csv"),
+         "--design", "predicted-cluster", "-o", str(out)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    page = out.read_text()
+    assert "estimated pairwise precision" in page and "Error analysis" not in page
