@@ -22,7 +22,7 @@ from ereval.io import as_membership
 from ereval.report import build_report, collect_results
 from ereval.report._misplaced import clustering_misplaced, misplaced_records
 from ereval.report._misplaced import moved_records as _moved
-from ereval.report.charts import _PALETTE, COLOUR_NAMES, fitted_domain
+from ereval.report.charts import _PALETTE, COLOUR_NAMES, TITLE_CHARS, chart_title, fitted_domain
 from ereval.report.model import close_digits, format_cell
 from ereval.report.words import fmt
 
@@ -265,9 +265,11 @@ def test_worst_clusters_are_ranked_by_misplaced_records() -> None:
     p = pd.DataFrame({"record_id": records, "cluster_id": pred})
     r = build_report(collect_results(truth=t, preds={"p": p}))
     worst = r.section("worst").numbers["p"]["worst"]
-    assert [w["cluster_id"] for w in worst[:4]] == ["M0", "M1", "M2", "M3"]
-    assert [w["misplaced"] for w in worst] == [6, 6, 6, 6, 1]
+    # M1, M2, M3 sit in M0's predicted cluster: one block shows the four, named together
+    assert [w["cluster_id"] for w in worst] == ["M0", "S0", "S1", "S2", "S3"]
+    assert [w["misplaced"] for w in worst] == [6, 1, 1, 1, 1]
     table = r.section("worst").tables[0]
+    assert "M0 6 (with M1, M2, M3, whose records it shows)" in (table.note or "")
     # the first block: M0's own 2 records, then the 6 other entities' records (bold)
     first = [row for row in table.rows][:8]
     bold_rows = {i for i, _ in table.marked}
@@ -442,3 +444,13 @@ def test_sampled_clusters_are_ranked_by_the_misplaced_records_of_the_full_truth(
     assert shown == sorted(shown, reverse=True) and shown[0] > 1
     for row in table.rows:
         assert row[at] == exact[row[0]], row[0]
+
+
+def test_long_chart_titles_wrap_to_a_phone_width_and_are_never_cut() -> None:
+    long = "what 2024-10-01 did to the clusters of 2024-07-01 (dashed: the earlier release)"
+    title = chart_title(long)
+    assert isinstance(title["text"], list) and len(title["text"]) >= 2
+    assert " ".join(title["text"]) == long  # every word kept, none cut with "…"
+    assert all(len(line) <= TITLE_CHARS for line in title["text"])
+    assert "limit" not in title
+    assert chart_title("clusters per size")["text"] == "clusters per size"

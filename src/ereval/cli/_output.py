@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import glob
+import gzip
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -216,7 +217,11 @@ def write_table(frame: pd.DataFrame, path: Path) -> None:
 
         path.write_text(dumps_json(frame.to_dict(orient="records")) + "\n", encoding="utf-8")
     elif kind in (".csv", ".csv.gz"):
-        frame.to_csv(path, index=False, compression="gzip" if kind == ".csv.gz" else None)
+        from ._csv_text import write_csv
+
+        opener = gzip.open if kind == ".csv.gz" else open
+        with opener(path, "wt", encoding="utf-8", newline="") as handle:
+            write_csv(frame, handle)
     else:  # checked beforehand by check_table_path
         raise InputError(f"'{path}' must end in {_listing(TABLE_SUFFIXES)}")
 

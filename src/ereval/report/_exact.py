@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..io import Membership
 from ..metrics import CANONICAL_METRICS
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
 from ._bundles import ExactScores, Summaries, WorstClusters
@@ -293,9 +294,11 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
         wrong = wrong.merge(
             size_of[["cluster_id", "split_off", "foreign", "misplaced"]], on="cluster_id"
         )
-        worst = wrong.sort_values(
+        ranked = wrong.sort_values(
             ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
-        ).head(top)
+        )
+        picked, shown_with = _distinct_blocks(ranked["cluster_id"], truth, pred, top)
+        worst = ranked[ranked["cluster_id"].isin(picked)]
         numbers[name] = {
             "clusters_with_error": len(wrong),
             "over_clustered": n_over,
@@ -354,7 +357,7 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
                 "records, and the cluster's records outside its largest predicted piece. "
                 "Blocks in order of misplaced records: "
                 + ", ".join(
-                    f"{c} {int(m):,}"
+                    f"{c} {int(m):,}" + _also(shown_with.get(c, []))
                     for c, m in zip(worst["cluster_id"], worst["misplaced"], strict=True)
                 )
                 + ".",
@@ -367,6 +370,46 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
         tables=tuple(tables),
         numbers=numbers,
     )
+
+
+def _distinct_blocks(
+    ranked: pd.Series, truth: Membership, pred: Membership, top: int
+) -> tuple[list[Any], dict[Any, list[Any]]]:
+    """The ``top`` first true clusters of ``ranked`` whose blocks differ: a cluster all
+    of whose predicted clusters an earlier block already shows is not shown again (its
+    records are in that block) but named with it. Returns the picked ids and, per
+    picked id, the skipped clusters its block also shows."""
+    candidates = ranked.head(top * 20).to_numpy()
+    mask = np.isin(truth.clusters, candidates)
+    owners = pd.DataFrame({"record_id": truth.records[mask], "true_cluster": truth.clusters[mask]})
+    in_pred = np.isin(pred.records, owners["record_id"].to_numpy())
+    placed = owners.merge(
+        pd.DataFrame({"record_id": pred.records[in_pred], "pred_cluster": pred.clusters[in_pred]}),
+        on="record_id",
+    )
+    pieces = placed.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
+    picked: list[Any] = []
+    shown_with: dict[Any, list[Any]] = {}
+    owner_of: dict[Any, Any] = {}
+    for cid in candidates:
+        if len(picked) == top:
+            break
+        mine = pieces.get(cid, set())
+        if mine and mine <= owner_of.keys():
+            shown_with.setdefault(owner_of[next(iter(sorted(mine, key=str)))], []).append(cid)
+            continue
+        picked.append(cid)
+        for q in mine:
+            owner_of.setdefault(q, cid)
+    return picked, shown_with
+
+
+def _also(others: list[Any]) -> str:
+    if not others:
+        return ""
+    names = ", ".join(str(c) for c in others[:5])
+    more = f" and {len(others) - 5:,} more" if len(others) > 5 else ""
+    return f" (with {names}{more}, whose records it shows)"
 
 
 def _cell(value: Any) -> Any:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -109,6 +110,16 @@ class Chart:
 
         walk(self.spec)
         return rows
+
+
+#: Longest line of a chart's title, in characters: it fits a phone's width (390 px).
+TITLE_CHARS = 44
+
+
+def chart_title(text: str) -> dict[str, Any]:
+    """A chart's title, wrapped onto lines that fit a phone's width, never cut short."""
+    lines = textwrap.wrap(text, TITLE_CHARS, break_long_words=False) or [text]
+    return {"text": lines if len(lines) > 1 else lines[0], "fontSize": 12}
 
 
 def _color(name: str | None, k: int) -> str:
@@ -240,7 +251,7 @@ def panel_spec(
             )
     spec: dict[str, Any] = {"width": width, "height": height, "layer": layers}
     if panel.title:
-        spec["title"] = {"text": panel.title, "fontSize": 12, "limit": width + 60}
+        spec["title"] = chart_title(panel.title)
     return spec
 
 
@@ -382,7 +393,7 @@ def bars_spec(bars: Bars, *, width: int = _WIDTH) -> dict[str, Any]:
     if bars.reference_label:
         title = f"{title} (dashed: {bars.reference_label})" if title else bars.reference_label
     if title:
-        spec["title"] = {"text": title, "fontSize": 12}
+        spec["title"] = chart_title(title)
     return spec
 
 
@@ -427,7 +438,7 @@ def grouped_bars_spec(
         "layer": _dot_layers(x, y, color, offset),
     }
     if title:
-        spec["title"] = {"text": title, "fontSize": 12}
+        spec["title"] = chart_title(title)
     return spec
 
 
