@@ -29,7 +29,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from ereval.curves import curve_from_scored_pairs, read_scored_pairs
+from ereval.curves import curve_from_scored_pairs
+from ereval.io import read_scored_pairs
 
 
 def make_data(n: int, m: int, decimals: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:

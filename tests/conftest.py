@@ -1,5 +1,6 @@
-"""Test-wide settings: the Hypothesis profile, the one Spark session of a test run and the
-``each_engine`` marker that runs a test once per engine (see tests/_engines.py)."""
+"""Test-wide settings: the Hypothesis profile, the one Spark session of a test run, the
+``each_engine`` marker that runs a test once per engine (see tests/_engines.py) and the
+Click command of a Typer application built once per process for ``CliRunner``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import typer.testing
 from hypothesis import HealthCheck, settings
 
 from ereval.engines import Engine
@@ -21,6 +23,25 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+#: Click commands already built, by the id of their Typer application (kept alive here so
+#: that an id is never reused for another application).
+_COMMANDS: dict[int, tuple[Any, tuple[int, int], Any]] = {}
+_build_command = typer.testing._get_command
+
+
+def _command_of(app: Any) -> Any:
+    """The Click command of ``app``, built on its first ``CliRunner().invoke`` only: Typer
+    rebuilds every command (signatures, options, help) on each call, ~0.5 s for ereval's
+    application. Rebuilt if commands or groups were added since."""
+    size = (len(app.registered_commands), len(app.registered_groups))
+    hit = _COMMANDS.get(id(app))
+    if hit is None or hit[0] is not app or hit[1] != size:
+        hit = _COMMANDS[id(app)] = (app, size, _build_command(app))
+    return hit[2]
+
+
+typer.testing._get_command = _command_of
 
 
 @pytest.fixture(scope="session")
@@ -48,10 +69,16 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that runs Spark goes to one worker of a parallel run (``--dist
     loadgroup``): one JVM for the whole run instead of one per worker, and no two JVMs
-    competing for the cores."""
+    competing for the cores. The group comes first: its worker starts the long Spark
+    work at once while the other runs the rest, and neither waits for the other at the
+    end (a group scheduled late would finish alone)."""
+    on_spark = []
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()) or "spark" in item.name.lower():
             item.add_marker(pytest.mark.xdist_group("spark"))
+            on_spark.append(item)
+    chosen = set(on_spark)
+    items[:] = [*on_spark, *(item for item in items if item not in chosen)]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -12,14 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from ereval.contingency import contingency_table
-from ereval.metrics.ceaf import (
+from ereval._algorithms import (
     DOMINANCE_MARGIN,
     aligned_totals,
-    ceaf_similarity,
+    component_labels,
     dominance_margin,
     max_weight_alignment,
 )
+from ereval.contingency import contingency_table
+from ereval.metrics.ceaf import ceaf_similarity
 
 
 def _dense(rows: np.ndarray, cols: np.ndarray, w: np.ndarray, k: int, r: int) -> float:
@@ -154,11 +155,9 @@ def test_components_are_those_of_scipy(size, n_edges, seed) -> None:
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    from ereval.metrics.ceaf import _components
-
     rng = np.random.default_rng(seed)
     u, v = rng.integers(0, size, n_edges), rng.integers(0, size, n_edges)
-    got = _components(u, v, size)
+    got = component_labels(u, v, size)
     graph = sp.coo_matrix((np.ones(n_edges), (u, v)), shape=(size, size))
     n, want = connected_components(graph, directed=False)
     # the same partition: the pairs (got, want) are as many as the components
@@ -170,18 +169,16 @@ def test_components_are_those_of_scipy(size, n_edges, seed) -> None:
 
 
 def test_components_of_a_long_path_in_any_order() -> None:
-    from ereval.metrics.ceaf import _components
-
     n = 50_000
     order = np.random.default_rng(3).permutation(n)
-    labels = _components(order[:-1], order[1:], n + 2)  # two nodes without an edge
+    labels = component_labels(order[:-1], order[1:], n + 2)  # two nodes without an edge
     assert np.array_equal(labels, [0] * n + [1, 2])
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 9), st.integers(0, 9), st.integers(0, 2**32 - 1), st.booleans())
 def test_dense_assignment_is_the_hungarian_optimum(n, extra, seed, ties) -> None:
-    from ereval.metrics.ceaf import _dense_assignment
+    from ereval._algorithms._assignment import _dense_assignment
 
     rng = np.random.default_rng(seed)
     m = n + extra
@@ -196,10 +193,10 @@ def test_dense_assignment_is_the_hungarian_optimum(n, extra, seed, ties) -> None
 @pytest.mark.parametrize("side, components", [(48, 2048), (0, 2048), (48, 0)])
 def test_small_and_large_components_give_the_same_totals(monkeypatch, side, components) -> None:
     """Dense per component, sparse for wide components, sparse for all at once."""
-    from ereval.metrics import ceaf
+    from ereval._algorithms import _assignment
 
-    monkeypatch.setattr(ceaf, "_DENSE_SIDE", side)
-    monkeypatch.setattr(ceaf, "_DENSE_COMPONENTS", components)
+    monkeypatch.setattr(_assignment, "_DENSE_SIDE", side)
+    monkeypatch.setattr(_assignment, "_DENSE_COMPONENTS", components)
     # cycles of equal cells: no reduction applies, every component is hard
     rng = np.random.default_rng(5)
     truth, pred = [], []

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 from ereval import InputError, InputTypeError
-from ereval.contingency import ContingencyTable, IdenticalColumnsWarning, contingency_table
+from ereval.contingency import ContingencyTable, contingency_table
 from ereval.engines import (
     DuckDBEngine,
     Engine,
@@ -33,6 +33,7 @@ from ereval.engines import (
 )
 from ereval.engines import spark_connection as sc
 from ereval.engines import spark_session as se
+from ereval.io import IdenticalColumnsWarning
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 from ereval.statistics import TableStatistics, table_statistics
 

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from ereval import InputError, InputTypeError
+from ereval import IdKindError, InputError, InputTypeError
 from ereval.cli import app
 from ereval.engines import (
     DuckDBEngine,
@@ -380,8 +380,9 @@ def test_errors_of_the_names_table(tmp_path: Path) -> None:
     assert msg == "'names_from' needs 'names' (the column(s) to read from it)"
     # integer record ids in the clustering, text in the names table
     ints = write(pd.DataFrame({"record_id": [1, 2], "cluster_id": 1}), tmp_path / "i.parquet")
-    with pytest.raises(InputTypeError) as info:
+    with pytest.raises(IdKindError) as info:
         engine_summary(duck, ints, names="first", names_from=holes)
+    assert info.value.sides == ("clustering", "names_from")
     msg = str(info.value)
     assert msg.startswith("record ids of 'clustering' are integer (e.g. 1, 2) but those of ")
     assert "'names_from' are text" in msg and msg.endswith("; give both ids of one kind")

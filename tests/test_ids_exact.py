@@ -17,11 +17,12 @@ import pytest
 from typer.testing import CliRunner
 
 from ereval import InputError, InputTypeError, RecordMismatchError, as_membership, evaluate
-from ereval import _text_keys as text_keys
 from ereval.cli import app
-from ereval.contingency import IdenticalColumnsWarning, contingency_table
+from ereval.contingency import contingency_table
 from ereval.engines import duckdb_contingency_table
-from ereval.ids import encode, union
+from ereval.io import IdenticalColumnsWarning, encode
+from ereval.io import _text_keys as text_keys
+from ereval.io._ids import union
 from ereval.metrics import pairwise_scores_from_pairs
 
 runner = CliRunner()

@@ -10,9 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ereval import InputError, InputTypeError, RecordMismatchError
-from ereval.contingency import align, contingency_table
-from ereval.io import as_membership, as_pairs
+from ereval import (
+    IdKindError,
+    InputError,
+    InputTypeError,
+    RecordMismatchError,
+    RepeatedPairsError,
+)
+from ereval.contingency import contingency_table
+from ereval.io import align, as_membership, as_pairs
 from ereval.metrics import evaluate, pairwise_scores_from_pairs
 
 
@@ -105,6 +111,8 @@ def test_mismatched_records_error_lists_counts_and_examples() -> None:
     assert "1 record(s) only in 'truth' (e.g. 'c')" in msg
     assert "1 record(s) only in 'pred' (e.g. 'z')" in msg
     assert "on_mismatch='intersection'" in msg
+    assert info.value.sides == ("truth", "pred")
+    assert info.value.n_only == (1, 1)
 
 
 def test_intersection_and_twinless_policies() -> None:
@@ -184,7 +192,7 @@ def test_float_cluster_ids_are_kept_as_given() -> None:
 
 
 def test_count_rows_streams_every_file_kind(tmp_path: Path) -> None:
-    from ereval.files import count_rows
+    from ereval.io import count_rows
 
     frame = pd.DataFrame({"item_id": ["01", "1", "x,y"], "score": [3.0, 2.0, 1.0]})
     frame.to_csv(tmp_path / "r.csv", index=False)
@@ -196,3 +204,17 @@ def test_count_rows_streams_every_file_kind(tmp_path: Path) -> None:
     (tmp_path / "bad.csv").write_bytes(b"a,b\n1,2,3\n")
     with pytest.raises(InputError, match="'ranked': cannot read"):
         count_rows(tmp_path / "bad.csv", name="ranked")
+
+
+def test_typed_errors_carry_what_they_report() -> None:
+    with pytest.raises(RepeatedPairsError) as repeated:
+        as_pairs([(1, 2), (3, 4), (2, 1), (4, 3), (1, 2)], name="links")
+    assert (repeated.value.name, repeated.value.n_repeated) == ("links", 3)
+    assert isinstance(repeated.value, InputError)
+    with pytest.raises(IdKindError) as kinds:
+        align({1: "a", 2: "a"}, {"1": "x", "2": "x"})
+    err = kinds.value
+    assert isinstance(err, InputTypeError) and err.sides == ("truth", "pred")
+    assert err.kinds == (("integer",), ("text",))
+    assert [list(side) for side in err.examples] == [[1, 2], ["1", "2"]]
+    assert str(err).endswith("pass id_type='string' to compare integer ids as their decimal text")

@@ -10,14 +10,9 @@ import pandas as pd
 import pytest
 
 from ereval import RecordMismatchError
-from ereval._packed import pack_side, paired_cells
-from ereval.contingency import (
-    ContingencyTable,
-    IdenticalColumnsWarning,
-    align,
-    contingency_table,
-    count_cells,
-)
+from ereval.contingency import ContingencyTable, contingency_table, count_cells
+from ereval.contingency._packed import pack_side, paired_cells
+from ereval.io import IdenticalColumnsWarning, align
 
 FIELDS = ("rows", "cols", "counts", "true_sizes", "pred_sizes")
 
@@ -52,7 +47,7 @@ def test_sorted_table_equals_the_alignment(seed: int, dtype: type) -> None:
     truth = rng.integers(0, k, n) * int(rng.choice([1, 3, 10**12]))
     pred = np.where(rng.random(n) < 0.3, rng.integers(0, k, n), truth)
     t, p = _frames(records, truth, pred, seed)
-    _same(contingency_table(t, p), align(t, p).table())
+    _same(contingency_table(t, p), ContingencyTable.from_alignment(align(t, p)))
 
 
 def test_text_cluster_ids_and_records_in_the_same_order() -> None:
@@ -61,7 +56,7 @@ def test_text_cluster_ids_and_records_in_the_same_order() -> None:
     pred = np.array([f"c{i % 4}" for i in range(100)], dtype=object)
     t = pd.DataFrame({"record_id": records, "cluster_id": truth})
     p = pd.DataFrame({"record_id": records, "cluster_id": pred})
-    _same(contingency_table(t, p), align(t, p).table())
+    _same(contingency_table(t, p), ContingencyTable.from_alignment(align(t, p)))
 
 
 def test_a_repeated_record_is_still_named() -> None:
@@ -81,7 +76,7 @@ def test_different_records_follow_the_policy() -> None:
     for policy in ("twinless", "intersection"):
         _same(
             contingency_table(t, p, on_mismatch=policy),
-            align(t, p, on_mismatch=policy).table(),
+            ContingencyTable.from_alignment(align(t, p, on_mismatch=policy)),
         )
 
 
@@ -103,7 +98,7 @@ def test_keys_that_do_not_fit_take_the_general_path() -> None:
     assert pack_side(np.array(["a"], dtype=object), np.array([0]), 1) is None
     t = pd.DataFrame({"record_id": records, "cluster_id": [0, 3]})
     p = pd.DataFrame({"record_id": records[::-1], "cluster_id": [1, 1]})
-    _same(contingency_table(t, p), align(t, p).table())
+    _same(contingency_table(t, p), ContingencyTable.from_alignment(align(t, p)))
 
 
 def test_paired_cells_refuse_other_records() -> None:
@@ -117,7 +112,7 @@ def test_paired_cells_refuse_other_records() -> None:
 
 
 def test_repeats_across_blocks_are_found() -> None:
-    from ereval import _packed
+    from ereval.contingency import _packed
 
     n = 3 * _packed.BLOCK
     records = np.arange(n, dtype=np.int64)
@@ -155,7 +150,7 @@ def test_count_cells_with_codes_far_apart() -> None:
 @pytest.mark.parametrize("kind", ["random", "few values", "equal top bits", "all equal"])
 @pytest.mark.parametrize("n", [1, 2, 7, 5000])
 def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
-    from ereval._text_keys import _order
+    from ereval.io._text_keys import _order
 
     rng = np.random.default_rng(n)
     wide = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64)

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ereval.contingency import contingency_table
-from ereval.files import read_arrow
+from ereval.io import read_arrow
 
 N = 1000
 

@@ -17,8 +17,6 @@ PACKAGES = [
     "ereval.engines",
     "ereval.estimators",
     "ereval.example",
-    "ereval.files",
-    "ereval.ids",
     "ereval.io",
     "ereval.labels",
     "ereval.metrics",
@@ -64,3 +62,16 @@ def test_every_canonical_metric_has_a_function() -> None:
     for name in metrics.CANONICAL_METRICS:
         func = getattr(metrics, name)
         assert callable(func) and func.__doc__
+
+
+def test_every_error_has_one_root() -> None:
+    import ereval
+
+    for name in ereval.__all__:
+        value = getattr(ereval, name)
+        if inspect.isclass(value) and issubclass(value, Exception):
+            assert issubclass(value, ereval.Error), name
+    assert issubclass(ereval.InputError, ValueError)
+    assert issubclass(ereval.InputTypeError, TypeError)
+    assert issubclass(ereval.MissingDependencyError, ImportError)
+    assert issubclass(ereval.RecordMismatchError, ereval.InputError)

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 import ereval
 from ereval import InputError, InputTypeError, RecordMismatchError
 from ereval.cli import app
-from ereval.contingency import IdenticalColumnsWarning
 from ereval.curves import threshold_curve
+from ereval.io import IdenticalColumnsWarning
 from ereval.metrics import pairwise_scores_from_pairs
 
 REMEDY = re.compile(r"(\w+)='([\w-]+)'")

@@ -12,11 +12,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._errors import InputError, InputTypeError, MissingDependencyError, RecordMismatchError
+from ._errors import (
+    Error,
+    IdKindError,
+    InputError,
+    InputTypeError,
+    MissingDependencyError,
+    RecordMismatchError,
+    RepeatedPairsError,
+)
 
 if TYPE_CHECKING:
-    from .contingency import Alignment, ContingencyTable, align, contingency_table
-    from .io import Membership, PairList, as_membership, as_pairs
+    from .contingency import ContingencyTable, contingency_table
+    from .io import Alignment, Membership, PairList, align, as_membership, as_pairs
     from .metrics import CANONICAL_METRICS, EXTRA_METRICS, cluster_errors, evaluate, record_errors
     from .results import Estimate
 
@@ -27,13 +35,16 @@ __all__ = [
     "CANONICAL_METRICS",
     "ContingencyTable",
     "EXTRA_METRICS",
+    "Error",
     "Estimate",
+    "IdKindError",
     "InputError",
     "InputTypeError",
     "Membership",
     "MissingDependencyError",
     "PairList",
     "RecordMismatchError",
+    "RepeatedPairsError",
     "__version__",
     "align",
     "as_membership",
@@ -47,10 +58,10 @@ __all__ = [
 # Public name -> module that defines it, imported on first use (PEP 562): a
 # command that needs only some of them does not pay for the others' imports.
 _LAZY: dict[str, str] = {
-    "Alignment": ".contingency",
     "ContingencyTable": ".contingency",
-    "align": ".contingency",
     "contingency_table": ".contingency",
+    "Alignment": ".io",
+    "align": ".io",
     "Membership": ".io",
     "PairList": ".io",
     "as_membership": ".io",

@@ -2,7 +2,7 @@
 
 Two releases (an ``old`` and a ``new`` clustering, of possibly overlapping
 record sets) are matched by their records, never by their cluster ids: one
-contingency table ``n_ij = |old_i ∩ new_j|`` (:func:`ereval.contingency.align`
+contingency table ``n_ij = |old_i ∩ new_j|`` (:func:`ereval.io.align`
 with twinless records kept) over the records in both releases. Every cluster
 of the old release falls in one category, judged on its records that are still
 there:
@@ -41,10 +41,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ._errors import InputError, InputTypeError, RecordMismatchError
-from .contingency import Alignment, ContingencyTable, align
-from .ids import IdType, take, to_numpy
-from .io import Columns
+from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
+from .contingency import ContingencyTable
+from .io import Alignment, Columns, IdType, align, id_type_error, take, to_numpy
 from .metrics.registry import evaluate
 from .results import FrameRepr, json_ready
 
@@ -245,6 +244,8 @@ def _categories(tab: ContingencyTable) -> IntArray:
 
 
 def _renamed(exc: Exception) -> Exception:
+    if isinstance(exc, IdKindError):
+        return id_type_error(*exc.kinds, *exc.examples, truth="old", other="new")
     text = str(exc).replace("'truth'", "'old'").replace("'pred'", "'new'")
     text = text.split(". Pass on_mismatch=")[0]
     return type(exc)(text)
@@ -273,7 +274,7 @@ def compare(
     record_col, cluster_col : str or list of str
         Column names for tables and files.
     id_type : {"exact", "string"}
-        As in :func:`ereval.contingency.align`.
+        As in :func:`ereval.io.align`.
 
     Returns
     -------
@@ -290,7 +291,7 @@ def compare(
         )
     except (InputError, InputTypeError) as exc:
         raise _renamed(exc) from None
-    tab = alignment.table()
+    tab = ContingencyTable.from_alignment(alignment)
     if tab.n_common == 0:
         raise RecordMismatchError("'old' and 'new' have no record in common")
     agreement = {} if metrics is None else evaluate(_common_table(tab), metrics=metrics)

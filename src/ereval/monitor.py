@@ -58,8 +58,7 @@ from .estimators import ClusterSample, estimate
 from .estimators.intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from .estimators.registry import SPECS
 from .estimators.restrict import restrict_sample
-from .ids import encode, factorize, id_kind
-from .io import Columns, Membership, read_membership, read_table
+from .io import Columns, Membership, encode, factorize, id_kind, read_membership, read_table
 from .results import Estimate, EstimateCurve, FrameRepr, json_ready
 from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes
 

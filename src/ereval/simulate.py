@@ -43,8 +43,7 @@ from .estimators.registry import SPEC_BY_KEY
 from .estimators.size_design import prediction_strata, stratified_draws, stratum_allocation
 from .estimators.strata import Allocation
 from .estimators.stratified import fpc_fraction, stratified_ratio_of_means
-from .ids import factorize
-from .io import Membership, as_membership
+from .io import Membership, as_membership, factorize
 from .metrics import CANONICAL_METRICS, evaluate
 from .results import FrameRepr, json_ready, normal_quantile
 

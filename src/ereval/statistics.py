@@ -58,8 +58,8 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .contingency import ContingencyTable, MismatchPolicy, pair_count
-from .link_only import SourcePairs
+from .contingency import ContingencyTable, SourcePairs, pair_count
+from .io import MismatchPolicy
 
 __all__ = [
     "CELLS_WANTED",
@@ -467,7 +467,7 @@ class LazyStatistics:
         wants them while another computes them waits)."""
         with self._ceaf_lock:
             if self._ceaf_totals is None:
-                from .metrics.ceaf import aligned_totals
+                from ._algorithms import aligned_totals
 
                 t = self._t
                 common = (t.row_common, t.col_common)
@@ -527,7 +527,7 @@ def table_statistics(table: ContingencyTable, *, keep_table: bool = True) -> Tab
 class PairSpace:
     """The pair counts the pair-based metrics read: over every pair of records, or, for
     a link-only evaluation, over the pairs across data sets only (see
-    :mod:`ereval.link_only`).
+    :mod:`ereval.contingency._link_only`).
 
     ``both``, ``true``, ``pred``: pairs together on both sides, in the truth, in the
     prediction; ``row_common``, ``col_common``: pairs of records on both sides that

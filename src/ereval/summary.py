@@ -47,8 +47,18 @@ from ._errors import InputError, InputTypeError
 from ._validation import describe, examples
 from .contingency import count_cells
 from .engines import Engine, EngineName
-from .ids import encode, missing_mask, to_arrow_ids, to_numpy
-from .io import Columns, Membership, column_names, key_ids, read_membership, read_table
+from .io import (
+    Columns,
+    Membership,
+    column_names,
+    encode,
+    key_ids,
+    missing_mask,
+    read_membership,
+    read_table,
+    to_arrow_ids,
+    to_numpy,
+)
 from .results import FrameRepr, json_ready
 
 __all__ = [

@@ -11,8 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..contingency import AlignOptions, MismatchPolicy
-from ..ids import IdType
+from ..io import AlignOptions, IdType, MismatchPolicy
 
 __all__ = [
     "ClusterColOpt",
@@ -109,7 +108,7 @@ def align_options(
     source_col: str | None = None,
     **_other_options: Any,
 ) -> AlignOptions:
-    """The options of :func:`ereval.contingency.align` from a command's flags (other
+    """The options of :func:`ereval.io.align` from a command's flags (other
     options of the command are ignored, so a command can pass all of its own)."""
     return AlignOptions(
         record_col=split_columns(record_col) or "record_id",

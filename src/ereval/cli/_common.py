@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
-from .._errors import InputError, InputTypeError, MissingDependencyError
+from .._errors import Error, InputError
 from ..results import json_ready
 
 if TYPE_CHECKING:  # rich is imported when something is printed through it
@@ -419,7 +419,7 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
                 return func(*args, **kwargs)
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
-        except (InputError, InputTypeError, MissingDependencyError) as exc:
+        except Error as exc:
             # the table of the running command, as its mode left it (see positional)
             raise fail(cli_message(str(exc), _flags_var.get() or flags)) from None
         except FileNotFoundError as exc:
@@ -603,6 +603,11 @@ def emit_frame(
     """Print a data frame's ``columns`` (all by default) as :func:`emit_records` does,
     converting only the rows a table shows."""
     shown = [str(c) for c in frame.columns] if columns is None else columns
+    if fmt == "csv":  # the text a file written with --out holds
+        from ._csv_text import write_csv
+
+        write_csv(frame.loc[:, shown] if columns is not None else frame, sys.stdout)
+        return
     if fmt != "table":
         emit_records(frame.to_dict("records"), shown, fmt, title=title)
         return

@@ -10,8 +10,7 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..contingency import check_link_only
-from ..files import file_spec, header
+from ..io import check_link_only, file_spec, header
 from ._columns import IdTypeOpt, LinkOnlyOpt, split_columns
 from ._common import (
     FormatOpt,

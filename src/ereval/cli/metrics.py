@@ -9,10 +9,9 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..contingency import check_link_only
 from ..engines import NumpyEngine, engine_statistics
 from ..engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
-from ..io import as_pairs
+from ..io import as_pairs, check_link_only
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import cells_wanted, evaluate, resolve_metrics

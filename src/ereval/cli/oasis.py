@@ -103,7 +103,7 @@ _RUN_OPTIONS = ("seed", "budget", "target_ci_width", "noise", "label_col", "stat
 
 def _is_export(pool: Path, is_export: Any) -> bool:
     """Whether ``pool`` names a label export rather than a pool (a header read only)."""
-    from ..files import file_spec, header
+    from ..io import file_spec, header
 
     return bool(is_export(header(file_spec(pool, name="POOL"), name="POOL")))
 

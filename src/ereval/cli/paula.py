@@ -67,94 +67,7 @@ _RANKED_HELP = (
 
 
 # --------------------------------------------------------------------------- input helpers
-def _count_rows(path: Path) -> int:
-    """Rows of a CSV/Parquet file without loading it (streams CSV files)."""
-    from ..files import count_rows
-
-    return count_rows(path, name="ranked")
-
-
-def _ranked_ids(path: Path, *, id_col: str, score_col: str | None) -> npt.NDArray[Any]:
-    """Item ids in rank order (rank 1 first)."""
-    from ..io import read_table
-
-    frame = read_table(path, name="ranked", text_columns=(id_col,))
-    for col in (id_col, score_col):
-        if col is not None and col not in frame.columns:
-            raise InputError(
-                f"'ranked': no column '{col}' in '{path}'; found {list(map(str, frame.columns))}"
-            )
-    ids = frame[id_col]
-    if ids.isna().any():
-        raise InputError(f"'ranked': column '{id_col}' has {int(ids.isna().sum())} missing id(s)")
-    values: npt.NDArray[Any] = np.asarray(ids.to_numpy())
-    if score_col is not None:
-        from .._validation import check_finite_array
-
-        try:
-            raw = frame[score_col].to_numpy(dtype=float, na_value=np.nan)
-        except (TypeError, ValueError):
-            raise InputError(
-                f"'ranked': column '{score_col}' must hold numeric scores; received dtype "
-                f"{frame[score_col].dtype}"
-            ) from None
-        scores = check_finite_array(score_col, raw)
-        values = values[np.argsort(-scores, kind="stable")]
-    return values
-
-
-def _ranked_length(path: Path, *, id_col: str, score_col: str | None) -> int:
-    if score_col is None:
-        return _count_rows(path)
-    return int(_ranked_ids(path, id_col=id_col, score_col=score_col).size)
-
-
-def _labels_by_rank(
-    labels: Path,
-    ranked: Path,
-    *,
-    rank_col: str,
-    label_col: str,
-    id_col: str,
-    score_col: str | None,
-) -> tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int8]]:
-    """The list length and the (rank, label) pairs of LABELS, mapping ids to ranks if needed."""
-    from ..io import read_table
-    from ..paula import load_labels
-
-    frame = read_table(labels, name="labels", text_columns=(id_col,))
-    if label_col not in frame.columns:
-        raise InputError(
-            f"'labels': '{labels}' needs a '{label_col}' column; found {list(map(str, frame.columns))}"
-        )
-    if rank_col in frame.columns and score_col is None:
-        ranks, values = load_labels(frame, rank_column=rank_col, label_column=label_col)
-        return _count_rows(ranked), ranks, values
-    if id_col not in frame.columns:
-        why = (
-            f"a '{id_col}' column (with --score-col the ranks come from RANKED)"
-            if rank_col in frame.columns
-            else f"a '{rank_col}' or an '{id_col}' column"
-        )
-        raise InputError(f"'labels': '{labels}' needs {why}; found {list(map(str, frame.columns))}")
-    order = _ranked_ids(ranked, id_col=id_col, score_col=score_col)
-    index = pd.Index(order)
-    if not index.is_unique:
-        dup = index[index.duplicated()].unique()
-        raise InputError(
-            f"'ranked': item ids in '{id_col}' must be unique to match labels by id; "
-            f"{len(dup)} repeat (e.g. {dup[0]!r})"
-        )
-    lab_ids = frame[id_col]
-    pos = index.get_indexer(lab_ids.to_numpy())
-    if (pos < 0).any():
-        unknown = lab_ids.to_numpy()[pos < 0]
-        raise InputError(
-            f"'labels': {unknown.size} item id(s) are not in RANKED (e.g. {unknown[0]!r})"
-        )
-    with_ranks = pd.DataFrame({"rank": pos.astype(np.int64) + 1, "label": frame[label_col]})
-    ranks, values = load_labels(with_ranks)
-    return int(order.size), ranks, values
+_FLAGS = {"id_option": "--id-col", "score_option": "--score-col"}
 
 
 def _n_positives(text: str | None) -> Any:
@@ -309,6 +222,7 @@ def plan_command(
     output has the constants of the paper's §4.2, `annotations` and `ranges` (inclusive
     first-last rank ranges to label); CSV output lists the ranges.
     """
+    from ..io import read_ranked
     from ..paula import minimum_r_tilde, paula_plan
 
     minimum_r_tilde(epsilon=epsilon, delta=delta)  # checks both before reading anything
@@ -318,7 +232,7 @@ def plan_command(
     length = n
     if ranked is not None:
         with progress(f"reading {ranked.name}", quiet=quiet):
-            ids = _ranked_ids(ranked, id_col=id_col, score_col=score_col)
+            ids = read_ranked(ranked, id_col=id_col, score_col=score_col, **_FLAGS)
         if n is not None and n != ids.size:
             raise InputError(
                 f"'--n' ({n}) differs from the number of items in '{ranked}' ({ids.size})"
@@ -440,7 +354,7 @@ def bounds_command(
     monotonicity check; writes the bounds table (--out) and a plot (--plot).
     Use the same --epsilon, --delta and --r-tilde as for `ereval paula plan`.
     """
-    from ..paula import minimum_r_tilde, paula_bounds, paula_plan
+    from ..paula import labels_by_rank, minimum_r_tilde, paula_bounds, paula_plan
     from ..plots import plot_paula_bounds
 
     minimum_r_tilde(epsilon=epsilon, delta=delta)  # checks both before reading anything
@@ -452,13 +366,14 @@ def bounds_command(
     if plot is not None:
         check_figure_path(plot, flag="--plot")
     with progress(f"reading {labels.name} and {ranked.name}", quiet=quiet):
-        n, ranks, values = _labels_by_rank(
+        n, ranks, values = labels_by_rank(
             labels,
             ranked,
             rank_col=rank_col,
             label_col=label_col,
             id_col=id_col,
             score_col=score_col,
+            **_FLAGS,
         )
     plan = paula_plan(n, epsilon=epsilon, delta=delta, r_tilde=r_tilde)
     _check_plan_ranks(plan, ranks, epsilon=epsilon, delta=delta, r_tilde=r_tilde)

@@ -10,9 +10,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from .._errors import InputError
-from ..contingency import check_link_only
-from ..files import file_spec, header
-from ..io import read_membership
+from ..io import check_link_only, file_spec, header, read_membership
 from ._columns import (
     ClusterColOpt,
     LinkOnlyOpt,
@@ -325,13 +323,12 @@ def report_command(
             if ranked is not None and labels is not None:
                 import pandas as pd
 
-                from ..paula import paula_plan
-                from .paula import _check_plan_ranks, _labels_by_rank
+                from ..paula import labels_by_rank, paula_plan
+                from .paula import _check_plan_ranks
 
-                n_ranked, ranks, values = _labels_by_rank(
-                    labels, ranked, rank_col="rank", label_col="label", id_col=id_col,
-                    score_col=None,
-                )  # fmt: skip
+                n_ranked, ranks, values = labels_by_rank(
+                    labels, ranked, id_col=id_col, id_option="--id-col"
+                )
                 plan = paula_plan(n_ranked, epsilon=epsilon, delta=delta)
                 _check_plan_ranks(plan, ranks, epsilon=epsilon, delta=delta, r_tilde=None)
                 labels_frame = pd.DataFrame({"rank": ranks, "label": values})

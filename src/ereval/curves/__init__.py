@@ -11,18 +11,13 @@ metric under its canonical name), updated merge by merge. See ``docs/curves.md``
 from __future__ import annotations
 
 from ._curve import curve_from_scored_pairs, evaluate_pairs, threshold_curve
-from ._input import CURVE_MISMATCH_POLICIES, CurveMismatchPolicy, ScoredPairs, read_scored_pairs
 from ._metrics import INCREMENTAL_METRICS
 from ._result import ThresholdCurve
 
 __all__ = [
-    "CURVE_MISMATCH_POLICIES",
-    "CurveMismatchPolicy",
     "INCREMENTAL_METRICS",
-    "ScoredPairs",
     "ThresholdCurve",
     "curve_from_scored_pairs",
     "evaluate_pairs",
-    "read_scored_pairs",
     "threshold_curve",
 ]

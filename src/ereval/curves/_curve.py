@@ -10,14 +10,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from .._algorithms import cross_steps, merge_steps
 from .._errors import InputError
 from .._validation import as_1d_array, check_beta, check_in_range, check_int
-from ..ids import IdType
-from ..io import Columns
-from ..link_only import pairs_of_groups
+from ..contingency import pairs_of_groups
+from ..io import Columns, CurveMismatchPolicy, IdType, ScoredPairs, read_scored_pairs
 from ..metrics.registry import resolve_metrics
-from ._components import cross_steps, merge_steps
-from ._input import CurveMismatchPolicy, ScoredPairs, read_scored_pairs
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
 from ._result import ThresholdCurve
 
@@ -69,7 +67,7 @@ def threshold_curve(
     on_mismatch : {"error", "intersection"}, default "error"
         Pairs naming records absent from the truth: raise, or drop those pairs.
     id_type : {"exact", "string"}, default "exact"
-        As in :func:`ereval.contingency.align`.
+        As in :func:`ereval.io.align`.
     thresholds : None, int or sequence of float
         Where to report: ``None`` at every distinct score (after every pair with
         that score is accepted); an int ``G`` at ``G`` of the distinct scores,
@@ -87,7 +85,7 @@ def threshold_curve(
     progress : callable, optional
         Called with the name of each step.
     link_only : bool, default False
-        A two-file linkage (see :mod:`ereval.link_only`): every pair count
+        A two-file linkage (see :mod:`ereval.contingency._link_only`): every pair count
         (``links_tn``, ``links_fn``, pairs completeness, reduction ratio, and the
         pairwise and Rand metrics of the clustering) is over the pairs across data
         sets only. Needs ``source_col``; a scored pair within one data set is an

@@ -1,7 +1,7 @@
 """The metrics of a threshold curve, one value per reported threshold.
 
 The incremental metrics come from the running sums of
-:mod:`ereval.curves._components`, with the conventions of
+:mod:`ereval._algorithms._components`, with the conventions of
 :mod:`ereval.metrics` (the same formulas, vectorised over thresholds); the
 others are computed from scratch with :func:`ereval.evaluate` on the
 contingency table of the connected components at each threshold.
@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..contingency import ContingencyTable
-from ..link_only import source_pairs
+from .._algorithms import CrossSteps, MergeSteps
+from ..contingency import ContingencyTable, source_pairs
+from ..io import ScoredPairs
 from ..metrics.registry import evaluate
-from ._components import CrossSteps, MergeSteps
-from ._input import ScoredPairs
 
 __all__ = ["INCREMENTAL_METRICS", "fbeta", "from_scratch", "incremental", "ratio"]
 

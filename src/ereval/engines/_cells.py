@@ -18,17 +18,18 @@ import numpy.typing as npt
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import (
+from ..contingency import ContingencyTable, SourcePairs
+from ..io import (
     MISMATCH_POLICIES,
     AlignOptions,
-    ContingencyTable,
     MismatchPolicy,
     check_link_only,
+    column_names,
     mismatch_error,
+    missing_columns_error,
 )
-from ..io import column_names, missing_columns_error
-from ..link_only import SourcePairs
 from . import sql
+from ._plan import planned_cells
 
 __all__ = [
     "SideSpec",
@@ -57,7 +58,7 @@ def read_options(
     options: AlignOptions,
 ) -> tuple[MismatchPolicy, str, dict[str, tuple[list[str], list[str]]]]:
     """The mismatch policy, the id type and each side's record and cluster columns
-    of the options of :func:`ereval.contingency.align`, checked.
+    of the options of :func:`ereval.io.align`, checked.
 
     Examples
     --------
@@ -126,7 +127,7 @@ def key_of(
 ) -> tuple[str, tuple[str, ...], bool]:
     """The SQL of the key of ``cols`` (of the given kinds as read), the kinds of its
     parts as compared (integers as text under ``as_text``, as
-    :func:`ereval.io.comparable_ids` does), and whether a key of one integer column
+    :func:`ereval.io._keys.comparable_ids` does), and whether a key of one integer column
     must be cast to text.
 
     Examples
@@ -195,7 +196,7 @@ def side_specs(
 ) -> tuple[MismatchPolicy, str, list[SideSpec]]:
     """The policy, the id type and the :class:`SideSpec` of each ``(view, data, name)``
     (``name`` ``"truth"`` or ``"pred"``) read from the options of
-    :func:`ereval.contingency.align`."""
+    :func:`ereval.io.align`."""
     policy, id_type, columns = read_options(options)
     source = check_link_only(options.get("link_only", False), options.get("source_col"))
     specs = []
@@ -371,13 +372,18 @@ def checked_cells(
     rows: tuple[int, int],
     policy: MismatchPolicy,
     dialect: sql.Dialect = sql.DUCKDB,
+    passes: int = 1,
 ) -> tuple[int, int, int]:
     """Join the sides (the views ``(truth, pred)`` of ``rows`` rows) into the table
     ``cells`` and check it for duplicate and mismatched records
     (:func:`check_totals`); return the records on both sides, on the truth's only
-    and on the prediction's only."""
+    and on the prediction's only. With ``passes`` > 1 (DuckDB only) the join runs
+    in that many passes over the records (:func:`ereval.engines._plan.planned_cells`)."""
     t, p = views
-    con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
+    if passes > 1:
+        planned_cells(con, (t, p), passes)
+    else:
+        con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
     totals = con.execute(sql.cell_totals_sql("cells")).fetchall()[0]
     both, only_t, only_p = (int(v or 0) for v in totals)
     return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect)

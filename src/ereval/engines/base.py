@@ -1,7 +1,7 @@
 """The engine interface, the in-memory engine and the choice of an engine.
 
 An engine builds the :class:`~ereval.contingency.ContingencyTable` of two
-clusterings under the options of :func:`ereval.contingency.align`
+clusterings under the options of :func:`ereval.io.align`
 (:class:`Engine`), and may also compute the table's sufficient statistics where
 the data is and return them instead of the cells (:class:`StatisticsEngine`);
 every metric is then computed from those statistics, whichever engine computed
@@ -31,8 +31,8 @@ from typing import Any, Literal, Protocol, Unpack, runtime_checkable
 
 from .._errors import InputError
 from .._validation import check_choice
-from ..contingency import AlignOptions, ContingencyTable, contingency_table
-from ..files import file_spec
+from ..contingency import ContingencyTable, contingency_table
+from ..io import AlignOptions, file_spec
 from ..statistics import CELLS_WANTED, CellsWanted, Statistics, statistics_of
 from .duckdb_engine import DuckDBEngine, is_relation
 from .spark_engine import SparkEngine
@@ -73,7 +73,7 @@ class Engine(Protocol):
         self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
     ) -> ContingencyTable:
         """The table of ``truth`` against ``pred`` read with ``options`` (those of
-        :func:`ereval.contingency.align`)."""
+        :func:`ereval.io.align`)."""
         ...
 
 
@@ -123,7 +123,7 @@ def engine_statistics(
 
 
 class NumpyEngine:
-    """The in-memory engine: :func:`ereval.contingency.align` then its table.
+    """The in-memory engine: :func:`ereval.io.align` then its table.
 
     Reads every input form (files, DataFrames, Arrow and polars tables, dicts,
     lists of clusters); takes no option.
@@ -247,7 +247,7 @@ def get_engine(
     Examples
     --------
     >>> get_engine("duckdb", threads=2)
-    DuckDBEngine(memory_limit=None, threads=2, temp_dir=None)
+    DuckDBEngine(memory_limit=None, threads=2, temp_dir=None, passes=None)
     >>> get_engine("spark", spark_master="local[2]")
     SparkEngine(master='local[2]', conf={})
     >>> get_engine("auto", truth={1: "a"}, pred={1: "b"})

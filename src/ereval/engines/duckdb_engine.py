@@ -17,7 +17,7 @@ disagree, or on the few records of one side only). For the statistics, the
 join's groups stream straight into NumPy (:mod:`ereval.engines.duckdb_stream`);
 they are written to a table first only when the cells must come back.
 
-Files are read by the rules of :mod:`ereval.files` (the same as the in-memory
+Files are read by the rules of :mod:`ereval.io` (the same as the in-memory
 engine): the id columns of a CSV file are text exactly as written, Parquet
 keeps its types, and ids of different kinds on the two sides are an error
 unless ``id_type="string"``. A DuckDB relation is read as it is typed.
@@ -38,14 +38,8 @@ import numpy as np
 from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
-from ..contingency import (
-    AlignOptions,
-    ContingencyTable,
-    MismatchPolicy,
-    id_type_error,
-)
-from ..files import file_spec, header
-from ..io import kinds_clash
+from ..contingency import ContingencyTable
+from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import (
@@ -60,6 +54,7 @@ from ._cells import (
     side_specs,
     within_source,
 )
+from ._plan import MAX_MODULUS, limit_bytes, pass_count
 from .duckdb_stats import duckdb_table_statistics
 from .duckdb_stream import streamed_statistics
 
@@ -79,15 +74,41 @@ T = TypeVar("T")
 _MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
 
 
+#: The smallest memory limit DuckDB is given: below it, even a pass over a few
+#: records cannot allocate DuckDB's fixed buffers.
+MIN_MEMORY = "32MB"
+
+
 def check_memory_limit(value: str | None) -> str | None:
-    """``value`` if it is a DuckDB memory size such as ``"2GB"`` or ``"512MiB"``."""
+    """``value`` if it is a DuckDB memory size such as ``"2GB"`` or ``"512MiB"``, at
+    least :data:`MIN_MEMORY`."""
     if value is None:
         return None
     if not isinstance(value, str) or not _MEMORY.match(value):
         raise InputError(
             f"'memory_limit' must be a size such as '2GB' or '512MB'; received {value!r}"
         )
+    if limit_bytes(value) < limit_bytes(MIN_MEMORY):
+        raise InputError(
+            f"'memory_limit' must be at least {MIN_MEMORY} (DuckDB's buffers); "
+            f"received {value.strip()!r}"
+        )
     return value.strip()
+
+
+def check_passes(value: int | None) -> int | None:
+    """``value`` if it is a whole number of passes, from 1 to :data:`_plan.MAX_MODULUS`."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | np.integer)
+        or not 1 <= value <= MAX_MODULUS
+    ):
+        raise InputError(
+            f"'passes' must be a whole number from 1 to {MAX_MODULUS}; received {value!r}"
+        )
+    return int(value)
 
 
 def check_threads(value: int | None) -> int | None:
@@ -154,6 +175,11 @@ class DuckDBEngine:
         An existing directory for the data spilled to disk (default: DuckDB's
         own, ``.tmp`` beside an on-disk database or the system's for an
         in-memory one).
+    passes : int, optional
+        The passes over the records the join of the two sides is split into
+        (:mod:`ereval.engines._plan`); default: from ``memory_limit`` and the
+        number of rows, 1 without a limit. A pass that runs out of memory is
+        split in two and run again, whatever the number asked for.
     """
 
     name = "duckdb"
@@ -164,16 +190,27 @@ class DuckDBEngine:
         memory_limit: str | None = None,
         threads: int | None = None,
         temp_dir: str | os.PathLike[str] | None = None,
+        passes: int | None = None,
     ) -> None:
         self.memory_limit = check_memory_limit(memory_limit)
         self.threads = check_threads(threads)
         self.temp_dir = check_temp_dir(temp_dir)
+        self.passes = check_passes(passes)
 
     def __repr__(self) -> str:
         return (
             f"DuckDBEngine(memory_limit={self.memory_limit!r}, threads={self.threads!r}, "
-            f"temp_dir={None if self.temp_dir is None else str(self.temp_dir)!r})"
+            f"temp_dir={None if self.temp_dir is None else str(self.temp_dir)!r}, "
+            f"passes={self.passes!r})"
         )
+
+    def planned_passes(self, rows: int) -> int:
+        """The passes of a join of ``rows`` rows (both sides): ``passes`` if given,
+        else :func:`ereval.engines._plan.pass_count` under ``memory_limit``."""
+        if self.passes is not None:
+            return self.passes
+        limit = None if self.memory_limit is None else limit_bytes(self.memory_limit)
+        return pass_count(rows, limit)
 
     def connect(self) -> Any:
         """A new in-memory DuckDB connection with this engine's settings."""
@@ -196,10 +233,10 @@ class DuckDBEngine:
     ) -> ContingencyTable:
         """The contingency table of two clusterings (CSV or Parquet files, or DuckDB
         relations), identical to the in-memory one. ``options`` are those of
-        :func:`ereval.contingency.align`."""
+        :func:`ereval.io.align`."""
 
         def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
-            checked_cells(con, ("t", "p"), (n_t, n_p), policy)
+            self._cells(con, (n_t, n_p), policy)
             return coded_table(con, policy)
 
         return self._pair(truth, pred, options, work)
@@ -216,7 +253,7 @@ class DuckDBEngine:
         """The table's sufficient statistics, computed inside DuckDB; the cells come
         back only when ``cells`` is ``"always"`` (or ``"twinless"`` and some record is
         on one side only). ``progress`` is called with the name of each phase.
-        ``options`` are those of :func:`ereval.contingency.align`."""
+        ``options`` are those of :func:`ereval.io.align`."""
         wanted = check_choice("cells", cells, CELLS_WANTED)
         if progress is not None:
             progress("reading and joining the records (duckdb)")
@@ -226,12 +263,12 @@ class DuckDBEngine:
                 progress("computing the statistics (duckdb)")
 
         def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> TableStatistics:
-            views, rows = ("t", "p"), (n_t, n_p)
+            rows = (n_t, n_p)
             # only under policy="twinless" may a record be on one side only
             if wanted == "never" or (wanted == "twinless" and policy != "twinless"):
                 # the groups stream out of the join into NumPy, no table is written
-                return streamed_statistics(con, views, rows, policy, checked=computing)
-            both, only_t, only_p = checked_cells(con, views, rows, policy)
+                return self._streamed(con, rows, policy, computing)
+            both, only_t, only_p = self._cells(con, rows, policy)
             if policy == "intersection":
                 only_t = only_p = 0
             computing()
@@ -243,6 +280,39 @@ class DuckDBEngine:
             return stats
 
         return self._pair(truth, pred, options, work)
+
+    def _streamed(
+        self, con: Any, rows: tuple[int, int], policy: MismatchPolicy, checked: Callable[[], None]
+    ) -> TableStatistics:
+        """:func:`streamed_statistics` in the planned passes; a single pass that runs
+        out of memory is run again in two (each split further as needed)."""
+        import duckdb
+
+        passes = self.planned_passes(sum(rows))
+        try:
+            return streamed_statistics(
+                con, ("t", "p"), rows, policy, checked=checked, passes=passes
+            )
+        except duckdb.OutOfMemoryException:
+            if passes > 1:
+                raise
+        return streamed_statistics(con, ("t", "p"), rows, policy, checked=checked, passes=2)
+
+    def _cells(
+        self, con: Any, rows: tuple[int, int], policy: MismatchPolicy
+    ) -> tuple[int, int, int]:
+        """:func:`checked_cells` in the planned passes (two if a single one runs out
+        of memory)."""
+        import duckdb
+
+        passes = self.planned_passes(sum(rows))
+        try:
+            return checked_cells(con, ("t", "p"), rows, policy, passes=passes)
+        except duckdb.OutOfMemoryException:
+            if passes > 1:
+                raise
+        con.execute("DROP TABLE IF EXISTS cells")
+        return checked_cells(con, ("t", "p"), rows, policy, passes=2)
 
     def run(
         self,
@@ -411,7 +481,7 @@ def duckdb_contingency_table(
     memory_limit, threads, temp_dir
         As in :class:`DuckDBEngine`.
     **options
-        As in :func:`ereval.contingency.align` (``on_mismatch``, the column
+        As in :func:`ereval.io.align` (``on_mismatch``, the column
         options, ``id_type``).
 
     Returns

@@ -4,7 +4,7 @@ With DuckDB, the groups of the full outer join (the table ``cells(tc, pc, n)`` o
 :func:`ereval.engines.sql.cells_sql`) are read **once**, streamed as Arrow record
 batches into compact NumPy arrays: the cluster keys of each side numbered (by
 offset for integers in a range at most a few times the number of groups, as
-:func:`ereval.ids.encode` does, renumbered densely only when more than a tenth
+:func:`ereval.io.encode` does, renumbered densely only when more than a tenth
 of the codes are unused; else hashed once by Arrow) and the counts, 12 bytes
 per group. DuckDB's memory limit is lowered meanwhile, so that
 it writes its buffered tables to its temporary directory and the process's
@@ -16,7 +16,7 @@ longer a spilled hash GROUP BY per step:
 2. one pass over the cells: exact matches, B-cubed's, LEA's and the entropies'
    per-cell terms, the best Jaccard per cluster and the sums of CEAFe's weights
    per cluster;
-3. CEAFm and CEAFe together (:func:`ereval.metrics.ceaf.aligned_totals`): the
+3. CEAFm and CEAFe together (:func:`ereval._algorithms.aligned_totals`): the
    cells heavier than the rest of their row and column are fixed in one pass,
    and only the cells of rows and columns holding none are solved exactly.
 
@@ -44,9 +44,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..contingency import MismatchPolicy
-from ..ids import arrow_to_numpy
-from ..metrics.ceaf import align_cells, aligned_totals, ceafe_weights, dominance_margin
+from .._algorithms import align_cells, aligned_totals, ceafe_weights, dominance_margin
+from ..io import MismatchPolicy, arrow_to_numpy
 from ..statistics import TableStatistics
 from . import sql
 
@@ -238,7 +237,7 @@ class _Codes:
     """The codes of one side's cluster keys, batch by batch: by offset from the
     smallest key for integers of known ``bounds`` (computed by DuckDB), kept when
     their range is at most a few times the number of groups (as
-    :func:`ereval.ids.encode`); else hashed once over all batches (Arrow's
+    :func:`ereval.io.encode`); else hashed once over all batches (Arrow's
     dictionary encoding). ``-1`` stands for the NULL key of the records on the
     other side only. Each batch is kept as a piece until the number of groups is
     known."""
@@ -418,7 +417,7 @@ def _coded_statistics(
 ) -> TableStatistics:
     """Every statistic from the groups fetched once as integer codes and counts: one
     pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
-    then CEAF (:func:`~ereval.metrics.ceaf.aligned_totals`)."""
+    then CEAF (:func:`~ereval._algorithms.aligned_totals`)."""
     with _memory_lent(con, only_t + only_p + both):
         total = _int(con.execute(f"SELECT sum(n) FROM {cells}").fetchall()[0][0])
         sides = [_Codes(_bounds(con, cells, key), total) for key in ("tc", "pc")]

@@ -21,10 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..contingency import MismatchPolicy
+from ..io import MismatchPolicy
 from ..statistics import TableStatistics
 from . import sql
 from ._cells import check_totals
+from ._plan import planned_cells
 from .duckdb_stats import _bounds, _Codes, _fetch, _memory_lent, _statistics_of_codes
 
 __all__ = ["streamed_statistics"]
@@ -37,11 +38,14 @@ def streamed_statistics(
     policy: MismatchPolicy,
     *,
     checked: Callable[[], None] | None = None,
+    passes: int = 1,
 ) -> TableStatistics:
     """Every statistic of the table of the views ``(truth, pred)`` (of ``rows`` rows,
     with the columns ``r`` and ``c`` of :func:`ereval.engines.sql.side_sql`) of the
     DuckDB connection ``con``, from their join streamed once; ``checked`` is called
-    once the groups are in and checked, before the reductions.
+    once the groups are in and checked, before the reductions. With ``passes`` > 1
+    the groups are computed in that many passes over the records first
+    (:func:`ereval.engines._plan.planned_cells`), then streamed from their table.
 
     Raises the errors of :func:`ereval.engines._cells.check_totals` (repeated record
     ids, records of one side only under ``policy="error"``, no record in common
@@ -60,7 +64,8 @@ def streamed_statistics(
     most = rows[0] + rows[1]  # records, and groups, once no record id repeats
     sides = [_Codes(_bounds(con, view, "c"), most) for view in views]
     common_only = policy == "intersection"
-    cells = f"({sql.cells_sql(sides[0].coded(views[0]), sides[1].coded(views[1]))})"
+    coded = (sides[0].coded(views[0]), sides[1].coded(views[1]))
+    cells = planned_cells(con, coded, passes) if passes > 1 else f"({sql.cells_sql(*coded)})"
     i, j, n, k, r, totals = _fetch(con, cells, sides, most, common_only=common_only)
     _, only_t, only_p = check_totals(con, views, rows, totals, policy)
     if checked is not None:

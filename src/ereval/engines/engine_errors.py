@@ -27,7 +27,7 @@ import numpy as np
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import examples
-from ..contingency import AlignOptions, MismatchPolicy
+from ..io import AlignOptions, MismatchPolicy
 from . import errors_sql as esql
 from . import sql
 from ._cells import checked_cells, push_table, side_specs
@@ -104,7 +104,7 @@ def engine_record_errors(
     progress : callable, optional
         Called with the name of each phase.
     **options
-        Those of :func:`ereval.contingency.align`.
+        Those of :func:`ereval.io.align`.
 
     Returns
     -------

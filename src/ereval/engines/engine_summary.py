@@ -22,10 +22,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._errors import InputError, InputTypeError
+from .._errors import IdKindError, InputError, InputTypeError
 from .._validation import describe, examples
-from ..files import file_spec, header
-from ..io import Columns, column_names
+from ..io import Columns, column_names, file_spec, header, id_type_error
 from ..summary import Summary
 from . import sql, summary_sql
 from ._cells import SideSpec, check_unique, name_columns, size_distribution
@@ -294,22 +293,18 @@ def engine_summary(
     say("reading the clustering")
     try:
         summary: Summary = run(sides, work)
-    except InputTypeError as exc:
+    except IdKindError as exc:
         if names_from is None:
             raise
-        raise _names_kind_error(exc) from None
+        # the names table has no id_type to pass: the remedy is ids of one kind
+        raise id_type_error(
+            *exc.kinds,
+            *exc.examples,
+            truth="clustering",
+            other="names_from",
+            remedy="give both ids of one kind",
+        ) from None
     return summary
-
-
-def _names_kind_error(exc: InputTypeError) -> InputTypeError:
-    """The engines' error for record ids of different kinds on two sides, which calls
-    them 'truth' and 'pred', in the words of a clustering and its names table."""
-    text = str(exc)
-    if not text.startswith("record ids of 'truth'"):
-        return exc
-    text = text.replace("'truth'", "'clustering'", 1).replace("'pred'", "'names_from'", 1)
-    # the remedy follows the last "; ": the names table has no id_type to pass
-    return InputTypeError(text.rsplit("; ", 1)[0] + "; give both ids of one kind")
 
 
 def engine_cluster_sizes(

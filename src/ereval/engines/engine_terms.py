@@ -40,8 +40,7 @@ from ..estimators._terms import (
     prediction_engine,
     prepare_prediction,
 )
-from ..ids import factorize, to_arrow_ids
-from ..io import Columns, column_names
+from ..io import Columns, column_names, factorize, to_arrow_ids
 from . import sample_sql
 from ._cells import SideSpec, check_unique, name_columns, push_table, size_distribution
 from .base import Engine, EngineName, NumpyEngine

@@ -7,7 +7,7 @@ groups count the records of one side only; duplicate record ids are looked for
 in detail only when the join's row counts say so. Only the coded groups (at most
 one per record, usually far fewer) come back to Python, as Arrow.
 
-Files are read by the rules of :mod:`ereval.files`: the columns of a CSV file
+Files are read by the rules of :mod:`ereval.io`: the columns of a CSV file
 are text exactly as written (``01``, ``NA``, ``null`` and `` x `` are ids; only
 an empty field is missing), Parquet keeps its types; a glob or a folder of part
 files is one input.
@@ -29,14 +29,8 @@ from typing import Any, TypeVar, Unpack
 from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
-from ..contingency import (
-    AlignOptions,
-    ContingencyTable,
-    MismatchPolicy,
-    id_type_error,
-)
-from ..files import file_spec, header
-from ..io import kinds_clash
+from ..contingency import ContingencyTable
+from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
 from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
 from . import sql
 from ._cells import (
@@ -156,7 +150,7 @@ class SparkEngine:
     ) -> ContingencyTable:
         """The contingency table of two clusterings (CSV or Parquet files, globs or
         folders of parts, or Spark DataFrames), identical to the in-memory one.
-        ``options`` are those of :func:`ereval.contingency.align`."""
+        ``options`` are those of :func:`ereval.io.align`."""
 
         def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
             checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
@@ -179,7 +173,7 @@ class SparkEngine:
         in Spark's dialect; only aggregates come back, and CEAF's undecided cells.
         The cells come back only when ``cells`` is ``"always"`` (or ``"twinless"``
         and some record is on one side only). ``progress`` is called with the name
-        of each phase; ``options`` are those of :func:`ereval.contingency.align`."""
+        of each phase; ``options`` are those of :func:`ereval.io.align`."""
         wanted = check_choice("cells", cells, CELLS_WANTED)
 
         def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
@@ -279,7 +273,7 @@ def _check_input(data: Any, name: str) -> None:
 
 
 def _csv_frame(spark: Any, paths: list[str], names: list[str], delimiter: str) -> Any:
-    """Spark's reader of CSV parts set to the rules of :mod:`ereval.files`: every column
+    """Spark's reader of CSV parts set to the rules of :mod:`ereval.io`: every column
     text exactly as written, only an empty field missing."""
     from pyspark.sql.types import StringType, StructField, StructType
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..files import FileSpec
+from ..io import FileSpec
 
 __all__ = [
     "DUCKDB",
@@ -127,7 +127,7 @@ def ident(column: str, *, dialect: Dialect = DUCKDB) -> str:
 
 
 def source_sql(spec: FileSpec, columns: list[str]) -> str:
-    """The DuckDB table function reading ``spec`` by the rules of :mod:`ereval.files`.
+    """The DuckDB table function reading ``spec`` by the rules of :mod:`ereval.io`.
 
     ``columns`` is the header of a CSV file: every column is read as text,
     exactly as written, an empty field being a missing value. Parquet keeps its
@@ -512,9 +512,9 @@ def hard_cells_sql(hard_rows: str, cols: str, margin: float) -> str:
     whether it is *dominant* for CEAF's weight ``w3`` (``f3``) and ``w4`` (``f4``):
     heavier than the other weights of its row plus those of its column, so heavier
     than the largest of each, and some best alignment holds it (see
-    :mod:`ereval.metrics.ceaf`). With ``S`` the sums of a row and of a column, the
+    :mod:`ereval._algorithms`). With ``S`` the sums of a row and of a column, the
     test is ``3 w > S_row + S_col``: in exact integers for ``w3 = n``, with a
-    relative ``margin`` for ``w4`` (:func:`ereval.metrics.ceaf.dominance_margin`)."""
+    relative ``margin`` for ``w4`` (:func:`ereval._algorithms.dominance_margin`)."""
     cs3 = "CASE WHEN h.cdeg = 1 THEN h.n ELSE c.s1 END"
     cs4 = "CASE WHEN h.cdeg = 1 THEN h.w4 ELSE c.sum4 END"
     f3 = f"3 * h.n > h.rs3 + {cs3}"
@@ -571,7 +571,7 @@ def source_pairs_sql(
     groups: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
 ) -> str:
     """Twice the pair counts within data sets of the groups of :func:`source_cells_sql`
-    (the fields of :class:`ereval.link_only.SourcePairs` after ``n_sources``, each as
+    (the fields of :class:`ereval.contingency.SourcePairs` after ``n_sources``, each as
     ``sum x^2 - sum x`` in exact integers, halved by the caller), then the number of
     data sets and of records of the prediction only. ``common_only`` counts the
     records on both sides only (``on_mismatch="intersection"``)."""

@@ -19,8 +19,16 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import describe, examples
-from ..ids import factorize, to_numpy
-from ..io import Columns, as_membership, column_ids, column_names, keyed_frame, read_table
+from ..io import (
+    Columns,
+    as_membership,
+    column_ids,
+    column_names,
+    factorize,
+    keyed_frame,
+    read_table,
+    to_numpy,
+)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -33,9 +33,17 @@ from .._errors import InputError, InputTypeError, RecordMismatchError
 from .._validation import examples
 from ..contingency import count_cells
 from ..engines import Engine, EngineName, NumpyEngine, get_engine
-from ..ids import dense_int_span as _dense_int_span
-from ..ids import factorize, id_kind, to_arrow_ids
-from ..io import Columns, Membership, as_membership, keyed_frame, read_table
+from ..io import (
+    Columns,
+    Membership,
+    as_membership,
+    factorize,
+    id_kind,
+    keyed_frame,
+    read_table,
+    to_arrow_ids,
+)
+from ..io import dense_int_span as _dense_int_span
 from ..summary import name_codes as read_name_codes
 from ..summary import name_indicators
 from .designs import ClusterSample

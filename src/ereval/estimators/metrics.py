@@ -53,8 +53,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import as_name_list, check_beta, describe, examples
 from ..engines import Engine, EngineName
-from ..ids import factorize
-from ..io import Columns
+from ..io import Columns, factorize
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._sample_input import plain, sample_table
 from ._terms import (

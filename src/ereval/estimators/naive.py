@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..contingency import ContingencyTable
-from ..ids import factorize
+from ..io import factorize
 from ..metrics.bcubed import b3_entity_scores, b3_scores
 from ..metrics.cluster import cluster_scores
 from ..metrics.info import info_scores

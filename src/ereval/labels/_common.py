@@ -67,7 +67,7 @@ _CACHE: dict[tuple[str, str, float, int], Records] = {}
 
 def load_records(path: str | os.PathLike[str], *, id_col: str) -> Records:
     """Read a record file (CSV/Parquet) keyed by ``id_col`` (cached per process)."""
-    from ..files import header, read_table
+    from ..io import header, read_table
 
     full = str(Path(path).resolve())
     stat = Path(full).stat() if Path(full).is_file() else None
@@ -98,7 +98,7 @@ def load_records(path: str | os.PathLike[str], *, id_col: str) -> Records:
 
 
 def header_of(path: str, header: Any) -> list[str]:
-    from ..files import file_spec
+    from ..io import file_spec
 
     return [str(c) for c in header(file_spec(path, name="data"), name="data")]
 

@@ -302,7 +302,7 @@ def import_labels(
     transaction, with the file's name as their source. A refused import leaves
     the store unchanged. Returns the number of labels recorded.
     """
-    from ..files import read_table
+    from ..io import read_table
 
     reviewer = check_reviewer(reviewer)
     _check_kind(store, session, kind)

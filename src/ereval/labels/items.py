@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .._errors import InputError
 from .._validation import check_int, check_real, describe
 from ._common import (
@@ -35,27 +33,6 @@ from ._common import (
 from .store import Event, Item, LabelStore
 
 __all__ = ["ItemLabelling", "ItemTask", "create_item_labelling"]
-
-
-def _ranked_ids(path: str, *, id_col: str, score_col: str | None) -> list[str]:
-    from ..files import read_table
-
-    frame = read_table(path, name="ranked", text_columns=(id_col,))
-    for col, flag in ((id_col, "item_col"), (score_col, "score_col")):
-        if col is not None and col not in frame.columns:
-            shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:10])
-            raise InputError(
-                f"'{flag}': the ranked file '{path}' has no column '{col}'; columns are {shown}"
-            )
-    ids = frame[id_col].astype(str)
-    if ids.duplicated().any():
-        raise InputError(f"'ranked': column '{id_col}' has duplicate item ids")
-    if score_col is not None:
-        scores = np.asarray(frame[score_col].to_numpy(dtype=float, na_value=np.nan))
-        if not np.isfinite(scores).all():
-            raise InputError(f"'ranked': column '{score_col}' must hold finite scores")
-        ids = ids.iloc[np.argsort(-scores, kind="stable")]
-    return [str(v) for v in ids.tolist()]
 
 
 def create_item_labelling(
@@ -94,10 +71,13 @@ def create_item_labelling(
     delta = check_int("delta", delta, minimum=1)
     overlap = check_overlap(overlap)
     seed = check_int("seed", seed, minimum=0)
-    ids = _ranked_ids(str(ranked), id_col=item_col, score_col=score_col)
+    from ..io import read_ranked
+
+    order = read_ranked(ranked, id_col=item_col, score_col=score_col, id_option="item_col")
+    ids = [str(v) for v in order.tolist()]
     if not ids:
         raise InputError(f"'ranked': the file '{ranked}' lists no items")
-    from ..files import file_spec, header
+    from ..io import file_spec, header
 
     ranked_cols = [str(c) for c in header(file_spec(ranked, name="ranked"), name="ranked")]
     if data is not None:
@@ -146,7 +126,7 @@ def create_item_labelling(
 
 
 def _check_ends(path: str, item_col: str, left: str, right: str, records: Records) -> None:
-    from ..files import read_table
+    from ..io import read_table
 
     frame = read_table(path, name="ranked", text_columns=(item_col, left, right))
     for col in (left, right):
@@ -213,7 +193,7 @@ class ItemLabelling:
 
     def _ranked_rows(self) -> dict[str, dict[str, Any]]:
         if self._rows is None:
-            from ..files import read_table
+            from ..io import read_table
 
             c = self.config
             text = [c["item_col"], *([c["left_col"], c["right_col"]] if c.get("data") else [])]

@@ -46,7 +46,7 @@ __all__ = ["PairLabelling", "PairTask", "create_pair_labelling", "session_sample
 
 
 def _read_ends(config: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
-    from ..files import read_table
+    from ..io import read_table
 
     cols = (config["pair_id_col"], config["left_col"], config["right_col"])
     frame = read_table(config["pairs"], name="pairs", text_columns=cols)
@@ -183,7 +183,7 @@ def _read_pool(config: Mapping[str, Any]) -> Any:
     from ..oasis import read_pool
 
     probability_col = config.get("probability_col")
-    from ..files import file_spec, header
+    from ..io import file_spec, header
 
     cols = header(file_spec(config["pairs"], name="pairs"), name="pairs")
     if probability_col is not None and probability_col not in cols:

@@ -154,7 +154,7 @@ def estimate_from_export(
         If the file is not a pairs export, was exported from another pool, or
         does not follow the sampler (a label changed, a row left out or added).
     """
-    from ..files import read_table
+    from ..io import read_table
     from .pairs import session_sampler
 
     if isinstance(labels, pd.DataFrame):

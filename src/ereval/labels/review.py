@@ -61,7 +61,7 @@ REVIEW_DESIGNS: tuple[ReviewDesign, ...] = ("record",)
 def _read_prediction(
     path: str | os.PathLike[str], *, record_col: str, cluster_col: str
 ) -> dict[str, str]:
-    from ..files import read_table
+    from ..io import read_table
 
     frame = read_table(path, name="prediction", text_columns=(record_col, cluster_col))
     for col, flag in ((record_col, "record_col"), (cluster_col, "cluster_col")):

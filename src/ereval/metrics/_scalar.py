@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contingency import MismatchPolicy
+from ..io import MismatchPolicy
 from .merge import CostFunction, pairwise_cost
 from .merge import gmd as _gmd
 from .registry import evaluate

@@ -15,14 +15,17 @@ represents a modified key (truth) or response (prediction):
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
-from ..contingency import ContingencyTable, IntArray
+from ..contingency import ContingencyTable
 
 __all__ = [
     "drop_pred_twinless",
     "pred_twinless_as_true_singletons",
     "true_twinless_as_pred_singletons",
 ]
+
+IntArray = npt.NDArray[np.int64]
 
 
 def _build(

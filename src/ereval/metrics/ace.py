@@ -34,7 +34,7 @@ What the published descriptions leave open, and the choices made here:
 * **Attribute errors.** ACE also subtracts aligned entities whose type or other
   attributes are wrong; clusterings have no attributes, so there are none.
 
-The alignment reuses the CEAF solver (:func:`~ereval.metrics.ceaf.max_weight_alignment`)
+The alignment reuses the CEAF solver (:func:`~ereval._algorithms.max_weight_alignment`)
 on integer weights ``n_ij * (M + 1) + 1`` (``M`` bounds the number of pairs): the
 best total is then the largest overlap, and among those alignments the one with
 the most pairs, and both are read back exactly from the integer total.
@@ -44,10 +44,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._algorithms import max_weight_alignment
 from .._errors import InputError
 from ..contingency import ContingencyTable
 from ._util import check_beta, f_beta, ratio
-from .ceaf import max_weight_alignment
 
 __all__ = ["ace_alignment", "ace_scores"]
 

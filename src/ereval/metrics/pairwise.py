@@ -19,10 +19,19 @@ import numpy as np
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import check_choice, examples
-from ..contingency import ContingencyTable, MismatchPolicy, check_link_only, pair_count
-from ..ids import IdType, encode, to_numpy
-from ..io import Columns, PairList, as_pairs, locate_pairs, read_membership
-from ..link_only import pairs_of_groups
+from ..contingency import ContingencyTable, pair_count, pairs_of_groups
+from ..io import (
+    Columns,
+    IdType,
+    MismatchPolicy,
+    PairList,
+    as_pairs,
+    check_link_only,
+    encode,
+    locate_pairs,
+    read_membership,
+    to_numpy,
+)
 from ..statistics import Statistics, pair_space
 from ._util import check_beta, f_beta, ratio
 
@@ -115,9 +124,9 @@ def pairwise_scores_from_pairs(
     left_col, right_col : str or list of str
         The two record id columns of a pair table or file.
     id_type : {"exact", "string"}
-        As in :func:`ereval.contingency.align`.
+        As in :func:`ereval.io.align`.
     link_only, source_col
-        As in :func:`ereval.contingency.align`: the true pairs are those across data
+        As in :func:`ereval.io.align`: the true pairs are those across data
         sets, and a predicted pair of two records of one data set is an error.
 
     Notes

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Unpack, cast
 import numpy as np
 import numpy.typing as npt
 
-from ..contingency import Alignment, AlignOptions, align
-from ..ids import encode, take, to_numpy
+from ..contingency import ContingencyTable, record_cells
+from ..io import Alignment, AlignOptions, align, encode, take, to_numpy
 
 # The engines import this package (CEAF's totals): they are imported when first used.
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _record_frame(al: Alignment) -> pd.DataFrame:
     idx = _in_id_order(al.records, _truth_records_in_pred(al))
     t = al.true_codes[idx]
     p = al.pred_codes[idx]
-    tab, rows, cols = al.record_cells()
+    tab, rows, cols = record_cells(al)
     row, col = rows[idx], cols[idx]
     n = tab.cell_counts(row, col)
     at, bp = tab.true_sizes[row], tab.pred_sizes[col]
@@ -129,7 +129,7 @@ def record_errors(
     spark_master, spark_conf : optional
         Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
     **options
-        Those of :func:`ereval.contingency.align`. Every record of the truth must
+        Those of :func:`ereval.io.align`. Every record of the truth must
         be in the prediction (a :class:`~ereval.RecordMismatchError` otherwise):
         with ``on_mismatch="twinless"`` the prediction may hold more records, which
         count in its cluster sizes; with ``"intersection"`` only the common records
@@ -211,7 +211,7 @@ def cluster_errors(
     _truth_records_in_pred(al)
     # every record of a cell shares its errors: the cluster's mean is a sum over its
     # cells weighted by their counts, with no table of one row per record
-    tab = al.table()
+    tab = ContingencyTable.from_alignment(al)
     i, j, n = tab.rows, tab.cols, tab.counts
     a, b = tab.true_sizes[i], tab.pred_sizes[j]
     oce, uce = b - n, a - n

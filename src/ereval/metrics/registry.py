@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 from .._errors import InputError
 from .._optional import instance_of
 from .._validation import as_name_list, check_choice
-from ..contingency import AlignOptions, ContingencyTable
-from ..io import PairList
+from ..contingency import ContingencyTable
+from ..io import AlignOptions, PairList
 from ..statistics import CellsWanted, LazyStatistics, Statistics, TableStatistics, statistics_of
 from ._util import check_beta, coref_prf
 from .bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
@@ -93,7 +93,8 @@ def _ace(table: Any, beta: float) -> dict[str, float]:
 
 
 def _ceaf_sys(table: ContingencyTable, beta: float) -> dict[str, float]:
-    from .ceaf import ceaf_similarity, max_weight_alignment
+    from .._algorithms import max_weight_alignment
+    from .ceaf import ceaf_similarity
 
     t_p, t_r = sys_tables(table)
     num_p = max_weight_alignment(t_p, ceaf_similarity(t_p, 3))
@@ -351,7 +352,7 @@ def evaluate(
         How the two clusterings are read and matched (``on_mismatch``,
         ``record_col``, ``cluster_col``, the per-side ``truth_record_col``,
         ``pred_cluster_col``, ..., and ``id_type``): see
-        :func:`ereval.contingency.align`.
+        :func:`ereval.io.align`.
 
     Returns
     -------

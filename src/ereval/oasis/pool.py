@@ -388,11 +388,11 @@ def _columns_of(frame: Any) -> dict[str, npt.NDArray[Any]]:
 def read_pool(path: str | Path, **options: Any) -> Pool:
     """Read a pool from a CSV (optionally gzipped) or Parquet file.
 
-    The file is read by the rules of :mod:`ereval.files` (the pair id column
+    The file is read by the rules of :mod:`ereval.io` (the pair id column
     of a text file is read as text, exactly as written); ``options`` are those
     of :func:`pool_from_frame`.
     """
-    from ..files import read_arrow
+    from ..io import read_arrow
 
     id_col = options.get("pair_id_col", "pair_id")
     table = read_arrow(path, name="pool", text_columns=() if id_col is None else (id_col,))

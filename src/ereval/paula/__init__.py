@@ -21,7 +21,7 @@ from __future__ import annotations
 from ._bounds import PaulaBounds, paula_bounds
 from ._counts import AnnotationCounts, annotation_counts
 from ._diagnostics import MonotonicityReport, MonotonicityWarning, Violation, check_monotonicity
-from ._labels import load_labels
+from ._labels import labels_by_rank, load_labels
 from ._plan import PaulaPlan, minimum_r_tilde, paula_plan
 from ._sampling import (
     hoeffding_half_width,
@@ -52,6 +52,7 @@ __all__ = [
     "check_monotonicity",
     "hoeffding_half_width",
     "hoeffding_sample_size",
+    "labels_by_rank",
     "load_labels",
     "minimum_r_tilde",
     "paula_bounds",

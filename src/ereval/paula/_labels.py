@@ -13,10 +13,10 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import as_1d_array, check_binary_array, describe, examples
-from ..io import read_table
+from ..io import count_rows, ranks_of, read_ranked, read_table
 from ._plan import PaulaPlan
 
-__all__ = ["PlanLabels", "align_labels", "load_labels"]
+__all__ = ["PlanLabels", "align_labels", "labels_by_rank", "load_labels"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,3 +203,73 @@ def _pairs(items: list[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int8
     ranks = _integer_ranks("rank", [p[0] for p in items]) if items else np.empty(0, np.int64)
     labels = check_binary_array("label", [p[1] for p in items]) if items else np.empty(0, np.int8)
     return ranks, labels
+
+
+def labels_by_rank(
+    labels: str | os.PathLike[str],
+    ranked: str | os.PathLike[str],
+    *,
+    rank_col: str = "rank",
+    label_col: str = "label",
+    id_col: str = "item_id",
+    score_col: str | None = None,
+    id_option: str = "id_col",
+    score_option: str = "score_col",
+) -> tuple[int, npt.NDArray[np.int64], npt.NDArray[np.int8]]:
+    """The length of a ranked list and the ``(rank, label)`` pairs of its labels.
+
+    The labels name their items by rank (column ``rank_col``) or by item id
+    (column ``id_col``, matched to the list read by :func:`ereval.io.read_ranked`).
+    With ``score_col`` the ranks come from the scores of ``ranked``, so the labels
+    must name their items by id. Without it, and with a rank column, only the
+    list's length is read.
+
+    Parameters
+    ----------
+    labels, ranked : path
+        The labels (CSV/Parquet, columns ``label_col`` and ``rank_col`` or
+        ``id_col``) and the ranked list, best first (or by ``score_col``).
+    rank_col, label_col, id_col, score_col : str
+        Column names.
+    id_option, score_option : str
+        The names of the options choosing ``id_col`` and ``score_col``, used in
+        errors (the CLI passes its flags).
+
+    Returns
+    -------
+    n : int
+        The number of items of the list.
+    ranks : numpy.ndarray of int64
+    labels : numpy.ndarray of int8 (0/1)
+
+    Raises
+    ------
+    InputError
+        A missing column, an id of the labels not in the list, or any error of
+        :func:`ereval.io.read_ranked` and :func:`load_labels`.
+
+    References
+    ----------
+    Sabharwal and Sedghi (2017), Algorithm 2: the labels :math:`v(t_i)` of the
+    planned ranks :math:`t_i` of the list.
+    """
+    frame = read_table(labels, name="labels", text_columns=(id_col,))
+    found = list(map(str, frame.columns))
+    if label_col not in frame.columns:
+        raise InputError(f"'labels': '{labels}' needs a '{label_col}' column; found {found}")
+    if rank_col in frame.columns and score_col is None:
+        ranks, values = load_labels(frame, rank_column=rank_col, label_column=label_col)
+        return count_rows(ranked, name="ranked"), ranks, values
+    if id_col not in frame.columns:
+        why = (
+            f"a '{id_col}' column (with {score_option} the ranks come from the ranked list)"
+            if rank_col in frame.columns
+            else f"a '{rank_col}' or an '{id_col}' column"
+        )
+        raise InputError(f"'labels': '{labels}' needs {why}; found {found}")
+    order = read_ranked(
+        ranked, id_col=id_col, score_col=score_col, id_option=id_option, score_option=score_option
+    )
+    ranks = ranks_of(order, frame[id_col].to_numpy(), name="labels")
+    ranks, values = load_labels(pd.DataFrame({"rank": ranks, "label": frame[label_col]}))
+    return int(order.size), ranks, values

@@ -26,11 +26,10 @@ from .._optional import require
 from .._validation import check_in_range, check_int
 from ..analysis import disparities, error_tree, sample_errors, tag_frequencies
 from ..compare import compare
-from ..contingency import check_link_only, contingency_table
+from ..contingency import contingency_table
 from ..curves import threshold_curve
 from ..estimators import ClusterSample, as_sample, estimate, prepare_prediction
-from ..files import read_table
-from ..io import Columns, Membership, as_membership, read_membership
+from ..io import Columns, Membership, as_membership, check_link_only, read_membership, read_table
 from ..labels import LabelStore, session_agreement
 from ..metrics import cluster_errors, evaluate
 from ..monitor import monitor, release_sources
@@ -215,7 +214,7 @@ def collect_results(
         cluster-wise errors (:func:`ereval.cluster_errors`) cost several times the
         metrics on large data.
     link_only, source_col
-        A two-file linkage (:mod:`ereval.link_only`): ``source_col`` names the
+        A two-file linkage (:mod:`ereval.contingency`): ``source_col`` names the
         truth's column of each record's data set, and every pair-based number (the
         pairwise metrics, Rand, BLANC, the threshold curve) counts the pairs across
         data sets only. A pool then needs the columns ``<source_col>_l`` and
@@ -401,7 +400,7 @@ def collect_results(
         if isinstance(ranked, int):
             n_items = ranked
         elif isinstance(ranked, str | os.PathLike):
-            from ..files import count_rows
+            from ..io import count_rows
 
             n_items = count_rows(ranked, name="ranked")
         else:

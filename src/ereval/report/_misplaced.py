@@ -24,9 +24,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ..contingency import align
-from ..ids import take, to_numpy
-from ..io import Membership
+from ..contingency import ContingencyTable
+from ..io import Membership, align, take, to_numpy
 
 __all__ = ["clustering_misplaced", "misplaced_records", "moved_records"]
 
@@ -83,7 +82,7 @@ def clustering_misplaced(truth: Membership, pred: Membership) -> pd.DataFrame:
     [3, 1]
     """
     al = align(truth, pred, on_mismatch="intersection")
-    tab = al.table()
+    tab = ContingencyTable.from_alignment(al)
     i, n = tab.rows, tab.counts
     width = int(tab.true_sizes.shape[0])
     foreign = np.bincount(i, weights=tab.pred_sizes[tab.cols] - n, minlength=width)

@@ -1,8 +1,12 @@
-"""Sufficient statistics of the connected-components clustering as pairs are accepted.
+"""Connected components: of a graph at once, and as scored pairs are accepted.
 
-Pairs are accepted in descending order of score. The components only change
-when an accepted pair joins two different components; those pairs are the
-edges of the maximum spanning forest (Kruskal's algorithm over the pairs in
+:func:`component_labels` numbers the connected components of a graph given by
+its edges (the CEAF solver splits the cells of a table with it).
+
+The rest follows the components as pairs are accepted in descending order of
+score (the curves of :mod:`ereval.curves`). The components only change when an
+accepted pair joins two different components; those pairs are the edges of
+the maximum spanning forest (Kruskal's algorithm over the pairs in
 that order), found with :func:`scipy.sparse.csgraph.minimum_spanning_tree` on
 the pairs' ranks. The merges are then replayed with a union-find whose every
 component keeps its composition over true clusters (``{i: n_ij}``, the smaller
@@ -27,13 +31,50 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
-from scipy.sparse.csgraph import minimum_spanning_tree
 
-__all__ = ["CrossSteps", "MergeSteps", "cross_steps", "forest_edges", "merge_steps"]
+__all__ = [
+    "CrossSteps",
+    "MergeSteps",
+    "component_labels",
+    "cross_steps",
+    "forest_edges",
+    "merge_steps",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+
+def component_labels(u: IntArray, v: IntArray, size: int) -> IntArray:
+    """The connected components of the graph of ``size`` nodes and the edges ``(u, v)``:
+    each node's component, numbered ``0..`` in the order of their smallest nodes
+    (nodes without an edge are components of their own).
+
+    Each round hooks every node onto the smallest label across its edges, then
+    follows the labels to their roots (pointer jumping).
+
+    Examples
+    --------
+    >>> component_labels(np.array([3, 0]), np.array([1, 4]), 5).tolist()
+    [0, 1, 2, 1, 0]
+    """
+    label = np.arange(size, dtype=np.int64)
+    while True:
+        low = np.minimum(label[u], label[v])
+        hooked = label.copy()
+        np.minimum.at(hooked, label[u], low)
+        np.minimum.at(hooked, label[v], low)
+        while True:  # every node to its root
+            jumped = hooked[hooked]
+            if np.array_equal(jumped, hooked):
+                break
+            hooked = jumped
+        if np.array_equal(hooked, label):
+            break
+        label = hooked
+    # a component's root is its smallest node: number the roots in order
+    number = np.cumsum(label == np.arange(size, dtype=np.int64)) - 1
+    return np.asarray(number[label], dtype=np.int64)
 
 
 def forest_edges(n_records: int, left: IntArray, right: IntArray, rank: IntArray) -> IntArray:
@@ -44,6 +85,11 @@ def forest_edges(n_records: int, left: IntArray, right: IntArray, rank: IntArray
     """
     lo = np.minimum(left, right)
     hi = np.maximum(left, right)
+    # SciPy is imported here only: the CEAF solver imports this module for
+    # component_labels, and a metrics command without CEAF never loads SciPy
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
     # weights 1..m: scipy reads a zero weight as no edge
     graph = sp.csr_matrix((rank.astype(np.float64) + 1.0, (lo, hi)), shape=(n_records, n_records))
     tree = minimum_spanning_tree(graph).tocoo()

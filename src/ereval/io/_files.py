@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pyarrow as pa
 
-from ._errors import InputError
+from .._errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd

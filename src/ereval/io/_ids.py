@@ -16,6 +16,7 @@ caller asks for it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal, TypeAlias, TypeGuard
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._errors import InputError, InputTypeError
+from .._errors import InputError, InputTypeError
 from ._text_keys import same_set_positions, text_codes
 
 __all__ = [
@@ -33,11 +34,14 @@ __all__ = [
     "cast_ids",
     "check_no_missing",
     "dense_int_span",
+    "duplicate_ids",
+    "duplicates_of",
     "encode",
     "factorize",
     "id_kind",
     "int_offsets",
     "missing_mask",
+    "object_array",
     "positions_to_arrow",
     "same_ids",
     "same_text_set",
@@ -396,3 +400,40 @@ def check_no_missing(arr: IdArray, *, name: str, what: str) -> None:
         raise InputError(
             f"'{name}' has {pos.size} missing {what} (empty, null or NaN), first at row {int(pos[0])}"
         )
+
+
+def duplicate_ids(ids: IdArray) -> tuple[IdArray, int]:
+    """The ids that occur more than once in ``ids``, and the number of surplus copies."""
+    dense = dense_int_span(ids)
+    if dense is not None:
+        lo, span = dense
+        offsets = int_offsets(ids, lo)
+        seen = np.zeros(span, dtype=bool)  # a byte per id: far cheaper to scatter than counts
+        seen[offsets] = True
+        if np.count_nonzero(seen) == len(ids):
+            return take(ids, np.zeros(0, dtype=np.int64)), 0
+        counts = np.bincount(offsets, minlength=span)
+        dup = np.flatnonzero(counts > 1)
+        return dup + lo, int((counts[dup] - 1).sum())
+    codes, uniques = encode(ids, sort=False)
+    return duplicates_of(codes, uniques)
+
+
+def duplicates_of(codes: npt.NDArray[np.int64], uniques: IdArray) -> tuple[IdArray, int]:
+    """The ids whose code occurs more than once in ``codes``, and the surplus count.
+
+    ``uniques`` may hold more ids than ``codes`` uses (the union of two sides).
+    """
+    counts = np.bincount(codes, minlength=len(uniques))
+    if codes.shape[0] == 0 or counts.max() <= 1:
+        return take(uniques, np.zeros(0, dtype=np.int64)), 0
+    dup = np.flatnonzero(counts > 1)
+    return take(uniques, dup), int((counts[dup] - 1).sum())
+
+
+def object_array(items: Iterable[Any]) -> npt.NDArray[Any]:
+    """``items`` as a 1-D array of Python objects (never a 2-D array of tuples)."""
+    values = list(items)
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr

@@ -1,41 +1,39 @@
-"""The sparse contingency table shared by every clustering metric.
+"""Do the ids of two inputs line up: reading two clusterings over one record set.
 
-For a true clustering with clusters ``T_1..T_K`` and a predicted clustering with
-clusters ``P_1..P_R``, the table holds the non-zero counts
-``n_ij = |T_i ∩ P_j|`` (as coordinate lists sorted by ``(i, j)``) and the
-marginals ``a_i = |T_i|`` and ``b_j = |P_j|``. Only non-zero cells are stored:
-their number is at most the number of records, whatever ``K`` and ``R`` are.
+:func:`align` reads a true and a predicted clustering and factorises them once
+over the union of their record ids (an :class:`Alignment`). Ids are compared
+exactly (``id_type``); ids of kinds that can never be equal are an error naming
+both kinds and the remedy. When the two clusterings cover different record sets
+the caller chooses (``on_mismatch``): raise an error (default), keep only the
+records in both (``"intersection"``), keep every record (``"twinless"``, as the
+coreference literature scores twinless mentions), or complete a prediction that
+leaves out records of the truth with a singleton cluster for each
+(``"singletons"``, as linkers that write no singleton mean it). A link-only
+evaluation (``link_only``, ``source_col``) also reads each record's data set.
 
-When the two clusterings cover different record sets the caller chooses
-(``on_mismatch``): raise an error (default), keep only the records in both
-(``"intersection"``), keep every record (``"twinless"``, as the
-coreference literature scores twinless mentions), or complete a prediction
-that leaves out records of the truth with a singleton cluster for each
-(``"singletons"``, as linkers that write no singleton mean it). In the twinless
-case the marginals count each side's own records, so ``a_i`` may exceed
-``sum_j n_ij``.
+:func:`locate_pairs` does the same for pairs against a truth.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import Any, Literal, TypedDict, Unpack
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from ._errors import InputError, InputTypeError, RecordMismatchError
-from ._packed import PackedSide, cells_of_sorted, pack_side, paired_cells
-from ._validation import check_choice, describe, examples
-from .ids import (
+from .._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
+from .._validation import check_choice, describe, examples
+from ._ids import (
     IdArray,
     IdType,
     dense_int_span,
+    duplicates_of,
     encode,
     int_offsets,
     same_ids,
@@ -44,32 +42,28 @@ from .ids import (
     to_numpy,
     union,
 )
-from .io import (
-    Columns,
-    Membership,
-    comparable_ids,
-    duplicate_error,
-    duplicates_of,
-    id_type_error,
-    kinds_clash,
-    read_membership,
-)
-from .link_only import SourcePairs, source_pairs
+from ._keys import Columns, comparable_ids, describe_kinds, kinds_clash, text_would_match
+from ._memberships import Membership, duplicate_error, read_membership
+from ._pairs import PairList
 
 __all__ = [
     "AlignOptions",
     "Alignment",
-    "ContingencyTable",
     "IdenticalColumnsWarning",
     "MISMATCH_POLICIES",
     "MismatchPolicy",
+    "Packer",
+    "Sides",
     "align",
+    "aligned",
     "check_link_only",
-    "contingency_table",
-    "count_cells",
     "id_type_error",
+    "locate_pairs",
     "mismatch_error",
-    "pair_count",
+    "read_sides",
+    "release_arrow_memory",
+    "same_source",
+    "warn_if_identical",
 ]
 
 MismatchPolicy = Literal["error", "intersection", "twinless", "singletons"]
@@ -78,6 +72,10 @@ MISMATCH_POLICIES: tuple[MismatchPolicy, ...] = ("error", "intersection", "twinl
 _ID_TYPES: tuple[IdType, ...] = ("exact", "string")
 
 IntArray = npt.NDArray[np.int64]
+
+#: What :func:`read_sides` may make of a side read: its membership, cluster codes and
+#: number of codes in, anything (or ``None`` to keep the codes) out.
+Packer = Callable[[Membership, IntArray, int], Any]
 
 
 class AlignOptions(TypedDict, total=False):
@@ -110,9 +108,10 @@ class Alignment:
     original id of true cluster code ``c`` (likewise ``pred_labels``). Codes are
     small non-negative integers, but a code need not be used by any record
     (integer cluster ids are coded by offset from their minimum). Ids are
-    :data:`ereval.ids.IdArray` columns (Arrow text or NumPy arrays). For a
+    :data:`ereval.io.IdArray` columns (Arrow text or NumPy arrays). For a
     link-only evaluation, ``sources[k]`` is the data set (``0..n_sources-1``) of
     record ``k`` as the truth gives it (``-1`` for a record the truth lacks).
+    :meth:`ereval.contingency.ContingencyTable.from_alignment` counts its table.
     """
 
     records: IdArray
@@ -134,28 +133,6 @@ class Alignment:
         """Number of predicted cluster codes (an upper bound on the number of clusters)."""
         return len(self.pred_labels)
 
-    def record_cells(self) -> tuple[ContingencyTable, IntArray, IntArray]:
-        """The table, and each record's row and column in it (``-1`` where absent)."""
-        tab = self.table()
-        rows = _compacted(self.true_codes, self.n_true_codes)
-        cols = _compacted(self.pred_codes, self.n_pred_codes)
-        return tab, rows, cols
-
-    def table(self) -> ContingencyTable:
-        """Build the sparse contingency table of this alignment (with its pair counts
-        within data sets, :class:`~ereval.link_only.SourcePairs`, when link-only)."""
-        table = ContingencyTable.from_codes(
-            self.true_codes,
-            self.pred_codes,
-            n_true_codes=self.n_true_codes,
-            n_pred_codes=self.n_pred_codes,
-            policy=self.policy,
-        )
-        if self.sources is None:
-            return table
-        within = source_pairs(self.true_codes, self.pred_codes, self.sources, self.n_sources)
-        return replace(table, within_source=within, _cache={})
-
 
 def _comparable(t: Membership, p: Membership, id_type: IdType) -> tuple[IdArray, IdArray]:
     rt, kt = comparable_ids(t.record_ids, t.key, id_type, name="truth")
@@ -167,7 +144,7 @@ def _comparable(t: Membership, p: Membership, id_type: IdType) -> tuple[IdArray,
     return rt, rp
 
 
-def _same_source(truth: Any, pred: Any) -> bool:
+def same_source(truth: Any, pred: Any) -> bool:
     if truth is pred:
         return True
     if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
@@ -178,7 +155,7 @@ def _same_source(truth: Any, pred: Any) -> bool:
     return False
 
 
-def _warn_if_identical(
+def warn_if_identical(
     t: Membership,
     p: Membership,
     t_cols: list[str] | None,
@@ -238,7 +215,7 @@ def align(
     link_only : bool, default False
         A two-file linkage: only pairs of records from different data sets are
         compared, so every pair-based metric counts those pairs only (see
-        :mod:`ereval.link_only`). Needs ``source_col``.
+        :class:`ereval.contingency.SourcePairs`). Needs ``source_col``.
     source_col : str or list of str, optional
         The column(s) of the truth naming each record's data set (with
         ``link_only``). Every record of the prediction must be in the truth.
@@ -249,7 +226,7 @@ def align(
         When both sides read a cluster column of the same name and hold the same
         cluster id for every record (the prediction is the truth itself).
     """
-    sides = _read_sides(
+    sides = read_sides(
         truth,
         pred,
         on_mismatch=on_mismatch,
@@ -263,12 +240,14 @@ def align(
         link_only=link_only,
         source_col=source_col,
     )
-    return _aligned(sides)
+    return aligned(sides)
 
 
 @dataclass(eq=False)
-class _Sides:
-    """Both clusterings read, their cluster ids encoded (or packed with the record ids)."""
+class Sides:
+    """Both clusterings read by :func:`read_sides`, their cluster ids encoded (or, when
+    ``pack`` gave something for a side, packed with its record ids: its codes are
+    then given up)."""
 
     truth: Any
     pred: Any
@@ -280,13 +259,13 @@ class _Sides:
     p_codes: IntArray | None
     t_labels: IdArray
     p_labels: IdArray
-    t_packed: PackedSide | None
-    p_packed: PackedSide | None
+    t_packed: Any
+    p_packed: Any
     policy: MismatchPolicy
     id_type: IdType
 
 
-def _read_sides(
+def read_sides(
     truth: Any,
     pred: Any,
     *,
@@ -300,10 +279,15 @@ def _read_sides(
     id_type: IdType = "exact",
     link_only: bool = False,
     source_col: Columns | None = None,
-    pack: bool = False,
-) -> _Sides:
-    """Both sides read by the options of :func:`align`; with ``pack``, integer record ids
-    are packed with their cluster codes into sorted keys (see :mod:`ereval._packed`)."""
+    pack: Packer | None = None,
+) -> Sides:
+    """Both sides read by the options of :func:`align`, each in the thread that read it.
+
+    ``pack``, called on each side's membership, cluster codes and number of codes
+    when ids are compared exactly and not link-only, may pack them for the caller
+    (the contingency table packs integer record ids with their cluster codes into
+    sorted keys); what it returns is kept in :attr:`Sides.t_packed` /
+    :attr:`Sides.p_packed`, and a side it packs gives up its codes."""
     policy = check_choice("on_mismatch", on_mismatch, MISMATCH_POLICIES)
     id_type = check_choice("id_type", id_type, _ID_TYPES)
     t_rc = record_col if truth_record_col is None else truth_record_col
@@ -311,7 +295,8 @@ def _read_sides(
     p_rc = record_col if pred_record_col is None else pred_record_col
     p_cc = cluster_col if pred_cluster_col is None else pred_cluster_col
     source = check_link_only(link_only, source_col)
-    pack = pack and id_type == "exact" and source is None
+    if id_type != "exact" or source is not None:
+        pack = None
     if isinstance(truth, str | os.PathLike) and isinstance(pred, str | os.PathLike):
         # two files are read and their cluster ids encoded at once (the readers and
         # NumPy release the GIL); errors as below, the truth's first
@@ -326,7 +311,7 @@ def _read_sides(
             truth, "truth", t_rc, t_cc, pack, source
         )
         p, p_cols, (p_codes, p_labels), p_packed = _read_side(pred, "pred", p_rc, p_cc, pack)
-    return _Sides(
+    return Sides(
         truth,
         pred,
         t,
@@ -344,7 +329,7 @@ def _read_sides(
     )
 
 
-def _aligned(sides: _Sides) -> Alignment:
+def aligned(sides: Sides) -> Alignment:
     """The alignment of two sides read by :func:`_read_sides`."""
     t, p, policy = sides.t, sides.p, sides.policy
     t_labels, p_labels = sides.t_labels, sides.p_labels
@@ -360,8 +345,8 @@ def _aligned(sides: _Sides) -> Alignment:
         t_codes = t_codes * n_src + s_codes
     if same_ids(rt, rp):
         _check_unique(rt, "truth")
-        if not _same_source(truth, pred):
-            _warn_if_identical(t, p, t_cols, p_cols, stacklevel=4)
+        if not same_source(truth, pred):
+            warn_if_identical(t, p, t_cols, p_cols, stacklevel=4)
         return _alignment(rt, t_codes, p_codes, t_labels, p_labels, policy, n_src)
     where = same_text_set(rt, rp)
     if where is not None:  # the same records in another order (checked distinct)
@@ -454,13 +439,13 @@ def _read_side(
     name: str,
     record_col: Columns,
     cluster_col: Columns,
-    pack: bool = False,
+    pack: Packer | None = None,
     source_col: Columns | None = None,
-) -> tuple[Membership, list[str] | None, tuple[IntArray, IdArray], PackedSide | None]:
+) -> tuple[Membership, list[str] | None, tuple[IntArray, IdArray], Any]:
     """One clustering read (record ids checked unique later, from both sides at once),
-    the cluster column(s) read and its cluster ids encoded; with ``pack``, integer
-    record ids packed with the codes into sorted keys (the codes then given up); with
-    ``source_col``, each record's data set read too."""
+    the cluster column(s) read and its cluster ids encoded; with ``pack``, what it makes
+    of them (see :func:`read_sides`); with ``source_col``, each record's data set read
+    too."""
     m, cols = read_membership(
         data,
         name=name,
@@ -471,13 +456,13 @@ def _read_side(
         allow_empty=name == "pred",
     )
     if isinstance(data, str | os.PathLike):
-        _release_arrow_memory()  # the file's table, now read into the membership
+        release_arrow_memory()  # the file's table, now read into the membership
     codes, labels = encode(m.cluster_ids)
-    packed = pack_side(m.record_ids, codes, len(labels)) if pack else None
+    packed = None if pack is None else pack(m, codes, len(labels))
     return m, cols, (codes, labels), packed
 
 
-def _release_arrow_memory() -> None:
+def release_arrow_memory() -> None:
     """Give the memory Arrow's allocator holds but no longer uses back to the system
     (it keeps freed blocks for its own reuse, which NumPy's arrays never get)."""
     pa.default_memory_pool().release_unused()
@@ -632,7 +617,9 @@ def mismatch_error(
         + done
         + " Pass "
         + ", or ".join([", ".join(remedies[:-1]), remedies[-1]] if len(remedies) > 1 else remedies)
-        + "."
+        + ".",
+        sides=("truth", "pred"),
+        n_only=(n_only_true, n_only_pred),
     )
 
 
@@ -648,326 +635,64 @@ def _raise_mismatch(
     raise mismatch_error(n_t, ex_t, n_p, ex_p, policy)
 
 
-def pair_count(x: IntArray) -> int:
-    """Exact sum of C(x, 2) over an integer array."""
-    if x.size == 0:
-        return 0
-    pairs = np.subtract(x, 1, dtype=np.int64)
-    pairs *= x
-    pairs >>= 1  # x (x - 1) is even and never negative: a shift, far cheaper than a division
-    return int(pairs.sum(dtype=np.int64))
-
-
-@dataclass(frozen=True, eq=False)
-class ContingencyTable:
-    """Sparse contingency table ``n_ij = |T_i ∩ P_j|`` with marginals.
-
-    Attributes
-    ----------
-    rows, cols, counts : ndarray of int64
-        Coordinates and values of the non-zero cells, sorted by ``(row, col)``.
-    true_sizes : ndarray of int64, shape (K,)
-        ``a_i``, the size of every true cluster (over the truth's own records).
-    pred_sizes : ndarray of int64, shape (R,)
-        ``b_j``, the size of every predicted cluster.
-    policy : {"error", "intersection", "twinless", "singletons"}
-        How a record-set mismatch was handled.
-    within_source : SourcePairs, optional
-        For a link-only evaluation, the table's pair counts within data sets
-        (see :mod:`ereval.link_only`); the pair-based metrics then count the pairs
-        across data sets only.
-    """
-
-    rows: IntArray
-    cols: IntArray
-    counts: IntArray
-    true_sizes: IntArray
-    pred_sizes: IntArray
-    policy: MismatchPolicy = "error"
-    within_source: SourcePairs | None = None
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        for name in ("rows", "cols", "counts", "true_sizes", "pred_sizes"):
-            value = getattr(self, name)
-            arr = np.asarray(value)
-            if arr.ndim != 1 or arr.dtype.kind not in "iu":
-                raise InputTypeError(
-                    f"contingency '{name}' must be a 1-D array of integers; received "
-                    f"{describe(value)} (floats are never truncated to counts)"
-                )
-            object.__setattr__(self, name, arr.astype(np.int64, copy=False))
-        k, r = self.true_sizes.shape[0], self.pred_sizes.shape[0]
-        if not (self.rows.shape == self.cols.shape == self.counts.shape):
-            raise InputError("contingency cells: rows, cols and counts must have equal length")
-        if (self.true_sizes < 0).any() or (self.pred_sizes < 0).any():
-            raise InputError("contingency marginals must be non-negative")
-        if self.counts.size and (self.counts.min() <= 0):
-            raise InputError("contingency cells must hold positive counts")
-        if self.rows.size and (
-            self.rows.max() >= k
-            or self.cols.max() >= r
-            or self.rows.min() < 0
-            or self.cols.min() < 0
-        ):
-            raise InputError("contingency cells refer to clusters outside the marginals")
-
-    # -- construction -----------------------------------------------------------
-
-    @classmethod
-    def from_codes(
-        cls,
-        true_codes: IntArray,
-        pred_codes: IntArray,
-        *,
-        n_true_codes: int,
-        n_pred_codes: int,
-        policy: MismatchPolicy = "error",
-    ) -> ContingencyTable:
-        """Count cells from per-record cluster codes (``-1`` = absent on that side).
-
-        Codes in ``0..n_*_codes-1`` that no record uses are dropped, so the table
-        has exactly one row per true cluster and one column per predicted cluster.
-        """
-        t = np.asarray(true_codes, dtype=np.int64)
-        p = np.asarray(pred_codes, dtype=np.int64)
-        present_t = t >= 0
-        present_p = p >= 0
-        if present_t.all() and present_p.all():
-            true_sizes = np.bincount(t, minlength=n_true_codes).astype(np.int64, copy=False)
-            pred_sizes = np.bincount(p, minlength=n_pred_codes).astype(np.int64, copy=False)
-            tt, pp = t, p
-        else:
-            true_sizes = np.bincount(t[present_t], minlength=n_true_codes).astype(
-                np.int64, copy=False
-            )
-            pred_sizes = np.bincount(p[present_p], minlength=n_pred_codes).astype(
-                np.int64, copy=False
-            )
-            both = present_t & present_p
-            tt, pp = t[both], p[both]
-        rows, cols, counts = count_cells(tt, pp, n_pred_codes)
-        rows, true_sizes = _compact(rows, true_sizes)
-        cols, pred_sizes = _compact(cols, pred_sizes)
-        return cls(rows, cols, counts, true_sizes, pred_sizes, policy)
-
-    # -- sizes ------------------------------------------------------------------
-
-    @property
-    def n_true_clusters(self) -> int:
-        """K, the number of true clusters."""
-        return int(self.true_sizes.shape[0])
-
-    @property
-    def n_pred_clusters(self) -> int:
-        """R, the number of predicted clusters."""
-        return int(self.pred_sizes.shape[0])
-
-    @property
-    def n_cells(self) -> int:
-        """Number of non-zero cells."""
-        return int(self.counts.shape[0])
-
-    @cached_property
-    def n_common(self) -> int:
-        """Number of records present in both clusterings (``sum n_ij``)."""
-        return int(self.counts.sum())
-
-    @cached_property
-    def n_true_records(self) -> int:
-        """Number of records in the true clustering (``sum a_i``)."""
-        return int(self.true_sizes.sum())
-
-    @cached_property
-    def n_pred_records(self) -> int:
-        """Number of records in the predicted clustering (``sum b_j``)."""
-        return int(self.pred_sizes.sum())
-
-    @property
-    def n_records(self) -> int:
-        """Number of distinct records over both sides."""
-        return self.n_true_records + self.n_pred_records - self.n_common
-
-    @property
-    def has_twinless(self) -> bool:
-        """True when some record is present on one side only."""
-        return self.n_true_records != self.n_common or self.n_pred_records != self.n_common
-
-    # -- derived sufficient statistics (exact integers) ----------------------------
-
-    @cached_property
-    def pairs_both(self) -> int:
-        """Record pairs in the same true and the same predicted cluster: ``sum C(n_ij, 2)``."""
-        return pair_count(self.counts)
-
-    @cached_property
-    def pairs_true(self) -> int:
-        """True coreferent pairs: ``sum C(a_i, 2)``."""
-        return pair_count(self.true_sizes)
-
-    @cached_property
-    def pairs_pred(self) -> int:
-        """Predicted coreferent pairs: ``sum C(b_j, 2)``."""
-        return pair_count(self.pred_sizes)
-
-    @cached_property
-    def row_common(self) -> IntArray:
-        """``sum_j n_ij`` per true cluster (equals ``a_i`` without twinless records)."""
-        if not self.has_twinless:
-            return self.true_sizes
-        return _sum_by(self.rows, self.counts, self.n_true_clusters)
-
-    @cached_property
-    def col_common(self) -> IntArray:
-        """``sum_i n_ij`` per predicted cluster."""
-        if not self.has_twinless:
-            return self.pred_sizes
-        return _sum_by(self.cols, self.counts, self.n_pred_clusters)
-
-    @cached_property
-    def cell_true_sizes(self) -> IntArray:
-        """``a_i`` at every cell (``true_sizes[rows]``), gathered once for every metric."""
-        return self.true_sizes[self.rows]
-
-    @cached_property
-    def cell_pred_sizes(self) -> IntArray:
-        """``b_j`` at every cell (``pred_sizes[cols]``)."""
-        return self.pred_sizes[self.cols]
-
-    @cached_property
-    def row_cells(self) -> IntArray:
-        """Number of non-zero cells per true cluster (predicted clusters it meets)."""
-        return np.bincount(self.rows, minlength=self.n_true_clusters).astype(np.int64)
-
-    @cached_property
-    def col_cells(self) -> IntArray:
-        """Number of non-zero cells per predicted cluster."""
-        return np.bincount(self.cols, minlength=self.n_pred_clusters).astype(np.int64)
-
-    def cell_counts(self, rows: IntArray, cols: IntArray) -> IntArray:
-        """``n_ij`` at each given ``(row, col)``; 0 for an empty cell."""
-        width = np.int64(max(self.n_pred_clusters, 1))
-        keys = self.rows * width + self.cols  # sorted, as cells are sorted by (row, col)
-        wanted = np.asarray(rows, dtype=np.int64) * width + np.asarray(cols, dtype=np.int64)
-        at = np.minimum(np.searchsorted(keys, wanted), max(keys.shape[0] - 1, 0))
-        found = keys.shape[0] > 0
-        hit = (keys[at] == wanted) if found else np.zeros(wanted.shape[0], dtype=bool)
-        return np.where(hit, self.counts[at] if found else 0, 0).astype(np.int64)
-
-    def extended_with_singletons(self) -> ContingencyTable:
-        """The table over the union of records, each twinless record a singleton on the
-        side where it is missing. Returns ``self`` when there are no twinless records."""
-        if not self.has_twinless:
-            return self
-        miss_t = self.pred_sizes - self.col_common  # per pred cluster: records absent from truth
-        miss_p = self.true_sizes - self.row_common  # per true cluster: records absent from pred
-        k, r = self.n_true_clusters, self.n_pred_clusters
-        n_new_t = int(miss_t.sum())
-        n_new_p = int(miss_p.sum())
-        # records only in pred: new true singleton rows k.., in their pred column
-        rows_a = k + np.arange(n_new_t, dtype=np.int64)
-        cols_a = np.repeat(np.arange(r, dtype=np.int64), miss_t)
-        # records only in truth: new pred singleton columns r.., in their true row
-        rows_b = np.repeat(np.arange(k, dtype=np.int64), miss_p)
-        cols_b = r + np.arange(n_new_p, dtype=np.int64)
-        rows = np.concatenate([self.rows, rows_a, rows_b])
-        cols = np.concatenate([self.cols, cols_a, cols_b])
-        counts = np.concatenate([self.counts, np.ones(n_new_t + n_new_p, dtype=np.int64)])
-        order = np.lexsort((cols, rows))
-        return ContingencyTable(
-            rows[order],
-            cols[order],
-            counts[order],
-            np.concatenate([self.true_sizes, np.ones(n_new_t, dtype=np.int64)]),
-            np.concatenate([self.pred_sizes, np.ones(n_new_p, dtype=np.int64)]),
-            "error",
+def _id_kind_remedy(kt: tuple[str, ...], ko: tuple[str, ...], other: str) -> str:
+    if text_would_match(kt, ko):
+        return "pass id_type='string' to compare integer ids as their decimal text"
+    if len(kt) != len(ko):
+        columns = "left_col and right_col" if other == "pairs" else f"{other}_record_col"
+        return (
+            "name record keys of the same columns on both sides (record_col, or "
+            f"truth_record_col and {columns})"
         )
+    return "give both sides ids of one kind"
 
 
-def _compact(index: IntArray, sizes: IntArray) -> tuple[IntArray, IntArray]:
-    """Drop codes of size 0, renumbering the cell index accordingly."""
-    used = sizes > 0
-    if used.all():
-        return index, sizes
-    mapping = np.cumsum(used, dtype=np.int64) - 1
-    return mapping[index], sizes[used]
+def id_type_error(
+    kind_truth: str | tuple[str, ...],
+    kind_other: str | tuple[str, ...],
+    ex_truth: Any,
+    ex_other: Any,
+    *,
+    other: str = "pred",
+    truth: str = "truth",
+    remedy: str | None = None,
+) -> IdKindError:
+    """The error for record ids of different kinds on the two sides (named ``truth``
+    and ``other``), with the remedy that makes them comparable: ``id_type='string'``
+    only when comparing integers as their decimal text would (see
+    :func:`text_would_match`); a caller may give its own ``remedy``."""
+    kt = (kind_truth,) if isinstance(kind_truth, str) else kind_truth
+    ko = (kind_other,) if isinstance(kind_other, str) else kind_other
+    if remedy is None:
+        remedy = _id_kind_remedy(kt, ko, other)
+    shown = (tuple(ex_truth), tuple(ex_other))
+    return IdKindError(
+        f"record ids of '{truth}' are {describe_kinds(kt)} (e.g. {examples(list(shown[0]))}) "
+        f"but those of '{other}' are {describe_kinds(ko)} (e.g. {examples(list(shown[1]))}), "
+        f"so no record can match; {remedy}",
+        sides=(truth, other),
+        kinds=(kt, ko),
+        examples=shown,
+    )
 
 
-def _compacted(codes: IntArray, n_codes: int) -> IntArray:
-    """``codes`` renumbered as :meth:`ContingencyTable.from_codes` numbers rows and
-    columns (unused codes dropped); ``-1`` stays ``-1``."""
-    present = codes >= 0
-    sizes = np.bincount(codes[present], minlength=n_codes)
-    out = np.full(codes.shape[0], -1, dtype=np.int64)
-    out[present], _ = _compact(codes[present], sizes)
-    return out
+def locate_pairs(
+    truth: Membership, pairs: PairList, *, id_type: IdType = "exact"
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], IdArray, IdArray]:
+    """Where the two records of every pair stand in ``truth`` (``-1`` where absent).
 
-
-def _sum_by(index: IntArray, values: IntArray, size: int) -> IntArray:
-    # float64 sums are exact below 2**53, far beyond any record count
-    return np.bincount(index, weights=values, minlength=size).astype(np.int64)
-
-
-def count_cells(t: IntArray, p: IntArray, n_pred: int) -> tuple[IntArray, IntArray, IntArray]:
-    """Non-zero cells ``(rows, cols, counts)`` of the co-occurrence counts of the code
-    pairs ``(t[k], p[k])`` (codes ``>= 0``, ``p < n_pred``), sorted by ``(row, col)``.
-
-    Examples
-    --------
-    >>> rows, cols, counts = count_cells(np.array([1, 0, 1, 1]), np.array([2, 0, 2, 0]), 3)
-    >>> rows.tolist(), cols.tolist(), counts.tolist()
-    ([0, 1, 1], [0, 0, 2], [1, 1, 2])
+    Returns ``(left_index, right_index, left_ids, right_ids)``: positions in
+    ``truth``'s records, and the pairs' ids as compared (after ``id_type``).
+    Record ids of a different kind from the truth's are an error naming both.
     """
-    if t.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy(), empty.copy()
-    width = max(int(n_pred), 1)
-    n_true = int(t.max()) + 1
-    if n_true * width >= 2**63:  # codes far apart: count the codes in use instead
-        rows_used, t_dense = np.unique(t, return_inverse=True)
-        cols_used, p_dense = np.unique(p, return_inverse=True)
-        r, c, n = count_cells(t_dense.ravel(), p_dense.ravel(), cols_used.shape[0])
-        return rows_used[r].astype(np.int64), cols_used[c].astype(np.int64), n
-    keys = np.multiply(t, width, dtype=np.int64)
-    keys += p
-    keys.sort()  # sorting 64-bit keys is far cheaper than counting through a sparse matrix
-    return cells_of_sorted(keys, width)
-
-
-def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) -> ContingencyTable:
-    """Build the sparse contingency table of two clusterings.
-
-    Options are those of :func:`align`. An existing :class:`ContingencyTable`
-    passed as ``truth`` (with ``pred=None``) is returned unchanged.
-
-    Examples
-    --------
-    >>> tab = contingency_table([[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]])
-    >>> tab.counts.tolist(), tab.true_sizes.tolist(), tab.pred_sizes.tolist()
-    ([2, 1, 2], [3, 2], [2, 3])
-    """
-    if isinstance(truth, ContingencyTable):
-        if pred is not None:
-            raise InputError("'pred' must be None when 'truth' is already a ContingencyTable")
-        return truth
-    sides = _read_sides(truth, pred, pack=True, **options)
-    if sides.t_packed is not None and sides.p_packed is not None:
-        cells = paired_cells(sides.t_packed, sides.p_packed)
-        if cells is not None:  # the same records on both sides, each once
-            if not _same_source(truth, pred) and same_ids(sides.t.record_ids, sides.p.record_ids):
-                _warn_if_identical(sides.t, sides.p, sides.t_cols, sides.p_cols)
-            table = _table_of_cells(*cells, sides)
-            del sides, cells  # the records, read into Arrow's memory: freed before the metrics
-            _release_arrow_memory()
-            return table
-    return _aligned(sides).table()
-
-
-def _table_of_cells(
-    rows: IntArray, cols: IntArray, counts: IntArray, sides: _Sides
-) -> ContingencyTable:
-    """The table of cells counted over every record of both sides (codes not used by
-    any record dropped, as :meth:`ContingencyTable.from_codes` does)."""
-    rows, true_sizes = _compact(rows, _sum_by(rows, counts, len(sides.t_labels)))
-    cols, pred_sizes = _compact(cols, _sum_by(cols, counts, len(sides.p_labels)))
-    return ContingencyTable(rows, cols, counts, true_sizes, pred_sizes, sides.policy)
+    t_ids, kt = comparable_ids(truth.record_ids, truth.key, id_type, name="truth")
+    left, kl = comparable_ids(pairs.left_ids, pairs.left_key, id_type, name="pairs")
+    right, _ = comparable_ids(pairs.right_ids, pairs.right_key, id_type, name="pairs")
+    if kinds_clash(kt, kl):
+        raise id_type_error(kt, kl, to_numpy(t_ids[:2]), to_numpy(left[:2]), other="pairs")
+    pair_ids, a, b = union(left, right)
+    ids, pos_t, pos_pairs = union(t_ids, pair_ids)
+    record_of = np.full(len(ids), -1, dtype=np.int64)
+    record_of[pos_t] = np.arange(len(t_ids), dtype=np.int64)
+    of_pair_id = record_of[pos_pairs]
+    return of_pair_id[a], of_pair_id[b], left, right

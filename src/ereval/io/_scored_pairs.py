@@ -2,7 +2,8 @@
 
 Pairs are read by :func:`ereval.io.as_pairs` (found by column names; self-pairs,
 missing ids and pairs repeated in either order are errors) and their record ids
-are matched to the truth's exactly as everywhere else (:mod:`ereval.ids`).
+are matched to the truth's exactly as everywhere else (:func:`ereval.io.align`).
+The curves (:mod:`ereval.curves`) and the metrics of scored pairs read them here.
 """
 
 from __future__ import annotations
@@ -15,20 +16,14 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from .._errors import InputError, InputTypeError, RecordMismatchError
+from .._errors import InputError, InputTypeError, RecordMismatchError, RepeatedPairsError
 from .._validation import check_choice, describe, examples
-from ..contingency import check_link_only
-from ..files import file_spec, header, read_arrow
-from ..ids import IdType, factorize, take, to_numpy, union
-from ..io import (
-    Columns,
-    as_pairs,
-    column_names,
-    key_ids,
-    locate_pairs,
-    pairs_frame,
-    read_membership,
-)
+from ._align import check_link_only, locate_pairs
+from ._files import file_spec, header, read_arrow
+from ._ids import IdType, factorize, take, to_numpy, union
+from ._keys import Columns, column_names, key_ids
+from ._memberships import read_membership
+from ._pairs import as_pairs, pairs_frame
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -131,7 +126,7 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
 
 def _repeated_error(
     table: Any, lcols: list[str], rcols: list[str], scores: npt.NDArray[np.float64]
-) -> InputError:
+) -> RepeatedPairsError:
     """The error for pairs given more than once, naming the scores of one of them."""
     left = key_ids(table, lcols, name="pairs")
     right = key_ids(table, rcols, name="pairs")
@@ -149,9 +144,11 @@ def _repeated_error(
         to_numpy(take(right, np.array([first])))[0],
     )
     given = ", ".join(f"{scores[r]:g} (row {int(r)})" for r in rows[:4])
-    return InputError(
+    return RepeatedPairsError(
         f"'pairs' has {n_surplus} repeated pair(s) (in either order), e.g. {pair!r} scored "
-        f"{given}; give each pair once, with one score"
+        f"{given}; give each pair once, with one score",
+        name="pairs",
+        n_repeated=n_surplus,
     )
 
 
@@ -189,9 +186,9 @@ def read_scored_pairs(
     on_mismatch : {"error", "intersection"}, default "error"
         Pairs naming records absent from the truth: raise, or drop those pairs.
     id_type : {"exact", "string"}, default "exact"
-        As in :func:`ereval.contingency.align`.
+        As in :func:`ereval.io.align`.
     link_only, source_col
-        As in :func:`ereval.contingency.align`: ``source_col`` is the column of the
+        As in :func:`ereval.io.align`: ``source_col`` is the column of the
         truth naming each record's data set. A pair of two records of one data set
         is then an error.
     allow_empty : bool, default False
@@ -218,8 +215,8 @@ def read_scored_pairs(
     scores = None if score_col is None else _scores(table, score_col)
     try:
         pl = as_pairs(table, name="pairs", left_col=left_col, right_col=right_col)
-    except InputError as exc:
-        if scores is not None and "repeated pair" in str(exc):
+    except RepeatedPairsError:
+        if scores is not None:
             raise _repeated_error(table, lcols, rcols, scores) from None
         raise
     if scores is None:

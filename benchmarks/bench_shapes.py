@@ -1,0 +1,264 @@
+"""`ereval metrics` on data of several shapes, against a bare DuckDB join in the same run.
+
+Writes a truth and a prediction of N records per shape (Parquet; the prediction
+has 10% of its records moved to another cluster), then runs, each in a fresh
+process:
+
+* ``bare``: ``SELECT t.cluster_id, p.cluster_id, count(*) FROM t JOIN p USING
+  (record_id) GROUP BY ALL`` in DuckDB, its cells fetched into NumPy (the floor);
+* ``bare-1GB``: the same with DuckDB's memory limit at 1 GB (it may fail);
+* ``numpy``, ``duckdb``: ``ereval metrics --engine numpy`` / ``duckdb``;
+* ``duckdb-1GB``: ``ereval metrics --engine duckdb --memory-limit 1GB``.
+
+The shapes:
+
+* ``dense``: record ids 0..N-1, both sides shuffled, uniform cluster sizes (mean 4);
+* ``ordered``: the same with both sides' rows in record order;
+* ``sparse``: record ids spread over 2^62 (random, distinct), shuffled;
+* ``zipf``: Zipf cluster sizes (exponent 2), shuffled;
+* ``text``: record ids as text of 6 to 24 characters, shuffled;
+* ``hostile``: ten Parquet parts per side, cluster ids ascending from part to
+  part, record ids 0..N-1 shuffled, the prediction's rows in reverse order.
+
+For each shape it prints CPU seconds (user + system), wall seconds and peak
+resident memory of each case, and their ratios to the unlimited bare join;
+shapes are listed worst first (by the largest CPU ratio of an ereval case). A
+failed case prints ``failed`` and its first error line. Every ereval run of a
+shape must print the same metrics (integers equal, floats to 1e-12).
+
+    python benchmarks/bench_shapes.py -n 10000000
+    python benchmarks/bench_shapes.py -n 30000000 --shapes hostile \\
+        --cases bare,bare-1GB,duckdb-1GB --data-dir /tmp/ereval-shapes
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from _process import cached_files
+
+SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile")
+CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB")
+
+
+def _moved(rng: np.random.Generator, truth: np.ndarray, n_clusters: int) -> np.ndarray:
+    pred = truth.copy()
+    moved = rng.random(truth.shape[0]) < 0.1
+    pred[moved] = rng.integers(0, n_clusters, size=int(moved.sum()))
+    return pred
+
+
+def _text_ids(rng: np.random.Generator, ids: np.ndarray) -> pa.Array:
+    """Each id as decimal text padded on the left with ``r`` to 6..24 characters."""
+    text = pc.cast(pa.array(ids), pa.string())
+    width = rng.integers(6, 25, size=ids.shape[0])
+    out = np.empty(ids.shape[0], dtype=object)
+    for w in range(6, 25):
+        at = np.flatnonzero(width == w)
+        if at.size:
+            padded = pc.utf8_lpad(text.take(pa.array(at)), width=w, padding="r")
+            out[at] = padded.to_numpy(zero_copy_only=False)
+    return pa.array(out, type=pa.string())
+
+
+def _write_pair(
+    folder: Path,
+    records: pa.Array,
+    truth: np.ndarray,
+    pred: np.ndarray,
+    t_order: np.ndarray | None,
+    p_order: np.ndarray | None,
+    parts: int = 1,
+) -> None:
+    for name, clusters, order in (("truth", truth, t_order), ("pred", pred, p_order)):
+        ids = records if order is None else records.take(pa.array(order))
+        c = clusters if order is None else clusters[order]
+        table = pa.table({"record_id": ids, "cluster_id": c})
+        out = folder / name
+        out.mkdir(parents=True, exist_ok=True)
+        step = math.ceil(len(table) / parts)
+        for k in range(parts):
+            pq.write_table(table.slice(k * step, step), out / f"part-{k:02d}.parquet")
+
+
+def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
+    """The files of ``shape`` at ``n`` records in ``folder/truth`` and ``folder/pred``."""
+    rng = np.random.default_rng(seed)
+    n_clusters = max(1, n // 4)
+    if shape == "hostile":
+        parts = 10
+        step = math.ceil(n / parts)
+        chunk = np.arange(n) // step
+        per = max(1, step // 4)
+        truth = chunk * per + rng.integers(0, per, size=n)
+        pred = truth.copy()
+        moved = rng.random(n) < 0.1
+        pred[moved] = chunk[moved] * per + rng.integers(0, per, size=int(moved.sum()))
+        records = pa.array(rng.permutation(n).astype(np.int64))
+        reverse = np.arange(n)[::-1].copy()
+        _write_pair(folder, records, truth, pred, None, reverse, parts)
+        return
+    if shape == "zipf":
+        sizes = np.minimum(rng.zipf(2.0, size=n), n)
+        truth = np.repeat(np.arange(sizes.shape[0]), sizes)[:n]
+        n_clusters = int(truth.max()) + 1
+    else:
+        truth = rng.integers(0, n_clusters, size=n)
+    pred = _moved(rng, truth, n_clusters)
+    ids: Any = np.arange(n, dtype=np.int64)
+    if shape == "sparse":
+        ids = np.unique(rng.integers(0, 2**62, size=n + n // 100, dtype=np.int64))
+        ids = rng.permutation(ids)[:n]
+    records = _text_ids(rng, ids) if shape == "text" else pa.array(ids)
+    if shape == "ordered":
+        _write_pair(folder, records, truth, pred, None, None)
+    else:
+        _write_pair(folder, records, truth, pred, rng.permutation(n), rng.permutation(n))
+
+
+_BARE = """
+import sys, duckdb
+con = duckdb.connect()
+if len(sys.argv) > 3:
+    con.execute(f"SET memory_limit = '{sys.argv[3]}'")
+    con.execute(f"SET temp_directory = '{sys.argv[4]}'")
+cells = con.execute(
+    "SELECT t.cluster_id AS tc, p.cluster_id AS pc, count(*) AS n "
+    "FROM read_parquet(?) AS t JOIN read_parquet(?) AS p USING (record_id) GROUP BY ALL",
+    [sys.argv[1], sys.argv[2]],
+).fetchnumpy()
+print(len(cells["n"]))
+"""
+
+_CHILD = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+wall = time.perf_counter() - start
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "wall": wall, "ok": proc.returncode == 0,
+                  "rss_mb": use.ru_maxrss / 1024, "out": proc.stdout, "err": proc.stderr}))
+"""
+
+
+def measure(cmd: list[str]) -> dict[str, Any]:
+    """``{"cpu", "wall", "rss_mb", "ok", "out", "err"}`` of ``cmd`` in a fresh process."""
+    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def _same(outputs: list[str]) -> bool:
+    parsed = [json.loads(o) for o in outputs]
+    for other in parsed[1:]:
+        if other.keys() != parsed[0].keys():
+            return False
+        for key, value in parsed[0].items():
+            a = other[key]
+            if (value is None or a is None) and value is not a:
+                return False
+            if (
+                value is not None
+                and a is not None
+                and not math.isclose(a, value, rel_tol=1e-12, abs_tol=1e-12)
+            ):
+                return False
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=10_000_000, help="records (default 10^7)")
+    parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated shapes")
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated cases")
+    parser.add_argument("--memory-limit", default="1GB", help="the limit of the *-1GB cases")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data-dir", type=Path, default=None, help="keep and reuse the files")
+    args = parser.parse_args()
+    shapes = [s for s in args.shapes.split(",") if s]
+    cases = [c for c in args.cases.split(",") if c]
+    bad = [s for s in shapes if s not in SHAPES] + [c for c in cases if c not in CASES]
+    if bad:
+        parser.error(f"unknown shape(s) or case(s) {bad}")
+    rows: list[tuple[float, str, list[str]]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        base = args.data_dir or Path(tmp)
+        spill = Path(tmp) / "spill"
+        spill.mkdir()
+        for shape in shapes:
+            folder = base / f"{shape}-{args.n}-{args.seed}"
+            cached_files(
+                folder,
+                "written",
+                lambda f=folder, s=shape: write_shape(f, s, args.n, args.seed),  # type: ignore[misc]
+            )
+            t, p = str(folder / "truth"), str(folder / "pred")
+            glob_t, glob_p = f"{t}/*.parquet", f"{p}/*.parquet"
+            ereval = [sys.executable, "-m", "ereval", "metrics", t, p, "-f", "json", "-q"]
+            limited = ["--memory-limit", args.memory_limit, "--temp-dir", str(spill)]
+            commands = {
+                "bare": [sys.executable, "-c", _BARE, glob_t, glob_p],
+                "bare-1GB": [
+                    sys.executable,
+                    "-c",
+                    _BARE,
+                    glob_t,
+                    glob_p,
+                    args.memory_limit,
+                    str(spill),
+                ],
+                "numpy": [*ereval, "--engine", "numpy"],
+                "duckdb": [*ereval, "--engine", "duckdb"],
+                "duckdb-1GB": [*ereval, "--engine", "duckdb", *limited],
+            }
+            got = {name: measure(commands[name]) for name in cases}
+            floor = got.get("bare")
+            lines, worst = [], 0.0
+            for name in cases:
+                r = got[name]
+                if not r["ok"]:
+                    err = (r["err"].strip().splitlines() or ["?"])[-1][:70]
+                    lines.append(f"  {name:<12}{'failed':>8}  {err}")
+                    continue
+                cpu, wall, rss = float(r["cpu"]), float(r["wall"]), float(r["rss_mb"])
+                if floor is not None and floor["ok"]:
+                    ratios = (cpu / floor["cpu"], wall / floor["wall"], rss / floor["rss_mb"])
+                    if not name.startswith("bare"):
+                        worst = max(worst, ratios[0])
+                    shown = "".join(f"{x:>8.2f}" for x in ratios)
+                else:
+                    shown = f"{'-':>8}{'-':>8}{'-':>8}"
+                lines.append(f"  {name:<12}{cpu:>8.1f}{wall:>8.1f}{rss:>9.0f}{shown}")
+            outputs = [
+                str(got[c]["out"]) for c in cases if not c.startswith("bare") and got[c]["ok"]
+            ]
+            same = "same metrics" if len(outputs) < 2 or _same(outputs) else "DIFFERENT METRICS"
+            rows.append((worst, f"{shape} (worst CPU ratio {worst:.2f}; {same})", lines))
+            print(f"done: {shape}", file=sys.stderr, flush=True)
+    print(
+        f"{args.n:,} records per side from Parquet, {os.cpu_count()} cores; "
+        "ratios to the unlimited bare DuckDB join + GROUP BY"
+    )
+    print(
+        f"  {'case':<12}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'x CPU':>8}{'x wall':>8}{'x RSS':>8}"
+    )
+    for _, title, lines in sorted(rows, key=lambda r: -r[0]):
+        print(title)
+        print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""The algorithms under the metrics: the maximum-weight alignment of a table's
+cells (CEAF, ACE) and connected components (CEAF's solver, the curves' merges).
+
+Private: the metrics, statistics, engines and curves import them from here.
+"""
+
+from __future__ import annotations
+
+from ._assignment import (
+    DOMINANCE_MARGIN,
+    align_cells,
+    aligned_totals,
+    ceafe_weights,
+    dominance_margin,
+    max_weight_alignment,
+)
+from ._components import (
+    CrossSteps,
+    MergeSteps,
+    component_labels,
+    cross_steps,
+    forest_edges,
+    merge_steps,
+)
+
+__all__ = [
+    "CrossSteps",
+    "DOMINANCE_MARGIN",
+    "MergeSteps",
+    "align_cells",
+    "aligned_totals",
+    "ceafe_weights",
+    "component_labels",
+    "cross_steps",
+    "dominance_margin",
+    "forest_edges",
+    "max_weight_alignment",
+    "merge_steps",
+]

@@ -1,0 +1,160 @@
+"""The DuckDB engine's join in many passes (:mod:`ereval.engines._plan`) gives the same
+table, hence the same metrics bit for bit, as the in-memory engine."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ereval import InputError
+from ereval.cli import app
+from ereval.engines import DuckDBEngine
+from ereval.engines._plan import MAX_MODULUS, Pass, limit_bytes, pass_count, run_split
+from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
+from ereval.statistics import statistics_of
+
+SHAPES = ("text", "dense", "sparse", "hostile", "keys")
+
+
+def _frames(shape: str, n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """A truth and a prediction of ``shape`` and the options that read them."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, n // 3, size=n)
+    if shape == "hostile":  # cluster ids ascending part by part
+        truth = np.sort(truth)
+    pred = truth.copy()
+    moved = rng.random(n) < 0.25
+    pred[moved] = rng.integers(0, n // 3, size=int(moved.sum()))
+    options: dict[str, Any] = {}
+    if shape == "text":
+        ids: Any = np.array([f"r{'x' * (i % 7)}{i:05d}" for i in rng.permutation(n)])
+    elif shape == "sparse":
+        ids = rng.choice(2**62, size=n, replace=False).astype(np.int64)
+    else:
+        ids = rng.permutation(n).astype(np.int64)
+    t = pd.DataFrame({"record_id": ids, "cluster_id": truth})
+    p = pd.DataFrame({"record_id": ids, "cluster_id": pred})
+    if shape == "keys":  # a record key of two columns, one text and one integer
+        for frame in (t, p):
+            frame["src"] = np.where(frame["record_id"] % 2 == 0, "a", "b")
+            frame["local"] = frame["record_id"] // 2
+        options["record_col"] = ["src", "local"]
+    order = np.arange(n)[::-1] if shape == "hostile" else rng.permutation(n)
+    return t, p.iloc[order].reset_index(drop=True), options
+
+
+def _paths(tmp: Path, t: pd.DataFrame, p: pd.DataFrame, kind: str) -> tuple[Path, Path]:
+    out = []
+    for name, frame in (("t", t), ("p", p)):
+        path = tmp / f"{name}.{kind}"
+        if kind == "parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, index=False)
+        out.append(path)
+    return out[0], out[1]
+
+
+def _same(expected: dict[str, float], got: dict[str, float]) -> None:
+    for name, a in expected.items():
+        b = got[name]
+        assert (math.isnan(a) and math.isnan(b)) or a == b, name  # bit for bit
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("policy", ["error", "twinless"])
+def test_table_in_many_passes_is_identical(tmp_path: Path, shape: str, policy: str) -> None:
+    n = 600
+    t, p, options = _frames(shape, n, seed=len(shape))
+    if policy == "twinless":
+        t, p = t.iloc[: n - 40], p.iloc[25:]
+    kind = "csv" if shape in ("text", "keys") else "parquet"
+    t_path, p_path = _paths(tmp_path, t, p, kind)
+    names = list(CANONICAL_METRICS) + (list(EXTRA_METRICS) if policy == "twinless" else [])
+    opts = {"on_mismatch": policy, **options}
+    expected = evaluate(t_path, p_path, metrics=names, **opts)
+    for passes in (1, 9):
+        table = DuckDBEngine(passes=passes).contingency_table(t_path, p_path, **opts)
+        _same(expected, evaluate(table, metrics=names))
+        # the statistics from the join in passes: integers equal, floats to 1e-12
+        stats = DuckDBEngine(passes=passes).statistics(t_path, p_path, **opts)
+        ref = statistics_of(table)
+        canonical = list(CANONICAL_METRICS)
+        for name, a in evaluate(ref, metrics=canonical).items():
+            b = evaluate(stats, metrics=canonical)[name]
+            assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12), (passes, name)
+        assert stats.n_cells == ref.n_cells and stats.pairs_both == ref.pairs_both
+
+
+def test_link_only_in_passes(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    n = 1500
+    src = np.where(np.arange(n) % 3 == 0, "left", "right")
+    truth = rng.integers(0, 500, size=n)
+    pred = np.where(rng.random(n) < 0.3, rng.integers(0, 500, size=n), truth)
+    t = pd.DataFrame({"record_id": np.arange(n), "cluster_id": truth, "source": src})
+    p = pd.DataFrame({"record_id": np.arange(n), "cluster_id": pred}).sample(frac=1, random_state=1)
+    t_path, p_path = _paths(tmp_path, t, p, "parquet")
+    opts: dict[str, Any] = {"link_only": True, "source_col": "source"}
+    names = list(CANONICAL_METRICS)
+    expected = evaluate(t_path, p_path, metrics=names, **opts)
+    table = DuckDBEngine(passes=9).contingency_table(t_path, p_path, **opts)
+    _same(expected, evaluate(table, metrics=names))
+
+
+def test_split_pieces_cover_every_hash_once() -> None:
+    class OutOfMemory(Exception):
+        pass
+
+    ran: list[Pass] = []
+
+    def run(piece: Pass) -> None:  # a piece of modulus below 12 is too large
+        if piece.modulus < 12 and piece.residue % 2 == 0:
+            raise OutOfMemory
+        ran.append(piece)
+
+    assert run_split(3, run, OutOfMemory) == len(ran)
+    for h in range(5000):
+        assert sum(h % piece.modulus == piece.residue for piece in ran) == 1
+    assert max(piece.modulus for piece in ran) == 12
+
+
+def test_split_gives_up_at_the_most_passes() -> None:
+    class OutOfMemory(Exception):
+        pass
+
+    def run(piece: Pass) -> None:
+        if piece.residue == 0:
+            raise OutOfMemory
+
+    with pytest.raises(OutOfMemory):
+        run_split(MAX_MODULUS // 2, run, OutOfMemory)
+
+
+def test_pass_count_from_the_limit() -> None:
+    assert limit_bytes("1GB") == 10**9 and limit_bytes("2 GiB") == 2 * 2**30
+    assert pass_count(10**5, None) == 1
+    assert pass_count(2 * 10**8, 10**9) == 64  # 2e8 rows * 160 B / (0.5 * 1e9)
+    assert pass_count(10**15, 10**9) == MAX_MODULUS
+    with pytest.raises(InputError, match="'passes' must be a whole number from 1 to 4096"):
+        DuckDBEngine(passes=0)
+
+
+@pytest.mark.parametrize("limit", ["1KB", "31MB"])
+def test_too_small_memory_limit_is_one_line(tmp_path: Path, limit: str) -> None:
+    t, p, _ = _frames("dense", 100, seed=1)
+    t_path, p_path = _paths(tmp_path, t, p, "parquet")
+    args = ["metrics", str(t_path), str(p_path), "--engine", "duckdb", "--memory-limit", limit]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert "'--memory-limit' must be at least 32MB" in lines[0]
+    assert f"received '{limit}'" in lines[0]
+    assert "SET" not in lines[0]
