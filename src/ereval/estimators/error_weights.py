@@ -39,8 +39,7 @@ import pandas as pd
 
 from .._errors import InputError
 from .._validation import check_in_range, examples
-from ..ids import to_numpy
-from ..io import Columns
+from ..io import Columns, to_numpy
 
 __all__ = [
     "DEFAULT_FLOOR",
@@ -156,8 +155,7 @@ def expected_error_probabilities(
     >>> expected_error_probabilities(pred, pairs, floor=0.0).round(3).tolist()
     [0.125, 0.5, 0.375]
     """
-    from ..curves import read_scored_pairs
-    from ..io import as_membership
+    from ..io import as_membership, read_scored_pairs
 
     share = check_in_range("floor", floor, low=0.0, high=1.0)
     scored = read_scored_pairs(

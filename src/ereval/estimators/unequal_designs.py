@@ -34,7 +34,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import check_rng, describe, examples
-from ..ids import factorize
+from ..io import factorize
 from ._sample_input import (
     SampleTable,
     _lookup,
