@@ -46,7 +46,15 @@ from ._formulas import (
     smallest_draws,
 )
 
-__all__ = ["DEFAULT_METRICS", "PLAN_COLUMNS", "PlanResult", "check_plan", "plan", "plan_designs"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "PLAN_COLUMNS",
+    "PlanResult",
+    "check_metrics",
+    "check_plan",
+    "plan",
+    "plan_designs",
+]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -245,7 +253,7 @@ def _pilot_variances(
     return out
 
 
-def _check_metrics(metrics: str | Iterable[str] | None) -> list[str]:
+def check_metrics(metrics: str | Iterable[str] | None) -> list[str]:
     names = (
         list(DEFAULT_METRICS)
         if metrics is None
@@ -352,7 +360,7 @@ def plan(
     assurance = check_in_range("assurance", assurance, low=0.5, high=0.999)
     interval = check_interval(interval)
     repeats = check_int("repeats", repeats, minimum=20)
-    keys = _check_metrics(metrics)
+    keys = check_metrics(metrics)
     designs, optional = _check_designs(design)
     if not isinstance(replace, bool):
         raise InputError(f"'replace' must be True or False; received {replace!r}")
