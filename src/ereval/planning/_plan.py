@@ -204,7 +204,10 @@ def _simulated_variances(
         # the interval's half-width in units of z / sqrt(n): sigma for a normal interval,
         # more for the beta intervals near 0 and 1 (undefined intervals count as the widest)
         w = (up - low) / 2.0
-        if not np.isfinite(w).any() or theta <= 0:
+        if theta <= 0:  # a census: every interval is a point
+            out[key] = _Variance(0.0, 0.0, n)
+            continue
+        if not np.isfinite(w).any():
             continue
         w = np.where(np.isfinite(w), w, np.nanmax(w))
         v = (w / z) ** 2 * n / theta
@@ -644,6 +647,9 @@ def _measure(
             if pilot_sigma2[key] > var.sigma2:
                 var = _Variance(pilot_sigma2[key], var.excess, var.reference_n)
                 src = "pilot"
+        if fpc(n_ref, population, kind) <= 0:  # measured on a census: nothing to scale
+            planned[key] = (n_ref, 0.0, population, kind, var, src)
+            continue
         sigma = math.sqrt(var.sigma2)
         n_exp = required_draws(sigma, h, z, population=population, kind=kind)
         width = _assured(var, z, population, kind)
