@@ -86,7 +86,8 @@ def plan_command(
         typer.Option(
             "--sample",
             help="A labelled pilot sample (CSV/Parquet, as written by ereval sample): the "
-            "error rate of the working population, and a floor on its design's variance.",
+            "error rate of the working population, whose variances are raised to the pilot's "
+            "own where those are larger.",
         ),
     ] = None,
     sample_design: Annotated[

@@ -256,6 +256,63 @@ def _pilot_variances(
     return out
 
 
+def _calibration(
+    pilot: ClusterSample,
+    pilot_sigma2: Mapping[str, float],
+    populations: list[Membership],
+    pred: Membership,
+    keys: list[str],
+    *,
+    options: Mapping[str, Mapping[str, Any]],
+    level: float,
+    interval: IntervalMethod,
+    beta: float,
+    assurance: float,
+    repeats: int,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """Per metric, the pilot's per-draw variance over the working populations' (the
+    larger) for the pilot's own design and size: how far the error model understates
+    the variance where it can be checked (1 where it does not, or cannot be checked)."""
+    design = pilot.design
+    opts = dict(options.get(design, {}))
+    if design == "cluster":
+        if pilot.weights not in ("uniform", "cluster_size"):
+            return {}
+        opts["weights"] = pilot.weights
+    elif design not in ("record", "size_stratified"):
+        return {}
+    n = pilot.n_draws
+    if n < 2:
+        return {}
+    model: dict[str, float] = {}
+    for t in populations:
+        population = _population_size(design, t, pred, opts)
+        got = _simulated_variances(
+            t,
+            pred,
+            design,
+            keys,
+            n=n,
+            repeats=repeats,
+            replace=pilot.replace,
+            population=None if pilot.replace else population,
+            level=level,
+            interval=interval,
+            beta=beta,
+            assurance=assurance,
+            options=opts,
+            rng=rng,
+        )
+        for key, var in got.items():
+            model[key] = max(model.get(key, 0.0), var.sigma2)
+    return {
+        key: max(1.0, pilot_sigma2[key] / model[key])
+        for key in keys
+        if key in pilot_sigma2 and model.get(key, 0.0) > 0
+    }
+
+
 def check_metrics(metrics: str | Iterable[str] | None) -> list[str]:
     names = (
         list(DEFAULT_METRICS)
@@ -326,8 +383,10 @@ def plan(
     pilot : ClusterSample, optional
         A labelled pilot sample (:func:`ereval.estimators.as_sample`). Without
         ``truth``, the working population moves the share of records given by
-        the pilot's upper bound on ``1 - B-cubed`` precision or recall; for the
-        pilot's own design, ``sigma`` is at least the pilot's own estimate.
+        the pilot's upper bound on ``1 - B-cubed`` precision or recall, and where
+        the pilot's own intervals (record, cluster or size-stratified design) are
+        wider than the model's at the pilot's size, every design's variance of
+        that metric is raised by the ratio.
     error_rate : float, optional
         Without truth or pilot: the assumed share of misplaced records (default
         0.1). The variance is taken as the larger at this rate and at twice it.
@@ -383,6 +442,7 @@ def plan(
     notes: list[str] = []
     populations: list[Membership]
     pilot_sigma2: dict[str, float] = {}
+    calibration: dict[str, float] = {}
     if truth is not None:
         populations = [as_membership(truth, name="truth")]
         basis = "truth"
@@ -409,6 +469,28 @@ def plan(
         populations = [inject_errors(p, rate=r, seed=rng) for r in rates if r > 0] or [
             Membership(p.records.copy(), p.clusters.copy())
         ]
+    if pilot is not None and truth is None:
+        calibration = _calibration(
+            pilot,
+            pilot_sigma2,
+            populations,
+            p,
+            keys,
+            options=options,
+            level=level,
+            interval=interval,
+            beta=beta,
+            assurance=assurance,
+            repeats=repeats,
+            rng=rng,
+        )
+        raised = sorted(k for k, c in calibration.items() if c > 1.0)
+        if raised:
+            notes.append(
+                "the pilot's own intervals are wider than the model's for "
+                + ", ".join(f"{k} (variance x{calibration[k]:.2f})" for k in raised)
+                + "; every design's variance is raised by that factor"
+            )
     rows: list[dict[str, Any]] = []
     curves: list[dict[str, Any]] = []
     for d in designs:
@@ -431,8 +513,8 @@ def plan(
                 repeats=repeats,
                 options=opts,
                 rng=rng,
-                pilot=pilot,
-                pilot_sigma2=pilot_sigma2,
+                truth_known=truth is not None,
+                calibration=calibration,
             )
         except InputError as exc:
             if not optional:
@@ -527,8 +609,8 @@ def _plan_design(
     repeats: int,
     options: Mapping[str, Any],
     rng: np.random.Generator,
-    pilot: ClusterSample | None,
-    pilot_sigma2: Mapping[str, float],
+    truth_known: bool,
+    calibration: Mapping[str, float],
 ) -> tuple[_Planned, int]:
     """Per metric: planned n, assured half-width there, population, kind, variance,
     basis; and the draws of the design.
@@ -566,8 +648,8 @@ def _plan_design(
             repeats=repeats,
             options=options,
             rng=rng,
-            pilot=pilot,
-            pilot_sigma2=pilot_sigma2,
+            truth_known=truth_known,
+            calibration=calibration,
         )
         top = max(v[0] for v in planned.values())
         last = (max(top, n_ref), planned)
@@ -613,8 +695,8 @@ def _measure(
     repeats: int,
     options: Mapping[str, Any],
     rng: np.random.Generator,
-    pilot: ClusterSample | None,
-    pilot_sigma2: Mapping[str, float],
+    truth_known: bool,
+    calibration: Mapping[str, float],
 ) -> _Planned:
     """The plan from samples of ``n_ref`` draws of every working population."""
     variances: dict[str, _Variance] = {}
@@ -642,11 +724,10 @@ def _measure(
         raise InputError(f"design '{design}' estimates none of {', '.join(keys)}")
     planned: _Planned = {}
     for key, var in variances.items():
-        src = "truth" if len(populations) == 1 and pilot is None else "model"
-        if pilot is not None and pilot.design == design and key in pilot_sigma2:
-            if pilot_sigma2[key] > var.sigma2:
-                var = _Variance(pilot_sigma2[key], var.excess, var.reference_n)
-                src = "pilot"
+        src = "truth" if truth_known else "model"
+        if calibration.get(key, 1.0) > 1.0:
+            var = _Variance(var.sigma2 * calibration[key], var.excess, var.reference_n)
+            src = "pilot"
         if fpc(n_ref, population, kind) <= 0:  # measured on a census: nothing to scale
             planned[key] = (n_ref, 0.0, population, kind, var, src)
             continue
