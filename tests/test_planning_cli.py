@@ -122,6 +122,8 @@ def test_plan_plot(files: dict[str, Path], tmp_path: Path) -> None:
         (["--half-width", "0.1", "-o", "x.nope"], "'--out'"),
         (["--half-width", "0.1", "--weights", "nope"], "'--weights'"),
         (["--half-width", "0.1", "--error-rate", "0.9"], "'--error-rate'"),
+        (["--half-width", "0.1", "--pairs", "p.csv"], "'--pairs' is an option of --design"),
+        (["--half-width", "0.1", "--design", "expected-error"], "needs '--pairs'"),
     ],
 )
 def test_plan_bad_options_name_the_flag(

@@ -30,7 +30,20 @@ from ._common import (
 )
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
-from ._sample import AllocationOpt, DesignChoice, StrataOpt, design_value
+from ._sample import (
+    AllocationOpt,
+    DesignChoice,
+    FloorOpt,
+    LeftColOpt,
+    PairsOpt,
+    PresetOpt,
+    RightColOpt,
+    ScoreColOpt,
+    StrataOpt,
+    check_pair_options,
+    design_value,
+    record_probabilities,
+)
 from ._warnings import run_with_warnings
 from .estimate import IntervalOpt
 
@@ -92,7 +105,13 @@ def plan_command(
     ] = None,
     sample_design: Annotated[
         DesignChoice,
-        typer.Option("--sample-design", help="How the pilot sample was drawn."),
+        typer.Option(
+            "--sample-design",
+            metavar="DESIGN",
+            help="How the pilot sample was drawn: record, cluster, block, single-block, "
+            "size-stratified, expected-error or predicted-cluster (as for ereval estimate "
+            "--design).",
+        ),
     ] = "record",
     truth: Annotated[
         Path | None,
@@ -110,13 +129,22 @@ def plan_command(
     ] = None,
     weights: Annotated[
         str | None,
-        typer.Option("--weights", help="Cluster design's probabilities: uniform or cluster-size."),
+        typer.Option(
+            "--weights",
+            help="Cluster and predicted-cluster designs' probabilities: uniform or cluster-size.",
+        ),
     ] = None,
     without_replacement: Annotated[
         bool, typer.Option("--without-replacement", help="Draw units without replacement.")
     ] = False,
     strata: StrataOpt = None,
     allocation: AllocationOpt = "neyman",
+    pairs: PairsOpt = None,
+    score_col: ScoreColOpt = None,
+    left_col: LeftColOpt = None,
+    right_col: RightColOpt = None,
+    preset: PresetOpt = "none",
+    floor: FloorOpt = None,
     level: LevelOpt = 0.95,
     assurance: Annotated[
         float,
@@ -183,6 +211,23 @@ def plan_command(
     if weights not in (None, "uniform", "cluster-size"):
         raise InputError(f"'--weights' must be uniform or cluster-size; received {weights!r}")
     bounds = None if strata is None else check_bounds(strata)
+    with_pairs = designs == "all" or "expected_error" in designs
+    check_pair_options(
+        "expected_error" if with_pairs else designs[0],
+        pairs=pairs,
+        floor=floor,
+        score_col=score_col,
+        left_col=left_col,
+        right_col=right_col,
+        preset=None if preset == "none" else preset,
+    )
+    if designs != "all" and "expected_error" in designs and pairs is None:
+        raise InputError(
+            "--design expected-error needs '--pairs': the draw probabilities come from the "
+            "match probabilities of the pairs that made the prediction"
+        )
+    if floor is not None:
+        check_in_range("floor", floor, low=0.0, high=1.0)
     if out is not None:
         check_table_path(out, flag="--out")
     if plot is not None:
@@ -190,6 +235,7 @@ def plan_command(
     options: dict[str, dict[str, Any]] = {}
     if weights is not None:
         options["cluster"] = {"weights": weights.replace("-", "_")}
+        options["predicted_cluster"] = {"weights": weights.replace("-", "_")}
     if strata is not None or allocation != "neyman":
         options["size_stratified"] = {"strata": bounds, "allocation": allocation}
     with progress(f"reading {pred.name}", quiet=quiet) as bar:
@@ -199,6 +245,20 @@ def plan_command(
             truth_m = as_membership(
                 truth, name="truth", record_col=record_col, cluster_col=cluster_col
             )
+        if pairs is not None:
+            options["expected_error"] = {
+                "weights": record_probabilities(
+                    pred_m,
+                    pairs,
+                    preset=preset,
+                    left_col=left_col,
+                    right_col=right_col,
+                    score_col=score_col,
+                    floor=floor,
+                    record_col=record_col,
+                    cluster_col=cluster_col,
+                )
+            }
         pilot = None
         if sample is not None:
             pilot = as_sample(
