@@ -29,6 +29,7 @@ _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "ereval.cli._estimate": ("estimate",),
     "ereval.cli._simulate": ("simulate",),
     "ereval.cli._sample_command": ("sample",),
+    "ereval.cli._plan": ("plan",),
     "ereval.cli._metrics": ("metrics", "errors"),
     "ereval.cli._summary": ("summary",),
     "ereval.cli._compare": ("compare",),
