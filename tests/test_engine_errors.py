@@ -19,8 +19,9 @@ from typer.testing import CliRunner
 
 from ereval import InputError, RecordMismatchError, cluster_errors, record_errors
 from ereval.cli import app
-from ereval.engines import DuckDBEngine, SparkEngine, errors_sql, sql
-from ereval.engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
+from ereval.engines import DuckDBEngine, SparkEngine, sql
+from ereval.metrics import _records_sql as errors_sql
+from ereval.metrics._records_sql import copy_format, engine_cluster_errors, engine_record_errors
 
 from ._engine_cases import TRICKY, combined, prefixed, write
 from .test_engine_statistics import CASES, POLICIES, Frames

@@ -27,10 +27,10 @@ from ereval.engines import (
     Engine,
     NumpyEngine,
     sql,
-    summary_sql,
 )
-from ereval.engines.engine_summary import engine_cluster_sizes, engine_summary, summary_engine
 from ereval.summary import Summary, cluster_sizes, summarize
+from ereval.summary import _sql as summary_sql
+from ereval.summary._sql import engine_cluster_sizes, engine_summary, summary_engine
 
 from ._engine_cases import TRICKY, write
 from ._engines import build

@@ -11,8 +11,8 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..engines.engine_terms import prediction_for_sample
 from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
+from ..estimators._sql import prediction_for_sample
 from ..estimators.intervals import DEFAULT_INTERVAL, IntervalMethod
 from ..estimators.ratio import normal_quantile
 from ..io import read_table

@@ -10,8 +10,8 @@ import typer
 from .._errors import InputError
 from .._validation import check_beta
 from ..engines import NumpyEngine, engine_statistics
-from ..engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
 from ..io import as_pairs, check_link_only
+from ..metrics._records_sql import copy_format, engine_cluster_errors, engine_record_errors
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import cells_wanted, evaluate, resolve_metrics

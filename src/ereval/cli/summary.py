@@ -12,9 +12,9 @@ import typer
 
 from .._errors import InputError
 from ..engines import NumpyEngine
-from ..engines.engine_summary import engine_summary
 from ..io import Membership, column_names, key_ids, read_membership, read_table
 from ..summary import DEFAULT_HILL_ORDERS, Summary, summarize
+from ..summary._sql import engine_summary
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
 from ._common import (
     FormatOpt,

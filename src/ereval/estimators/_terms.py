@@ -191,7 +191,7 @@ def prepare_prediction(
         read a big prediction where it is (a file, a glob or folder of parts, a
         DuckDB relation, a Spark DataFrame) and return it restricted to the
         sampled records, with the population's constants (see
-        :mod:`ereval.engines.engine_terms`); ``names`` must then be column(s)
+        :mod:`ereval.estimators._sql`); ``names`` must then be column(s)
         of ``pred``. ``"auto"`` picks by :func:`ereval.engines.get_engine`.
 
     Returns
@@ -199,7 +199,7 @@ def prepare_prediction(
     PreparedPrediction
     """
     if records is not None or engine != "numpy":
-        from ..engines.engine_terms import prediction_for_sample
+        from ._sql import prediction_for_sample
 
         return prediction_for_sample(
             pred,

@@ -426,7 +426,7 @@ def estimate(
         big prediction where it is (a file, a glob or a folder of parts, a DuckDB
         relation, a Spark DataFrame), push the sample's record ids into it and
         bring back only the clusters the sample touches (see
-        :mod:`ereval.engines.engine_terms`; ``names`` must then be column(s) of
+        :mod:`ereval.estimators._sql`; ``names`` must then be column(s) of
         ``pred``). ``"auto"`` picks NumPy unless ``pred`` is too big for memory,
         a DuckDB relation or a Spark DataFrame (:func:`ereval.engines.get_engine`).
         Every engine gives the same estimates (to the last bits of the floats).

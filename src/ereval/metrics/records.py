@@ -59,7 +59,7 @@ def _truth_records_in_pred(al: Alignment) -> npt.NDArray[np.int64]:
     missing = on_true & (al.pred_codes < 0)
     if missing.any():
         shown = _in_id_order(al.records, np.flatnonzero(missing))[:3]
-        from ..engines.engine_errors import missing_truth_error
+        from ._records_sql import missing_truth_error
 
         raise missing_truth_error(int(missing.sum()), to_numpy(take(al.records, shown)).tolist())
     return np.flatnonzero(on_true)
@@ -142,7 +142,7 @@ def record_errors(
     [[1, 0, 1], [2, 1, 1], [3, 1, 0]]
     """
     from ..engines import NumpyEngine, get_engine
-    from ..engines.engine_errors import engine_record_errors
+    from ._records_sql import engine_record_errors
 
     builder = get_engine(
         engine,
@@ -192,8 +192,7 @@ def cluster_errors(
     [['a', 2, 2, 1.0], ['b', 1, 1, 0.0]]
     """
     from ..engines import NumpyEngine, get_engine
-    from ..engines.engine_errors import engine_cluster_errors
-    from ..engines.errors_sql import ERROR_COLUMNS
+    from ._records_sql import ERROR_COLUMNS, engine_cluster_errors
 
     builder = get_engine(
         engine,

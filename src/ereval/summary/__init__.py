@@ -43,11 +43,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ._errors import InputError, InputTypeError
-from ._validation import describe, examples
-from .contingency import count_cells
-from .engines import Engine, EngineName
-from .io import (
+from .._errors import InputError, InputTypeError
+from .._validation import describe, examples
+from ..contingency import count_cells
+from ..engines import Engine, EngineName
+from ..io import (
     Columns,
     Membership,
     column_names,
@@ -59,7 +59,7 @@ from .io import (
     to_arrow_ids,
     to_numpy,
 )
-from .results import FrameRepr, json_ready
+from ..results import FrameRepr, json_ready
 
 __all__ = [
     "DEFAULT_HILL_ORDERS",
@@ -490,7 +490,7 @@ def summarize(
         Who computes the statistics: in memory (NumPy), or where the data is,
         inside DuckDB (files or a DuckDB relation, out of core) or with Apache
         Spark (files or a Spark DataFrame), which return only aggregates (see
-        :func:`ereval.engines.engine_summary.engine_summary`); ``"auto"`` picks by
+        :func:`ereval.summary.summarize`); ``"auto"`` picks by
         the rule of :func:`ereval.engines.get_engine` (names given as a mapping
         keep a file in memory). Every engine gives the same summary.
     memory_limit, threads, temp_dir : optional
@@ -509,7 +509,7 @@ def summarize(
     >>> s.matching_rate, s.homonymy_rate, s.name_variation_rate
     (0.8333333333333334, 0.6666666666666666, 0.3333333333333333)
     """
-    from .engines.engine_summary import engine_summary, summary_engine
+    from ._sql import engine_summary, summary_engine
 
     builder = summary_engine(
         engine,
@@ -554,7 +554,7 @@ def cluster_sizes(
 ) -> IntArray:
     """The size of every cluster of ``clustering`` (in no particular order), computed by
     ``engine`` with its options (as :func:`summarize`)."""
-    from .engines.engine_summary import engine_cluster_sizes, summary_engine
+    from ._sql import engine_cluster_sizes, summary_engine
 
     builder = summary_engine(
         engine,

@@ -33,27 +33,71 @@ import pyarrow as pa
 
 from .._errors import InputError
 from .._validation import examples
-from ..estimators._terms import (
+from ..engines import Engine, EngineName, NumpyEngine
+from ..engines._cells import SideSpec, check_unique, name_columns, push_table, size_distribution
+from ..io import Columns, column_names, factorize, to_arrow_ids
+from ._terms import (
     PreparedPrediction,
     absent_error,
     check_id_kinds,
     prediction_engine,
     prepare_prediction,
 )
-from ..io import Columns, column_names, factorize, to_arrow_ids
-from . import sample_sql
-from ._cells import SideSpec, check_unique, name_columns, push_table, size_distribution
-from .base import Engine, EngineName, NumpyEngine
 
 __all__ = [
     "PopulationConstants",
     "engine_prediction",
+    "first_records_sql",
+    "missing_name_examples_sql",
+    "missing_names_sql",
     "population_constants",
     "prediction_for_sample",
+    "sampled_records_sql",
+    "touched_sql",
 ]
 
 #: ``(N, number of clusters, number of pairs, entropy)`` of a whole prediction.
 PopulationConstants = tuple[int, int, int, float]
+
+
+def first_records_sql(pred: str, *, limit: int = 2) -> str:
+    """A few record keys of ``pred`` (to compare their kind with the sample's)."""
+    return f"SELECT r FROM {pred} LIMIT {int(limit)}"
+
+
+def missing_names_sql(pred: str, columns: list[str]) -> str:
+    """Per name column of ``pred`` (its aliases ``columns``), the records without a name."""
+    counts = ", ".join(f"count(*) FILTER (WHERE {c} IS NULL)" for c in columns)
+    return f"SELECT {counts} FROM {pred}"
+
+
+def missing_name_examples_sql(pred: str, column: str, *, limit: int = 3) -> str:
+    """The smallest record keys of ``pred`` without a value in the name column ``column``."""
+    return f"SELECT r FROM {pred} WHERE {column} IS NULL ORDER BY r LIMIT {int(limit)}"
+
+
+def sampled_records_sql(sample: str, pred: str, *, names: bool) -> str:
+    """The sampled records found in ``pred``: ``(r, c[, s])``, one row per record (the
+    prediction's record keys being unique)."""
+    name = ", p.s AS s" if names else ""
+    return f"SELECT q.r AS r, p.c AS c{name} FROM {sample} AS q JOIN {pred} AS p ON q.r = p.r"
+
+
+def touched_sql(sampled: str, pred: str, *, names: bool) -> str:
+    """Per sampled record of ``sampled`` (:func:`sampled_records_sql`): ``(r, c, b[, s,
+    k])``, with ``b`` the size of cluster ``c`` and ``k`` the number of records named
+    ``s``, both counted over the whole of ``pred`` but only for the clusters and names
+    the sample touches."""
+    sizes = f"SELECT c, count(*) AS b FROM {pred} WHERE c IN (SELECT c FROM {sampled}) GROUP BY c"
+    query = "SELECT x.r AS r, x.c AS c, z.b AS b"
+    joins = f" FROM {sampled} AS x JOIN ({sizes}) AS z ON x.c = z.c"
+    if names:
+        counts = (
+            f"SELECT s, count(*) AS k FROM {pred} WHERE s IN (SELECT s FROM {sampled}) GROUP BY s"
+        )
+        query += ", x.s AS s, w.k AS k"
+        joins += f" JOIN ({counts}) AS w ON x.s = w.s"
+    return query + joins
 
 
 def population_constants(
@@ -175,17 +219,15 @@ def engine_prediction(
         check_unique(con, "p", "pred")
         if name_cols is not None:
             _check_names(con, name_cols)
-        first = con.execute(sample_sql.first_records_sql("p")).fetchnumpy()["r"]
+        first = con.execute(first_records_sql("p")).fetchnumpy()["r"]
         check_id_kinds(sample_np, np.asarray(first))
         if progress is not None:
             progress(f"joining the sample to the prediction ({engine.name})")
         ids = sample_ids if isinstance(sample_ids, pa.Array) else pa.array(sample_ids)
         push_table(con, "q", pa.table({"r": ids}))
         with_names = name_cols is not None
-        con.execute(
-            "CREATE TEMP TABLE x AS " + sample_sql.sampled_records_sql("q", "p", names=with_names)
-        )
-        got = con.execute(sample_sql.touched_sql("x", "p", names=with_names)).fetchnumpy()
+        con.execute("CREATE TEMP TABLE x AS " + sampled_records_sql("q", "p", names=with_names))
+        got = con.execute(touched_sql("x", "p", names=with_names)).fetchnumpy()
         found = np.asarray(got["r"])
         absent = pd.Index(found).get_indexer(pd.Index(sample_np)) < 0
         if absent.any():
@@ -202,13 +244,10 @@ def engine_prediction(
 def _check_names(con: Any, name_cols: list[str]) -> None:
     """The error of the in-memory path for records without a name."""
     aliases = name_columns(name_cols)[1]
-    counts = con.execute(sample_sql.missing_names_sql("p", aliases)).fetchall()[0]
+    counts = con.execute(missing_names_sql("p", aliases)).fetchall()[0]
     for column, alias, count in zip(name_cols, aliases, counts, strict=True):
         if count:
-            ex = [
-                r[0]
-                for r in con.execute(sample_sql.missing_name_examples_sql("p", alias)).fetchall()
-            ]
+            ex = [r[0] for r in con.execute(missing_name_examples_sql("p", alias)).fetchall()]
             more = f" and {int(count) - len(ex)} more" if count > len(ex) else ""
             raise InputError(
                 f"'names' is missing (empty, None or NaN) for {int(count)} record(s) "
