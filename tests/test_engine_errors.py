@@ -191,7 +191,9 @@ def test_true_records_missing_from_the_prediction(tmp_path: Path, kind: str) -> 
 
 def test_engine_functions_refuse_what_they_cannot_do(tmp_path: Path) -> None:
     t, p = _files(CASES["ceaf_ties"](), tmp_path, "parquet", "integer")
-    with pytest.raises(InputError, match=r"^'engine': expected the DuckDB or the Spark engine"):
+    with pytest.raises(
+        InputError, match=r"^'engine': expected an engine \(NumPy, DuckDB or Spark\)"
+    ):
         engine_record_errors(object(), t, p)
     with pytest.raises(InputError, match=r"^'out': DuckDB writes .csv, .csv.gz and .parquet"):
         engine_cluster_errors(DuckDBEngine(), t, p, out=tmp_path / "x.json")

@@ -9,6 +9,7 @@ see ``docs/engines.md`` for the rule of ``"auto"``.
 
 from __future__ import annotations
 
+from ._database import Database, Job, LoadAndRun
 from .base import (
     ENGINE_NAMES,
     CellsWanted,
@@ -20,16 +21,23 @@ from .base import (
     get_engine,
     numpy_bytes,
 )
-from .duckdb_engine import DuckDBEngine, duckdb_contingency_table, duckdb_statistics
-from .spark_engine import SparkEngine
+from .duckdb_engine import DuckDBDatabase, DuckDBEngine, duckdb_contingency_table, duckdb_statistics
+from .spark_engine import SparkDatabase, SparkEngine
+from .sql import Dialect
 
 __all__ = [
     "CellsWanted",
+    "Database",
+    "Dialect",
+    "DuckDBDatabase",
     "DuckDBEngine",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
+    "Job",
+    "LoadAndRun",
     "NumpyEngine",
+    "SparkDatabase",
     "SparkEngine",
     "StatisticsEngine",
     "duckdb_contingency_table",

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol, Unpack, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, Unpack, runtime_checkable
 
 from .._errors import InputError
 from .._validation import check_choice
 from ..contingency import ContingencyTable, contingency_table
 from ..io import AlignOptions, file_spec
 from ..statistics import CELLS_WANTED, CellsWanted, Statistics, statistics_of
+from ._database import Job
 from .duckdb_engine import DuckDBEngine, is_relation
 from .spark_engine import SparkEngine
 from .spark_session import check_spark_conf, check_spark_master, is_spark_dataframe
@@ -53,6 +54,7 @@ __all__ = [
     "numpy_bytes",
 ]
 
+T = TypeVar("T")
 EngineName = Literal["auto", "numpy", "duckdb", "spark"]
 #: The accepted engine names.
 ENGINE_NAMES: tuple[EngineName, ...] = ("auto", "numpy", "duckdb", "spark")
@@ -65,9 +67,17 @@ CSV_BYTES_PER_RECORD = 10
 
 @runtime_checkable
 class Engine(Protocol):
-    """Builds the contingency table of two clusterings."""
+    """Runs jobs (:class:`~ereval.engines.Job`): in memory, or in SQL with a
+    :class:`~ereval.engines.Database`; builds the contingency table of two clusterings.
+    ``name`` is for display only."""
 
     name: str
+    #: Whether the engine writes a query's rows to a file itself.
+    writes_files: bool
+
+    def run(self, job: Job[T]) -> T:
+        """The result of ``job`` computed by this engine."""
+        ...
 
     def contingency_table(
         self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
@@ -130,9 +140,14 @@ class NumpyEngine:
     """
 
     name = "numpy"
+    writes_files = False
 
     def __repr__(self) -> str:
         return "NumpyEngine()"
+
+    def run(self, job: Job[T]) -> T:
+        """``job.in_memory(self)``."""
+        return job.in_memory(self)
 
     def contingency_table(
         self, truth: Any, pred: Any, **options: Unpack[AlignOptions]

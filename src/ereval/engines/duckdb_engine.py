@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar, Unpack, cast
+from typing import Any, Generic, TypeVar, Unpack, cast
 
 import numpy as np
 
@@ -54,11 +54,13 @@ from ._cells import (
     side_specs,
     within_source,
 )
+from ._database import Database, Job
 from ._plan import MAX_MODULUS, limit_bytes, pass_count
 from .duckdb_stats import duckdb_table_statistics
 from .duckdb_stream import streamed_statistics
 
 __all__ = [
+    "DuckDBDatabase",
     "DuckDBEngine",
     "check_memory_limit",
     "check_temp_dir",
@@ -183,6 +185,8 @@ class DuckDBEngine:
     """
 
     name = "duckdb"
+    #: Writes a query's rows to a file itself (:meth:`DuckDBDatabase.copy_to`).
+    writes_files = True
 
     def __init__(
         self,
@@ -314,34 +318,12 @@ class DuckDBEngine:
         con.execute("DROP TABLE IF EXISTS cells")
         return checked_cells(con, ("t", "p"), rows, policy, passes=2)
 
-    def run(
-        self,
-        sides: Sequence[SideSpec],
-        work: Callable[[Any, list[int]], T],
-        *,
-        id_type: str = "exact",
-    ) -> T:
-        """Load each side as its view in a new connection, then return ``work(connection,
-        rows)`` (``rows`` the number of rows of each side). Every side is checked for
-        rows and missing ids, and record ids of different kinds on two sides are an
-        error unless ``id_type="string"`` (which compares integer ids as text). The
-        connection is closed afterwards; ``work`` runs the statements it needs with
-        ``execute(...)``."""
-        id_type = check_choice("id_type", id_type, ("exact", "string"))
-        con = self.connect()
+    def run(self, job: Job[T]) -> T:
+        """``job.in_sql(db)`` with a new connection (:class:`DuckDBDatabase`), closed
+        afterwards; DuckDB's errors as one line."""
+        db = DuckDBDatabase(self, self.connect())
         try:
-            loaded = [_Side(con, spec) for spec in sides]
-            for side in loaded:
-                side.load(as_text=id_type == "string")
-            clash = [(a, b) for a, b in itertools.pairwise(loaded) if kinds_clash(a.kind, b.kind)]
-            if clash:
-                first, other = clash[0]
-                ex = [
-                    [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
-                    for s in (first, other)
-                ]
-                raise id_type_error(first.kind, other.kind, ex[0], ex[1])
-            return work(con, [side.n_rows for side in loaded])
+            return job.in_sql(db)
         except (InputError, InputTypeError):
             raise
         except Exception as exc:
@@ -349,7 +331,7 @@ class DuckDBEngine:
                 raise
             raise self._error(exc) from exc
         finally:
-            con.close()
+            db.connection.close()
 
     def _error(self, exc: Exception) -> InputError:
         """DuckDB's error as one line, naming the option to change when memory ran out."""
@@ -377,7 +359,76 @@ class DuckDBEngine:
                 result = replace(result, within_source=within_source(con, policy))
             return cast(T, result)
 
-        return self.run(specs, go, id_type=id_type)
+        return self.run(_Loaded(specs, id_type, go))
+
+
+class _Loaded(Generic[T]):
+    """The job of :meth:`DuckDBEngine._pair`: load the sides, then ``work(connection,
+    rows)`` on DuckDB's own connection."""
+
+    def __init__(self, specs: Sequence[SideSpec], id_type: str, work: Callable[..., T]) -> None:
+        self.specs, self.id_type, self.work = specs, id_type, work
+
+    def in_memory(self, engine: Any) -> T:
+        raise InputError(f"'engine': expected an SQL engine; received {engine!r}")
+
+    def in_sql(self, db: Database) -> T:
+        rows = db.load(self.specs, id_type=self.id_type)
+        return self.work(cast(DuckDBDatabase, db).connection, rows)
+
+
+class DuckDBDatabase(Database):
+    """A DuckDB connection open for one job of :class:`DuckDBEngine`."""
+
+    name = "duckdb"
+    dialect = sql.DUCKDB
+
+    def __init__(self, engine: DuckDBEngine, connection: Any) -> None:
+        self.engine = engine
+        #: DuckDB's own connection.
+        self.connection = connection
+
+    def execute(self, query: str) -> Any:
+        """Run ``query``; DuckDB's result."""
+        return self.connection.execute(query)
+
+    def fetch_batches(self, query: str, rows: int = 1 << 20) -> Any:
+        """The rows of ``query`` streamed as Arrow record batches."""
+        yield from self.connection.sql(query).to_arrow_reader(rows)
+
+    def push(self, name: str, table: Any) -> None:
+        """Register the Arrow table ``table`` as the view ``name`` (read where it is)."""
+        self.connection.register(name, table)
+
+    def load(self, sides: Sequence[SideSpec], *, id_type: str = "exact") -> list[int]:
+        """Each side as its view (see :meth:`Database.load`)."""
+        id_type = check_choice("id_type", id_type, ("exact", "string"))
+        con = self.connection
+        loaded = [_Side(con, spec) for spec in sides]
+        for side in loaded:
+            side.load(as_text=id_type == "string")
+        clash = [(a, b) for a, b in itertools.pairwise(loaded) if kinds_clash(a.kind, b.kind)]
+        if clash:
+            first, other = clash[0]
+            ex = [
+                [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
+                for s in (first, other)
+            ]
+            raise id_type_error(first.kind, other.kind, ex[0], ex[1])
+        return [side.n_rows for side in loaded]
+
+    def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> None:
+        """Write the rows of ``query`` to ``path`` with DuckDB's ``COPY``: CSV as pandas
+        writes it (a header, minimal quoting with ``"``, ``\\n`` line ends) or Parquet."""
+        target = sql.quote(str(path))
+        if fmt == "parquet":
+            self.connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet)")
+            return
+        compression = "gzip" if fmt == "csv.gz" else "none"
+        self.connection.execute(
+            f"COPY ({query}) TO {target} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', "
+            f"ESCAPE '\"', COMPRESSION {compression})"
+        )
 
 
 class _Side:

@@ -24,7 +24,7 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar, Unpack
+from typing import Any, Generic, TypeVar, Unpack, cast
 
 from .._errors import InputError, InputTypeError
 from .._optional import require
@@ -45,6 +45,7 @@ from ._cells import (
     side_specs,
     within_source,
 )
+from ._database import Database, Job
 from .duckdb_engine import is_arrow_table
 from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
@@ -56,7 +57,7 @@ from .spark_session import (
     spark_error,
 )
 
-__all__ = ["SparkEngine"]
+__all__ = ["SparkDatabase", "SparkEngine"]
 
 _D = sql.SPARK
 T = TypeVar("T")
@@ -96,6 +97,8 @@ class SparkEngine:
     """
 
     name = "spark"
+    #: Returns a query's rows rather than writing a file itself.
+    writes_files = False
 
     def __init__(
         self,
@@ -198,38 +201,15 @@ class SparkEngine:
         stats: TableStatistics = self._build(truth, pred, options, work)
         return stats
 
-    def run(
-        self,
-        sides: Sequence[SideSpec],
-        work: Callable[[SparkConnection, list[int]], T],
-        *,
-        id_type: str = "exact",
-    ) -> T:
-        """Load each side as its view in a connection of its own, then return
-        ``work(connection, rows)`` (``rows`` the number of rows of each side); Spark's
-        errors as one line. Every side is checked for rows and missing ids, and
-        record ids of different kinds on two sides are an error unless
-        ``id_type="string"``. ``work`` runs its statements with ``execute(...)``
-        (see :class:`SparkConnection`)."""
-        id_type = check_choice("id_type", id_type, ("exact", "string"))
-        for spec in sides:
-            _check_input(spec.data, spec.name)
-        spark = self.session(*(spec.data for spec in sides))
-        run = SparkConnection(spark)
+    def run(self, job: Job[T]) -> T:
+        """``job.in_sql(db)`` with a :class:`SparkDatabase` (the session starts when the
+        job loads its inputs), closed afterwards; Spark's errors as one line."""
+        db = SparkDatabase(self)
         try:
             with warnings.catch_warnings():
                 # PySpark's notice about pandas versions newer than it knows
                 warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
-                loaded = [_Side(run, spec) for spec in sides]
-                for side in loaded:
-                    side.load(as_text=id_type == "string")
-                for first, other in itertools.pairwise(loaded):
-                    if kinds_clash(first.kind, other.kind):
-                        ex_t, ex_p = (
-                            run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other)
-                        )
-                        raise id_type_error(first.kind, other.kind, ex_t, ex_p)
-                return work(run, [side.n_rows for side in loaded])
+                return job.in_sql(db)
         except (InputError, InputTypeError):
             raise
         except Exception as exc:
@@ -237,7 +217,7 @@ class SparkEngine:
                 raise
             raise InputError(f"Spark could not build the table: {spark_error(exc)}") from exc
         finally:
-            run.close()
+            db.close()
 
     def _build(
         self,
@@ -257,7 +237,83 @@ class SparkEngine:
                 return replace(result, within_source=within)
             return result
 
-        return self.run(specs, go, id_type=id_type)
+        return self.run(_Loaded(specs, id_type, go))
+
+
+class _Loaded(Generic[T]):
+    """The job of :meth:`SparkEngine._build`: load the sides, then ``work(connection,
+    rows)``."""
+
+    def __init__(self, specs: Sequence[SideSpec], id_type: str, work: Callable[..., T]) -> None:
+        self.specs, self.id_type, self.work = specs, id_type, work
+
+    def in_memory(self, engine: Any) -> T:
+        raise InputError(f"'engine': expected an SQL engine; received {engine!r}")
+
+    def in_sql(self, db: Database) -> T:
+        rows = db.load(self.specs, id_type=self.id_type)
+        return self.work(cast(SparkDatabase, db).connection, rows)
+
+
+class SparkDatabase(Database):
+    """A Spark session of its own open for one job of :class:`SparkEngine` (a
+    :class:`SparkConnection`, made when the job loads its inputs)."""
+
+    name = "spark"
+    dialect = sql.SPARK
+
+    def __init__(self, engine: SparkEngine) -> None:
+        self.engine = engine
+        self._run: SparkConnection | None = None
+
+    @property
+    def connection(self) -> SparkConnection:
+        """The connection of the job's session."""
+        if self._run is None:
+            raise InputError("'db': load the inputs before running statements")
+        return self._run
+
+    def execute(self, query: str) -> Any:
+        """Run ``query`` (see :meth:`SparkConnection.execute`)."""
+        return self.connection.execute(query)
+
+    def push(self, name: str, table: Any) -> None:
+        """Copy the Arrow table ``table`` into the view ``name``."""
+        self.connection.push(name, table)
+
+    def register(self, name: str, frame: Any) -> None:
+        """Make the Spark DataFrame ``frame`` the view ``name``."""
+        self.connection.register(name, frame)
+
+    def rows(self, query: str) -> list[tuple[Any, ...]]:
+        """The rows of ``query``."""
+        return self.connection.rows(query)
+
+    def column(self, query: str) -> list[Any]:
+        """The first column of the rows of ``query``."""
+        return self.connection.column(query)
+
+    def load(self, sides: Sequence[SideSpec], *, id_type: str = "exact") -> list[int]:
+        """Each side as its view (see :meth:`Database.load`); the session starts here."""
+        id_type = check_choice("id_type", id_type, ("exact", "string"))
+        for spec in sides:
+            _check_input(spec.data, spec.name)
+        if self._run is None:
+            self._run = SparkConnection(self.engine.session(*(spec.data for spec in sides)))
+        run = self._run
+        loaded = [_Side(run, spec) for spec in sides]
+        for side in loaded:
+            side.load(as_text=id_type == "string")
+        for first, other in itertools.pairwise(loaded):
+            if kinds_clash(first.kind, other.kind):
+                ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other))
+                raise id_type_error(first.kind, other.kind, ex_t, ex_p)
+        return [side.n_rows for side in loaded]
+
+    def close(self) -> None:
+        """Drop what the job made."""
+        if self._run is not None:
+            self._run.close()
 
 
 def _check_input(data: Any, name: str) -> None:

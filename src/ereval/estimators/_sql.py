@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from .._errors import InputError
 from .._validation import examples
-from ..engines import Engine, EngineName, NumpyEngine
+from ..engines import Engine, EngineName, LoadAndRun, NumpyEngine
 from ..engines._cells import SideSpec, check_unique, name_columns, push_table, size_distribution
 from ..io import Columns, column_names, factorize, to_arrow_ids
 from ._terms import (
@@ -197,9 +197,11 @@ def engine_prediction(
     RecordMismatchError
         Sampled records absent from ``pred``.
     """
-    run = getattr(engine, "run", None)
-    if run is None:
-        raise InputError(f"'engine': {engine!r} cannot run SQL; use 'duckdb' or 'spark'")
+    if not callable(getattr(engine, "run", None)):
+        raise InputError(
+            f"'engine': expected an engine (NumPy, DuckDB or Spark); received {engine!r}"
+        )
+    refusal = f"'engine': {engine!r} cannot run SQL; use 'duckdb' or 'spark'"
     name_cols = _name_columns(names)
     sample_ids = to_arrow_ids(records)
     sample_np = np.asarray(records)
@@ -237,7 +239,7 @@ def engine_prediction(
         constants = population_constants(*size_distribution(con, "p"))
         return _prepared(got, constants, with_names)
 
-    prepared: PreparedPrediction = run([spec], work)
+    prepared: PreparedPrediction = engine.run(LoadAndRun([spec], work, refusal=refusal))
     return prepared
 
 

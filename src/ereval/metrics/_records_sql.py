@@ -21,13 +21,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Unpack
+from typing import TYPE_CHECKING, Any, Literal, Unpack, cast
 
 import numpy as np
 
 from .._errors import InputError, RecordMismatchError
 from .._validation import examples
-from ..engines import sql
+from ..engines import Database, sql
 from ..engines._cells import checked_cells, push_table, side_specs
 from ..io import AlignOptions, MismatchPolicy
 
@@ -208,14 +208,16 @@ def engine_record_errors(
     out: str | os.PathLike[str] | None = None,
     out_format: CopyFormat | None = None,
     progress: Callable[[str], None] | None = None,
+    in_memory: Callable[[], pd.DataFrame] | None = None,
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame | None:
     """One row per true record with its error metrics, computed by ``engine``.
 
     Parameters
     ----------
-    engine : DuckDBEngine or SparkEngine
-        An engine with a ``run`` method (see :meth:`ereval.engines.DuckDBEngine.run`).
+    engine : Engine
+        The engine running the job: an SQL engine computes the table where the data
+        is; the NumPy engine calls ``in_memory``.
     truth, pred
         Files (a path, a glob or a folder of parts), or relations / DataFrames of the
         engine.
@@ -225,6 +227,8 @@ def engine_record_errors(
         The format of ``out`` (default: from its ending, :func:`copy_format`).
     progress : callable, optional
         Called with the name of each phase.
+    in_memory : callable, optional
+        The table computed in memory, called when ``engine`` runs jobs in memory.
     **options
         Those of :func:`ereval.io.align`.
 
@@ -234,7 +238,7 @@ def engine_record_errors(
         The table of :func:`ereval.metrics.records.record_errors` (same columns,
         types and order: increasing record id), or None when written to ``out``.
     """
-    return _errors(engine, truth, pred, "record", out, out_format, progress, options)
+    return _errors(engine, truth, pred, "record", out, out_format, progress, in_memory, options)
 
 
 def engine_cluster_errors(
@@ -245,6 +249,7 @@ def engine_cluster_errors(
     out: str | os.PathLike[str] | None = None,
     out_format: CopyFormat | None = None,
     progress: Callable[[str], None] | None = None,
+    in_memory: Callable[[], pd.DataFrame] | None = None,
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame | None:
     """One row per true cluster with the means of its records' error metrics, computed
@@ -256,7 +261,7 @@ def engine_cluster_errors(
         The table of :func:`ereval.metrics.records.cluster_errors` (increasing true
         cluster id), or None when written to ``out``.
     """
-    return _errors(engine, truth, pred, "cluster", out, out_format, progress, options)
+    return _errors(engine, truth, pred, "cluster", out, out_format, progress, in_memory, options)
 
 
 def _errors(
@@ -267,14 +272,16 @@ def _errors(
     out: str | os.PathLike[str] | None,
     out_format: CopyFormat | None,
     progress: Callable[[str], None] | None,
+    in_memory: Callable[[], pd.DataFrame] | None,
     options: AlignOptions,
 ) -> pd.DataFrame | None:
     if not hasattr(engine, "run"):
-        raise InputError(f"'engine': expected the DuckDB or the Spark engine; received {engine!r}")
-    dialect = sql.SPARK if engine.name == "spark" else sql.DUCKDB
+        raise InputError(
+            f"'engine': expected an engine (NumPy, DuckDB or Spark); received {engine!r}"
+        )
     fmt: CopyFormat | None = None
     if out is not None:
-        if engine.name != "duckdb":
+        if not engine.writes_files:
             raise InputError(
                 f"'out': only the DuckDB engine writes the table itself; the {engine.name} "
                 "engine returns it (write the DataFrame)"
@@ -286,33 +293,67 @@ def _errors(
             )
         if fmt not in ("csv", "csv.gz", "parquet"):
             raise InputError(f"'out_format' must be 'csv', 'csv.gz' or 'parquet'; received {fmt!r}")
-    policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
-    if policy == "singletons":
-        raise InputError(
-            f"'on_mismatch': the {engine.name} engine's error tables take 'error', "
-            "'intersection' or 'twinless'; for on_mismatch='singletons' use engine='numpy'"
-        )
+    return cast(
+        "pd.DataFrame | None",
+        engine.run(_ErrorsJob(truth, pred, table, out, fmt, progress, in_memory, options)),
+    )
 
-    def work(con: Any, rows: list[int]) -> pd.DataFrame | None:
+
+class _ErrorsJob:
+    """The error table of ``truth`` against ``pred``, in memory or in SQL."""
+
+    def __init__(
+        self,
+        truth: Any,
+        pred: Any,
+        table: Table,
+        out: str | os.PathLike[str] | None,
+        fmt: CopyFormat | None,
+        progress: Callable[[str], None] | None,
+        in_memory: Callable[[], pd.DataFrame] | None,
+        options: AlignOptions,
+    ) -> None:
+        self.truth, self.pred, self.table, self.out, self.fmt = truth, pred, table, out, fmt
+        self.progress, self.memory, self.options = progress, in_memory, options
+
+    def in_memory(self, engine: Any) -> pd.DataFrame | None:
+        if self.memory is None:
+            raise InputError(
+                f"'engine': expected the DuckDB or the Spark engine; received {engine!r}"
+            )
+        return self.memory()
+
+    def in_sql(self, db: Database) -> pd.DataFrame | None:
+        progress, table, out, fmt, dialect = (
+            self.progress,
+            self.table,
+            self.out,
+            self.fmt,
+            db.dialect,
+        )
+        sides = (("t", self.truth, "truth"), ("p", self.pred, "pred"))
+        policy, id_type, specs = side_specs(self.options, sides)
+        if policy == "singletons":
+            raise InputError(
+                f"'on_mismatch': the {db.name} engine's error tables take 'error', "
+                "'intersection' or 'twinless'; for on_mismatch='singletons' use engine='numpy'"
+            )
         if progress is not None:
-            progress(f"joining the records ({engine.name})")
-        _cell_errors(con, (rows[0], rows[1]), policy, dialect)
+            progress(f"reading the clusterings ({db.name})")
+        rows = db.load(specs, id_type=id_type)
         if progress is not None:
-            progress(f"computing the {table} errors ({engine.name})")
+            progress(f"joining the records ({db.name})")
+        _cell_errors(db, (rows[0], rows[1]), policy, dialect)
+        if progress is not None:
+            progress(f"computing the {table} errors ({db.name})")
         if table == "record":
             query = record_errors_sql("t", "p", "cell_errors", dialect=dialect)
         else:
             query = cluster_errors_sql("cell_errors", dialect=dialect)
         if out is not None and fmt is not None:
-            con.execute(_copy_sql(query, Path(out), fmt))
+            db.copy_to(query, Path(out), fmt)
             return None
-        got = con.execute(query).fetchnumpy()
-        return _frame(got, table)
-
-    if progress is not None:
-        progress(f"reading the clusterings ({engine.name})")
-    result: pd.DataFrame | None = engine.run(specs, work, id_type=id_type)
-    return result
+        return _frame(db.fetch_numpy(query), table)
 
 
 def _cell_errors(
@@ -368,16 +409,3 @@ def _frame(columns: dict[str, Any], table: Table) -> pd.DataFrame:
     import pandas as pd
 
     return pd.DataFrame(out)
-
-
-def _copy_sql(query: str, path: Path, fmt: CopyFormat) -> str:
-    """DuckDB's statement writing the rows of ``query`` to ``path``: CSV as pandas writes
-    it (a header, minimal quoting with ``"``, ``\\n`` line ends) or Parquet."""
-    target = sql.quote(str(path))
-    if fmt == "parquet":
-        return f"COPY ({query}) TO {target} (FORMAT parquet)"
-    compression = "gzip" if fmt == "csv.gz" else "none"
-    return (
-        f"COPY ({query}) TO {target} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', "
-        f"ESCAPE '\"', COMPRESSION {compression})"
-    )

@@ -521,10 +521,25 @@ def summarize(
         spark_master=spark_master,
         spark_conf=spark_conf,
     )
-    if builder.name != "numpy":
-        return engine_summary(
-            builder, clustering, names=names, record_col=record_col, cluster_col=cluster_col
-        )
+
+    def in_memory() -> Summary:
+        return _summary_in_memory(clustering, names, record_col, cluster_col)
+
+    summary: Summary = engine_summary(
+        builder,
+        clustering,
+        names=names,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        in_memory=in_memory,
+    )
+    return summary
+
+
+def _summary_in_memory(
+    clustering: Any, names: Any, record_col: Columns, cluster_col: Columns
+) -> Summary:
+    """:func:`summarize` computed in memory."""
     table = None
     if names is not None and isinstance(names, str | list | tuple):
         if isinstance(clustering, str | os.PathLike):
@@ -565,13 +580,15 @@ def cluster_sizes(
         spark_master=spark_master,
         spark_conf=spark_conf,
     )
-    if builder.name != "numpy":
-        return engine_cluster_sizes(
-            builder, clustering, record_col=record_col, cluster_col=cluster_col
+
+    def in_memory() -> IntArray:
+        m, _ = read_membership(
+            clustering, name="clustering", record_col=record_col, cluster_col=cluster_col
         )
-    m, _ = read_membership(
-        clustering, name="clustering", record_col=record_col, cluster_col=cluster_col
+        codes, _ = encode(m.cluster_ids, sort=False)
+        per_code = np.bincount(codes)
+        return per_code[per_code > 0].astype(np.int64)
+
+    return engine_cluster_sizes(
+        builder, clustering, record_col=record_col, cluster_col=cluster_col, in_memory=in_memory
     )
-    codes, _ = encode(m.cluster_ids, sort=False)
-    per_code = np.bincount(codes)
-    return per_code[per_code > 0].astype(np.int64)

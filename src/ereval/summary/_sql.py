@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from .._errors import IdKindError, InputError, InputTypeError
 from .._validation import describe, examples
-from ..engines import Engine, EngineName, NumpyEngine, get_engine, sql
+from ..engines import Database, Engine, EngineName, NumpyEngine, get_engine, sql
 from ..engines._cells import SideSpec, check_unique, name_columns, size_distribution
 from ..engines.duckdb_engine import is_relation
 from ..engines.spark_session import is_spark_dataframe
@@ -155,18 +155,23 @@ def _in_memory(names: Any) -> bool:
     return names is not None and not isinstance(names, str | list | tuple)
 
 
-def _runner(engine: Engine) -> Callable[..., Any]:
-    run: Callable[..., Any] | None = getattr(engine, "run", None)
-    if run is None or not callable(run):
+def _runner(engine: Engine, in_memory: Callable[[], Any] | None = None) -> Callable[..., Any]:
+    """``run(sides, work)``: ``work(db, rows)`` run by ``engine`` on the loaded sides,
+    or ``in_memory()`` when ``engine`` works in memory."""
+    if not callable(getattr(engine, "run", None)):
         raise InputError(
-            f"'engine': the {engine.name} engine does not load clusterings for SQL; "
-            "summary statistics where the data is need engine='duckdb' or 'spark'"
+            f"'engine': expected an engine (NumPy, DuckDB or Spark); received {engine!r}"
         )
+    refusal = (
+        f"'engine': the {engine.name} engine does not load clusterings for SQL; "
+        "summary statistics where the data is need engine='duckdb' or 'spark'"
+    )
+
+    def run(prepare: Callable[[], Any], work: Callable[..., Any]) -> Any:
+        job = _Job(prepare, work, in_memory, refusal)
+        return engine.run(job)
+
     return run
-
-
-def _dialect(engine: Engine) -> sql.Dialect:
-    return sql.SPARK if engine.name == "spark" else sql.DUCKDB
 
 
 def _columns_of(data: Any, name: str) -> list[str] | None:
@@ -180,6 +185,29 @@ def _columns_of(data: Any, name: str) -> list[str] | None:
 
 def _label(data: Any) -> str:
     return str(data) if isinstance(data, str | os.PathLike) else type(data).__name__
+
+
+class _Job:
+    """Load the sides ``prepare()`` gives, then ``work(db, rows)``; in memory,
+    ``in_memory()`` (or the refusal when there is none)."""
+
+    def __init__(
+        self,
+        prepare: Callable[[], Any],
+        work: Callable[..., Any],
+        in_memory: Callable[[], Any] | None,
+        refusal: str,
+    ) -> None:
+        self.prepare, self.work, self.memory, self.refusal = prepare, work, in_memory, refusal
+
+    def in_memory(self, engine: Any) -> Any:
+        if self.memory is None:
+            raise InputError(self.refusal)
+        return self.memory()
+
+    def in_sql(self, db: Database) -> Any:
+        sides = self.prepare()
+        return self.work(db, db.load(sides))
 
 
 def _sides(
@@ -294,6 +322,7 @@ def engine_summary(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     progress: Callable[[str], None] | None = None,
+    in_memory: Callable[[], Any] | None = None,
 ) -> Summary:
     """The :class:`~ereval.summary.Summary` of ``clustering`` computed by ``engine``
     (DuckDB or Spark) where the data is; equal to the in-memory one.
@@ -325,9 +354,14 @@ def engine_summary(
         Empty input, missing or repeated record ids, missing names, records without
         a name, absent columns: as :func:`ereval.summary.summarize` words them.
     """
-    run = _runner(engine)
-    dialect = _dialect(engine)
-    sides, cols, late = _sides(clustering, names, names_from, record_col, cluster_col, engine)
+    run = _runner(engine, in_memory)
+    state: dict[str, Any] = {}
+
+    def prepare() -> Any:
+        sides, state["cols"], state["late"] = _sides(
+            clustering, names, names_from, record_col, cluster_col, engine
+        )
+        return sides
 
     def say(what: str) -> None:
         if progress is not None:
@@ -336,6 +370,7 @@ def engine_summary(
     def work(con: Any, rows: list[int]) -> Summary:
         say("checking the record ids")
         check_unique(con, _CLUSTERING, "clustering")
+        cols, late = state["cols"], state["late"]
         if late is not None:
             raise late
         n_homonym = n_variation = None
@@ -349,7 +384,7 @@ def engine_summary(
                 _missing_names(con, _CLUSTERING, cols, None)
             else:
                 _missing_names(con, _NAMES, cols, names_from)
-                _check_names_table(con, names_from, dialect)
+                _check_names_table(con, names_from, con.dialect)
                 named = _NAMED
                 query = named_records_sql(_CLUSTERING, _NAMES)
                 con.execute(f"CREATE TEMP TABLE {_NAMED} AS {query}")
@@ -376,7 +411,7 @@ def engine_summary(
 
     say("reading the clustering")
     try:
-        summary: Summary = run(sides, work)
+        summary: Summary = run(prepare, work)
     except IdKindError as exc:
         if names_from is None:
             raise
@@ -397,16 +432,19 @@ def engine_cluster_sizes(
     *,
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
+    in_memory: Callable[[], Any] | None = None,
 ) -> npt.NDArray[np.int64]:
     """The size of every cluster of ``clustering`` (in no particular order) computed by
     ``engine`` (DuckDB or Spark), after the same checks as :func:`engine_summary`."""
-    run = _runner(engine)
-    sides, _, _ = _sides(clustering, None, None, record_col, cluster_col, engine)
+    run = _runner(engine, in_memory)
+
+    def prepare() -> Any:
+        return _sides(clustering, None, None, record_col, cluster_col, engine)[0]
 
     def work(con: Any, rows: list[int]) -> npt.NDArray[np.int64]:
         check_unique(con, _CLUSTERING, "clustering")
         got = con.execute(cluster_sizes_sql(_CLUSTERING)).fetchnumpy()
         return np.asarray(got["size"], dtype=np.int64)
 
-    sizes: npt.NDArray[np.int64] = run(sides, work)
+    sizes: npt.NDArray[np.int64] = run(prepare, work)
     return sizes
