@@ -11,7 +11,7 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
+from ..estimators import as_sample, estimate, estimate_by_group
 from ..estimators._sql import prediction_for_sample
 from ..estimators.intervals import DEFAULT_INTERVAL, IntervalMethod
 from ..estimators.ratio import normal_quantile
@@ -229,25 +229,15 @@ def estimate_command(
             record_col=key,
             cluster_col=sample_cluster,
         )
-        if chosen.name == "numpy":
-            pred_frame = read_table(pred, name="pred", text_columns="all")
-            prepared = prepare_prediction(
-                pred_frame,
-                names=names,
-                index=False,
-                record_col=pred_key,
-                cluster_col=pred_cluster,
-            )
-        else:
-            prepared = prediction_for_sample(
-                str(pred),
-                s.records,
-                names=names,
-                record_col=pred_key,
-                cluster_col=pred_cluster,
-                engine=chosen,
-                progress=lambda phase: bar.update(description=phase),
-            )
+        prepared = prediction_for_sample(
+            str(pred),
+            s.records,
+            names=names,
+            record_col=pred_key,
+            cluster_col=pred_cluster,
+            engine=chosen,
+            progress=lambda phase: bar.update(description=phase),
+        )
         bar.update(description="estimating")
         if group is not None:
             groups = _groups(sample_frame, group, sample_cluster)

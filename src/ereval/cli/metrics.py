@@ -9,13 +9,12 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..engines import engine_statistics
 from ..io import as_pairs, check_link_only
 from ..metrics._records_sql import copy_format, engine_cluster_errors, engine_record_errors
 from ..metrics.pairwise import pairwise_scores_from_pairs
 from ..metrics.records import cluster_errors, record_errors
 from ..metrics.registry import cells_wanted, evaluate, resolve_metrics
-from ..statistics import pair_space
+from ..statistics import compute_statistics, pair_space
 from ._columns import (
     ClusterColOpt,
     IdTypeOpt,
@@ -202,7 +201,7 @@ def metrics_command(
         def report(what: str) -> None:
             bar.update(description=what)
 
-        stats = engine_statistics(
+        stats = compute_statistics(
             builder,
             truth,
             pred,

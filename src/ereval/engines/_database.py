@@ -12,6 +12,7 @@ as views with :meth:`Database.load`, runs its statements with
 
 from __future__ import annotations
 
+import contextlib
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
@@ -23,7 +24,7 @@ from .._errors import InputError
 from .sql import Dialect
 
 if TYPE_CHECKING:
-    from ._cells import SideSpec
+    from ._sources import SideSpec
 
 __all__ = ["Database", "Job", "LoadAndRun"]
 
@@ -75,6 +76,21 @@ class Database(ABC):
     def fetch_batches(self, query: str, rows: int = 1 << 20) -> Iterator[Any]:
         """The rows of ``query`` as Arrow record batches of about ``rows`` rows."""
         yield from self.fetch_arrow(query).to_batches(max_chunksize=rows)
+
+    @property
+    def out_of_memory(self) -> tuple[type[BaseException], ...]:
+        """The backend's errors of a statement that ran out of memory (none by default)."""
+        return ()
+
+    def planned_passes(self, rows: int) -> int:
+        """The passes over the records a join of ``rows`` rows is split into (one by
+        default)."""
+        return 1
+
+    def lend_memory(self, records: int) -> contextlib.AbstractContextManager[None]:
+        """A context in which the backend gives back the memory it keeps, for NumPy
+        arrays of about ``records`` rows built from its results (nothing by default)."""
+        return contextlib.nullcontext()
 
     @abstractmethod
     def push(self, name: str, table: Any) -> None:

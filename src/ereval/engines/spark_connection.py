@@ -1,6 +1,6 @@
 """A Spark session of its own for one build of the Spark engine, used as a DuckDB
 connection is (``execute(query).fetchall()``), so that the statements of
-:mod:`ereval.engines.sql` and :mod:`ereval.engines.duckdb_stats` run unchanged.
+:mod:`ereval.engines.sql` and :mod:`ereval.statistics._sql` run unchanged.
 """
 
 from __future__ import annotations

@@ -22,32 +22,22 @@ from __future__ import annotations
 import itertools
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-from typing import Any, Generic, TypeVar, Unpack, cast
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
-from ..contingency import ContingencyTable
-from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
-from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
+from ..io import file_spec, header, id_type_error, kinds_clash
 from . import sql
-from ._cells import (
+from ._database import Database, Job
+from ._sources import (
     SideSpec,
     check_columns,
     check_side,
-    checked_cells,
-    completed_rows,
-    is_link_only,
     key_of,
-    keyed_table,
-    side_specs,
-    within_source,
 )
-from ._database import Database, Job
 from .duckdb_engine import is_arrow_table
-from .duckdb_stats import duckdb_table_statistics
 from .spark_connection import SparkConnection
 from .spark_session import (
     check_spark_conf,
@@ -148,59 +138,6 @@ class SparkEngine:
                 )
             session.conf.set(key, value)
 
-    def contingency_table(
-        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
-    ) -> ContingencyTable:
-        """The contingency table of two clusterings (CSV or Parquet files, globs or
-        folders of parts, or Spark DataFrames), identical to the in-memory one.
-        ``options`` are those of :func:`ereval.io.align`."""
-
-        def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
-            checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
-            return keyed_table(run, policy)
-
-        table: ContingencyTable = self._build(truth, pred, options, work)
-        return table
-
-    def statistics(
-        self,
-        truth: Any,
-        pred: Any,
-        *,
-        cells: CellsWanted = "never",
-        progress: Callable[[str], None] | None = None,
-        **options: Unpack[AlignOptions],
-    ) -> TableStatistics:
-        """The table's sufficient statistics, computed by Spark with the statements of
-        the DuckDB engine (:func:`ereval.engines.duckdb_stats.duckdb_table_statistics`)
-        in Spark's dialect; only aggregates come back, and CEAF's undecided cells.
-        The cells come back only when ``cells`` is ``"always"`` (or ``"twinless"``
-        and some record is on one side only). ``progress`` is called with the name
-        of each phase; ``options`` are those of :func:`ereval.io.align`."""
-        wanted = check_choice("cells", cells, CELLS_WANTED)
-
-        def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
-            if progress is not None:
-                progress("joining the records (spark)")
-            both, only_t, only_p = checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
-            if policy == "intersection":
-                only_t = only_p = 0
-            if progress is not None:
-                progress("computing the statistics (spark)")
-            stats = duckdb_table_statistics(
-                run, "cells", policy, both, only_t, only_p, dialect=sql.SPARK_STATS
-            )
-            if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
-                if progress is not None:
-                    progress("fetching the cells (spark)")
-                stats = replace(stats, table=keyed_table(run, policy))
-            return stats
-
-        if progress is not None:
-            progress("reading the clusterings (spark)")
-        stats: TableStatistics = self._build(truth, pred, options, work)
-        return stats
-
     def run(self, job: Job[T]) -> T:
         """``job.in_sql(db)`` with a :class:`SparkDatabase` (the session starts when the
         job loads its inputs), closed afterwards; Spark's errors as one line."""
@@ -218,41 +155,6 @@ class SparkEngine:
             raise InputError(f"Spark could not build the table: {spark_error(exc)}") from exc
         finally:
             db.close()
-
-    def _build(
-        self,
-        truth: Any,
-        pred: Any,
-        options: AlignOptions,
-        work: Callable[[SparkConnection, list[int], MismatchPolicy], Any],
-    ) -> Any:
-        """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
-        ``work(connection, rows, policy)``."""
-        policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
-
-        def go(run: SparkConnection, rows: list[int]) -> Any:
-            result = work(run, completed_rows(run, specs, rows, policy, _D), policy)
-            if is_link_only(specs):
-                within = within_source(run, policy, sql.SPARK_STATS)
-                return replace(result, within_source=within)
-            return result
-
-        return self.run(_Loaded(specs, id_type, go))
-
-
-class _Loaded(Generic[T]):
-    """The job of :meth:`SparkEngine._build`: load the sides, then ``work(connection,
-    rows)``."""
-
-    def __init__(self, specs: Sequence[SideSpec], id_type: str, work: Callable[..., T]) -> None:
-        self.specs, self.id_type, self.work = specs, id_type, work
-
-    def in_memory(self, engine: Any) -> T:
-        raise InputError(f"'engine': expected an SQL engine; received {engine!r}")
-
-    def in_sql(self, db: Database) -> T:
-        rows = db.load(self.specs, id_type=self.id_type)
-        return self.work(cast(SparkDatabase, db).connection, rows)
 
 
 class SparkDatabase(Database):

@@ -33,8 +33,8 @@ import pyarrow as pa
 
 from .._errors import InputError
 from .._validation import examples
-from ..engines import Engine, EngineName, LoadAndRun, NumpyEngine
-from ..engines._cells import SideSpec, check_unique, name_columns, push_table, size_distribution
+from ..engines import Database, Engine, EngineName
+from ..engines._sources import SideSpec, check_unique, name_columns, push_table, size_distribution
 from ..io import Columns, column_names, factorize, to_arrow_ids
 from ._terms import (
     PreparedPrediction,
@@ -144,24 +144,11 @@ def prediction_for_sample(
     chosen = prediction_engine(pred, engine)
     if isinstance(pred, PreparedPrediction):
         return prepare_prediction(pred, names=names)
-    if isinstance(chosen, NumpyEngine):
-        return prepare_prediction(
-            pred, names=names, index=index, record_col=record_col, cluster_col=cluster_col
-        )
-    if records is None:
-        raise InputError(
-            f"'records': engine {chosen.name!r} prepares the prediction for one sample; "
-            "give the sample's record ids"
-        )
-    return engine_prediction(
-        chosen,
-        pred,
-        records,
-        names=names,
-        record_col=record_col,
-        cluster_col=cluster_col,
-        progress=progress,
+    job = _PredictionJob(
+        pred, records, names, record_col, cluster_col, progress, index=index, in_memory=True
     )
+    prepared: PreparedPrediction = chosen.run(job)
+    return prepared
 
 
 def _name_columns(names: Any) -> list[str] | None:
@@ -201,30 +188,74 @@ def engine_prediction(
         raise InputError(
             f"'engine': expected an engine (NumPy, DuckDB or Spark); received {engine!r}"
         )
-    refusal = f"'engine': {engine!r} cannot run SQL; use 'duckdb' or 'spark'"
-    name_cols = _name_columns(names)
-    sample_ids = to_arrow_ids(records)
-    sample_np = np.asarray(records)
-    extra = () if name_cols is None else name_columns(name_cols)[0]
-    spec = SideSpec(
-        "p",
-        pred,
-        "pred",
-        column_names(record_col, name="record_col"),
-        column_names(cluster_col, name="cluster_col"),
-        extra,
-    )
-    if progress is not None:
-        progress(f"reading the prediction ({engine.name})")
+    job = _PredictionJob(pred, records, names, record_col, cluster_col, progress)
+    job.refusal = f"'engine': {engine!r} cannot run SQL; use 'duckdb' or 'spark'"
+    prepared: PreparedPrediction = engine.run(job)
+    return prepared
 
-    def work(con: Any, rows: list[int]) -> PreparedPrediction:
+
+class _PredictionJob:
+    """The prediction prepared for one sample: in memory, or by an SQL engine which
+    brings back only what the sample touches."""
+
+    def __init__(
+        self,
+        pred: Any,
+        records: Any,
+        names: Any,
+        record_col: Columns,
+        cluster_col: str,
+        progress: Callable[[str], None] | None,
+        *,
+        index: bool = False,
+        in_memory: bool = False,
+    ) -> None:
+        self.pred, self.records, self.names = pred, records, names
+        self.record_col, self.cluster_col, self.progress = record_col, cluster_col, progress
+        self.index, self.memory = index, in_memory
+        self.refusal = "'engine': this needs an SQL engine ('duckdb' or 'spark')"
+
+    def in_memory(self, engine: Any) -> PreparedPrediction:
+        if not self.memory:
+            raise InputError(self.refusal)
+        return prepare_prediction(
+            self.pred,
+            names=self.names,
+            index=self.index,
+            record_col=self.record_col,
+            cluster_col=self.cluster_col,
+        )
+
+    def in_sql(self, db: Database) -> PreparedPrediction:
+        records, progress = self.records, self.progress
+        if records is None:
+            raise InputError(
+                f"'records': engine {db.name!r} prepares the prediction for one sample; "
+                "give the sample's record ids"
+            )
+        name_cols = _name_columns(self.names)
+        sample_ids = to_arrow_ids(records)
+        sample_np = np.asarray(records)
+        extra = () if name_cols is None else name_columns(name_cols)[0]
+        spec = SideSpec(
+            "p",
+            self.pred,
+            "pred",
+            column_names(self.record_col, name="record_col"),
+            column_names(self.cluster_col, name="cluster_col"),
+            extra,
+        )
+        if progress is not None:
+            progress(f"reading the prediction ({db.name})")
+        db.load([spec])
+        con = db
         check_unique(con, "p", "pred")
         if name_cols is not None:
             _check_names(con, name_cols)
         first = con.execute(first_records_sql("p")).fetchnumpy()["r"]
         check_id_kinds(sample_np, np.asarray(first))
         if progress is not None:
-            progress(f"joining the sample to the prediction ({engine.name})")
+            progress(f"joining the sample to the prediction ({db.name})")
         ids = sample_ids if isinstance(sample_ids, pa.Array) else pa.array(sample_ids)
         push_table(con, "q", pa.table({"r": ids}))
         with_names = name_cols is not None
@@ -235,12 +266,9 @@ def engine_prediction(
         if absent.any():
             raise absent_error(int(absent.sum()), sample_np[absent])
         if progress is not None:
-            progress(f"counting the prediction's clusters ({engine.name})")
+            progress(f"counting the prediction's clusters ({db.name})")
         constants = population_constants(*size_distribution(con, "p"))
         return _prepared(got, constants, with_names)
-
-    prepared: PreparedPrediction = engine.run(LoadAndRun([spec], work, refusal=refusal))
-    return prepared
 
 
 def _check_names(con: Any, name_cols: list[str]) -> None:

@@ -58,7 +58,6 @@ from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._sample_input import plain, sample_table
 from ._terms import (
     ClusterTerms,
-    PreparedPrediction,
     cluster_terms,
     prediction_engine,
     prepare_prediction,
@@ -313,18 +312,16 @@ def _sample_and_terms(
             cluster_col=cluster_col,
             **options,
         )
-    prepared = (
-        pred
-        if isinstance(pred, PreparedPrediction) and names is None and engine.name == "numpy"
-        else prepare_prediction(
-            pred,
-            names=names,
-            index=False,
-            record_col=record_col,
-            cluster_col=cluster_col,
-            records=None if engine.name == "numpy" else s.records,
-            engine=engine,
-        )
+    # the engine picks the path: in memory the records are not needed, an SQL engine
+    # brings back only what the sample touches
+    prepared = prepare_prediction(
+        pred,
+        names=names,
+        index=False,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        records=s.records,
+        engine=engine,
     )
     return s, cluster_terms(prepared, s)
 

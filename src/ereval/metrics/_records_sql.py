@@ -28,8 +28,9 @@ import numpy as np
 from .._errors import InputError, RecordMismatchError
 from .._validation import examples
 from ..engines import Database, sql
-from ..engines._cells import checked_cells, push_table, side_specs
+from ..engines._sources import push_table, side_specs
 from ..io import AlignOptions, MismatchPolicy
+from ..statistics._cells import checked_cells
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,7 +116,7 @@ def cell_errors_sql(sized_cells: str, logs: str, *, dialect: sql.Dialect = sql.D
     of doubles) and ``H`` read from ``logs(n, b, h)``. With DuckDB the rows are sorted
     by ``(tc, pc)``, which makes the ordered sums of :func:`cluster_errors_sql` cheap."""
     q = dialect.ident
-    order = " ORDER BY x.tc, x.pc" if dialect.name == "duckdb" else ""
+    order = dialect.keeps_order("x.tc, x.pc")
     return (
         "SELECT x.tc, x.pc, x.n, x.a, x.b, x.deg, "
         f"CAST(CASE WHEN x.n = x.a AND x.n = x.b THEN 0 ELSE 1 END AS BIGINT) AS {q('EI')}, "
@@ -130,12 +131,7 @@ def cell_errors_sql(sized_cells: str, logs: str, *, dialect: sql.Dialect = sql.D
 def _ordered_sum(value: str, order: str, dialect: sql.Dialect) -> str:
     """The sum of the doubles ``value``, added one after another in the order of
     ``order`` (so that it rounds as a sequential sum in that order does)."""
-    if dialect.name == "duckdb":
-        return f"sum({value} ORDER BY {order})"
-    return (
-        f"aggregate(array_sort(collect_list(named_struct('k', {order}, 'w', {value}))), "
-        "CAST(0 AS DOUBLE), (acc, s) -> acc + s.w)"
-    )
+    return dialect.ordered_sum(value, order)
 
 
 def cluster_errors_sql(cell_errors: str, *, dialect: sql.Dialect = sql.DUCKDB) -> str:

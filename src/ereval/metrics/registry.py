@@ -397,7 +397,8 @@ def evaluate(
     elif isinstance(truth, ContingencyTable) and pred is None:
         stats = statistics_of(truth)
     else:
-        from ..engines import engine_statistics, get_engine
+        from ..engines import get_engine
+        from ..statistics import compute_statistics
 
         builder = get_engine(
             engine,
@@ -409,7 +410,7 @@ def evaluate(
             spark_master=spark_master,
             spark_conf=spark_conf,
         )
-        stats = engine_statistics(
+        stats = compute_statistics(
             builder, truth, pred, cells=cells_wanted(names, explicit=explicit), **options
         )
     if not explicit and stats.has_twinless:

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from .._errors import IdKindError, InputError, InputTypeError
 from .._validation import describe, examples
 from ..engines import Database, Engine, EngineName, NumpyEngine, get_engine, sql
-from ..engines._cells import SideSpec, check_unique, name_columns, size_distribution
+from ..engines._sources import SideSpec, check_unique, name_columns, size_distribution
 from ..engines.duckdb_engine import is_relation
 from ..engines.spark_session import is_spark_dataframe
 from ..io import Columns, column_names, file_spec, header, id_type_error

@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..engines import sql
+from ..engines._plan import planned_cells
 from ..io import MismatchPolicy
-from ..statistics import TableStatistics
-from . import sql
+from . import TableStatistics
 from ._cells import check_totals
-from ._plan import planned_cells
-from .duckdb_stats import _bounds, _Codes, _fetch, _memory_lent, _statistics_of_codes
+from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes
 
 __all__ = ["streamed_statistics"]
 
@@ -53,8 +53,8 @@ def streamed_statistics(
 
     Examples
     --------
-    >>> import duckdb
-    >>> con = duckdb.connect()
+    >>> from ereval.engines import DuckDBDatabase, DuckDBEngine
+    >>> con = DuckDBDatabase(DuckDBEngine())
     >>> _ = con.execute("CREATE VIEW t AS SELECT * FROM (VALUES (1, 10), (2, 10), (3, 11)) v(r, c)")
     >>> _ = con.execute("CREATE VIEW p AS SELECT * FROM (VALUES (1, 5), (2, 6), (3, 6)) v(r, c)")
     >>> stats = streamed_statistics(con, ("t", "p"), (3, 3), "error")
@@ -73,5 +73,5 @@ def streamed_statistics(
     if common_only:
         only_t = only_p = 0
     # the query is over, but DuckDB's allocator keeps much of what it used
-    with _memory_lent(con, most):
+    with con.lend_memory(most):
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
