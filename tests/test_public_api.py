@@ -23,6 +23,7 @@ PACKAGES = [
     "ereval.monitor",
     "ereval.oasis",
     "ereval.paula",
+    "ereval.planning",
     "ereval.plots",
     "ereval.report",
     "ereval.report.charts",

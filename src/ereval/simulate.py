@@ -56,7 +56,17 @@ __all__ = [
     "simulation_memory",
 ]
 
-SimulationDesign = Literal["record", "cluster", "block", "size_stratified"]
+SimulationDesign = Literal[
+    "record", "cluster", "block", "size_stratified", "expected_error", "predicted_cluster"
+]
+SIMULATION_DESIGNS: tuple[SimulationDesign, ...] = (
+    "record",
+    "cluster",
+    "block",
+    "size_stratified",
+    "expected_error",
+    "predicted_cluster",
+)
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -255,6 +265,40 @@ def _draw_units(
     ).astype(np.int64)
 
 
+def _unequal_population(
+    truth: Membership,
+    pred: Membership,
+    design: SimulationDesign,
+    weights: Any,
+    blocks: Any,
+    replace: bool,
+) -> ClusterSample:
+    """The whole population as one sample of the expected-error or predicted-cluster design."""
+    if blocks is not None:
+        raise InputError(f"'blocks' is used only by the block design; design is '{design}'")
+    frame = pd.DataFrame({"record_id": truth.records, "cluster_id": truth.clusters})
+    if design == "expected_error":
+        if weights is None:
+            raise InputError(
+                "design='expected_error' needs 'weights': each record's draw probability "
+                "(ereval.estimators.expected_error_probabilities)"
+            )
+        if not replace:
+            raise InputError("design='expected_error' draws with replacement")
+        return as_sample(frame, design="expected_error", weights=weights)
+    where = pd.Index(pred.records, dtype=object).get_indexer(pd.Index(truth.records, dtype=object))
+    if (where < 0).any() or pred.records.shape[0] != truth.records.shape[0]:
+        raise InputError("'truth' and 'pred' must hold the same records")
+    frame["unit_id"] = pred.clusters[where]
+    chosen = "cluster_size" if weights is None else weights
+    if not replace and chosen != "uniform":
+        raise InputError(
+            "design='predicted_cluster' without replacement needs weights='uniform' (equal "
+            "probabilities)"
+        )
+    return as_sample(frame, design="predicted_cluster", weights=chosen)
+
+
 def _theta(design: str, n: int, population: ClusterSample, replace: bool, fpc: bool) -> float:
     """The finite-population correction of an unstratified design (1 with replacement)."""
     if replace or not fpc:
@@ -355,11 +399,15 @@ def simulate(
         Draws per sample (records for ``"record"``, clusters, or blocks).
     repeats : int, default 200
         Number of samples.
-    design : {"record", "cluster", "block", "size_stratified"}, default "record"
+    design : {"record", "cluster", "block", "size_stratified", "expected_error", \
+"predicted_cluster"}, default "record"
         The sampling design (see :func:`ereval.estimators.as_sample`).
     weights, blocks
         As for :func:`ereval.estimators.draw_sample` (``blocks`` maps cluster id
-        to block id).
+        to block id). For ``"expected_error"``, ``weights`` maps each record id to
+        its draw probability (:func:`ereval.estimators.expected_error_probabilities`);
+        for ``"predicted_cluster"`` it is ``"cluster_size"`` (default) or
+        ``"uniform"``, and ``pred`` is the clustering whose clusters are drawn.
     replace : bool, default True
         Draw with replacement; without it the finite-population correction is
         applied with the population's number of units (records for the record
@@ -393,7 +441,7 @@ def simulate(
         (see :func:`simulation_memory`); it is refused before any draw.
     """
     rng = check_rng(seed)
-    design = check_choice("design", design, ("record", "cluster", "block", "size_stratified"))
+    design = check_choice("design", design, SIMULATION_DESIGNS)
     n = check_int("sample_size", sample_size, minimum=2)
     if design != "size_stratified" and (
         strata is not None or allocation is not None or pilot is not None
@@ -422,6 +470,9 @@ def simulate(
             raise InputError(f"'blocks' is used only by the block design; design is '{design}'")
         population = as_sample(t, design="cluster", weights="cluster_size")
         label_design: Design = design
+    elif design in ("expected_error", "predicted_cluster"):
+        population = _unequal_population(t, p, design, weights, blocks, replace)
+        label_design = design
     else:
         population = as_sample(t, design=design, weights=weights, blocks=blocks)
         label_design = design

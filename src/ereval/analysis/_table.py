@@ -322,6 +322,12 @@ def sample_errors(
         s = as_sample(
             sample, design=design, weights=weights, record_col=record_col, cluster_col=cluster_col
         )
+    if s.design == "predicted_cluster":
+        raise InputError(
+            "design='predicted_cluster' labels only the entities inside each predicted cluster, "
+            "so the records an entity has elsewhere (its splits) are unknown; error analysis "
+            "needs samples of whole true clusters"
+        )
     chosen = prediction_engine(
         pred,
         engine,

@@ -29,6 +29,7 @@ _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "ereval.cli.estimate": ("estimate",),
     "ereval.cli.simulate": ("simulate",),
     "ereval.cli.sample": ("sample",),
+    "ereval.cli.plan": ("plan",),
     "ereval.cli.metrics": ("metrics", "errors"),
     "ereval.cli.summary": ("summary",),
     "ereval.cli.compare": ("compare",),

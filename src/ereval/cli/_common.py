@@ -227,6 +227,8 @@ CLI_VALUES: dict[str, str] = {
     "cluster_size": "cluster-size",
     "single_block": "single-block",
     "size_stratified": "size-stratified",
+    "expected_error": "expected-error",
+    "predicted_cluster": "predicted-cluster",
     "inverse_probability": "inverse-probability",
     "precision_yield": "precision-yield",
 }

@@ -45,7 +45,20 @@ from ._engine import (
     engine_from_options,
 )
 from ._progress import progress
-from ._sample import DesignChoice, WeightKindOpt, WeightsOpt, design_value
+from ._sample import (
+    DesignChoice,
+    FloorOpt,
+    LeftColOpt,
+    PairsOpt,
+    PresetOpt,
+    RightColOpt,
+    ScoreColOpt,
+    WeightKindOpt,
+    WeightsOpt,
+    check_pair_options,
+    design_value,
+    record_probabilities,
+)
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 ESTIMATE_FIELDS = ("value", "std", "lower", "upper", "n")
@@ -112,9 +125,15 @@ def estimate_command(
         DesignChoice,
         typer.Option(
             "--design",
-            help="How the sampled units were drawn. size-stratified: records drawn within "
+            metavar="DESIGN",
+            help="How the sampled units were drawn: record, cluster, block, single-block, "
+            "size-stratified, expected-error or predicted-cluster. size-stratified: records drawn within "
             "strata of their predicted cluster's size; the sample carries the columns "
-            "stratum, stratum_records and record_draws (as written by ereval sample).",
+            "stratum, stratum_records and record_draws (as written by ereval sample). "
+            "expected-error: records drawn with probabilities from match probabilities "
+            "(give --pairs, or a record_probability column). predicted-cluster: predicted "
+            "clusters drawn and the entities inside each labelled (unit_id column; pairwise "
+            "and B-cubed precision only).",
         ),
     ],
     weights: WeightsOpt = None,
@@ -146,6 +165,12 @@ def estimate_command(
             "needs --without-replacement; records for --design record).",
         ),
     ] = None,
+    pairs: PairsOpt = None,
+    score_col: ScoreColOpt = None,
+    left_col: LeftColOpt = None,
+    right_col: RightColOpt = None,
+    preset: PresetOpt = "none",
+    floor: FloorOpt = None,
     fpc: Annotated[
         bool,
         typer.Option(
@@ -214,11 +239,41 @@ def estimate_command(
                 f"but that of PRED {len(pred_cols)} ({', '.join(pred_cols)}); give both sides "
                 "keys of the same columns (--sample-record-col, --pred-record-col)"
             )
+        chosen_design = design_value(design)
+        check_pair_options(
+            chosen_design,
+            pairs=pairs,
+            floor=floor,
+            score_col=score_col,
+            left_col=left_col,
+            right_col=right_col,
+            preset=None if preset == "none" else preset,
+        )
+        if pairs is not None and weights is not None:
+            raise InputError(
+                "give either '--pairs' (the draw probabilities are computed from them) or "
+                "'--weights' (a column of the sample holding them), not both"
+            )
         sample_frame = read_table(sample, name="sample", text_columns=(*key_cols, sample_cluster))
+        pred_frame = None
+        record_weights: Any = weights_value(weights)
+        if pairs is not None:
+            pred_frame = read_table(pred, name="pred", text_columns="all")
+            record_weights = record_probabilities(
+                pred_frame,
+                pairs,
+                preset=preset,
+                left_col=left_col,
+                right_col=right_col,
+                score_col=score_col,
+                floor=floor,
+                record_col=pred_key,
+                cluster_col=pred_cluster,
+            )
         s = as_sample(
             sample_frame,
-            design=design_value(design),
-            weights=weights_value(weights),
+            design=chosen_design,
+            weights=record_weights,
             weight_kind="inverse_probability"
             if weight_kind == "inverse-probability"
             else "probability",
@@ -237,6 +292,7 @@ def estimate_command(
             cluster_col=pred_cluster,
             engine=chosen,
             progress=lambda phase: bar.update(description=phase),
+            read=pred_frame,
         )
         bar.update(description="estimating")
         if group is not None:

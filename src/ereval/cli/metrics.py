@@ -306,7 +306,11 @@ def errors_command(
     ] = None,
     design: Annotated[
         DesignChoice | None,
-        typer.Option("--design", help="Sample mode: how the sampled units were drawn (required)."),
+        typer.Option(
+            "--design",
+            metavar="DESIGN",
+            help="Sample mode: how the sampled units were drawn (required): record, cluster, block, single-block, size-stratified, expected-error or predicted-cluster.",
+        ),
     ] = None,
     weights: WeightsOpt = None,
     weight_kind: WeightKindOpt = "probability",

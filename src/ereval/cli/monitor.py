@@ -116,7 +116,11 @@ def monitor_command(
     ] = None,
     design: Annotated[
         DesignChoice | None,
-        typer.Option("--design", help="How the sample's units were drawn (with --sample)."),
+        typer.Option(
+            "--design",
+            metavar="DESIGN",
+            help="How the sample's units were drawn (with --sample): record, cluster, block, single-block, size-stratified, expected-error or predicted-cluster.",
+        ),
     ] = None,
     weights: WeightsOpt = None,
     metrics: MetricsOpt = None,

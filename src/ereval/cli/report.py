@@ -71,7 +71,12 @@ def report_command(
         typer.Option("--sample", help="Labelled true clusters (CSV/Parquet), one row per record."),
     ] = None,
     design: Annotated[
-        DesignChoice | None, typer.Option("--design", help="How the sampled units were drawn.")
+        DesignChoice | None,
+        typer.Option(
+            "--design",
+            metavar="DESIGN",
+            help="How the sampled units were drawn: record, cluster, block, single-block, size-stratified, expected-error or predicted-cluster.",
+        ),
     ] = None,
     weights: WeightsOpt = None,
     draws: Annotated[

@@ -37,11 +37,25 @@ from ._engine import (
     refuse_engine_options,
 )
 from ._progress import progress
-from ._sample import AllocationOpt, StrataOpt, design_value
+from ._sample import (
+    AllocationOpt,
+    FloorOpt,
+    LeftColOpt,
+    PairsOpt,
+    PresetOpt,
+    RightColOpt,
+    ScoreColOpt,
+    StrataOpt,
+    check_pair_options,
+    design_value,
+    record_probabilities,
+)
 from ._warnings import run_with_warnings
 from .estimate import IntervalOpt
 
-SimDesignChoice = Literal["record", "cluster", "block", "size-stratified"]
+SimDesignChoice = Literal[
+    "record", "cluster", "block", "size-stratified", "expected-error", "predicted-cluster"
+]
 SchemeChoice = Literal["uniform", "cluster-size"]
 
 
@@ -78,11 +92,20 @@ def simulate_command(
     ] = 400,
     repeats: Annotated[int, typer.Option("--repeats", "-r", help="Number of samples.")] = 200,
     design: Annotated[
-        SimDesignChoice, typer.Option("--design", help="Sampling design.")
+        SimDesignChoice,
+        typer.Option(
+            "--design",
+            metavar="DESIGN",
+            help="Sampling design: record, cluster, block, size-stratified, expected-error "
+            "(with --pred and --pairs) or predicted-cluster.",
+        ),
     ] = "record",
     weights: Annotated[
         SchemeChoice | None,
-        typer.Option("--weights", help="Cluster/block probabilities (cluster and block designs)."),
+        typer.Option(
+            "--weights",
+            help="Cluster/block probabilities (cluster, block and predicted-cluster designs).",
+        ),
     ] = None,
     blocks: Annotated[
         str | None, typer.Option("--blocks", help="Column of TRUTH holding each block id.")
@@ -92,6 +115,12 @@ def simulate_command(
     ] = False,
     strata: StrataOpt = None,
     allocation: AllocationOpt = "neyman",
+    pairs: PairsOpt = None,
+    score_col: ScoreColOpt = None,
+    left_col: LeftColOpt = None,
+    right_col: RightColOpt = None,
+    preset: PresetOpt = "none",
+    floor: FloorOpt = None,
     fpc: Annotated[
         bool,
         typer.Option(
@@ -140,6 +169,24 @@ def simulate_command(
     check_int("repeats", repeats, minimum=1)
     if design != "size-stratified" and strata is not None:
         raise InputError(f"'--strata' applies to --design size-stratified; design is '{design}'")
+    check_pair_options(
+        design_value(design),
+        pairs=pairs,
+        floor=floor,
+        score_col=score_col,
+        left_col=left_col,
+        right_col=right_col,
+        preset=None if preset == "none" else preset,
+    )
+    if design == "expected-error" and (pairs is None or pred is None):
+        raise InputError(
+            "--design expected-error needs '--pred' and '--pairs': the draw probabilities come "
+            "from the match probabilities of the pairs that made the prediction"
+        )
+    if design == "expected-error" and weights is not None:
+        raise InputError("'--weights' does not apply to --design expected-error (see --pairs)")
+    if floor is not None:
+        check_in_range("floor", floor, low=0.0, high=1.0)
     bounds = None if strata is None else check_bounds(strata)
     check_beta(beta)
     normal_quantile(level)
@@ -162,6 +209,19 @@ def simulate_command(
         pred_m = None
         if pred is not None:
             pred_m = as_membership(pred, name="pred", record_col=key, cluster_col=cluster_col)
+        kwargs["weights"] = None if weights is None else weights.replace("-", "_")
+        if pairs is not None and pred_m is not None:
+            kwargs["weights"] = record_probabilities(
+                pred_m,
+                pairs,
+                preset=preset,
+                left_col=left_col,
+                right_col=right_col,
+                score_col=score_col,
+                floor=floor,
+                record_col=key,
+                cluster_col=cluster_col,
+            )
         bar.update(description="simulating")
 
         def report(done: int, total: int) -> None:
@@ -175,7 +235,6 @@ def simulate_command(
                 sample_size=sample_size,
                 repeats=repeats,
                 design=design_value(design),
-                weights=None if weights is None else weights.replace("-", "_"),
                 replace=not without_replacement,
                 fpc=fpc,
                 estimators=metrics,

@@ -27,6 +27,7 @@ from ..results import Estimate, normal_quantile
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 from .beta_interval import beta_interval
 from .designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
+from .error_weights import expected_error_probabilities
 from .intervals import (
     DEFAULT_INTERVAL,
     INTERVAL_METHODS,
@@ -46,6 +47,7 @@ from .ratio import (
     size_warning,
 )
 from .size_design import plan_size_stratified
+from .unequal_designs import plan_expected_error, plan_predicted_cluster
 
 __all__ = [
     "ClusterSample",
@@ -69,9 +71,12 @@ __all__ = [
     "estimate",
     "estimate_by_group",
     "estimate_from_terms",
+    "expected_error_probabilities",
     "fpc_theta",
     "naive_values",
     "normal_quantile",
+    "plan_expected_error",
+    "plan_predicted_cluster",
     "plan_size_stratified",
     "prepare_prediction",
     "ratio_estimate",

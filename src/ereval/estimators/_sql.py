@@ -133,13 +133,15 @@ def prediction_for_sample(
     cluster_col: str = "cluster_id",
     engine: EngineName | Engine = "auto",
     progress: Callable[[str], None] | None = None,
+    read: Any = None,
 ) -> PreparedPrediction:
     """The prediction prepared for the sample whose record ids are ``records``: in memory
     by :func:`~ereval.estimators.prepare_prediction` when ``engine`` is (or picks) NumPy,
     else by :func:`engine_prediction`.
 
     ``engine`` is a name (``"auto"`` looks at ``pred`` alone) or an engine of
-    :func:`ereval.engines.get_engine`.
+    :func:`ereval.engines.get_engine`. ``read``, when given, is ``pred`` already read
+    as a table, which the in-memory path uses instead of reading it again.
     """
     chosen = prediction_engine(pred, engine)
     if isinstance(pred, PreparedPrediction):
@@ -147,6 +149,7 @@ def prediction_for_sample(
     job = _PredictionJob(
         pred, records, names, record_col, cluster_col, progress, index=index, in_memory=True
     )
+    job.read = read
     prepared: PreparedPrediction = chosen.run(job)
     return prepared
 
@@ -214,12 +217,14 @@ class _PredictionJob:
         self.record_col, self.cluster_col, self.progress = record_col, cluster_col, progress
         self.index, self.memory = index, in_memory
         self.refusal = "'engine': this needs an SQL engine ('duckdb' or 'spark')"
+        #: ``pred`` already read as a table, for the in-memory path.
+        self.read: Any = None
 
     def in_memory(self, engine: Any) -> PreparedPrediction:
         if not self.memory:
             raise InputError(self.refusal)
         return prepare_prediction(
-            self.pred,
+            self.pred if self.read is None else self.read,
             names=self.names,
             index=self.index,
             record_col=self.record_col,

@@ -22,6 +22,15 @@ known up to a constant (Binette et al. 2024, §3.2.1; Binette et al. 2022, §2.3
     and the true cluster of each recovered: a draw in stratum ``h`` of a
     cluster ``c`` has weight ``N_h / (n_h |c|)``
     (:mod:`ereval.estimators.strata`, :mod:`ereval.estimators.stratified`).
+``"expected_error"``
+    Records drawn with replacement with probabilities ``q_r`` from match
+    probabilities (Binette et al. 2024, eqs. 7-8), the true cluster of each
+    recovered: ``p_c = sum_{r in c} q_r``
+    (:mod:`ereval.estimators.error_weights`, :mod:`ereval.estimators.unequal_designs`).
+``"predicted_cluster"``
+    Predicted clusters drawn and the entities inside each labelled (Binette et
+    al. 2022, Remark 2); pairwise and B-cubed precision only
+    (:mod:`ereval.estimators.unequal_designs`).
 
 Draws with replacement are kept as separate rows: a cluster drawn twice counts
 twice in every mean. Without replacement, a population size enables the
@@ -73,9 +82,25 @@ STRATUM_COL = "stratum"
 STRATUM_RECORDS_COL = "stratum_records"
 RECORD_DRAWS_COL = "record_draws"
 
-Design = Literal["record", "cluster", "block", "single_block", "size_stratified"]
+Design = Literal[
+    "record",
+    "cluster",
+    "block",
+    "single_block",
+    "size_stratified",
+    "expected_error",
+    "predicted_cluster",
+]
 WeightKind = Literal["probability", "inverse_probability"]
-DESIGNS: tuple[Design, ...] = ("record", "cluster", "block", "single_block", "size_stratified")
+DESIGNS: tuple[Design, ...] = (
+    "record",
+    "cluster",
+    "block",
+    "single_block",
+    "size_stratified",
+    "expected_error",
+    "predicted_cluster",
+)
 _SCHEMES = ("uniform", "cluster_size")
 
 IntArray = npt.NDArray[np.int64]
@@ -119,6 +144,9 @@ class ClusterSample(FrameRepr):
         Size-stratified design: the name of each stratum code.
     stratum_sizes : ndarray of int64 or None
         Size-stratified design: ``N_h``, the population's records in each stratum.
+    record_probabilities : ndarray of float64 or None
+        Expected-error design: ``q_r``, each record's draw probability (the
+        cluster's ``p_c`` is their sum over its records).
     """
 
     records: npt.NDArray[Any]
@@ -137,6 +165,7 @@ class ClusterSample(FrameRepr):
     draw_records: IntArray | None = None
     stratum_labels: npt.NDArray[Any] | None = None
     stratum_sizes: IntArray | None = None
+    record_probabilities: FloatArray | None = None
 
     @property
     def stratified(self) -> bool:
@@ -242,6 +271,10 @@ class ClusterSample(FrameRepr):
             frame[RECORD_DRAWS_COL] = np.bincount(
                 self.draw_records, minlength=self.records.shape[0]
             )
+        if self.record_probabilities is not None:
+            from .unequal_designs import RECORD_PROBABILITY_COL
+
+            frame[RECORD_PROBABILITY_COL] = self.record_probabilities
         return frame
 
     def to_dict(self) -> dict[str, Any]:
@@ -370,6 +403,28 @@ def as_sample(
     weight_kind = check_choice("weight_kind", weight_kind, ("probability", "inverse_probability"))
     if not isinstance(replace, bool):
         raise InputError(f"'replace' must be True or False; received {describe(replace)}")
+    if design in ("expected_error", "predicted_cluster"):
+        from .unequal_designs import expected_error_sample, predicted_cluster_sample
+
+        table = sample_table(sample, record_col=record_col, cluster_col=cluster_col)
+        if design == "predicted_cluster":
+            return predicted_cluster_sample(
+                table,
+                weights=weights,
+                weight_kind=weight_kind,
+                blocks=blocks,
+                draws=draws,
+                replace=replace,
+                population_size=population_size,
+            )
+        if blocks is not None or weight_kind != "probability":
+            raise InputError(
+                "design='expected_error' samples true clusters through records; 'blocks' and "
+                "'weight_kind' do not apply"
+            )
+        return expected_error_sample(
+            table, weights=weights, draws=draws, replace=replace, population_size=population_size
+        )
     if design == "single_block" and (draws is not None or population_size is not None):
         raise InputError(
             "design='single_block' has exactly one draw of one block; 'draws' and "
@@ -633,6 +688,34 @@ def draw_sample(
             seed=rng,
             record_col=record_col,
             cluster_col=cluster_col,
+        )
+    if design == "expected_error":
+        from .unequal_designs import draw_expected_error
+
+        if weights is None or pred is not None or blocks is not None or not replace:
+            raise InputError(
+                "design='expected_error' draws records with replacement with the probabilities "
+                "given as 'weights' (record id -> probability, from "
+                "expected_error_probabilities); 'pred', 'blocks' and replace=False do not apply"
+            )
+        return draw_expected_error(truth, weights, n=n, seed=rng)
+    if design == "predicted_cluster":
+        from .unequal_designs import draw_predicted_cluster
+
+        if pred is None:
+            raise InputError("design='predicted_cluster' needs 'pred': its clusters are drawn")
+        if strata is not None or pilot is not None or allocation is not None or blocks is not None:
+            raise InputError(
+                "design='predicted_cluster' draws predicted clusters; 'strata', 'allocation', "
+                "'pilot' and 'blocks' do not apply"
+            )
+        return draw_predicted_cluster(
+            truth,
+            pred,
+            n=n,
+            weights="cluster_size" if weights is None else weights,
+            replace=replace,
+            seed=rng,
         )
     if pred is not None or strata is not None or pilot is not None or allocation is not None:
         raise InputError(

@@ -74,6 +74,7 @@ from .ratio import (
     undefined_warning,
 )
 from .registry import SPEC_BY_KEY, SPECS, EstimatorSpec
+from .unequal_designs import PREDICTED_CLUSTER_ESTIMATORS, check_predicted_units
 
 __all__ = [
     "available_estimators",
@@ -104,6 +105,12 @@ def _size_proportional(sample: ClusterSample) -> bool:
 def _unavailable(
     spec: EstimatorSpec, sample: ClusterSample, terms: ClusterTerms, subgroup: bool
 ) -> str | None:
+    if sample.design == "predicted_cluster" and spec.key not in PREDICTED_CLUSTER_ESTIMATORS:
+        return (
+            "design='predicted_cluster' sees only the entities inside each sampled predicted "
+            f"cluster, which identify {' and '.join(PREDICTED_CLUSTER_ESTIMATORS)} only "
+            "(Binette et al. 2022, Remark 2)"
+        )
     if spec.requires == "names" and not terms.has_names:
         return "it needs a name per record: pass 'names' (a column of the prediction or a mapping)"
     if spec.requires == "size_proportional" and not _size_proportional(sample):
@@ -134,7 +141,8 @@ def available_estimators(
         if not skip and _unavailable(spec, sample, terms, subgroup) is None:
             keys.append(spec.key)
         last_of_metric = i + 1 == len(SPECS) or SPECS[i + 1].metric != spec.metric
-        if naive and not skip and last_of_metric and spec.metric in NAIVE_METRICS:
+        predicted = sample.design == "predicted_cluster"
+        if naive and not skip and not predicted and last_of_metric and spec.metric in NAIVE_METRICS:
             if spec.requires != "names" or terms.has_names:
                 keys.append(f"{spec.metric}_naive")
     return keys
@@ -149,6 +157,11 @@ def resolve_estimators(
     for name in names:
         if name.endswith("_naive") and name[: -len("_naive")] in NAIVE_METRICS:
             base = name[: -len("_naive")]
+            if sample.design == "predicted_cluster":
+                raise InputError(
+                    f"cannot compute '{name}' here: design='predicted_cluster' labels pieces of "
+                    "entities, whose naive metrics mean nothing"
+                )
             if base in ("homonymy_rate", "name_variation_rate") and not terms.has_names:
                 raise InputError(f"cannot compute '{name}': it needs a name per record ('names')")
         elif name in SPEC_BY_KEY:
@@ -323,7 +336,10 @@ def _sample_and_terms(
         records=s.records,
         engine=engine,
     )
-    return s, cluster_terms(prepared, s)
+    terms = cluster_terms(prepared, s)
+    if s.design == "predicted_cluster":
+        check_predicted_units(s, terms)
+    return s, terms
 
 
 def _sample_options(

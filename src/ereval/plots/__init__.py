@@ -20,6 +20,8 @@ and a small matplotlib renderer. matplotlib is an optional dependency
                                     ``entropy_curve_figure``)
 ``plot_analysis``                   subgroup estimates and reviewer tag frequencies with
                                     their intervals (data: ``analysis_figure``)
+``plot_plan``                       interval half-width against the number of draws, per
+                                    design and metric (data: ``plan_figure``)
 ==================================  ======================================================
 """
 
@@ -39,6 +41,7 @@ from .monitor import (
 )
 from .oasis import oasis_experiment_figure, plot_oasis_experiment
 from .paula import PlotKind, paula_bounds_figure, plot_paula_bounds
+from .plan import plan_figure, plot_plan
 
 __all__ = [
     "Band",
@@ -53,10 +56,12 @@ __all__ = [
     "monitoring_figure",
     "oasis_experiment_figure",
     "paula_bounds_figure",
+    "plan_figure",
     "plot_analysis",
     "plot_monitoring",
     "plot_oasis_experiment",
     "plot_paula_bounds",
+    "plot_plan",
     "plot_summary",
     "plot_threshold_curve",
     "size_distribution_figure",

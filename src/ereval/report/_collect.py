@@ -313,7 +313,8 @@ def collect_results(
         parts.append(_sample_estimates(smp, pred_m, level=level, exact=exact))
     if pred_m:
         parts.append(_summaries(pred_m, truth_m))
-    if smp is not None:
+    if smp is not None and smp.design != "predicted_cluster":
+        # predicted clusters reviewed alone show no splits: no error analysis from them
         first = next(iter(pred_m))
         features = records_f
         wanted = [c for c in (group, tags) if c is not None]

@@ -177,21 +177,28 @@ def _with_truth(by: Mapping[str, Section]) -> Verdict:
 def _from_sample(by: Mapping[str, Section]) -> Verdict:
     est = by["estimates"]
     results: Mapping[str, Mapping[str, Any]] = est.numbers
-    names = sorted(results, key=lambda n: -float(results[n]["pairwise_f1"]["value"]))
+    # pairwise F1 leads; a design that estimates precision only (predicted clusters) leads
+    # with pairwise precision
+    common = [
+        k for k in ("pairwise_f1", "pairwise_precision") if all(k in r for r in results.values())
+    ]
+    key = common[0] if common else next(iter(next(iter(results.values()))))
+    label = key.replace("_", " ").replace("f1", "F1")
+    names = sorted(results, key=lambda n: -float(results[n][key]["value"]))
     best = names[0]
-    e = results[best]["pairwise_f1"]
+    e = results[best][key]
     points: list[str] = []
     links = [(est.title, "estimates")]
     if len(names) == 1:
         headline = (
-            f"{best}: estimated pairwise F1 {_interval(e)} ({_level(e)} interval, from "
+            f"{best}: estimated {label} {_interval(e)} ({_level(e)} interval, from "
             f"{plural(int(e['n']), 'draw')} of the labelled sample)."
         )
     else:
         second = names[1]
-        o = results[second]["pairwise_f1"]
+        o = results[second][key]
         headline = (
-            f"{best} is estimated better: pairwise F1 {_interval(e)} vs {_interval(o)} for "
+            f"{best} is estimated better: {label} {_interval(e)} vs {_interval(o)} for "
             f"{second} ({_level(e)} intervals)."
         )
         sep, compared = _separated(results, best, second)
