@@ -1,7 +1,7 @@
 """The error tables computed by an SQL engine (DuckDB or Spark) where the data is.
 
 The sides are joined into the groups ``cells(tc, pc, n)`` with the checks of every
-``on_mismatch`` policy (:func:`ereval.engines._cells.checked_cells`); the error
+``on_mismatch`` policy (:func:`ereval.statistics._cells.checked_cells`); the error
 tables add one rule of their own: every record of the truth must be in the
 prediction (with ``on_mismatch="twinless"`` the prediction may hold more records,
 which count in its cluster sizes). The statements of

@@ -3,12 +3,12 @@
 The full outer join of the two sides on the record key, grouped by the pair of
 cluster keys (:func:`ereval.engines.sql.cells_sql`), runs once: its groups stream
 out of DuckDB's GROUP BY as Arrow record batches into the compact NumPy arrays of
-:mod:`ereval.engines.duckdb_stats` (the cluster keys as integer codes, by offset
+:mod:`ereval.statistics._sql` (the cluster keys as integer codes, by offset
 from the smallest key of the side's view for integers, computed before the join
 so that it groups narrower keys, and the counts), which its reductions take as
 they are. The same stream gives the records on both sides and
 on one side only (the groups of a NULL key), from which the checks of
-:func:`ereval.engines._cells.check_totals` decide whether a record id repeats or
+:func:`ereval.statistics._cells.check_totals` decide whether a record id repeats or
 the sides cover different records; only then do the detailed queries over the
 sides run.
 
@@ -47,7 +47,7 @@ def streamed_statistics(
     the groups are computed in that many passes over the records first
     (:func:`ereval.engines._plan.planned_cells`), then streamed from their table.
 
-    Raises the errors of :func:`ereval.engines._cells.check_totals` (repeated record
+    Raises the errors of :func:`ereval.statistics._cells.check_totals` (repeated record
     ids, records of one side only under ``policy="error"``, no record in common
     under ``policy="intersection"``).
 
