@@ -31,6 +31,7 @@ PACKAGES = [
     "ereval.report.model",
     "ereval.results",
     "ereval.simulate",
+    "ereval.statistics",
     "ereval.summary",
 ]
 
