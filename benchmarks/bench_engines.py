@@ -104,7 +104,10 @@ lap("every canonical metric")
 
 _DUCKDB_PHASES = """
 import sys, time
-from ereval.engines import DuckDBEngine, duckdb_stats, duckdb_stream
+from ereval.engines import DuckDBEngine
+from ereval.statistics import _sql as duckdb_stats
+from ereval.statistics import _stream as duckdb_stream
+from ereval.statistics import compute_statistics
 def lap(name, cpu, wall):
     print(f"  {name[:64]:<66}{time.process_time() - cpu:>8.2f}{time.perf_counter() - wall:>8.2f}")
 def timed(name, f):
@@ -130,8 +133,8 @@ engine = DuckDBEngine(memory_limit=sys.argv[3], temp_dir=sys.argv[4])
 connect = engine.connect
 engine.connect = lambda: Timed(connect())
 cpu, wall = time.process_time(), time.perf_counter()
-engine.statistics(sys.argv[1], sys.argv[2])
-lap("whole statistics() call", cpu, wall)
+compute_statistics(engine, sys.argv[1], sys.argv[2])
+lap("whole compute_statistics() call", cpu, wall)
 """
 
 

@@ -37,9 +37,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ereval.engines import DuckDBEngine, SparkEngine, sql
-from ereval.engines.spark_session import new_session
-from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS
+from ereval.engines import DuckDBEngine, SparkEngine
+from ereval.engines import _dialect as sql
+from ereval.engines._spark_session import new_session
+from ereval.statistics import (
+    FLOAT_STATISTICS,
+    INTEGER_STATISTICS,
+    compute_statistics,
+    compute_table,
+)
 
 
 def _write(folder: Path, n: int, seed: int) -> tuple[Path, Path]:
@@ -176,8 +182,8 @@ def main() -> None:
         warm = Path(tmp) / "warm"
         warm.mkdir()
         warm_t, warm_p = _write(warm, 10_000, seed=2)
-        spark_engine.contingency_table(warm_t, warm_p)  # JVM warm-up, untimed
-        spark_engine.statistics(warm_t, warm_p)
+        compute_table(spark_engine, warm_t, warm_p)  # JVM warm-up, untimed
+        compute_statistics(spark_engine, warm_t, warm_p)
         print(f"Spark {spark.version} on {args.master}; DuckDB 2 threads; {os.cpu_count()} cores")
         rows = []
         for n in args.n:
@@ -186,13 +192,13 @@ def main() -> None:
             t, p = _write(folder, n, seed=1)
             for k in range(args.repeats):
                 for job in ("table", "statistics"):
-                    method = "contingency_table" if job == "table" else "statistics"
+                    compute = compute_table if job == "table" else compute_statistics
                     w0, c0 = time.perf_counter(), time.process_time()
-                    duck_result = getattr(duck, method)(t, p)
+                    duck_result = compute(duck, t, p)
                     duck_wall, duck_cpu = time.perf_counter() - w0, time.process_time() - c0
                     spark.sparkContext.setJobGroup(f"{job}-n{n}-{k}", f"{n} records")
                     w0, c0, j0 = time.perf_counter(), time.process_time(), _jvm_cpu(spark)
-                    spark_result = getattr(spark_engine, method)(t, p)
+                    spark_result = compute(spark_engine, t, p)
                     spark_wall = time.perf_counter() - w0
                     spark_cpu = time.process_time() - c0 + _jvm_cpu(spark) - j0
                     same = (

@@ -49,7 +49,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One local Spark session for the whole test run (two cores, two shuffle partitions,
     no adaptive planning, no UI, a temporary warehouse), shared by every Spark test through
     ``SparkEngine(session=spark)``. Skipped only where Java is absent."""
-    from ereval.engines.spark_session import java_executable, new_session
+    from ereval.engines._spark_session import java_executable, new_session
 
     if java_executable() is None:
         pytest.skip("Java is not installed: the Spark engine needs Java 17 or later")

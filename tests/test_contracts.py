@@ -1,12 +1,9 @@
 """The import contracts of pyproject.toml (``[tool.importlinter]``) are kept.
 
 Each contract is checked by the ``lint-imports`` command of import-linter on the
-package as imported here. ``layers`` is the target layering of
-docs/architecture.md; until the engines hold only their backends (their feature
-SQL still imports statistics, summary and the estimators) and ``evaluate`` stops
-forwarding pairs to the curves, it is broken, and ``layers-today`` holds every
-other import to the same layers, naming those exceptions. The day ``layers`` is
-kept, its expected failure fails, and ``layers-today`` goes.
+package as imported here. ``layers`` is the layering of
+docs/architecture.md, with no exception: an import (function-level and
+``TYPE_CHECKING`` ones included) only goes down.
 """
 
 from __future__ import annotations
@@ -26,8 +23,6 @@ CONTRACTS = {
         "contracts"
     ]
 }
-#: Contracts broken until the engines keep only their backends.
-PENDING = {"layers"}
 
 
 @pytest.fixture(scope="module")
@@ -46,23 +41,11 @@ def lint() -> subprocess.CompletedProcess[str]:
 
 
 def test_the_contracts_are_the_layers_and_the_example() -> None:
-    assert set(CONTRACTS) == {"layers", "layers-today", "example"}
-    assert CONTRACTS["layers"]["layers"] == CONTRACTS["layers-today"]["layers"]
+    assert set(CONTRACTS) == {"layers", "example"}
     assert "ignore_imports" not in CONTRACTS["layers"]
 
 
-@pytest.mark.parametrize(
-    "contract",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(strict=True, reason="the engines still hold feature SQL"),
-        )
-        if name in PENDING
-        else name
-        for name in sorted(CONTRACTS)
-    ],
-)
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
 def test_contract_is_kept(contract: str, lint: subprocess.CompletedProcess[str]) -> None:
     name = CONTRACTS[contract]["name"]
     verdicts = [

@@ -8,13 +8,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 
-from ereval.engines import NumpyEngine, duckdb_stats, sql
-from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS, table_statistics
+from ereval.engines import DuckDBDatabase, DuckDBEngine, NumpyEngine
+from ereval.engines import _dialect as sql
+from ereval.engines import _duckdb as duckdb_engine
+from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS, compute_table, table_statistics
+from ereval.statistics import _sql as duckdb_stats
 
 
 def _frames(keys: str, policy: str, seed: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -43,8 +45,8 @@ def _frames(keys: str, policy: str, seed: int = 3) -> tuple[pd.DataFrame, pd.Dat
 
 
 def _cells(con: Any, t: pd.DataFrame, p: pd.DataFrame, policy: str) -> tuple[int, int, int]:
-    con.register("tf", t)
-    con.register("pf", p)
+    con.push("tf", t)
+    con.push("pf", p)
     side = "(SELECT record_id AS r, cluster_id AS c FROM {})"
     con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(side.format("tf"), side.format("pf")))
     both, only_t, only_p = (
@@ -74,10 +76,10 @@ def test_coded_statistics_match_memory_in_small_chunks(
     monkeypatch.setattr(duckdb_stats, "_SMALL", 7)
     monkeypatch.setattr(duckdb_stats, "_CHUNK", 13)
     monkeypatch.setattr(duckdb_stats, "_BATCH", 50)
-    monkeypatch.setattr(duckdb_stats, "_LEND_FROM", 0)
+    monkeypatch.setattr(duckdb_engine, "LEND_FROM", 0)
     t, p = _frames(keys, policy)
-    reference = table_statistics(NumpyEngine().contingency_table(t, p, on_mismatch=policy))
-    con = duckdb.connect()
+    reference = table_statistics(compute_table(NumpyEngine(), t, p, on_mismatch=policy))
+    con = DuckDBDatabase(DuckDBEngine())
     con.execute("SET memory_limit = '300MB'")
     before = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     counts = _cells(con, t, p, policy)
@@ -95,7 +97,7 @@ def test_coded_statistics_match_memory_in_small_chunks(
 def test_no_group_at_all(key_type: str) -> None:
     got = []
     for compute in (duckdb_stats.duckdb_table_statistics, duckdb_stats.sql_table_statistics):
-        con = duckdb.connect()
+        con = DuckDBDatabase(DuckDBEngine())
         con.execute(f"CREATE TABLE cells (tc {key_type}, pc {key_type}, n BIGINT)")
         got.append(compute(con, "cells", "error", 0, 0, 0))
     assert got[0].n_cells == got[0].n_true_clusters == got[0].pairs_both == 0

@@ -16,10 +16,20 @@ import pyarrow as pa
 import pytest
 
 from ereval._errors import InputError, RecordMismatchError
-from ereval.engines import DuckDBEngine, NumpyEngine, duckdb_stats
-from ereval.engines._cells import checked_cells
-from ereval.engines.duckdb_stream import streamed_statistics
-from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS, table_statistics
+from ereval.engines import DuckDBDatabase, DuckDBEngine, NumpyEngine
+from ereval.engines import _duckdb as duckdb_engine
+from ereval.statistics import (
+    FLOAT_STATISTICS,
+    INTEGER_STATISTICS,
+    compute_statistics,
+    compute_table,
+    table_statistics,
+)
+from ereval.statistics import _sql as duckdb_stats
+from ereval.statistics._cells import checked_cells
+from ereval.statistics._stream import streamed_statistics
+
+from ._engines import loaded_pair
 
 KEYS = ["dense", "gaps", "sparse", "far", "text", "two-columns"]
 
@@ -71,7 +81,7 @@ def _streamed(t: Any, p: Any, **options: Any) -> tuple[Any, list[str]]:
         tables = con.execute("SELECT table_name FROM information_schema.tables").fetchall()
         return stats, sorted(r[0] for r in tables)
 
-    return DuckDBEngine()._pair(t, p, options, work)  # type: ignore[no-any-return]
+    return loaded_pair(DuckDBEngine(), t, p, options, work)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("keys", KEYS)
@@ -84,12 +94,12 @@ def test_streamed_statistics_match_memory_over_many_batches(
     t, p = _sides(keys, policy)
     columns = ["cluster_id", "part"] if keys == "two-columns" else "cluster_id"
     options = {"on_mismatch": policy, "cluster_col": columns}
-    reference = table_statistics(NumpyEngine().contingency_table(t, p, **options))
+    reference = table_statistics(compute_table(NumpyEngine(), t, p, **options))
     got, tables = _streamed(t, p, **options)
     _same(got, reference)
     assert "cells" not in tables  # the groups went straight to NumPy
     # the engine takes this path unless the cells must come back
-    stats = DuckDBEngine().statistics(t, p, cells="never", **options)  # type: ignore[arg-type]
+    stats = compute_statistics(DuckDBEngine(), t, p, cells="never", **options)  # type: ignore[arg-type]
     _same(stats, reference)
     assert stats.table is None
 
@@ -130,7 +140,7 @@ def test_groups_arrive_in_batches_with_twinless_records_in_any(
     t = pa.table({"record_id": np.arange(60), "cluster_id": np.arange(60) // 4})
     p = pa.table({"record_id": np.arange(5, 70), "cluster_id": np.arange(5, 70) // 6})
     for policy in ("twinless", "intersection"):
-        expected = table_statistics(NumpyEngine().contingency_table(t, p, on_mismatch=policy))
+        expected = table_statistics(compute_table(NumpyEngine(), t, p, on_mismatch=policy))
         got, _ = _streamed(t, p, on_mismatch=policy)
         _same(got, expected)
         assert got.n_common == 55
@@ -150,7 +160,7 @@ def _errors(t: Any, p: Any, **options: Any) -> tuple[str, str]:
                 checked_cells(con, ("t", "p"), (n_t, n_p), policy)
 
         with pytest.raises((InputError, RecordMismatchError)) as err:
-            DuckDBEngine()._pair(t, p, options, work)
+            loaded_pair(DuckDBEngine(), t, p, options, work)
         got.append(str(err.value))
     return got[0], got[1]
 
@@ -188,35 +198,34 @@ def test_text_keys_of_one_record_each_and_one_group() -> None:
 
 
 def test_an_error_met_while_streaming_is_duckdb_s(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(duckdb_stats, "_BATCH", 100)
-    con = duckdb.connect()
+    con = DuckDBDatabase(DuckDBEngine())
     query = "SELECT CAST(CASE WHEN range > 50000 THEN 'x' ELSE '1' END AS INT) FROM range(90000)"
     with pytest.raises(duckdb.Error, match=r"^Conversion Error: Could not convert string 'x'"):
-        for _ in duckdb_stats._batches(con, query):
+        for _ in con.fetch_batches(query, 100):
             pass
 
 
 def test_duckdb_s_memory_is_lent_to_numpy_and_set_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(duckdb_stats, "_LEND_FROM", 0)
+    monkeypatch.setattr(duckdb_engine, "LEND_FROM", 0)
     limits = []
-    lend = duckdb_stats._lend_memory
+    lend = DuckDBDatabase._lend_memory
 
-    def spy(con: Any) -> Any:
-        limits.append(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-        return lend(con)
+    def spy(db: Any) -> Any:
+        limits.append(db.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        return lend(db)
 
-    monkeypatch.setattr(duckdb_stats, "_lend_memory", spy)
+    monkeypatch.setattr(DuckDBDatabase, "_lend_memory", spy)
     t, p = _sides("dense", "error")
 
     def work(con: Any, policy: Any, n_t: int, n_p: int) -> tuple[Any, str]:
         stats = streamed_statistics(con, ("t", "p"), (n_t, n_p), policy)
         return stats, con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
 
-    stats, after = DuckDBEngine(memory_limit="300MB")._pair(t, p, {}, work)
+    stats, after = loaded_pair(DuckDBEngine(memory_limit="300MB"), t, p, {}, work)
     # lent once, then set back (DuckDB shows it to 0.1 MiB)
     assert len(limits) == 1 and limits[0].endswith(" MiB") and after.endswith(" MiB")
     assert abs(float(after[:-4]) - float(limits[0][:-4])) <= 0.11
-    _same(stats, table_statistics(NumpyEngine().contingency_table(t, p)))
+    _same(stats, table_statistics(compute_table(NumpyEngine(), t, p)))
 
 
 def test_running_out_of_memory_while_streaming_is_duckdb_s(
@@ -234,7 +243,7 @@ def test_running_out_of_memory_while_streaming_is_duckdb_s(
     monkeypatch.setattr(duckdb.DuckDBPyConnection, "sql", lambda self, query: Relation())
     t = _table([1, 2], [1, 1])
     with pytest.raises(InputError) as err:
-        DuckDBEngine(memory_limit="64MB").statistics(t, t)
+        compute_statistics(DuckDBEngine(memory_limit="64MB"), t, t)
     assert str(err.value).startswith(
         "'memory_limit' 64MB is too small for DuckDB to finish (Out of Memory Error: could not "
     )

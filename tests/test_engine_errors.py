@@ -19,8 +19,10 @@ from typer.testing import CliRunner
 
 from ereval import InputError, RecordMismatchError, cluster_errors, record_errors
 from ereval.cli import app
-from ereval.engines import DuckDBEngine, SparkEngine, errors_sql, sql
-from ereval.engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
+from ereval.engines import DuckDBEngine, SparkEngine
+from ereval.engines import _dialect as sql
+from ereval.metrics import _records_sql as errors_sql
+from ereval.metrics._records_sql import copy_format, engine_cluster_errors, engine_record_errors
 
 from ._engine_cases import TRICKY, combined, prefixed, write
 from .test_engine_statistics import CASES, POLICIES, Frames
@@ -190,7 +192,9 @@ def test_true_records_missing_from_the_prediction(tmp_path: Path, kind: str) -> 
 
 def test_engine_functions_refuse_what_they_cannot_do(tmp_path: Path) -> None:
     t, p = _files(CASES["ceaf_ties"](), tmp_path, "parquet", "integer")
-    with pytest.raises(InputError, match=r"^'engine': expected the DuckDB or the Spark engine"):
+    with pytest.raises(
+        InputError, match=r"^'engine': expected an engine \(NumPy, DuckDB or Spark\)"
+    ):
         engine_record_errors(object(), t, p)
     with pytest.raises(InputError, match=r"^'out': DuckDB writes .csv, .csv.gz and .parquet"):
         engine_cluster_errors(DuckDBEngine(), t, p, out=tmp_path / "x.json")

@@ -17,7 +17,7 @@ from ereval.cli import app
 from ereval.engines import DuckDBEngine
 from ereval.engines._plan import MAX_MODULUS, Pass, limit_bytes, pass_count, run_split
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
-from ereval.statistics import statistics_of
+from ereval.statistics import compute_statistics, compute_table, statistics_of
 
 SHAPES = ("text", "dense", "sparse", "hostile", "keys")
 
@@ -80,10 +80,10 @@ def test_table_in_many_passes_is_identical(tmp_path: Path, shape: str, policy: s
     opts = {"on_mismatch": policy, **options}
     expected = evaluate(t_path, p_path, metrics=names, **opts)
     for passes in (1, 9):
-        table = DuckDBEngine(passes=passes).contingency_table(t_path, p_path, **opts)
+        table = compute_table(DuckDBEngine(passes=passes), t_path, p_path, **opts)
         _same(expected, evaluate(table, metrics=names))
         # the statistics from the join in passes: integers equal, floats to 1e-12
-        stats = DuckDBEngine(passes=passes).statistics(t_path, p_path, **opts)
+        stats = compute_statistics(DuckDBEngine(passes=passes), t_path, p_path, **opts)
         ref = statistics_of(table)
         canonical = list(CANONICAL_METRICS)
         for name, a in evaluate(ref, metrics=canonical).items():
@@ -104,7 +104,7 @@ def test_link_only_in_passes(tmp_path: Path) -> None:
     opts: dict[str, Any] = {"link_only": True, "source_col": "source"}
     names = list(CANONICAL_METRICS)
     expected = evaluate(t_path, p_path, metrics=names, **opts)
-    table = DuckDBEngine(passes=9).contingency_table(t_path, p_path, **opts)
+    table = compute_table(DuckDBEngine(passes=9), t_path, p_path, **opts)
     _same(expected, evaluate(table, metrics=names))
 
 

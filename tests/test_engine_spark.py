@@ -22,20 +22,13 @@ import pytest
 
 from ereval import InputError, InputTypeError
 from ereval.contingency import ContingencyTable, contingency_table
-from ereval.engines import (
-    DuckDBEngine,
-    Engine,
-    NumpyEngine,
-    SparkEngine,
-    engine_statistics,
-    get_engine,
-    sql,
-)
-from ereval.engines import spark_connection as sc
-from ereval.engines import spark_session as se
+from ereval.engines import DuckDBEngine, Engine, NumpyEngine, SparkEngine, get_engine
+from ereval.engines import _dialect as sql
+from ereval.engines import _spark_connection as sc
+from ereval.engines import _spark_session as se
 from ereval.io import IdenticalColumnsWarning
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
-from ereval.statistics import TableStatistics, table_statistics
+from ereval.statistics import TableStatistics, compute_statistics, compute_table, table_statistics
 
 from ._engine_cases import blocks, combined, registry, write
 from ._engines import ALL_ENGINES, build
@@ -66,10 +59,10 @@ def test_registry_gives_the_same_numbers_on_every_engine(
         t, p = combined(cases)
         t_path = write(t, tmp_path / f"t-{policy}.{kind}")
         p_path = write(p, tmp_path / f"p-{policy}.{kind}")
-        table = builder.contingency_table(t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
+        table = compute_table(builder, t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
         if engine != "spark" or (policy, ids) == ("twinless", "text"):  # Spark: once, slow
             # the statistics computed where the data is, against those of the table
-            stats = engine_statistics(builder, t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
+            stats = compute_statistics(builder, t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
             assert_same_statistics(stats, table_statistics(table))
         shapes = [(r.n_true_clusters, r.n_pred_clusters) for r in refs]
         names = list(CANONICAL_METRICS) + list(EXTRA_METRICS)
@@ -93,8 +86,8 @@ def test_spark_keys_of_several_text_columns(tmp_path: Path, spark: Any) -> None:
     opts: dict[str, Any] = {"record_col": ["src", "uid"], "on_mismatch": "error"}
     for kind in ("csv", "parquet"):
         tf, pf = write(t, tmp_path / f"t.{kind}"), write(p, tmp_path / f"p.{kind}")
-        ref = NumpyEngine().contingency_table(tf, pf, **opts)
-        _same_table(SparkEngine(session=spark).contingency_table(tf, pf, **opts), ref, kind)
+        ref = compute_table(NumpyEngine(), tf, pf, **opts)
+        _same_table(compute_table(SparkEngine(session=spark), tf, pf, **opts), ref, kind)
 
 
 def test_spark_dataframes_are_read_by_the_spark_engine(spark: Any) -> None:
@@ -126,8 +119,8 @@ def test_spark_dataframes_are_read_by_the_spark_engine(spark: Any) -> None:
     arrow_t = pa.table({"record_id": ["01", "1", " x"], "cluster_id": [1, 1, 2]})
     arrow_p = pa.table({"record_id": ["1", "01", " x"], "cluster_id": ["a", "b", "b"]})
     assert_same_statistics(
-        SparkEngine(session=spark).statistics(arrow_t, arrow_p),
-        NumpyEngine().statistics(arrow_t, arrow_p),
+        compute_statistics(SparkEngine(session=spark), arrow_t, arrow_p),
+        compute_statistics(NumpyEngine(), arrow_t, arrow_p),
     )
 
 
@@ -164,7 +157,7 @@ def test_multi_part_inputs_on_every_engine(tmp_path: Path, spark: Any) -> None:
         for engine in ALL_ENGINES:
             builder = build(engine, spark)
             source = glob if engine == "duckdb" else folder
-            _same_table(builder.contingency_table(source, pred), ref, f"{engine} {kind}")
+            _same_table(compute_table(builder, source, pred), ref, f"{engine} {kind}")
     # a record id repeated in two parts is the duplicate-id error, on every engine
     parts = tmp_path / "dup"
     parts.mkdir()
@@ -175,7 +168,7 @@ def test_multi_part_inputs_on_every_engine(tmp_path: Path, spark: Any) -> None:
         with pytest.raises(
             InputError, match=rf"^'truth' has 1 duplicate record ids \(e\.g\. '{ids[7]}'\)"
         ):
-            builder.contingency_table(parts, write(p, tmp_path / "p.csv"))
+            compute_table(builder, parts, write(p, tmp_path / "p.csv"))
 
 
 def test_engines_raise_the_same_errors(tmp_path: Path, spark: Any) -> None:
@@ -208,7 +201,7 @@ def test_engines_raise_the_same_errors(tmp_path: Path, spark: Any) -> None:
         for engine in ALL_ENGINES:
             builder = build(engine, spark)
             with pytest.raises((InputError, InputTypeError)) as info:
-                builder.contingency_table(truth, pred, **opts)
+                compute_table(builder, truth, pred, **opts)
             messages.append(str(info.value))
         # the in-memory reader adds the row of a missing id
         assert messages[0].startswith(messages[1]) and messages[1] == messages[2], messages
@@ -216,7 +209,7 @@ def test_engines_raise_the_same_errors(tmp_path: Path, spark: Any) -> None:
     ragged = tmp_path / "ragged.csv"
     ragged.write_text('record_id,cluster_id\n1,2\n3,4,5,6\n"unterminated\n')
     with pytest.raises(InputError, match=r"^'truth': cannot read") as info:
-        SparkEngine(session=spark).contingency_table(ragged, ok)
+        compute_table(SparkEngine(session=spark), ragged, ok)
     assert "\n" not in str(info.value) and "\tat " not in str(info.value)
 
 
@@ -275,7 +268,7 @@ def test_spark_dialect() -> None:
     assert " ANTI JOIN" in sql.twinless_duplicates_sql("t", "p")
     assert "CAST(`n` AS STRING)" in sql.key_sql(["s", "n"], ["text", "integer"], dialect=sql.SPARK)
     # float sums: exact in DECIMAL on Spark (any order of the partitions), plain on DuckDB
-    spark_sums = sql.expand_exact_sums(sql.cell_sums_sql("x", 10, sql.SPARK_STATS))
+    spark_sums = sql.expand_exact_sums(sql.cell_sums_sql("x", 10, sql.SPARK))
     assert "exact_sum" not in spark_sums and "AS DECIMAL(38, 18))) AS DOUBLE)" in spark_sums
     assert spark_sums.count("(") == spark_sums.count(")")
     assert "DECIMAL" not in sql.cell_sums_sql("x", 10)
@@ -338,7 +331,7 @@ def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:
     log = tmp_path / "jvm.log"
     code = (
         "import os, sys\n"
-        "from ereval.engines.spark_session import _jvm_stderr_to\n"
+        "from ereval.engines._spark_session import _jvm_stderr_to\n"
         f"with _jvm_stderr_to(__import__('pathlib').Path({str(log)!r})):\n"
         "    os.system('echo child-noise >&2')\n"
         "os.write(2, b'after')\n"
@@ -370,8 +363,9 @@ def test_spark_statistics_of_the_hard_cases(
     seen = []
     for name, (t, p), policy in (("ties", ties, "error"), ("apart", apart, "twinless")):
         tf, pf = write(t, tmp_path / f"{name}_t.parquet"), write(p, tmp_path / f"{name}_p.parquet")
-        reference = NumpyEngine().contingency_table(tf, pf, on_mismatch=policy)  # type: ignore[arg-type]
-        got = engine.statistics(
+        reference = compute_table(NumpyEngine(), tf, pf, on_mismatch=policy)  # type: ignore[arg-type]
+        got = compute_statistics(
+            engine,
             tf,
             pf,
             on_mismatch=policy,

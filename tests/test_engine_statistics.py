@@ -16,15 +16,20 @@ import pytest
 
 from ereval import InputError, InputTypeError
 from ereval.contingency import ContingencyTable
-from ereval.engines import DuckDBEngine, NumpyEngine, engine_statistics, get_engine, sql
+from ereval.engines import DuckDBEngine, NumpyEngine, get_engine
+from ereval.engines import _dialect as sql
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
 from ereval.statistics import (
     FLOAT_STATISTICS,
     INTEGER_STATISTICS,
     TableStatistics,
+    compute_statistics,
+    compute_table,
     statistics_of,
     table_statistics,
 )
+
+from ._engines import loaded_pair
 
 POLICIES = ["error", "intersection", "twinless"]
 Frames = tuple[pd.DataFrame, pd.DataFrame]
@@ -136,8 +141,8 @@ def test_every_engine_gives_the_same_statistics_and_metrics(
     for ids, kind in (("text", "csv"), ("integer", "parquet")):
         t, p = _write(_twinless(CASES[case](), policy), tmp_path, ids, kind)
         opts: dict[str, Any] = {"on_mismatch": policy}
-        reference = NumpyEngine().contingency_table(t, p, **opts)
-        stats = engine_statistics(get_engine(engine), t, p, **opts)
+        reference = compute_table(NumpyEngine(), t, p, **opts)
+        stats = compute_statistics(get_engine(engine), t, p, **opts)
         assert_same_statistics(stats, table_statistics(reference))
         names = list(CANONICAL_METRICS) + list(EXTRA_METRICS)
         expected = evaluate(reference, metrics=names)
@@ -161,9 +166,9 @@ def test_statistics_of_a_table_without_common_records() -> None:
 
 def test_duckdb_without_common_records(tmp_path: Path) -> None:
     t, p = _write(_frames([1, 2, 3], [1, 1, 2], [4, 5, 6], [1, 1, 1]), tmp_path, "int", "parquet")
-    got = DuckDBEngine().statistics(t, p, on_mismatch="twinless")
+    got = compute_statistics(DuckDBEngine(), t, p, on_mismatch="twinless")
     assert_same_statistics(
-        got, table_statistics(NumpyEngine().contingency_table(t, p, on_mismatch="twinless"))
+        got, table_statistics(compute_table(NumpyEngine(), t, p, on_mismatch="twinless"))
     )
     assert got.n_cells == 0 and got.n_records == 6
 
@@ -171,11 +176,11 @@ def test_duckdb_without_common_records(tmp_path: Path) -> None:
 def test_cells_come_back_only_when_asked(tmp_path: Path) -> None:
     t, p = _write(_twinless(_noisy(300, 40, 0.2, 1), "twinless"), tmp_path, "int", "parquet")
     engine = DuckDBEngine()
-    bare = engine.statistics(t, p, on_mismatch="twinless")
+    bare = compute_statistics(engine, t, p, on_mismatch="twinless")
     assert isinstance(bare, TableStatistics) and bare.table is None
-    with_cells = engine.statistics(t, p, on_mismatch="twinless", cells="twinless")
+    with_cells = compute_statistics(engine, t, p, on_mismatch="twinless", cells="twinless")
     assert with_cells.table is not None
-    reference = NumpyEngine().contingency_table(t, p, on_mismatch="twinless")
+    reference = compute_table(NumpyEngine(), t, p, on_mismatch="twinless")
     np.testing.assert_array_equal(with_cells.table.counts, reference.counts)
     # metrics that need the cells are refused, with the reason, when they are absent
     with pytest.raises(InputError, match=r"^'metrics': ceaf_sys need the cells"):
@@ -185,7 +190,7 @@ def test_cells_come_back_only_when_asked(tmp_path: Path) -> None:
         == evaluate(with_cells, metrics="ceafm")["ceafm_f1"]
     )
     with pytest.raises(InputError, match=r"^'cells' must be one of"):
-        engine.statistics(t, p, cells="sometimes")  # type: ignore[arg-type]
+        compute_statistics(engine, t, p, cells="sometimes")  # type: ignore[arg-type]
 
 
 def test_statistics_are_shared_with_the_table() -> None:
@@ -198,19 +203,20 @@ def test_statistics_are_shared_with_the_table() -> None:
     assert s.as_dict()["pairs_both"] == 1
 
 
-def test_an_engine_without_statistics_is_asked_for_its_table() -> None:
-    class TableOnly:
-        name = "table-only"
+def test_an_engine_of_one_s_own_runs_the_jobs() -> None:
+    class InMemory:
+        name = "mine"
+        writes_files = False
 
-        def contingency_table(self, truth: Any, pred: Any, **options: Any) -> ContingencyTable:
-            return NumpyEngine().contingency_table(truth, pred, **options)
+        def run(self, job: Any) -> Any:
+            return job.in_memory(self)
 
-    stats = engine_statistics(TableOnly(), [[1, 2], [3]], [[1], [2, 3]])
+    stats = compute_statistics(InMemory(), [[1, 2], [3]], [[1], [2, 3]])
     assert stats.table is not None and stats.pairs_both == 0 and stats.n_cells == 3
 
 
 def test_statistics_sql_is_standard_but_for_the_dialect() -> None:
-    for dialect in (sql.DUCKDB_STATS, sql.SPARK_STATS):
+    for dialect in (sql.DUCKDB, sql.SPARK):
         text = sql.sizes_sql("cells", "t", common_only=False, dialect=dialect)
         text += sql.cluster_stats_sql("x", "t") + sql.marginal_stats_sql("ts", 10, dialect)
         assert dialect.wide in text and "OVER" not in text and "ORDER BY" not in text
@@ -220,16 +226,19 @@ def test_statistics_sql_is_standard_but_for_the_dialect() -> None:
 def test_duckdb_reports_its_phases_and_reads_a_csv_file_once(tmp_path: Path) -> None:
     t, p = _write(_noisy(200, 30, 0.2, 2), tmp_path, "text", "csv")
     phases: list[str] = []
-    DuckDBEngine().statistics(t, p, progress=phases.append)
+    compute_statistics(DuckDBEngine(), t, p, progress=phases.append)
     assert phases == [
-        "reading and joining the records (duckdb)",
+        "reading the clusterings (duckdb)",
+        "joining the records (duckdb)",
         "computing the statistics (duckdb)",
     ]
     query = (
         "SELECT table_name, table_type FROM information_schema.tables "
         "WHERE table_name IN ('t', 'p')"
     )
-    kinds = DuckDBEngine()._pair(t, p, {}, lambda con, *_: dict(con.execute(query).fetchall()))
+    kinds = loaded_pair(
+        DuckDBEngine(), t, p, {}, lambda con, *_: dict(con.execute(query).fetchall())
+    )
     assert kinds == {"t": "LOCAL TEMPORARY", "p": "LOCAL TEMPORARY"}  # tables, not views
 
 
@@ -239,11 +248,11 @@ def test_arrow_tables_are_read_by_the_sql_engines_as_typed() -> None:
     pa = pytest.importorskip("pyarrow")
     t = pa.table({"record_id": ["01", "1", " x", "NA", "b"], "cluster_id": [1, 1, 2, 2, 3]})
     p = pa.table({"record_id": ["1", "01", "NA", " x", "b"], "cluster_id": list("abbcc")})
-    expected = NumpyEngine().statistics(t, p)
-    assert_same_statistics(DuckDBEngine().statistics(t, p), expected)
-    got, want = DuckDBEngine().contingency_table(t, p), NumpyEngine().contingency_table(t, p)
+    expected = compute_statistics(NumpyEngine(), t, p)
+    assert_same_statistics(compute_statistics(DuckDBEngine(), t, p), expected)
+    got, want = compute_table(DuckDBEngine(), t, p), compute_table(NumpyEngine(), t, p)
     for name in ("rows", "cols", "counts", "true_sizes", "pred_sizes"):
         assert getattr(got, name).tolist() == getattr(want, name).tolist(), name
     other = pa.table({"record_id": [1, 2, 3, 4, 5], "cluster_id": [1, 1, 2, 2, 3]})
     with pytest.raises(InputTypeError, match=r"^record ids of 'truth' are integer"):
-        DuckDBEngine().statistics(other, p)
+        compute_statistics(DuckDBEngine(), other, p)

@@ -22,15 +22,11 @@ from typer.testing import CliRunner
 
 from ereval import IdKindError, InputError, InputTypeError
 from ereval.cli import app
-from ereval.engines import (
-    DuckDBEngine,
-    Engine,
-    NumpyEngine,
-    sql,
-    summary_sql,
-)
-from ereval.engines.engine_summary import engine_cluster_sizes, engine_summary, summary_engine
+from ereval.engines import DuckDBEngine, Engine, NumpyEngine
+from ereval.engines import _dialect as sql
 from ereval.summary import Summary, cluster_sizes, summarize
+from ereval.summary import _sql as summary_sql
+from ereval.summary._sql import engine_cluster_sizes, engine_summary, summary_engine
 
 from ._engine_cases import TRICKY, write
 from ._engines import build

@@ -21,8 +21,7 @@ from typer.testing import CliRunner
 from ereval import InputError, InputTypeError, RecordMismatchError
 from ereval.analysis import sample_errors
 from ereval.cli import app
-from ereval.engines import Engine, get_engine, sample_sql
-from ereval.engines.engine_terms import population_constants
+from ereval.engines import Engine, get_engine
 from ereval.estimators import (
     ClusterSample,
     ClusterTerms,
@@ -34,6 +33,8 @@ from ereval.estimators import (
     estimate_by_group,
     prepare_prediction,
 )
+from ereval.estimators import _sql as sample_sql
+from ereval.estimators._sql import population_constants
 
 from ._engines import build
 

@@ -13,8 +13,9 @@ from typer.testing import CliRunner
 
 from ereval import InputError, RecordMismatchError
 from ereval.cli import app
-from ereval.engines import duckdb_contingency_table
+from ereval.engines import DuckDBEngine
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
+from ereval.statistics import compute_table
 
 
 def _write(tmp: Path, name: str, records: np.ndarray, clusters: np.ndarray, kind: str) -> Path:
@@ -46,7 +47,7 @@ def test_identical_metrics(tmp_path: Path, kind: str, policy: str) -> None:
     )
     names = list(CANONICAL_METRICS) + (list(EXTRA_METRICS) if policy == "twinless" else [])
     expected = evaluate(t_path, p_path, on_mismatch=policy, metrics=names)  # type: ignore[arg-type]
-    table = duckdb_contingency_table(t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
+    table = compute_table(DuckDBEngine(), t_path, p_path, on_mismatch=policy)  # type: ignore[arg-type]
     got = evaluate(table, metrics=names)
     for name in names:
         a, b = expected[name], got[name]
@@ -57,22 +58,22 @@ def test_errors(tmp_path: Path) -> None:
     t = _write(tmp_path, "t", np.array([1, 2, 2]), np.array([1, 1, 2]), "csv")
     ok = _write(tmp_path, "ok", np.array([1, 2]), np.array([1, 1]), "csv")
     with pytest.raises(InputError, match=r"'truth' has 1 duplicate record ids \(e\.g\. '2'\)"):
-        duckdb_contingency_table(t, ok)
+        compute_table(DuckDBEngine(), t, ok)
     other = _write(tmp_path, "o", np.array([1, 3]), np.array([1, 1]), "csv")
     with pytest.raises(RecordMismatchError, match=r"1 record\(s\) only in 'truth' \(e\.g\. '2'\)"):
-        duckdb_contingency_table(ok, other)
+        compute_table(DuckDBEngine(), ok, other)
     with pytest.raises(InputError, match=r"no column\(s\) 'zz'"):
-        duckdb_contingency_table(ok, ok, record_col="zz")
+        compute_table(DuckDBEngine(), ok, ok, record_col="zz")
     with pytest.raises(InputError, match=r"file not found"):
-        duckdb_contingency_table(tmp_path / "none.parquet", ok)
+        compute_table(DuckDBEngine(), tmp_path / "none.parquet", ok)
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"nope")
     with pytest.raises(InputError, match=r"'pred': cannot read"):
-        duckdb_contingency_table(ok, bad)
+        compute_table(DuckDBEngine(), ok, bad)
     nulls = tmp_path / "n.csv"
     nulls.write_text("record_id,cluster_id\n1,\n2,3\n")
     with pytest.raises(InputError, match=r"1 missing cluster ids"):
-        duckdb_contingency_table(nulls, ok)
+        compute_table(DuckDBEngine(), nulls, ok)
 
 
 def test_cli_engine_option(tmp_path: Path) -> None:

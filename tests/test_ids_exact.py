@@ -19,11 +19,12 @@ from typer.testing import CliRunner
 from ereval import InputError, InputTypeError, RecordMismatchError, as_membership, evaluate
 from ereval.cli import app
 from ereval.contingency import contingency_table
-from ereval.engines import duckdb_contingency_table
+from ereval.engines import DuckDBEngine
 from ereval.io import IdenticalColumnsWarning, encode
 from ereval.io import _text_keys as text_keys
 from ereval.io._ids import union
 from ereval.metrics import pairwise_scores_from_pairs
+from ereval.statistics import compute_table
 
 runner = CliRunner()
 
@@ -97,7 +98,7 @@ def test_every_reader_and_engine_reads_the_spellings_alike(
         tab = contingency_table(t, p)
         results[form] = (evaluate(tab), tab.n_records, tab.n_true_clusters, tab.n_pred_clusters)
     for form, (t, p) in {"duckdb csv": (t_csv, p_csv), "duckdb parquet": (t_pq, p_pq)}.items():
-        tab = duckdb_contingency_table(t, p)
+        tab = compute_table(DuckDBEngine(), t, p)
         results[form] = (evaluate(tab), tab.n_records, tab.n_true_clusters, tab.n_pred_clusters)
     for form, (scores, n_rec, n_true, n_pred) in results.items():
         assert (n_rec, n_true, n_pred) == (n, k, r), form
@@ -118,7 +119,7 @@ def test_text_ids_do_not_match_zero_padded_ones(tmp_path: Path) -> None:
     with pytest.raises(RecordMismatchError, match=r"3 record\(s\) only in 'truth'"):
         evaluate(t, p)
     with pytest.raises(RecordMismatchError, match=r"3 record\(s\) only in 'truth'"):
-        duckdb_contingency_table(t, p)
+        compute_table(DuckDBEngine(), t, p)
 
 
 def test_a_text_prediction_against_a_numeric_truth(tmp_path: Path) -> None:
@@ -129,7 +130,7 @@ def test_a_text_prediction_against_a_numeric_truth(tmp_path: Path) -> None:
     scores = evaluate(t, p, on_mismatch="intersection")
     assert scores["pairwise_f1"] == 1.0
     assert contingency_table(t, p, on_mismatch="intersection").n_records == 4
-    assert duckdb_contingency_table(t, p, on_mismatch="intersection").n_records == 4
+    assert compute_table(DuckDBEngine(), t, p, on_mismatch="intersection").n_records == 4
     twinless = contingency_table(t, p, on_mismatch="twinless")
     assert (twinless.n_records, twinless.n_common) == (5, 4)
 
@@ -147,8 +148,10 @@ def test_typed_columns_keep_their_type_and_kinds_must_agree(tmp_path: Path) -> N
     ints.to_parquet(t_pq, index=False)
     p_csv = _csv(tmp_path, "p.csv", "1,a\n2,a\n3,b\n")
     with pytest.raises(InputTypeError, match=msg):
-        duckdb_contingency_table(t_pq, p_csv)
-    assert evaluate(duckdb_contingency_table(t_pq, p_csv, id_type="string"))["pairwise_f1"] == 1
+        compute_table(DuckDBEngine(), t_pq, p_csv)
+    assert (
+        evaluate(compute_table(DuckDBEngine(), t_pq, p_csv, id_type="string"))["pairwise_f1"] == 1
+    )
     result = runner.invoke(app, ["metrics", str(t_pq), str(p_csv)])
     assert result.exit_code == 2
     assert "--id-type string" in result.stderr and "Traceback" not in result.output
@@ -203,7 +206,7 @@ def test_keys_of_several_columns(tmp_path: Path) -> None:
         "pred_cluster_col": "cluster",
     }
     assert evaluate(t_csv, p_pq, **opts) == scores
-    assert evaluate(duckdb_contingency_table(t_csv, p_pq, **opts)) == scores
+    assert evaluate(compute_table(DuckDBEngine(), t_csv, p_pq, **opts)) == scores
     cli = runner.invoke(
         app,
         [
@@ -230,7 +233,7 @@ def test_missing_and_empty_ids_are_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="'truth' has 1 missing record ids"):
         evaluate(t, ok)
     with pytest.raises(InputError, match="'truth' has 1 missing record ids"):
-        duckdb_contingency_table(t, ok)
+        compute_table(DuckDBEngine(), t, ok)
     with pytest.raises(InputError, match="missing record ids"):
         evaluate({"a": 1, "": 1}, {"a": 1, "": 1})
 
@@ -480,20 +483,25 @@ def test_pairs_give_their_counts_and_no_pair_is_not_an_error(tmp_path: Path) -> 
     assert '"pairwise_precision": null' in out.stdout and '"pairwise_fn": 3' in out.stdout
 
 
-def test_evaluate_takes_predicted_pairs() -> None:
-    from ereval import as_pairs
+def test_evaluate_pairs_scores_predicted_pairs_and_evaluate_refuses_them() -> None:
+    from ereval import InputTypeError, as_pairs, evaluate_pairs
 
     truth = {"a": 1, "b": 1, "c": 2, "d": 2}
-    got = evaluate(truth, as_pairs([("a", "b"), ("b", "c")]), metrics="pairwise")
+    pairs = as_pairs([("a", "b"), ("b", "c")])
+    with pytest.raises(InputTypeError, match=r"^'pred' must be a clustering; .*evaluate_pairs"):
+        evaluate(truth, pairs)
+    got = evaluate_pairs(truth, pairs, metrics="pairwise")
     # links: ab true, bc false; 2 true pairs (ab, cd): P = R = 1/2
     assert (got["links_tp"], got["links_fp"], got["links_fn"]) == (1, 1, 1)
     assert got["links_precision"] == 0.5 and got["links_recall"] == 0.5
     # components {a, b, c}, {d}: 3 predicted pairs, 1 of them true
     assert got["pairwise_precision"] == 1 / 3 and got["pairwise_recall"] == 0.5
     index = pd.MultiIndex.from_tuples([("a", "b"), ("b", "c")])
-    assert evaluate(truth, index, metrics="pairwise") == got
+    assert evaluate_pairs(truth, index, metrics="pairwise") == got
+    with pytest.raises(InputTypeError, match="evaluate_pairs"):
+        evaluate(truth, index)
     with pytest.raises(InputError, match="'on_mismatch'"):
-        evaluate(truth, index, on_mismatch="twinless")
+        evaluate_pairs(truth, index, on_mismatch="twinless")
 
 
 def test_a_missing_score_column_lists_the_file_columns(tmp_path: Path) -> None:

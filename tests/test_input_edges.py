@@ -20,9 +20,9 @@ import ereval
 from ereval import InputError, InputTypeError, RecordMismatchError
 from ereval.cli import app
 from ereval.curves import evaluate_pairs, threshold_curve
-from ereval.engines import DuckDBEngine, NumpyEngine, SparkEngine, engine_statistics
+from ereval.engines import DuckDBEngine, NumpyEngine, SparkEngine
 from ereval.io import links_to_membership
-from ereval.statistics import INTEGER_STATISTICS
+from ereval.statistics import INTEGER_STATISTICS, compute_statistics
 
 runner = CliRunner()
 
@@ -115,9 +115,9 @@ def test_mixed_key_kinds_on_spark(tmp_path: Path, spark: Any) -> None:
     t_path, p_path, truth, pred = _splink_like(tmp_path, n=60)
     engine = SparkEngine(session=spark)
     with pytest.raises(InputTypeError, match="keys of"):
-        engine_statistics(engine, t_path, p_path, record_col=KEY)
-    got = engine_statistics(engine, t_path, p_path, record_col=KEY, id_type="string")
-    want = engine_statistics(NumpyEngine(), truth, pred, record_col=KEY)
+        compute_statistics(engine, t_path, p_path, record_col=KEY)
+    got = compute_statistics(engine, t_path, p_path, record_col=KEY, id_type="string")
+    want = compute_statistics(NumpyEngine(), truth, pred, record_col=KEY)
     assert {k: getattr(got, k) for k in INTEGER_STATISTICS} == {
         k: getattr(want, k) for k in INTEGER_STATISTICS
     }
@@ -143,7 +143,7 @@ def test_singletons_complete_the_prediction(tmp_path: Path, seed: int) -> None:
     truth.to_csv(tmp_path / "t.csv", index=False)
     short.to_parquet(tmp_path / "p.parquet", index=False)
     for engine in (NumpyEngine(), DuckDBEngine()):
-        stats = engine_statistics(
+        stats = compute_statistics(
             engine, tmp_path / "t.csv", tmp_path / "p.parquet", on_mismatch="singletons",
             id_type="string",
         )  # fmt: skip
@@ -158,14 +158,14 @@ def test_singletons_on_spark(tmp_path: Path, spark: Any) -> None:
     truth.to_parquet(tmp_path / "t.parquet", index=False)
     short.to_parquet(tmp_path / "p.parquet", index=False)
     engine = SparkEngine(session=spark)
-    stats = engine_statistics(
+    stats = compute_statistics(
         engine, tmp_path / "t.parquet", tmp_path / "p.parquet", on_mismatch="singletons"
     )
     _same(ereval.evaluate(stats), ereval.evaluate(truth, full))
     with pytest.raises(RecordMismatchError, match="only in 'pred'"):
         more = pd.concat([short, pd.DataFrame({"record_id": [-1], "cluster_id": [0]})])
         more.to_parquet(tmp_path / "m.parquet", index=False)
-        engine_statistics(
+        compute_statistics(
             engine, tmp_path / "t.parquet", tmp_path / "m.parquet", on_mismatch="singletons"
         )
 
@@ -193,8 +193,8 @@ def test_empty_predictions_give_nan_precision_and_zero_recall(tmp_path: Path) ->
     for got in (
         evaluate_pairs(truth, none, metrics="pairwise"),
         evaluate_pairs(truth, none, score_col="score", threshold=0.5, metrics="pairwise"),
-        ereval.evaluate(truth, pd.MultiIndex.from_tuples([], names=["l", "r"])),
-        ereval.evaluate(truth, ereval.as_pairs([])),
+        evaluate_pairs(truth, pd.MultiIndex.from_tuples([], names=["l", "r"])),
+        evaluate_pairs(truth, ereval.as_pairs([])),
     ):
         assert math.isnan(got["pairwise_precision"]) and got["pairwise_recall"] == 0.0
         assert math.isnan(got["links_precision"]) and got["links_recall"] == 0.0

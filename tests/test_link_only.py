@@ -21,9 +21,9 @@ import ereval
 from ereval import InputError, RecordMismatchError
 from ereval.cli import app
 from ereval.curves import evaluate_pairs, threshold_curve
-from ereval.engines import DuckDBEngine, SparkEngine, engine_statistics
+from ereval.engines import DuckDBEngine, SparkEngine
 from ereval.metrics import pairwise_scores_from_pairs
-from ereval.statistics import pair_space
+from ereval.statistics import compute_statistics, compute_table, pair_space
 
 PAIR_METRICS = "pairwise,rand,blanc"
 
@@ -226,8 +226,8 @@ def test_every_engine_gives_the_same_link_only_counts(tmp_path: Path, policy: st
     if policy != "error":  # the prediction lacks some records of the truth
         pd.read_parquet(p_path).iloc[:-30].to_parquet(p_path, index=False)
     opts: dict[str, Any] = {"link_only": True, "source_col": "source", "on_mismatch": policy}
-    numpy = engine_statistics(ereval.engines.NumpyEngine(), t_path, p_path, **opts)
-    duck = engine_statistics(DuckDBEngine(), t_path, p_path, **opts)
+    numpy = compute_statistics(ereval.engines.NumpyEngine(), t_path, p_path, **opts)
+    duck = compute_statistics(DuckDBEngine(), t_path, p_path, **opts)
     assert numpy.within_source == duck.within_source
     assert pair_space(numpy) == pair_space(duck)
     if policy == "error":
@@ -240,10 +240,10 @@ def test_every_engine_gives_the_same_link_only_counts(tmp_path: Path, policy: st
 def test_spark_gives_the_same_link_only_counts(tmp_path: Path, spark: Any) -> None:
     t_path, p_path, _ = _files(tmp_path, n=120)
     opts: dict[str, Any] = {"link_only": True, "source_col": "source"}
-    numpy = engine_statistics(ereval.engines.NumpyEngine(), t_path, p_path, **opts)
-    got = engine_statistics(SparkEngine(session=spark), t_path, p_path, **opts)
+    numpy = compute_statistics(ereval.engines.NumpyEngine(), t_path, p_path, **opts)
+    got = compute_statistics(SparkEngine(session=spark), t_path, p_path, **opts)
     assert got.within_source == numpy.within_source
-    table = SparkEngine(session=spark).contingency_table(t_path, p_path, **opts)
+    table = compute_table(SparkEngine(session=spark), t_path, p_path, **opts)
     assert table.within_source == numpy.within_source
 
 

@@ -22,27 +22,6 @@ FROZEN: dict[str, list[str]] = json.loads(
     Path(__file__).with_name("public_api.json").read_text(encoding="utf-8")
 )
 PACKAGES = sorted(FROZEN)
-#: The engines' modules, public until the engines package keeps only its backends
-#: behind private modules; none of their names is frozen.
-PENDING = frozenset(
-    f"ereval.engines.{name}"
-    for name in (
-        "base",
-        "duckdb_engine",
-        "duckdb_stats",
-        "duckdb_stream",
-        "engine_errors",
-        "engine_summary",
-        "engine_terms",
-        "errors_sql",
-        "sample_sql",
-        "spark_connection",
-        "spark_engine",
-        "spark_session",
-        "sql",
-        "summary_sql",
-    )
-)
 #: The bound on the number of public modules.
 MAX_PUBLIC_MODULES = 30
 
@@ -62,11 +41,10 @@ def _public_modules() -> list[str]:
 
 def test_every_public_module_is_listed() -> None:
     found = set(_public_modules())
-    assert found - PENDING - set(FROZEN) == set(), "public modules not in public_api.json"
+    assert found - set(FROZEN) == set(), "public modules not in public_api.json"
     assert set(FROZEN) - found == set(), "listed modules that no longer exist"
 
 
-@pytest.mark.xfail(strict=True, reason="the engines' modules are still public")
 def test_few_public_modules() -> None:
     assert len(_public_modules()) <= MAX_PUBLIC_MODULES
 

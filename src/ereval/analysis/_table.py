@@ -345,7 +345,7 @@ def sample_errors(
             index=False,
             record_col=record_col,
             cluster_col=cluster_col,
-            records=None if chosen.name == "numpy" else s.records,
+            records=s.records,
             engine=chosen,
         )
     )

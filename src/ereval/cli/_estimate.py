@@ -11,10 +11,10 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..engines.engine_terms import prediction_for_sample
-from ..estimators import as_sample, estimate, estimate_by_group, prepare_prediction
+from ..estimators import as_sample, estimate, estimate_by_group
 from ..estimators._intervals import DEFAULT_INTERVAL, IntervalMethod
 from ..estimators._ratio import normal_quantile
+from ..estimators._sql import prediction_for_sample
 from ..io import read_table
 from ..results import Estimate
 from ._columns import (
@@ -284,26 +284,16 @@ def estimate_command(
             record_col=key,
             cluster_col=sample_cluster,
         )
-        if chosen.name == "numpy":
-            if pred_frame is None:
-                pred_frame = read_table(pred, name="pred", text_columns="all")
-            prepared = prepare_prediction(
-                pred_frame,
-                names=names,
-                index=False,
-                record_col=pred_key,
-                cluster_col=pred_cluster,
-            )
-        else:
-            prepared = prediction_for_sample(
-                str(pred),
-                s.records,
-                names=names,
-                record_col=pred_key,
-                cluster_col=pred_cluster,
-                engine=chosen,
-                progress=lambda phase: bar.update(description=phase),
-            )
+        prepared = prediction_for_sample(
+            str(pred),
+            s.records,
+            names=names,
+            record_col=pred_key,
+            cluster_col=pred_cluster,
+            engine=chosen,
+            progress=lambda phase: bar.update(description=phase),
+            read=pred_frame,
+        )
         bar.update(description="estimating")
         if group is not None:
             groups = _groups(sample_frame, group, sample_cluster)

@@ -9,13 +9,12 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..engines import NumpyEngine, engine_statistics
-from ..engines.engine_errors import copy_format, engine_cluster_errors, engine_record_errors
 from ..io import as_pairs, check_link_only
 from ..metrics._pairwise import pairwise_scores_from_pairs
 from ..metrics._records import cluster_errors, record_errors
+from ..metrics._records_sql import copy_format, engine_cluster_errors, engine_record_errors
 from ..metrics._registry import cells_wanted, evaluate, resolve_metrics
-from ..statistics import pair_space
+from ..statistics import compute_statistics, pair_space
 from ._columns import (
     ClusterColOpt,
     IdTypeOpt,
@@ -202,7 +201,7 @@ def metrics_command(
         def report(what: str) -> None:
             bar.update(description=what)
 
-        stats = engine_statistics(
+        stats = compute_statistics(
             builder,
             truth,
             pred,
@@ -557,32 +556,37 @@ def errors_command(
         def report(what: str) -> None:
             bar.update(description=what)
 
-        if isinstance(builder, NumpyEngine):
-            fn = record_errors if by == "record" else cluster_errors
-            frame = fn(truth_file, pred_file, engine=builder, **options)
-        else:
-            in_sql = engine_record_errors if by == "record" else engine_cluster_errors
-            kind = copy_format(out) if out is not None and builder.name == "duckdb" else None
-            if out is not None and kind is not None:
-                # DuckDB writes the file itself: the rows never pass through Python
-                with Outputs() as outputs:
-                    outputs.add(
-                        out,
-                        lambda tmp: in_sql(
-                            builder,
-                            truth_file,
-                            pred_file,
-                            out=tmp,
-                            out_format=kind,
-                            progress=report,
-                            **options,
-                        ),
-                    )
-                note_written(out, quiet=quiet)
-                return
-            frame = cast(
-                "pd.DataFrame", in_sql(builder, truth_file, pred_file, progress=report, **options)
-            )
+        fn = record_errors if by == "record" else cluster_errors
+        in_sql = engine_record_errors if by == "record" else engine_cluster_errors
+        kind = copy_format(out) if out is not None and builder.writes_files else None
+        if out is not None and kind is not None:
+            # the engine writes the file itself: the rows never pass through Python
+            with Outputs() as outputs:
+                outputs.add(
+                    out,
+                    lambda tmp: in_sql(
+                        builder,
+                        truth_file,
+                        pred_file,
+                        out=tmp,
+                        out_format=kind,
+                        progress=report,
+                        **options,
+                    ),
+                )
+            note_written(out, quiet=quiet)
+            return
+        frame = cast(
+            "pd.DataFrame",
+            in_sql(
+                builder,
+                truth_file,
+                pred_file,
+                progress=report,
+                in_memory=lambda: fn(truth_file, pred_file, engine=builder, **options),
+                **options,
+            ),
+        )
     if out is not None:
         with Outputs() as outputs:
             outputs.add(out, lambda tmp: write_table(frame, tmp))

@@ -190,11 +190,6 @@ def run_sample_mode(opts: SampleMode) -> None:
         sample_frame = read_table(
             opts.sample, name="sample", text_columns=(*key_cols, opts.cluster_col)
         )
-        pred_frame: Any = (
-            read_table(opts.pred, name="pred", text_columns="all")
-            if chosen.name == "numpy"
-            else str(opts.pred)
-        )
         feats = (
             None
             if opts.features is None
@@ -220,7 +215,7 @@ def run_sample_mode(opts: SampleMode) -> None:
         cols = split_columns(opts.feature_cols)
         shares = split_columns(opts.shares)
         errors = sample_errors(
-            pred_frame,
+            str(opts.pred),
             s,
             features=feats,
             feature_columns=[cols] if isinstance(cols, str) else cols,

@@ -11,10 +11,9 @@ import pandas as pd
 import typer
 
 from .._errors import InputError
-from ..engines import NumpyEngine
-from ..engines.engine_summary import engine_summary
 from ..io import Membership, column_names, key_ids, read_membership, read_table
 from ..summary import DEFAULT_HILL_ORDERS, Summary, summarize
+from ..summary._sql import engine_summary
 from ._columns import ClusterColOpt, RecordColOpt, split_columns
 from ._common import (
     FormatOpt,
@@ -167,32 +166,33 @@ def summary_command(
     rc = split_columns(record_col) or "record_id"
     cc = split_columns(cluster_col) or "cluster_id"
     with progress(f"reading the clustering ({builder.name})", quiet=quiet) as bar:
-        if not isinstance(builder, NumpyEngine):
 
-            def report(what: str) -> None:
-                bar.update(description=what)
+        def report(what: str) -> None:
+            bar.update(description=what)
 
-            s = engine_summary(
-                builder,
-                clustering,
-                names=split_columns(names),
-                names_from=names_from,
-                record_col=rc,
-                cluster_col=cc,
-                progress=report,
-            )
-        elif names is not None and names_from is not None:
-            m, _ = read_membership(clustering, name="clustering", record_col=rc, cluster_col=cc)
-            mapping = restrict(names_table(names, names_from, record_col), m)
-            s = summarize(m, names=mapping, engine=builder)
-        else:
-            s = summarize(
+        def in_memory() -> Summary:
+            if names is not None and names_from is not None:
+                m, _ = read_membership(clustering, name="clustering", record_col=rc, cluster_col=cc)
+                mapping = restrict(names_table(names, names_from, record_col), m)
+                return summarize(m, names=mapping, engine=builder)
+            return summarize(
                 clustering,
                 names=split_columns(names),
                 record_col=rc,
                 cluster_col=cc,
                 engine=builder,
             )
+
+        s = engine_summary(
+            builder,
+            clustering,
+            names=split_columns(names),
+            names_from=names_from,
+            record_col=rc,
+            cluster_col=cc,
+            progress=report,
+            in_memory=in_memory,
+        )
     values = summary_values(s, orders)
     distribution = pd.DataFrame({"size": s.sizes, "clusters": s.counts})
     with Outputs() as outputs:

@@ -75,8 +75,8 @@ def threshold_curve(
         without an incremental form is requested (CEAF, BLANC, LEA,
         closest-cluster, merge distances), ``None`` means 100 grid points.
     metrics : str or list of str, optional
-        Metrics of the clustering (names or families of
-        :func:`ereval.metrics.resolve_metrics`); default
+        Metrics of the clustering (names or families, as
+        :func:`ereval.evaluate` takes them); default
         :data:`INCREMENTAL_METRICS`. Those are updated merge by merge; the
         others are computed from scratch with :func:`ereval.evaluate` at each
         reported threshold.

@@ -1,6 +1,8 @@
-"""Engines that build the contingency table: in memory (NumPy), inside DuckDB
-straight from files, out of core, or with Apache Spark beyond one machine. Metrics are computed from the table in the
-same way whichever engine built it, so every engine gives identical numbers.
+"""Engines, the backends that run the features' jobs: in memory (NumPy), inside
+DuckDB straight from files, out of core, or with Apache Spark beyond one machine.
+An engine runs a job (:class:`Job`) in memory or hands it a :class:`Database`
+(a connection with its SQL :class:`Dialect`); it imports no feature. Every engine
+gives identical numbers.
 
 :func:`get_engine` picks one by name (``"auto"``, ``"numpy"``, ``"duckdb"``,
 ``"spark"``);
@@ -9,32 +11,32 @@ see ``docs/engines.md`` for the rule of ``"auto"``.
 
 from __future__ import annotations
 
-from .base import (
+from ._base import (
     ENGINE_NAMES,
-    CellsWanted,
     Engine,
     EngineName,
     NumpyEngine,
-    StatisticsEngine,
-    engine_statistics,
     get_engine,
     numpy_bytes,
 )
-from .duckdb_engine import DuckDBEngine, duckdb_contingency_table, duckdb_statistics
-from .spark_engine import SparkEngine
+from ._database import Database, Job, LoadAndRun
+from ._dialect import Dialect
+from ._duckdb import DuckDBDatabase, DuckDBEngine
+from ._spark import SparkDatabase, SparkEngine
 
 __all__ = [
-    "CellsWanted",
+    "Database",
+    "Dialect",
+    "DuckDBDatabase",
     "DuckDBEngine",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
+    "Job",
+    "LoadAndRun",
     "NumpyEngine",
+    "SparkDatabase",
     "SparkEngine",
-    "StatisticsEngine",
-    "duckdb_contingency_table",
-    "duckdb_statistics",
-    "engine_statistics",
     "get_engine",
     "numpy_bytes",
 ]

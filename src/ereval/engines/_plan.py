@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import sql
+from . import _dialect as sql
 
 __all__ = [
     "MAX_MODULUS",
@@ -144,7 +144,7 @@ def _hash(key: str, kind: str) -> str:
 
 
 def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
-    """The groups of :func:`ereval.engines.sql.cells_sql` over ``sides`` (views or
+    """The groups of :func:`ereval.engines._dialect.cells_sql` over ``sides`` (views or
     queries in parentheses with the columns ``r`` and ``c``), computed in
     ``planned`` passes (more when a pass runs out of memory) into the temporary
     table ``cells``; its name. Keys of floats are hashed as doubles (so that equal

@@ -132,7 +132,7 @@ def expected_error_probabilities(
         The predicted clustering of the whole population.
     pairs : table or path
         Scored pairs with match probabilities in ``[0, 1]`` (e.g. Splink's
-        ``match_probability``), read by :func:`ereval.curves.read_scored_pairs`
+        ``match_probability``), read by :func:`ereval.io.read_scored_pairs`
         against ``pred``; every record they name must be in ``pred``.
     score_col, left_col, right_col : str
         The columns of ``pairs``.

@@ -70,7 +70,6 @@ from ._registry import SPEC_BY_KEY, SPECS, EstimatorSpec
 from ._sample_input import plain, sample_table
 from ._terms import (
     ClusterTerms,
-    PreparedPrediction,
     cluster_terms,
     prediction_engine,
     prepare_prediction,
@@ -326,18 +325,16 @@ def _sample_and_terms(
             cluster_col=cluster_col,
             **options,
         )
-    prepared = (
-        pred
-        if isinstance(pred, PreparedPrediction) and names is None and engine.name == "numpy"
-        else prepare_prediction(
-            pred,
-            names=names,
-            index=False,
-            record_col=record_col,
-            cluster_col=cluster_col,
-            records=None if engine.name == "numpy" else s.records,
-            engine=engine,
-        )
+    # the engine picks the path: in memory the records are not needed, an SQL engine
+    # brings back only what the sample touches
+    prepared = prepare_prediction(
+        pred,
+        names=names,
+        index=False,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        records=s.records,
+        engine=engine,
     )
     terms = cluster_terms(prepared, s)
     if s.design == "predicted_cluster":
@@ -442,7 +439,7 @@ def estimate(
         big prediction where it is (a file, a glob or a folder of parts, a DuckDB
         relation, a Spark DataFrame), push the sample's record ids into it and
         bring back only the clusters the sample touches (see
-        :mod:`ereval.engines.engine_terms`; ``names`` must then be column(s) of
+        :mod:`ereval.estimators._sql`; ``names`` must then be column(s) of
         ``pred``). ``"auto"`` picks NumPy unless ``pred`` is too big for memory,
         a DuckDB relation or a Spark DataFrame (:func:`ereval.engines.get_engine`).
         Every engine gives the same estimates (to the last bits of the floats).

@@ -191,7 +191,7 @@ def prepare_prediction(
         read a big prediction where it is (a file, a glob or folder of parts, a
         DuckDB relation, a Spark DataFrame) and return it restricted to the
         sampled records, with the population's constants (see
-        :mod:`ereval.engines.engine_terms`); ``names`` must then be column(s)
+        :mod:`ereval.estimators._sql`); ``names`` must then be column(s)
         of ``pred``. ``"auto"`` picks by :func:`ereval.engines.get_engine`.
 
     Returns
@@ -199,7 +199,7 @@ def prepare_prediction(
     PreparedPrediction
     """
     if records is not None or engine != "numpy":
-        from ..engines.engine_terms import prediction_for_sample
+        from ._sql import prediction_for_sample
 
         return prediction_for_sample(
             pred,
@@ -233,17 +233,33 @@ def prepare_prediction(
     return out
 
 
+_PREPARED_IN_MEMORY = (
+    "'engine': the prediction is already prepared in memory; give the prediction "
+    "itself (a file, a relation or a DataFrame) to use an SQL engine"
+)
+
+
+class _InMemoryOnly:
+    """The engine itself when it works in memory; an SQL engine is refused."""
+
+    def in_memory(self, engine: Engine) -> Engine:
+        return engine
+
+    def in_sql(self, db: Any) -> Engine:
+        raise InputError(_PREPARED_IN_MEMORY)
+
+
 def prediction_engine(pred: Any, engine: Any, **options: Any) -> Engine:
     """The engine reading ``pred`` (``"auto"`` looks at it alone) with the options of
     :func:`ereval.engines.get_engine`, checked before any work."""
     given = {k: v for k, v in options.items() if v is not None}
     if isinstance(pred, PreparedPrediction):
-        if given or (engine not in ("auto", "numpy") and not isinstance(engine, NumpyEngine)):
-            raise InputError(
-                "'engine': the prediction is already prepared in memory; give the prediction "
-                "itself (a file, a relation or a DataFrame) to use an SQL engine"
-            )
-        return NumpyEngine()
+        if given:
+            raise InputError(_PREPARED_IN_MEMORY)
+        if engine == "auto":
+            return NumpyEngine()
+        chosen: Engine = get_engine(engine).run(_InMemoryOnly())
+        return chosen
     return get_engine(engine, truth=pred, **given)
 
 

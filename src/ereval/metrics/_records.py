@@ -59,7 +59,7 @@ def _truth_records_in_pred(al: Alignment) -> npt.NDArray[np.int64]:
     missing = on_true & (al.pred_codes < 0)
     if missing.any():
         shown = _in_id_order(al.records, np.flatnonzero(missing))[:3]
-        from ..engines.engine_errors import missing_truth_error
+        from ._records_sql import missing_truth_error
 
         raise missing_truth_error(int(missing.sum()), to_numpy(take(al.records, shown)).tolist())
     return np.flatnonzero(on_true)
@@ -141,8 +141,8 @@ def record_errors(
     >>> df[["record_id", "OCE", "UCE"]].values.tolist()
     [[1, 0, 1], [2, 1, 1], [3, 1, 0]]
     """
-    from ..engines import NumpyEngine, get_engine
-    from ..engines.engine_errors import engine_record_errors
+    from ..engines import get_engine
+    from ._records_sql import engine_record_errors
 
     builder = get_engine(
         engine,
@@ -154,10 +154,14 @@ def record_errors(
         spark_master=spark_master,
         spark_conf=spark_conf,
     )
-    if not isinstance(builder, NumpyEngine):
-        return cast("pd.DataFrame", engine_record_errors(builder, truth, pred, **options))
-    al = align(truth, pred, **options)
-    return _record_frame(al)
+    frame = engine_record_errors(
+        builder,
+        truth,
+        pred,
+        in_memory=lambda: _record_frame(align(truth, pred, **options)),
+        **options,
+    )
+    return cast("pd.DataFrame", frame)
 
 
 def cluster_errors(
@@ -191,9 +195,8 @@ def cluster_errors(
     >>> df[["cluster_id", "size", "n_pred_clusters", "UCE"]].values.tolist()
     [['a', 2, 2, 1.0], ['b', 1, 1, 0.0]]
     """
-    from ..engines import NumpyEngine, get_engine
-    from ..engines.engine_errors import engine_cluster_errors
-    from ..engines.errors_sql import ERROR_COLUMNS
+    from ..engines import get_engine
+    from ._records_sql import engine_cluster_errors
 
     builder = get_engine(
         engine,
@@ -205,8 +208,16 @@ def cluster_errors(
         spark_master=spark_master,
         spark_conf=spark_conf,
     )
-    if not isinstance(builder, NumpyEngine):
-        return cast("pd.DataFrame", engine_cluster_errors(builder, truth, pred, **options))
+    frame = engine_cluster_errors(
+        builder, truth, pred, in_memory=lambda: _cluster_frame(truth, pred, options), **options
+    )
+    return cast("pd.DataFrame", frame)
+
+
+def _cluster_frame(truth: Any, pred: Any, options: AlignOptions) -> pd.DataFrame:
+    """The table of :func:`cluster_errors` computed in memory."""
+    from ._records_sql import ERROR_COLUMNS
+
     al = align(truth, pred, **options)
     _truth_records_in_pred(al)
     # every record of a cell shares its errors: the cluster's mean is a sum over its

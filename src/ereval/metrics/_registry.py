@@ -15,9 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
-from .._errors import InputError
+from .._errors import InputError, InputTypeError
 from .._optional import instance_of
-from .._validation import as_name_list, check_choice
+from .._validation import as_name_list
 from ..contingency import ContingencyTable
 from ..io import AlignOptions, PairList
 from ..statistics import CellsWanted, LazyStatistics, Statistics, TableStatistics, statistics_of
@@ -287,10 +287,6 @@ def _compute_families(
     return results
 
 
-#: What ``on_mismatch`` may be for predicted pairs.
-_PAIR_POLICIES: tuple[Literal["error", "intersection"], ...] = ("error", "intersection")
-
-
 def evaluate(
     truth: Any,
     pred: Any = None,
@@ -315,12 +311,9 @@ def evaluate(
         Any form accepted by :func:`ereval.io.as_membership`; or a
         :class:`~ereval.contingency.ContingencyTable`, or the
         :class:`~ereval.statistics.TableStatistics` an engine returned, as
-        ``truth`` with ``pred=None``. ``pred`` may also be predicted pairs, given as an
-        :class:`ereval.io.PairList` (``as_pairs(...)``) or a pandas MultiIndex of
-        pairs: the result then holds the pairs' own scores and counts
-        (``links_*``) and every metric of the clustering by their connected
-        components (see :func:`ereval.curves.evaluate_pairs`; for scores and
-        thresholds use it, or :func:`ereval.curves.threshold_curve`).
+        ``truth`` with ``pred=None``. Predicted pairs are not a clustering: score them
+        with :func:`ereval.evaluate_pairs` (their own counts and the metrics of their
+        connected components) or :func:`ereval.threshold_curve`.
     metrics : list of str or comma-separated str, optional
         Metric or family names; default all canonical metrics (plus the
         twinless variants when twinless records are scored).
@@ -370,22 +363,9 @@ def evaluate(
     """
     beta = check_beta(beta)
     if isinstance(pred, PairList) or instance_of(pred, "pandas", "MultiIndex"):
-        from ..curves import evaluate_pairs
-
-        policy = check_choice(
-            "on_mismatch", options.get("on_mismatch", "error"), _PAIR_POLICIES
-        )  # twinless records have no meaning for pairs: refused with the choices named
-        return evaluate_pairs(
-            truth,
-            pred,
-            metrics=metrics,
-            beta=beta,
-            record_col=options.get("record_col", "record_id"),
-            cluster_col=options.get("cluster_col", "cluster_id"),
-            on_mismatch=policy,
-            id_type=options.get("id_type", "exact"),
-            link_only=options.get("link_only", False),
-            source_col=options.get("source_col"),
+        raise InputTypeError(
+            "'pred' must be a clustering; for predicted pairs use "
+            "ereval.evaluate_pairs(truth, pairs), which scores the pairs and their clusters"
         )
     explicit = metrics is not None
     names = resolve_metrics(metrics)
@@ -397,7 +377,8 @@ def evaluate(
     elif isinstance(truth, ContingencyTable) and pred is None:
         stats = statistics_of(truth)
     else:
-        from ..engines import engine_statistics, get_engine
+        from ..engines import get_engine
+        from ..statistics import compute_statistics
 
         builder = get_engine(
             engine,
@@ -409,7 +390,7 @@ def evaluate(
             spark_master=spark_master,
             spark_conf=spark_conf,
         )
-        stats = engine_statistics(
+        stats = compute_statistics(
             builder, truth, pred, cells=cells_wanted(names, explicit=explicit), **options
         )
     if not explicit and stats.has_twinless:

@@ -1,14 +1,14 @@
 """The DuckDB engine's statistics straight from its join, with no table of groups.
 
 The full outer join of the two sides on the record key, grouped by the pair of
-cluster keys (:func:`ereval.engines.sql.cells_sql`), runs once: its groups stream
+cluster keys (:func:`ereval.engines._dialect.cells_sql`), runs once: its groups stream
 out of DuckDB's GROUP BY as Arrow record batches into the compact NumPy arrays of
-:mod:`ereval.engines.duckdb_stats` (the cluster keys as integer codes, by offset
+:mod:`ereval.statistics._sql` (the cluster keys as integer codes, by offset
 from the smallest key of the side's view for integers, computed before the join
 so that it groups narrower keys, and the counts), which its reductions take as
 they are. The same stream gives the records on both sides and
 on one side only (the groups of a NULL key), from which the checks of
-:func:`ereval.engines._cells.check_totals` decide whether a record id repeats or
+:func:`ereval.statistics._cells.check_totals` decide whether a record id repeats or
 the sides cover different records; only then do the detailed queries over the
 sides run.
 
@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..engines import _dialect as sql
+from ..engines._plan import planned_cells
 from ..io import MismatchPolicy
-from ..statistics import TableStatistics
-from . import sql
+from . import TableStatistics
 from ._cells import check_totals
-from ._plan import planned_cells
-from .duckdb_stats import _bounds, _Codes, _fetch, _memory_lent, _statistics_of_codes
+from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes
 
 __all__ = ["streamed_statistics"]
 
@@ -41,20 +41,20 @@ def streamed_statistics(
     passes: int = 1,
 ) -> TableStatistics:
     """Every statistic of the table of the views ``(truth, pred)`` (of ``rows`` rows,
-    with the columns ``r`` and ``c`` of :func:`ereval.engines.sql.side_sql`) of the
+    with the columns ``r`` and ``c`` of :func:`ereval.engines._dialect.side_sql`) of the
     DuckDB connection ``con``, from their join streamed once; ``checked`` is called
     once the groups are in and checked, before the reductions. With ``passes`` > 1
     the groups are computed in that many passes over the records first
     (:func:`ereval.engines._plan.planned_cells`), then streamed from their table.
 
-    Raises the errors of :func:`ereval.engines._cells.check_totals` (repeated record
+    Raises the errors of :func:`ereval.statistics._cells.check_totals` (repeated record
     ids, records of one side only under ``policy="error"``, no record in common
     under ``policy="intersection"``).
 
     Examples
     --------
-    >>> import duckdb
-    >>> con = duckdb.connect()
+    >>> from ereval.engines import DuckDBDatabase, DuckDBEngine
+    >>> con = DuckDBDatabase(DuckDBEngine())
     >>> _ = con.execute("CREATE VIEW t AS SELECT * FROM (VALUES (1, 10), (2, 10), (3, 11)) v(r, c)")
     >>> _ = con.execute("CREATE VIEW p AS SELECT * FROM (VALUES (1, 5), (2, 6), (3, 6)) v(r, c)")
     >>> stats = streamed_statistics(con, ("t", "p"), (3, 3), "error")
@@ -73,5 +73,5 @@ def streamed_statistics(
     if common_only:
         only_t = only_p = 0
     # the query is over, but DuckDB's allocator keeps much of what it used
-    with _memory_lent(con, most):
+    with con.lend_memory(most):
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)

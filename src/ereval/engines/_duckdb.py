@@ -14,7 +14,7 @@ ids, which gives the cells and, from its NULL groups, the records on one side
 only. Duplicate record ids are found by comparing the join's row counts with
 the sides' (the detailed query that names them runs only when the counts
 disagree, or on the few records of one side only). For the statistics, the
-join's groups stream straight into NumPy (:mod:`ereval.engines.duckdb_stream`);
+join's groups stream straight into NumPy (:mod:`ereval.statistics._stream`);
 they are written to a table first only when the cells must come back.
 
 Files are read by the rules of :mod:`ereval.io` (the same as the in-memory
@@ -28,43 +28,33 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar, Unpack, cast
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
-from ..contingency import ContingencyTable
-from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
-from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
-from . import sql
-from ._cells import (
+from ..io import file_spec, header, id_type_error, kinds_clash
+from . import _dialect as sql
+from ._database import Database, Job
+from ._plan import MAX_MODULUS, limit_bytes, pass_count
+from ._sources import (
     SideSpec,
     check_columns,
     check_side,
-    checked_cells,
-    coded_table,
-    completed_rows,
-    is_link_only,
     key_of,
-    side_specs,
-    within_source,
 )
-from ._plan import MAX_MODULUS, limit_bytes, pass_count
-from .duckdb_stats import duckdb_table_statistics
-from .duckdb_stream import streamed_statistics
 
 __all__ = [
+    "DuckDBDatabase",
     "DuckDBEngine",
     "check_memory_limit",
     "check_temp_dir",
     "check_threads",
-    "duckdb_contingency_table",
-    "duckdb_statistics",
     "is_arrow_table",
     "is_relation",
 ]
@@ -73,6 +63,11 @@ T = TypeVar("T")
 
 _MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
 
+
+#: From this many records on, DuckDB's buffers go to disk while NumPy works on its
+#: results (:meth:`DuckDBDatabase.lend_memory`), under this limit.
+LEND_FROM = 1 << 24
+LENT_LIMIT = "64MB"
 
 #: The smallest memory limit DuckDB is given: below it, even a pass over a few
 #: records cannot allocate DuckDB's fixed buffers.
@@ -183,6 +178,8 @@ class DuckDBEngine:
     """
 
     name = "duckdb"
+    #: Writes a query's rows to a file itself (:meth:`DuckDBDatabase.copy_to`).
+    writes_files = True
 
     def __init__(
         self,
@@ -228,120 +225,12 @@ class DuckDBEngine:
             con.execute(f"SET temp_directory = {sql.quote(str(self.temp_dir))}")
         return con
 
-    def contingency_table(
-        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
-    ) -> ContingencyTable:
-        """The contingency table of two clusterings (CSV or Parquet files, or DuckDB
-        relations), identical to the in-memory one. ``options`` are those of
-        :func:`ereval.io.align`."""
-
-        def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> ContingencyTable:
-            self._cells(con, (n_t, n_p), policy)
-            return coded_table(con, policy)
-
-        return self._pair(truth, pred, options, work)
-
-    def statistics(
-        self,
-        truth: Any,
-        pred: Any,
-        *,
-        cells: CellsWanted = "never",
-        progress: Callable[[str], None] | None = None,
-        **options: Unpack[AlignOptions],
-    ) -> TableStatistics:
-        """The table's sufficient statistics, computed inside DuckDB; the cells come
-        back only when ``cells`` is ``"always"`` (or ``"twinless"`` and some record is
-        on one side only). ``progress`` is called with the name of each phase.
-        ``options`` are those of :func:`ereval.io.align`."""
-        wanted = check_choice("cells", cells, CELLS_WANTED)
-        if progress is not None:
-            progress("reading and joining the records (duckdb)")
-
-        def computing() -> None:
-            if progress is not None:
-                progress("computing the statistics (duckdb)")
-
-        def work(con: Any, policy: MismatchPolicy, n_t: int, n_p: int) -> TableStatistics:
-            rows = (n_t, n_p)
-            # only under policy="twinless" may a record be on one side only
-            if wanted == "never" or (wanted == "twinless" and policy != "twinless"):
-                # the groups stream out of the join into NumPy, no table is written
-                return self._streamed(con, rows, policy, computing)
-            both, only_t, only_p = self._cells(con, rows, policy)
-            if policy == "intersection":
-                only_t = only_p = 0
-            computing()
-            stats = duckdb_table_statistics(con, "cells", policy, both, only_t, only_p)
-            if wanted == "always" or stats.has_twinless:
-                if progress is not None:
-                    progress("fetching the cells (duckdb)")
-                stats = replace(stats, table=coded_table(con, policy))
-            return stats
-
-        return self._pair(truth, pred, options, work)
-
-    def _streamed(
-        self, con: Any, rows: tuple[int, int], policy: MismatchPolicy, checked: Callable[[], None]
-    ) -> TableStatistics:
-        """:func:`streamed_statistics` in the planned passes; a single pass that runs
-        out of memory is run again in two (each split further as needed)."""
-        import duckdb
-
-        passes = self.planned_passes(sum(rows))
+    def run(self, job: Job[T]) -> T:
+        """``job.in_sql(db)`` with a new connection (:class:`DuckDBDatabase`), closed
+        afterwards; DuckDB's errors as one line."""
+        db = DuckDBDatabase(self, self.connect())
         try:
-            return streamed_statistics(
-                con, ("t", "p"), rows, policy, checked=checked, passes=passes
-            )
-        except duckdb.OutOfMemoryException:
-            if passes > 1:
-                raise
-        return streamed_statistics(con, ("t", "p"), rows, policy, checked=checked, passes=2)
-
-    def _cells(
-        self, con: Any, rows: tuple[int, int], policy: MismatchPolicy
-    ) -> tuple[int, int, int]:
-        """:func:`checked_cells` in the planned passes (two if a single one runs out
-        of memory)."""
-        import duckdb
-
-        passes = self.planned_passes(sum(rows))
-        try:
-            return checked_cells(con, ("t", "p"), rows, policy, passes=passes)
-        except duckdb.OutOfMemoryException:
-            if passes > 1:
-                raise
-        con.execute("DROP TABLE IF EXISTS cells")
-        return checked_cells(con, ("t", "p"), rows, policy, passes=2)
-
-    def run(
-        self,
-        sides: Sequence[SideSpec],
-        work: Callable[[Any, list[int]], T],
-        *,
-        id_type: str = "exact",
-    ) -> T:
-        """Load each side as its view in a new connection, then return ``work(connection,
-        rows)`` (``rows`` the number of rows of each side). Every side is checked for
-        rows and missing ids, and record ids of different kinds on two sides are an
-        error unless ``id_type="string"`` (which compares integer ids as text). The
-        connection is closed afterwards; ``work`` runs the statements it needs with
-        ``execute(...)``."""
-        id_type = check_choice("id_type", id_type, ("exact", "string"))
-        con = self.connect()
-        try:
-            loaded = [_Side(con, spec) for spec in sides]
-            for side in loaded:
-                side.load(as_text=id_type == "string")
-            clash = [(a, b) for a, b in itertools.pairwise(loaded) if kinds_clash(a.kind, b.kind)]
-            if clash:
-                first, other = clash[0]
-                ex = [
-                    [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
-                    for s in (first, other)
-                ]
-                raise id_type_error(first.kind, other.kind, ex[0], ex[1])
-            return work(con, [side.n_rows for side in loaded])
+            return job.in_sql(db)
         except (InputError, InputTypeError):
             raise
         except Exception as exc:
@@ -349,7 +238,7 @@ class DuckDBEngine:
                 raise
             raise self._error(exc) from exc
         finally:
-            con.close()
+            db.connection.close()
 
     def _error(self, exc: Exception) -> InputError:
         """DuckDB's error as one line, naming the option to change when memory ran out."""
@@ -366,18 +255,110 @@ class DuckDBEngine:
             )
         return InputError(f"DuckDB could not finish: {first}")
 
-    def _pair(self, truth: Any, pred: Any, options: AlignOptions, work: Callable[..., T]) -> T:
-        """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
-        ``work(connection, policy, n_t, n_p)``."""
-        policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
 
-        def go(con: Any, rows: list[int]) -> T:
-            result: Any = work(con, policy, *completed_rows(con, specs, rows, policy))
-            if is_link_only(specs):  # a table or its statistics, with the pairs within
-                result = replace(result, within_source=within_source(con, policy))
-            return cast(T, result)
+class DuckDBDatabase(Database):
+    """A DuckDB connection open for one job of :class:`DuckDBEngine`."""
 
-        return self.run(specs, go, id_type=id_type)
+    name = "duckdb"
+    dialect = sql.DUCKDB
+
+    def __init__(self, engine: DuckDBEngine, connection: Any = None) -> None:
+        self.engine = engine
+        #: DuckDB's own connection (a new one of ``engine`` when none is given).
+        self.connection = engine.connect() if connection is None else connection
+
+    def planned_passes(self, rows: int) -> int:
+        """The passes of a join of ``rows`` rows (:meth:`DuckDBEngine.planned_passes`)."""
+        return self.engine.planned_passes(rows)
+
+    @property
+    def out_of_memory(self) -> tuple[type[BaseException], ...]:
+        """DuckDB's error for a statement that ran out of memory."""
+        import duckdb
+
+        return (duckdb.OutOfMemoryException,)
+
+    @contextmanager
+    def lend_memory(self, records: int) -> Iterator[None]:
+        """DuckDB's memory lent to NumPy (:meth:`_lend_memory`) meanwhile, from
+        :data:`LEND_FROM` ``records`` on; its limit set back afterwards."""
+        limit = self._lend_memory() if records >= LEND_FROM else None
+        try:
+            yield
+        finally:
+            if limit is not None:
+                self.connection.execute(f"SET memory_limit = {sql.quote(limit)}")
+
+    def _lend_memory(self) -> str | None:
+        """Lower DuckDB's memory limit so that it writes its buffered tables (the
+        groups) to its temporary directory and gives back the memory its allocator
+        keeps (after a query too) for the NumPy arrays; the limit it had, to be set
+        back, or ``None`` when DuckDB cannot lower it."""
+        import duckdb
+
+        con = self.connection
+        limit = str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+        try:
+            con.execute(f"SET memory_limit = {sql.quote(LENT_LIMIT)}")
+        except duckdb.Error:
+            return None
+        return limit
+
+    def execute(self, query: str) -> Any:
+        """Run ``query``; DuckDB's result."""
+        return self.connection.execute(query)
+
+    def fetch_batches(self, query: str, rows: int = 1 << 20) -> Iterator[Any]:
+        """The rows of ``query`` streamed as Arrow record batches; an error of DuckDB's
+        met while streaming is raised as DuckDB's (Arrow gives it as an ``OSError``)."""
+        import duckdb
+
+        reader = self.connection.sql(query).to_arrow_reader(rows)
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except OSError as exc:
+                message = str(exc)
+                if message.startswith("Out of Memory Error"):
+                    raise duckdb.OutOfMemoryException(message) from exc
+                raise duckdb.Error(message) from exc
+            yield batch
+
+    def push(self, name: str, table: Any) -> None:
+        """Register the Arrow table ``table`` as the view ``name`` (read where it is)."""
+        self.connection.register(name, table)
+
+    def load(self, sides: Sequence[SideSpec], *, id_type: str = "exact") -> list[int]:
+        """Each side as its view (see :meth:`Database.load`)."""
+        id_type = check_choice("id_type", id_type, ("exact", "string"))
+        con = self.connection
+        loaded = [_Side(con, spec) for spec in sides]
+        for side in loaded:
+            side.load(as_text=id_type == "string")
+        clash = [(a, b) for a, b in itertools.pairwise(loaded) if kinds_clash(a.kind, b.kind)]
+        if clash:
+            first, other = clash[0]
+            ex = [
+                [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
+                for s in (first, other)
+            ]
+            raise id_type_error(first.kind, other.kind, ex[0], ex[1])
+        return [side.n_rows for side in loaded]
+
+    def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> None:
+        """Write the rows of ``query`` to ``path`` with DuckDB's ``COPY``: CSV as pandas
+        writes it (a header, minimal quoting with ``"``, ``\\n`` line ends) or Parquet."""
+        target = sql.quote(str(path))
+        if fmt == "parquet":
+            self.connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet)")
+            return
+        compression = "gzip" if fmt == "csv.gz" else "none"
+        self.connection.execute(
+            f"COPY ({query}) TO {target} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', "
+            f"ESCAPE '\"', COMPRESSION {compression})"
+        )
 
 
 class _Side:
@@ -461,58 +442,3 @@ class _Side:
         check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
         self.n_rows, self.kind = int(n), r_kinds
         return r_kinds
-
-
-def duckdb_contingency_table(
-    truth: Any,
-    pred: Any,
-    *,
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    **options: Unpack[AlignOptions],
-) -> ContingencyTable:
-    """The contingency table of two clustering files, computed by DuckDB.
-
-    Parameters
-    ----------
-    truth, pred : path or DuckDB relation
-        CSV (optionally gzipped), TSV or Parquet files, or DuckDB relations.
-    memory_limit, threads, temp_dir
-        As in :class:`DuckDBEngine`.
-    **options
-        As in :func:`ereval.io.align` (``on_mismatch``, the column
-        options, ``id_type``).
-
-    Returns
-    -------
-    ContingencyTable
-        Identical to the in-memory table.
-    """
-    engine = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
-    return engine.contingency_table(truth, pred, **options)
-
-
-def duckdb_statistics(
-    truth: Any,
-    pred: Any,
-    *,
-    cells: CellsWanted = "never",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    **options: Unpack[AlignOptions],
-) -> TableStatistics:
-    """The sufficient statistics of the table of two clustering files, computed by DuckDB.
-
-    Parameters and options are those of :func:`duckdb_contingency_table`; ``cells``
-    as in :meth:`DuckDBEngine.statistics`.
-
-    Returns
-    -------
-    TableStatistics
-        Equal to the in-memory engine's: integers exactly, floats to about
-        ``1e-15`` relative.
-    """
-    engine = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
-    return engine.statistics(truth, pred, cells=cells, **options)

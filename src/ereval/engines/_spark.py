@@ -1,6 +1,6 @@
 """Build the contingency table with Apache Spark, from files or Spark DataFrames.
 
-The same statements as the DuckDB engine (:mod:`ereval.engines.sql`, in Spark's
+The same statements as the DuckDB engine (:mod:`ereval.engines._dialect`, in Spark's
 dialect) run where the data is: per side one scan for missing ids, then one
 full outer join on the record id grouped by the pair of cluster ids, whose NULL
 groups count the records of one side only; duplicate record ids are looked for
@@ -22,33 +22,24 @@ from __future__ import annotations
 import itertools
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
-from typing import Any, TypeVar, Unpack
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 from .._errors import InputError, InputTypeError
 from .._optional import require
 from .._validation import check_choice
-from ..contingency import ContingencyTable
-from ..io import AlignOptions, MismatchPolicy, file_spec, header, id_type_error, kinds_clash
-from ..statistics import CELLS_WANTED, CellsWanted, TableStatistics
-from . import sql
-from ._cells import (
+from ..io import file_spec, header, id_type_error, kinds_clash
+from . import _dialect as sql
+from ._database import Database, Job
+from ._duckdb import is_arrow_table
+from ._sources import (
     SideSpec,
     check_columns,
     check_side,
-    checked_cells,
-    completed_rows,
-    is_link_only,
     key_of,
-    keyed_table,
-    side_specs,
-    within_source,
 )
-from .duckdb_engine import is_arrow_table
-from .duckdb_stats import duckdb_table_statistics
-from .spark_connection import SparkConnection
-from .spark_session import (
+from ._spark_connection import SparkConnection
+from ._spark_session import (
     check_spark_conf,
     check_spark_master,
     is_spark_dataframe,
@@ -56,7 +47,7 @@ from .spark_session import (
     spark_error,
 )
 
-__all__ = ["SparkEngine"]
+__all__ = ["SparkDatabase", "SparkEngine"]
 
 _D = sql.SPARK
 T = TypeVar("T")
@@ -96,6 +87,8 @@ class SparkEngine:
     """
 
     name = "spark"
+    #: Returns a query's rows rather than writing a file itself.
+    writes_files = False
 
     def __init__(
         self,
@@ -145,91 +138,15 @@ class SparkEngine:
                 )
             session.conf.set(key, value)
 
-    def contingency_table(
-        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
-    ) -> ContingencyTable:
-        """The contingency table of two clusterings (CSV or Parquet files, globs or
-        folders of parts, or Spark DataFrames), identical to the in-memory one.
-        ``options`` are those of :func:`ereval.io.align`."""
-
-        def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
-            checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
-            return keyed_table(run, policy)
-
-        table: ContingencyTable = self._build(truth, pred, options, work)
-        return table
-
-    def statistics(
-        self,
-        truth: Any,
-        pred: Any,
-        *,
-        cells: CellsWanted = "never",
-        progress: Callable[[str], None] | None = None,
-        **options: Unpack[AlignOptions],
-    ) -> TableStatistics:
-        """The table's sufficient statistics, computed by Spark with the statements of
-        the DuckDB engine (:func:`ereval.engines.duckdb_stats.duckdb_table_statistics`)
-        in Spark's dialect; only aggregates come back, and CEAF's undecided cells.
-        The cells come back only when ``cells`` is ``"always"`` (or ``"twinless"``
-        and some record is on one side only). ``progress`` is called with the name
-        of each phase; ``options`` are those of :func:`ereval.io.align`."""
-        wanted = check_choice("cells", cells, CELLS_WANTED)
-
-        def work(run: SparkConnection, rows: list[int], policy: MismatchPolicy) -> Any:
-            if progress is not None:
-                progress("joining the records (spark)")
-            both, only_t, only_p = checked_cells(run, ("t", "p"), (rows[0], rows[1]), policy, _D)
-            if policy == "intersection":
-                only_t = only_p = 0
-            if progress is not None:
-                progress("computing the statistics (spark)")
-            stats = duckdb_table_statistics(
-                run, "cells", policy, both, only_t, only_p, dialect=sql.SPARK_STATS
-            )
-            if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
-                if progress is not None:
-                    progress("fetching the cells (spark)")
-                stats = replace(stats, table=keyed_table(run, policy))
-            return stats
-
-        if progress is not None:
-            progress("reading the clusterings (spark)")
-        stats: TableStatistics = self._build(truth, pred, options, work)
-        return stats
-
-    def run(
-        self,
-        sides: Sequence[SideSpec],
-        work: Callable[[SparkConnection, list[int]], T],
-        *,
-        id_type: str = "exact",
-    ) -> T:
-        """Load each side as its view in a connection of its own, then return
-        ``work(connection, rows)`` (``rows`` the number of rows of each side); Spark's
-        errors as one line. Every side is checked for rows and missing ids, and
-        record ids of different kinds on two sides are an error unless
-        ``id_type="string"``. ``work`` runs its statements with ``execute(...)``
-        (see :class:`SparkConnection`)."""
-        id_type = check_choice("id_type", id_type, ("exact", "string"))
-        for spec in sides:
-            _check_input(spec.data, spec.name)
-        spark = self.session(*(spec.data for spec in sides))
-        run = SparkConnection(spark)
+    def run(self, job: Job[T]) -> T:
+        """``job.in_sql(db)`` with a :class:`SparkDatabase` (the session starts when the
+        job loads its inputs), closed afterwards; Spark's errors as one line."""
+        db = SparkDatabase(self)
         try:
             with warnings.catch_warnings():
                 # PySpark's notice about pandas versions newer than it knows
                 warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
-                loaded = [_Side(run, spec) for spec in sides]
-                for side in loaded:
-                    side.load(as_text=id_type == "string")
-                for first, other in itertools.pairwise(loaded):
-                    if kinds_clash(first.kind, other.kind):
-                        ex_t, ex_p = (
-                            run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other)
-                        )
-                        raise id_type_error(first.kind, other.kind, ex_t, ex_p)
-                return work(run, [side.n_rows for side in loaded])
+                return job.in_sql(db)
         except (InputError, InputTypeError):
             raise
         except Exception as exc:
@@ -237,27 +154,68 @@ class SparkEngine:
                 raise
             raise InputError(f"Spark could not build the table: {spark_error(exc)}") from exc
         finally:
-            run.close()
+            db.close()
 
-    def _build(
-        self,
-        truth: Any,
-        pred: Any,
-        options: AlignOptions,
-        work: Callable[[SparkConnection, list[int], MismatchPolicy], Any],
-    ) -> Any:
-        """:meth:`run` on ``truth`` and ``pred`` as the views ``t`` and ``p``, then
-        ``work(connection, rows, policy)``."""
-        policy, id_type, specs = side_specs(options, (("t", truth, "truth"), ("p", pred, "pred")))
 
-        def go(run: SparkConnection, rows: list[int]) -> Any:
-            result = work(run, completed_rows(run, specs, rows, policy, _D), policy)
-            if is_link_only(specs):
-                within = within_source(run, policy, sql.SPARK_STATS)
-                return replace(result, within_source=within)
-            return result
+class SparkDatabase(Database):
+    """A Spark session of its own open for one job of :class:`SparkEngine` (a
+    :class:`SparkConnection`, made when the job loads its inputs)."""
 
-        return self.run(specs, go, id_type=id_type)
+    name = "spark"
+    dialect = sql.SPARK
+
+    def __init__(self, engine: SparkEngine) -> None:
+        self.engine = engine
+        self._run: SparkConnection | None = None
+
+    @property
+    def connection(self) -> SparkConnection:
+        """The connection of the job's session."""
+        if self._run is None:
+            raise InputError("'db': load the inputs before running statements")
+        return self._run
+
+    def execute(self, query: str) -> Any:
+        """Run ``query`` (see :meth:`SparkConnection.execute`)."""
+        return self.connection.execute(query)
+
+    def push(self, name: str, table: Any) -> None:
+        """Copy the Arrow table ``table`` into the view ``name``."""
+        self.connection.push(name, table)
+
+    def register(self, name: str, frame: Any) -> None:
+        """Make the Spark DataFrame ``frame`` the view ``name``."""
+        self.connection.register(name, frame)
+
+    def rows(self, query: str) -> list[tuple[Any, ...]]:
+        """The rows of ``query``."""
+        return self.connection.rows(query)
+
+    def column(self, query: str) -> list[Any]:
+        """The first column of the rows of ``query``."""
+        return self.connection.column(query)
+
+    def load(self, sides: Sequence[SideSpec], *, id_type: str = "exact") -> list[int]:
+        """Each side as its view (see :meth:`Database.load`); the session starts here."""
+        id_type = check_choice("id_type", id_type, ("exact", "string"))
+        for spec in sides:
+            _check_input(spec.data, spec.name)
+        if self._run is None:
+            self._run = SparkConnection(self.engine.session(*(spec.data for spec in sides)))
+        run = self._run
+        loaded = [_Side(run, spec) for spec in sides]
+        for side in loaded:
+            side.load(as_text=id_type == "string")
+        for first, other in itertools.pairwise(loaded):
+            if kinds_clash(first.kind, other.kind):
+                ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other))
+                raise id_type_error(first.kind, other.kind, ex_t, ex_p)
+        return [side.n_rows for side in loaded]
+
+    def close(self) -> None:
+        """Drop what the job made."""
+        if self._run is not None:
+            self._run.close()
 
 
 def _check_input(data: Any, name: str) -> None:

@@ -25,11 +25,9 @@ from ..io import FileSpec
 
 __all__ = [
     "DUCKDB",
-    "DUCKDB_STATS",
     "Dialect",
     "SPARK",
-    "SPARK_STATS",
-    "StatsDialect",
+    "SparkDialect",
     "cell_sums_sql",
     "cell_totals_sql",
     "cells_sql",
@@ -83,6 +81,15 @@ class Dialect:
         The type of text in a ``CAST``.
     anti_join : str
         The keyword of an anti-join.
+    wide : str
+        An exact integer type for sums of squares.
+    fsum : str
+        The most accurate sum of floats (the in-memory engine sums pairwise, to a
+        few ulps).
+    native_arrow : bool
+        Whether query results stream to NumPy as Arrow batches at little cost (then
+        the statistics are reduced in NumPy from the streamed groups; otherwise by
+        aggregate statements alone).
 
     Examples
     --------
@@ -97,6 +104,9 @@ class Dialect:
     backslash_escapes: bool
     text_type: str
     anti_join: str
+    wide: str
+    fsum: str
+    native_arrow: bool
 
     def quote(self, text: str) -> str:
         """``text`` as a string literal of this dialect."""
@@ -109,11 +119,42 @@ class Dialect:
         q = self.identifier_quote
         return q + column.replace(q, q + q) + q
 
+    def ordered_sum(self, value: str, order: str) -> str:
+        """The sum of the doubles ``value`` added one after another in the order of
+        ``order`` (so that it rounds as a sequential sum in that order does)."""
+        return f"sum({value} ORDER BY {order})"
 
-#: DuckDB's SQL (standard quoting).
-DUCKDB = Dialect("duckdb", '"', False, "VARCHAR", "ANTI JOIN")
-#: Spark SQL's (backticks, backslash escapes in string literals, ``STRING``).
-SPARK = Dialect("spark", "`", True, "STRING", "LEFT ANTI JOIN")
+    def keeps_order(self, order: str) -> str:
+        """The clause ordering the rows of a table made from a query, when the
+        backend keeps that order for later ordered sums (else nothing)."""
+        return f" ORDER BY {order}"
+
+
+@dataclass(frozen=True)
+class SparkDialect(Dialect):
+    """Spark SQL: no ordered aggregate, so an ordered sum folds the sorted list of
+    its terms; a table keeps no order."""
+
+    def ordered_sum(self, value: str, order: str) -> str:
+        """The sum of ``value`` in the order of ``order`` (see :meth:`Dialect.ordered_sum`)."""
+        return (
+            f"aggregate(array_sort(collect_list(named_struct('k', {order}, 'w', {value}))), "
+            "CAST(0 AS DOUBLE), (acc, s) -> acc + s.w)"
+        )
+
+    def keeps_order(self, order: str) -> str:
+        """Nothing: a Spark table keeps no order."""
+        return ""
+
+
+#: DuckDB's SQL (standard quoting; HUGEINT sums, compensated float sums ``fsum``).
+DUCKDB = Dialect("duckdb", '"', False, "VARCHAR", "ANTI JOIN", "HUGEINT", "fsum", True)
+#: Spark SQL's (backticks, backslash escapes in string literals, ``STRING``;
+#: DECIMAL(38, 0) sums; float sums exact, ``exact_sum(x)``, which is no Spark function
+#: but is expanded by :func:`expand_exact_sums` before a statement runs).
+SPARK = SparkDialect(
+    "spark", "`", True, "STRING", "LEFT ANTI JOIN", "DECIMAL(38, 0)", "exact_sum", False
+)
 
 
 def quote(text: str, *, dialect: Dialect = DUCKDB) -> str:
@@ -330,24 +371,6 @@ def repeated_sql(side: str, *, limit: int = 3) -> str:
 # operations, in the same order, as the in-memory engine does.
 
 
-@dataclass(frozen=True)
-class StatsDialect:
-    """What the statistics statements need that SQL dialects spell differently:
-    ``wide``, an exact integer type for sums of squares, and ``fsum``, the most
-    accurate sum of floats (the in-memory engine sums pairwise, to a few ulps)."""
-
-    name: str
-    wide: str
-    fsum: str
-
-
-#: DuckDB: HUGEINT sums, compensated float sums (``fsum``).
-DUCKDB_STATS = StatsDialect("duckdb", "HUGEINT", "fsum")
-#: Spark SQL: DECIMAL(38, 0) sums; float sums exact, ``exact_sum(x)``, which is no
-#: Spark function but is expanded by :func:`expand_exact_sums` before a statement runs.
-SPARK_STATS = StatsDialect("spark", "DECIMAL(38, 0)", "exact_sum")
-
-
 def expand_exact_sums(query: str) -> str:
     """``exact_sum(x)`` written out as Spark SQL: the terms are added in
     ``DECIMAL(38, 18)`` (each rounded to 1e-18), so the total does not depend on the
@@ -376,9 +399,7 @@ def _double(x: str) -> str:
     return f"CAST({x} AS DOUBLE)"
 
 
-def sizes_sql(
-    cells: str, side: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
-) -> str:
+def sizes_sql(cells: str, side: str, *, common_only: bool, dialect: Dialect = DUCKDB) -> str:
     """Per cluster of ``side`` (``"t"`` or ``"p"``), what needs no other cluster's size:
     ``k`` its key, ``size``, ``common`` (its records on both sides), ``s2`` (the sum of
     its cells' squares, exact) and ``deg`` (its non-zero cells)."""
@@ -437,7 +458,7 @@ def _entropy_term(x: str, y: str, n_records: int) -> str:
     return f"({_double(x)} / {_double(str(int(n_records)))}) * ln({_double(x)} / {_double(y)})"
 
 
-def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
+def marginal_stats_sql(sizes: str, n_records: int, dialect: Dialect = DUCKDB) -> str:
     """Over the clusters of one side (:func:`sizes_sql`): their number, records,
     ``sum size^2``, ``sum common``, ``sum common^2`` and ``sum s2`` (exact); B-cubed's
     ``sum s2 / size`` and ``sum s2 / size^2``; LEA's ``sum size res / link(size)``
@@ -460,7 +481,7 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: StatsDialect = DUCKD
     )
 
 
-def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+def cluster_sums_sql(clusters: str, dialect: Dialect = DUCKDB) -> str:
     """Over :func:`cluster_stats_sql`: the best Jaccards and CEAF's best weights over
     the star components centred on this side with several cells (``w3``, then
     ``w4``)."""
@@ -471,7 +492,7 @@ def cluster_sums_sql(clusters: str, dialect: StatsDialect = DUCKDB_STATS) -> str
     )
 
 
-def cell_sums_sql(joined: str, n_records: int, dialect: StatsDialect = DUCKDB_STATS) -> str:
+def cell_sums_sql(joined: str, n_records: int, dialect: Dialect = DUCKDB) -> str:
     """Over the non-zero cells: their number, exact matches, cells of a single record
     on both sides (LEA's resolved singleton links), ``sum n^2 / (a b)``, the cells'
     shares of ``H(T|P)`` and ``H(P|T)`` (before the sign), the Jaccards of the cells
@@ -526,7 +547,7 @@ def hard_cells_sql(hard_rows: str, cols: str, margin: float) -> str:
     )
 
 
-def dominant_sums_sql(hard: str, dialect: StatsDialect = DUCKDB_STATS) -> str:
+def dominant_sums_sql(hard: str, dialect: Dialect = DUCKDB) -> str:
     """The total weights of the dominant cells (``w3``, then ``w4``)."""
     fsum = dialect.fsum
     return (
@@ -567,9 +588,7 @@ def undecided_cells_sql(undecided_rows: str, dominated_cols: str) -> str:
     )
 
 
-def source_pairs_sql(
-    groups: str, *, common_only: bool, dialect: StatsDialect = DUCKDB_STATS
-) -> str:
+def source_pairs_sql(groups: str, *, common_only: bool, dialect: Dialect = DUCKDB) -> str:
     """Twice the pair counts within data sets of the groups of :func:`source_cells_sql`
     (the fields of :class:`ereval.contingency.SourcePairs` after ``n_sources``, each as
     ``sum x^2 - sum x`` in exact integers, halved by the caller), then the number of

@@ -1,7 +1,7 @@
 """The sufficient statistics of a contingency table, from the groups of a DuckDB join.
 
 With DuckDB, the groups of the full outer join (the table ``cells(tc, pc, n)`` of
-:func:`ereval.engines.sql.cells_sql`) are read **once**, streamed as Arrow record
+:func:`ereval.engines._dialect.cells_sql`) are read **once**, streamed as Arrow record
 batches into compact NumPy arrays: the cluster keys of each side numbered (by
 offset for integers in a range at most a few times the number of groups, as
 :func:`ereval.io.encode` does, renumbered densely only when more than a tenth
@@ -37,17 +37,15 @@ statements only, no array coming back (the path of another SQL dialect):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .._algorithms import align_cells, aligned_totals, ceafe_weights, dominance_margin
+from ..engines import _dialect as sql
 from ..io import MismatchPolicy, arrow_to_numpy
-from ..statistics import TableStatistics
-from . import sql
+from . import TableStatistics
 
 __all__ = ["duckdb_table_statistics", "sql_table_statistics"]
 
@@ -72,17 +70,17 @@ def duckdb_table_statistics(
     both: int,
     only_t: int,
     only_p: int,
-    dialect: sql.StatsDialect = sql.DUCKDB_STATS,
+    dialect: sql.Dialect = sql.DUCKDB,
 ) -> TableStatistics:
     """Every statistic of the table whose groups are ``cells`` (records on both sides
     ``both``, on the truth's only ``only_t``, on the prediction's only ``only_p``;
     0 for ``policy="intersection"``).
 
-    With DuckDB (``dialect`` :data:`~ereval.engines.sql.DUCKDB_STATS`) the groups are
+    With DuckDB (``dialect`` :data:`~ereval.engines._dialect.DUCKDB`) the groups are
     streamed once, as compact integer codes, into NumPy reductions
     (:func:`_coded_statistics`); another dialect computes them with the aggregate
     statements alone (:func:`sql_table_statistics`)."""
-    if dialect == sql.DUCKDB_STATS:
+    if dialect.native_arrow:
         return _coded_statistics(con, cells, policy, both, only_t, only_p)
     return sql_table_statistics(con, cells, policy, both, only_t, only_p, dialect)
 
@@ -94,7 +92,7 @@ def sql_table_statistics(
     both: int,
     only_t: int,
     only_p: int,
-    dialect: sql.StatsDialect = sql.DUCKDB_STATS,
+    dialect: sql.Dialect = sql.DUCKDB,
 ) -> TableStatistics:
     """Every statistic of the table whose groups are ``cells``, from aggregate
     statements only (no array comes back): see the module's steps 1 to 4."""
@@ -165,7 +163,7 @@ def _ceaf_totals(
     cols: tuple[Any, ...],
     singles: tuple[float, float],
     margin: float,
-    dialect: sql.StatsDialect,
+    dialect: sql.Dialect,
 ) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals: stars and dominant cells (``w4`` by the
     relative ``margin``) summed in the engine, the undecided cells solved in memory."""
@@ -203,8 +201,6 @@ def _ceaf_totals(
 
 _BATCH = 1 << 20  # rows per Arrow record batch fetched
 _CHUNK = 1 << 23  # cells per bincount (bounds the temporary arrays)
-_LEND_FROM = 1 << 24  # from this many records on, DuckDB's buffers go to disk for NumPy
-_LENT_LIMIT = "64MB"
 _USED = 0.9  # codes are renumbered when fewer than this share of them is used
 _SMALL = 1 << 16  # cells per step of the per-cell passes (their temporaries stay in cache)
 _INTEGER_TYPES = frozenset(
@@ -349,7 +345,7 @@ def _fetch(
     parts: list[npt.NDArray[Any]] = []
     columns = f"{sides[0].select('tc')}, {sides[1].select('pc')}, CAST(n AS BIGINT) AS n"
     both = only_t = only_p = 0
-    for batch in _batches(con, f"SELECT {columns} FROM {cells}"):
+    for batch in con.fetch_batches(f"SELECT {columns} FROM {cells}", _BATCH):
         n = arrow_to_numpy(batch.column(2))
         no_t, no_p = sides[0].missing(batch.column(0)), sides[1].missing(batch.column(1))
         only_t += int(n[no_p].sum(dtype=np.int64))
@@ -369,25 +365,6 @@ def _fetch(
     counts = _joined(parts, m, dtype)
     (i, k), (j, r) = sides[0].finish(m), sides[1].finish(m)
     return i, j, counts, k, r, (both, only_t, only_p)
-
-
-def _batches(con: Any, query: str) -> Any:
-    """The record batches of ``query``; an error of DuckDB's met while streaming is
-    raised as DuckDB's (Arrow gives it as an ``OSError``)."""
-    import duckdb
-
-    reader = con.sql(query).to_arrow_reader(_BATCH)
-    while True:
-        try:
-            batch = reader.read_next_batch()
-        except StopIteration:
-            return
-        except OSError as exc:
-            message = str(exc)
-            if message.startswith("Out of Memory Error"):
-                raise duckdb.OutOfMemoryException(message) from exc
-            raise duckdb.Error(message) from exc
-        yield batch
 
 
 def _sizes(
@@ -418,39 +395,12 @@ def _coded_statistics(
     """Every statistic from the groups fetched once as integer codes and counts: one
     pass over chunks of the cells for the per-cell sums and the per-cluster maxima,
     then CEAF (:func:`~ereval._algorithms.aligned_totals`)."""
-    with _memory_lent(con, only_t + only_p + both):
+    with con.lend_memory(only_t + only_p + both):
         total = _int(con.execute(f"SELECT sum(n) FROM {cells}").fetchall()[0][0])
         sides = [_Codes(_bounds(con, cells, key), total) for key in ("tc", "pc")]
         common_only = policy == "intersection"
         i, j, n, k, r, _ = _fetch(con, cells, sides, total, common_only=common_only)
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
-
-
-@contextmanager
-def _memory_lent(con: Any, records: int) -> Iterator[None]:
-    """DuckDB's memory lent to NumPy (:func:`_lend_memory`) meanwhile, from
-    :data:`_LEND_FROM` ``records`` on; its limit set back afterwards."""
-    limit = _lend_memory(con) if records >= _LEND_FROM else None
-    try:
-        yield
-    finally:
-        if limit is not None:
-            con.execute(f"SET memory_limit = {sql.quote(limit)}")
-
-
-def _lend_memory(con: Any) -> str | None:
-    """Lower DuckDB's memory limit so that it writes its buffered tables (the groups)
-    to its temporary directory and gives back the memory its allocator keeps (after a
-    query too) for the NumPy arrays; the limit it had, to be set back, or ``None``
-    when DuckDB cannot lower it."""
-    import duckdb
-
-    limit = str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
-    try:
-        con.execute(f"SET memory_limit = {sql.quote(_LENT_LIMIT)}")
-    except duckdb.Error:
-        return None
-    return limit
 
 
 def _statistics_of_codes(

@@ -1,6 +1,6 @@
 """A Spark session of its own for one build of the Spark engine, used as a DuckDB
 connection is (``execute(query).fetchall()``), so that the statements of
-:mod:`ereval.engines.sql` and :mod:`ereval.engines.duckdb_stats` run unchanged.
+:mod:`ereval.engines._dialect` and :mod:`ereval.statistics._sql` run unchanged.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from . import sql
+from . import _dialect as sql
 
 __all__ = ["SparkConnection"]
 
@@ -51,7 +51,7 @@ class SparkConnection:
     """A Spark session of its own for one build, used as a DuckDB connection is.
 
     ``execute(query)`` runs a statement (its ``exact_sum`` written out by
-    :func:`ereval.engines.sql.expand_exact_sums`) and returns its rows
+    :func:`ereval.engines._dialect.expand_exact_sums`) and returns its rows
     (``fetchall``, ``fetchnumpy``); ``CREATE TEMP TABLE name AS ...`` makes a temporary view
     of the result kept in memory and on disk (Spark's ``persist``), ``CREATE
     TEMP VIEW`` a plain view. The statements run in a new session sharing the

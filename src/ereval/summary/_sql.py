@@ -24,19 +24,104 @@ import numpy.typing as npt
 
 from .._errors import IdKindError, InputError, InputTypeError
 from .._validation import describe, examples
+from ..engines import Database, Engine, EngineName, NumpyEngine, get_engine
+from ..engines import _dialect as sql
+from ..engines._duckdb import is_relation
+from ..engines._sources import SideSpec, check_unique, name_columns, size_distribution
+from ..engines._spark_session import is_spark_dataframe
 from ..io import Columns, column_names, file_spec, header, id_type_error
-from ..summary import Summary
-from . import sql, summary_sql
-from ._cells import SideSpec, check_unique, name_columns, size_distribution
-from .base import Engine, EngineName, NumpyEngine, get_engine
-from .duckdb_engine import is_relation
-from .spark_session import is_spark_dataframe
+from . import Summary
 
-__all__ = ["engine_cluster_sizes", "engine_summary", "summary_engine"]
+__all__ = [
+    "FLOAT_TYPES",
+    "TEXT_TYPES",
+    "cluster_sizes_sql",
+    "column_types_sql",
+    "engine_cluster_sizes",
+    "engine_summary",
+    "missing_counts_sql",
+    "missing_examples_sql",
+    "missing_sql",
+    "named_records_sql",
+    "names_by_size_sql",
+    "summary_engine",
+    "unnamed_count_sql",
+]
 
 _CLUSTERING = "c"  # the views of the clustering and of the names table
 _NAMES = "n"
 _NAMED = "named"  # the names table joined to the clustering
+
+
+#: The types (lower case, as DuckDB's and Spark's ``typeof`` name them) whose NaN is a
+#: missing value, as it is in memory.
+FLOAT_TYPES = ("double", "float", "real", "float4", "float8")
+#: The text types, as ``typeof`` names them.
+TEXT_TYPES = ("varchar", "string", "text")
+
+
+def column_types_sql(side: str, columns: list[str]) -> str:
+    """The type of each of ``columns`` of ``side`` as ``typeof`` names it (one row)."""
+    return f"SELECT {', '.join(f'typeof({c})' for c in columns)} FROM {side} LIMIT 1"
+
+
+def missing_sql(column: str, *, is_float: bool, empty: bool = False) -> str:
+    """The condition of a missing value of ``column``: null, NaN in a float column, and
+    with ``empty`` the empty text."""
+    return (
+        f"({column} IS NULL"
+        + (f" OR isnan({column})" if is_float else "")
+        + (f" OR {column} = ''" if empty else "")
+        + ")"
+    )
+
+
+def missing_counts_sql(side: str, conditions: list[str]) -> str:
+    """The rows of ``side`` meeting each condition of :func:`missing_sql` (one row, one scan)."""
+    counts = ", ".join(f"count(*) FILTER (WHERE {c})" for c in conditions)
+    return f"SELECT {counts} FROM {side}"
+
+
+def missing_examples_sql(side: str, condition: str, *, limit: int = 3) -> str:
+    """The smallest record keys of the rows of ``side`` meeting ``condition``."""
+    return f"SELECT r FROM {side} WHERE {condition} ORDER BY r LIMIT {int(limit)}"
+
+
+def unnamed_count_sql(side: str, names: str, *, dialect: sql.Dialect = sql.DUCKDB) -> str:
+    """The number of records of ``side`` that the view ``names`` has no row for."""
+    return f"SELECT count(*) FROM {side} AS s {dialect.anti_join} {names} AS o ON s.r = o.r"
+
+
+def named_records_sql(side: str, names: str) -> str:
+    """Each record's cluster and name, ``(c, s)``, the name that of the record in the
+    view ``names(r, ..., s)`` (one row per record)."""
+    return f"SELECT x.c AS c, y.s AS s FROM {side} AS x JOIN {names} AS y ON x.r = y.r"
+
+
+def names_by_size_sql(named: str) -> str:
+    """Per cluster size, from the records' clusters and names (the view ``named(c,
+    s)``): ``size``, ``clusters`` of that size, those holding more than one name
+    (``varied``, eq. 3) and those holding a name that another cluster holds too
+    (``homonyms``, eq. 2), in no order. A name is shared when its records are not all
+    in one cluster, a cluster varies when its names are not all one (``min <> max``):
+    two GROUP BYs and one join, no cell table."""
+    shared = f"SELECT s FROM {named} GROUP BY s HAVING min(c) <> max(c)"
+    per_cluster = (
+        "SELECT x.c, count(*) AS b, min(x.s) AS lo, max(x.s) AS hi, "
+        "max(CASE WHEN y.s IS NULL THEN 0 ELSE 1 END) AS h "
+        f"FROM {named} AS x LEFT JOIN ({shared}) AS y ON x.s = y.s GROUP BY x.c"
+    )
+    return (
+        "SELECT b AS size, count(*) AS clusters, "
+        "count(*) FILTER (WHERE lo <> hi) AS varied, "
+        f"count(*) FILTER (WHERE h > 0) AS homonyms FROM ({per_cluster}) AS per_cluster "
+        "GROUP BY b"
+    )
+
+
+def cluster_sizes_sql(side: str) -> str:
+    """The size of every cluster of ``side``, one row each (``size``), in no order."""
+    return f"SELECT count(*) AS size FROM {side} GROUP BY c"
 
 
 def summary_engine(
@@ -71,18 +156,23 @@ def _in_memory(names: Any) -> bool:
     return names is not None and not isinstance(names, str | list | tuple)
 
 
-def _runner(engine: Engine) -> Callable[..., Any]:
-    run: Callable[..., Any] | None = getattr(engine, "run", None)
-    if run is None or not callable(run):
+def _runner(engine: Engine, in_memory: Callable[[], Any] | None = None) -> Callable[..., Any]:
+    """``run(sides, work)``: ``work(db, rows)`` run by ``engine`` on the loaded sides,
+    or ``in_memory()`` when ``engine`` works in memory."""
+    if not callable(getattr(engine, "run", None)):
         raise InputError(
-            f"'engine': the {engine.name} engine does not load clusterings for SQL; "
-            "summary statistics where the data is need engine='duckdb' or 'spark'"
+            f"'engine': expected an engine (NumPy, DuckDB or Spark); received {engine!r}"
         )
+    refusal = (
+        f"'engine': the {engine.name} engine does not load clusterings for SQL; "
+        "summary statistics where the data is need engine='duckdb' or 'spark'"
+    )
+
+    def run(prepare: Callable[[], Any], work: Callable[..., Any]) -> Any:
+        job = _Job(prepare, work, in_memory, refusal)
+        return engine.run(job)
+
     return run
-
-
-def _dialect(engine: Engine) -> sql.Dialect:
-    return sql.SPARK if engine.name == "spark" else sql.DUCKDB
 
 
 def _columns_of(data: Any, name: str) -> list[str] | None:
@@ -96,6 +186,29 @@ def _columns_of(data: Any, name: str) -> list[str] | None:
 
 def _label(data: Any) -> str:
     return str(data) if isinstance(data, str | os.PathLike) else type(data).__name__
+
+
+class _Job:
+    """Load the sides ``prepare()`` gives, then ``work(db, rows)``; in memory,
+    ``in_memory()`` (or the refusal when there is none)."""
+
+    def __init__(
+        self,
+        prepare: Callable[[], Any],
+        work: Callable[..., Any],
+        in_memory: Callable[[], Any] | None,
+        refusal: str,
+    ) -> None:
+        self.prepare, self.work, self.memory, self.refusal = prepare, work, in_memory, refusal
+
+    def in_memory(self, engine: Any) -> Any:
+        if self.memory is None:
+            raise InputError(self.refusal)
+        return self.memory()
+
+    def in_sql(self, db: Database) -> Any:
+        sides = self.prepare()
+        return self.work(db, db.load(sides))
 
 
 def _sides(
@@ -153,16 +266,16 @@ def _missing_names(con: Any, view: str, cols: list[str], names_from: Any) -> Non
     or NaN in a float column, and in a name of several columns the empty text too (two
     statements, whatever the number of columns)."""
     aliases = name_columns(cols)[1]
-    kinds = con.execute(summary_sql.column_types_sql(view, aliases)).fetchall()[0]
+    kinds = con.execute(column_types_sql(view, aliases)).fetchall()[0]
     conditions = [
-        summary_sql.missing_sql(
+        missing_sql(
             alias,
-            is_float=str(kind).lower() in summary_sql.FLOAT_TYPES,
-            empty=len(cols) > 1 and str(kind).lower() in summary_sql.TEXT_TYPES,
+            is_float=str(kind).lower() in FLOAT_TYPES,
+            empty=len(cols) > 1 and str(kind).lower() in TEXT_TYPES,
         )
         for alias, kind in zip(aliases, kinds, strict=True)
     ]
-    counts = con.execute(summary_sql.missing_counts_sql(view, conditions)).fetchall()[0]
+    counts = con.execute(missing_counts_sql(view, conditions)).fetchall()[0]
     for col, condition, count in zip(cols, conditions, counts, strict=True):
         if not count:
             continue
@@ -170,7 +283,7 @@ def _missing_names(con: Any, view: str, cols: list[str], names_from: Any) -> Non
             raise InputError(
                 f"'names': column {col!r} of '{_label(names_from)}' has missing values"
             )
-        query = summary_sql.missing_examples_sql(view, condition)
+        query = missing_examples_sql(view, condition)
         raise InputError(
             f"'names' is missing (empty, None or NaN) for {count} record(s) in column "
             f"{col!r}, e.g. {_examples(con, query, int(count))}"
@@ -191,7 +304,7 @@ def _check_names_table(con: Any, names_from: Any, dialect: sql.Dialect) -> None:
         raise InputError(
             f"'names_from': '{_label(names_from)}' repeats record ids (e.g. {examples(ex)})"
         )
-    query = summary_sql.unnamed_count_sql(_CLUSTERING, _NAMES, dialect=dialect)
+    query = unnamed_count_sql(_CLUSTERING, _NAMES, dialect=dialect)
     unnamed = int(con.execute(query).fetchall()[0][0])
     if unnamed:
         query = sql.mismatch_examples_sql(_CLUSTERING, _NAMES, dialect=dialect)
@@ -210,6 +323,7 @@ def engine_summary(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     progress: Callable[[str], None] | None = None,
+    in_memory: Callable[[], Any] | None = None,
 ) -> Summary:
     """The :class:`~ereval.summary.Summary` of ``clustering`` computed by ``engine``
     (DuckDB or Spark) where the data is; equal to the in-memory one.
@@ -241,9 +355,14 @@ def engine_summary(
         Empty input, missing or repeated record ids, missing names, records without
         a name, absent columns: as :func:`ereval.summary.summarize` words them.
     """
-    run = _runner(engine)
-    dialect = _dialect(engine)
-    sides, cols, late = _sides(clustering, names, names_from, record_col, cluster_col, engine)
+    run = _runner(engine, in_memory)
+    state: dict[str, Any] = {}
+
+    def prepare() -> Any:
+        sides, state["cols"], state["late"] = _sides(
+            clustering, names, names_from, record_col, cluster_col, engine
+        )
+        return sides
 
     def say(what: str) -> None:
         if progress is not None:
@@ -252,6 +371,7 @@ def engine_summary(
     def work(con: Any, rows: list[int]) -> Summary:
         say("checking the record ids")
         check_unique(con, _CLUSTERING, "clustering")
+        cols, late = state["cols"], state["late"]
         if late is not None:
             raise late
         n_homonym = n_variation = None
@@ -265,12 +385,12 @@ def engine_summary(
                 _missing_names(con, _CLUSTERING, cols, None)
             else:
                 _missing_names(con, _NAMES, cols, names_from)
-                _check_names_table(con, names_from, dialect)
+                _check_names_table(con, names_from, con.dialect)
                 named = _NAMED
-                query = summary_sql.named_records_sql(_CLUSTERING, _NAMES)
+                query = named_records_sql(_CLUSTERING, _NAMES)
                 con.execute(f"CREATE TEMP TABLE {_NAMED} AS {query}")
             say("counting the cluster sizes and the names")
-            got = con.execute(summary_sql.names_by_size_sql(named)).fetchnumpy()
+            got = con.execute(names_by_size_sql(named)).fetchnumpy()
             sizes, counts, varied, shared = (
                 np.asarray(got[k], dtype=np.int64)
                 for k in ("size", "clusters", "varied", "homonyms")
@@ -292,7 +412,7 @@ def engine_summary(
 
     say("reading the clustering")
     try:
-        summary: Summary = run(sides, work)
+        summary: Summary = run(prepare, work)
     except IdKindError as exc:
         if names_from is None:
             raise
@@ -313,16 +433,19 @@ def engine_cluster_sizes(
     *,
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
+    in_memory: Callable[[], Any] | None = None,
 ) -> npt.NDArray[np.int64]:
     """The size of every cluster of ``clustering`` (in no particular order) computed by
     ``engine`` (DuckDB or Spark), after the same checks as :func:`engine_summary`."""
-    run = _runner(engine)
-    sides, _, _ = _sides(clustering, None, None, record_col, cluster_col, engine)
+    run = _runner(engine, in_memory)
+
+    def prepare() -> Any:
+        return _sides(clustering, None, None, record_col, cluster_col, engine)[0]
 
     def work(con: Any, rows: list[int]) -> npt.NDArray[np.int64]:
         check_unique(con, _CLUSTERING, "clustering")
-        got = con.execute(summary_sql.cluster_sizes_sql(_CLUSTERING)).fetchnumpy()
+        got = con.execute(cluster_sizes_sql(_CLUSTERING)).fetchnumpy()
         return np.asarray(got["size"], dtype=np.int64)
 
-    sizes: npt.NDArray[np.int64] = run(sides, work)
+    sizes: npt.NDArray[np.int64] = run(prepare, work)
     return sizes

@@ -58,8 +58,8 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .contingency import ContingencyTable, SourcePairs, pair_count
-from .io import MismatchPolicy
+from ..contingency import ContingencyTable, SourcePairs, pair_count
+from ..io import MismatchPolicy
 
 __all__ = [
     "CELLS_WANTED",
@@ -70,6 +70,8 @@ __all__ = [
     "PairSpace",
     "Statistics",
     "TableStatistics",
+    "compute_statistics",
+    "compute_table",
     "pair_space",
     "statistics_of",
     "table_statistics",
@@ -467,7 +469,7 @@ class LazyStatistics:
         wants them while another computes them waits)."""
         with self._ceaf_lock:
             if self._ceaf_totals is None:
-                from ._algorithms import aligned_totals
+                from .._algorithms import aligned_totals
 
                 t = self._t
                 common = (t.row_common, t.col_common)
@@ -591,3 +593,7 @@ def pair_space(source: ContingencyTable | Statistics) -> PairSpace:
         common_records=space.common_records - w.common_records,
         link_only=True,
     )
+
+
+# computed by an engine, from the types above (the jobs import them from here)
+from ._compute import compute_statistics, compute_table  # noqa: E402

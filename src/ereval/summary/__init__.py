@@ -43,11 +43,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ._errors import InputError, InputTypeError
-from ._validation import describe, examples
-from .contingency import count_cells
-from .engines import Engine, EngineName
-from .io import (
+from .._errors import InputError, InputTypeError
+from .._validation import describe, examples
+from ..contingency import count_cells
+from ..engines import Engine, EngineName
+from ..io import (
     Columns,
     Membership,
     column_names,
@@ -59,7 +59,7 @@ from .io import (
     to_arrow_ids,
     to_numpy,
 )
-from .results import FrameRepr, json_ready
+from ..results import FrameRepr, json_ready
 
 __all__ = [
     "DEFAULT_HILL_ORDERS",
@@ -490,7 +490,7 @@ def summarize(
         Who computes the statistics: in memory (NumPy), or where the data is,
         inside DuckDB (files or a DuckDB relation, out of core) or with Apache
         Spark (files or a Spark DataFrame), which return only aggregates (see
-        :func:`ereval.engines.engine_summary.engine_summary`); ``"auto"`` picks by
+        :func:`ereval.summary.summarize`); ``"auto"`` picks by
         the rule of :func:`ereval.engines.get_engine` (names given as a mapping
         keep a file in memory). Every engine gives the same summary.
     memory_limit, threads, temp_dir : optional
@@ -509,7 +509,7 @@ def summarize(
     >>> s.matching_rate, s.homonymy_rate, s.name_variation_rate
     (0.8333333333333334, 0.6666666666666666, 0.3333333333333333)
     """
-    from .engines.engine_summary import engine_summary, summary_engine
+    from ._sql import engine_summary, summary_engine
 
     builder = summary_engine(
         engine,
@@ -521,10 +521,25 @@ def summarize(
         spark_master=spark_master,
         spark_conf=spark_conf,
     )
-    if builder.name != "numpy":
-        return engine_summary(
-            builder, clustering, names=names, record_col=record_col, cluster_col=cluster_col
-        )
+
+    def in_memory() -> Summary:
+        return _summary_in_memory(clustering, names, record_col, cluster_col)
+
+    summary: Summary = engine_summary(
+        builder,
+        clustering,
+        names=names,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        in_memory=in_memory,
+    )
+    return summary
+
+
+def _summary_in_memory(
+    clustering: Any, names: Any, record_col: Columns, cluster_col: Columns
+) -> Summary:
+    """:func:`summarize` computed in memory."""
     table = None
     if names is not None and isinstance(names, str | list | tuple):
         if isinstance(clustering, str | os.PathLike):
@@ -554,7 +569,7 @@ def cluster_sizes(
 ) -> IntArray:
     """The size of every cluster of ``clustering`` (in no particular order), computed by
     ``engine`` with its options (as :func:`summarize`)."""
-    from .engines.engine_summary import engine_cluster_sizes, summary_engine
+    from ._sql import engine_cluster_sizes, summary_engine
 
     builder = summary_engine(
         engine,
@@ -565,13 +580,15 @@ def cluster_sizes(
         spark_master=spark_master,
         spark_conf=spark_conf,
     )
-    if builder.name != "numpy":
-        return engine_cluster_sizes(
-            builder, clustering, record_col=record_col, cluster_col=cluster_col
+
+    def in_memory() -> IntArray:
+        m, _ = read_membership(
+            clustering, name="clustering", record_col=record_col, cluster_col=cluster_col
         )
-    m, _ = read_membership(
-        clustering, name="clustering", record_col=record_col, cluster_col=cluster_col
+        codes, _ = encode(m.cluster_ids, sort=False)
+        per_code = np.bincount(codes)
+        return per_code[per_code > 0].astype(np.int64)
+
+    return engine_cluster_sizes(
+        builder, clustering, record_col=record_col, cluster_col=cluster_col, in_memory=in_memory
     )
-    codes, _ = encode(m.cluster_ids, sort=False)
-    per_code = np.bincount(codes)
-    return per_code[per_code > 0].astype(np.int64)

@@ -1,12 +1,10 @@
 """The engine interface, the in-memory engine and the choice of an engine.
 
-An engine builds the :class:`~ereval.contingency.ContingencyTable` of two
-clusterings under the options of :func:`ereval.io.align`
-(:class:`Engine`), and may also compute the table's sufficient statistics where
-the data is and return them instead of the cells (:class:`StatisticsEngine`);
-every metric is then computed from those statistics, whichever engine computed
-them. :func:`engine_statistics` asks any engine for them (from its table when
-it has no ``statistics`` method).
+An engine runs jobs (:class:`~ereval.engines.Job`): the NumPy engine calls a
+job's ``in_memory(engine)``, an SQL engine its ``in_sql(db)`` with a
+:class:`~ereval.engines.Database`. The features own the jobs (the table and its
+statistics are :func:`ereval.statistics.compute_statistics`); an engine knows
+nothing of them.
 
 ``get_engine("auto", truth=..., pred=...)`` picks NumPy when the inputs fit
 comfortably in memory and DuckDB otherwise:
@@ -26,33 +24,30 @@ comfortably in memory and DuckDB otherwise:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol, Unpack, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from .._errors import InputError
 from .._validation import check_choice
-from ..contingency import ContingencyTable, contingency_table
-from ..io import AlignOptions, file_spec
-from ..statistics import CELLS_WANTED, CellsWanted, Statistics, statistics_of
-from .duckdb_engine import DuckDBEngine, is_relation
-from .spark_engine import SparkEngine
-from .spark_session import check_spark_conf, check_spark_master, is_spark_dataframe
+from ..io import file_spec
+from ._database import Job
+from ._duckdb import DuckDBEngine, is_relation
+from ._spark import SparkEngine
+from ._spark_session import check_spark_conf, check_spark_master, is_spark_dataframe
 
 __all__ = [
     "BYTES_PER_RECORD",
     "CSV_BYTES_PER_RECORD",
-    "CellsWanted",
     "ENGINE_NAMES",
     "Engine",
     "EngineName",
     "NumpyEngine",
-    "StatisticsEngine",
     "available_memory",
-    "engine_statistics",
     "get_engine",
     "numpy_bytes",
 ]
 
+T = TypeVar("T")
 EngineName = Literal["auto", "numpy", "duckdb", "spark"]
 #: The accepted engine names.
 ENGINE_NAMES: tuple[EngineName, ...] = ("auto", "numpy", "duckdb", "spark")
@@ -65,61 +60,17 @@ CSV_BYTES_PER_RECORD = 10
 
 @runtime_checkable
 class Engine(Protocol):
-    """Builds the contingency table of two clusterings."""
+    """Runs jobs (:class:`~ereval.engines.Job`): in memory, or in SQL with a
+    :class:`~ereval.engines.Database`; builds the contingency table of two clusterings.
+    ``name`` is for display only."""
 
     name: str
+    #: Whether the engine writes a query's rows to a file itself.
+    writes_files: bool
 
-    def contingency_table(
-        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
-    ) -> ContingencyTable:
-        """The table of ``truth`` against ``pred`` read with ``options`` (those of
-        :func:`ereval.io.align`)."""
+    def run(self, job: Job[T]) -> T:
+        """The result of ``job`` computed by this engine."""
         ...
-
-
-@runtime_checkable
-class StatisticsEngine(Engine, Protocol):
-    """An engine that also computes the table's statistics where the data is."""
-
-    def statistics(
-        self,
-        truth: Any,
-        pred: Any,
-        *,
-        cells: CellsWanted = "never",
-        progress: Callable[[str], None] | None = None,
-        **options: Unpack[AlignOptions],
-    ) -> Statistics:
-        """The :class:`~ereval.statistics.Statistics` of the table of ``truth``
-        against ``pred``; with the cells (``.table``) when ``cells`` is
-        ``"always"``, or ``"twinless"`` and some record is on one side only.
-        ``progress``, when given, is called with the name of each long phase."""
-        ...
-
-
-def engine_statistics(
-    engine: Engine,
-    truth: Any,
-    pred: Any,
-    *,
-    cells: CellsWanted = "never",
-    progress: Callable[[str], None] | None = None,
-    **options: Unpack[AlignOptions],
-) -> Statistics:
-    """The statistics of the table of ``truth`` against ``pred`` computed by ``engine``:
-    by its ``statistics`` method, else from the table it builds (cells included).
-    ``progress`` is called with the name of each long phase.
-
-    Examples
-    --------
-    >>> s = engine_statistics(NumpyEngine(), [[1, 2, 3], [4, 5]], [[1, 2], [3, 4, 5]])
-    >>> s.pairs_both, s.n_cells, s.ceafm_total
-    (2, 3, 4.0)
-    """
-    check_choice("cells", cells, CELLS_WANTED)
-    if isinstance(engine, StatisticsEngine):
-        return engine.statistics(truth, pred, cells=cells, progress=progress, **options)
-    return statistics_of(engine.contingency_table(truth, pred, **options))
 
 
 class NumpyEngine:
@@ -130,42 +81,14 @@ class NumpyEngine:
     """
 
     name = "numpy"
+    writes_files = False
 
     def __repr__(self) -> str:
         return "NumpyEngine()"
 
-    def contingency_table(
-        self, truth: Any, pred: Any, **options: Unpack[AlignOptions]
-    ) -> ContingencyTable:
-        """The table of ``truth`` against ``pred`` (a table given as ``truth``, with
-        ``pred=None``, is returned as it is)."""
-        if is_relation(truth) or is_relation(pred):
-            raise InputError(
-                "'engine': the NumPy engine does not read DuckDB relations; "
-                "use engine='duckdb' (or 'auto')"
-            )
-        if is_spark_dataframe(truth) or is_spark_dataframe(pred):
-            raise InputError(
-                "'engine': the NumPy engine does not read Spark DataFrames; "
-                "use engine='spark' (or 'auto')"
-            )
-        return contingency_table(truth, pred, **options)
-
-    def statistics(
-        self,
-        truth: Any,
-        pred: Any,
-        *,
-        cells: CellsWanted = "never",
-        progress: Callable[[str], None] | None = None,
-        **options: Unpack[AlignOptions],
-    ) -> Statistics:
-        """The statistics of the table built in memory, each computed when first read
-        (the cells are always at hand; ``progress`` is told of the one phase)."""
-        if progress is not None:
-            progress("reading the clusterings (numpy)")
-        check_choice("cells", cells, CELLS_WANTED)
-        return statistics_of(self.contingency_table(truth, pred, **options))
+    def run(self, job: Job[T]) -> T:
+        """``job.in_memory(self)``."""
+        return job.in_memory(self)
 
 
 def available_memory() -> int | None:

@@ -1,0 +1,224 @@
+"""What the SQL engines share around their statements: the options they read, and
+the contingency table from the coded groups they return.
+
+The rows ``(i, j, n)`` of :func:`ereval.engines._dialect.coded_cells_sql` (``-1`` for
+the side a record is missing from) give the cluster sizes and the cells, put in
+the order of the in-memory table here, in NumPy, so that no statement has to
+sort them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._errors import InputError, RecordMismatchError
+from .._validation import examples
+from ..contingency import ContingencyTable, SourcePairs
+from ..engines import _dialect as sql
+from ..engines._plan import planned_cells
+from ..engines._sources import SideSpec, check_unique, column_of
+from ..io import (
+    MismatchPolicy,
+    mismatch_error,
+)
+
+__all__ = [
+    "check_totals",
+    "checked_cells",
+    "coded_table",
+    "completed_rows",
+    "keyed_table",
+    "sizes_of_codes",
+    "table_from_codes",
+    "within_source",
+]
+
+
+def within_source(
+    con: Any, policy: MismatchPolicy, dialect: sql.Dialect = sql.DUCKDB
+) -> SourcePairs:
+    """The pair counts within data sets of the views ``t`` (with its data sets ``src``)
+    and ``p``, computed where they are (:func:`ereval.engines._dialect.source_pairs_sql`);
+    the errors of the in-memory path for a missing data set and for records of the
+    prediction only, whose data set is unknown."""
+    text = dialect.text_type
+    missing = con.execute(
+        f"SELECT count(*) FILTER (WHERE src IS NULL OR CAST(src AS {text}) = '') FROM t"
+    ).fetchall()[0][0]
+    if missing:
+        raise InputError(f"'truth' has {missing} missing data sets (column(s) 'source_col')")
+    con.execute("CREATE TEMP TABLE wcells AS " + sql.source_cells_sql("t", "p"))
+    common_only = policy == "intersection"
+    got = con.execute(sql.source_pairs_sql("wcells", common_only=common_only, dialect=dialect))
+    *twice, n_sources, only_p = got.fetchall()[0]
+    if only_p and not common_only:
+        shown = column_of(con, sql.mismatch_examples_sql("p", "t", dialect=dialect))
+        raise RecordMismatchError(
+            f"'link_only': {int(only_p)} record(s) of 'pred' are not in 'truth' "
+            f"(e.g. {examples(shown)}), so their data set is unknown; pass "
+            "on_mismatch='intersection' to score the common records only"
+        )
+    halves = [int(v or 0) // 2 for v in twice]
+    return SourcePairs(int(n_sources or 0), *halves)
+
+
+def completed_rows(
+    con: Any,
+    specs: Sequence[SideSpec],
+    rows: Sequence[int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+) -> list[int]:
+    """The rows of the views ``t`` and ``p``: under ``policy="singletons"`` the view
+    ``p`` is first made of the prediction as read and a cluster of its own for every
+    record of the truth it lacks (:func:`ereval.engines._dialect.singletons_sql`)."""
+    if policy != "singletons":
+        return list(rows)
+    truth, given = specs[0].view, specs[1].view
+    view = given[:-1]
+    con.execute(f"CREATE TEMP VIEW {view} AS " + sql.singletons_sql(truth, given, dialect=dialect))
+    added = con.execute(sql.missing_count_sql(truth, given, dialect=dialect)).fetchall()[0][0]
+    return [rows[0], rows[1] + int(added)]
+
+
+def sizes_of_codes(
+    codes: npt.NDArray[np.int64], counts: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Cluster sizes: the counts summed per code (``-1`` left out).
+
+    Examples
+    --------
+    >>> sizes_of_codes(np.array([0, 1, -1, 0]), np.array([2, 1, 5, 3])).tolist()
+    [5, 1]
+    """
+    present = codes >= 0
+    width = int(codes.max()) + 1 if present.any() else 0
+    # float64 sums are exact below 2**53, far beyond any record count
+    return np.bincount(codes[present], weights=counts[present], minlength=width).astype(np.int64)
+
+
+def table_from_codes(
+    i: npt.NDArray[np.int64],
+    j: npt.NDArray[np.int64],
+    n: npt.NDArray[np.int64],
+    policy: MismatchPolicy,
+) -> ContingencyTable:
+    """The table of the coded groups: sizes from every group, cells from those with both
+    codes, sorted by ``(i, j)``.
+
+    Examples
+    --------
+    >>> t = table_from_codes(np.array([1, 0, 0]), np.array([0, 0, -1]),
+    ...                      np.array([2, 1, 4]), "twinless")
+    >>> t.rows.tolist(), t.cols.tolist(), t.counts.tolist(), t.true_sizes.tolist()
+    ([0, 1], [0, 0], [1, 2], [5, 2])
+    """
+    true_sizes = sizes_of_codes(i, n)
+    pred_sizes = sizes_of_codes(j, n)
+    paired = (i >= 0) & (j >= 0)
+    i, j, n = i[paired], j[paired], n[paired]
+    order = np.argsort(i * max(pred_sizes.shape[0], 1) + j)  # cells sorted by (i, j)
+    return ContingencyTable(i[order], j[order], n[order], true_sizes, pred_sizes, policy)
+
+
+def checked_cells(
+    con: Any,
+    views: tuple[str, str],
+    rows: tuple[int, int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+    passes: int = 1,
+) -> tuple[int, int, int]:
+    """Join the sides (the views ``(truth, pred)`` of ``rows`` rows) into the table
+    ``cells`` and check it for duplicate and mismatched records
+    (:func:`check_totals`); return the records on both sides, on the truth's only
+    and on the prediction's only. With ``passes`` > 1 (DuckDB only) the join runs
+    in that many passes over the records (:func:`ereval.engines._plan.planned_cells`)."""
+    t, p = views
+    if passes > 1:
+        planned_cells(con, (t, p), passes)
+    else:
+        con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
+    totals = con.execute(sql.cell_totals_sql("cells")).fetchall()[0]
+    both, only_t, only_p = (int(v or 0) for v in totals)
+    return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect)
+
+
+def check_totals(
+    con: Any,
+    views: tuple[str, str],
+    rows: tuple[int, int],
+    totals: tuple[int, int, int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+) -> tuple[int, int, int]:
+    """Check the groups of the join of the views ``(truth, pred)`` (of ``rows`` rows)
+    for duplicate and mismatched records from their ``totals``, the records on both
+    sides, on the truth's only and on the prediction's only (the groups of a NULL
+    key); return ``totals``.
+
+    The detailed queries over the views run only when the totals do not add up to
+    the sides' rows, or for the records of one side only."""
+    t, p = views
+    both, only_t, only_p = totals
+    if both + only_t != rows[0] or both + only_p != rows[1]:  # a matched record id repeats
+        check_unique(con, t, "truth")
+        check_unique(con, p, "pred")
+    sides = ((t, p, "truth", only_t), (p, t, "pred", only_p))
+    for side, other, name, only in sides:
+        query = sql.twinless_duplicates_sql(side, other, dialect=dialect)
+        if only and con.execute(query).fetchall()[0][0]:
+            check_unique(con, side, name)
+    if (only_t or only_p) and policy in ("error", "singletons"):
+        shown = [
+            column_of(con, sql.mismatch_examples_sql(side, other, dialect=dialect)) if only else []
+            for side, other, _, only in sides
+        ]
+        raise mismatch_error(only_t, shown[0], only_p, shown[1], policy)
+    if policy == "intersection" and both == 0:
+        raise RecordMismatchError("'truth' and 'pred' have no record in common")
+    return both, only_t, only_p
+
+
+def _key_codes(column: Any) -> npt.NDArray[np.int64]:
+    """Codes of an Arrow column of cluster keys numbering them in sorted order, as
+    :func:`ereval.engines._dialect.coded_cells_sql` does; ``-1`` for NULL."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    valid = np.asarray(values.is_valid(), dtype=bool)
+    out = np.full(len(values), -1, dtype=np.int64)
+    if valid.any():
+        present = values.filter(pa.array(valid))
+        encoded = pc.dictionary_encode(present)
+        dictionary = encoded.dictionary
+        rank = np.empty(len(dictionary), dtype=np.int64)
+        rank[np.asarray(pc.sort_indices(dictionary))] = np.arange(len(dictionary))
+        indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        out[valid] = rank[indices]
+    return out
+
+
+def keyed_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:
+    """The table from the keyed groups of ``cells``, numbered here (the codes of
+    :func:`coded_table`, without a window over every group in the engine)."""
+    keyed = con.execute(
+        sql.keyed_cells_sql("cells", common_only=policy == "intersection")
+    ).fetch_arrow_table()
+    i, j = _key_codes(keyed.column("tc")), _key_codes(keyed.column("pc"))
+    n = keyed.column("n").to_numpy().astype(np.int64)
+    return table_from_codes(i, j, n, policy)
+
+
+def coded_table(con: Any, policy: MismatchPolicy) -> ContingencyTable:
+    """The table from the coded groups of ``cells``, the only rows that come back."""
+    coded = con.execute(
+        sql.coded_cells_sql("cells", common_only=policy == "intersection")
+    ).fetchnumpy()
+    i, j, n = (np.asarray(coded[k], dtype=np.int64) for k in ("i", "j", "n"))
+    return table_from_codes(i, j, n, policy)
