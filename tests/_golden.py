@@ -126,7 +126,7 @@ CASES: tuple[Case, ...] = (
     ),
     _c(
         "errors_sample",
-        "errors",
+        "analyze",
         "--pred",
         EX_G,
         *SAMPLE,
@@ -139,7 +139,7 @@ CASES: tuple[Case, ...] = (
     ),
     _c(
         "errors_sample_tree",
-        "errors",
+        "analyze",
         "--pred",
         EX_P,
         *SAMPLE,

@@ -1,4 +1,4 @@
-"""``ereval errors`` in sample mode, and the figures of the error analysis."""
+"""``ereval analyze``, and the figures of the error analysis."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from ._example_data import EXAMPLES
 
 runner = CliRunner()
 P, S, R = (str(EXAMPLES / n) for n in ("pred_poor.csv", "sample.csv", "records.csv"))
-BASE = ["errors", "--pred", P, "--sample", S, "--design", "record", "-q"]
+BASE = ["analyze", "--pred", P, "--sample", S, "--design", "record", "-q"]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_the_error_table_of_the_sample(tmp_path: Path) -> None:
 
 
 def test_subgroups_tree_and_tags_in_json(reviewed: Path) -> None:
-    args = ["errors", "--pred", P, "--sample", str(reviewed), "--design", "record", "-q"]
+    args = ["analyze", "--pred", P, "--sample", str(reviewed), "--design", "record", "-q"]
     args += ["--features", R, "--feature-cols", "sex,source", "--group", "sex", "--tree"]
     res = runner.invoke(app, [*args, "--tags", "tags", "-f", "json"])
     assert res.exit_code == 0, res.output
@@ -120,7 +120,7 @@ def test_tree_is_printed_as_rules() -> None:
 
 def test_plot_is_written(reviewed: Path, tmp_path: Path) -> None:
     fig = tmp_path / "f.png"
-    args = ["errors", "--pred", P, "--sample", str(reviewed), "--design", "record", "-q"]
+    args = ["analyze", "--pred", P, "--sample", str(reviewed), "--design", "record", "-q"]
     res = runner.invoke(app, [*args, "--tags", "tags", "--plot", str(fig)])
     assert res.exit_code == 0, res.output
     assert fig.read_bytes()[:4] == b"\x89PNG"
@@ -131,8 +131,8 @@ def test_bad_input_names_the_flag(reviewed: Path) -> None:
     assert "no feature or sample column 'nope'" in err
     _refused([*BASE, "--tags", "tags"], "--tags")
     _refused([*BASE, "--features", R, "--feature-cols", "nope"], "--feature-cols")
-    _refused(["errors", "--pred", P, "--sample", S], "--design")
-    _refused(["errors", "--pred", P, "--design", "record"], "--sample")
+    _refused(["analyze", "--pred", P, "--sample", S], "--design")
+    _refused(["analyze", "--pred", P, "--design", "record"], "--sample")
     _refused(["errors", P, P, "--pred", P, "--sample", S, "--design", "record"], "--pred")
     _refused(["errors", str(EXAMPLES / "truth.csv"), P, "--tree"], "--tree")
     _refused([*BASE, "--group", "sex", "--tree", "-f", "csv"], "--format")

@@ -79,6 +79,7 @@ def test_the_command_list() -> None:
         "metrics",
         "curve",
         "errors",
+        "analyze",
         "estimate",
         "simulate",
         "sample",

@@ -66,8 +66,8 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
     """A valid, quick invocation of each command that writes files."""
     pool, ranked, labels = str(inputs["pool"]), str(inputs["ranked"]), str(inputs["labels"])
     return {
-        "errors": [  # the sample mode, which writes both the error table and a figure
-            "errors",
+        "analyze": [  # writes both the error table and a figure
+            "analyze",
             "--pred",
             P,
             "--sample",
@@ -103,6 +103,7 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
         "compare": ["compare", T, P],
         "monitor": ["monitor", T, P],
         "curve": ["curve", T, str(EXAMPLES / "pairs.csv"), "--grid", "5"],
+        "errors": ["errors", T, P],
         "label export": ["label", "export", "--db", str(inputs["label_db"]), "--kind", "benchmark"],
         "paula plan": ["paula", "plan", "--n", "1000", "--epsilon", "0.1", "--delta", "5"],
         "paula bounds": ["paula", "bounds", ranked, labels, "--epsilon", "0.2", "--delta", "3"],
@@ -124,8 +125,9 @@ def _base(command: str, inputs: dict[str, Path]) -> list[str]:
 
 #: (command, flag) -> a good file name and names that are bad by their suffix
 CASES: dict[tuple[str, str], tuple[str, list[str]]] = {
+    ("analyze", "--out"): ("e.csv", ["e.txt", "e"]),
     ("errors", "--out"): ("e.csv", ["e.txt", "e"]),
-    ("errors", "--plot"): ("e.png", ["e.xyz", "e"]),
+    ("analyze", "--plot"): ("e.png", ["e.xyz", "e"]),
     ("summary", "--out"): ("s.csv", ["s.txt"]),
     ("summary", "--plot"): ("s.png", ["s.xyz"]),
     ("sample", "--out"): ("t.csv", ["t.xlsx", "t"]),

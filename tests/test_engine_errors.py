@@ -339,7 +339,7 @@ def test_cli_names_pred_as_the_mode_reads_it(tmp_path: Path) -> None:
         got = CliRunner().invoke(app, ["errors", str(truth), str(dup), "--engine", engine])
         assert got.exit_code == 2
         assert got.output.startswith("error: 'pred' has 1 duplicate record ids"), got.output
-    args = ["errors", "--pred", str(dup), "--sample", str(sample), "--design", "cluster"]
+    args = ["analyze", "--pred", str(dup), "--sample", str(sample), "--design", "cluster"]
     got = CliRunner().invoke(app, [*args, "--weights", "uniform"])
     assert got.exit_code == 2
     assert got.output.startswith("error: '--pred' has 1 duplicate record ids"), got.output

@@ -63,7 +63,7 @@ def test_cluster_review_from_the_command_line_to_estimate(tmp_path: Path) -> Non
     expected = estimate(pd.read_csv(PRED), pd.read_csv(sample), design="record")
     assert est["pairwise_precision"]["value"] == pytest.approx(expected["pairwise_precision"].value)
     # the reviewers' error tags come with the benchmark, for the error analysis
-    command = ["errors", "--pred", PRED, "--sample", sample, "--design", "record"]
+    command = ["analyze", "--pred", PRED, "--sample", sample, "--design", "record"]
     freqs = json.loads(_ok([*command, "--tags", "tags", "--among", "all", "-f", "json"]))
     assert freqs
     # the sheet exported and imported into a new session gives the same benchmark

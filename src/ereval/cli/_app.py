@@ -31,6 +31,7 @@ _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "ereval.cli._sample_command": ("sample",),
     "ereval.cli._plan": ("plan",),
     "ereval.cli._metrics": ("metrics", "errors"),
+    "ereval.cli._analyze": ("analyze",),
     "ereval.cli._summary": ("summary",),
     "ereval.cli._compare": ("compare",),
     "ereval.cli._monitor": ("monitor",),

@@ -84,6 +84,7 @@ def _hide_flag_types(params: list[Any]) -> list[Any]:
     return params
 
 
+_ANALYZE = "ereval analyze --pred PRED --sample SAMPLE --design D (a labelled sample's errors)"
 #: Options that earlier versions spelled otherwise: (command, old flag) -> what to write
 #: now. An old spelling gets this hint instead of a bare "no such option".
 RENAMED_OPTIONS: dict[tuple[str, str], str] = {
@@ -102,6 +103,32 @@ RENAMED_OPTIONS: dict[tuple[str, str], str] = {
     ("paula bounds", "--out-plot"): "--plot FILE",
 }
 
+#: Options that moved to another command: (command, flag) -> that command and what it does.
+MOVED_OPTIONS: dict[tuple[str, str], str] = {
+    ("errors", "--pred"): _ANALYZE,
+    ("errors", "--sample"): _ANALYZE,
+    ("errors", "--design"): _ANALYZE,
+    ("errors", "--weights"): _ANALYZE,
+    ("errors", "--weight-kind"): _ANALYZE,
+    ("errors", "--blocks"): _ANALYZE,
+    ("errors", "--draws"): _ANALYZE,
+    ("errors", "--without-replacement"): _ANALYZE,
+    ("errors", "--population-size"): _ANALYZE,
+    ("errors", "--features"): _ANALYZE,
+    ("errors", "--feature-cols"): _ANALYZE,
+    ("errors", "--shares"): _ANALYZE,
+    ("errors", "--group"): _ANALYZE,
+    ("errors", "--bins"): _ANALYZE,
+    ("errors", "--metrics"): _ANALYZE,
+    ("errors", "--tree"): _ANALYZE,
+    ("errors", "--target"): _ANALYZE,
+    ("errors", "--max-depth"): _ANALYZE,
+    ("errors", "--tags"): _ANALYZE,
+    ("errors", "--among"): _ANALYZE,
+    ("errors", "--level"): _ANALYZE,
+    ("errors", "--plot"): _ANALYZE,
+}
+
 
 def unknown_option_message(command: str, flag: str, known: Sequence[str]) -> str:
     """The one-line error for an option ``command`` does not take: the option's new
@@ -116,6 +143,9 @@ def unknown_option_message(command: str, flag: str, known: Sequence[str]) -> str
     """
     import difflib
 
+    moved = MOVED_OPTIONS.get((command, flag))
+    if moved is not None:
+        return f"ereval {command} has no option '{flag}': it is an option of {moved}"
     renamed = RENAMED_OPTIONS.get((command, flag))
     if renamed is not None:
         return f"'{flag}' is now '{renamed}' (ereval {command})"

@@ -31,7 +31,6 @@ from ._columns import (
 )
 from ._common import (
     FormatOpt,
-    LevelOpt,
     QuietOpt,
     emit_frame,
     emit_mapping,
@@ -52,7 +51,6 @@ from ._engine import (
 )
 from ._output import Outputs, check_table_path, write_table
 from ._progress import progress
-from ._sample import DesignChoice, WeightKindOpt, WeightsOpt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -274,7 +272,7 @@ def errors_command(
         Path | None,
         typer.Argument(
             metavar="TRUTH",
-            help="True clustering (CSV or Parquet); with PRED, the errors of every true cluster.",
+            help="True clustering (CSV or Parquet).",
             show_default=False,
         ),
     ] = None,
@@ -286,111 +284,8 @@ def errors_command(
     ] = None,
     by: Annotated[
         Literal["cluster", "record"],
-        typer.Option("--by", help="One row per true cluster or per record (TRUTH PRED only)."),
+        typer.Option("--by", help="One row per true cluster or per record."),
     ] = "cluster",
-    pred: Annotated[
-        Path | None,
-        typer.Option(
-            "--pred",
-            help="Sample mode: the prediction of the whole population.",
-            show_default=False,
-        ),
-    ] = None,
-    sample: Annotated[
-        Path | None,
-        typer.Option(
-            "--sample",
-            help="Sample mode: the labelled true clusters, one row per record.",
-            show_default=False,
-        ),
-    ] = None,
-    design: Annotated[
-        DesignChoice | None,
-        typer.Option(
-            "--design",
-            metavar="DESIGN",
-            help="Sample mode: how the sampled units were drawn (required): record, cluster, block, single-block, size-stratified, expected-error or predicted-cluster.",
-        ),
-    ] = None,
-    weights: WeightsOpt = None,
-    weight_kind: WeightKindOpt = "probability",
-    blocks: Annotated[
-        str | None, typer.Option("--blocks", help="Column of the sample holding each block id.")
-    ] = None,
-    draws: Annotated[
-        str | None,
-        typer.Option("--draws", help="Column of the sample holding each unit's number of draws."),
-    ] = None,
-    without_replacement: Annotated[
-        bool, typer.Option("--without-replacement", help="Units were drawn without replacement.")
-    ] = False,
-    population_size: Annotated[
-        int | None,
-        typer.Option(
-            "--population-size",
-            help="Number of units in the population (with --without-replacement).",
-        ),
-    ] = None,
-    features: Annotated[
-        Path | None,
-        typer.Option(
-            "--features",
-            help="Features keyed by record (aggregated per cluster: mean or most frequent "
-            "value) or by cluster (CSV/Parquet).",
-            show_default=False,
-        ),
-    ] = None,
-    feature_cols: Annotated[
-        str | None,
-        typer.Option("--feature-cols", help="Comma-separated feature columns (default: all)."),
-    ] = None,
-    shares: Annotated[
-        str | None,
-        typer.Option(
-            "--shares",
-            help="Comma-separated column=value: each cluster's share of records with that value.",
-        ),
-    ] = None,
-    group: Annotated[
-        str | None,
-        typer.Option(
-            "--group", help="Estimate per subgroup of entities: a feature or sample column."
-        ),
-    ] = None,
-    bins: Annotated[
-        int | None,
-        typer.Option(
-            "--bins", help="Cut a numeric --group feature into this many quantile groups."
-        ),
-    ] = None,
-    metrics: Annotated[
-        str | None,
-        typer.Option(
-            "--metrics",
-            "-m",
-            help="Estimators per --group (default: pairwise precision, recall and F1).",
-        ),
-    ] = None,
-    tree: Annotated[
-        bool, typer.Option("--tree", help="Fit a weighted decision tree of errors on the features.")
-    ] = False,
-    target: Annotated[
-        TargetChoice,
-        typer.Option(
-            "--target",
-            help="What the tree explains: over-, under-clustering, any error, ROCE or RUCE.",
-        ),
-    ] = "over",
-    max_depth: Annotated[int, typer.Option("--max-depth", help="Depth of the tree.")] = 3,
-    tags: Annotated[
-        str | None,
-        typer.Option("--tags", help="Column of comma-separated reviewer tags per cluster."),
-    ] = None,
-    among: Annotated[
-        BaseChoice,
-        typer.Option("--among", help="Tag frequencies among clusters in error, tagged, or all."),
-    ] = "errors",
-    level: LevelOpt = 0.95,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -398,15 +293,6 @@ def errors_command(
             "-o",
             help="Write the table to this file (.csv, .csv.gz, .parquet or .json) instead "
             "of printing it.",
-        ),
-    ] = None,
-    plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--plot",
-            help="Sample mode: draw the --group estimates and --tags frequencies (.png, .pdf, "
-            ".svg, ...; needs the extra ereval\\[plot]).",
-            show_default=False,
         ),
     ] = None,
     fmt: FormatOpt = "table",
@@ -428,116 +314,17 @@ def errors_command(
 ) -> None:
     """Record-wise or cluster-wise error metrics (EI, SDE, OCE, UCE, ROCE, RUCE, H).
 
-    With TRUTH PRED: one row per true cluster (or record). TRUTH may be a sample
-    of true clusters scored against a full PRED with --on-mismatch twinless.
-
-    Sample mode (--pred, --sample, --design): the errors of the sampled true
-    clusters against the whole prediction, with their sampling weights and
-    features (-o writes this table); --group estimates performance per subgroup,
-    --tree fits a weighted error tree, --tags estimates reviewer tag frequencies.
+    One row per true cluster (or record, --by record). TRUTH may be a sample of
+    true clusters scored against a full PRED with --on-mismatch twinless. The
+    errors of a labelled sample against the whole prediction, with its weights,
+    subgroups, error tree and tags, are 'ereval analyze'.
     """
-    sample_opts = {
-        "--design": design is not None,
-        "--features": features is not None,
-        "--group": group is not None,
-        "--tree": tree,
-        "--tags": tags is not None,
-        "--plot": plot is not None,
-        "--weights": weights is not None,
-        "--metrics": metrics is not None,
-        "--weight-kind": weight_kind != "probability",
-        "--blocks": blocks is not None,
-        "--draws": draws is not None,
-        "--without-replacement": without_replacement,
-        "--population-size": population_size is not None,
-        "--feature-cols": feature_cols is not None,
-        "--bins": bins is not None,
-        "--shares": shares is not None,
-        "--target": target != "over",
-        "--max-depth": max_depth != 3,
-        "--among": among != "errors",
-        "--level": level != 0.95,
-    }
-    if pred is not None or sample is not None:
-        if truth_file is not None or pred_file is not None:
-            raise InputError("give TRUTH PRED, or '--pred' and '--sample' (sample mode), not both")
-        if pred is None or sample is None:
-            raise InputError(
-                f"the sample mode needs '{'--pred' if pred is None else '--sample'}' too"
-            )
-        if design is None:
-            raise InputError(
-                "'--design' is required with '--sample' (record, cluster, block or single-block)"
-            )
-        if by != "cluster":
-            raise InputError(
-                "'--by' record is for TRUTH PRED; the sample mode has one row per sampled cluster"
-            )
-        pair_only = [
-            flag
-            for flag, given in (
-                ("--on-mismatch", on_mismatch != "error"),
-                ("--id-type", id_type != "exact"),
-                ("--truth-record-col", truth_record_col is not None),
-                ("--truth-cluster-col", truth_cluster_col is not None),
-                ("--pred-record-col", pred_record_col is not None),
-                ("--pred-cluster-col", pred_cluster_col is not None),
-            )
-            if given
-        ]
-        if pair_only:
-            raise InputError(
-                f"'{pair_only[0]}' is for TRUTH PRED; the sample mode reads --record-col and --cluster-col"
-            )
-        from ._sample_errors import SampleMode, run_sample_mode
-
-        run_sample_mode(
-            SampleMode(
-                pred=pred,
-                sample=sample,
-                design=design,
-                weights=weights,
-                weight_kind=weight_kind,
-                blocks=blocks,
-                draws=draws,
-                without_replacement=without_replacement,
-                population_size=population_size,
-                features=features,
-                feature_cols=feature_cols,
-                shares=shares,
-                group=group,
-                bins=bins,
-                metrics=metrics,
-                tree=tree,
-                target=target,
-                max_depth=max_depth,
-                tags=tags,
-                among=among,
-                level=level,
-                record_col=record_col,
-                cluster_col=cluster_col,
-                out=out,
-                plot=plot,
-                fmt=fmt,
-                quiet=quiet,
-                engine=engine,
-                memory_limit=memory_limit,
-                threads=threads,
-                temp_dir=temp_dir,
-                spark_master=spark_master,
-                spark_conf=spark_conf,
-            )
-        )
-        return
     if truth_file is None or pred_file is None:
         raise InputError(
-            "give TRUTH PRED (two clusterings), or '--pred' and '--sample' with '--design' "
-            "(a labelled sample)"
+            "give TRUTH PRED (two clusterings); the errors of a labelled sample are "
+            "'ereval analyze --pred PRED --sample SAMPLE --design DESIGN'"
         )
-    given = [flag for flag, on in sample_opts.items() if on]
-    if given:
-        raise InputError(f"'{given[0]}' is for the sample mode ('--pred' and '--sample')")
-    positional("pred")  # PRED here, not the sample mode's --pred
+    positional("pred")  # errors name PRED, the argument
     options = align_options(**locals())
     builder = engine_from_options(
         engine=engine,
@@ -613,9 +400,6 @@ def register(app: typer.Typer) -> None:
         epilog=examples(
             "ereval errors truth.csv pred.csv",
             "ereval errors truth.csv pred.csv --by record -o record_errors.parquet",
-            "ereval errors --pred pred.csv --sample sample.csv --design record \\",
-            "    --features records.csv --group sex --tree -o sample_errors.csv",
-            "ereval errors --pred pred.csv --sample reviewed.csv --design record \\",
-            "    --tags tags --plot tags.png",
+            "ereval errors sample_clusters.csv pred.csv --on-mismatch twinless",
         ),
     )(errors_command)

@@ -1,5 +1,5 @@
 """The options that describe a labelled sample's design, shared by the commands that
-read one (``estimate``, ``errors`` in sample mode, ``monitor``)."""
+read one (``estimate``, ``analyze``, ``monitor``)."""
 
 from __future__ import annotations
 

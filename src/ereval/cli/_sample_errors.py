@@ -1,6 +1,6 @@
-"""The sample mode of ``ereval errors``: error analysis of a labelled sample.
+"""``ereval analyze``: error analysis of a labelled sample.
 
-``ereval errors --pred P --sample S --design D`` writes the error table of the
+``ereval analyze --pred P --sample S --design D`` writes the error table of the
 sampled true clusters (errors against the whole prediction, weights, features)
 and prints the analyses asked for: subgroup estimates (``--group``), an error
 tree (``--tree``) and reviewer tag frequencies (``--tags``).
@@ -47,7 +47,7 @@ _FIELDS = ("value", "std", "lower", "upper", "n")
 
 @dataclass(frozen=True)
 class SampleMode:
-    """The options of the sample mode, as given on the command line."""
+    """The options of `ereval analyze`, as given on the command line."""
 
     pred: Path
     sample: Path
