@@ -269,7 +269,7 @@ def test_recordlinkage_truth_format() -> None:
     records = ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"]
     pred = pd.MultiIndex.from_tuples([("a1", "b1"), ("a2", "b3"), ("a4", "b4")])
     truth = links_to_membership(links, records=records)
-    got = ereval.evaluate(truth, pred, metrics="pairwise")
+    got = ereval.evaluate_pairs(truth, pred, metrics="pairwise")
     assert (got["links_tp"], got["links_fp"], got["links_fn"]) == (1, 2, 2)
     assert got["links_tn"] == 8 * 7 // 2 - 5
     # the MultiIndex itself: a clustering of the linked records

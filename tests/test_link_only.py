@@ -324,7 +324,7 @@ def test_scored_pairs_as_links_against_a_double_loop() -> None:
     )
     assert row["links_tp"] == tp and row["links_fn"] == n_true - tp
     listed = ereval.as_pairs(pairs[["record_id_1", "record_id_2"]])
-    same = ereval.evaluate(truth, listed, link_only=True, source_col="source")
+    same = ereval.evaluate_pairs(truth, listed, link_only=True, source_col="source")
     assert (same["links_tp"], same["links_fn"]) == (tp, n_true - tp)
 
 

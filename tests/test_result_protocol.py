@@ -43,6 +43,7 @@ RESULT_CLASSES = {
     "ereval.paula._bounds.PaulaBounds",
     "ereval.paula._diagnostics.MonotonicityReport",
     "ereval.labels._agreement.Agreement",
+    "ereval.planning._plan.PlanResult",
 }
 
 
@@ -198,6 +199,13 @@ def _agreement() -> Any:
     return Agreement(3, 2, 1, math.nan, 0.5, {("match", "match"): 2, ("match", "non-match"): 1})
 
 
+def _plan() -> Any:
+    from ereval.planning import plan
+
+    truth = _truth()
+    return plan(_pred(truth, 1), half_width=0.2, truth=truth, repeats=40, seed=0)
+
+
 BUILDERS: dict[str, Callable[[], Any]] = {
     "Estimate": _estimate,
     "EstimateCurve": _curve,
@@ -217,6 +225,7 @@ BUILDERS: dict[str, Callable[[], Any]] = {
     "PaulaBounds": lambda: _paula()[1],
     "MonotonicityReport": lambda: _paula()[1].diagnostic,
     "Agreement": _agreement,
+    "PlanResult": _plan,
 }
 
 
