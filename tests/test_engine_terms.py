@@ -335,7 +335,7 @@ def test_cli_estimate_with_duckdb_prints_what_numpy_prints() -> None:
         runner.invoke(
             app,
             [
-                "errors",
+                "analyze",
                 "--pred",
                 pred,
                 "--sample",
@@ -352,7 +352,7 @@ def test_cli_estimate_with_duckdb_prints_what_numpy_prints() -> None:
             ]
             if e == "duckdb"
             else [
-                "errors",
+                "analyze",
                 "--pred",
                 pred,
                 "--sample",
