@@ -106,10 +106,8 @@ def align_options(
     id_type: IdType,
     link_only: bool = False,
     source_col: str | None = None,
-    **_other_options: Any,
 ) -> AlignOptions:
-    """The options of :func:`ereval.io.align` from a command's flags (other
-    options of the command are ignored, so a command can pass all of its own)."""
+    """The options of :func:`ereval.io.align` from a command's flags."""
     return AlignOptions(
         record_col=split_columns(record_col) or "record_id",
         cluster_col=split_columns(cluster_col) or "cluster_id",

@@ -82,7 +82,15 @@ def compare_command(
     common records uses the metrics with OLD as the truth. JSON output is one
     object with the record counts, the categories and the agreement.
     """
-    refuse_engine_options(**locals(), where="to compare releases (record by record, in memory)")
+    refuse_engine_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        where="to compare releases (record by record, in memory)",
+    )
     resolve_metrics(metrics)
     if changed_only and out is None:
         raise InputError("'--changed-only' selects the records written by '--out'; give '--out'")

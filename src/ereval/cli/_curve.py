@@ -239,7 +239,15 @@ def curve_command(
     reduction ratio, ROC AUC and average precision over the scored pairs, the best
     threshold); with --out, the summary only.
     """
-    refuse_engine_options(**locals(), where="for threshold curves (computed in memory)")
+    refuse_engine_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        where="for threshold curves (computed in memory)",
+    )
     from ..curves import threshold_curve
     from ..metrics._registry import resolve_metrics
 

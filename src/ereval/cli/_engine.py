@@ -111,10 +111,8 @@ def engine_from_options(
     spark_conf: list[str] | None = None,
     truth: Any = None,
     pred: Any = None,
-    **_other_options: Any,
 ) -> Engine:
-    """The engine a command's flags ask for, checked before any work (other options of
-    the command are ignored, so a command can pass all of its own)."""
+    """The engine a command's flags ask for, checked before any work."""
     return get_engine(
         engine,
         truth=truth,
@@ -136,7 +134,6 @@ def refuse_engine_options(
     where: str,
     spark_master: str | None = None,
     spark_conf: list[str] | None = None,
-    **_other_options: Any,
 ) -> None:
     """Refuse the DuckDB and Spark engines and their options, ``where`` (e.g. "with
     '--pairs'") the work is done in memory only: an option is never ignored silently."""

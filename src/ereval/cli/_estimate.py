@@ -223,7 +223,15 @@ def estimate_command(
     With --engine duckdb or spark, PRED is read where it is (a file, a glob or a
     folder of parts) and only the clusters the sample touches come back.
     """
-    chosen = engine_from_options(**locals())
+    chosen = engine_from_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        pred=pred,
+    )
     check_beta(beta)
     normal_quantile(level)
     key = split_columns(sample_record_col or record_col) or "record_id"

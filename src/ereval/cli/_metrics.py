@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..io import as_pairs, check_link_only
+from ..io import IdType, MismatchPolicy, as_pairs, check_link_only
 from ..metrics._pairwise import pairwise_scores_from_pairs
 from ..metrics._records import cluster_errors, record_errors
 from ..metrics._records_sql import copy_format, engine_cluster_errors, engine_record_errors
@@ -31,6 +31,7 @@ from ._columns import (
 )
 from ._common import (
     FormatOpt,
+    OutputFormat,
     QuietOpt,
     emit_frame,
     emit_mapping,
@@ -141,7 +142,18 @@ def metrics_command(
 ) -> None:
     """Score a predicted clustering against the truth with every clustering metric."""
     check_beta(beta)
-    options = align_options(**locals())
+    options = align_options(
+        record_col=record_col,
+        cluster_col=cluster_col,
+        truth_record_col=truth_record_col,
+        truth_cluster_col=truth_cluster_col,
+        pred_record_col=pred_record_col,
+        pred_cluster_col=pred_cluster_col,
+        on_mismatch=on_mismatch,
+        id_type=id_type,
+        link_only=link_only,
+        source_col=source_col,
+    )
     check_link_only(link_only, options.get("source_col"))
     if not pairs and (score_col is not None or threshold is not None):
         flag = "--score-col" if score_col is not None else "--threshold"
@@ -149,7 +161,15 @@ def metrics_command(
     if threshold is not None and score_col is None:
         raise InputError("'--threshold' needs the score column: give --score-col")
     if pairs:
-        refuse_engine_options(**locals(), where="with '--pairs'")
+        refuse_engine_options(
+            engine=engine,
+            memory_limit=memory_limit,
+            threads=threads,
+            temp_dir=temp_dir,
+            spark_master=spark_master,
+            spark_conf=spark_conf,
+            where="with '--pairs'",
+        )
         left = split_columns(left_col) or "record_id_1"
         right = split_columns(right_col) or "record_id_2"
         truth_cols = {
@@ -157,7 +177,23 @@ def metrics_command(
             "cluster_col": split_columns(truth_cluster_col or cluster_col) or "cluster_id",
         }
         if score_col is not None:
-            _scored_pairs(truth, pred, left, right, truth_cols, dict(locals()))
+            _scored_pairs(
+                truth,
+                pred,
+                left=left,
+                right=right,
+                truth_cols=truth_cols,
+                score_col=score_col,
+                threshold=threshold,
+                on_mismatch=on_mismatch,
+                id_type=id_type,
+                metrics=metrics,
+                beta=beta,
+                link_only=link_only,
+                source_col=source_col,
+                fmt=fmt,
+                quiet=quiet,
+            )
             return
         names = (
             resolve_metrics(metrics)
@@ -193,7 +229,16 @@ def metrics_command(
         )
         return
     names = resolve_metrics(metrics)  # validate names before reading large files
-    builder = engine_from_options(**locals())
+    builder = engine_from_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        truth=truth,
+        pred=pred,
+    )
     with progress(f"reading the clusterings ({builder.name})", quiet=quiet) as bar:
 
         def report(what: str) -> None:
@@ -228,39 +273,48 @@ def metrics_command(
 def _scored_pairs(
     truth: Path,
     pred: Path,
+    *,
     left: str | list[str],
     right: str | list[str],
     truth_cols: dict[str, str | list[str]],
-    opts: dict[str, Any],
+    score_col: str,
+    threshold: float | None,
+    on_mismatch: MismatchPolicy,
+    id_type: IdType,
+    metrics: str | None,
+    beta: float,
+    link_only: bool,
+    source_col: str | None,
+    fmt: OutputFormat,
+    quiet: bool,
 ) -> None:
     """``metrics --pairs --score-col S [--threshold T]``: the accepted pairs scored as
     links and every metric of their connected components
     (:func:`ereval.curves.evaluate_pairs`)."""
     from ..curves import evaluate_pairs
 
-    on_mismatch = opts["on_mismatch"]
     if on_mismatch not in ("error", "intersection"):
         raise InputError(
             f"'--on-mismatch' {on_mismatch} does not apply to scored pairs: pairs naming records "
             "absent from TRUTH are an error, or dropped with --on-mismatch intersection"
         )
-    with progress("scoring pairs", quiet=opts["quiet"]):
+    with progress("scoring pairs", quiet=quiet):
         row = evaluate_pairs(
             truth,
             pred,
-            threshold=opts["threshold"],
-            score_col=opts["score_col"],
+            threshold=threshold,
+            score_col=score_col,
             left_col=left,
             right_col=right,
             on_mismatch=on_mismatch,
-            id_type=opts["id_type"],
-            metrics=opts["metrics"],
-            beta=opts["beta"],
-            link_only=opts["link_only"],
-            source_col=split_columns(opts["source_col"]),
+            id_type=id_type,
+            metrics=metrics,
+            beta=beta,
+            link_only=link_only,
+            source_col=split_columns(source_col),
             **truth_cols,
         )
-    emit_mapping(row, opts["fmt"], title=f"{pred.name} against {truth.name}")
+    emit_mapping(row, fmt, title=f"{pred.name} against {truth.name}")
 
 
 OptPath = Annotated[Path | None, typer.Option(show_default=False)]
@@ -325,7 +379,16 @@ def errors_command(
             "'ereval analyze --pred PRED --sample SAMPLE --design DESIGN'"
         )
     positional("pred")  # errors name PRED, the argument
-    options = align_options(**locals())
+    options = align_options(
+        record_col=record_col,
+        cluster_col=cluster_col,
+        truth_record_col=truth_record_col,
+        truth_cluster_col=truth_cluster_col,
+        pred_record_col=pred_record_col,
+        pred_cluster_col=pred_cluster_col,
+        on_mismatch=on_mismatch,
+        id_type=id_type,
+    )
     builder = engine_from_options(
         engine=engine,
         memory_limit=memory_limit,

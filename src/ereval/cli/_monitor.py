@@ -214,7 +214,15 @@ def monitor_command(
     the interval estimated for the truth ('outside_estimate'). Exit code 3 with
     --fail-on-change when anything is flagged; 2 for bad input.
     """
-    refuse_engine_options(**locals(), where="to track releases (computed in memory)")
+    refuse_engine_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        where="to track releases (computed in memory)",
+    )
     rule = ControlRule(
         alpha=alpha, min_history=check_int("min_history", min_history), run_length=run_length
     )

@@ -160,7 +160,15 @@ def simulate_command(
     records moved), draws REPEATS samples and compares each estimator with the
     exact value of its metric.
     """
-    refuse_engine_options(**locals(), where="for simulations (computed in memory)")
+    refuse_engine_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        where="for simulations (computed in memory)",
+    )
     if (pred is None) == (error_rate is None):
         raise InputError("give exactly one of '--pred' and '--error-rate'")
     if error_rate is not None:

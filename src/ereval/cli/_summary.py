@@ -162,7 +162,15 @@ def summary_command(
         check_table_path(out, flag="--out")
     if plot is not None:
         check_figure_path(plot, flag="--plot")
-    builder = engine_from_options(**locals(), truth=clustering)
+    builder = engine_from_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        truth=clustering,
+    )
     rc = split_columns(record_col) or "record_id"
     cc = split_columns(cluster_col) or "cluster_id"
     with progress(f"reading the clustering ({builder.name})", quiet=quiet) as bar:
