@@ -159,24 +159,21 @@ ENGINE_OPTIONS = {
     "--spark-master",
     "--spark-conf",
 }
-#: every command that reads clusterings takes the engine options
-READS_CLUSTERINGS = {
-    "metrics",
-    "errors",
-    "estimate",
-    "simulate",
-    "summary",
-    "compare",
-    "monitor",
-    "curve",
-}
+#: the commands that run on every engine take the engine options
+RUNS_ON_ENGINES = {"metrics", "errors", "estimate", "summary"}
+#: the commands computed in memory take none
+IN_MEMORY = {"simulate", "compare", "monitor", "curve"}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))
 def test_engine_options_come_as_one_set(path: str) -> None:
     opts = set(_options(COMMANDS[path]))
-    if path in READS_CLUSTERINGS:
+    if path in RUNS_ON_ENGINES:
         assert ENGINE_OPTIONS <= opts
+    if path in IN_MEMORY:
+        assert not ENGINE_OPTIONS & opts
+        res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
+        assert "in memory (NumPy), so it takes no engine options" in " ".join(res.stdout.split())
     assert not (ENGINE_OPTIONS & opts) or ENGINE_OPTIONS <= opts, ENGINE_OPTIONS - opts
     if "--engine" in opts:
         res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})

@@ -77,7 +77,7 @@ def test_examples_come_last_as_written(path: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("columns", [80, 100, 200])
 def test_width_follows_the_terminal_up_to_80(columns: int) -> None:
-    lines = _help(("curve",), columns).splitlines()
+    lines = _help(("metrics",), columns).splitlines()
     assert max(len(ln) for ln in lines) <= 80
     # options with long values keep name and value on one line, help below
     assert "  --engine <auto|numpy|duckdb|spark>" in lines

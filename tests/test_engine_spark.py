@@ -311,11 +311,16 @@ def test_cli_spark_engine(spark: Any) -> None:
         assert len(res.stderr.strip().splitlines()) == 1
     res = runner.invoke(app, ["metrics", T, P, "--spark-master", "local[2]"])
     assert res.exit_code == 2 and "'--spark-master' applies to the Spark engine" in res.stderr
-    for command in (["compare", T, P],):
-        res = runner.invoke(app, [*command, "--engine", "spark"])
-        assert res.exit_code == 2 and "'--engine' spark is not available" in res.stderr
-        res = runner.invoke(app, [*command, "--spark-conf", "spark.a=b"])
-        assert res.exit_code == 2 and "'--spark-conf' tunes the Spark engine" in res.stderr
+    res = runner.invoke(app, ["metrics", T, P, "--pairs", "--engine", "spark"])
+    assert res.exit_code == 2 and "'--engine' spark is not available" in res.stderr
+    res = runner.invoke(app, ["metrics", T, P, "--pairs", "--spark-conf", "spark.a=b"])
+    assert res.exit_code == 2 and "'--spark-conf' tunes the Spark engine" in res.stderr
+    res = runner.invoke(app, ["compare", T, P, "--engine", "spark"])
+    assert res.exit_code == 2
+    assert (
+        res.stderr.strip()
+        == "error: ereval compare has no option '--engine'; see 'ereval compare --help'"
+    )
 
 
 def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:

@@ -21,15 +21,6 @@ from ._common import (
     handle_errors,
     note_written,
 )
-from ._engine import (
-    EngineOpt,
-    MemoryLimitOpt,
-    SparkConfOpt,
-    SparkMasterOpt,
-    TempDirOpt,
-    ThreadsOpt,
-    refuse_engine_options,
-)
 from ._output import Outputs, check_table_path, write_table
 from ._progress import progress
 
@@ -67,12 +58,6 @@ def compare_command(
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
     id_type: IdTypeOpt = "exact",
-    engine: EngineOpt = "auto",
-    memory_limit: MemoryLimitOpt = None,
-    threads: ThreadsOpt = None,
-    temp_dir: TempDirOpt = None,
-    spark_master: SparkMasterOpt = None,
-    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Compare two releases: old clusters kept, split, merged or split and merged.
@@ -81,16 +66,8 @@ def compare_command(
     release only is added or removed. The agreement of the releases on their
     common records uses the metrics with OLD as the truth. JSON output is one
     object with the record counts, the categories and the agreement.
+    Runs record by record in memory (NumPy), so it takes no engine options.
     """
-    refuse_engine_options(
-        engine=engine,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
-        where="to compare releases (record by record, in memory)",
-    )
     resolve_metrics(metrics)
     if changed_only and out is None:
         raise InputError("'--changed-only' selects the records written by '--out'; give '--out'")

@@ -22,15 +22,6 @@ from ._common import (
     note,
     note_written,
 )
-from ._engine import (
-    EngineOpt,
-    MemoryLimitOpt,
-    SparkConfOpt,
-    SparkMasterOpt,
-    TempDirOpt,
-    ThreadsOpt,
-    refuse_engine_options,
-)
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 
@@ -220,12 +211,6 @@ def curve_command(
         ),
     ] = None,
     fmt: FormatOpt = "table",
-    engine: EngineOpt = "auto",
-    memory_limit: MemoryLimitOpt = None,
-    threads: ThreadsOpt = None,
-    temp_dir: TempDirOpt = None,
-    spark_master: SparkMasterOpt = None,
-    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Score scored pairs at every threshold: the links as scored and the clustering by
@@ -237,17 +222,8 @@ def curve_command(
     canonical names. The table format shows the main columns (the first and last
     rows of a curve longer than a screenful) and a summary (pairs completeness,
     reduction ratio, ROC AUC and average precision over the scored pairs, the best
-    threshold); with --out, the summary only.
+    threshold); with --out, the summary only. Runs in memory (NumPy), so it takes no engine options.
     """
-    refuse_engine_options(
-        engine=engine,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
-        where="for threshold curves (computed in memory)",
-    )
     from ..curves import threshold_curve
     from ..metrics._registry import resolve_metrics
 

@@ -4,8 +4,9 @@
 files fit comfortably in memory, DuckDB otherwise); ``--memory-limit``,
 ``--threads`` and ``--temp-dir`` tune DuckDB, ``--spark-master`` and
 ``--spark-conf KEY=VALUE`` (repeatable) Spark. They are checked before any work.
-Commands that work in memory only take the same options and refuse the other
-engines with the reason (:func:`refuse_engine_options`).
+Commands computed in memory do not take them; ``metrics --pairs``, which works
+in memory, refuses the other engines with the reason
+(:func:`refuse_engine_options`).
 """
 
 from __future__ import annotations

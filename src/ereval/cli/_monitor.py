@@ -31,15 +31,6 @@ from ._common import (
     note_written,
     warn,
 )
-from ._engine import (
-    EngineOpt,
-    MemoryLimitOpt,
-    SparkConfOpt,
-    SparkMasterOpt,
-    TempDirOpt,
-    ThreadsOpt,
-    refuse_engine_options,
-)
 from ._estimate import IntervalOpt, weights_value
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
@@ -195,12 +186,6 @@ def monitor_command(
     plot: PlotOpt = None,
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
-    engine: EngineOpt = "auto",
-    memory_limit: MemoryLimitOpt = None,
-    threads: ThreadsOpt = None,
-    temp_dir: TempDirOpt = None,
-    spark_master: SparkMasterOpt = None,
-    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Track summary statistics across releases and flag sudden changes.
@@ -212,17 +197,8 @@ def monitor_command(
     run of --run-length releases ('trend'), or, for estimates, when consecutive
     intervals do not overlap ('interval') or the release's own value lies outside
     the interval estimated for the truth ('outside_estimate'). Exit code 3 with
-    --fail-on-change when anything is flagged; 2 for bad input.
+    --fail-on-change when anything is flagged; 2 for bad input. Runs in memory (NumPy), so it takes no engine options.
     """
-    refuse_engine_options(
-        engine=engine,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
-        where="to track releases (computed in memory)",
-    )
     rule = ControlRule(
         alpha=alpha, min_history=check_int("min_history", min_history), run_length=run_length
     )

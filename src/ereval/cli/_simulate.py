@@ -27,15 +27,6 @@ from ._common import (
     examples,
     handle_errors,
 )
-from ._engine import (
-    EngineOpt,
-    MemoryLimitOpt,
-    SparkConfOpt,
-    SparkMasterOpt,
-    TempDirOpt,
-    ThreadsOpt,
-    refuse_engine_options,
-)
 from ._estimate import IntervalOpt
 from ._progress import progress
 from ._sample import (
@@ -146,29 +137,14 @@ def simulate_command(
     cluster_col: Annotated[
         str, typer.Option("--cluster-col", help="Cluster id column.")
     ] = "cluster_id",
-    engine: EngineOpt = "auto",
-    memory_limit: MemoryLimitOpt = None,
-    threads: ThreadsOpt = None,
-    temp_dir: TempDirOpt = None,
-    spark_master: SparkMasterOpt = None,
-    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Repeat sampling and estimation: bias, RMSE and CI coverage of every estimator.
 
     Takes TRUTH as the population, a prediction (PRED, or TRUTH with a share of
     records moved), draws REPEATS samples and compares each estimator with the
-    exact value of its metric.
+    exact value of its metric. Runs in memory (NumPy), so it takes no engine options.
     """
-    refuse_engine_options(
-        engine=engine,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
-        where="for simulations (computed in memory)",
-    )
     if (pred is None) == (error_rate is None):
         raise InputError("give exactly one of '--pred' and '--error-rate'")
     if error_rate is not None:
