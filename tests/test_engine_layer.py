@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from ereval import InputError, RecordMismatchError
 from ereval.cli import app
+from ereval.cli._engine import engine_from_options
 from ereval.contingency import ContingencyTable
 from ereval.engines import DuckDBEngine, NumpyEngine, get_engine, numpy_bytes
 from ereval.engines import _base as engine_base
@@ -177,12 +178,13 @@ def test_engine_options_are_checked_before_work(tmp_path: Path) -> None:
             DuckDBEngine(threads=bad)  # type: ignore[arg-type]
     with pytest.raises(InputError, match=r"^'temp_dir' must be an existing directory"):
         DuckDBEngine(temp_dir=tmp_path / "nowhere")
-    with pytest.raises(InputError, match=r"^'threads' applies to the DuckDB engine"):
-        get_engine("numpy", threads=2)
+    res = runner.invoke(app, ["metrics", T, P, "--engine", "numpy", "--threads", "2"])
+    assert res.exit_code == 2
+    assert res.stderr.startswith("error: '--threads' applies to the DuckDB engine; --engine numpy")
     with pytest.raises(InputError, match=r"'engine'"):
         get_engine("sparkle")  # type: ignore[arg-type]
     with pytest.raises(InputError, match=r"^'memory_limit'"):
-        get_engine("auto", memory_limit="2 parsecs")
+        DuckDBEngine(memory_limit="2 parsecs")
     engine = DuckDBEngine(memory_limit="64MB", threads=1, temp_dir=tmp_path)
     con = engine.connect()
     settings = dict(
@@ -265,7 +267,9 @@ def test_auto_picks_numpy_when_the_files_fit(
         assert isinstance(get_engine("auto", truth=t, pred=t), picked), free
     monkeypatch.setattr(engine_base, "available_memory", lambda: 1)
     assert isinstance(get_engine("auto", truth={1: "a"}, pred={1: "a"}), NumpyEngine)
-    picked_engine = get_engine("auto", truth=t, pred=t, threads=1)
+    picked_engine = engine_from_options(
+        engine="auto", memory_limit=None, threads=1, temp_dir=None, truth=t, pred=t
+    )
     assert isinstance(picked_engine, DuckDBEngine) and picked_engine.threads == 1
     assert evaluate(t, t, engine="auto")["pairwise_f1"] == 1.0  # through DuckDB
     assert engine_base.available_memory() == 1

@@ -403,8 +403,6 @@ def test_spark_errors_are_worded_as_in_memory(
 
 def test_engines_and_their_options_are_checked(tmp_path: Path) -> None:
     data, _ = _giant(tmp_path)
-    with pytest.raises(InputError, match="'memory_limit' applies to the DuckDB engine"):
-        summarize(data, engine="numpy", memory_limit="1GB")
     with pytest.raises(InputError, match="'engine'"):
         summarize(data, engine="sqlite")  # type: ignore[arg-type]
     # names in memory are read in memory: refused by name on an SQL engine, kept in
@@ -412,7 +410,7 @@ def test_engines_and_their_options_are_checked(tmp_path: Path) -> None:
     names = dict.fromkeys(range(0, 3500, 7), "n")
     with pytest.raises(InputTypeError, match="'names' must be the column"):
         summarize(data, engine="duckdb", names=names)
-    assert isinstance(summary_engine("auto", data, names=names, memory_limit="1GB"), NumpyEngine)
+    assert isinstance(summary_engine("auto", data, names=names), NumpyEngine)
     with pytest.raises(InputError, match="'engine': the numpy engine"):
         engine_summary(NumpyEngine(), data)
     with pytest.raises(InputError, match="'engine': the numpy engine"):

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from ereval import InputError, InputTypeError, RecordMismatchError
 from ereval.analysis import sample_errors
 from ereval.cli import app
-from ereval.engines import Engine, get_engine
+from ereval.engines import DuckDBEngine, Engine
 from ereval.estimators import (
     ClusterSample,
     ClusterTerms,
@@ -192,7 +192,7 @@ def test_duckdb_terms_equal_the_in_memory_terms(
     s = (_record_sample if design == "record" else _cluster_sample)(data, text=text)
     pred = str(data["root"] / path)
     want = _terms(pred, s, "numpy", names)
-    got = _terms(pred, s, get_engine("duckdb", threads=2), names)
+    got = _terms(pred, s, DuckDBEngine(threads=2), names)
     assert_same_terms(got, want)
     # only what the sample touches came back
     prepared = got[1]
@@ -208,7 +208,7 @@ def test_duckdb_estimates_and_error_tables_equal_the_in_memory_ones(
     pred = str(data["root"] / path)
     with _quiet():
         want = estimate(pred, s, names="first", engine="numpy")
-        got = estimate(pred, s, names="first", engine="duckdb", memory_limit="500MB")
+        got = estimate(pred, s, names="first", engine=DuckDBEngine(memory_limit="500MB"))
     assert_same_estimates(got, want)
     groups = {c: i % 3 for i, c in enumerate(s.cluster_labels)}
     with _quiet():
@@ -218,7 +218,7 @@ def test_duckdb_estimates_and_error_tables_equal_the_in_memory_ones(
     for g in by_want:
         assert_same_estimates(by_got[g], by_want[g])
     x = sample_errors(pred, s, engine="numpy").table
-    y = sample_errors(pred, s, engine="duckdb", threads=1).table
+    y = sample_errors(pred, s, engine=DuckDBEngine(threads=1)).table
     pd.testing.assert_frame_equal(y, x, check_exact=False, rtol=1e-12)
 
 
@@ -271,9 +271,7 @@ def test_engine_options_are_checked_before_any_work(data: dict[str, Any]) -> Non
     s = _cluster_sample(data, text=False, k=3)
     pred = str(data["root"] / "pred.parquet")
     with pytest.raises(InputError, match="'memory_limit' must be a size"):
-        estimate(pred, s, engine="duckdb", memory_limit="lots")
-    with pytest.raises(InputError, match="'threads' applies to the DuckDB engine"):
-        estimate(pred, s, engine="numpy", threads=2)
+        estimate(pred, s, engine=DuckDBEngine(memory_limit="lots"))
     prepared = prepare_prediction(pred)
     with pytest.raises(InputError, match="already prepared in memory"):
         estimate(prepared, s, engine="duckdb")

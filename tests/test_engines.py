@@ -100,7 +100,7 @@ def test_a_memory_limit_too_small_is_one_line_naming_the_option(tmp_path: Path) 
     with pytest.raises(
         InputError, match=r"^'memory_limit' must be at least 32MB .*received '1MB'$"
     ) as err:
-        evaluate(t, p, engine="duckdb", memory_limit="1MB", threads=1)
+        evaluate(t, p, engine=DuckDBEngine(memory_limit="1MB", threads=1))
     assert "\n" not in str(err.value)
     result = CliRunner().invoke(
         app, ["metrics", str(t), str(p), "--engine", "duckdb", "--memory-limit", "1MB"]

@@ -8,8 +8,7 @@ the sample still count, as ``on_mismatch="twinless"`` of
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -262,11 +261,6 @@ def sample_errors(
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
 ) -> SampleErrors:
     """Cluster-wise errors of the sampled true clusters, with weights and features.
 
@@ -294,7 +288,7 @@ def sample_errors(
         value, as a feature named ``column=value`` (e.g. ``"source=census"``).
     design, weights
         See :func:`ereval.estimators.as_sample`.
-    engine, memory_limit, threads, temp_dir, spark_master, spark_conf
+    engine
         Who reads ``pred``, as in :func:`ereval.estimators.estimate`: DuckDB or
         Spark bring back only the sampled records' clusters with their sizes.
 
@@ -331,11 +325,6 @@ def sample_errors(
     chosen = prediction_engine(
         pred,
         engine,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
     )
     prepared = (
         pred

@@ -17,7 +17,16 @@ from typing import Annotated, Any
 import typer
 
 from .._errors import InputError
-from ..engines import Engine, EngineName, get_engine
+from .._validation import check_choice
+from ..engines import (
+    ENGINE_NAMES,
+    DuckDBEngine,
+    Engine,
+    EngineName,
+    NumpyEngine,
+    SparkEngine,
+    get_engine,
+)
 
 __all__ = [
     "EngineOpt",
@@ -113,17 +122,42 @@ def engine_from_options(
     truth: Any = None,
     pred: Any = None,
 ) -> Engine:
-    """The engine a command's flags ask for, checked before any work."""
-    return get_engine(
-        engine,
-        truth=truth,
-        pred=pred,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=parse_spark_conf(spark_conf),
-    )
+    """The one engine a command's flags ask for, with its options, checked before any
+    work: ``--engine auto`` with DuckDB options uses them when DuckDB is picked."""
+    name = check_choice("engine", engine, ENGINE_NAMES)
+    conf = parse_spark_conf(spark_conf)
+    duck_given = [
+        flag
+        for flag, value in (
+            ("--memory-limit", memory_limit),
+            ("--threads", threads),
+            ("--temp-dir", temp_dir),
+        )
+        if value is not None
+    ]
+    spark_given = [f for f, v in (("--spark-master", spark_master), ("--spark-conf", conf)) if v]
+    if name == "spark":
+        if duck_given:
+            raise InputError(
+                f"'{duck_given[0]}' applies to the DuckDB engine; the Spark engine takes "
+                "'--spark-master' (e.g. 'local[4]') and '--spark-conf' instead"
+            )
+        return SparkEngine(master=spark_master, conf=conf)
+    if spark_given:
+        raise InputError(
+            f"'{spark_given[0]}' applies to the Spark engine; --engine {name} takes no such "
+            "option (give --engine spark)"
+        )
+    if name == "numpy":
+        if duck_given:
+            raise InputError(
+                f"'{duck_given[0]}' applies to the DuckDB engine; --engine numpy takes no "
+                "such option"
+            )
+        return NumpyEngine()
+    duck = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
+    picked = get_engine(name, truth=truth, pred=pred)
+    return duck if isinstance(picked, DuckDBEngine) else picked
 
 
 def refuse_engine_options(

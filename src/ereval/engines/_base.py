@@ -24,7 +24,6 @@ comfortably in memory and DuckDB otherwise:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from .._errors import InputError
@@ -33,7 +32,7 @@ from ..io import file_spec
 from ._database import Job
 from ._duckdb import DuckDBEngine, is_relation
 from ._spark import SparkEngine
-from ._spark_session import check_spark_conf, check_spark_master, is_spark_dataframe
+from ._spark_session import is_spark_dataframe
 
 __all__ = [
     "BYTES_PER_RECORD",
@@ -144,73 +143,38 @@ def get_engine(
     *,
     truth: Any = None,
     pred: Any = None,
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
 ) -> Engine:
-    """The engine named ``engine`` with its options, checked before any work.
+    """The engine named ``engine``, checked before any work.
 
     Parameters
     ----------
     engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
-        ``"auto"`` picks by the rule of this module from ``truth`` and ``pred``;
-        an :class:`Engine` is returned as it is.
+        ``"auto"`` picks by the rule of this module from ``truth`` and ``pred``
+        (Spark for a Spark DataFrame input); an :class:`Engine` is returned as it
+        is. A name gives the engine with its default options: the options live on
+        the engine objects, ``DuckDBEngine(memory_limit=..., threads=...,
+        temp_dir=...)`` and ``SparkEngine(master=..., conf=...)``.
     truth, pred : optional
         The inputs, for ``"auto"``.
-    memory_limit, threads, temp_dir : optional
-        Options of :class:`DuckDBEngine`. With ``"auto"`` they are checked and
-        apply when DuckDB is picked; with another engine they are an error.
-    spark_master, spark_conf : optional
-        Options of :class:`SparkEngine` (the master and settings of a new
-        session); an error unless Spark is used (``"spark"``, or ``"auto"`` with
-        a Spark DataFrame input).
 
     Examples
     --------
-    >>> get_engine("duckdb", threads=2)
+    >>> get_engine("duckdb")
+    DuckDBEngine(memory_limit=None, threads=None, temp_dir=None, passes=None)
+    >>> get_engine(DuckDBEngine(threads=2))
     DuckDBEngine(memory_limit=None, threads=2, temp_dir=None, passes=None)
-    >>> get_engine("spark", spark_master="local[2]")
-    SparkEngine(master='local[2]', conf={})
     >>> get_engine("auto", truth={1: "a"}, pred={1: "b"})
     NumpyEngine()
     """
-    duck_given = [
-        n
-        for n, v in (("memory_limit", memory_limit), ("threads", threads), ("temp_dir", temp_dir))
-        if v is not None
-    ]
-    spark_given = [n for n, v in (("spark_master", spark_master), ("spark_conf", spark_conf)) if v]
     if isinstance(engine, Engine):
-        given = duck_given + spark_given
-        if given:
-            raise InputError(f"'{given[0]}' is an option of the engine name, not of an engine")
         return engine
     name = check_choice("engine", engine, ENGINE_NAMES)
-    check_spark_master(spark_master)
-    check_spark_conf(spark_conf)
-    spark_input = is_spark_dataframe(truth) or is_spark_dataframe(pred)
-    if name == "spark" or (name == "auto" and spark_input):
-        if duck_given:
-            raise InputError(
-                f"'{duck_given[0]}' applies to the DuckDB engine; the Spark engine takes "
-                "'spark_master' (e.g. 'local[4]') and 'spark_conf' instead"
-            )
-        return SparkEngine(master=spark_master, conf=spark_conf)
-    if spark_given:
-        raise InputError(
-            f"'{spark_given[0]}' applies to the Spark engine; engine={name!r} takes no such "
-            "option (pass engine='spark')"
-        )
+    if name == "spark" or (
+        name == "auto" and (is_spark_dataframe(truth) or is_spark_dataframe(pred))
+    ):
+        return SparkEngine()
     if name == "numpy":
-        if duck_given:
-            raise InputError(
-                f"'{duck_given[0]}' applies to the DuckDB engine; engine='numpy' takes no "
-                "such option"
-            )
         return NumpyEngine()
-    duck = DuckDBEngine(memory_limit=memory_limit, threads=threads, temp_dir=temp_dir)
     if name == "duckdb" or is_relation(truth) or is_relation(pred):
-        return duck
-    return NumpyEngine() if _fits(truth, pred) else duck
+        return DuckDBEngine()
+    return NumpyEngine() if _fits(truth, pred) else DuckDBEngine()

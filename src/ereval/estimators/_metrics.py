@@ -41,7 +41,6 @@ left out there.
 from __future__ import annotations
 
 import math
-import os
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -381,11 +380,6 @@ def estimate(
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
 ) -> dict[str, Estimate]:
     """Estimate performance metrics and summary statistics of ``pred`` from a labelled sample.
 
@@ -443,10 +437,6 @@ def estimate(
         ``pred``). ``"auto"`` picks NumPy unless ``pred`` is too big for memory,
         a DuckDB relation or a Spark DataFrame (:func:`ereval.engines.get_engine`).
         Every engine gives the same estimates (to the last bits of the floats).
-    memory_limit, threads, temp_dir : optional
-        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
-    spark_master, spark_conf : optional
-        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
 
     Returns
     -------
@@ -481,11 +471,6 @@ def estimate(
     chosen = prediction_engine(
         pred,
         engine,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
         pred,
@@ -561,11 +546,6 @@ def estimate_by_group(
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
 ) -> dict[Any, dict[str, Estimate]]:
     """Estimates per subgroup of true clusters (Binette et al. 2024, Remark 3).
 
@@ -575,7 +555,7 @@ def estimate_by_group(
         The group of each sampled true cluster: a mapping from cluster id to
         group label, or a column of the sample table (constant within each
         cluster). Every sampled cluster needs a group.
-    pred, sample, design, weights, weight_kind, blocks, draws, replace, population_size, metrics, beta, level, interval, names, naive, record_col, cluster_col, engine, memory_limit, threads, temp_dir, spark_master, spark_conf
+    pred, sample, design, weights, weight_kind, blocks, draws, replace, population_size, metrics, beta, level, interval, names, naive, record_col, cluster_col, engine
         As for :func:`estimate`.
 
     Returns
@@ -591,11 +571,6 @@ def estimate_by_group(
     chosen = prediction_engine(
         pred,
         engine,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
     )
     s, terms = _sample_and_terms(
         pred,

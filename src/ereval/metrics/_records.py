@@ -23,8 +23,6 @@ truth may be a sample of true clusters scored against a full prediction
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Unpack, cast
 
 import numpy as np
@@ -100,11 +98,6 @@ def record_errors(
     pred: Any,
     *,
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true record with its error metrics.
@@ -124,10 +117,6 @@ def record_errors(
         DataFrames; ``"auto"`` picks NumPy when the inputs fit comfortably in memory
         (see :func:`ereval.engines.get_engine`). Every engine gives the same table:
         the same columns, types and row order, integers and floats alike.
-    memory_limit, threads, temp_dir : optional
-        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
-    spark_master, spark_conf : optional
-        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
     **options
         Those of :func:`ereval.io.align`. Every record of the truth must
         be in the prediction (a :class:`~ereval.RecordMismatchError` otherwise):
@@ -148,11 +137,6 @@ def record_errors(
         engine,
         truth=truth,
         pred=pred,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
     )
     frame = engine_record_errors(
         builder,
@@ -169,11 +153,6 @@ def cluster_errors(
     pred: Any,
     *,
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
     **options: Unpack[AlignOptions],
 ) -> pd.DataFrame:
     """One row per true cluster with the averages of its records' error metrics.
@@ -186,7 +165,7 @@ def cluster_errors(
     ----------
     truth, pred : clustering
         As in :func:`record_errors`.
-    engine, memory_limit, threads, temp_dir, spark_master, spark_conf, **options
+    engine, **options
         As in :func:`record_errors`.
 
     Examples
@@ -202,11 +181,6 @@ def cluster_errors(
         engine,
         truth=truth,
         pred=pred,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
     )
     frame = engine_cluster_errors(
         builder, truth, pred, in_memory=lambda: _cluster_frame(truth, pred, options), **options

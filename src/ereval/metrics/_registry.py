@@ -10,7 +10,7 @@ scored).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Unpack
@@ -295,11 +295,6 @@ def evaluate(
     beta: float = 1.0,
     progress: Callable[[str], None] | None = None,
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
     workers: int | None = None,
     **options: Unpack[AlignOptions],
 ) -> dict[str, float]:
@@ -331,10 +326,6 @@ def evaluate(
         comfortably in memory (see :func:`ereval.engines.get_engine`). Every
         engine gives the same numbers (integers exactly, floats to the last few
         bits).
-    memory_limit, threads, temp_dir : optional
-        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
-    spark_master, spark_conf : optional
-        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
     workers : int, optional
         How many metric families are computed at once, in threads (NumPy
         releases the GIL); default the ``EREVAL_WORKERS`` environment variable,
@@ -384,11 +375,6 @@ def evaluate(
             engine,
             truth=truth,
             pred=pred,
-            memory_limit=memory_limit,
-            threads=threads,
-            temp_dir=temp_dir,
-            spark_master=spark_master,
-            spark_conf=spark_conf,
         )
         stats = compute_statistics(
             builder, truth, pred, cells=cells_wanted(names, explicit=explicit), **options

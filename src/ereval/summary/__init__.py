@@ -467,11 +467,6 @@ def summarize(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
 ) -> Summary:
     """Summary statistics of a clustering (Binette et al. 2024, §3.1).
 
@@ -493,10 +488,6 @@ def summarize(
         :func:`ereval.summary.summarize`); ``"auto"`` picks by
         the rule of :func:`ereval.engines.get_engine` (names given as a mapping
         keep a file in memory). Every engine gives the same summary.
-    memory_limit, threads, temp_dir : optional
-        Options of the DuckDB engine (:class:`ereval.engines.DuckDBEngine`).
-    spark_master, spark_conf : optional
-        Options of the Spark engine (:class:`ereval.engines.SparkEngine`).
 
     Returns
     -------
@@ -515,11 +506,6 @@ def summarize(
         engine,
         clustering,
         names=names,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
     )
 
     def in_memory() -> Summary:
@@ -561,11 +547,6 @@ def cluster_sizes(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     engine: EngineName | Engine = "auto",
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
 ) -> IntArray:
     """The size of every cluster of ``clustering`` (in no particular order), computed by
     ``engine`` with its options (as :func:`summarize`)."""
@@ -574,11 +555,6 @@ def cluster_sizes(
     builder = summary_engine(
         engine,
         clustering,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
     )
 
     def in_memory() -> IntArray:

@@ -16,7 +16,7 @@ field, and the errors are worded as it words them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -129,24 +129,11 @@ def summary_engine(
     clustering: Any,
     *,
     names: Any = None,
-    memory_limit: str | None = None,
-    threads: int | None = None,
-    temp_dir: str | os.PathLike[str] | None = None,
-    spark_master: str | None = None,
-    spark_conf: Mapping[str, Any] | None = None,
 ) -> Engine:
     """The engine that summarises ``clustering``, by the rule of
     :func:`ereval.engines.get_engine` for one input; with ``"auto"``, names given in
     memory (a mapping) keep a file's summary in memory too."""
-    builder = get_engine(
-        engine,
-        truth=clustering,
-        memory_limit=memory_limit,
-        threads=threads,
-        temp_dir=temp_dir,
-        spark_master=spark_master,
-        spark_conf=spark_conf,
-    )
+    builder = get_engine(engine, truth=clustering)
     if engine == "auto" and _in_memory(names) and isinstance(clustering, str | os.PathLike):
         return NumpyEngine()
     return builder
