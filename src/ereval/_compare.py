@@ -35,23 +35,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from pathlib import Path
-
 from ._compare_sql import CATEGORY_VIEW, records_sql, release_table
 from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .contingency import ContingencyTable
 from .engines import Database, Engine, EngineName, get_engine
-from .io import AlignOptions, Alignment, Columns, IdType, align, id_type_error, take, to_numpy
+from .io import Alignment, AlignOptions, Columns, IdType, align, id_type_error, take, to_numpy
 from .metrics._records_sql import copy_format
 from .metrics._registry import evaluate
-from .statistics._compute import in_memory_inputs
 from .results import FrameRepr, json_ready
+from .statistics._compute import in_memory_inputs
 
 __all__ = ["CATEGORIES", "Category", "Comparison", "compare"]
 
@@ -335,7 +334,8 @@ class _CompareJob:
         r = self.releases
         in_memory_inputs(r.old, r.new)
         try:
-            alignment = align(r.old, r.new, on_mismatch="twinless", **r.options)
+            options: AlignOptions = {**r.options, "on_mismatch": "twinless"}
+            alignment = align(r.old, r.new, **options)
         except (InputError, InputTypeError) as exc:
             raise _renamed(exc) from None
         tab = ContingencyTable.from_alignment(alignment)

@@ -115,9 +115,11 @@ def compare_command(
             with Outputs() as outputs:
                 if builder.writes_files and copy_format(out) is not None:
                     # the engine writes the file itself: the rows never pass through Python
-                    outputs.add(
-                        out, lambda tmp: result.write_records(tmp, changed_only=changed_only)
-                    )
+
+                    def write(tmp: Path) -> None:
+                        result.write_records(tmp, changed_only=changed_only)
+
+                    outputs.add(out, write)
                 else:
                     frame = result.records(changed_only=changed_only)
                     rows = len(frame)

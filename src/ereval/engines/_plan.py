@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ __all__ = [
     "MAX_MODULUS",
     "ROW_BYTES",
     "Pass",
+    "key_hash",
     "limit_bytes",
     "pass_count",
     "planned_cells",
@@ -119,7 +120,11 @@ class Pass:
         return Pass(m, self.residue), Pass(m, self.residue + self.modulus)
 
 
-def run_split(planned: int, run: Callable[[Pass], None], out_of_memory: type[Exception]) -> int:
+def run_split(
+    planned: int,
+    run: Callable[[Pass], None],
+    out_of_memory: type[BaseException] | tuple[type[BaseException], ...],
+) -> int:
     """``run(piece)`` for each of the ``planned`` passes, a piece that raises
     ``out_of_memory`` split in two and run again (up to :data:`MAX_MODULUS`);
     the number of pieces run."""
@@ -143,6 +148,15 @@ def _hash(key: str, kind: str) -> str:
     return f"hash(CAST({key} AS DOUBLE))" if kind == "float" else f"hash({key})"
 
 
+def key_hash(con: Any, sides: Sequence[str]) -> str:
+    """The SQL hash of the record key ``r`` of ``sides`` (views or queries in
+    parentheses) that puts equal keys in the same pass: keys of floats are hashed as
+    doubles (so that equal keys of two float types fall in the same pass)."""
+    types = [str(con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()[0][1]) for side in sides]
+    floats = any(t.startswith(("FLOAT", "DOUBLE", "DECIMAL", "REAL")) for t in types)
+    return _hash("r", "float" if floats else "other")
+
+
 def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     """The groups of :func:`ereval.engines._dialect.cells_sql` over ``sides`` (views or
     queries in parentheses with the columns ``r`` and ``c``), computed in
@@ -152,9 +166,7 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     import duckdb
 
     oom = duckdb.OutOfMemoryException
-    types = [str(con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()[0][1]) for side in sides]
-    floats = any(t.startswith(("FLOAT", "DOUBLE", "DECIMAL", "REAL")) for t in types)
-    hashed = _hash("r", "float" if floats else "other")
+    hashed = key_hash(con, sides)
     for view, side in zip(("tq", "pq"), sides, strict=True):
         con.execute(
             f"CREATE TEMP TABLE {view} AS SELECT {hashed} % {planned} AS q, {hashed} AS h, "
