@@ -206,7 +206,7 @@ class Comparison(FrameRepr):
 
         With ``changed_only``, only records of old clusters that were not kept, and
         added or removed records. After an SQL engine compared the releases, it reads
-        them again and joins them here (the rows in no particular order).
+        them again and joins them where they are (the rows in the order of their ids).
         """
         if self.alignment is None:
             if self.source is None:
@@ -373,7 +373,7 @@ class _RecordsJob:
         id_type, specs = release_specs(r.old, r.new, r.options)
         db.load(specs, id_type=id_type)
         db.push(CATEGORY_VIEW, self.categories)
-        query = records_sql(changed_only=self.changed_only)
+        query = records_sql(changed_only=self.changed_only, ordered=self.out is None)
         if self.out is not None:
             db.copy_to(query, *self.out)
             return pd.DataFrame()

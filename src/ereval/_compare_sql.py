@@ -92,12 +92,14 @@ def release_table(
     return table_from_codes(i, j, n, "twinless"), old_keys, new_keys
 
 
-def records_sql(*, changed_only: bool) -> str:
+def records_sql(*, changed_only: bool, ordered: bool = False) -> str:
     """One row per record of either release: ``record_id, old_cluster, new_cluster,
     category`` (``added`` for a record of the new release only, ``removed`` for one of
     the old only), from the views ``t``, ``p`` and :data:`CATEGORY_VIEW`; with
-    ``changed_only``, without the records of kept clusters."""
+    ``changed_only``, without the records of kept clusters; with ``ordered``, in the
+    order of their ids."""
     where = " WHERE category <> 'kept'" if changed_only else ""
+    where += " ORDER BY record_id" if ordered else ""
     return (
         "SELECT record_id, old_cluster, new_cluster, category FROM ("
         "SELECT coalesce(t.r, p.r) AS record_id, t.c AS old_cluster, p.c AS new_cluster, "
