@@ -185,7 +185,9 @@ def test_sql_releases_are_checked_as_in_memory(tmp_path: Path) -> None:
         pd.DataFrame({"record_id": [1, 2], "cluster_id": ["a", "a"]}), tmp_path / "i.parquet"
     )
     for engine in ("numpy", "duckdb"):
-        with pytest.raises(RecordMismatchError, match=r"^'old' and 'new' have no record in common$"):
+        with pytest.raises(
+            RecordMismatchError, match=r"^'old' and 'new' have no record in common$"
+        ):
             compare(good, other, engine=engine)
         with pytest.raises(InputError, match=r"'new' has 1 duplicate record ids"):
             compare(good, twice, engine=engine)
