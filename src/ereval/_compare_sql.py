@@ -85,11 +85,12 @@ def release_table(
     both, _, _ = joined_cells(db, (n_t, n_p), "twinless")
     if both == 0:
         raise RecordMismatchError("'old' and 'new' have no record in common")
-    groups = db.fetch_arrow("SELECT tc, pc, n FROM cells")
-    i, old_keys = _sorted_keys(groups.column("tc"))
-    j, new_keys = _sorted_keys(groups.column("pc"))
-    n = np.asarray(groups.column("n").to_numpy(), dtype=np.int64)
-    return table_from_codes(i, j, n, "twinless"), old_keys, new_keys
+    with db.lend_memory(n_t + n_p):  # DuckDB's buffers give way to the arrays built here
+        groups = db.fetch_arrow("SELECT tc, pc, n FROM cells")
+        i, old_keys = _sorted_keys(groups.column("tc"))
+        j, new_keys = _sorted_keys(groups.column("pc"))
+        n = np.asarray(groups.column("n").to_numpy(), dtype=np.int64)
+        return table_from_codes(i, j, n, "twinless"), old_keys, new_keys
 
 
 def records_sql(*, changed_only: bool, ordered: bool = False) -> str:
