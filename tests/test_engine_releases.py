@@ -12,6 +12,7 @@ limit) and must give the same numbers bit for bit.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,23 @@ def test_spark_compares_and_monitors_releases(tmp_path: Path, engine_object: Eng
     assert_same_monitoring(
         monitor(releases, engine=engine_object), monitor(releases, engine="numpy")
     )
+
+
+def test_the_report_monitors_and_compares_releases_with_its_engine(tmp_path: Path) -> None:
+    for k, frame in enumerate(_series("noisy", "text")[:3]):
+        _write(frame, tmp_path / f"release-2024-0{k + 1}-01.csv")
+    pages = {}
+    for engine in ("numpy", "duckdb"):
+        args = ["report", "--releases", str(tmp_path), "--engine", engine, "-f", "json", "-q"]
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.stderr
+        page = json.loads(res.stdout)
+        page.pop("created")
+        pages[engine] = page
+    assert pages["numpy"] == pages["duckdb"]
+    assert "changed cluster" in json.dumps(pages["duckdb"])
+    from ereval.report import collect_results
+
+    parts = collect_results(releases=tmp_path, engine=DuckDBEngine(passes=2)).parts
+    compared = [p.result.comparison for p in parts if hasattr(p.result, "comparison")]
+    assert len(compared) == 1 and compared[0].alignment is None  # joined by DuckDB
