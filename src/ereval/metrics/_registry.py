@@ -161,9 +161,7 @@ EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
     MetricFamily("ceaf_rn", _prf("ceaf_rn"), _ceaf_rn, True, True),
     MetricFamily("ace", _prf("ace"), _ace, needs_cells=True),
     MetricFamily("cone_b3", _prf("cone_b3"), _cone_b3, True, True),
-    MetricFamily(
-        "cone_ceaf", _prf("cone_ceafm") + _prf("cone_ceafe"), _cone_ceaf, True, True
-    ),
+    MetricFamily("cone_ceaf", _prf("cone_ceafm") + _prf("cone_ceafe"), _cone_ceaf, True, True),
     MetricFamily(
         "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
     ),
