@@ -2,11 +2,12 @@
 B3_all and B3_0 (Stoyanov et al. 2009), B3_r&n (Rahman & Ng 2009), B3_sys and
 CEAF_sys (Cai & Strube 2010, §2).
 
-The cases are the small key/response sets of the paper's §2 discussion (key
-{a b c} against responses that add twinless mentions d, e): the values are worked
-by hand from the definitions in §2, the arithmetic in the comments, and every
-variant is checked against a brute-force reference that scores mention by mention
-on explicit sets (tests/_reference.py), sharing no code with the table rewrites."""
+The cases are small key/response sets like those of the paper's §2 discussion
+(key {a b c} against responses that add twinless mentions d, e); the values are
+worked by hand from the definitions in §2, the arithmetic in the comments, and
+every variant is checked against a brute-force reference that scores mention by
+mention on explicit sets (tests/_reference.py), sharing no code with the table
+rewrites."""
 
 from __future__ import annotations
 
