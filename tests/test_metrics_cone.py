@@ -9,6 +9,7 @@ by hand from the definition, the arithmetic in the comments."""
 from __future__ import annotations
 
 import doctest
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -146,3 +147,13 @@ def test_symmetric_on_common_records(pair: tuple[dict[int, int], dict[int, int]]
     for name in CONE:
         assert close(a[f"{name}_precision"], b[f"{name}_recall"])
         assert close(a[f"{name}_f1"], b[f"{name}_f1"])
+
+
+def test_same_on_the_duckdb_engine(tmp_path: Path) -> None:
+    truth, pred = tmp_path / "truth.csv", tmp_path / "pred.csv"
+    truth.write_text("record_id,cluster_id\na,1\nb,1\nc,1\nd,2\ne,2\n")
+    pred.write_text("record_id,cluster_id\na,1\nb,1\nx,1\nc,2\nd,2\ne,2\ny,2\nz,3\n")
+    names = "cone_b3,cone_ceaf"
+    on_duckdb = evaluate(truth, pred, metrics=names, on_mismatch="twinless", engine="duckdb")
+    in_memory = evaluate(truth, pred, metrics=names, on_mismatch="twinless", engine="numpy")
+    assert on_duckdb == in_memory == cone(NAMED_TRUTH, FULL_PRED)
