@@ -197,7 +197,8 @@ def test_planned_cells_equal_one_join(tmp_path: Path, kind: str, passes: int) ->
     ):
         quote = "'" if kind == "hugeint" else ""  # beyond BIGINT: read from text
         rows = ", ".join(
-            f"({quote}{int(r)}{quote}, {int(c)})" for r, c in zip(records[lo:hi], clusters[lo:hi])
+            f"({quote}{int(r)}{quote}, {int(c)})"
+            for r, c in zip(records[lo:hi], clusters[lo:hi], strict=True)
         )
         cast = "CAST(CAST(r AS BIGINT) AS VARCHAR)" if rtype == "VARCHAR" else f"CAST(r AS {rtype})"
         cluster = "CAST(c AS HUGEINT)" if kind == "hugeint" else "c"

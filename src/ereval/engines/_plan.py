@@ -183,7 +183,7 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     ]
     floats = any(t[0].startswith(("FLOAT", "DOUBLE", "DECIMAL", "REAL")) for t in types)
     hashed = _hash("r", "float" if floats else "other")
-    con.execute("CREATE TEMP TABLE cells (tc %s, pc %s, n BIGINT)" % (types[0][1], types[1][1]))
+    con.execute(f"CREATE TEMP TABLE cells (tc {types[0][1]}, pc {types[1][1]}, n BIGINT)")
     if not all(_EXACT_IN_PARQUET.match(t) for side in types for t in side):
         _cells_in_tables(con, sides, planned, hashed, oom)
         return "cells"
