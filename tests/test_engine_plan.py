@@ -119,7 +119,15 @@ def test_split_pieces_cover_every_hash_once() -> None:
             raise OutOfMemory
         ran.append(piece)
 
-    assert run_split(3, run, OutOfMemory) == len(ran)
+    finished: list[tuple[int, int]] = []  # (pass, pieces run by then)
+    assert run_split(3, run, OutOfMemory, after=lambda k: finished.append((k, len(ran)))) == len(
+        ran
+    )
+    # each pass is reported once, after its last piece and before the next pass's first
+    assert [k for k, _ in finished] == [0, 1, 2]
+    for k, count in finished:
+        assert all(piece.residue % 3 == k for piece in ran[count - 1 : count])
+        assert all(piece.residue % 3 > k for piece in ran[count:])
     for h in range(5000):
         assert sum(h % piece.modulus == piece.residue for piece in ran) == 1
     assert max(piece.modulus for piece in ran) == 12

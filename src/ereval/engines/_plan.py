@@ -121,22 +121,32 @@ class Pass:
         return Pass(m, self.residue), Pass(m, self.residue + self.modulus)
 
 
-def run_split(planned: int, run: Callable[[Pass], None], out_of_memory: type[Exception]) -> int:
+def run_split(
+    planned: int,
+    run: Callable[[Pass], None],
+    out_of_memory: type[Exception],
+    *,
+    after: Callable[[int], None] | None = None,
+) -> int:
     """``run(piece)`` for each of the ``planned`` passes, a piece that raises
-    ``out_of_memory`` split in two and run again (up to :data:`MAX_MODULUS`);
-    the number of pieces run."""
-    todo = [Pass(planned, k) for k in reversed(range(planned))]
+    ``out_of_memory`` split in two and run again (up to :data:`MAX_MODULUS`),
+    then ``after(k)`` once every piece of pass ``k`` has run; the number of
+    pieces run."""
     done = 0
-    while todo:
-        piece = todo.pop()
-        try:
-            run(piece)
-        except out_of_memory:
-            if piece.modulus * 2 > MAX_MODULUS:
-                raise
-            todo.extend(reversed(piece.split()))
-            continue
-        done += 1
+    for k in range(planned):
+        todo = [Pass(planned, k)]
+        while todo:
+            piece = todo.pop()
+            try:
+                run(piece)
+            except out_of_memory:
+                if piece.modulus * 2 > MAX_MODULUS:
+                    raise
+                todo.extend(reversed(piece.split()))
+                continue
+            done += 1
+        if after is not None:
+            after(k)
     return done
 
 
@@ -171,7 +181,8 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     both sides and writes each joined record's ``(tc, pc)`` partitioned by
     ``hash(tc, pc) % planned``; merge pass ``k`` counts the records of partition
     ``k``, every cell being in one merge partition. No pass reads more than its
-    own partition. Keys of floats are hashed as doubles (so that equal keys of two
+    own partition, and a partition's files are removed once it is joined (the
+    disk holds at most the two sides' records and the joined records once). Keys of floats are hashed as doubles (so that equal keys of two
     float types fall in the same pass).
     """
     import duckdb
@@ -234,9 +245,11 @@ def _cells_in_files(
             shutil.rmtree(out, ignore_errors=True)
             raise
 
-    run_split(planned, join, oom)
-    for name in ("t", "p"):
-        shutil.rmtree(root / name, ignore_errors=True)
+    def drop(q: int) -> None:  # the partition is joined: its files go
+        for name in ("t", "p"):
+            shutil.rmtree(root / name / f"q={q}", ignore_errors=True)
+
+    run_split(planned, join, oom, after=drop)
 
     def merge(piece: Pass) -> None:
         q = piece.residue % planned
