@@ -220,3 +220,16 @@ def test_planned_cells_equal_one_join(tmp_path: Path, kind: str, passes: int) ->
     assert got == expected
     assert sum(row[2] for row in got) == n  # 370 + 380 rows, 350 records in common
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("shape", ["text", "hostile"])
+def test_error_tables_in_passes_equal_in_memory(tmp_path: Path, shape: str) -> None:
+    from ereval.metrics import cluster_errors, record_errors
+
+    t, p, options = _frames(shape, 500, seed=4)
+    kind = "csv" if shape == "text" else "parquet"
+    t_path, p_path = _paths(tmp_path, t, p, kind)
+    for table in (record_errors, cluster_errors):
+        expected = table(t_path, p_path, engine="numpy", **options)
+        got = table(t_path, p_path, engine=DuckDBEngine(passes=6), **options)
+        pd.testing.assert_frame_equal(got, expected)
