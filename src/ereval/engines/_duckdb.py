@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -288,6 +289,14 @@ class DuckDBDatabase(Database):
         finally:
             if limit is not None:
                 self.connection.execute(f"SET memory_limit = {sql.quote(limit)}")
+
+    @contextmanager
+    def scratch(self) -> Iterator[str]:
+        """A new folder for a plan's partition files, in the engine's ``temp_dir``
+        (else the system's temporary directory); removed with what it holds on exit."""
+        parent = None if self.engine.temp_dir is None else str(self.engine.temp_dir)
+        with tempfile.TemporaryDirectory(prefix="ereval-passes-", dir=parent) as folder:
+            yield folder
 
     def _lend_memory(self) -> str | None:
         """Lower DuckDB's memory limit so that it writes its buffered tables (the
