@@ -98,8 +98,8 @@ def _common_in_passes(db: Database, views: Sequence[str], planned: int) -> list[
     hashed = key_hash(db, views)
     db.execute(
         f"CREATE TEMP TABLE stacked AS SELECT {hashed} % {planned} AS q, {hashed} AS h, "
-        f"rel, r, c FROM ({stacked_sql(views)}) AS s"
-    )
+        f"rel, r, c FROM ({stacked_sql(views)}) AS s ORDER BY q"
+    )  # sorted by pass, so that a pass reads only its own blocks (DuckDB's zone maps)
     parts = "SELECT rel, c, n, hash(rel, c) % {p} AS q, hash(rel, c) AS h FROM ({g}) AS g"
     first = common_sizes_sql("SELECT rel, r, c FROM stacked", k, "false")
     db.execute(f"CREATE TEMP TABLE common_parts AS {parts.format(p=planned, g=first)}")
@@ -112,7 +112,9 @@ def _common_in_passes(db: Database, views: Sequence[str], planned: int) -> list[
 
     run_split(planned, join, oom)
     db.execute("DROP TABLE stacked")
-    merged = "SELECT rel, c, sum(n) AS n FROM common_parts WHERE {w} GROUP BY rel, c"
+    db.execute("CREATE TEMP TABLE common_sorted AS SELECT * FROM common_parts ORDER BY q")
+    db.execute("DROP TABLE common_parts")
+    merged = "SELECT rel, c, sum(n) AS n FROM common_sorted WHERE {w} GROUP BY rel, c"
     db.execute(f"CREATE TEMP TABLE common_sizes AS {_distribution_sql(merged.format(w='false'))}")
 
     def merge(piece: Pass) -> None:
@@ -120,7 +122,7 @@ def _common_in_passes(db: Database, views: Sequence[str], planned: int) -> list[
         db.execute(f"INSERT INTO common_sizes {_distribution_sql(groups)}")
 
     run_split(planned, merge, oom)
-    db.execute("DROP TABLE common_parts")
+    db.execute("DROP TABLE common_sorted")
     query = (
         "SELECT rel, size, CAST(sum(clusters) AS BIGINT) AS clusters FROM common_sizes "
         "GROUP BY rel, size"
