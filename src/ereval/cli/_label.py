@@ -27,6 +27,7 @@ from ._common import (
     print_table,
     warn,
 )
+from ._sample import AllocationChoice, StrataOpt, design_value
 
 label_app = App(
     name="label",
@@ -86,8 +87,24 @@ def init_command(
     ] = "cluster_id",
     n: Annotated[int, typer.Option("--n", help="Records to draw (cluster review).")] = 100,
     design: Annotated[
-        Literal["record"], typer.Option("--design", help="Sampling design (cluster review).")
+        Literal["record", "size-stratified"],
+        typer.Option(
+            "--design",
+            help="Sampling design (cluster review): record (uniform, or by --weights-col) or "
+            "size-stratified (uniform within strata of the predicted cluster sizes, as "
+            "ereval sample draws them).",
+        ),
     ] = "record",
+    strata: StrataOpt = None,
+    allocation: Annotated[
+        AllocationChoice | None,
+        typer.Option(
+            "--allocation",
+            help="size-stratified: draws per stratum, neyman (from the prediction alone, each "
+            "stratum keeping 90% of its proportional share) or proportional \\[default: neyman].",
+            show_default=False,
+        ),
+    ] = None,
     weights_col: Annotated[
         str | None, typer.Option("--weights-col", help="Column of record drawing weights.")
     ] = None,
@@ -192,7 +209,11 @@ def init_command(
         store = labels.LabelStore(db)
         if session in {s.name for s in store.sessions()}:
             old = store.session(session)
-            if old.kind == "cluster" and kind == "cluster" and old.config.get("design") != design:
+            if (
+                old.kind == "cluster"
+                and kind == "cluster"
+                and old.config.get("design") != design_value(design)
+            ):
                 raise InputError(
                     f"'--design' {design!r}: session '{session}' of '{db}' was created with "
                     f"design {old.config.get('design')!r}"
@@ -214,8 +235,10 @@ def init_command(
                 id_col=id_col,
                 record_col=record_col,
                 cluster_col=cluster_col,
-                design=design,
+                design=design_value(design),
                 weights_col=weights_col,
+                strata=strata,
+                allocation=allocation,
                 replace=not without_replacement,
                 block_col=block_col,
                 search_columns=search_columns or (),
@@ -367,13 +390,17 @@ def export_command(
     """Export resolved labels: a benchmark for estimate, pairs for oasis or Splink, paula labels,
     or the add/remove spreadsheet."""
     from ..labels import export_labels
+    from ..labels._exports import estimate_flags
     from ._output import Outputs, check_table_path, write_table
 
     check_table_path(out, flag="--out")
     with _open(db, readonly=True) as store:
         name = _only_session(store, session)
-        exported = export_labels(store, name, kind=kind, design=design, source_col=source_col)
-        pool = store.session(name).config.get("pairs")
+        exported = export_labels(
+            store, name, kind=kind, design=design_value(design), source_col=source_col
+        )
+        config = store.session(name).config
+        pool = config.get("pairs")
     for message in exported.warnings:
         warn(message)
     with Outputs() as outputs:
@@ -385,12 +412,10 @@ def export_command(
         "out": str(out),
     }
     if exported.design is not None:
-        summary["design"] = exported.design
+        flags = estimate_flags(config)
+        summary["design"] = flags[1]
         if not quiet:
-            note(
-                f"read it with: ereval estimate --pred PRED --sample {out} "
-                f"--design {exported.design}"
-            )
+            note(f"read it with: ereval estimate --pred PRED --sample {out} {' '.join(flags)}")
     if kind == "pairs" and not quiet:
         note(f"estimate from it with: ereval oasis estimate {pool} --labels {out}")
     emit_mapping(summary, fmt, key_header="field")

@@ -7,7 +7,11 @@
     tags of each cluster (comma-separated, for ``ereval errors --tags tags``). Records drawn uniformly
     give ``design="record"`` (``probability`` = cluster size); records drawn by a
     weight column give ``design="cluster"`` with ``probability`` the sum of the
-    cluster's record weights.
+    cluster's record weights. Records drawn within size strata give
+    ``design="size_stratified"`` with, for each drawn record, its ``stratum``,
+    the stratum's number of records ``stratum_records`` and its ``record_draws``
+    (the columns ``as_sample(..., design="size_stratified")`` reads; records not
+    drawn have ``record_draws`` 0 and a blank stratum).
 ``spreadsheet`` (cluster review)
     The add/remove sheet of disambiguation teams: one row per
     ``(sampled_record, record_id, action)`` with action ``remove`` (A_r) or
@@ -55,6 +59,7 @@ __all__ = [
     "EXPORT_KINDS",
     "ExportKind",
     "Exported",
+    "estimate_flags",
     "export_labels",
     "import_labels",
     "open_session",
@@ -92,7 +97,8 @@ class Exported:
     frame : pandas.DataFrame
     kind : str
     design : str or None
-        For a benchmark, the ``--design`` to give ``ereval estimate``.
+        For a benchmark, the design to read it with (``as_sample(..., design=...)``;
+        :func:`estimate_flags` gives the flags of ``ereval estimate``).
     warnings : list of str
         E.g. drawn records left out because their label is not resolved yet.
     """
@@ -101,6 +107,25 @@ class Exported:
     kind: str
     design: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+def estimate_flags(config: Mapping[str, Any]) -> list[str]:
+    """The design flags of ``ereval estimate`` for the benchmark of a cluster review
+    with configuration ``config``.
+
+    Examples
+    --------
+    >>> estimate_flags({"design": "size_stratified", "replace": False})
+    ['--design', 'size-stratified', '--without-replacement']
+    >>> estimate_flags({"design": "record", "weights_col": "w"})
+    ['--design', 'cluster']
+    """
+    design = config.get("design", "record")
+    if design == "size_stratified":
+        return ["--design", "size-stratified"] + (
+            [] if config.get("replace", True) else ["--without-replacement"]
+        )
+    return ["--design", "cluster" if config.get("weights_col") else "record"]
 
 
 def _check_kind(store: LabelStore, session: str, kind: str) -> None:
@@ -142,9 +167,12 @@ def export_labels(
 
 
 def _benchmark(review: ClusterReview) -> Exported:
+    from ..estimators._designs import RECORD_DRAWS_COL, STRATUM_COL, STRATUM_RECORDS_COL
+
     res = review.resolution()
     draws: list[str] = list(review.config["draws"])
     weighted = review.config.get("weights_col") is not None
+    stratified = review.config.get("design") == "size_stratified"
     warnings: list[str] = []
     unresolved = sorted({r for r in draws if r not in res.resolved})
     if unresolved:
@@ -189,33 +217,53 @@ def _benchmark(review: ClusterReview) -> Exported:
             )
         )
     counts: dict[str, int] = {}
+    record_draws: dict[str, int] = {}
     tags: dict[str, set[str]] = {}
     for r in draws:
         if r in cluster_of and r in res.resolved:
             counts[cluster_of[r]] = counts.get(cluster_of[r], 0) + 1
+            record_draws[r] = record_draws.get(r, 0) + 1
             tags.setdefault(cluster_of[r], set()).update(res.resolved[r].get("tags", ()))
+    strata = _drawn_strata(review) if stratified else {}
     for head, true in members.items():
         prob = sum(weights[x] for x in true) if weights is not None else float(len(true))
         for x in true:
-            rows.append(
-                {
-                    "record_id": x,
-                    "cluster_id": head,
-                    "unit_id": head,
-                    "probability": prob,
-                    "draws": counts[head],
-                    "tags": ",".join(sorted(tags.get(head, ()))),
+            row: dict[str, Any] = {
+                "record_id": x,
+                "cluster_id": head,
+                "unit_id": head,
+                "probability": prob,
+                "draws": counts[head],
+            }
+            if stratified:  # a record not drawn plays no part in the strata
+                label, size = strata[x] if x in record_draws else (None, None)
+                row |= {
+                    STRATUM_COL: label,
+                    STRATUM_RECORDS_COL: size,
+                    RECORD_DRAWS_COL: record_draws.get(x, 0),
                 }
-            )
-    frame = pd.DataFrame(
-        rows, columns=["record_id", "cluster_id", "unit_id", "probability", "draws", "tags"]
-    )
+            rows.append(row | {"tags": ",".join(sorted(tags.get(head, ())))})
+    columns = ["record_id", "cluster_id", "unit_id", "probability", "draws"]
+    if stratified:
+        columns += [STRATUM_COL, STRATUM_RECORDS_COL, RECORD_DRAWS_COL]
+    frame = pd.DataFrame(rows, columns=[*columns, "tags"])
+    if stratified:
+        frame[STRATUM_RECORDS_COL] = frame[STRATUM_RECORDS_COL].astype("Int64")
+        return Exported(frame, "benchmark", "size_stratified", warnings)
     if not review.config.get("replace", True):
         warnings.append(
             "records were drawn without replacement; the estimators treat the sample as drawn "
             "with replacement (close when few records are drawn from many)"
         )
     return Exported(frame, "benchmark", "cluster" if weighted else "record", warnings)
+
+
+def _drawn_strata(review: ClusterReview) -> dict[str, tuple[str, int]]:
+    """Each drawn record's stratum label and the stratum's number of records."""
+    return {
+        item.key: (str(item.payload["stratum"]), int(item.payload["stratum_records"]))
+        for item in review.store.items(review.name)
+    }
 
 
 def _spreadsheet(review: ClusterReview) -> Exported:
