@@ -239,7 +239,7 @@ def test_app_start_page_names_the_design_and_its_command_runs(
                 frame, n=20, design="size_stratified", pred=pred, replace=replace, seed=6
             )
             expected = estimate(pred, direct)
-            for metric in ("pairwise_precision", "pairwise_recall", "b3_f1"):
+            for metric in ("pairwise_precision", "pairwise_recall", "b3_precision"):
                 got = shown[metric]["value"]
                 assert got == pytest.approx(expected[metric].value, rel=1e-12), (name, metric)
 
