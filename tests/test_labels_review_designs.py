@@ -61,6 +61,11 @@ def _read(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str)
 
 
+def _read_sample(path: Path) -> pd.DataFrame:
+    """A written benchmark: ids as written, numbers as numbers."""
+    return pd.read_csv(path, dtype={c: str for c in ("record_id", "cluster_id", "unit_id")})
+
+
 def _label_all(review: ClusterReview, truth: dict[str, str]) -> None:
     """Answer every drawn record from the truth through the review API."""
     while (task := review.next(reviewer="ana")) is not None:
@@ -248,3 +253,93 @@ def _command(page: str, tag: str) -> list[str]:
     found = re.search(rf'<pre class="command" id="{tag}">(.*?)</pre>', page, re.S)
     assert found, page[-800:]
     return shlex.split(html.unescape(found.group(1)))
+
+
+def _pairs(world: dict[str, Path]) -> Path:
+    """Scored pairs: every pair inside a predicted cluster, and the true matches it splits."""
+    truth = _read(world["truth"])
+    pred = _read(world["pred"])
+    t = dict(zip(truth.record_id, truth.cluster_id, strict=True))
+    p = dict(zip(pred.record_id, pred.cluster_id, strict=True))
+    ids = sorted(t)
+    rows = [
+        (a, b, 0.9 if t[a] == t[b] else 0.15)
+        for i, a in enumerate(ids)
+        for b in ids[i + 1 :]
+        if p[a] == p[b] or t[a] == t[b]
+    ]
+    path = world["db"].parent / "pairs.csv"
+    pd.DataFrame(rows, columns=["record_id_1", "record_id_2", "match_probability"]).to_csv(
+        path, index=False
+    )
+    return path
+
+
+def test_expected_error_review_gives_the_estimates_of_draw_sample(world: dict[str, Path]) -> None:
+    from ereval.estimators._error_weights import expected_error_probabilities
+
+    pairs = _pairs(world)
+    frame = _read(world["truth"])
+    truth = dict(zip(frame.record_id, frame.cluster_id, strict=True))
+    pred = _read(world["pred"])
+    store = LabelStore(world["db"], create=True)
+    review = create_cluster_review(store, "e", data=world["data"], prediction=world["pred"], n=25,
+                                   design="expected_error", pairs=pairs, floor=0.3, seed=9)  # fmt: skip
+    _label_all(review, truth)
+    exported = export_labels(store, "e", kind="benchmark")
+    assert exported.design == "expected_error" and exported.warnings == []
+    out = world["db"].parent / "bench.csv"
+    exported.frame.to_csv(out, index=False)
+    q = expected_error_probabilities(pred, pairs, floor=0.3)
+    assert q.std() > 0  # the design is not uniform
+    direct = draw_sample(frame, n=25, design="expected_error", weights=q, seed=9)
+    expected = estimate(pred, direct)
+    got = estimate(pred, _read_sample(out), design="expected_error")
+    for name in METRICS:
+        assert got[name].value == pytest.approx(expected[name].value, rel=1e-12), name
+        assert got[name].std == pytest.approx(expected[name].std, rel=1e-12), name
+    # the pairs changed after the draws: the export refuses rather than mixing two designs
+    changed = pd.read_csv(pairs, dtype=str)
+    changed["match_probability"] = "0.5"
+    changed.to_csv(pairs, index=False)
+    with pytest.raises(InputError, match="changed since session 'e' was created"):
+        export_labels(store, "e", kind="benchmark")
+    with pytest.raises(InputError, match="'pairs' is needed for design='expected_error'"):
+        create_cluster_review(store, "x", data=world["data"], prediction=world["pred"], n=5,
+                              design="expected_error")  # fmt: skip
+    with pytest.raises(InputError, match="replace=False do not apply"):
+        create_cluster_review(store, "x", data=world["data"], prediction=world["pred"], n=5,
+                              design="expected_error", pairs=pairs, replace=False)  # fmt: skip
+    with pytest.raises(InputError, match="'pairs' and 'floor' are options"):
+        create_cluster_review(store, "x", data=world["data"], prediction=world["pred"], n=5,
+                              pairs=pairs)  # fmt: skip
+
+
+def test_expected_error_review_from_the_cli(world: dict[str, Path]) -> None:
+    pairs = _pairs(world)
+    runner = CliRunner()
+    args = ["label", "init", "--db", str(world["db"]), "--data", str(world["data"])]
+    args += ["--pred", str(world["pred"]), "--n", "15", "--seed", "2", "--pairs", str(pairs)]
+    result = runner.invoke(app, [*args, "--score-col", "match_probability"])
+    assert result.exit_code != 0 and "'--pairs' and '--floor' are options" in result.output
+    args += ["--score-col", "match_probability", "--design", "expected-error"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    with LabelStore(world["db"]) as store:
+        review = ClusterReview(store, "main")
+        assert review.config["design"] == "expected_error"
+        frame = _read(world["truth"])
+        _label_all(review, dict(zip(frame.record_id, frame.cluster_id, strict=True)))
+    out = world["db"].parent / "bench.csv"
+    result = runner.invoke(
+        app, ["label", "export", "--db", str(world["db"]), "--kind", "benchmark", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "--design expected-error" in " ".join(result.output.split())
+    estimated = runner.invoke(
+        app,
+        ["estimate", "--pred", str(world["pred"]), "--sample", str(out)]
+        + ["--design", "expected-error", "--format", "json"],
+    )
+    assert estimated.exit_code == 0, estimated.output
+    assert 0 < json.loads(estimated.stdout)["pairwise_precision"]["value"] < 1

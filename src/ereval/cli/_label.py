@@ -27,7 +27,7 @@ from ._common import (
     print_table,
     warn,
 )
-from ._sample import AllocationChoice, StrataOpt, design_value
+from ._sample import AllocationChoice, FloorOpt, StrataOpt, design_value
 
 label_app = App(
     name="label",
@@ -87,12 +87,13 @@ def init_command(
     ] = "cluster_id",
     n: Annotated[int, typer.Option("--n", help="Records to draw (cluster review).")] = 100,
     design: Annotated[
-        Literal["record", "size-stratified"],
+        Literal["record", "size-stratified", "expected-error"],
         typer.Option(
             "--design",
-            help="Sampling design (cluster review): record (uniform, or by --weights-col) or "
-            "size-stratified (uniform within strata of the predicted cluster sizes, as "
-            "ereval sample draws them).",
+            help="Sampling design (cluster review): record (uniform, or by --weights-col), "
+            "size-stratified (uniform within strata of the predicted cluster sizes) or "
+            "expected-error (by the errors the match probabilities of --pairs expect), "
+            "drawn as ereval sample draws them.",
         ),
     ] = "record",
     strata: StrataOpt = None,
@@ -105,6 +106,7 @@ def init_command(
             show_default=False,
         ),
     ] = None,
+    floor: FloorOpt = None,
     weights_col: Annotated[
         str | None, typer.Option("--weights-col", help="Column of record drawing weights.")
     ] = None,
@@ -133,7 +135,11 @@ def init_command(
         ),
     ] = None,
     pairs: Annotated[
-        Path | None, typer.Option("--pairs", help="Scored pairs (pair labelling).")
+        Path | None,
+        typer.Option(
+            "--pairs",
+            help="Scored pairs (pair labelling; cluster review with --design expected-error).",
+        ),
     ] = None,
     pair_id_col: Annotated[
         str, typer.Option("--pair-col", help="Pair id column of --pairs.")
@@ -239,6 +245,11 @@ def init_command(
                 weights_col=weights_col,
                 strata=strata,
                 allocation=allocation,
+                pairs=None if pairs is None else str(pairs),
+                score_col=score_col,
+                left_col=left_col,
+                right_col=right_col,
+                floor=floor,
                 replace=not without_replacement,
                 block_col=block_col,
                 search_columns=search_columns or (),

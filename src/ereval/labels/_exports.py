@@ -11,7 +11,11 @@
     ``design="size_stratified"`` with, for each drawn record, its ``stratum``,
     the stratum's number of records ``stratum_records`` and its ``record_draws``
     (the columns ``as_sample(..., design="size_stratified")`` reads; records not
-    drawn have ``record_draws`` 0 and a blank stratum).
+    drawn have ``record_draws`` 0 and a blank stratum). Records drawn by expected
+    error give ``design="expected_error"`` with each record's draw probability
+    ``record_probability`` (``q_r``, recomputed from the session's pairs and
+    checked against the drawn records' saved values) and ``probability`` the sum
+    over the cluster.
 ``spreadsheet`` (cluster review)
     The add/remove sheet of disambiguation teams: one row per
     ``(sampled_record, record_id, action)`` with action ``remove`` (A_r) or
@@ -39,6 +43,7 @@ one transaction under the importing reviewer with the file's name as
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -125,6 +130,8 @@ def estimate_flags(config: Mapping[str, Any]) -> list[str]:
         return ["--design", "size-stratified"] + (
             [] if config.get("replace", True) else ["--without-replacement"]
         )
+    if design == "expected_error":
+        return ["--design", "expected-error"]
     return ["--design", "cluster" if config.get("weights_col") else "record"]
 
 
@@ -168,11 +175,13 @@ def export_labels(
 
 def _benchmark(review: ClusterReview) -> Exported:
     from ..estimators._designs import RECORD_DRAWS_COL, STRATUM_COL, STRATUM_RECORDS_COL
+    from ..estimators._unequal_designs import RECORD_PROBABILITY_COL
 
     res = review.resolution()
     draws: list[str] = list(review.config["draws"])
     weighted = review.config.get("weights_col") is not None
     stratified = review.config.get("design") == "size_stratified"
+    by_error = review.config.get("design") == "expected_error"
     warnings: list[str] = []
     unresolved = sorted({r for r in draws if r not in res.resolved})
     if unresolved:
@@ -206,7 +215,9 @@ def _benchmark(review: ClusterReview) -> Exported:
                 )
     rows = []
     weights = None
-    if weighted:
+    if by_error:
+        weights = _error_weights(review)
+    elif weighted:
         col = review.config["weights_col"]
         frame = review.records.frame
         weights = dict(
@@ -235,6 +246,8 @@ def _benchmark(review: ClusterReview) -> Exported:
                 "probability": prob,
                 "draws": counts[head],
             }
+            if by_error and weights is not None:
+                row[RECORD_PROBABILITY_COL] = weights[x]
             if stratified:  # a record not drawn plays no part in the strata
                 label, size = strata[x] if x in record_draws else (None, None)
                 row |= {
@@ -246,16 +259,51 @@ def _benchmark(review: ClusterReview) -> Exported:
     columns = ["record_id", "cluster_id", "unit_id", "probability", "draws"]
     if stratified:
         columns += [STRATUM_COL, STRATUM_RECORDS_COL, RECORD_DRAWS_COL]
+    if by_error:
+        columns += [RECORD_PROBABILITY_COL]
     frame = pd.DataFrame(rows, columns=[*columns, "tags"])
     if stratified:
         frame[STRATUM_RECORDS_COL] = frame[STRATUM_RECORDS_COL].astype("Int64")
         return Exported(frame, "benchmark", "size_stratified", warnings)
+    if by_error:
+        return Exported(frame, "benchmark", "expected_error", warnings)
     if not review.config.get("replace", True):
         warnings.append(
             "records were drawn without replacement; the estimators treat the sample as drawn "
             "with replacement (close when few records are drawn from many)"
         )
     return Exported(frame, "benchmark", "cluster" if weighted else "record", warnings)
+
+
+def _error_weights(review: ClusterReview) -> dict[str, float]:
+    """Each record's ``q_r``, recomputed from the session's prediction and pairs; the
+    drawn records' values must be those saved when they were drawn."""
+    from ._review import expected_error_q
+
+    c = review.config
+    q = expected_error_q(
+        c["prediction"],
+        c["pairs"],
+        score_col=c["score_col"],
+        left_col=c["left_col"],
+        right_col=c["right_col"],
+        floor=c["floor"],
+        record_col=c["record_col"],
+        cluster_col=c["cluster_col"],
+    )
+    out = {str(k): float(v) for k, v in q.items()}
+    changed = [
+        it.key
+        for it in review.store.items(review.name)
+        if not math.isclose(out.get(it.key, math.nan), float(it.payload["weight"]), rel_tol=1e-12)
+    ]
+    if changed:
+        raise InputError(
+            f"the draw probabilities of {len(changed)} drawn record(s) (e.g. {examples(changed)}) "
+            f"differ from those of the draws: the prediction '{c['prediction']}' or the pairs "
+            f"'{c['pairs']}' changed since session '{review.name}' was created; restore them"
+        )
+    return out
 
 
 def _drawn_strata(review: ClusterReview) -> dict[str, tuple[str, int]]:

@@ -23,6 +23,14 @@ with the same seed (the same code:
 strata, their allocation and each drawn record's stratum, so that its benchmark
 export is read by ``ereval estimate --design size-stratified``; without
 replacement, each stratum's finite-population correction applies.
+
+``"expected_error"`` draws records with replacement with probabilities ``q_r``
+computed from scored pairs (Binette et al. 2024, eqs. 7-8;
+:func:`ereval.estimators._error_weights.expected_error_probabilities`), as
+``draw_sample(..., design="expected_error", weights=q)`` does with the same
+seed on a truth listing the records in the data's order. Its benchmark export
+carries each record's ``q_r`` (``record_probability``), recomputed from the
+pairs and checked against the drawn records' saved values.
 """
 
 from __future__ import annotations
@@ -63,8 +71,8 @@ __all__ = [
     "create_cluster_review",
 ]
 
-ReviewDesign = Literal["record", "size_stratified"]
-REVIEW_DESIGNS: tuple[ReviewDesign, ...] = ("record", "size_stratified")
+ReviewDesign = Literal["record", "size_stratified", "expected_error"]
+REVIEW_DESIGNS: tuple[ReviewDesign, ...] = ("record", "size_stratified", "expected_error")
 
 
 def _read_prediction(
@@ -102,6 +110,11 @@ def create_cluster_review(
     weights_col: str | None = None,
     strata: Any = None,
     allocation: str | None = None,
+    pairs: str | os.PathLike[str] | None = None,
+    score_col: str = "match_probability",
+    left_col: str = "record_id_1",
+    right_col: str = "record_id_2",
+    floor: float | None = None,
     replace: bool = True,
     block_col: str | None = None,
     search_columns: Sequence[str] = (),
@@ -125,13 +138,15 @@ def create_cluster_review(
         The predicted clustering (``record_col``, ``cluster_col``), covering every record.
     n : int
         Number of draws.
-    design : {"record", "size_stratified"}
+    design : {"record", "size_stratified", "expected_error"}
         ``"record"``: records drawn at random (uniformly, or by ``weights_col``).
         ``"size_stratified"``: records drawn uniformly within strata of their
         predicted cluster's size, as by
         :func:`ereval.estimators.draw_sample` with ``design="size_stratified"``
         and the same seed (see the module docstring); every record of the
         prediction must be in ``data``.
+        ``"expected_error"``: records drawn with replacement with the
+        probabilities ``q_r`` computed from ``pairs`` (module docstring).
     weights_col : str, optional
         A column of ``data`` with each record's (relative) drawing probability
         (``design="record"``).
@@ -141,6 +156,13 @@ def create_cluster_review(
     allocation : {"neyman", "proportional"}, optional
         ``design="size_stratified"``: draws per stratum (default ``"neyman"`` from
         the prediction alone; :func:`ereval.estimators._size_design.stratum_allocation`).
+    pairs : path, optional
+        ``design="expected_error"``: scored pairs with match probabilities in
+        ``[0, 1]`` (e.g. Splink's predictions), columns ``left_col``,
+        ``right_col`` and ``score_col``.
+    floor : float, optional
+        ``design="expected_error"``: share of uniform sampling in ``q_r`` (default
+        :data:`ereval.estimators._error_weights.DEFAULT_FLOOR`).
     replace : bool, default True
         Draw with replacement (within each stratum for ``"size_stratified"``).
     block_col : str, optional
@@ -177,6 +199,22 @@ def create_cluster_review(
             "'strata' and 'allocation' are options of design='size_stratified'; "
             f"design is {design!r}"
         )
+    by_error = design == "expected_error"
+    if not by_error and (pairs is not None or floor is not None):
+        raise InputError(
+            f"'pairs' and 'floor' are options of design='expected_error'; design is {design!r}"
+        )
+    if by_error:
+        if pairs is None:
+            raise InputError(
+                "'pairs' is needed for design='expected_error': the draw probabilities come "
+                "from the pairs' match probabilities"
+            )
+        if weights_col is not None or replace is False:
+            raise InputError(
+                "design='expected_error' draws records with replacement with probabilities "
+                "from 'pairs'; 'weights_col' and replace=False do not apply"
+            )
     n = check_int("n", n, minimum=1)
     overlap = check_overlap(overlap)
     if not isinstance(replace, bool):
@@ -220,7 +258,21 @@ def create_cluster_review(
         drawn = layout.drawn
         probs = np.ones(len(ids), dtype=np.float64)
     else:
-        probs = _record_probabilities(records, weights_col)
+        probs = (
+            _error_probabilities(
+                prediction,
+                ids,
+                pairs=pairs or "",
+                score_col=score_col,
+                left_col=left_col,
+                right_col=right_col,
+                floor=floor,
+                record_col=record_col,
+                cluster_col=cluster_col,
+            )
+            if by_error
+            else _record_probabilities(records, weights_col)
+        )
         drawn = rng.choice(len(ids), size=n, replace=replace, p=probs / probs.sum())
     config: dict[str, Any] = {
         "data": str(Path(data).resolve()),
@@ -245,6 +297,14 @@ def create_cluster_review(
     }
     if layout is not None:
         config |= layout.config
+    if by_error:
+        config |= {
+            "pairs": str(Path(pairs or "").resolve()),
+            "score_col": score_col,
+            "left_col": left_col,
+            "right_col": right_col,
+            "floor": floor,
+        }
     store.create_session(name, kind="cluster", config=config)
     from ._store import Item
 
@@ -255,7 +315,11 @@ def create_cluster_review(
 
     def payload(rid: str, i: int, draws: list[int]) -> dict[str, Any]:
         if layout is None:  # each record's draws, its weight and its probability per draw
-            return {"draws": draws, "weight": float(probs[i]), "probability": float(probs[i]) / total}
+            return {
+                "draws": draws,
+                "weight": float(probs[i]),
+                "probability": float(probs[i]) / total,
+            }
         label, size = layout.stratum_of[rid]  # within its stratum, 1/N_h per draw
         return {"draws": draws, "stratum": label, "stratum_records": size, "probability": 1 / size}
 
@@ -321,6 +385,67 @@ def _size_stratified(
             "stratum_draws": [int(x) for x in np.asarray(n_h).tolist()],
         },
     )
+
+
+def _error_probabilities(
+    prediction: str | os.PathLike[str],
+    ids: Sequence[str],
+    *,
+    pairs: str | os.PathLike[str],
+    score_col: str,
+    left_col: str,
+    right_col: str,
+    floor: float | None,
+    record_col: str,
+    cluster_col: str,
+) -> npt.NDArray[np.float64]:
+    """``q_r`` of each record of the data, in its order (the expected-error design)."""
+    q = expected_error_q(
+        prediction,
+        pairs,
+        score_col=score_col,
+        left_col=left_col,
+        right_col=right_col,
+        floor=floor,
+        record_col=record_col,
+        cluster_col=cluster_col,
+    )
+    known = set(ids)
+    extra = [r for r in q.index if r not in known]
+    if extra:
+        raise InputError(
+            f"'prediction' has {len(extra)} record(s) absent from the data (e.g. "
+            f"{examples(extra)}); design='expected_error' draws among the prediction's records, "
+            "so each must be in 'data'"
+        )
+    return np.asarray(q.loc[list(ids)].to_numpy(dtype=np.float64), dtype=np.float64)
+
+
+def expected_error_q(
+    prediction: str | os.PathLike[str],
+    pairs: str | os.PathLike[str],
+    *,
+    score_col: str,
+    left_col: str,
+    right_col: str,
+    floor: float | None,
+    record_col: str,
+    cluster_col: str,
+) -> pd.Series:
+    """Each record's expected-error draw probability, by record id (read exactly)."""
+    from ..estimators._error_weights import DEFAULT_FLOOR, expected_error_probabilities
+
+    q: pd.Series = expected_error_probabilities(
+        prediction,
+        pairs,
+        score_col=score_col,
+        left_col=left_col,
+        right_col=right_col,
+        floor=DEFAULT_FLOOR if floor is None else floor,
+        record_col=record_col,
+        cluster_col=cluster_col,
+    )
+    return q.set_axis(q.index.astype(str))
 
 
 def _record_probabilities(records: Records, weights_col: str | None) -> npt.NDArray[np.float64]:
