@@ -153,8 +153,10 @@ def test_stratified_session_survives_the_store_and_the_cli(world: dict[str, Path
     assert "--design size-stratified --without-replacement" in " ".join(result.output.split())
     estimated = runner.invoke(
         app,
-        ["estimate", "--pred", str(world["pred"]), "--sample", str(out)]
-        + ["--design", "size-stratified", "--without-replacement", "--format", "json"],
+        [
+            *("estimate", "--pred", str(world["pred"]), "--sample", str(out)),
+            *("--design", "size-stratified", "--without-replacement", "--format", "json"),
+        ],  # fmt: skip
     )
     assert estimated.exit_code == 0, estimated.output
     shown = json.loads(estimated.stdout)
@@ -338,8 +340,10 @@ def test_expected_error_review_from_the_cli(world: dict[str, Path]) -> None:
     assert "--design expected-error" in " ".join(result.output.split())
     estimated = runner.invoke(
         app,
-        ["estimate", "--pred", str(world["pred"]), "--sample", str(out)]
-        + ["--design", "expected-error", "--format", "json"],
+        [
+            *("estimate", "--pred", str(world["pred"]), "--sample", str(out)),
+            *("--design", "expected-error", "--format", "json"),
+        ],  # fmt: skip
     )
     assert estimated.exit_code == 0, estimated.output
     assert 0 < json.loads(estimated.stdout)["pairwise_precision"]["value"] < 1
