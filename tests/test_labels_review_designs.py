@@ -156,7 +156,7 @@ def test_stratified_session_survives_the_store_and_the_cli(world: dict[str, Path
         [
             *("estimate", "--pred", str(world["pred"]), "--sample", str(out)),
             *("--design", "size-stratified", "--without-replacement", "--format", "json"),
-        ],  # fmt: skip
+        ],
     )
     assert estimated.exit_code == 0, estimated.output
     shown = json.loads(estimated.stdout)
@@ -343,7 +343,7 @@ def test_expected_error_review_from_the_cli(world: dict[str, Path]) -> None:
         [
             *("estimate", "--pred", str(world["pred"]), "--sample", str(out)),
             *("--design", "expected-error", "--format", "json"),
-        ],  # fmt: skip
+        ],
     )
     assert estimated.exit_code == 0, estimated.output
     assert 0 < json.loads(estimated.stdout)["pairwise_precision"]["value"] < 1
