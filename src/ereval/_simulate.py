@@ -37,6 +37,7 @@ from .estimators import (
     prepare_prediction,
     ratio_of_means,
 )
+from .estimators._inclusion import inclusion_probabilities, inclusion_theta, systematic_sample
 from .estimators._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval, ratio_interval
 from .estimators._metrics import resolve_estimators
 from .estimators._registry import SPEC_BY_KEY
@@ -260,9 +261,23 @@ def _draw_units(
         raise InputError(
             f"cannot draw {n} units without replacement from a population of {population.n_units}"
         )
+    if not np.allclose(p, p[0], rtol=1e-12, atol=0.0):
+        # unequal probabilities: randomised systematic draws, pi exact (estimators/_inclusion.py)
+        pi = inclusion_probabilities(population.probabilities, n)
+        return systematic_sample(pi, seed=rng, repeats=repeats)
     return np.stack(
         [rng.choice(population.n_units, size=n, replace=False, p=p) for _ in range(repeats)]
     ).astype(np.int64)
+
+
+def _inclusion(population: ClusterSample, design: str, n: int, replace: bool) -> FloatArray | None:
+    """The units' inclusion probabilities of an unequal-probability draw without replacement."""
+    if replace or design in ("record", "size_stratified"):
+        return None
+    p = population.probabilities
+    if np.allclose(p, p[0], rtol=1e-12, atol=0.0):
+        return None
+    return inclusion_probabilities(p, n)
 
 
 def _unequal_population(
@@ -511,8 +526,9 @@ def simulate(
     else:
         drawn = _draw_units(population, design, n, repeats, replace, rng)
         draw_weights = np.ones(n)
+    pi = _inclusion(population, design, n, replace)
     theta = _theta(design, n, population, replace, fpc)
-    inv_p = draw_weights / population.probabilities[drawn]
+    inv_p = draw_weights / (population.probabilities if pi is None else pi)[drawn]
     estimates: dict[str, FloatArray] = {}
     stds: dict[str, FloatArray] = {}
     bands: dict[str, tuple[FloatArray, FloatArray]] = {}
@@ -528,8 +544,10 @@ def simulate(
         squares = np.bincount(units, weights=g * g, minlength=population.n_units)[drawn] * inv_p**2
         numerators = fu[drawn] * inv_p
         if strat is None:
-            est, std = ratio_of_means(numerators, denominators, theta=theta)
             band_theta: float | FloatArray = theta
+            if pi is not None and fpc:
+                band_theta = inclusion_theta(numerators, denominators, pi[drawn])
+            est, std = ratio_of_means(numerators, denominators, theta=band_theta)
         else:
             band_theta = strat[2] if fpc and not replace else np.ones_like(strat[2])
             est, std = stratified_ratio_of_means(

@@ -55,6 +55,7 @@ from ..engines import Engine, EngineName
 from ..io import Columns, factorize
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._designs import ClusterSample, Design, WeightKind, as_sample
+from ._inclusion import inclusion_theta
 from ._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from ._naive import NAIVE_METRICS, naive_values
 from ._ratio import (
@@ -248,6 +249,9 @@ def estimate_from_terms(
         gm = g * mask
         squares = np.bincount(units, weights=gm * gm, minlength=sample.n_units)[draws] * inv_p**2
         offset, scale = affine
+        if sample.inclusion and fpc:
+            # Horvitz-Thompson rows b = B/pi, a = A/pi; Hajek's variance (_inclusion.py)
+            theta = float(inclusion_theta(b, a, sample.probabilities[draws]))
         if design == "single_block" or n < 2:
             out[key] = _ratio_of_sums(key, spec, b, a, offset, scale, design, level)
         else:
@@ -419,7 +423,11 @@ def estimate(
         the size-stratified design each stratum's ``N_h``): ``1 - n/N`` for
         records, ``1 - (n-1)/(T-1)`` for clusters and blocks. It is exact for
         records, so it is applied whatever the sampled share; below a 2% share
-        it moves the standard error by less than 1%. ``False`` forces it off.
+        it moves the standard error by less than 1%. A sample with inclusion
+        probabilities (clusters or blocks drawn without replacement with
+        unequal probabilities) gets Hájek's variance instead, 0 for a census
+        (:mod:`ereval.estimators._inclusion`); ``False`` forces it off (the
+        with-replacement approximation).
     names : str or mapping, optional
         Record names for the homonymy and name-variation rates (see
         :func:`prepare_prediction`).
