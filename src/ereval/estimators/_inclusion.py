@@ -165,7 +165,7 @@ def systematic_sample(
     if (~np.isfinite(values) | (values <= 0) | (values > 1.0 + _TOL)).any():
         raise InputError("inclusion probabilities must lie in (0, 1]")
     total = float(values.sum())
-    n = int(round(total))
+    n = round(total)
     if abs(total - n) > 1e-6 * max(1.0, total) or n < 1:
         raise InputError(
             f"inclusion probabilities must sum to a whole number of draws; they sum to {total:.6g}"
@@ -206,7 +206,7 @@ def systematic_pick(pi: npt.ArrayLike, order: npt.ArrayLike, u: npt.ArrayLike) -
     perm = np.asarray(order, dtype=np.int64)
     start = np.asarray(u, dtype=np.float64)
     rows, t = perm.shape
-    n = int(round(float(values.sum())))
+    n = round(float(values.sum()))
     ends = np.cumsum(values[perm], axis=1)
     ends[:, -1] = n  # the last interval ends at n exactly, whatever the rounding
     points = start[:, None] + np.arange(n)[None, :]
