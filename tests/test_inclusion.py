@@ -225,7 +225,7 @@ class TestEstimators:
                       weight_kind="inclusion_probability", replace=False)  # fmt: skip
         with pytest.raises(InputError, match="replace=False"):
             as_sample(frame, design="cluster", weights="pi", weight_kind="inclusion_probability")
-        with pytest.raises(InputError, match="design='cluster' and design='block'"):
+        with pytest.raises(InputError, match="applies to design='cluster', 'block'"):
             as_sample(frame, design="record", weight_kind="inclusion_probability", replace=False)
         with pytest.raises(InputError, match="population_size"):
             as_sample(frame, design="cluster", weights="pi", replace=False, population_size=4,
@@ -278,3 +278,23 @@ def test_monte_carlo_bias_std_and_coverage() -> None:
         assert summary.loc[key, "coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / reps), key
         # the with-replacement approximation ignores the 60% share: wider
         assert np.mean(wr.stds[key]) > 1.2 * np.mean(res.stds[key]), key
+
+
+def test_predicted_clusters_without_replacement_census() -> None:
+    """Predicted clusters drawn with pi ∝ size, all of them: the exact precision, no variance."""
+    from ereval.estimators._unequal_designs import plan_predicted_cluster
+
+    truth, pred = _population(5, k=80)
+    k = len(set(pred.values()))
+    plan = plan_predicted_cluster(pred, n=k, weights="cluster_size", replace=False, seed=0)
+    assert "inclusion_probability" in plan.columns and (plan["inclusion_probability"] == 1).all()
+    labelled = plan.merge(truth, on="record_id")
+    s = as_sample(labelled, design="predicted_cluster", replace=False)
+    assert s.inclusion
+    est = estimate(pred, s, metrics="pairwise_precision,b3_precision", naive=False)
+    exact = evaluate(dict(zip(truth.record_id, truth.cluster_id, strict=True)), pred)
+    for key, e in est.items():
+        assert e.value == pytest.approx(exact[key], rel=1e-12) and e.std == 0.0
+    part = plan_predicted_cluster(pred, n=10, weights="cluster_size", replace=False, seed=0)
+    assert part["unit_id"].nunique() == 10
+    assert (part["inclusion_probability"] < 1).all()

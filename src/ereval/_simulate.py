@@ -306,11 +306,6 @@ def _unequal_population(
         raise InputError("'truth' and 'pred' must hold the same records")
     frame["unit_id"] = pred.clusters[where]
     chosen = "cluster_size" if weights is None else weights
-    if not replace and chosen != "uniform":
-        raise InputError(
-            "design='predicted_cluster' without replacement needs weights='uniform' (equal "
-            "probabilities)"
-        )
     return as_sample(frame, design="predicted_cluster", weights=chosen)
 
 

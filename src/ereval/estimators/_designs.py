@@ -494,15 +494,15 @@ def as_sample(
 
 def _check_inclusion_options(design: Design, replace: bool, population_size: Any) -> None:
     """Inclusion probabilities describe cluster or block draws without replacement."""
-    if design not in ("cluster", "block"):
+    if design not in ("cluster", "block", "predicted_cluster"):
         raise InputError(
-            "weight_kind='inclusion_probability' applies to design='cluster' and design='block' "
-            f"(units drawn without replacement); design is '{design}'"
+            "weight_kind='inclusion_probability' applies to design='cluster', 'block' and "
+            f"'predicted_cluster' (units drawn without replacement); design is '{design}'"
         )
     if replace:
         raise InputError(
-            "weight_kind='inclusion_probability' describes a draw without replacement; "
-            "give replace=False"
+            "inclusion probabilities (weight_kind='inclusion_probability', or the sample's "
+            f"'{INCLUSION_COL}' column) describe a draw without replacement; give replace=False"
         )
     if population_size is not None:
         raise InputError(

@@ -35,6 +35,7 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import check_rng, describe, examples
 from ..io import factorize
+from ._inclusion import inclusion_probabilities, systematic_sample
 from ._sample_input import (
     SampleTable,
     _lookup,
@@ -177,9 +178,11 @@ def predicted_cluster_sample(
     the ``unit_id`` column) and its entity label inside that cluster."""
     from ._designs import (
         DRAWS_COL,
+        INCLUSION_COL,
         PROBABILITY_COL,
         UNIT_COL,
         ClusterSample,
+        _check_inclusion_options,
         _check_replacement,
         _probabilities,
     )
@@ -223,14 +226,19 @@ def predicted_cluster_sample(
     )
     units = unit_of_record[first]
     unit_labels = np.asarray(unit_labels)
+    if weights is None and table.frame is not None and INCLUSION_COL in table.frame.columns:
+        weights, weight_kind = INCLUSION_COL, "inclusion_probability"
     if weights is None and table.frame is not None and PROBABILITY_COL in table.frame.columns:
         weights = PROBABILITY_COL
+    inclusion = weight_kind == "inclusion_probability"
     if weights is None:
         raise InputError(
             "design='predicted_cluster' needs 'weights': 'uniform', 'cluster_size' (records "
             "drawn uniformly, their predicted clusters reviewed), a column of the sample or a "
             "mapping from predicted cluster id to sampling probability"
         )
+    if inclusion:
+        _check_inclusion_options("block", replace, population_size)
     if isinstance(weights, str) and weights in ("uniform", "cluster_size"):
         probs, scheme = _probabilities(pieces, "block", weights, weight_kind, units, unit_labels)
     else:
@@ -243,15 +251,22 @@ def predicted_cluster_sample(
                 "'weights' must be finite and > 0 for every sampled predicted cluster; received "
                 f"{examples(values[bad])}"
             )
+        if inclusion and (values > 1.0).any():
+            raise InputError(
+                "inclusion probabilities must lie in (0, 1]; received "
+                f"{examples(values[values > 1.0])}"
+            )
         probs = 1.0 / values if weight_kind == "inverse_probability" else values
-        scheme = "custom"
+        scheme = "inclusion" if inclusion else "custom"
     if draws is None and table.frame is not None and DRAWS_COL in table.frame.columns:
         draws = DRAWS_COL
     drawn = draw_codes(pieces, draws, units, unit_labels)
     if not replace and scheme == "custom" and not np.allclose(probs, probs[0]):
         raise InputError(
             "design='predicted_cluster' without replacement needs equal probabilities "
-            "(weights='uniform'); unequal probabilities are supported with replacement"
+            "(weights='uniform') or each predicted cluster's inclusion probability "
+            f"(weight_kind='inclusion_probability', the '{INCLUSION_COL}' column that "
+            "ereval sample writes)"
         )
     size = _check_replacement("block", replace, population_size, drawn, unit_labels)
     return ClusterSample(
@@ -267,6 +282,7 @@ def predicted_cluster_sample(
         weights=scheme,
         replace=replace,
         population_size=size,
+        inclusion=inclusion,
     )
 
 
@@ -337,7 +353,7 @@ def draw_predicted_cluster(
     seed: Any = None,
 ) -> ClusterSample:
     """Draw ``n`` predicted clusters and label the entities inside each (a known truth)."""
-    from ._designs import DRAWS_COL, PROBABILITY_COL, UNIT_COL, as_sample
+    from ._designs import DRAWS_COL, INCLUSION_COL, PROBABILITY_COL, UNIT_COL, as_sample
 
     rng = check_rng(seed)
     t = as_sample(truth, design="cluster", weights="uniform")
@@ -369,16 +385,18 @@ def draw_predicted_cluster(
             "'weights' must be 'uniform', 'cluster_size' or a mapping from predicted cluster id "
             f"to probability; received {describe(weights)}"
         )
-    if not replace:
-        if not np.allclose(w, w[0]):
-            raise InputError(
-                "design='predicted_cluster' without replacement needs weights='uniform'"
-            )
-        if n > p.n_clusters:
-            raise InputError(
-                f"cannot draw {n} predicted clusters without replacement from {p.n_clusters}"
-            )
-    chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
+    if not replace and n > p.n_clusters:
+        raise InputError(
+            f"cannot draw {n} predicted clusters without replacement from {p.n_clusters}"
+        )
+    column = PROBABILITY_COL
+    unequal = not np.allclose(w, w[0], rtol=1e-12, atol=0.0)
+    if not replace and unequal:
+        w = inclusion_probabilities(w, n)
+        chosen = systematic_sample(w, seed=rng)
+        column = INCLUSION_COL
+    else:
+        chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
     counts = np.bincount(chosen, minlength=p.n_clusters)
     keep = counts[p.cluster_codes] > 0
     frame = pd.DataFrame(
@@ -386,10 +404,12 @@ def draw_predicted_cluster(
             "record_id": p.records[keep],
             "cluster_id": t.clusters[where[keep]],
             UNIT_COL: p.clusters[keep],
-            PROBABILITY_COL: w[p.cluster_codes[keep]],
+            column: w[p.cluster_codes[keep]],
             DRAWS_COL: counts[p.cluster_codes[keep]],
         }
     )
+    if column == INCLUSION_COL:
+        return as_sample(frame, design="predicted_cluster", replace=False)
     return as_sample(
         frame,
         design="predicted_cluster",
@@ -463,7 +483,10 @@ def plan_predicted_cluster(
     """The predicted clusters to review: every record of each drawn predicted cluster.
 
     Returns ``record_id, unit_id, probability, draws`` (``unit_id`` the predicted
-    cluster). The reviewer adds a ``cluster_id`` column: which records inside the
+    cluster). Drawn without replacement with ``weights="cluster_size"``, the
+    clusters come from randomised systematic sampling with inclusion
+    probabilities ∝ size, written as ``inclusion_probability`` instead of
+    ``probability`` (:mod:`ereval.estimators._inclusion`). The reviewer adds a ``cluster_id`` column: which records inside the
     predicted cluster are the same entity (ids need only be distinct within one
     predicted cluster); ``as_sample(..., design="predicted_cluster")`` reads it.
 
@@ -474,7 +497,7 @@ def plan_predicted_cluster(
     >>> sorted(plan["unit_id"].unique().tolist()), plan["draws"].tolist()
     (['x', 'y'], [1, 1, 1])
     """
-    from ._designs import DRAWS_COL, PROBABILITY_COL, UNIT_COL, as_sample
+    from ._designs import DRAWS_COL, INCLUSION_COL, PROBABILITY_COL, UNIT_COL, as_sample
 
     rng = check_rng(seed)
     p = as_sample(
@@ -485,23 +508,25 @@ def plan_predicted_cluster(
             f"'weights' must be 'uniform' or 'cluster_size'; received {describe(weights)}"
         )
     w = np.ones(p.n_clusters) if weights == "uniform" else p.cluster_sizes.astype(np.float64)
-    if not replace and weights != "uniform":
-        raise InputError(
-            "design='predicted_cluster' without replacement needs weights='uniform' (equal "
-            "probabilities)"
-        )
     if not replace and n > p.n_clusters:
         raise InputError(
             f"cannot draw {n} predicted clusters without replacement from {p.n_clusters}"
         )
-    chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
+    column = PROBABILITY_COL
+    if not replace and weights != "uniform":
+        # unequal probabilities without replacement: exact pi, Horvitz-Thompson (_inclusion.py)
+        w = inclusion_probabilities(w, n)
+        chosen = systematic_sample(w, seed=rng)
+        column = INCLUSION_COL
+    else:
+        chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
     counts = np.bincount(chosen, minlength=p.n_clusters)
     keep = counts[p.cluster_codes] > 0
     return pd.DataFrame(
         {
             "record_id": p.records[keep],
             UNIT_COL: p.clusters[keep],
-            PROBABILITY_COL: w[p.cluster_codes[keep]],
+            column: w[p.cluster_codes[keep]],
             DRAWS_COL: counts[p.cluster_codes[keep]],
         }
     )
