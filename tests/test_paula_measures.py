@@ -119,7 +119,7 @@ class TestHandCases:
             b.measure_at("average_precision", 3)
         with pytest.raises(InputError, match="at least the 6 positives"):
             b.f1_at(3, n_positives=5)
-        with pytest.raises(InputError, match="1..10"):
+        with pytest.raises(InputError, match=r"1\.\.10"):
             b.gain_at(11)
         assert set(MEASURES) == {"precision", "recall", "f1", "gain", "average_precision"}
 
@@ -174,3 +174,33 @@ def test_seeded_sweep_holds_at_the_stated_level() -> None:
     assert checked >= 15
     # the bounds are informative, not trivially [0, 1]
     assert float(np.median(widths)) < 0.3
+
+
+def test_cli_measure_option(tmp_path: object) -> None:
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from ereval.cli import app
+
+    d = Path(str(tmp_path))
+    v = np.array([1, 1, 0, 1, 0, 0, 1, 0, 1, 1])
+    pd.DataFrame({"item_id": [f"i{r}" for r in range(1, 11)]}).to_csv(d / "r.csv", index=False)
+    pd.DataFrame({"rank": range(1, 11), "label": v}).to_csv(d / "l.csv", index=False)
+    base = ["paula", "bounds", str(d / "r.csv"), str(d / "l.csv"), "--epsilon", "0.2"]
+    base += ["--delta", "3", "-q"]
+    res = CliRunner().invoke(
+        app, [*base, "--at", "4", "--measure", "f1", "--measure", "average-precision",
+              "--n-positives", "8", "-f", "json"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["measures"]
+    f1 = next(r for r in rows if r["measure"] == "f1" and r["k"] == 4)
+    assert f1["lower"] == f1["upper"] == 0.5
+    ap = next(r for r in rows if r["measure"] == "average-precision")
+    want = (1 + 1 + 3 / 4 + 4 / 7 + 5 / 9 + 6 / 10) / 8
+    assert ap["lower"] == pytest.approx(want) and ap["upper"] == pytest.approx(want)
+    bad = CliRunner().invoke(app, [*base, "--measure", "f1"])
+    assert bad.exit_code == 2 and "'--measure' f1 needs '--n-positives'" in bad.output
