@@ -501,7 +501,9 @@ class TestCommandLine:
             app, [*base, "--design", "predicted-cluster", "--weights", "cluster-size",
                   "--without-replacement"]
         )  # fmt: skip
-        assert res.exit_code == 2 and "needs --weights uniform" in res.stderr
+        # unequal probabilities without replacement: exact inclusion probabilities are written
+        assert res.exit_code == 0, res.output
+        assert "inclusion_probability" in res.stdout
 
     def test_predicted_cluster_sample_and_simulate(self, files: dict[str, Path]) -> None:
         res = runner.invoke(

@@ -434,11 +434,12 @@ def bounds_command(
         payload = {
             "plan": plan.to_dict(include_ranges=False),
             "precision_at": records,
-            "measures": measure_rows,
             "monotonicity": report.to_dict(),
             "out": None if out is None else str(out),
             "plot": None if plot is None else str(plot),
         }
+        if measures:
+            payload["measures"] = measure_rows
         sys.stdout.write(dumps_json(payload) + "\n")
     elif fmt == "csv":
         emit_records(records, columns, "csv")
