@@ -299,3 +299,25 @@ def test_predicted_clusters_without_replacement_census() -> None:
     assert part["unit_id"].nunique() == 10
     pi = part.groupby("unit_id")["inclusion_probability"].first()
     assert ((pi > 0) & (pi <= 1)).all() and (pi < 1).any()
+
+
+def test_subsets_keep_the_inclusion_probabilities() -> None:
+    """Restricted samples and subgroups keep the Horvitz-Thompson form and Hajek's variance."""
+    from ereval.estimators._restrict import restrict_sample
+
+    truth, pred = _population(6)
+    k = truth["cluster_id"].nunique()
+    s = draw_sample(truth, n=k, design="cluster", weights="cluster_size", replace=False, seed=1)
+    half = truth["record_id"].to_numpy()[::2]
+    r = restrict_sample(s, half)
+    assert r.inclusion and r.weights == "inclusion"
+    # still a census of the restricted population: no variance
+    e = estimate(pred, r, metrics="b3_recall", naive=False)["b3_recall"]
+    assert e.std == pytest.approx(0.0, abs=1e-12)
+    # a subgroup of a census is a census of the subgroup
+    keep = sorted(truth["cluster_id"].unique())[: k // 3]
+    sub = estimate(pred, s, metrics="b3_precision", naive=False, subgroup=keep)["b3_precision"]
+    assert sub.std == pytest.approx(0.0, abs=1e-12)
+    # theta_for: every unit of a census has pi = 1, so no correction is left
+    rows = np.array([1.0, 0.0, 2.0])
+    assert s.theta_for(rows, np.ones(3), [0, 1, 2]) == 0.0

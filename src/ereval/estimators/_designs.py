@@ -257,6 +257,26 @@ class ClusterSample(FrameRepr):
             return float(fpc_fraction(self.n_draws, self.population_size))
         return fpc_theta(self.n_draws, self.population_size)
 
+    def theta_for(
+        self,
+        numerator: npt.ArrayLike,
+        denominator: npt.ArrayLike,
+        draws: npt.ArrayLike | None = None,
+    ) -> float:
+        """The finite-population correction of one ratio estimate from this sample's rows.
+
+        :attr:`theta`, except for a sample with inclusion probabilities, whose rows
+        ``b_s = B_s / pi_s``, ``a_s = A_s / pi_s`` of the units ``draws`` (default
+        :attr:`draws`) get Hájek's ratio
+        (:func:`ereval.estimators._inclusion.inclusion_theta`).
+        """
+        if not self.inclusion:
+            return self.theta
+        from ._inclusion import inclusion_theta
+
+        units = self.draws if draws is None else np.asarray(draws, dtype=np.int64)
+        return float(inclusion_theta(numerator, denominator, self.probabilities[units]))
+
     def membership(self) -> Membership:
         """The sampled true clusters as a :class:`~ereval.io.Membership`."""
         return Membership(self.records, self.clusters)

@@ -55,7 +55,6 @@ from ..engines import Engine, EngineName
 from ..io import Columns, factorize
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._designs import ClusterSample, Design, WeightKind, as_sample
-from ._inclusion import inclusion_theta
 from ._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from ._naive import NAIVE_METRICS, naive_values
 from ._ratio import (
@@ -251,7 +250,7 @@ def estimate_from_terms(
         offset, scale = affine
         if sample.inclusion and fpc:
             # Horvitz-Thompson rows b = B/pi, a = A/pi; Hajek's variance (_inclusion.py)
-            theta = float(inclusion_theta(b, a, sample.probabilities[draws]))
+            theta = sample.theta_for(b, a, draws)
         if design == "single_block" or n < 2:
             out[key] = _ratio_of_sums(key, spec, b, a, offset, scale, design, level)
         else:
