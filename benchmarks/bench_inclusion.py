@@ -69,9 +69,7 @@ def successive(
     terms = cluster_terms(prepare_prediction(pred, index=False), pop)
     p = pop.probabilities / pop.probabilities.sum()
     rng = np.random.default_rng(seed)
-    drawn = np.stack(
-        [rng.choice(pop.n_units, size=n, replace=False, p=p) for _ in range(repeats)]
-    )
+    drawn = np.stack([rng.choice(pop.n_units, size=n, replace=False, p=p) for _ in range(repeats)])
     theta = 1.0 - (n - 1) / (pop.n_units - 1)
     inv_p = 1.0 / pop.probabilities[drawn]
     out = {}

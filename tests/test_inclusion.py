@@ -321,3 +321,100 @@ def test_subsets_keep_the_inclusion_probabilities() -> None:
     # theta_for: every unit of a census has pi = 1, so no correction is left
     rows = np.array([1.0, 0.0, 2.0])
     assert s.theta_for(rows, np.ones(3), [0, 1, 2]) == 0.0
+
+
+class TestPoissonRecords:
+    """Expected-error records drawn without replacement: Poisson sampling, exact pi_c."""
+
+    def test_cluster_inclusion_by_enumeration(self) -> None:
+        # records of one cluster with pi 1/2, 1/3 and 1/4: the cluster is missed only when
+        # all three are, (1/2)(2/3)(3/4) = 1/4, so pi_c = 3/4
+        pi = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 4)]
+        missed = Fraction(0)
+        for hits in itertools.product((0, 1), repeat=3):
+            pr = math.prod((p if h else 1 - p) for p, h in zip(pi, hits, strict=True))
+            if not any(hits):
+                missed += pr
+        from ereval.estimators._inclusion import cluster_inclusion
+
+        got = cluster_inclusion([float(p) for p in pi], [0, 0, 0], 1)
+        assert got[0] == pytest.approx(float(1 - missed)) and 1 - missed == Fraction(3, 4)
+
+    def test_poisson_theta_hand_case(self) -> None:
+        from ereval.estimators._inclusion import poisson_theta
+
+        # n = 2 rows: (n-1)/n * sum (1 - pi) z^2 / sum z^2 = 1/2 * (0.5 + 0.5) / 2
+        assert float(poisson_theta([1.0, -1.0], [0.5, 0.5])) == pytest.approx(0.25)
+
+    def test_draw_read_back_and_census(self) -> None:
+        truth, pred = _population(7, k=120)
+        q = pd.Series(np.random.default_rng(0).uniform(0.2, 1.0, len(truth)), index=truth.record_id)
+        s = draw_sample(truth, n=80, design="expected_error", weights=q, replace=False, seed=2)
+        assert s.poisson and not s.replace and s.n_draws == s.n_clusters
+        back = as_sample(s.to_frame(), design="expected_error", replace=False)
+        assert back.poisson and np.allclose(back.probabilities, s.probabilities)
+        full = draw_sample(
+            truth, n=len(truth), design="expected_error", weights=q, replace=False, seed=2
+        )
+        exact = evaluate(dict(zip(truth.record_id, truth.cluster_id, strict=True)), pred)
+        est = estimate(pred, full, metrics="pairwise_precision,b3_recall", naive=False)
+        for key, e in est.items():
+            assert e.value == pytest.approx(exact[key], rel=1e-12) and e.std == 0.0
+
+    def test_simulate_matches_estimate(self) -> None:
+        truth, pred = _population(8, k=100)
+        q = pd.Series(np.random.default_rng(1).uniform(0.1, 1.0, len(truth)), index=truth.record_id)
+        keys = ["pairwise_precision", "b3_recall"]
+        res = simulate(truth, pred=pred, sample_size=60, repeats=3, design="expected_error",
+                       weights=q, replace=False, estimators=keys, seed=4)  # fmt: skip
+        # the same stream: one uniform per population cluster per repeat, in cluster order
+        pop = as_sample(truth, design="expected_error", weights=q)
+        pi_r = inclusion_probabilities(pop.record_probabilities, 60)
+        from ereval.estimators._inclusion import cluster_inclusion
+
+        pi_c = cluster_inclusion(pi_r, pop.cluster_codes, pop.n_clusters)
+        included = np.random.default_rng(4).random((3, pop.n_clusters)) < pi_c
+        for r in range(3):
+            labels = pop.cluster_labels[included[r]]
+            keep = np.isin(pop.clusters, labels)
+            part = pd.DataFrame({"record_id": pop.records[keep], "cluster_id": pop.clusters[keep],
+                                 "record_inclusion_probability": pi_r[keep]})  # fmt: skip
+            one = estimate(pred, as_sample(part, design="expected_error", replace=False),
+                           metrics=keys, naive=False)  # fmt: skip
+            for key in keys:
+                assert res.estimates[key][r] == pytest.approx(one[key].value, rel=1e-10)
+                assert res.stds[key][r] == pytest.approx(one[key].std, rel=1e-10)
+
+    def test_monte_carlo(self) -> None:
+        truth, pred = _population(9, k=200)
+        rng = np.random.default_rng(3)
+        q = pd.Series(rng.uniform(0.05, 1.0, len(truth)), index=truth.record_id)
+        keys = ["pairwise_precision", "pairwise_recall", "b3_precision", "b3_recall"]
+        reps = 600
+        res = simulate(truth, pred=pred, sample_size=150, repeats=reps, design="expected_error",
+                       weights=q, replace=False, estimators=keys, seed=12)  # fmt: skip
+        summary = res.summary.set_index("estimator")
+        for key in keys:
+            values = res.estimates[key]
+            sd = float(values.std(ddof=1))
+            assert abs(values.mean() - res.true_values[key]) <= 4 * sd / math.sqrt(reps) + 0.1 * sd
+            ratio = float(np.sqrt(np.mean(res.stds[key] ** 2))) / sd
+            assert 0.8 <= ratio <= 1.25, (key, ratio)
+            assert summary.loc[key, "coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / reps), key
+
+
+def test_a_total_the_design_fixes_has_no_variance() -> None:
+    """Big clusters taken with certainty and equal-size singletons for the rest: b3 recall's
+    HT total is the same in every sample, so its standard error is 0 and its interval finite."""
+    labels = np.concatenate([np.repeat(np.arange(5), 20), np.arange(5, 65)])
+    truth = pd.DataFrame({"record_id": np.arange(labels.size), "cluster_id": labels})
+    # the big clusters are split in two halves, the singletons predicted right
+    pred = {int(r): f"{c}-{r % 2}" for r, c in zip(truth.record_id, labels, strict=True)}
+    exact = evaluate(dict(zip(truth.record_id, truth.cluster_id, strict=True)), pred)
+    for seed in range(5):
+        s = draw_sample(truth, n=30, design="cluster", weights="cluster_size", replace=False,
+                        seed=seed)  # fmt: skip
+        assert np.sort(s.probabilities)[-5:].tolist() == [1.0] * 5
+        e = estimate(pred, s, metrics="b3_recall", naive=False)["b3_recall"]
+        assert e.value == pytest.approx(exact["b3_recall"], rel=1e-12)
+        assert e.std == 0.0 and e.interval == (e.value, e.value)

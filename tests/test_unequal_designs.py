@@ -229,7 +229,8 @@ class TestExpectedErrorEnumeration:
         )
         with pytest.raises(InputError, match="must be finite and > 0"):
             as_sample(zero, design="expected_error")
-        with pytest.raises(InputError, match=r"replace=False.*do not apply"):
+        # without replacement the records' inclusion probabilities are needed, not q
+        with pytest.raises(InputError, match="no column 'record_inclusion_probability'"):
             as_sample(frame, design="expected_error", replace=False)
         with pytest.raises(InputError, match=r"no value for"):
             as_sample(

@@ -189,6 +189,12 @@ class ClusterSample(FrameRepr):
     inclusion: bool = False
 
     @property
+    def poisson(self) -> bool:
+        """Whether the units were drawn independently (expected-error records drawn without
+        replacement by Poisson sampling: each cluster in the sample with its own ``pi_c``)."""
+        return self.inclusion and self.design == "expected_error"
+
+    @property
     def stratified(self) -> bool:
         """Whether the draws are stratified (the size-stratified design)."""
         return self.draw_records is not None
@@ -275,7 +281,8 @@ class ClusterSample(FrameRepr):
         from ._inclusion import inclusion_theta
 
         units = self.draws if draws is None else np.asarray(draws, dtype=np.int64)
-        return float(inclusion_theta(numerator, denominator, self.probabilities[units]))
+        pi = self.probabilities[units]
+        return float(inclusion_theta(numerator, denominator, pi, poisson=self.poisson))
 
     def membership(self) -> Membership:
         """The sampled true clusters as a :class:`~ereval.io.Membership`."""
@@ -317,9 +324,10 @@ class ClusterSample(FrameRepr):
                 self.draw_records, minlength=self.records.shape[0]
             )
         if self.record_probabilities is not None:
-            from ._unequal_designs import RECORD_PROBABILITY_COL
+            from ._unequal_designs import RECORD_INCLUSION_COL, RECORD_PROBABILITY_COL
 
-            frame[RECORD_PROBABILITY_COL] = self.record_probabilities
+            col = RECORD_INCLUSION_COL if self.inclusion else RECORD_PROBABILITY_COL
+            frame[col] = self.record_probabilities
         return frame
 
     def to_dict(self) -> dict[str, Any]:
@@ -468,10 +476,11 @@ def as_sample(
                 replace=replace,
                 population_size=population_size,
             )
-        if blocks is not None or weight_kind != "probability":
+        allowed_kind = "probability" if replace else "inclusion_probability"
+        if blocks is not None or weight_kind not in ("probability", allowed_kind):
             raise InputError(
-                "design='expected_error' samples true clusters through records; 'blocks' and "
-                "'weight_kind' do not apply"
+                "design='expected_error' samples true clusters through records; 'blocks' does "
+                "not apply, and 'weight_kind' only as 'inclusion_probability' with replace=False"
             )
         return expected_error_sample(
             table, weights=weights, draws=draws, replace=replace, population_size=population_size
@@ -781,13 +790,13 @@ def draw_sample(
     if design == "expected_error":
         from ._unequal_designs import draw_expected_error
 
-        if weights is None or pred is not None or blocks is not None or not replace:
+        if weights is None or pred is not None or blocks is not None:
             raise InputError(
-                "design='expected_error' draws records with replacement with the probabilities "
-                "given as 'weights' (record id -> probability, from "
-                "expected_error_probabilities); 'pred', 'blocks' and replace=False do not apply"
+                "design='expected_error' draws records with the probabilities given as "
+                "'weights' (record id -> probability, from expected_error_probabilities); "
+                "'pred' and 'blocks' do not apply"
             )
-        return draw_expected_error(truth, weights, n=n, seed=rng)
+        return draw_expected_error(truth, weights, n=n, seed=rng, replace=replace)
     if design == "predicted_cluster":
         from ._unequal_designs import draw_predicted_cluster
 

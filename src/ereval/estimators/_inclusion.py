@@ -64,9 +64,12 @@ from .._errors import InputError
 from .._validation import check_int, check_rng
 
 __all__ = [
+    "cluster_inclusion",
     "hajek_theta",
     "inclusion_probabilities",
     "inclusion_theta",
+    "poisson_records",
+    "poisson_theta",
     "systematic_pick",
     "systematic_sample",
 ]
@@ -249,15 +252,49 @@ def hajek_theta(resid: npt.ArrayLike, pi: npt.ArrayLike) -> FloatArray:
     safe = np.where(c_sum > 0, c_sum, 1.0)
     g = (c * z).sum(axis=-1) / safe
     num = (c * (z - g[..., None]) ** 2).sum(axis=-1)
+    # what centring leaves of sum c z^2 at rounding level is 0: e.g. the uncertain units all
+    # have the same pi and z (a total the design fixes), whose variance is exactly 0
+    num = np.where(num <= 1e-12 * (c * z * z).sum(axis=-1), 0.0, num)
     den = (z * z).sum(axis=-1)
     out: FloatArray = np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
     return np.clip(out, 0.0, 1.0)
 
 
+def poisson_theta(resid: npt.ArrayLike, pi: npt.ArrayLike) -> FloatArray:
+    """The Poisson design's variance over the with-replacement one, per row.
+
+    Units drawn independently with probabilities ``pi_s`` (Poisson sampling)
+    have the unbiased variance estimator ``sum_s (1 - pi_s) z_s^2`` for the
+    Horvitz-Thompson total of ``z`` (Särndal et al. 1992, eq. 3.5.6); over the
+    with-replacement estimate ``n/(n-1) sum_s z_s^2`` of ``n`` rows that is
+    ``(n-1)/n sum_s (1 - pi_s) z_s^2 / sum_s z_s^2``. Rows of units not drawn
+    may be present with ``z_s = 0`` (they count in ``n``, as in the
+    with-replacement estimate they scale).
+
+    Examples
+    --------
+    >>> float(poisson_theta([1.0, -1.0], [0.5, 0.5]))
+    0.25
+    """
+    z = np.asarray(resid, dtype=np.float64)
+    p = np.broadcast_to(np.asarray(pi, dtype=np.float64), z.shape)
+    n = z.shape[-1]
+    num = (np.clip(1.0 - p, 0.0, 1.0) * z * z).sum(axis=-1)
+    den = (z * z).sum(axis=-1)
+    scale = (n - 1) / n if n > 1 else 1.0
+    out: FloatArray = np.where(den > 0, scale * num / np.where(den > 0, den, 1.0), 1.0)
+    return np.clip(out, 0.0, 1.0)
+
+
 def inclusion_theta(
-    numerator: npt.ArrayLike, denominator: npt.ArrayLike, pi: npt.ArrayLike
+    numerator: npt.ArrayLike,
+    denominator: npt.ArrayLike,
+    pi: npt.ArrayLike,
+    *,
+    poisson: bool = False,
 ) -> FloatArray:
-    """:func:`hajek_theta` of a ratio's rows ``b_s = B_s / pi_s``, ``a_s = A_s / pi_s``, per row.
+    """:func:`hajek_theta` (or, for independent draws, :func:`poisson_theta`) of a ratio's
+    rows ``b_s = B_s / pi_s``, ``a_s = A_s / pi_s``, per row.
 
     The residuals are ``z_s = b_s - R a_s`` with ``R = sum b / sum a`` (NaN-free:
     ``R = 0`` where ``sum a = 0``, where the estimate is undefined anyway).
@@ -271,4 +308,42 @@ def inclusion_theta(
     a = np.asarray(denominator, dtype=np.float64)
     a_sum = a.sum(axis=-1)
     r = np.where(a_sum != 0, b.sum(axis=-1) / np.where(a_sum != 0, a_sum, 1.0), 0.0)
-    return hajek_theta(b - r[..., None] * a, pi)
+    resid = b - r[..., None] * a
+    return poisson_theta(resid, pi) if poisson else hajek_theta(resid, pi)
+
+
+def poisson_records(
+    q: npt.ArrayLike, n: int, *, seed: object = None
+) -> tuple[FloatArray, IntArray]:
+    """Poisson sampling of records with inclusion probabilities ∝ ``q`` and expected size ``n``.
+
+    Returns ``pi_r = min(1, c q_r)`` (:func:`inclusion_probabilities`) and the
+    positions of the records drawn, each independently with probability
+    ``pi_r``. A true cluster ``c`` is then in the sample with probability
+    ``pi_c = 1 - prod_{r in c} (1 - pi_r)`` (:func:`cluster_inclusion`), and
+    clusters are drawn independently of each other.
+
+    Examples
+    --------
+    >>> pi, drawn = poisson_records([1.0, 1.0, 2.0], 2, seed=0)
+    >>> pi.tolist()
+    [0.5, 0.5, 1.0]
+    """
+    pi = inclusion_probabilities(q, n)
+    rng = check_rng(seed)
+    drawn: IntArray = np.flatnonzero(rng.random(pi.shape[0]) < pi).astype(np.int64)
+    return pi, drawn
+
+
+def cluster_inclusion(record_pi: npt.ArrayLike, codes: npt.ArrayLike, k: int) -> FloatArray:
+    """``pi_c = 1 - prod_{r in c} (1 - pi_r)`` of each cluster code ``0..k-1``.
+
+    >>> cluster_inclusion([0.5, 0.5, 0.2], [0, 0, 1], 2).tolist()
+    [0.75, 0.2]
+    """
+    pi = np.asarray(record_pi, dtype=np.float64)
+    c = np.asarray(codes, dtype=np.int64)
+    miss = np.ones(k)
+    np.multiply.at(miss, c, 1.0 - pi)
+    out: FloatArray = 1.0 - miss
+    return out

@@ -35,7 +35,12 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import check_rng, describe, examples
 from ..io import factorize
-from ._inclusion import inclusion_probabilities, systematic_sample
+from ._inclusion import (
+    cluster_inclusion,
+    inclusion_probabilities,
+    poisson_records,
+    systematic_sample,
+)
 from ._sample_input import (
     SampleTable,
     _lookup,
@@ -51,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PREDICTED_CLUSTER_ESTIMATORS",
+    "RECORD_INCLUSION_COL",
     "RECORD_PROBABILITY_COL",
     "check_predicted_units",
     "draw_expected_error",
@@ -66,14 +72,18 @@ FloatArray = npt.NDArray[np.float64]
 
 #: The expected-error design's per-record column: each record's draw probability ``q_r``.
 RECORD_PROBABILITY_COL = "record_probability"
+#: Its column without replacement: each record's inclusion probability ``pi_r`` (Poisson).
+RECORD_INCLUSION_COL = "record_inclusion_probability"
 #: The estimators the predicted-cluster design supports (module docstring).
 PREDICTED_CLUSTER_ESTIMATORS = ("pairwise_precision", "b3_precision")
 
 
-def _record_probabilities(table: SampleTable, weights: Any) -> FloatArray:
+def _record_probabilities(
+    table: SampleTable, weights: Any, *, column: str = RECORD_PROBABILITY_COL
+) -> FloatArray:
     """``q_r`` of each sampled record, from a column or a mapping record id -> q."""
     if weights is None:
-        weights = RECORD_PROBABILITY_COL
+        weights = column
     if isinstance(weights, str):
         if table.frame is None:
             raise InputError(
@@ -82,6 +92,12 @@ def _record_probabilities(table: SampleTable, weights: Any) -> FloatArray:
                 f"'{RECORD_PROBABILITY_COL}' column"
             )
         if weights not in table.frame.columns:
+            if column == RECORD_INCLUSION_COL:
+                raise InputError(
+                    f"design='expected_error' with replace=False: the sample has no column "
+                    f"'{weights}' with each record's inclusion probability (draw_sample and "
+                    "expected_error_inclusion give them); name the column with 'weights'"
+                )
             raise InputError(
                 f"design='expected_error': the sample has no column '{weights}' with each "
                 "record's draw probability; compute them with expected_error_probabilities "
@@ -136,14 +152,17 @@ def _default_draws(table: SampleTable, draws: Any) -> Any:
 def expected_error_sample(
     table: SampleTable, *, weights: Any, draws: Any, replace: bool, population_size: Any
 ) -> ClusterSample:
-    """Read an expected-error sample: ``p_c = sum_{r in c} q_r`` over each cluster's records."""
+    """Read an expected-error sample: ``p_c = sum_{r in c} q_r`` over each cluster's records
+    (without replacement: ``pi_c = 1 - prod_{r in c} (1 - pi_r)``, Poisson sampling)."""
     from ._designs import ClusterSample
 
-    if not replace or population_size is not None:
+    if population_size is not None:
         raise InputError(
-            "design='expected_error' draws records with replacement with unequal "
-            "probabilities; 'replace=False' and 'population_size' do not apply"
+            "design='expected_error' draws records with unequal probabilities; "
+            "'population_size' does not apply"
         )
+    if not replace:
+        return _poisson_sample(table, weights=weights, draws=draws)
     q = _record_probabilities(table, weights)
     k = table.n_clusters
     units = np.arange(k, dtype=np.int64)
@@ -161,6 +180,63 @@ def expected_error_sample(
         weights="expected_error",
         replace=True,
         record_probabilities=q,
+    )
+
+
+def _poisson_sample(table: SampleTable, *, weights: Any, draws: Any) -> ClusterSample:
+    """Expected-error records drawn without replacement (Poisson): each labelled cluster once,
+    with ``pi_c = 1 - prod_{r in c} (1 - pi_r)``."""
+    from ._designs import INCLUSION_COL, RECORD_DRAWS_COL, ClusterSample
+
+    if draws is not None:
+        raise InputError(
+            "design='expected_error' with replace=False: every labelled cluster was drawn once; "
+            "'draws' does not apply"
+        )
+    pi_r = _record_probabilities(table, weights, column=RECORD_INCLUSION_COL)
+    if (pi_r > 1.0).any():
+        raise InputError(
+            "design='expected_error': record inclusion probabilities must lie in (0, 1]; "
+            f"received {examples(pi_r[pi_r > 1.0])}"
+        )
+    k = table.n_clusters
+    pi_c = cluster_inclusion(pi_r, table.codes, k)
+    frame = table.frame
+    if frame is not None and RECORD_DRAWS_COL in frame.columns:
+        raw = pd.to_numeric(frame[RECORD_DRAWS_COL], errors="coerce").to_numpy(dtype=np.float64)
+        if (~np.isin(raw, (0.0, 1.0))).any():
+            raise InputError(
+                f"design='expected_error' with replace=False: '{RECORD_DRAWS_COL}' must be 0 or 1 "
+                "(each record drawn at most once)"
+            )
+        reached = np.bincount(table.codes, weights=raw, minlength=k) > 0
+        if not reached.all():
+            raise InputError(
+                f"design='expected_error': {int((~reached).sum())} labelled cluster(s) have no "
+                f"drawn record in '{RECORD_DRAWS_COL}' (e.g. {examples(table.labels[~reached])})"
+            )
+    if frame is not None and INCLUSION_COL in frame.columns:
+        written = pd.to_numeric(frame[INCLUSION_COL], errors="coerce").to_numpy(dtype=np.float64)
+        if not np.allclose(written, pi_c[table.codes], rtol=1e-9, atol=1e-12):
+            raise InputError(
+                f"design='expected_error': the sample's '{INCLUSION_COL}' column differs from "
+                f"1 - prod(1 - {RECORD_INCLUSION_COL}) over each cluster's records"
+            )
+    units = np.arange(k, dtype=np.int64)
+    return ClusterSample(
+        records=table.records,
+        clusters=table.clusters,
+        cluster_codes=table.codes,
+        cluster_labels=table.labels,
+        unit_of_cluster=units,
+        unit_labels=table.labels,
+        probabilities=pi_c,
+        draws=units,
+        design="expected_error",
+        weights="inclusion",
+        replace=False,
+        record_probabilities=pi_r,
+        inclusion=True,
     )
 
 
@@ -316,13 +392,19 @@ def check_predicted_units(sample: ClusterSample, terms: ClusterTerms) -> None:
 
 
 def draw_expected_error(
-    truth: Any, record_probabilities: Any, *, n: int, seed: Any
+    truth: Any, record_probabilities: Any, *, n: int, seed: Any, replace: bool = True
 ) -> ClusterSample:
     """Draw ``n`` records with probabilities ``q_r`` (mapping or Series record id -> q) and
-    recover their true clusters: the sample a labelling campaign brings back."""
+    recover their true clusters: the sample a labelling campaign brings back.
+
+    Without replacement, records are drawn by Poisson sampling with inclusion
+    probabilities ``pi_r = min(1, c q_r)``, ``n`` of them expected
+    (:func:`ereval.estimators._inclusion.poisson_records`)."""
     from ._designs import _subsample, as_sample
 
     rng = check_rng(seed)
+    if not replace:
+        return _draw_poisson(truth, record_probabilities, n=n, rng=rng)
     population = as_sample(truth, design="cluster", weights="uniform")
     table = SampleTable(
         population.records,
@@ -341,6 +423,37 @@ def draw_expected_error(
     base: ClusterSample = _subsample(population, chosen, design="expected_error", replace=True)
     keep = np.isin(population.cluster_codes, np.unique(population.cluster_codes[pos]))
     return dataclasses.replace(base, record_probabilities=q[keep])
+
+
+def _draw_poisson(truth: Any, weights: Any, *, n: int, rng: np.random.Generator) -> ClusterSample:
+    from ._designs import as_sample
+
+    population = as_sample(truth, design="cluster", weights="uniform")
+    table = SampleTable(
+        population.records,
+        population.clusters,
+        population.cluster_codes,
+        population.cluster_labels,
+        None,
+    )
+    q = _record_probabilities(table, weights)
+    pi_r, drawn = poisson_records(q, n, seed=rng)
+    if drawn.size == 0:
+        raise InputError(
+            f"no record was drawn (Poisson sampling with {n} expected draws); draw more records"
+        )
+    keep = np.isin(population.cluster_codes, np.unique(population.cluster_codes[drawn]))
+    record_draws = np.zeros(q.shape[0], dtype=np.int64)
+    record_draws[drawn] = 1
+    frame = pd.DataFrame(
+        {
+            "record_id": population.records[keep],
+            "cluster_id": population.clusters[keep],
+            "record_draws": record_draws[keep],
+            RECORD_INCLUSION_COL: pi_r[keep],
+        }
+    )
+    return as_sample(frame, design="expected_error", replace=False)
 
 
 def draw_predicted_cluster(
