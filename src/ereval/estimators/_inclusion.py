@@ -338,8 +338,8 @@ def poisson_records(
 def cluster_inclusion(record_pi: npt.ArrayLike, codes: npt.ArrayLike, k: int) -> FloatArray:
     """``pi_c = 1 - prod_{r in c} (1 - pi_r)`` of each cluster code ``0..k-1``.
 
-    >>> cluster_inclusion([0.5, 0.5, 0.2], [0, 0, 1], 2).tolist()
-    [0.75, 0.2]
+    >>> cluster_inclusion([0.5, 0.5, 0.25], [0, 0, 1], 2).tolist()
+    [0.75, 0.25]
     """
     pi = np.asarray(record_pi, dtype=np.float64)
     c = np.asarray(codes, dtype=np.int64)
