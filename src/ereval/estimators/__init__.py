@@ -26,6 +26,7 @@ from __future__ import annotations
 from ..results import Estimate, normal_quantile
 from ._beta_interval import beta_interval
 from ._designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
+from ._differences import OVERALL, estimate_differences
 from ._error_weights import expected_error_probabilities
 from ._intervals import (
     DEFAULT_INTERVAL,
@@ -34,6 +35,7 @@ from ._intervals import (
     ratio_interval,
     wilson_interval,
 )
+from ._leaving import LEAVING, Leaving
 from ._metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
 from ._naive import NAIVE_METRICS, naive_values
 from ._ratio import (
@@ -59,7 +61,10 @@ __all__ = [
     "EstimationWarning",
     "INTERVAL_METHODS",
     "IntervalMethod",
+    "LEAVING",
+    "Leaving",
     "NAIVE_METRICS",
+    "OVERALL",
     "PreparedPrediction",
     "WeightKind",
     "as_sample",
@@ -70,6 +75,7 @@ __all__ = [
     "draw_sample",
     "estimate",
     "estimate_by_group",
+    "estimate_differences",
     "estimate_from_terms",
     "expected_error_probabilities",
     "fpc_theta",
