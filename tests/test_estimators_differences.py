@@ -132,7 +132,7 @@ def test_errors_name_the_argument() -> None:
         estimate_differences(PRED, SAMPLE, GROUPS, baseline="nope", **kw)
     with pytest.raises(InputError, match="'leaving'"):
         estimate_differences(PRED, SAMPLE, GROUPS, leaving="twice", **kw)  # type: ignore[arg-type]
-    with pytest.raises(InputError, match="'leaving'.*'subgroup'"):
+    with pytest.raises(InputError, match=r"'leaving'.*'subgroup'"):
         estimate(PRED, SAMPLE, leaving="full", **kw)
     with pytest.raises(InputError, match="'metrics'"):
         estimate_differences(PRED, SAMPLE, GROUPS, metrics="pairwise_precision_naive", **kw)

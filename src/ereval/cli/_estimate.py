@@ -5,13 +5,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..estimators import as_sample, estimate, estimate_by_group
+from ..estimators import OVERALL, as_sample, estimate, estimate_by_group, estimate_differences
 from ..estimators._intervals import DEFAULT_INTERVAL, IntervalMethod
 from ..estimators._ratio import normal_quantile
 from ..estimators._sql import prediction_for_sample
@@ -73,6 +73,8 @@ IntervalOpt = Annotated[
         "(estimate +- z std, clamped to the range).",
     ),
 ]
+
+LeavingChoice = Literal["half", "full"]
 
 SampleRecordColOpt = Annotated[
     str | None,
@@ -189,6 +191,25 @@ def estimate_command(
         str | None,
         typer.Option("--group", help="Column of the sample: estimate per subgroup of clusters."),
     ] = None,
+    versus: Annotated[
+        str | None,
+        typer.Option(
+            "--versus",
+            help="With --group: report each group's estimate minus the overall estimate "
+            "('overall') or minus that of the group named here, with the difference's "
+            "interval (its covariance with the other estimate included).",
+            show_default=False,
+        ),
+    ] = None,
+    leaving: Annotated[
+        LeavingChoice,
+        typer.Option(
+            "--leaving",
+            help="With --group: a predicted link from a group's entity to a record outside it "
+            "counts half (shared with the other entity, so groups add up to the whole) or "
+            "full (Binette et al. 2024, Remark 3's wording) in precision and F.",
+        ),
+    ] = "half",
     metrics: MetricsOpt = None,
     beta: Annotated[
         float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys).")
@@ -234,6 +255,10 @@ def estimate_command(
     )
     check_beta(beta)
     normal_quantile(level)
+    if group is None and versus is not None:
+        raise InputError("'--versus' compares groups: give '--group' too")
+    if group is None and leaving != "half":
+        raise InputError("'--leaving' counts the links leaving a group: give '--group' too")
     key = split_columns(sample_record_col or record_col) or "record_id"
     pred_key = split_columns(pred_record_col or record_col) or "record_id"
     sample_cluster = sample_cluster_col or cluster_col
@@ -303,7 +328,23 @@ def estimate_command(
             read=pred_frame,
         )
         bar.update(description="estimating")
-        if group is not None:
+        if group is not None and versus is not None:
+            groups = _groups(sample_frame, group, sample_cluster)
+            baseline = _baseline(versus, groups)
+            by_group, caught = capture_warnings(
+                lambda: estimate_differences(
+                    prepared,
+                    s,
+                    groups,
+                    baseline=baseline,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    interval=interval,
+                    leaving=leaving,
+                )
+            )
+        elif group is not None:
             groups = _groups(sample_frame, group, sample_cluster)
             by_group, caught = capture_warnings(
                 lambda: estimate_by_group(
@@ -314,6 +355,7 @@ def estimate_command(
                     beta=beta,
                     level=level,
                     interval=interval,
+                    leaving=leaving,
                     naive=naive,
                 )
             )
@@ -352,8 +394,9 @@ def estimate_command(
                 for g, r in by_group.items()
                 for k, e in r.items()
             ]
+            what = "estimates" if versus is None else f"differences to {versus}"
             emit_records(
-                rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt, title=f"estimates by {group}"
+                rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt, title=f"{what} by {group}"
             )
         return
     print_warnings(estimate_warnings(results, caught=caught))
@@ -363,6 +406,21 @@ def estimate_command(
         flat: list[Mapping[str, Any]] = [estimate_row(k, e) for k, e in results.items()]
         title = f"{pred.name}: estimates from {s.n_draws} draws ({s.design}, {s.weights})"
         emit_records(flat, ["estimator", *ESTIMATE_FIELDS], fmt, title=title)
+
+
+def _baseline(versus: str, groups: Mapping[Any, Any]) -> Any:
+    """The group label ``--versus`` names (compared as text), or ``"overall"``."""
+    if versus == OVERALL:
+        return OVERALL
+    labels = list(dict.fromkeys(groups.values()))
+    for label in labels:
+        if str(label) == versus:
+            return label
+    shown = ", ".join(str(g) for g in labels[:5])
+    raise InputError(
+        f"'--versus' must be 'overall' or a group of '--group' ({shown}"
+        f"{', ...' if len(labels) > 5 else ''}); received {versus!r}"
+    )
 
 
 def _groups(frame: Any, column: str, cluster_col: str) -> dict[Any, Any]:
