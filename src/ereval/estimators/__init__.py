@@ -47,6 +47,8 @@ from ._ratio import (
     ratio_problems,
     size_warning,
 )
+from ._reviewer_errors import ReviewerSensitivity, Shift, reviewer_sensitivity
+from ._reviewer_rate import ReviewerErrorRate, reviewer_error_rate
 from ._size_design import plan_size_stratified
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 from ._unequal_designs import plan_expected_error, plan_predicted_cluster
@@ -66,6 +68,9 @@ __all__ = [
     "NAIVE_METRICS",
     "OVERALL",
     "PreparedPrediction",
+    "ReviewerErrorRate",
+    "ReviewerSensitivity",
+    "Shift",
     "WeightKind",
     "as_sample",
     "available_estimators",
@@ -89,6 +94,8 @@ __all__ = [
     "ratio_interval",
     "ratio_of_means",
     "ratio_problems",
+    "reviewer_error_rate",
+    "reviewer_sensitivity",
     "size_warning",
     "wilson_interval",
 ]
