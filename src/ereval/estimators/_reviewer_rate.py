@@ -151,7 +151,7 @@ class ReviewerErrorRate(FrameRepr):
                     "lower": e.lower,
                     "upper": e.upper,
                     "n": e.n,
-                }  # fmt: skip
+                }
                 for k, e in self.rows().items()
             ]
         )
@@ -238,6 +238,8 @@ def reviewer_error_rate(
     method = "symmetric independent error model, mapped from the disagreement's interval"
     error = _mapped(eps_value, eps_lo, eps_hi, delta, method)
     rates = [label_rates(x, q) for x in (eps_value, eps_lo, eps_hi)]
-    over = _mapped(rates[0][0], *sorted((rates[1][0], rates[2][0])), delta, method)
-    under = _mapped(rates[0][1], *sorted((rates[1][1], rates[2][1])), delta, method)
+    over_lo, over_hi = sorted((rates[1][0], rates[2][0]))
+    under_lo, under_hi = sorted((rates[1][1], rates[2][1]))
+    over = _mapped(rates[0][0], over_lo, over_hi, delta, method)
+    under = _mapped(rates[0][1], under_lo, under_hi, delta, method)
     return ReviewerErrorRate(delta, error, over, under, int(m.shape[0]), int(m.sum()), q)
