@@ -11,7 +11,15 @@ import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..estimators import OVERALL, as_sample, estimate, estimate_by_group, estimate_differences
+from ..estimators import (
+    OVERALL,
+    ReviewerSensitivity,
+    as_sample,
+    estimate,
+    estimate_by_group,
+    estimate_differences,
+    reviewer_sensitivity,
+)
 from ..estimators._intervals import DEFAULT_INTERVAL, IntervalMethod
 from ..estimators._ratio import normal_quantile
 from ..estimators._sql import prediction_for_sample
@@ -75,6 +83,24 @@ IntervalOpt = Annotated[
 ]
 
 LeavingChoice = Literal["half", "full"]
+
+RepeatsOpt = Annotated[
+    int,
+    typer.Option("--repeats", help="Seeded repeats of the reviewer-error simulation."),
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option("--seed", help="Seed of the reviewer-error simulation.", show_default=False),
+]
+RateOpt = Annotated[float | None, typer.Option(show_default=False)]
+SHIFT_FIELDS = ("estimate", "perturbed", "shift_mean", "shift_std", "shift_lower", "shift_upper")
+
+
+def sensitivity_rows(table: ReviewerSensitivity) -> list[dict[str, Any]]:
+    """One row per estimator of a sensitivity table."""
+    frame = table.to_frame()
+    return [dict(zip(frame.columns, row, strict=True)) for row in frame.itertuples(index=False)]
+
 
 SampleRecordColOpt = Annotated[
     str | None,
@@ -219,6 +245,27 @@ def estimate_command(
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive (benchmark-only) values.")
     ] = True,
+    over_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--over-rate",
+            help="Reviewer-error sensitivity: the assumed chance that a record reviewers put in "
+            "a sampled cluster does not belong there (over-clustering). Reports each "
+            "estimate's shift over --repeats perturbed samples instead of the estimates.",
+            show_default=False,
+        ),
+    ] = None,
+    under_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--under-rate",
+            help="Reviewer-error sensitivity: the assumed chance that a record of a predicted "
+            "cluster meeting a sampled cluster, left out of it, belongs (under-clustering).",
+            show_default=False,
+        ),
+    ] = None,
+    repeats: RepeatsOpt = 200,
+    seed: SeedOpt = None,
     fmt: FormatOpt = "table",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
@@ -259,6 +306,22 @@ def estimate_command(
         raise InputError("'--versus' compares groups: give '--group' too")
     if group is None and leaving != "half":
         raise InputError("'--leaving' counts the links leaving a group: give '--group' too")
+    sensitivity = over_rate is not None or under_rate is not None
+    for flag, rate in (("--over-rate", over_rate), ("--under-rate", under_rate)):
+        if rate is not None and not 0.0 <= rate <= 1.0:
+            raise InputError(f"'{flag}' must lie in [0, 1]; received {rate}")
+    if sensitivity:
+        if group is not None:
+            raise InputError("'--over-rate' and '--under-rate' do not combine with '--group'")
+        if engine not in ("auto", "numpy"):
+            raise InputError(
+                f"'--engine' {engine}: the reviewer-error simulation (--over-rate, --under-rate) "
+                "reads PRED in memory; use --engine numpy"
+            )
+    if repeats < 1:
+        raise InputError(f"'--repeats' must be at least 1; received {repeats}")
+    if seed is not None and seed < 0:
+        raise InputError(f"'--seed' must be at least 0; received {seed}")
     key = split_columns(sample_record_col or record_col) or "record_id"
     pred_key = split_columns(pred_record_col or record_col) or "record_id"
     sample_cluster = sample_cluster_col or cluster_col
@@ -317,6 +380,42 @@ def estimate_command(
             record_col=key,
             cluster_col=sample_cluster,
         )
+        if sensitivity:
+            bar.update(description="simulating reviewer errors")
+            full = (
+                read_table(pred, name="pred", text_columns="all")
+                if pred_frame is None
+                else pred_frame
+            )
+            table, caught = capture_warnings(
+                lambda: reviewer_sensitivity(
+                    full,
+                    s,
+                    over=over_rate or 0.0,
+                    under=under_rate or 0.0,
+                    repeats=repeats,
+                    seed=seed,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    names=names,
+                    record_col=pred_key,
+                    cluster_col=pred_cluster,
+                )
+            )
+    if sensitivity:
+        print_warnings(caught)
+        if fmt == "json":
+            sys.stdout.write(dumps_json(table.to_dict()) + "\n")
+        else:
+            shift_rows = sensitivity_rows(table)
+            title = (
+                f"{pred.name}: shifts under reviewer errors (over {table.over:g}, under "
+                f"{table.under:g}; {table.repeats} repeats, central {table.level:g} range)"
+            )
+            emit_records(shift_rows, ["estimator", *SHIFT_FIELDS], fmt, title=title)
+        return
+    with progress("reading the prediction", quiet=quiet) as bar:
         prepared = prediction_for_sample(
             str(pred),
             s.records,
