@@ -47,7 +47,7 @@ from ._ratio import (
     ratio_problems,
     size_warning,
 )
-from ._reviewer_errors import ReviewerSensitivity, Shift, reviewer_sensitivity
+from ._reviewer_errors import EstimateShift, ReviewerSensitivity, reviewer_sensitivity
 from ._reviewer_rate import ReviewerErrorRate, reviewer_error_rate
 from ._size_design import plan_size_stratified
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
@@ -60,6 +60,7 @@ __all__ = [
     "DESIGNS",
     "Design",
     "Estimate",
+    "EstimateShift",
     "EstimationWarning",
     "INTERVAL_METHODS",
     "IntervalMethod",
@@ -70,7 +71,6 @@ __all__ = [
     "PreparedPrediction",
     "ReviewerErrorRate",
     "ReviewerSensitivity",
-    "Shift",
     "WeightKind",
     "as_sample",
     "available_estimators",

@@ -65,7 +65,7 @@ from ._terms import PreparedPrediction, cluster_terms, prepare_prediction
 __all__ = [
     "ReviewerModel",
     "ReviewerSensitivity",
-    "Shift",
+    "EstimateShift",
     "check_rate",
     "reviewer_model",
     "reviewer_sensitivity",
@@ -185,7 +185,7 @@ def reviewer_model(prepared: PreparedPrediction, sample: ClusterSample) -> Revie
 
 
 @dataclass(frozen=True)
-class Shift:
+class EstimateShift:
     """How one estimator moves under the simulated reviewer errors.
 
     Attributes
@@ -222,7 +222,7 @@ class ReviewerSensitivity(FrameRepr):
     level : float
         Level of the shifts' central range.
     shifts : dict
-        Estimator key -> :class:`Shift`.
+        Estimator key -> :class:`EstimateShift`.
     """
 
     over: float
@@ -230,7 +230,7 @@ class ReviewerSensitivity(FrameRepr):
     repeats: int
     seed: int | None
     level: float
-    shifts: dict[str, Shift]
+    shifts: dict[str, EstimateShift]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per estimator: ``estimator, estimate, perturbed, shift_mean, shift_std,
@@ -397,7 +397,7 @@ def reviewer_sensitivity(
             rows[key][1].append(
                 np.bincount(units, weights=g, minlength=ps.n_units)[ps.draws] * inv_p
             )
-    shifts: dict[str, Shift] = {}
+    shifts: dict[str, EstimateShift] = {}
     tail = (1.0 - level) / 2.0
     for key in keys:
         spec = SPEC_BY_KEY[key]
@@ -408,10 +408,12 @@ def reviewer_sensitivity(
         diff = values - plain[key].value
         finite = diff[np.isfinite(diff)]
         if finite.size == 0:
-            shifts[key] = Shift(plain[key], math.nan, math.nan, math.nan, math.nan, math.nan)
+            shifts[key] = EstimateShift(
+                plain[key], math.nan, math.nan, math.nan, math.nan, math.nan
+            )
             continue
         mean = float(finite.mean())
         std = float(finite.std(ddof=1)) if finite.size > 1 else math.nan
         lo, hi = (float(x) for x in np.quantile(finite, [tail, 1.0 - tail]))
-        shifts[key] = Shift(plain[key], mean, std, lo, hi, plain[key].value + mean)
+        shifts[key] = EstimateShift(plain[key], mean, std, lo, hi, plain[key].value + mean)
     return ReviewerSensitivity(over, under, repeats, seed, float(level), shifts)
