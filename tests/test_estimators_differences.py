@@ -238,3 +238,24 @@ def test_monte_carlo_bias_std_and_coverage(
     assert np.mean(stds) == pytest.approx(v.std(ddof=1), rel=0.15)
     # coverage of the 95% interval within 3 binomial standard errors (0.0126)
     assert covered / reps >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / reps)
+
+
+def test_disparities_report_the_same_differences() -> None:
+    import pandas as pd
+
+    from ereval.analysis import disparities, sample_errors
+
+    feats = pd.DataFrame({"cluster_id": list(GROUPS), "g": list(GROUPS.values())})
+    errors = sample_errors(PRED, SAMPLE, design="cluster", weights="uniform", features=feats)
+    d = disparities(errors, "g", metrics="pairwise_precision", versus="u")
+    want = estimate_differences(
+        PRED, SAMPLE, GROUPS, baseline="u", design="cluster", weights="uniform",
+        metrics="pairwise_precision",
+    )  # fmt: skip
+    assert d.versus == "u" and d.differences is not None and set(d.differences) == {"v"}
+    assert d.differences["v"]["pairwise_precision"] == want["v"]["pairwise_precision"]
+    assert d.to_dict()["differences"][0]["group"] == "v"
+    plain = disparities(errors, "g", metrics="pairwise_precision")
+    assert plain.differences is None and "differences" not in plain.to_dict()
+    with pytest.raises(InputError, match="'versus'"):
+        disparities(errors, "g", metrics="pairwise_precision", versus="w")

@@ -141,3 +141,16 @@ def test_label_reviewer_errors(reviewed: dict[str, str], tmp_path: Path) -> None
     _refused(["label", "export", "--db", reviewed["db"], "--kind", "benchmark", "--reviewer",
               "cy", "-o", str(tmp_path / "s.csv")], "'--reviewer' 'cy'")  # fmt: skip
     assert not (tmp_path / "s.csv").exists()
+
+
+def test_analyze_reports_differences(reviewed: dict[str, str]) -> None:
+    base = ["analyze", "--pred", PRED, "--sample", reviewed["grouped"], "--design", "record",
+            "--group", "grp", "-m", "pairwise_precision"]  # fmt: skip
+    out = json.loads(_ok([*base, "--versus", "overall", "-f", "json"]))["groups"]
+    assert out["versus"] == "overall" and set(out["differences"]) == {"even", "odd"}
+    table = _ok([*base, "--versus", "even"])
+    assert "differences to even by grp" in table
+    plain = json.loads(_ok([*base, "-f", "json"]))["groups"]
+    assert "differences" not in plain
+    _refused([*base[:-4], "--versus", "even"], "'--versus'")
+    _refused([*base, "--versus", "nope"], "'--versus'")
