@@ -143,6 +143,14 @@ def test_error_rate_hand_cases() -> None:
     assert label_rates(0.2, 0.5) == pytest.approx((0.2, 0.2))
     # no error: nothing is wrong whatever the label
     assert label_rates(0.0, 0.3) == (0.0, 0.0)
+    # fewer "does not belong" labels than errors alone make: everything belongs (pi = 1),
+    # so every "does not belong" is wrong and no "belongs" is
+    assert label_rates(0.1, 0.95) == pytest.approx((0.0, 1.0))
+    # the rates are probabilities for every eps and q
+    for eps in np.linspace(0.0, 0.5, 11):
+        for q in np.linspace(0.01, 0.99, 13):
+            over, under = label_rates(float(eps), float(q))
+            assert 0.0 <= over <= 1.0 and 0.0 <= under <= 1.0, (eps, q)
     r = reviewer_error_rate([4, 6, 5], [0, 0, 0], [8, 2, 10])
     assert r.error.value == 0.0 and r.over.value == 0.0 and r.under.value == 0.0
     assert r.items == 3 and r.decisions == 15 and r.included == pytest.approx(20 / 30)

@@ -29,6 +29,9 @@ true share) Bayes' rule gives::
     over  = P(wrong | "belongs")        = eps (1 - pi) / q
     under = P(wrong | "does not belong") = eps pi / (1 - q)
 
+(``pi`` clipped into ``[0, 1]`` when ``q`` lies outside ``[eps, 1 - eps]``, with ``q``
+then the model's ``pi (1 - eps) + (1 - pi) eps``, so that both rates stay in ``[0, 1]``.)
+
 Their intervals map the ends of ``eps``'s interval with ``q`` held at its
 estimate (``q`` comes from all decisions of both reviewers and is far better
 determined than ``eps``).
@@ -72,8 +75,8 @@ def label_rates(eps: float, q: float) -> tuple[float, float]:
     """``(over, under)``: the chance that a decision is wrong given its label.
 
     ``eps`` the per-decision error rate, ``q`` the share of decisions saying
-    "belongs"; see the module docstring. NaN when ``q`` is 0 or 1 for the
-    rate that divides by it.
+    "belongs"; see the module docstring. NaN for a rate whose label never
+    occurs under the model (``eps = 0`` with ``q`` 0 or 1).
 
     >>> over, under = label_rates(0.1, 0.5)
     >>> round(over, 6), round(under, 6)
@@ -85,8 +88,11 @@ def label_rates(eps: float, q: float) -> tuple[float, float]:
         pi = 0.5
     else:
         pi = min(max((q - eps) / (1.0 - 2.0 * eps), 0.0), 1.0)
-    over = eps * (1.0 - pi) / q if q > 0 else math.nan
-    under = eps * pi / (1.0 - q) if q < 1 else math.nan
+    # the share of "belongs" labels the model gives with this pi: q itself unless pi was
+    # clipped into [0, 1] (q outside [eps, 1 - eps]), which keeps both rates in [0, 1]
+    q_model = pi * (1.0 - eps) + (1.0 - pi) * eps
+    over = min(eps * (1.0 - pi) / q_model, 1.0) if q_model > 0 else math.nan
+    under = min(eps * pi / (1.0 - q_model), 1.0) if q_model < 1 else math.nan
     return over, under
 
 
