@@ -130,7 +130,9 @@ def timing(records: int, n: int) -> None:
         t0 = time.perf_counter()
         reviewer_sensitivity(pred, s, over=0.05, under=0.05, repeats=200, seed=1)
         took = time.perf_counter() - t0
-    print(f"\nsensitivity, every estimator, 200 repeats, {n} draws, {records} records: {took:.2f} s")
+    print(
+        f"\nsensitivity, every estimator, 200 repeats, {n} draws, {records} records: {took:.2f} s"
+    )
 
 
 def main() -> None:

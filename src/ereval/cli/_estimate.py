@@ -543,5 +543,9 @@ def register(app: typer.Typer) -> None:
             "ereval estimate --pred pred.csv --sample sample.csv --design record",
             "ereval estimate --pred pred.csv --sample sample.csv --design cluster \\",
             "    --weights uniform -m pairwise_f1,b3_f1 -f json",
+            "ereval estimate --pred pred.csv --sample sample.csv --design record \\",
+            "    --group region --versus overall",
+            "ereval estimate --pred pred.csv --sample sample.csv --design record \\",
+            "    --over-rate 0.05 --under-rate 0.05 --seed 1",
         ),
     )(estimate_command)
