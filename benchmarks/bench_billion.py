@@ -56,14 +56,20 @@ def write_files(folder: Path, bits: int, parts: int, seed: int) -> None:
     """The truth and the prediction of ``2^bits`` records, ``parts`` files each."""
     n = 1 << bits
     step = n // parts
-    rng = np.random.default_rng(seed)
     for name in ("truth", "pred"):
         (folder / name).mkdir(parents=True, exist_ok=True)
     for k in range(parts):
         start, stop = k * step, n if k == parts - 1 else (k + 1) * step
+        done = [
+            folder / "truth" / f"part-{k:04d}.parquet",
+            folder / "pred" / f"part-{parts - 1 - k:04d}.parquet",
+        ]
+        if all(f.exists() and pq.ParquetFile(f).metadata.num_rows == stop - start for f in done):
+            continue  # written by an earlier, interrupted run
         ids = _ids(start, stop, bits)
         truth = np.arange(start, stop, dtype=np.int64) // 4
         pred = truth.copy()
+        rng = np.random.default_rng([seed, k])  # each part on its own, so parts can resume
         moved = rng.random(stop - start) < 0.1
         pred[moved] = rng.integers(start // 4, (stop - 1) // 4 + 1, size=int(moved.sum()))
         pq.write_table(
