@@ -99,6 +99,7 @@ def test_the_command_list() -> None:
         "label export",
         "label import",
         "label pairs",
+        "label reviewer-errors",
         "label serve",
     }
 
