@@ -240,10 +240,18 @@ def test_cli_errors_are_one_line_naming_the_flag(
 def test_tags_and_groups_of_the_sample_itself_are_analysed() -> None:
     r = report("sample_tags")
     s = r.section("analysis")
-    assert [c.name for c in s.charts] == ["disparities", "tags"]
+    assert [c.name for c in s.charts] == ["disparities", "differences", "tags"]
     assert set(s.numbers["tags"]) == {"typo", "same name"}
     assert any("most frequent error tag is 'typo'" in p for p in s.reading)
-    assert set(s.numbers["disparities"]["groups"]) == {"b0", "b1"}
+    d = s.numbers["disparities"]
+    assert set(d["groups"]) == set(d["differences"]) == {"b0", "b1"}
+    # each difference is the group's estimate minus the overall one, with an interval
+    for g, row in d["differences"].items():
+        for key, e in row.items():
+            expected = d["groups"][g][key]["value"] - d["overall"][key]["value"]
+            assert e["value"] == pytest.approx(expected, abs=1e-12)
+            assert e["interval"][0] <= e["value"] <= e["interval"][1]
+    assert sum("against all entities" in p for p in s.reading) == 1
     who = r.section("provenance").numbers["labelled sample (a table)"]["reviewers"]
     assert set(who) == {"ana", "bo"} and sum(who.values()) == 496
 

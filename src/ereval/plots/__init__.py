@@ -27,7 +27,14 @@ and a small matplotlib renderer. matplotlib is an optional dependency
 
 from __future__ import annotations
 
-from ._analysis import Bars, analysis_figure, disparities_figure, plot_analysis, tags_figure
+from ._analysis import (
+    Bars,
+    analysis_figure,
+    differences_figure,
+    disparities_figure,
+    plot_analysis,
+    tags_figure,
+)
 from ._curves import plot_threshold_curve, threshold_curve_figure
 from ._figure import Line, Panel
 from ._monitor import (
@@ -51,6 +58,7 @@ __all__ = [
     "Panel",
     "PlotKind",
     "analysis_figure",
+    "differences_figure",
     "disparities_figure",
     "entropy_curve_figure",
     "monitoring_figure",

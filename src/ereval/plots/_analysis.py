@@ -23,6 +23,7 @@ from ._figure import new_figure
 __all__ = [
     "Bars",
     "analysis_figure",
+    "differences_figure",
     "disparities_figure",
     "plot_analysis",
     "tags_figure",
@@ -74,6 +75,36 @@ def disparities_figure(result: Disparities) -> tuple[Bars, ...]:
                 title=f"{key} by {result.by}",
                 reference=overall.value,
                 reference_label=f"all entities: {overall.value:.3g}",
+            )
+        )
+    return tuple(panels)
+
+
+def differences_figure(result: Disparities) -> tuple[Bars, ...]:
+    """One :class:`Bars` per estimator: each group's estimate minus the baseline's
+    (``result.versus``: all entities, or one group) with its interval, and 0 as the
+    reference (Binette et al. 2024, Figure 8, as differences); none without them."""
+    if not result.differences:
+        return ()
+    base = "all entities" if result.versus == "overall" else str(result.versus)
+    groups = [g for g in result.groups if g in result.differences]
+    panels: list[Bars] = []
+    for key in result.overall:
+        ests = [result.differences[g][key] for g in groups if key in result.differences[g]]
+        if len(ests) != len(groups) or not ests:
+            continue
+        values, lower, upper = _arrays(ests)
+        panels.append(
+            Bars(
+                tuple(f"{g} ({result.clusters[g]})" for g in groups),
+                values,
+                lower,
+                upper,
+                xlabel=f"{key} minus {base} ({ests[0].level:.0%} interval)",
+                title=f"{key} by {result.by}, minus {base}",
+                reference=0.0,
+                reference_label="no difference",
+                xlim=(-1.0, 1.0),
             )
         )
     return tuple(panels)

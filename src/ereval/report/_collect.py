@@ -556,7 +556,7 @@ def _sample_analysis(
     under = float(np.sum(w * (table["UCE"].to_numpy() > 0)) / np.sum(w))
     d = None
     if group is not None:
-        d, found = caught(lambda: disparities(errs, group, level=level))
+        d, found = caught(lambda: disparities(errs, group, level=level, versus="overall"))
         notes += [f"{name}: {m}" for m in found]
     tree = None
     if errs.features:

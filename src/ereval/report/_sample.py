@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..plots import Bars, disparities_figure, tags_figure
+from ..plots import Bars, differences_figure, disparities_figure, tags_figure
 from ..results import Estimate
 from ._bundles import LabelSources, SampleAnalysis, SampleEstimates
 from ._charts import Chart, bars_spec, concat_spec, grouped_bars_spec
@@ -214,6 +214,39 @@ def analysis_section(part: Part) -> Section:
                     "the intervals overlap, so the sample shows no clear disparity."
                     if overlap
                     else "the intervals do not overlap: a real disparity."
+                )
+            )
+        shown = differences_figure(d)
+        if shown:
+            charts.append(
+                Chart(
+                    "differences",
+                    f"{name}: each {group} minus all entities ({level:.0%} intervals of the "
+                    "difference, which count that a group's entities are among all entities).",
+                    concat_spec([bars_spec(p, width=200) for p in shown], columns=3),
+                )
+            )
+        if d.differences:
+            numbers["disparities"]["differences"] = {
+                str(g): {k: e.to_dict() for k, e in r.items()} for g, r in d.differences.items()
+            }
+            apart = [
+                (str(g), k, e)
+                for g, r in d.differences.items()
+                for k, e in r.items()
+                if np.isfinite(e.lower) and (e.lower > 0 or e.upper < 0)
+            ]
+            reading.append(
+                f"By {group}, against all entities: "
+                + (
+                    "; ".join(
+                        f"{k} of {g} {'above' if e.value > 0 else 'below'} by {abs(e.value):.3f} "
+                        f"({e.lower:+.3f} to {e.upper:+.3f})"
+                        for g, k, e in apart
+                    )
+                    + " (intervals of the difference that exclude 0)."
+                    if apart
+                    else "no group's difference interval excludes 0."
                 )
             )
     tree = result.tree
