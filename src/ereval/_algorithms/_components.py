@@ -27,7 +27,7 @@ changes of the merges among them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +39,7 @@ __all__ = [
     "cross_steps",
     "forest_edges",
     "merge_steps",
+    "replay_merges",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -117,22 +118,33 @@ class MergeSteps:
     nlogn_cells: FloatArray
     nlogn_pred: FloatArray
     initial: dict[str, float]
-    edges: IntArray | None = None
+    #: The records each merge joins (its pair's two records).
+    left: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    right: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntArray) -> MergeSteps:
     """Replay the merges of the pairs taken in ``order`` (indices into ``left``/``right``)."""
-    n = int(true_of.shape[0])
     m = int(order.shape[0])
     rank = np.empty(m, dtype=np.int64)
     rank[order] = np.arange(m, dtype=np.int64)
-    ranks = forest_edges(n, left, right, rank)
+    ranks = forest_edges(int(true_of.shape[0]), left, right, rank)
     edges = order[ranks]
+    return replay_merges(true_of, left[edges], right[edges], ranks + 1)
+
+
+def replay_merges(
+    true_of: IntArray, merge_left: IntArray, merge_right: IntArray, position: IntArray
+) -> MergeSteps:
+    """Replay the merges of the spanning forest: merge ``m`` joins the components of
+    records ``merge_left[m]`` and ``merge_right[m]`` after ``position[m]`` accepted
+    pairs (each joins two different components, in the order given)."""
+    n = int(true_of.shape[0])
     a_sizes = np.bincount(true_of).astype(np.int64)
     a_list: list[int] = a_sizes.tolist()
     truth: list[int] = true_of.tolist()
-    lefts: list[int] = left[edges].tolist()
-    rights: list[int] = right[edges].tolist()
+    lefts: list[int] = merge_left.tolist()
+    rights: list[int] = merge_right.tolist()
 
     inv_a = 1.0 / a_sizes.astype(np.float64)
     parent = list(range(n))
@@ -218,8 +230,9 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
     }
 
     return MergeSteps(
-        edges=edges,
-        position=ranks + 1,
+        left=np.asarray(merge_left, dtype=np.int64),
+        right=np.asarray(merge_right, dtype=np.int64),
+        position=np.asarray(position, dtype=np.int64),
         pairs_both=both_,
         pairs_pred=bu_ * bv_,
         cells_lost=iv[:, 3],
@@ -281,14 +294,11 @@ def _group_pairs(groups: IntArray, lefts: list[int], rights: list[int]) -> IntAr
     return np.asarray(out, dtype=np.int64)
 
 
-def cross_steps(
-    steps: MergeSteps, true_of: IntArray, source_of: IntArray, left: IntArray, right: IntArray
-) -> CrossSteps:
+def cross_steps(steps: MergeSteps, true_of: IntArray, source_of: IntArray) -> CrossSteps:
     """The :class:`CrossSteps` of the merges of ``steps`` (records' true clusters
     ``true_of`` and data sets ``source_of``)."""
-    edges = steps.edges if steps.edges is not None else np.zeros(0, dtype=np.int64)
-    lefts: list[int] = left[edges].tolist()
-    rights: list[int] = right[edges].tolist()
+    lefts: list[int] = steps.left.tolist()
+    rights: list[int] = steps.right.tolist()
     n_src = int(source_of.max()) + 1 if source_of.size else 1
     refined = true_of * n_src + source_of
     return CrossSteps(

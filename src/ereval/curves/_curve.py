@@ -10,16 +10,22 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from .._algorithms import cross_steps, merge_steps
+from .._algorithms import cross_steps, replay_merges
 from .._errors import InputError
 from .._validation import as_1d_array, check_beta, check_in_range, check_int
 from ..contingency import pairs_of_groups
 from ..io import Columns, CurveMismatchPolicy, IdType, ScoredPairs, read_scored_pairs
 from ..metrics._registry import resolve_metrics
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
+from ._ranked import RankedPairs, ranked_in_memory
 from ._result import ThresholdCurve
 
-__all__ = ["curve_from_scored_pairs", "evaluate_pairs", "threshold_curve"]
+__all__ = [
+    "curve_from_ranked",
+    "curve_from_scored_pairs",
+    "evaluate_pairs",
+    "threshold_curve",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -153,29 +159,28 @@ def threshold_curve(
 
 
 def _report_positions(
-    sorted_scores: FloatArray, thresholds: Any, needs_grid: bool
+    scores: FloatArray, thresholds: Any, needs_grid: bool
 ) -> tuple[FloatArray, IntArray]:
-    """Thresholds (ascending) and the number of accepted pairs at each."""
-    if sorted_scores.shape[0] == 0:  # no pair: rows only at thresholds given as such
+    """Thresholds (ascending) and the number of distinct scores accepted at each
+    (``scores``: the distinct scores, descending)."""
+    if scores.shape[0] == 0:  # no pair: rows only at thresholds given as such
         given = isinstance(thresholds, Sequence | np.ndarray)
         t = np.unique(np.asarray(thresholds, dtype=np.float64)) if given else np.zeros(0)
         return t, np.zeros(t.shape[0], dtype=np.int64)
-    # sorted_scores is descending; the last pair of each run of equal scores
-    ends = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])
     if thresholds is None and needs_grid:
         thresholds = 100
     if thresholds is None:
-        t = sorted_scores[ends]
-        k = ends + 1
+        t = scores
+        j = np.arange(1, scores.shape[0] + 1, dtype=np.int64)
     elif isinstance(thresholds, int | np.integer):
-        pick = np.unique(np.round(np.linspace(0, ends.shape[0] - 1, int(thresholds))))
-        sel = ends[pick.astype(np.int64)]
-        t = sorted_scores[sel]
-        k = sel + 1
+        pick = np.unique(np.round(np.linspace(0, scores.shape[0] - 1, int(thresholds))))
+        sel = pick.astype(np.int64)
+        t = scores[sel]
+        j = sel + 1
     else:
         t = np.unique(np.asarray(thresholds, dtype=np.float64))[::-1]
-        k = np.searchsorted(-sorted_scores, -t, side="right").astype(np.int64)
-    return t[::-1].copy(), np.asarray(k[::-1], dtype=np.int64)
+        j = np.searchsorted(-scores, -t, side="right").astype(np.int64)
+    return t[::-1].copy(), np.asarray(j[::-1], dtype=np.int64)
 
 
 def curve_from_scored_pairs(
@@ -187,6 +192,27 @@ def curve_from_scored_pairs(
     progress: Callable[[str], None] | None = None,
 ) -> ThresholdCurve:
     """:func:`threshold_curve` over pairs already read by :func:`read_scored_pairs`."""
+    if progress is not None:
+        progress("sorting pairs")
+    return curve_from_ranked(
+        ranked_in_memory(data),
+        thresholds=thresholds,
+        metrics=metrics,
+        beta=beta,
+        progress=progress,
+    )
+
+
+def curve_from_ranked(
+    data: RankedPairs,
+    *,
+    thresholds: int | Sequence[float] | npt.NDArray[Any] | None = None,
+    metrics: Sequence[str] = INCREMENTAL_METRICS,
+    beta: float = 1.0,
+    progress: Callable[[str], None] | None = None,
+) -> ThresholdCurve:
+    """:func:`threshold_curve` from the counts per distinct score and the merges of
+    :class:`RankedPairs` (computed in memory or by an SQL engine)."""
     beta = check_beta(beta)
     names = resolve_metrics(list(metrics)) if len(metrics) else ()
     scratch = tuple(n for n in names if n not in INCREMENTAL_METRICS)
@@ -200,15 +226,13 @@ def curve_from_scored_pairs(
         n_true_pairs -= pairs_of_groups([true_of, data.source_of])
         all_pairs -= pairs_of_groups([data.source_of])
 
-    if progress is not None:
-        progress("sorting pairs")
-    order = np.argsort(-data.scores, kind="stable")
-    s = data.scores[order]
-    is_true = true_of[data.left[order]] == true_of[data.right[order]]
-    cum_true = np.r_[0, np.cumsum(is_true, dtype=np.int64)]
+    s = data.scores
+    # pairs (and true pairs) accepted once the first j distinct scores are
+    acc = np.r_[np.int64(0), data.accepted].astype(np.int64)
+    cum_true = np.r_[np.int64(0), data.true_accepted].astype(np.int64)
     n_scored_true = int(cum_true[-1])
     m = data.n_pairs
-    t, k = _report_positions(s, thresholds, bool(scratch))
+    t, j = _report_positions(s, thresholds, bool(scratch))
     merged: list[tuple[Any, Any]] = []
 
     def merges() -> tuple[Any, Any]:
@@ -217,18 +241,19 @@ def curve_from_scored_pairs(
         if not merged:
             if progress is not None:
                 progress("merging components")
-            steps = merge_steps(true_of, data.left, data.right, order)
+            steps = replay_merges(true_of, *data.merges())
             cross = None
             if data.source_of is not None:
-                within = cross_steps(steps, true_of, data.source_of, data.left, data.right)
+                within = cross_steps(steps, true_of, data.source_of)
                 cross = (within, n_true_pairs, all_pairs)
             merged.append((steps, cross))
         return merged[0]
 
-    def rows(t: FloatArray, k: IntArray, wanted: Sequence[str]) -> dict[str, Any]:
-        """Every column at the thresholds ``t`` (``k`` pairs accepted at each): the links
-        and the metrics ``wanted`` of the clustering."""
-        tp = cum_true[k]
+    def rows(t: FloatArray, j: IntArray, wanted: Sequence[str]) -> dict[str, Any]:
+        """Every column at the thresholds ``t`` (the first ``j`` distinct scores
+        accepted at each): the links and the metrics ``wanted`` of the clustering."""
+        k = acc[j]
+        tp = cum_true[j]
         fp = k - tp
         fn = n_true_pairs - tp
         tn = all_pairs - tp - fp - fn
@@ -247,33 +272,31 @@ def curve_from_scored_pairs(
             hard = tuple(x for x in wanted if x not in INCREMENTAL_METRICS)
             if hard:  # computed once per distinct clustering
                 at, back = np.unique(n_merges, return_inverse=True)
-                pos = steps.position
-                kk = np.zeros(at.shape[0], dtype=np.int64)
-                kk[at > 0] = pos[at[at > 0] - 1]  # the pairs accepted by the at-th merge
-                once = from_scratch(data, order, pos, kk, hard, beta, progress)
+                once = from_scratch(
+                    true_of, data.source_of, steps, at.astype(np.int64), hard, beta, progress
+                )
                 cols.update({key: v[back.ravel()] for key, v in once.items()})
         return cols
 
-    frame = pd.DataFrame(rows(t, k, names), copy=False)  # fresh arrays: one block each
+    frame = pd.DataFrame(rows(t, j, names), copy=False)  # fresh arrays: one block each
 
     def exact(metric: str, at: FloatArray | None) -> tuple[FloatArray, pd.DataFrame]:
         """``metric`` at every distinct score (ascending), or every column at the
         thresholds ``at``."""
         if at is not None:
-            kk = np.searchsorted(-s, -at, side="right").astype(np.int64)
-            return at, pd.DataFrame(rows(at, kk, names), copy=False)
-        every_t, every_k = _report_positions(s, None, False)
+            jj = np.searchsorted(-s, -at, side="right").astype(np.int64)
+            return at, pd.DataFrame(rows(at, jj, names), copy=False)
+        every_t, every_j = _report_positions(s, None, False)
         wanted = [metric] if metric in names else []
-        return every_t, pd.DataFrame(rows(every_t, every_k, wanted), copy=False)
+        return every_t, pd.DataFrame(rows(every_t, every_j, wanted), copy=False)
 
     # ROC and PR over the scored pairs, at every distinct score
-    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True]) if m else np.zeros(0, dtype=np.int64)
-    ctp = cum_true[ends + 1]
-    cfp = ends + 1 - ctp
+    ctp = cum_true[1:]
+    cfp = acc[1:] - ctp
     n_neg = m - n_scored_true
     tpr = np.r_[0.0, ratio(ctp, n_scored_true)]
     fpr = np.r_[0.0, ratio(cfp, n_neg)]
-    prec = ratio(ctp, ends + 1)
+    prec = ratio(ctp, acc[1:])
     roc_auc = (
         float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
         if n_neg and n_scored_true
@@ -293,7 +316,7 @@ def curve_from_scored_pairs(
         "roc_auc": roc_auc,
         "average_precision": ap,
     }
-    roc = {"threshold": np.r_[np.inf, s[ends]], "fpr": fpr, "tpr": tpr, "precision": prec}
+    roc = {"threshold": np.r_[np.inf, s], "fpr": fpr, "tpr": tpr, "precision": prec}
     every = thresholds is None and not scratch  # the frame holds every distinct score
     return ThresholdCurve(frame, summary, beta, roc, None if every else exact)
 
