@@ -11,16 +11,27 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._algorithms import cross_steps, replay_merges
-from .._errors import InputError
-from .._validation import as_1d_array, check_beta, check_in_range, check_int
+from .._errors import InputError, InputTypeError
+from .._validation import as_1d_array, check_beta, check_choice, check_in_range, check_int
 from ..contingency import pairs_of_groups
-from ..io import Columns, CurveMismatchPolicy, IdType, ScoredPairs, read_scored_pairs
+from ..engines import Database, Engine, EngineName, get_engine
+from ..io import (
+    CURVE_MISMATCH_POLICIES,
+    Columns,
+    CurveMismatchPolicy,
+    IdType,
+    ScoredPairs,
+    check_link_only,
+    read_scored_pairs,
+)
 from ..metrics._registry import resolve_metrics
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
 from ._ranked import RankedPairs, ranked_in_memory
+from ._sql import BATCH_ROWS, ranked_in_sql
 from ._result import ThresholdCurve
 
 __all__ = [
+    "CurveJob",
     "curve_from_ranked",
     "curve_from_scored_pairs",
     "evaluate_pairs",
@@ -48,6 +59,7 @@ def threshold_curve(
     progress: Callable[[str], None] | None = None,
     link_only: bool = False,
     source_col: Columns | None = None,
+    engine: EngineName | Engine = "auto",
 ) -> ThresholdCurve:
     """Every metric of scored pairs at every threshold.
 
@@ -98,6 +110,14 @@ def threshold_curve(
         error.
     source_col : str or list of str, optional
         The column(s) of the truth naming each record's data set.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who computes (:func:`ereval.engines.get_engine`). NumPy reads every pair into
+        memory. DuckDB and Spark read files (or their own relations / DataFrames)
+        where they are: the link counts by a ``GROUP BY`` and running sums over the
+        scores, the clustering from the pairs streamed in descending order of score
+        into a union-find over the records, so that memory grows with the records
+        and the distinct scores, not with the pairs (:mod:`ereval.curves._sql`).
+        Counts are the same on every engine and floats agree to rounding.
 
     Returns
     -------
@@ -137,25 +157,96 @@ def threshold_curve(
                 "'thresholds' must be None, a number of grid points, or finite thresholds; "
                 f"received {grid.size} value(s) of dtype {grid.dtype}"
             )
-    if progress is not None:
-        progress("reading")
-    data = read_scored_pairs(
+    check_choice("on_mismatch", on_mismatch, CURVE_MISMATCH_POLICIES)
+    check_choice("id_type", id_type, ("exact", "string"))
+    source = check_link_only(link_only, source_col)
+    if not isinstance(score_col, str) or not score_col:
+        raise InputTypeError(f"'score_col' must be a column name; received {score_col!r}")
+    options: dict[str, Any] = {
+        "score_col": score_col,
+        "left_col": left_col,
+        "right_col": right_col,
+        "record_col": record_col,
+        "cluster_col": cluster_col,
+        "on_mismatch": on_mismatch,
+        "id_type": id_type,
+    }
+    job = CurveJob(
         truth,
         pairs,
-        score_col=score_col,
-        left_col=left_col,
-        right_col=right_col,
-        record_col=record_col,
-        cluster_col=cluster_col,
-        on_mismatch=on_mismatch,
-        id_type=id_type,
-        link_only=link_only,
-        source_col=source_col,
-        allow_empty=True,
+        options,
+        source_col=source,
+        thresholds=thresholds,
+        metrics=names,
+        beta=beta,
+        progress=progress,
     )
-    return curve_from_scored_pairs(
-        data, thresholds=thresholds, metrics=names, beta=beta, progress=progress
-    )
+    curve: ThresholdCurve = get_engine(engine, truth=truth, pred=pairs).run(job)
+    return curve
+
+
+class CurveJob:
+    """The curve of :func:`threshold_curve` as an engine's job: read in memory
+    (:func:`read_scored_pairs`) or computed where the data is (:func:`ranked_in_sql`),
+    then made by :func:`curve_from_ranked` either way. ``batch_rows`` pairs are
+    streamed at a time from an SQL engine."""
+
+    def __init__(
+        self,
+        truth: Any,
+        pairs: Any,
+        options: dict[str, Any],
+        *,
+        source_col: Columns | None,
+        thresholds: int | Sequence[float] | npt.NDArray[Any] | None,
+        metrics: Sequence[str],
+        beta: float,
+        progress: Callable[[str], None] | None,
+        batch_rows: int = BATCH_ROWS,
+    ) -> None:
+        self.truth, self.pairs, self.options, self.source_col = truth, pairs, options, source_col
+        self.thresholds, self.metrics, self.beta = thresholds, metrics, beta
+        self.progress, self.batch_rows = progress, batch_rows
+
+    def in_memory(self, engine: Any) -> ThresholdCurve:
+        """Every pair read into memory."""
+        if self.progress is not None:
+            self.progress("reading")
+        data = read_scored_pairs(
+            self.truth,
+            self.pairs,
+            link_only=self.source_col is not None,
+            source_col=self.source_col,
+            allow_empty=True,
+            **self.options,
+        )
+        return curve_from_scored_pairs(
+            data,
+            thresholds=self.thresholds,
+            metrics=self.metrics,
+            beta=self.beta,
+            progress=self.progress,
+        )
+
+    def in_sql(self, db: Database) -> ThresholdCurve:
+        """The counts and the merges computed by the engine of ``db``."""
+        ranked = ranked_in_sql(
+            db,
+            self.truth,
+            self.pairs,
+            source_col=self.source_col,
+            batch_rows=self.batch_rows,
+            progress=self.progress,
+            **self.options,
+        )
+        # inside the job: the merges stream from the connection, open until it returns
+        return curve_from_ranked(
+            ranked,
+            thresholds=self.thresholds,
+            metrics=self.metrics,
+            beta=self.beta,
+            progress=self.progress,
+        )
 
 
 def _report_positions(
