@@ -27,8 +27,8 @@ from ..io import (
 from ..metrics._registry import resolve_metrics
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
 from ._ranked import RankedPairs, ranked_in_memory
-from ._sql import BATCH_ROWS, ranked_in_sql
 from ._result import ThresholdCurve
+from ._sql import BATCH_ROWS, ranked_in_sql
 
 __all__ = [
     "CurveJob",

@@ -72,9 +72,7 @@ def _check_scores(db: Database, score_col: str) -> None:
             f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
             f"text such as {examples([row[0] for row in bad])}"
         )
-    db.execute(
-        f"CREATE TEMP VIEW qs AS SELECT r, c, {cast}(s AS DOUBLE) AS s FROM q"
-    )
+    db.execute(f"CREATE TEMP VIEW qs AS SELECT r, c, {cast}(s AS DOUBLE) AS s FROM q")
     finite = f"abs(s) <= {_MAX}"
     n_bad = _count(db, f"SELECT sum(CASE WHEN s IS NULL OR NOT {finite} THEN 1 ELSE 0 END) FROM qs")
     if n_bad:
@@ -220,12 +218,24 @@ def ranked_in_sql(
 
     link_only = source_col is not None
     say("reading")
-    t_spec = SideSpec("t", truth, "truth", column_names(record_col, name="record_col"),
-                      column_names(cluster_col, name="cluster_col"))
+    t_spec = SideSpec(
+        "t",
+        truth,
+        "truth",
+        column_names(record_col, name="record_col"),
+        column_names(cluster_col, name="cluster_col"),
+    )
     if link_only:
         cols = tuple(column_names(source_col, name="source_col"))
-        t_spec = SideSpec(t_spec.view, truth, "truth", t_spec.records, t_spec.clusters,
-                          extra=(("src", cols),), extra_option="source_col")
+        t_spec = SideSpec(
+            t_spec.view,
+            truth,
+            "truth",
+            t_spec.records,
+            t_spec.clusters,
+            extra=(("src", cols),),
+            extra_option="source_col",
+        )
     q_spec = SideSpec(
         "q",
         pairs,
@@ -298,4 +308,3 @@ def ranked_in_sql(
         n_dropped=n_dropped,
         source_of=source_of,
     )
-

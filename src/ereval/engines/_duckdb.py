@@ -345,7 +345,9 @@ class DuckDBDatabase(Database):
                 [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
                 for s in (first, other)
             ]
-            raise id_type_error(first.kind, other.kind, ex[0], ex[1])
+            raise id_type_error(
+                first.kind, other.kind, ex[0], ex[1], truth=first.name, other=other.name
+            )
         return [side.n_rows for side in loaded]
 
     def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> None:

@@ -210,7 +210,9 @@ class SparkDatabase(Database):
         for first, other in itertools.pairwise(loaded):
             if kinds_clash(first.kind, other.kind):
                 ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other))
-                raise id_type_error(first.kind, other.kind, ex_t, ex_p)
+                raise id_type_error(
+                    first.kind, other.kind, ex_t, ex_p, truth=first.name, other=other.name
+                )
         return [side.n_rows for side in loaded]
 
     def close(self) -> None:
