@@ -27,6 +27,7 @@ changes of the merges among them.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -142,23 +143,24 @@ def replay_merges(
     n = int(true_of.shape[0])
     a_sizes = np.bincount(true_of).astype(np.int64)
     a_list: list[int] = a_sizes.tolist()
-    truth: list[int] = true_of.tolist()
-    lefts: list[int] = merge_left.tolist()
-    rights: list[int] = merge_right.tolist()
+    # the per-record state in typed arrays (8 bytes a value, not a Python object)
+    truth = array("q", np.ascontiguousarray(true_of, dtype=np.int64).tobytes())
+    lefts = array("q", np.ascontiguousarray(merge_left, dtype=np.int64).tobytes())
+    rights = array("q", np.ascontiguousarray(merge_right, dtype=np.int64).tobytes())
 
     inv_a = 1.0 / a_sizes.astype(np.float64)
-    parent = list(range(n))
-    size = [1] * n
-    # per component root: its composition {true cluster: n_ij} (None for a singleton),
+    parent = array("q", np.arange(n, dtype=np.int64).tobytes())
+    size = array("q", [1]) * n
+    # per component root: its composition {true cluster: n_ij} (absent for a singleton),
     # sum_i n_ij^2, sum_i n_ij^2 / a_i, and whether it equals a true cluster
-    comp: list[dict[int, int] | None] = [None] * n
-    sq = [1] * n
-    sq_a: list[float] = inv_a[true_of].tolist()
-    exact: list[int] = (a_sizes[true_of] == 1).astype(np.int64).tolist()
+    comp: dict[int, dict[int, int]] = {}
+    sq = array("q", [1]) * n
+    sq_a = array("d", inv_a[true_of].tobytes())
+    exact = array("q", (a_sizes[true_of] == 1).astype(np.int64).tobytes())
     # per merge, flat: bu, bv, both, shared, change of exact, sq_big, sq_small
-    ints: list[int] = []
+    ints = array("q")
     # per merge, flat: sq_a of both sides, sum 2 c c2 / a, sum 2 c c2 / a^2, change of n log n
-    floats: list[float] = []
+    floats = array("d")
     add_ints, add_floats = ints.extend, floats.extend
     log = math.log
 
@@ -170,10 +172,10 @@ def replay_merges(
         bu, bv = size[u], size[v]
         if bu < bv:
             u, v, bu, bv = v, u, bv, bu
-        big = comp[u]
+        big = comp.get(u)
         if big is None:
             big = {truth[u]: 1}
-        small = comp[v]
+        small = comp.pop(v, None)
         if small is None:
             small = {truth[v]: 1}
         both = shared = 0
@@ -203,13 +205,12 @@ def replay_merges(
         parent[v] = u
         size[u] = b_new
         comp[u] = big
-        comp[v] = None
         sq[u] = sq_u + sq_v + 2 * both
         sq_a[u] = sqa_u + sqa_v + cross
         exact[u] = ex_new
 
-    iv = np.asarray(ints, dtype=np.int64).reshape(-1, 7)
-    fv = np.asarray(floats, dtype=np.float64).reshape(-1, 5)
+    iv = np.frombuffer(ints, dtype=np.int64).reshape(-1, 7) if ints else np.zeros((0, 7), np.int64)
+    fv = np.frombuffer(floats, dtype=np.float64).reshape(-1, 5) if floats else np.zeros((0, 5))
     bu_, bv_ = iv[:, 0], iv[:, 1]
     b_new_ = bu_ + bv_
     both_ = iv[:, 2]
