@@ -22,6 +22,7 @@ from ereval._algorithms import StreamedForest, forest_edges
 from ereval.cli import app
 from ereval.curves import ThresholdCurve, threshold_curve
 from ereval.curves._curve import CurveJob
+from ereval.curves._sql import score_ranges
 from ereval.engines import DuckDBEngine
 
 from ._engines import build
@@ -294,6 +295,22 @@ def test_streamed_forest_is_kruskals(seed: int) -> None:
     np.testing.assert_array_equal(got_r, right[expected])
 
 
+@pytest.mark.parametrize("rows", [1, 2, 5, 50])
+def test_score_ranges_cover_every_pair(rows: int) -> None:
+    """The ranges of scores the Spark engine streams one by one: every distinct score in
+    exactly one range, in order, each range within ``rows`` pairs or a single score."""
+    rng = np.random.default_rng(rows)
+    counts = rng.integers(1, 8, 40)
+    scores = np.sort(rng.choice(1000, 40, replace=False) / 10.0)[::-1]
+    accepted = np.cumsum(counts)
+    ranges = score_ranges(scores, accepted, rows)
+    covered = [j for hi, lo in ranges for j in np.flatnonzero((scores <= hi) & (scores >= lo))]
+    assert covered == list(range(40))
+    for hi, lo in ranges:
+        inside = counts[(scores <= hi) & (scores >= lo)]
+        assert inside.sum() <= rows or inside.size == 1
+
+
 def test_spark_equals_numpy(tmp_path: Path, spark: Any) -> None:
     truth, pairs = _data(6, n=60, m=300)
     t, p = _write(tmp_path, truth, pairs, "parquet")
@@ -302,7 +319,7 @@ def test_spark_equals_numpy(tmp_path: Path, spark: Any) -> None:
         build("spark", spark),
         t,
         p,
-        batch_rows=50,
+        batch_rows=120,
         thresholds=9,
         metrics=tuple(a.frame.columns[10:]),
     )

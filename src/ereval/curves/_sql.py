@@ -40,7 +40,7 @@ from ..engines._sources import SideSpec, check_unique
 from ..io import CurveMismatchPolicy, column_names
 from ._ranked import Merges, RankedPairs
 
-__all__ = ["BATCH_ROWS", "ranked_in_sql"]
+__all__ = ["BATCH_ROWS", "ranked_in_sql", "score_ranges"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -60,76 +60,69 @@ def _pair_text(pair: tuple[Any, ...]) -> str:
     return repr(tuple(pair[:2]))
 
 
-def _check_scores(db: Database, score_col: str) -> None:
-    """Every score a finite number, as :func:`ereval.io.read_scored_pairs` requires."""
-    d = db.dialect
-    cast = "TRY_CAST" if d.name == "duckdb" else "try_cast"
-    bad = db.fetch_all(
-        f"SELECT s FROM q WHERE s IS NOT NULL AND {cast}(s AS DOUBLE) IS NULL LIMIT 3"
-    )
-    if bad:
+def _check_pairs(db: Database, score_col: str) -> None:
+    """Every score a finite number and no self-pair, as
+    :func:`ereval.io.read_scored_pairs` requires: one pass over the pairs (another
+    for an example, on error only)."""
+    cast = "TRY_CAST" if db.dialect.name == "duckdb" else "try_cast"
+    db.execute(f"CREATE TEMP VIEW qs AS SELECT r, c, s AS given, {cast}(s AS DOUBLE) AS s FROM q")
+    text = "given IS NOT NULL AND s IS NULL"
+    infinite = f"s IS NULL OR NOT abs(s) <= {_MAX}"
+    n_text, n_bad, n_self = db.fetch_all(
+        f"SELECT sum(CASE WHEN {text} THEN 1 ELSE 0 END), "
+        f"sum(CASE WHEN {infinite} THEN 1 ELSE 0 END), "
+        "sum(CASE WHEN r = c THEN 1 ELSE 0 END) FROM qs"
+    )[0]
+    if n_text:
+        bad = db.fetch_all(f"SELECT given FROM qs WHERE {text} LIMIT 3")
         raise InputTypeError(
             f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
             f"text such as {examples([row[0] for row in bad])}"
         )
-    db.execute(f"CREATE TEMP VIEW qs AS SELECT r, c, {cast}(s AS DOUBLE) AS s FROM q")
-    finite = f"abs(s) <= {_MAX}"
-    n_bad = _count(db, f"SELECT sum(CASE WHEN s IS NULL OR NOT {finite} THEN 1 ELSE 0 END) FROM qs")
     if n_bad:
-        first = db.fetch_all(f"SELECT r, c FROM qs WHERE s IS NULL OR NOT {finite} LIMIT 1")[0]
+        first = db.fetch_all(f"SELECT r, c FROM qs WHERE {infinite} LIMIT 1")[0]
         raise InputError(
-            f"'score_col': column {score_col!r} of 'pairs' has {n_bad} missing, NaN or "
+            f"'score_col': column {score_col!r} of 'pairs' has {int(n_bad)} missing, NaN or "
             f"infinite score(s) (e.g. the pair {_pair_text(first)}); every pair needs a "
             "finite score"
         )
+    if n_self:
+        first = db.fetch_all("SELECT r FROM qs WHERE r = c LIMIT 1")[0]
+        raise InputError(f"'pairs' pairs a record with itself (e.g. {first[0]!r})")
 
 
-def _check_self_pairs(db: Database) -> None:
-    first = db.fetch_all("SELECT r FROM qs WHERE r = c LIMIT 1")
-    if first:
-        raise InputError(f"'pairs' pairs a record with itself (e.g. {first[0][0]!r})")
-
-
-def _repeated(db: Database, source: str, lo: str, hi: str) -> int:
-    """Surplus rows of pairs given more than once among ``source`` (the pairs ``lo``,
-    ``hi``); those pairs in the table ``{source}_twice``."""
-    query = (
-        f"SELECT lo, hi, count(*) AS n FROM (SELECT {lo} AS lo, {hi} AS hi FROM {source}) "
-        "AS x GROUP BY lo, hi HAVING count(*) > 1"
-    )
-    db.execute(f"CREATE TEMP TABLE {source}_twice AS {query}")
-    surplus = _count(db, f"SELECT sum(n - 1) FROM {source}_twice")
-    return surplus
-
-
-def _check_repeated(db: Database, n_kept: int, n_given: int) -> None:
+def _check_repeated(db: Database, n_records: int, n_kept: int, n_given: int) -> None:
     """No pair given twice (in either order): among the pairs of known records by
     their numbers, among the others by their ids (a repeat is always in one set)."""
-    surplus = 0
+    key = f"least(u, v) * {max(n_records, 1)} + greatest(u, v)"
+    surplus = n_kept - _count(db, f"SELECT count(DISTINCT {key}) FROM qc") if n_kept else 0
     pair: tuple[Any, ...] | None = None
     scores: list[float] = []
-    if n_kept:
-        s_known = _repeated(db, "qc", "least(u, v)", "greatest(u, v)")
-        if s_known:
-            surplus += s_known
-            row = db.fetch_all(
-                "SELECT a.r, b.r, x.lo, x.hi FROM (SELECT lo, hi FROM qc_twice LIMIT 1) AS x "
-                "JOIN tc AS a ON a.code = x.lo JOIN tc AS b ON b.code = x.hi"
-            )[0]
-            pair = (row[0], row[1])
-            scores = [
-                float(r[0])
-                for r in db.fetch_all(
-                    f"SELECT s FROM qc WHERE least(u, v) = {int(row[2])} "
-                    f"AND greatest(u, v) = {int(row[3])} LIMIT 4"
-                )
-            ]
+    if surplus:
+        row = db.fetch_all(
+            "SELECT a.r, b.r, x.k FROM (SELECT min(least(u, v)) AS lo, "
+            f"min(greatest(u, v)) AS hi, {key} AS k FROM qc GROUP BY {key} "
+            "HAVING count(*) > 1 LIMIT 1) AS x "
+            "JOIN tc AS a ON a.code = x.lo JOIN tc AS b ON b.code = x.hi"
+        )[0]
+        pair = (row[0], row[1])
+        scores = [
+            float(r[0])
+            for r in db.fetch_all(f"SELECT s FROM qc WHERE {key} = {int(row[2])} LIMIT 4")
+        ]
     if n_given > n_kept:
-        s_unknown = _repeated(db, "qu", "least(r, c)", "greatest(r, c)")
-        if s_unknown:
-            surplus += s_unknown
+        unknown = _count(
+            db,
+            "SELECT sum(n - 1) FROM (SELECT count(*) AS n FROM qu "
+            "GROUP BY least(r, c), greatest(r, c)) AS x",
+        )
+        if unknown:
+            surplus += unknown
             if pair is None:
-                row = db.fetch_all("SELECT lo, hi FROM qu_twice LIMIT 1")[0]
+                row = db.fetch_all(
+                    "SELECT least(r, c), greatest(r, c) FROM qu GROUP BY least(r, c), "
+                    "greatest(r, c) HAVING count(*) > 1 LIMIT 1"
+                )[0]
                 pair = (row[0], row[1])
     if surplus and pair is not None:
         given = f" scored {', '.join(f'{v:g}' for v in scores)}" if scores else ""
@@ -141,7 +134,7 @@ def _check_repeated(db: Database, n_kept: int, n_given: int) -> None:
         )
 
 
-def _codes(db: Database, link_only: bool) -> tuple[IntArray, IntArray | None]:
+def _codes(db: Database, n: int, link_only: bool) -> tuple[IntArray, IntArray | None]:
     """Number the records and the true clusters (and data sets); each record's true
     cluster (and data set) by record number."""
     extra = ", src, dense_rank() OVER (ORDER BY src) - 1 AS g" if link_only else ""
@@ -149,7 +142,6 @@ def _codes(db: Database, link_only: bool) -> tuple[IntArray, IntArray | None]:
         "CREATE TEMP TABLE tc AS SELECT r, row_number() OVER (ORDER BY r) - 1 AS code, "
         f"dense_rank() OVER (ORDER BY c) - 1 AS k{extra} FROM t"
     )
-    n = _count(db, "SELECT count(*) FROM tc")
     true_of = np.zeros(n, dtype=np.int64)
     source_of = np.zeros(n, dtype=np.int64) if link_only else None
     cols = "code, k, g" if link_only else "code, k"
@@ -190,6 +182,28 @@ def _counts(db: Database) -> tuple[npt.NDArray[np.float64], IntArray, IntArray]:
         np.asarray(got["accepted"], dtype=np.int64),
         np.asarray(got["true_accepted"], dtype=np.int64),
     )
+
+
+def score_ranges(
+    scores: npt.NDArray[np.float64], accepted: IntArray, rows: int
+) -> list[tuple[float, float]]:
+    """Consecutive ranges ``(high, low)`` of the distinct ``scores`` (descending; the
+    pairs accepted down to each: ``accepted``) covering every score, each of at most
+    ``rows`` pairs unless one score alone has more (that score is then a range alone).
+
+    Examples
+    --------
+    >>> score_ranges(np.array([0.9, 0.5, 0.2, 0.1]), np.array([2, 3, 7, 8]), 3)
+    [(0.9, 0.5), (0.2, 0.2), (0.1, 0.1)]
+    """
+    out: list[tuple[float, float]] = []
+    start, done = 0, 0
+    for j in range(scores.shape[0]):
+        last = j + 1 == scores.shape[0]
+        if last or int(accepted[j + 1]) - done > rows:
+            out.append((float(scores[start]), float(scores[j])))
+            start, done = j + 1, int(accepted[j])
+    return out
 
 
 def ranked_in_sql(
@@ -247,19 +261,20 @@ def ranked_in_sql(
         allow_empty=True,
         pair=True,
     )
-    _, n_given = db.load([t_spec, q_spec], id_type=id_type)
+    n_records, n_given = db.load([t_spec, q_spec], id_type=id_type)
     check_unique(db, "t", "truth")
-    _check_scores(db, score_col)
-    _check_self_pairs(db)
+    _check_pairs(db, score_col)
     say("numbering the records")
-    true_of, source_of = _codes(db, link_only)
+    true_of, source_of = _codes(db, n_records, link_only)
     more = ", a.g AS gu, b.g AS gv" if link_only else ""
     db.execute(
         "CREATE TEMP TABLE qc AS SELECT a.code AS u, b.code AS v, q.s AS s, "
         f"CASE WHEN a.k = b.k THEN 1 ELSE 0 END AS same{more} "
         "FROM qs AS q JOIN tc AS a ON q.r = a.r JOIN tc AS b ON q.c = b.r"
     )
-    n_kept = _count(db, "SELECT count(*) FROM qc")
+    say("counting the pairs by score")
+    scores, accepted, true_accepted = _counts(db)
+    n_kept = int(accepted[-1]) if accepted.shape[0] else 0
     if n_given > n_kept:  # pairs naming a record absent from the truth
         anti = db.dialect.anti_join
         db.execute(
@@ -267,7 +282,7 @@ def ranked_in_sql(
             f"{anti} (SELECT x.r, x.c FROM qs AS x JOIN tc AS a ON x.r = a.r "
             "JOIN tc AS b ON x.c = b.r) AS k ON q.r = k.r AND q.c = k.c"
         )
-    _check_repeated(db, n_kept, n_given)
+    _check_repeated(db, n_records, n_kept, n_given)
     n_dropped = n_given - n_kept
     if n_dropped and on_mismatch == "error":
         anti = db.dialect.anti_join
@@ -286,17 +301,23 @@ def ranked_in_sql(
         raise RecordMismatchError("no pair of 'pairs' joins two records of 'truth'")
     if link_only:
         _check_sources(db)
-    say("counting the pairs by score")
-    scores, accepted, true_accepted = _counts(db)
 
     def merges() -> Merges:
         say("streaming the pairs in order of score")
         forest = StreamedForest(int(true_of.shape[0]))
-        for batch in db.fetch_batches("SELECT u, v FROM qc ORDER BY s DESC", batch_rows):
-            forest.add(
-                np.asarray(batch.column(0).to_numpy(zero_copy_only=False), dtype=np.int64),
-                np.asarray(batch.column(1).to_numpy(zero_copy_only=False), dtype=np.int64),
-            )
+        if db.dialect.native_arrow:  # one sorted stream, read batch by batch
+            queries = ["SELECT u, v FROM qc ORDER BY s DESC"]
+        else:  # a query per range of scores, each of about batch_rows pairs
+            queries = [
+                f"SELECT u, v FROM qc WHERE s <= {hi!r} AND s >= {lo!r} ORDER BY s DESC"
+                for hi, lo in score_ranges(scores, accepted, batch_rows)
+            ]
+        for query in queries:
+            for batch in db.fetch_batches(query, batch_rows):
+                forest.add(
+                    np.asarray(batch.column(0).to_numpy(zero_copy_only=False), dtype=np.int64),
+                    np.asarray(batch.column(1).to_numpy(zero_copy_only=False), dtype=np.int64),
+                )
         return forest.merges()
 
     return RankedPairs(
