@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -239,14 +240,19 @@ class CurveJob:
             progress=self.progress,
             **self.options,
         )
-        # inside the job: the merges stream from the connection, open until it returns
-        return curve_from_ranked(
-            ranked,
-            thresholds=self.thresholds,
-            metrics=self.metrics,
-            beta=self.beta,
-            progress=self.progress,
-        )
+        if self.metrics:  # the merges stream from the connection while it has its memory
+            merges = ranked.merges()
+            ranked = replace(ranked, merges=lambda: merges)
+        # then the replay holds some twelve 8-byte values per merge (at most N - 1):
+        # the engine gives back the memory it keeps meanwhile
+        with db.lend_memory(12 * ranked.n_records):
+            return curve_from_ranked(
+                ranked,
+                thresholds=self.thresholds,
+                metrics=self.metrics,
+                beta=self.beta,
+                progress=self.progress,
+            )
 
 
 def _report_positions(
