@@ -94,7 +94,7 @@ def _check_pairs(db: Database, score_col: str) -> None:
 def _check_repeated(db: Database, n_records: int, n_kept: int, n_given: int) -> None:
     """No pair given twice (in either order): among the pairs of known records by
     their numbers, among the others by their ids (a repeat is always in one set)."""
-    key = f"least(u, v) * {max(n_records, 1)} + greatest(u, v)"
+    key = f"CAST(least(u, v) AS BIGINT) * {max(n_records, 1)} + greatest(u, v)"
     surplus = n_kept - _count(db, f"SELECT count(DISTINCT {key}) FROM qc") if n_kept else 0
     pair: tuple[Any, ...] | None = None
     scores: list[float] = []
