@@ -172,7 +172,14 @@ def test_link_only(tmp_path: Path) -> None:
     t, p = _write(tmp_path, truth, pairs, "csv")
     kw: dict[str, Any] = {"link_only": True, "source_col": "source"}
     a = threshold_curve(t, p, engine="numpy", **kw)
-    b = _run(DuckDBEngine(), t, p, batch_rows=13, source_col="source", metrics=a.frame.columns[10:])
+    b = _run(
+        DuckDBEngine(),
+        t,
+        p,
+        batch_rows=13,
+        source_col="source",
+        metrics=tuple(a.frame.columns[10:]),
+    )
     _same(a, b)
     assert a.summary["n_sources"] == b.summary["n_sources"] == 2
     # a pair within one data set is refused by both, naming it
@@ -319,7 +326,7 @@ def test_spark_equals_numpy(tmp_path: Path, spark: Any) -> None:
         build("spark", spark),
         t,
         p,
-        batch_rows=120,
+        batch_rows=1000,
         thresholds=9,
         metrics=tuple(a.frame.columns[10:]),
     )

@@ -240,7 +240,7 @@ class CurveJob:
             progress=self.progress,
             **self.options,
         )
-        if self.metrics:  # the merges stream from the connection while it has its memory
+        if len(self.metrics):  # the merges stream from the connection while it has its memory
             merges = ranked.merges()
             ranked = replace(ranked, merges=lambda: merges)
         # then the replay holds some twelve 8-byte values per merge (at most N - 1):
