@@ -66,6 +66,7 @@ from ._sample import (
     check_pair_options,
     design_value,
     record_probabilities,
+    weight_kind_value,
 )
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
@@ -370,9 +371,7 @@ def estimate_command(
             sample_frame,
             design=chosen_design,
             weights=record_weights,
-            weight_kind="inverse_probability"
-            if weight_kind == "inverse-probability"
-            else "probability",
+            weight_kind=weight_kind_value(weight_kind),
             blocks=blocks,
             draws=draws,
             replace=not without_replacement,

@@ -37,7 +37,7 @@ from ._common import OutputFormat, dumps_json, emit_frame, emit_records, note_wr
 from ._engine import engine_from_options
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
-from ._sample import design_value
+from ._sample import design_value, weight_kind_value
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 __all__ = ["SampleMode", "run_sample_mode"]
@@ -211,9 +211,7 @@ def run_sample_mode(opts: SampleMode) -> None:
             sample_frame,
             design=design_value(opts.design),
             weights={"cluster-size": "cluster_size"}.get(opts.weights or "", opts.weights),
-            weight_kind="inverse_probability"
-            if opts.weight_kind == "inverse-probability"
-            else "probability",
+            weight_kind=weight_kind_value(opts.weight_kind),
             blocks=opts.blocks,
             draws=opts.draws,
             replace=not opts.without_replacement,

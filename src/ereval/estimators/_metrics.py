@@ -256,6 +256,9 @@ def estimate_from_terms(
         gm = g * mask
         squares = np.bincount(units, weights=gm * gm, minlength=sample.n_units)[draws] * inv_p**2
         offset, scale = affine
+        if sample.inclusion and fpc:
+            # Horvitz-Thompson rows b = B/pi, a = A/pi; Hajek's variance (_inclusion.py)
+            theta = sample.theta_for(b, a, draws)
         if design == "single_block" or n < 2:
             out[key] = _ratio_of_sums(key, spec, b, a, offset, scale, design, level)
         else:
@@ -428,7 +431,11 @@ def estimate(
         the size-stratified design each stratum's ``N_h``): ``1 - n/N`` for
         records, ``1 - (n-1)/(T-1)`` for clusters and blocks. It is exact for
         records, so it is applied whatever the sampled share; below a 2% share
-        it moves the standard error by less than 1%. ``False`` forces it off.
+        it moves the standard error by less than 1%. A sample with inclusion
+        probabilities (clusters or blocks drawn without replacement with
+        unequal probabilities) gets Hájek's variance instead, 0 for a census
+        (:mod:`ereval.estimators._inclusion`); ``False`` forces it off (the
+        with-replacement approximation).
     names : str or mapping, optional
         Record names for the homonymy and name-variation rates (see
         :func:`prepare_prediction`).
