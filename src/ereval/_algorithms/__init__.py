@@ -21,12 +21,15 @@ from ._components import (
     cross_steps,
     forest_edges,
     merge_steps,
+    replay_merges,
 )
+from ._forest import StreamedForest
 
 __all__ = [
     "CrossSteps",
     "DOMINANCE_MARGIN",
     "MergeSteps",
+    "StreamedForest",
     "align_cells",
     "aligned_totals",
     "ceafe_weights",
@@ -36,4 +39,5 @@ __all__ = [
     "forest_edges",
     "max_weight_alignment",
     "merge_steps",
+    "replay_merges",
 ]

@@ -27,7 +27,8 @@ changes of the merges among them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from array import array
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +40,7 @@ __all__ = [
     "cross_steps",
     "forest_edges",
     "merge_steps",
+    "replay_merges",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -117,36 +119,48 @@ class MergeSteps:
     nlogn_cells: FloatArray
     nlogn_pred: FloatArray
     initial: dict[str, float]
-    edges: IntArray | None = None
+    #: The records each merge joins (its pair's two records).
+    left: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    right: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntArray) -> MergeSteps:
     """Replay the merges of the pairs taken in ``order`` (indices into ``left``/``right``)."""
-    n = int(true_of.shape[0])
     m = int(order.shape[0])
     rank = np.empty(m, dtype=np.int64)
     rank[order] = np.arange(m, dtype=np.int64)
-    ranks = forest_edges(n, left, right, rank)
+    ranks = forest_edges(int(true_of.shape[0]), left, right, rank)
     edges = order[ranks]
+    return replay_merges(true_of, left[edges], right[edges], ranks + 1)
+
+
+def replay_merges(
+    true_of: IntArray, merge_left: IntArray, merge_right: IntArray, position: IntArray
+) -> MergeSteps:
+    """Replay the merges of the spanning forest: merge ``m`` joins the components of
+    records ``merge_left[m]`` and ``merge_right[m]`` after ``position[m]`` accepted
+    pairs (each joins two different components, in the order given)."""
+    n = int(true_of.shape[0])
     a_sizes = np.bincount(true_of).astype(np.int64)
     a_list: list[int] = a_sizes.tolist()
-    truth: list[int] = true_of.tolist()
-    lefts: list[int] = left[edges].tolist()
-    rights: list[int] = right[edges].tolist()
+    # the per-record state in typed arrays (8 bytes a value, not a Python object)
+    truth = array("q", np.ascontiguousarray(true_of, dtype=np.int64).tobytes())
+    lefts = array("q", np.ascontiguousarray(merge_left, dtype=np.int64).tobytes())
+    rights = array("q", np.ascontiguousarray(merge_right, dtype=np.int64).tobytes())
 
     inv_a = 1.0 / a_sizes.astype(np.float64)
-    parent = list(range(n))
-    size = [1] * n
-    # per component root: its composition {true cluster: n_ij} (None for a singleton),
+    parent = array("q", np.arange(n, dtype=np.int64).tobytes())
+    size = array("q", [1]) * n
+    # per component root: its composition {true cluster: n_ij} (absent for a singleton),
     # sum_i n_ij^2, sum_i n_ij^2 / a_i, and whether it equals a true cluster
-    comp: list[dict[int, int] | None] = [None] * n
-    sq = [1] * n
-    sq_a: list[float] = inv_a[true_of].tolist()
-    exact: list[int] = (a_sizes[true_of] == 1).astype(np.int64).tolist()
+    comp: dict[int, dict[int, int]] = {}
+    sq = array("q", [1]) * n
+    sq_a = array("d", inv_a[true_of].tobytes())
+    exact = array("q", (a_sizes[true_of] == 1).astype(np.int64).tobytes())
     # per merge, flat: bu, bv, both, shared, change of exact, sq_big, sq_small
-    ints: list[int] = []
+    ints = array("q")
     # per merge, flat: sq_a of both sides, sum 2 c c2 / a, sum 2 c c2 / a^2, change of n log n
-    floats: list[float] = []
+    floats = array("d")
     add_ints, add_floats = ints.extend, floats.extend
     log = math.log
 
@@ -158,10 +172,10 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
         bu, bv = size[u], size[v]
         if bu < bv:
             u, v, bu, bv = v, u, bv, bu
-        big = comp[u]
+        big = comp.get(u)
         if big is None:
             big = {truth[u]: 1}
-        small = comp[v]
+        small = comp.pop(v, None)
         if small is None:
             small = {truth[v]: 1}
         both = shared = 0
@@ -191,13 +205,12 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
         parent[v] = u
         size[u] = b_new
         comp[u] = big
-        comp[v] = None
         sq[u] = sq_u + sq_v + 2 * both
         sq_a[u] = sqa_u + sqa_v + cross
         exact[u] = ex_new
 
-    iv = np.asarray(ints, dtype=np.int64).reshape(-1, 7)
-    fv = np.asarray(floats, dtype=np.float64).reshape(-1, 5)
+    iv = np.frombuffer(ints, dtype=np.int64).reshape(-1, 7) if ints else np.zeros((0, 7), np.int64)
+    fv = np.frombuffer(floats, dtype=np.float64).reshape(-1, 5) if floats else np.zeros((0, 5))
     bu_, bv_ = iv[:, 0], iv[:, 1]
     b_new_ = bu_ + bv_
     both_ = iv[:, 2]
@@ -218,8 +231,9 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
     }
 
     return MergeSteps(
-        edges=edges,
-        position=ranks + 1,
+        left=np.asarray(merge_left, dtype=np.int64),
+        right=np.asarray(merge_right, dtype=np.int64),
+        position=np.asarray(position, dtype=np.int64),
         pairs_both=both_,
         pairs_pred=bu_ * bv_,
         cells_lost=iv[:, 3],
@@ -281,14 +295,11 @@ def _group_pairs(groups: IntArray, lefts: list[int], rights: list[int]) -> IntAr
     return np.asarray(out, dtype=np.int64)
 
 
-def cross_steps(
-    steps: MergeSteps, true_of: IntArray, source_of: IntArray, left: IntArray, right: IntArray
-) -> CrossSteps:
+def cross_steps(steps: MergeSteps, true_of: IntArray, source_of: IntArray) -> CrossSteps:
     """The :class:`CrossSteps` of the merges of ``steps`` (records' true clusters
     ``true_of`` and data sets ``source_of``)."""
-    edges = steps.edges if steps.edges is not None else np.zeros(0, dtype=np.int64)
-    lefts: list[int] = left[edges].tolist()
-    rights: list[int] = right[edges].tolist()
+    lefts: list[int] = steps.left.tolist()
+    rights: list[int] = steps.right.tolist()
     n_src = int(source_of.max()) + 1 if source_of.size else 1
     refined = true_of * n_src + source_of
     return CrossSteps(

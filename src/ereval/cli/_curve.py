@@ -22,6 +22,15 @@ from ._common import (
     note,
     note_written,
 )
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    engine_from_options,
+)
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
 
@@ -210,6 +219,12 @@ def curve_command(
             "...; needs the extra ereval\\[plot]).",
         ),
     ] = None,
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     fmt: FormatOpt = "table",
     quiet: QuietOpt = False,
 ) -> None:
@@ -222,7 +237,12 @@ def curve_command(
     canonical names. The table format shows the main columns (the first and last
     rows of a curve longer than a screenful) and a summary (pairs completeness,
     reduction ratio, ROC AUC and average precision over the scored pairs, the best
-    threshold); with --out, the summary only. Runs in memory (NumPy), so it takes no engine options.
+    threshold); with --out, the summary only.
+
+    With --engine duckdb (or spark) the pairs are never held in memory: the link
+    counts are computed in SQL and the clustering from the pairs streamed in order of
+    score into a union-find over the records, so memory grows with the records and the
+    distinct scores (the rows of the curve), not with the pairs.
     """
     from ..curves import threshold_curve
     from ..metrics._registry import resolve_metrics
@@ -242,7 +262,17 @@ def curve_command(
     if link_only and source_col is None and preset == "splink":
         source_col = "source_dataset"
     check_link_only(link_only, split_columns(source_col))
-    with progress("computing the curve", quiet=quiet) as bar:
+    builder = engine_from_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        truth=truth,
+        pred=pairs,
+    )
+    with progress(f"computing the curve ({builder.name})", quiet=quiet) as bar:
 
         def report(step: str) -> None:
             bar.update(description=step)
@@ -263,6 +293,7 @@ def curve_command(
             progress=report,
             link_only=link_only,
             source_col=split_columns(source_col),
+            engine=builder,
         )
     if maximize not in curve.frame.columns or maximize == "threshold":
         raise InputError(
@@ -323,5 +354,7 @@ def register(app: typer.Typer) -> None:
             "    --record-col source_dataset,unique_id",
             "ereval curve truth.csv pairs.csv -m canonical --grid 50 \\",
             "    --precision-target 0.95",
+            "ereval curve truth.parquet pairs.parquet --engine duckdb --memory-limit 2GB \\",
+            "    --grid 200 -o curve.parquet",
         ),
     )(curve_command)

@@ -4,22 +4,40 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from .._algorithms import cross_steps, merge_steps
-from .._errors import InputError
-from .._validation import as_1d_array, check_beta, check_in_range, check_int
+from .._algorithms import cross_steps, replay_merges
+from .._errors import InputError, InputTypeError
+from .._validation import as_1d_array, check_beta, check_choice, check_in_range, check_int
 from ..contingency import pairs_of_groups
-from ..io import Columns, CurveMismatchPolicy, IdType, ScoredPairs, read_scored_pairs
+from ..engines import Database, Engine, EngineName, get_engine
+from ..io import (
+    CURVE_MISMATCH_POLICIES,
+    Columns,
+    CurveMismatchPolicy,
+    IdType,
+    ScoredPairs,
+    check_link_only,
+    read_scored_pairs,
+)
 from ..metrics._registry import resolve_metrics
 from ._metrics import INCREMENTAL_METRICS, fbeta, from_scratch, incremental, ratio
+from ._ranked import RankedPairs, ranked_in_memory
 from ._result import ThresholdCurve
+from ._sql import BATCH_ROWS, ranked_in_sql
 
-__all__ = ["curve_from_scored_pairs", "evaluate_pairs", "threshold_curve"]
+__all__ = [
+    "CurveJob",
+    "curve_from_ranked",
+    "curve_from_scored_pairs",
+    "evaluate_pairs",
+    "threshold_curve",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -42,6 +60,7 @@ def threshold_curve(
     progress: Callable[[str], None] | None = None,
     link_only: bool = False,
     source_col: Columns | None = None,
+    engine: EngineName | Engine = "auto",
 ) -> ThresholdCurve:
     """Every metric of scored pairs at every threshold.
 
@@ -92,6 +111,14 @@ def threshold_curve(
         error.
     source_col : str or list of str, optional
         The column(s) of the truth naming each record's data set.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who computes (:func:`ereval.engines.get_engine`). NumPy reads every pair into
+        memory. DuckDB and Spark read files (or their own relations / DataFrames)
+        where they are: the link counts by a ``GROUP BY`` and running sums over the
+        scores, the clustering from the pairs streamed in descending order of score
+        into a union-find over the records, so that memory grows with the records
+        and the distinct scores, not with the pairs (:mod:`ereval.curves._sql`).
+        Counts are the same on every engine and floats agree to rounding.
 
     Returns
     -------
@@ -131,51 +158,126 @@ def threshold_curve(
                 "'thresholds' must be None, a number of grid points, or finite thresholds; "
                 f"received {grid.size} value(s) of dtype {grid.dtype}"
             )
-    if progress is not None:
-        progress("reading")
-    data = read_scored_pairs(
+    check_choice("on_mismatch", on_mismatch, CURVE_MISMATCH_POLICIES)
+    check_choice("id_type", id_type, ("exact", "string"))
+    source = check_link_only(link_only, source_col)
+    if not isinstance(score_col, str) or not score_col:
+        raise InputTypeError(f"'score_col' must be a column name; received {score_col!r}")
+    options: dict[str, Any] = {
+        "score_col": score_col,
+        "left_col": left_col,
+        "right_col": right_col,
+        "record_col": record_col,
+        "cluster_col": cluster_col,
+        "on_mismatch": on_mismatch,
+        "id_type": id_type,
+    }
+    job = CurveJob(
         truth,
         pairs,
-        score_col=score_col,
-        left_col=left_col,
-        right_col=right_col,
-        record_col=record_col,
-        cluster_col=cluster_col,
-        on_mismatch=on_mismatch,
-        id_type=id_type,
-        link_only=link_only,
-        source_col=source_col,
-        allow_empty=True,
+        options,
+        source_col=source,
+        thresholds=thresholds,
+        metrics=names,
+        beta=beta,
+        progress=progress,
     )
-    return curve_from_scored_pairs(
-        data, thresholds=thresholds, metrics=names, beta=beta, progress=progress
-    )
+    curve: ThresholdCurve = get_engine(engine, truth=truth, pred=pairs).run(job)
+    return curve
+
+
+class CurveJob:
+    """The curve of :func:`threshold_curve` as an engine's job: read in memory
+    (:func:`read_scored_pairs`) or computed where the data is (:func:`ranked_in_sql`),
+    then made by :func:`curve_from_ranked` either way. ``batch_rows`` pairs are
+    streamed at a time from an SQL engine."""
+
+    def __init__(
+        self,
+        truth: Any,
+        pairs: Any,
+        options: dict[str, Any],
+        *,
+        source_col: Columns | None,
+        thresholds: int | Sequence[float] | npt.NDArray[Any] | None,
+        metrics: Sequence[str],
+        beta: float,
+        progress: Callable[[str], None] | None,
+        batch_rows: int = BATCH_ROWS,
+    ) -> None:
+        self.truth, self.pairs, self.options, self.source_col = truth, pairs, options, source_col
+        self.thresholds, self.metrics, self.beta = thresholds, metrics, beta
+        self.progress, self.batch_rows = progress, batch_rows
+
+    def in_memory(self, engine: Any) -> ThresholdCurve:
+        """Every pair read into memory."""
+        if self.progress is not None:
+            self.progress("reading")
+        data = read_scored_pairs(
+            self.truth,
+            self.pairs,
+            link_only=self.source_col is not None,
+            source_col=self.source_col,
+            allow_empty=True,
+            **self.options,
+        )
+        return curve_from_scored_pairs(
+            data,
+            thresholds=self.thresholds,
+            metrics=self.metrics,
+            beta=self.beta,
+            progress=self.progress,
+        )
+
+    def in_sql(self, db: Database) -> ThresholdCurve:
+        """The counts and the merges computed by the engine of ``db``."""
+        ranked = ranked_in_sql(
+            db,
+            self.truth,
+            self.pairs,
+            source_col=self.source_col,
+            batch_rows=self.batch_rows,
+            progress=self.progress,
+            **self.options,
+        )
+        if len(self.metrics):  # the merges stream from the connection while it has its memory
+            merges = ranked.merges()
+            ranked = replace(ranked, merges=lambda: merges)
+        # then the replay holds some twelve 8-byte values per merge (at most N - 1):
+        # the engine gives back the memory it keeps meanwhile
+        with db.lend_memory(12 * ranked.n_records):
+            return curve_from_ranked(
+                ranked,
+                thresholds=self.thresholds,
+                metrics=self.metrics,
+                beta=self.beta,
+                progress=self.progress,
+            )
 
 
 def _report_positions(
-    sorted_scores: FloatArray, thresholds: Any, needs_grid: bool
+    scores: FloatArray, thresholds: Any, needs_grid: bool
 ) -> tuple[FloatArray, IntArray]:
-    """Thresholds (ascending) and the number of accepted pairs at each."""
-    if sorted_scores.shape[0] == 0:  # no pair: rows only at thresholds given as such
+    """Thresholds (ascending) and the number of distinct scores accepted at each
+    (``scores``: the distinct scores, descending)."""
+    if scores.shape[0] == 0:  # no pair: rows only at thresholds given as such
         given = isinstance(thresholds, Sequence | np.ndarray)
         t = np.unique(np.asarray(thresholds, dtype=np.float64)) if given else np.zeros(0)
         return t, np.zeros(t.shape[0], dtype=np.int64)
-    # sorted_scores is descending; the last pair of each run of equal scores
-    ends = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])
     if thresholds is None and needs_grid:
         thresholds = 100
     if thresholds is None:
-        t = sorted_scores[ends]
-        k = ends + 1
+        t = scores
+        j = np.arange(1, scores.shape[0] + 1, dtype=np.int64)
     elif isinstance(thresholds, int | np.integer):
-        pick = np.unique(np.round(np.linspace(0, ends.shape[0] - 1, int(thresholds))))
-        sel = ends[pick.astype(np.int64)]
-        t = sorted_scores[sel]
-        k = sel + 1
+        pick = np.unique(np.round(np.linspace(0, scores.shape[0] - 1, int(thresholds))))
+        sel = pick.astype(np.int64)
+        t = scores[sel]
+        j = sel + 1
     else:
         t = np.unique(np.asarray(thresholds, dtype=np.float64))[::-1]
-        k = np.searchsorted(-sorted_scores, -t, side="right").astype(np.int64)
-    return t[::-1].copy(), np.asarray(k[::-1], dtype=np.int64)
+        j = np.searchsorted(-scores, -t, side="right").astype(np.int64)
+    return t[::-1].copy(), np.asarray(j[::-1], dtype=np.int64)
 
 
 def curve_from_scored_pairs(
@@ -187,6 +289,27 @@ def curve_from_scored_pairs(
     progress: Callable[[str], None] | None = None,
 ) -> ThresholdCurve:
     """:func:`threshold_curve` over pairs already read by :func:`read_scored_pairs`."""
+    if progress is not None:
+        progress("sorting pairs")
+    return curve_from_ranked(
+        ranked_in_memory(data),
+        thresholds=thresholds,
+        metrics=metrics,
+        beta=beta,
+        progress=progress,
+    )
+
+
+def curve_from_ranked(
+    data: RankedPairs,
+    *,
+    thresholds: int | Sequence[float] | npt.NDArray[Any] | None = None,
+    metrics: Sequence[str] = INCREMENTAL_METRICS,
+    beta: float = 1.0,
+    progress: Callable[[str], None] | None = None,
+) -> ThresholdCurve:
+    """:func:`threshold_curve` from the counts per distinct score and the merges of
+    :class:`RankedPairs` (computed in memory or by an SQL engine)."""
     beta = check_beta(beta)
     names = resolve_metrics(list(metrics)) if len(metrics) else ()
     scratch = tuple(n for n in names if n not in INCREMENTAL_METRICS)
@@ -200,15 +323,13 @@ def curve_from_scored_pairs(
         n_true_pairs -= pairs_of_groups([true_of, data.source_of])
         all_pairs -= pairs_of_groups([data.source_of])
 
-    if progress is not None:
-        progress("sorting pairs")
-    order = np.argsort(-data.scores, kind="stable")
-    s = data.scores[order]
-    is_true = true_of[data.left[order]] == true_of[data.right[order]]
-    cum_true = np.r_[0, np.cumsum(is_true, dtype=np.int64)]
+    s = data.scores
+    # pairs (and true pairs) accepted once the first j distinct scores are
+    acc = np.r_[np.int64(0), data.accepted].astype(np.int64)
+    cum_true = np.r_[np.int64(0), data.true_accepted].astype(np.int64)
     n_scored_true = int(cum_true[-1])
     m = data.n_pairs
-    t, k = _report_positions(s, thresholds, bool(scratch))
+    t, j = _report_positions(s, thresholds, bool(scratch))
     merged: list[tuple[Any, Any]] = []
 
     def merges() -> tuple[Any, Any]:
@@ -217,18 +338,19 @@ def curve_from_scored_pairs(
         if not merged:
             if progress is not None:
                 progress("merging components")
-            steps = merge_steps(true_of, data.left, data.right, order)
+            steps = replay_merges(true_of, *data.merges())
             cross = None
             if data.source_of is not None:
-                within = cross_steps(steps, true_of, data.source_of, data.left, data.right)
+                within = cross_steps(steps, true_of, data.source_of)
                 cross = (within, n_true_pairs, all_pairs)
             merged.append((steps, cross))
         return merged[0]
 
-    def rows(t: FloatArray, k: IntArray, wanted: Sequence[str]) -> dict[str, Any]:
-        """Every column at the thresholds ``t`` (``k`` pairs accepted at each): the links
-        and the metrics ``wanted`` of the clustering."""
-        tp = cum_true[k]
+    def rows(t: FloatArray, j: IntArray, wanted: Sequence[str]) -> dict[str, Any]:
+        """Every column at the thresholds ``t`` (the first ``j`` distinct scores
+        accepted at each): the links and the metrics ``wanted`` of the clustering."""
+        k = acc[j]
+        tp = cum_true[j]
         fp = k - tp
         fn = n_true_pairs - tp
         tn = all_pairs - tp - fp - fn
@@ -247,33 +369,31 @@ def curve_from_scored_pairs(
             hard = tuple(x for x in wanted if x not in INCREMENTAL_METRICS)
             if hard:  # computed once per distinct clustering
                 at, back = np.unique(n_merges, return_inverse=True)
-                pos = steps.position
-                kk = np.zeros(at.shape[0], dtype=np.int64)
-                kk[at > 0] = pos[at[at > 0] - 1]  # the pairs accepted by the at-th merge
-                once = from_scratch(data, order, pos, kk, hard, beta, progress)
+                once = from_scratch(
+                    true_of, data.source_of, steps, at.astype(np.int64), hard, beta, progress
+                )
                 cols.update({key: v[back.ravel()] for key, v in once.items()})
         return cols
 
-    frame = pd.DataFrame(rows(t, k, names), copy=False)  # fresh arrays: one block each
+    frame = pd.DataFrame(rows(t, j, names), copy=False)  # fresh arrays: one block each
 
     def exact(metric: str, at: FloatArray | None) -> tuple[FloatArray, pd.DataFrame]:
         """``metric`` at every distinct score (ascending), or every column at the
         thresholds ``at``."""
         if at is not None:
-            kk = np.searchsorted(-s, -at, side="right").astype(np.int64)
-            return at, pd.DataFrame(rows(at, kk, names), copy=False)
-        every_t, every_k = _report_positions(s, None, False)
+            jj = np.searchsorted(-s, -at, side="right").astype(np.int64)
+            return at, pd.DataFrame(rows(at, jj, names), copy=False)
+        every_t, every_j = _report_positions(s, None, False)
         wanted = [metric] if metric in names else []
-        return every_t, pd.DataFrame(rows(every_t, every_k, wanted), copy=False)
+        return every_t, pd.DataFrame(rows(every_t, every_j, wanted), copy=False)
 
     # ROC and PR over the scored pairs, at every distinct score
-    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True]) if m else np.zeros(0, dtype=np.int64)
-    ctp = cum_true[ends + 1]
-    cfp = ends + 1 - ctp
+    ctp = cum_true[1:]
+    cfp = acc[1:] - ctp
     n_neg = m - n_scored_true
     tpr = np.r_[0.0, ratio(ctp, n_scored_true)]
     fpr = np.r_[0.0, ratio(cfp, n_neg)]
-    prec = ratio(ctp, ends + 1)
+    prec = ratio(ctp, acc[1:])
     roc_auc = (
         float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
         if n_neg and n_scored_true
@@ -293,7 +413,7 @@ def curve_from_scored_pairs(
         "roc_auc": roc_auc,
         "average_precision": ap,
     }
-    roc = {"threshold": np.r_[np.inf, s[ends]], "fpr": fpr, "tpr": tpr, "precision": prec}
+    roc = {"threshold": np.r_[np.inf, s], "fpr": fpr, "tpr": tpr, "precision": prec}
     every = thresholds is None and not scratch  # the frame holds every distinct score
     return ThresholdCurve(frame, summary, beta, roc, None if every else exact)
 

@@ -19,7 +19,6 @@ import numpy.typing as npt
 
 from .._algorithms import CrossSteps, MergeSteps
 from ..contingency import ContingencyTable, source_pairs
-from ..io import ScoredPairs
 from ..metrics._registry import evaluate
 
 __all__ = ["INCREMENTAL_METRICS", "fbeta", "from_scratch", "incremental", "ratio"]
@@ -239,34 +238,30 @@ def incremental(
 
 
 def from_scratch(
-    data: ScoredPairs,
-    order: IntArray,
-    position: IntArray,
-    k: IntArray,
+    true_of: IntArray,
+    source_of: IntArray | None,
+    steps: MergeSteps,
+    n_merges: IntArray,
     names: tuple[str, ...],
     beta: float,
     progress: Callable[[str], None] | None,
 ) -> dict[str, Any]:
     """Metrics without an incremental form, from the contingency table at each row.
 
-    The components at a threshold are those of the merging pairs accepted by then
-    (``position`` of :class:`MergeSteps`): at most ``N - 1`` edges, whatever the
-    number of pairs.
+    The components after ``n_merges[k]`` merges are those of the first merging pairs
+    of ``steps``: at most ``N - 1`` edges, whatever the number of pairs.
     """
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
-    n = data.n_records
-    true_of = data.true_of
+    n = int(true_of.shape[0])
     n_true = int(true_of.max()) + 1
     rows: list[dict[str, float]] = []
-    for step, kk in enumerate(k.tolist()):
+    for step, at in enumerate(n_merges.tolist()):
         if progress is not None and step % 10 == 0:
-            progress(f"from scratch at threshold {step + 1} of {k.shape[0]}")
-        sel = order[position[: int(np.searchsorted(position, kk, side="right"))] - 1]
+            progress(f"from scratch at threshold {step + 1} of {n_merges.shape[0]}")
         graph = csr_matrix(
-            (np.ones(sel.shape[0], dtype=np.int8), (data.left[sel], data.right[sel])),
-            shape=(n, n),
+            (np.ones(at, dtype=np.int8), (steps.left[:at], steps.right[:at])), shape=(n, n)
         )
         _, labels = connected_components(graph, directed=False)
         table = ContingencyTable.from_codes(
@@ -275,9 +270,9 @@ def from_scratch(
             n_true_codes=n_true,
             n_pred_codes=int(labels.max()) + 1,
         )
-        if data.source_of is not None:  # link-only: the pairs within data sets, left out
-            n_src = int(data.source_of.max()) + 1
-            within = source_pairs(true_of, labels.astype(np.int64), data.source_of, n_src)
+        if source_of is not None:  # link-only: the pairs within data sets, left out
+            n_src = int(source_of.max()) + 1
+            within = source_pairs(true_of, labels.astype(np.int64), source_of, n_src)
             table = replace(table, within_source=within, _cache={})
         rows.append(evaluate(table, metrics=list(names), beta=beta))
     keys = list(rows[0]) if rows else list(names)

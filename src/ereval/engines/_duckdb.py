@@ -48,6 +48,7 @@ from ._sources import (
     check_columns,
     check_side,
     key_of,
+    second_key,
 )
 
 __all__ = [
@@ -358,7 +359,9 @@ class DuckDBDatabase(Database):
                 [r[0] for r in con.execute(f"SELECT r FROM {s.view} LIMIT 2").fetchall()]
                 for s in (first, other)
             ]
-            raise id_type_error(first.kind, other.kind, ex[0], ex[1])
+            raise id_type_error(
+                first.kind, other.kind, ex[0], ex[1], truth=first.name, other=other.name
+            )
         return [side.n_rows for side in loaded]
 
     def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> None:
@@ -438,7 +441,17 @@ class _Side:
         r_sql, r_kinds, cast = key_of(
             self.records, [_kind(types[c]) for c in self.records], name=self.name, as_text=as_text
         )
-        c_sql, c_kind = _key(self.clusters, types, name=self.name)
+        if self.spec.pair:  # the second record of each pair, read as the first
+            c_sql, c_kind = second_key(
+                self.spec,
+                [_kind(types[c]) for c in self.clusters],
+                r_kinds,
+                as_text=as_text,
+                text_type=sql.DUCKDB.text_type,
+                dialect=sql.DUCKDB,
+            )
+        else:
+            c_sql, c_kind = _key(self.clusters, types, name=self.name)
         r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         # a CSV file is parsed once, into a temporary table (spilled past the memory
         # limit); Parquet files and relations are read where they are
@@ -453,6 +466,8 @@ class _Side:
         n, n_null_r, n_null_c = self.con.execute(
             sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
         ).fetchall()[0]
+        if self.spec.pair:  # both are record ids
+            n_null_r, n_null_c = n_null_r + n_null_c, 0
         check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
         self.n_rows, self.kind = int(n), r_kinds
         return r_kinds

@@ -23,6 +23,7 @@ from ..io import (
     MismatchPolicy,
     check_link_only,
     column_names,
+    kinds_clash,
     missing_columns_error,
 )
 from . import _dialect as sql
@@ -38,6 +39,7 @@ __all__ = [
     "name_columns",
     "push_table",
     "read_options",
+    "second_key",
     "side_specs",
     "size_distribution",
 ]
@@ -93,6 +95,10 @@ class SideSpec:
         column as it is, several as the text key of :mod:`ereval.io`), e.g.
         ``(("s", ("first", "last")),)`` for a record's name. They are not checked
         for missing values.
+    pair : bool
+        Whether the side holds pairs of records rather than a clustering: then
+        ``clusters`` names the key of each pair's second record, read as the first
+        one is (:func:`second_key`), its missing values counted as missing record ids.
     """
 
     view: str
@@ -103,6 +109,7 @@ class SideSpec:
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
     extra_option: str = "names"
     allow_empty: bool = False
+    pair: bool = False
 
     @property
     def columns(self) -> list[str]:
@@ -144,6 +151,33 @@ def key_of(
             )
         return sql.key_sql(cols, kinds, dialect=d), ("text",), True
     return sql.key_sql(cols, kinds, dialect=d), (kind,), False
+
+
+def second_key(
+    spec: SideSpec,
+    kinds: list[str],
+    first: tuple[str, ...],
+    *,
+    as_text: bool,
+    text_type: str,
+    dialect: Any,
+) -> tuple[str, str]:
+    """The SQL and kind of the second record key of a side of pairs (its columns
+    ``spec.clusters`` of the kinds ``kinds`` as read), read as the first one is (its
+    kinds as compared: ``first``); an error when the two can never be equal."""
+    key, compared, cast = key_of(
+        spec.clusters, kinds, name=spec.name, as_text=as_text, dialect=dialect
+    )
+    if kinds_clash(first, compared):
+        raise InputError(
+            f"'{spec.name}': the record ids of its first column(s) {spec.records} are of "
+            f"kind {'/'.join(first)} but those of {spec.clusters} are of kind "
+            f"{'/'.join(compared)}, so no pair can match; give both the same kind, or "
+            "id_type='string' to compare integers as their decimal text"
+        )
+    if cast:
+        key = f"CAST({key} AS {text_type})"
+    return key, "text" if len(compared) > 1 else compared[0]
 
 
 def name_columns(columns: list[str]) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], list[str]]:

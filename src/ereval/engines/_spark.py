@@ -37,6 +37,7 @@ from ._sources import (
     check_columns,
     check_side,
     key_of,
+    second_key,
 )
 from ._spark_connection import SparkConnection
 from ._spark_session import (
@@ -209,7 +210,9 @@ class SparkDatabase(Database):
         for first, other in itertools.pairwise(loaded):
             if kinds_clash(first.kind, other.kind):
                 ex_t, ex_p = (run.column(f"SELECT r FROM {s.view} LIMIT 2") for s in (first, other))
-                raise id_type_error(first.kind, other.kind, ex_t, ex_p)
+                raise id_type_error(
+                    first.kind, other.kind, ex_t, ex_p, truth=first.name, other=other.name
+                )
         return [side.n_rows for side in loaded]
 
     def close(self) -> None:
@@ -295,7 +298,17 @@ class _Side:
             as_text=as_text,
             dialect=_D,
         )
-        c_sql, c_kind = self._key(self.clusters, types)
+        if self.spec.pair:  # the second record of each pair, read as the first
+            c_sql, c_kind = second_key(
+                self.spec,
+                [_kind(types[c]) for c in self.clusters],
+                r_kinds,
+                as_text=as_text,
+                text_type=_D.text_type,
+                dialect=_D,
+            )
+        else:
+            c_sql, c_kind = self._key(self.clusters, types)
         r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         extra = tuple((alias, self._key(list(cols), types)[0]) for alias, cols in self.spec.extra)
         side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra, dialect=_D)
@@ -307,6 +320,8 @@ class _Side:
             n, n_null_r, n_null_c = self.run.rows(query)[0]
         except Exception as exc:  # a malformed CSV row surfaces on the first scan
             raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
+        if self.spec.pair:  # both are record ids
+            n_null_r, n_null_c = n_null_r + n_null_c, 0
         check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
         self.n_rows, self.kind = int(n), r_kinds
         return r_kinds

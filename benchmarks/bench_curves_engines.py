@@ -1,0 +1,115 @@
+"""Peak memory and CPU of ``ereval curve`` in memory (NumPy) and out of core (DuckDB).
+
+Writes (once, with DuckDB, into ``--dir``) a truth of N records and M scored pairs
+as Parquet files, then runs ``ereval curve`` on them once per engine, each in a
+fresh process, and prints its wall time, CPU time (user + system, the process and
+its threads) and peak resident memory (the ``ru_maxrss`` of the child), and checks
+that the engines' curves agree (every count equal, floats within 1e-9).
+
+The data: record ``a`` (``0..N-1``) has the id ``(a * 7919 + 12345) mod N`` (ids
+shuffled, integers) and the true cluster ``a // 4``; pair ``i`` joins records ``a =
+i mod N`` and ``a + d mod N`` with ``d = 1 + i // N`` (M / N distinct offsets: every
+pair distinct, about 15% of them true pairs). Scores: ``+1.5`` for a true pair and
+``-1.5`` otherwise, plus two uniform noises on (-1, 1), rounded to 2 decimals (a few
+hundred distinct scores, as rounded match weights have). Every record ends up in
+one component at the lowest threshold, so the union-find merges N - 1 times.
+
+    python benchmarks/bench_curves_engines.py --records 1e6 --pairs 1e7
+    python benchmarks/bench_curves_engines.py --records 1e7 --pairs 3e7 --engines duckdb
+    python benchmarks/bench_curves_engines.py --records 1e7 --pairs 1e8 --engines duckdb \\
+        --memory-limit 2GB
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def write_data(directory: Path, n: int, m: int) -> tuple[Path, Path]:
+    """The truth and the pairs as Parquet files in ``directory`` (written once)."""
+    import duckdb
+
+    truth, pairs = directory / f"truth_{n}.parquet", directory / f"pairs_{n}_{m}.parquet"
+    con = duckdb.connect()
+    con.execute(f"SET temp_directory = '{directory / 'duckdb_tmp'}'")
+    if not truth.exists():
+        con.execute(
+            f"COPY (SELECT (a * 7919 + 12345) % {n} AS record_id, a // 4 AS cluster_id "
+            f"FROM range({n}) AS r(a)) TO '{truth}' (FORMAT parquet)"
+        )
+    if not pairs.exists():
+        noise = "((hash(i, {k}) % 2000000) / 1000000.0 - 1.0)"
+        con.execute(
+            f"COPY (SELECT (a * 7919 + 12345) % {n} AS record_id_1, "
+            f"(b * 7919 + 12345) % {n} AS record_id_2, "
+            f"round(CASE WHEN a // 4 = b // 4 THEN 1.5 ELSE -1.5 END + "
+            f"{noise.format(k=1)} + {noise.format(k=2)}, 2) AS score "
+            f"FROM (SELECT i, i % {n} AS a, (i % {n} + 1 + i // {n}) % {n} AS b "
+            f"FROM range({m}) AS r(i))) TO '{pairs}' (FORMAT parquet)"
+        )
+    return truth, pairs
+
+
+def run(args: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak RSS (GB) of ``python -m ereval *args``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "ereval", *args], stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"ereval {' '.join(args)} failed")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=float, default=1e6)
+    parser.add_argument("--pairs", type=float, default=1e7)
+    parser.add_argument("--engines", default="numpy,duckdb")
+    parser.add_argument("--memory-limit", default="2GB", help="DuckDB's (default 2GB)")
+    parser.add_argument("--threads", type=int, default=None, help="DuckDB's threads")
+    parser.add_argument("--dir", type=Path, default=None, help="where the data go")
+    args = parser.parse_args()
+    n, m = int(args.records), int(args.pairs)
+    directory = args.dir or Path(tempfile.gettempdir()) / "ereval_bench_curves"
+    directory.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    truth, pairs = write_data(directory, n, m)
+    print(
+        f"N = {n:,} records, M = {m:,} pairs; data in {directory} ({time.perf_counter() - t0:.0f} s)"
+    )
+    print(f"{'engine':<8} {'wall s':>8} {'CPU s':>8} {'peak RSS GB':>12}")
+    frames = {}
+    for engine in args.engines.split(","):
+        out = directory / f"curve_{engine}_{n}_{m}.parquet"
+        flags = ["--engine", engine]
+        if engine == "duckdb":
+            flags += ["--memory-limit", args.memory_limit, "--temp-dir", str(directory)]
+            if args.threads is not None:
+                flags += ["--threads", str(args.threads)]
+        wall, cpu, rss = run(["curve", str(truth), str(pairs), *flags, "-o", str(out), "-q"])
+        print(f"{engine:<8} {wall:8.1f} {cpu:8.1f} {rss:12.2f}", flush=True)
+        frames[engine] = pd.read_parquet(out)
+    if len(frames) > 1:
+        first, *others = frames.values()
+        for other in others:
+            for col in first.columns:
+                x, y = first[col].to_numpy(), other[col].to_numpy()
+                if x.dtype.kind in "iu":
+                    assert np.array_equal(x, y), col
+                else:
+                    assert np.allclose(x, y, rtol=0, atol=1e-9, equal_nan=True), col
+        print(f"the curves agree ({len(first):,} thresholds, {first.shape[1]} columns)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,331 @@
+"""A threshold curve computed where the data is (DuckDB, Spark): :class:`CurveJob`.
+
+The pairs never come into Python whole. The engine loads the truth as the view
+``t(r, c[, src])`` and the pairs as ``q(r, c, s)`` (the two record keys, read
+exactly as everywhere else, and the score), then:
+
+1. checks what :func:`ereval.io.read_scored_pairs` checks (numeric, finite
+   scores; no self-pair; no pair given twice; records of the truth, or the others
+   dropped; in a link-only evaluation no pair within one data set);
+2. numbers the records ``0..N-1`` and the true clusters ``0..K-1`` (window
+   functions), joins both ends of every pair to them (the table ``qc(u, v, s,
+   same)``) and reads the true cluster of every record into NumPy (O(N));
+3. counts per distinct score the pairs accepted down to it and the true pairs
+   among them: a ``GROUP BY`` on the score and running sums over it in descending
+   order (O(distinct scores) rows come back);
+4. streams the pairs' record numbers in descending order of score, in Arrow
+   batches, into :class:`~ereval._algorithms.StreamedForest`, whose state is a
+   union-find over the records: only the merging pairs (at most ``N - 1``) are
+   kept.
+
+The curve is then made from these by :func:`curve_from_ranked`, as in memory.
+Ties in score are taken in the order the engine gives them; every count is the
+same as in memory and the floats agree to rounding (the merges within a tie may be
+replayed in another order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._algorithms import StreamedForest
+from .._errors import InputError, InputTypeError, RecordMismatchError, RepeatedPairsError
+from .._validation import examples
+from ..engines import Database
+from ..engines._sources import SideSpec, check_unique
+from ..io import CurveMismatchPolicy, column_names
+from ._ranked import Merges, RankedPairs
+
+__all__ = ["BATCH_ROWS", "ranked_in_sql", "score_ranges"]
+
+IntArray = npt.NDArray[np.int64]
+
+#: Rows of each Arrow batch of pairs streamed into the union-find.
+BATCH_ROWS = 1 << 20
+#: The largest finite double: ``abs(x) <= MAX`` is false for NaN and the infinities
+#: in DuckDB and Spark alike (both order NaN above every number).
+_MAX = "1.7976931348623157e308"
+
+
+def _count(db: Database, query: str) -> int:
+    value = db.fetch_all(query)[0][0]
+    return 0 if value is None else int(value)
+
+
+def _pair_text(pair: tuple[Any, ...]) -> str:
+    return repr(tuple(pair[:2]))
+
+
+def _check_pairs(db: Database, score_col: str) -> None:
+    """Every score a finite number and no self-pair, as
+    :func:`ereval.io.read_scored_pairs` requires: one pass over the pairs (another
+    for an example, on error only)."""
+    cast = "TRY_CAST" if db.dialect.name == "duckdb" else "try_cast"
+    db.execute(f"CREATE TEMP VIEW qs AS SELECT r, c, s AS given, {cast}(s AS DOUBLE) AS s FROM q")
+    text = "given IS NOT NULL AND s IS NULL"
+    infinite = f"s IS NULL OR NOT abs(s) <= {_MAX}"
+    n_text, n_bad, n_self = db.fetch_all(
+        f"SELECT sum(CASE WHEN {text} THEN 1 ELSE 0 END), "
+        f"sum(CASE WHEN {infinite} THEN 1 ELSE 0 END), "
+        "sum(CASE WHEN r = c THEN 1 ELSE 0 END) FROM qs"
+    )[0]
+    if n_text:
+        bad = db.fetch_all(f"SELECT given FROM qs WHERE {text} LIMIT 3")
+        raise InputTypeError(
+            f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
+            f"text such as {examples([row[0] for row in bad])}"
+        )
+    if n_bad:
+        first = db.fetch_all(f"SELECT r, c FROM qs WHERE {infinite} LIMIT 1")[0]
+        raise InputError(
+            f"'score_col': column {score_col!r} of 'pairs' has {int(n_bad)} missing, NaN or "
+            f"infinite score(s) (e.g. the pair {_pair_text(first)}); every pair needs a "
+            "finite score"
+        )
+    if n_self:
+        first = db.fetch_all("SELECT r FROM qs WHERE r = c LIMIT 1")[0]
+        raise InputError(f"'pairs' pairs a record with itself (e.g. {first[0]!r})")
+
+
+def _check_repeated(db: Database, n_records: int, n_kept: int, n_given: int) -> None:
+    """No pair given twice (in either order): among the pairs of known records by
+    their numbers, among the others by their ids (a repeat is always in one set)."""
+    key = f"CAST(least(u, v) AS BIGINT) * {max(n_records, 1)} + greatest(u, v)"
+    surplus = n_kept - _count(db, f"SELECT count(DISTINCT {key}) FROM qc") if n_kept else 0
+    pair: tuple[Any, ...] | None = None
+    scores: list[float] = []
+    if surplus:
+        row = db.fetch_all(
+            "SELECT a.r, b.r, x.k FROM (SELECT min(least(u, v)) AS lo, "
+            f"min(greatest(u, v)) AS hi, {key} AS k FROM qc GROUP BY {key} "
+            "HAVING count(*) > 1 LIMIT 1) AS x "
+            "JOIN tc AS a ON a.code = x.lo JOIN tc AS b ON b.code = x.hi"
+        )[0]
+        pair = (row[0], row[1])
+        scores = [
+            float(r[0])
+            for r in db.fetch_all(f"SELECT s FROM qc WHERE {key} = {int(row[2])} LIMIT 4")
+        ]
+    if n_given > n_kept:
+        unknown = _count(
+            db,
+            "SELECT sum(n - 1) FROM (SELECT count(*) AS n FROM qu "
+            "GROUP BY least(r, c), greatest(r, c)) AS x",
+        )
+        if unknown:
+            surplus += unknown
+            if pair is None:
+                row = db.fetch_all(
+                    "SELECT least(r, c), greatest(r, c) FROM qu GROUP BY least(r, c), "
+                    "greatest(r, c) HAVING count(*) > 1 LIMIT 1"
+                )[0]
+                pair = (row[0], row[1])
+    if surplus and pair is not None:
+        given = f" scored {', '.join(f'{v:g}' for v in scores)}" if scores else ""
+        raise RepeatedPairsError(
+            f"'pairs' has {surplus} repeated pair(s) (in either order), e.g. "
+            f"{_pair_text(pair)}{given}; give each pair once, with one score",
+            name="pairs",
+            n_repeated=surplus,
+        )
+
+
+def _codes(db: Database, n: int, link_only: bool) -> tuple[IntArray, IntArray | None]:
+    """Number the records and the true clusters (and data sets); each record's true
+    cluster (and data set) by record number."""
+    extra = ", src, dense_rank() OVER (ORDER BY src) - 1 AS g" if link_only else ""
+    db.execute(
+        "CREATE TEMP TABLE tc AS SELECT r, row_number() OVER (ORDER BY r) - 1 AS code, "
+        f"dense_rank() OVER (ORDER BY c) - 1 AS k{extra} FROM t"
+    )
+    true_of = np.zeros(n, dtype=np.int64)
+    source_of = np.zeros(n, dtype=np.int64) if link_only else None
+    cols = "code, k, g" if link_only else "code, k"
+    for batch in db.fetch_batches(f"SELECT {cols} FROM tc", BATCH_ROWS):
+        code = np.asarray(batch.column(0).to_numpy(zero_copy_only=False), dtype=np.int64)
+        true_of[code] = np.asarray(batch.column(1).to_numpy(zero_copy_only=False))
+        if source_of is not None:
+            source_of[code] = np.asarray(batch.column(2).to_numpy(zero_copy_only=False))
+    return true_of, source_of
+
+
+def _check_sources(db: Database) -> None:
+    """In a link-only evaluation, no pair of two records of one data set."""
+    n_inside = _count(db, "SELECT sum(CASE WHEN gu = gv THEN 1 ELSE 0 END) FROM qc")
+    if n_inside:
+        row = db.fetch_all(
+            "SELECT a.r, b.r, a.src FROM (SELECT u, v FROM qc WHERE gu = gv LIMIT 1) AS x "
+            "JOIN tc AS a ON a.code = x.u JOIN tc AS b ON b.code = x.v"
+        )[0]
+        raise InputError(
+            f"'pairs' has {n_inside} pair(s) of two records of one data set (e.g. "
+            f"{_pair_text(row)}, both of {row[2]!r}); a link-only evaluation scores pairs "
+            "across data sets only: leave those pairs out, or evaluate without link_only"
+        )
+
+
+def _counts(db: Database) -> tuple[npt.NDArray[np.float64], IntArray, IntArray]:
+    """The distinct scores (descending), the pairs accepted down to each and the true
+    pairs among them: running sums over the scores' groups."""
+    run = "ORDER BY s DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    got = db.fetch_numpy(
+        f"SELECT s, sum(n) OVER ({run}) AS accepted, sum(tp) OVER ({run}) AS true_accepted "
+        "FROM (SELECT s, count(*) AS n, sum(same) AS tp FROM qc GROUP BY s) AS g "
+        "ORDER BY s DESC"
+    )
+    return (
+        np.asarray(got["s"], dtype=np.float64),
+        np.asarray(got["accepted"], dtype=np.int64),
+        np.asarray(got["true_accepted"], dtype=np.int64),
+    )
+
+
+def score_ranges(
+    scores: npt.NDArray[np.float64], accepted: IntArray, rows: int
+) -> list[tuple[float, float]]:
+    """Consecutive ranges ``(high, low)`` of the distinct ``scores`` (descending; the
+    pairs accepted down to each: ``accepted``) covering every score, each of at most
+    ``rows`` pairs unless one score alone has more (that score is then a range alone).
+
+    Examples
+    --------
+    >>> score_ranges(np.array([0.9, 0.5, 0.2, 0.1]), np.array([2, 3, 7, 8]), 3)
+    [(0.9, 0.5), (0.2, 0.2), (0.1, 0.1)]
+    """
+    out: list[tuple[float, float]] = []
+    start, done = 0, 0
+    for j in range(scores.shape[0]):
+        last = j + 1 == scores.shape[0]
+        if last or int(accepted[j + 1]) - done > rows:
+            out.append((float(scores[start]), float(scores[j])))
+            start, done = j + 1, int(accepted[j])
+    return out
+
+
+def ranked_in_sql(
+    db: Database,
+    truth: Any,
+    pairs: Any,
+    *,
+    score_col: str,
+    left_col: Any,
+    right_col: Any,
+    record_col: Any,
+    cluster_col: Any,
+    on_mismatch: CurveMismatchPolicy,
+    id_type: str,
+    source_col: Any,
+    batch_rows: int = BATCH_ROWS,
+    progress: Callable[[str], None] | None = None,
+) -> RankedPairs:
+    """The :class:`RankedPairs` of ``pairs`` against ``truth`` computed by the engine
+    of ``db`` (see the module docstring); the merges stream in batches of
+    ``batch_rows`` pairs when first asked for."""
+
+    def say(what: str) -> None:
+        if progress is not None:
+            progress(f"{what} ({db.name})")
+
+    link_only = source_col is not None
+    say("reading")
+    t_spec = SideSpec(
+        "t",
+        truth,
+        "truth",
+        column_names(record_col, name="record_col"),
+        column_names(cluster_col, name="cluster_col"),
+    )
+    if link_only:
+        cols = tuple(column_names(source_col, name="source_col"))
+        t_spec = SideSpec(
+            t_spec.view,
+            truth,
+            "truth",
+            t_spec.records,
+            t_spec.clusters,
+            extra=(("src", cols),),
+            extra_option="source_col",
+        )
+    q_spec = SideSpec(
+        "q",
+        pairs,
+        "pairs",
+        column_names(left_col, name="left_col"),
+        column_names(right_col, name="right_col"),
+        extra=(("s", (score_col,)),),
+        extra_option="score_col",
+        allow_empty=True,
+        pair=True,
+    )
+    n_records, n_given = db.load([t_spec, q_spec], id_type=id_type)
+    check_unique(db, "t", "truth")
+    _check_pairs(db, score_col)
+    say("numbering the records")
+    true_of, source_of = _codes(db, n_records, link_only)
+    more = ", a.g AS gu, b.g AS gv" if link_only else ""
+    db.execute(
+        "CREATE TEMP TABLE qc AS SELECT a.code AS u, b.code AS v, q.s AS s, "
+        f"CASE WHEN a.k = b.k THEN 1 ELSE 0 END AS same{more} "
+        "FROM qs AS q JOIN tc AS a ON q.r = a.r JOIN tc AS b ON q.c = b.r"
+    )
+    say("counting the pairs by score")
+    scores, accepted, true_accepted = _counts(db)
+    n_kept = int(accepted[-1]) if accepted.shape[0] else 0
+    if n_given > n_kept:  # pairs naming a record absent from the truth
+        anti = db.dialect.anti_join
+        db.execute(
+            "CREATE TEMP VIEW qu AS SELECT q.r, q.c FROM qs AS q "
+            f"{anti} (SELECT x.r, x.c FROM qs AS x JOIN tc AS a ON x.r = a.r "
+            "JOIN tc AS b ON x.c = b.r) AS k ON q.r = k.r AND q.c = k.c"
+        )
+    _check_repeated(db, n_records, n_kept, n_given)
+    n_dropped = n_given - n_kept
+    if n_dropped and on_mismatch == "error":
+        anti = db.dialect.anti_join
+        bad = [
+            row[0]
+            for row in db.fetch_all(
+                f"SELECT x.id FROM (SELECT r AS id FROM qu UNION ALL SELECT c AS id FROM qu) "
+                f"AS x {anti} tc ON x.id = tc.r LIMIT 3"
+            )
+        ]
+        raise RecordMismatchError(
+            f"'pairs' has {n_dropped} pair(s) naming records absent from 'truth' "
+            f"(e.g. {examples(bad)}); pass on_mismatch='intersection' to drop them"
+        )
+    if n_dropped and not n_kept:
+        raise RecordMismatchError("no pair of 'pairs' joins two records of 'truth'")
+    if link_only:
+        _check_sources(db)
+
+    def merges() -> Merges:
+        say("streaming the pairs in order of score")
+        forest = StreamedForest(int(true_of.shape[0]))
+        if db.dialect.native_arrow:  # one sorted stream, read batch by batch
+            queries = ["SELECT u, v FROM qc ORDER BY s DESC"]
+        else:  # a query per range of scores, each of about batch_rows pairs
+            queries = [
+                f"SELECT u, v FROM qc WHERE s <= {hi!r} AND s >= {lo!r} ORDER BY s DESC"
+                for hi, lo in score_ranges(scores, accepted, batch_rows)
+            ]
+        for query in queries:
+            for batch in db.fetch_batches(query, batch_rows):
+                forest.add(
+                    np.asarray(batch.column(0).to_numpy(zero_copy_only=False), dtype=np.int64),
+                    np.asarray(batch.column(1).to_numpy(zero_copy_only=False), dtype=np.int64),
+                )
+        return forest.merges()
+
+    return RankedPairs(
+        true_of=true_of,
+        scores=scores,
+        accepted=accepted,
+        true_accepted=true_accepted,
+        merges=merges,
+        n_dropped=n_dropped,
+        source_of=source_of,
+    )
