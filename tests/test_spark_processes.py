@@ -132,7 +132,7 @@ while tracker.getExecutorMemoryStatus().size() < 3 and time.monotonic() < deadli
     time.sleep(0.2)  # the two executors register after the driver starts
 stats = compute_statistics(
     engine, f"{folder}/t.csv", f"{folder}/p.csv", record_col=["source", "uid"],
-    link_only=True, source_col="source", on_mismatch="twinless",
+    link_only=True, source_col="source", on_mismatch="twinless", cells="always",
 )
 values = evaluate(stats, metrics=metrics)
 print(json.dumps({
@@ -169,6 +169,7 @@ def _cluster_inputs(folder: Path) -> Any:
         link_only=True,
         source_col="source",
         on_mismatch="twinless",
+        cells="always",
     )
 
 
