@@ -241,3 +241,95 @@ def entropy_terms(t: Clustering, p: Clustering) -> tuple[float, float, float, fl
     h_tp = -sum(c / n * math.log(c / cp[k[1]]) for k, c in joint.items())
     h_pt = -sum(c / n * math.log(c / ct[k[0]]) for k, c in joint.items())
     return h_t, h_p, h_tp, h_pt
+
+
+def _mention_b3(
+    key: Clustering, response: Clustering, *, twin_key: str, twin_response: str
+) -> tuple[float, float]:
+    """B-cubed mention by mention, with a rule for twinless mentions on each side:
+    ``"zero"`` (the mention scores 0), ``"self"`` (it scores ``1 / |its cluster|``)."""
+    kg = {rec: g for g in clusters_of(key) for rec in g}
+    rg = {rec: g for g in clusters_of(response) for rec in g}
+
+    def score(
+        rec: object,
+        own: dict[object, frozenset[object]],
+        other: dict[object, frozenset[object]],
+        rule: str,
+    ) -> float:
+        if rec in other:
+            return len(own[rec] & other[rec]) / len(own[rec])
+        return 0.0 if rule == "zero" else 1 / len(own[rec])
+
+    prec = sum(score(r, rg, kg, twin_response) for r in response)
+    rec = sum(score(r, kg, rg, twin_key) for r in key)
+    return coref_div(prec, len(response)), coref_div(rec, len(key))
+
+
+def _drop(response: Clustering, key: Clustering, *, singletons_only: bool) -> Clustering:
+    sizes = Counter(response.values())
+    return {r: c for r, c in response.items() if r in key or (singletons_only and sizes[c] > 1)}
+
+
+def b3_all(t: Clustering, p: Clustering) -> tuple[float, float]:
+    """Stoyanov et al.: every twinless mention kept, scoring 1 / |its own cluster|."""
+    return _mention_b3(t, p, twin_key="self", twin_response="self")
+
+
+def b3_0(t: Clustering, p: Clustering) -> tuple[float, float]:
+    """Stoyanov et al.: twinless response mentions discarded; twinless key mentions score 0."""
+    return _mention_b3(t, _drop(p, t, singletons_only=False), twin_key="zero", twin_response="zero")
+
+
+def b3_rn(t: Clustering, p: Clustering) -> tuple[float, float]:
+    """Rahman & Ng: twinless singleton response mentions discarded, then B-cubed."""
+    return _mention_b3(t, _drop(p, t, singletons_only=True), twin_key="zero", twin_response="zero")
+
+
+def sys_sides(
+    t: Clustering, p: Clustering
+) -> tuple[tuple[Clustering, Clustering], tuple[Clustering, Clustering]]:
+    """Cai & Strube's ``_sys`` rewrites: ((key, response) for precision, for recall).
+
+    Twinless key mentions join the response as singletons and twinless singleton
+    response mentions are discarded; for precision the remaining twinless
+    response mentions join the key as singletons, for recall they are discarded."""
+    added = {r: ("key-twin", r) for r in t if r not in p}
+    response_p = {**_drop(p, t, singletons_only=True), **added}
+    key_p = {**t, **{r: ("response-twin", r) for r in response_p if r not in t}}
+    response_r = {**_drop(p, t, singletons_only=False), **added}
+    return (key_p, response_p), (dict(t), response_r)
+
+
+def b3_sys(t: Clustering, p: Clustering) -> tuple[float, float]:
+    (kp, rp), (kr, rr) = sys_sides(t, p)
+    return b3(kp, rp)[0], b3(kr, rr)[1]
+
+
+def ceaf_m(t: Clustering, p: Clustering) -> tuple[float, float]:
+    """Mention-based CEAF by enumerating every alignment (CoNLL denominators)."""
+    tc, pc = clusters_of(t), clusters_of(p)
+    phi = max(sum(len(tc[i] & pc[j]) for i, j in a) for a in alignments(tc, pc))
+    return coref_div(phi, len(p)), coref_div(phi, len(t))
+
+
+def ceaf_e(t: Clustering, p: Clustering) -> tuple[float, float]:
+    """Entity-based CEAF (phi4) by enumerating every alignment."""
+    tc, pc = clusters_of(t), clusters_of(p)
+    phi = max(
+        sum(2 * len(tc[i] & pc[j]) / (len(tc[i]) + len(pc[j])) for i, j in a)
+        for a in alignments(tc, pc)
+    )
+    return coref_div(phi, len(pc)), coref_div(phi, len(tc))
+
+
+def ceaf_sys(t: Clustering, p: Clustering) -> tuple[float, float]:
+    (kp, rp), (kr, rr) = sys_sides(t, p)
+    return ceaf_m(kp, rp)[0], ceaf_m(kr, rr)[1]
+
+
+def cone(t: Clustering, p: Clustering) -> dict[str, tuple[float, float]]:
+    """CONE (Lin et al. 2010): the prediction cut down to the records the truth lists,
+    then B-cubed and CEAF (phi3, phi4) on them."""
+    kept = {r: c for r, c in p.items() if r in t}
+    return {"cone_b3": b3(t, kept), "cone_ceafm": ceaf_m(t, kept), "cone_ceafe": ceaf_e(t, kept)}

@@ -99,6 +99,7 @@ def test_the_command_list() -> None:
         "label export",
         "label import",
         "label pairs",
+        "label reviewer-errors",
         "label serve",
     }
 
@@ -160,9 +161,9 @@ ENGINE_OPTIONS = {
     "--spark-conf",
 }
 #: the commands that run on every engine take the engine options
-RUNS_ON_ENGINES = {"metrics", "errors", "estimate", "summary"}
+RUNS_ON_ENGINES = {"metrics", "errors", "estimate", "summary", "compare", "monitor", "report"}
 #: the commands computed in memory take none
-IN_MEMORY = {"simulate", "compare", "monitor", "curve"}
+IN_MEMORY = {"simulate", "curve"}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))

@@ -119,7 +119,15 @@ def test_split_pieces_cover_every_hash_once() -> None:
             raise OutOfMemory
         ran.append(piece)
 
-    assert run_split(3, run, OutOfMemory) == len(ran)
+    finished: list[tuple[int, int]] = []  # (pass, pieces run by then)
+    assert run_split(3, run, OutOfMemory, after=lambda k: finished.append((k, len(ran)))) == len(
+        ran
+    )
+    # each pass is reported once, after its last piece and before the next pass's first
+    assert [k for k, _ in finished] == [0, 1, 2]
+    for k, count in finished:
+        assert all(piece.residue % 3 == k for piece in ran[count - 1 : count])
+        assert all(piece.residue % 3 > k for piece in ran[count:])
     for h in range(5000):
         assert sum(h % piece.modulus == piece.residue for piece in ran) == 1
     assert max(piece.modulus for piece in ran) == 12
@@ -158,3 +166,70 @@ def test_too_small_memory_limit_is_one_line(tmp_path: Path, limit: str) -> None:
     assert "'--memory-limit' must be at least 32MB" in lines[0]
     assert f"received '{limit}'" in lines[0]
     assert "SET" not in lines[0]
+
+
+# keys of each kind: a type Parquet gives back exactly (files), one it does not
+# (HUGEINT: DuckDB tables), floats of two types on the two sides, text
+KEY_TYPES = {
+    "bigint": ("BIGINT", "BIGINT"),
+    "hugeint": ("HUGEINT", "HUGEINT"),
+    "float-double": ("FLOAT", "DOUBLE"),
+    "text": ("VARCHAR", "VARCHAR"),
+}
+
+
+def _cells_of(con: Any, query: str) -> list[tuple[Any, ...]]:
+    rows = con.execute(query).fetchall()
+    return sorted(rows, key=lambda row: (str(row[0]), str(row[1])))
+
+
+@pytest.mark.parametrize("kind", list(KEY_TYPES))
+@pytest.mark.parametrize("passes", [2, 7])
+def test_planned_cells_equal_one_join(tmp_path: Path, kind: str, passes: int) -> None:
+    """The cells computed in passes are the cells of the single full outer join, for
+    keys of every kind (records of one side only included), and the partition files
+    are removed from the temporary directory afterwards."""
+    from ereval.engines._dialect import cells_sql
+    from ereval.engines._duckdb import DuckDBDatabase
+    from ereval.engines._plan import planned_cells
+
+    rng = np.random.default_rng(passes)
+    n = 400
+    records = [int(r) + (2**70 if kind == "hugeint" else 0) for r in rng.permutation(n)]
+    truth = rng.integers(0, 90, size=n)
+    pred = np.where(rng.random(n) < 0.3, rng.integers(0, 90, size=n), truth)
+    db = DuckDBDatabase(DuckDBEngine(temp_dir=tmp_path))
+    for name, clusters, (lo, hi), rtype in (
+        ("t", truth, (0, n - 30), KEY_TYPES[kind][0]),
+        ("p", pred, (20, n), KEY_TYPES[kind][1]),
+    ):
+        quote = "'" if kind == "hugeint" else ""  # beyond BIGINT: read from text
+        rows = ", ".join(
+            f"({quote}{int(r)}{quote}, {int(c)})"
+            for r, c in zip(records[lo:hi], clusters[lo:hi], strict=True)
+        )
+        cast = "CAST(CAST(r AS BIGINT) AS VARCHAR)" if rtype == "VARCHAR" else f"CAST(r AS {rtype})"
+        cluster = "CAST(c AS HUGEINT)" if kind == "hugeint" else "c"
+        db.execute(
+            f"CREATE VIEW {name} AS SELECT {cast} AS r, {cluster} AS c "
+            f"FROM (VALUES {rows}) AS v(r, c)"
+        )
+    expected = _cells_of(db, cells_sql("t", "p"))
+    assert planned_cells(db, ("t", "p"), passes) == "cells"
+    got = _cells_of(db, "SELECT tc, pc, n FROM cells")
+    assert got == expected
+    assert sum(row[2] for row in got) == n  # 370 + 380 rows, 350 records in common
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("shape", ["text", "hostile"])
+def test_error_tables_in_passes_equal_in_memory(tmp_path: Path, shape: str) -> None:
+    from ereval.metrics import cluster_errors, record_errors
+
+    t, p, options = _frames(shape, 500, seed=4)
+    kind = "csv" if shape == "text" else "parquet"
+    t_path, p_path = _paths(tmp_path, t, p, kind)
+    for table in (record_errors, cluster_errors):
+        expected = table(t_path, p_path, engine="numpy", **options)
+        got = table(t_path, p_path, engine=DuckDBEngine(passes=6), **options)
+        pd.testing.assert_frame_equal(got, expected)

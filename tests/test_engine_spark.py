@@ -335,12 +335,9 @@ def test_cli_spark_engine(spark: Any) -> None:
     assert res.exit_code == 2 and "'--engine' spark is not available" in res.stderr
     res = runner.invoke(app, ["metrics", T, P, "--pairs", "--spark-conf", "spark.a=b"])
     assert res.exit_code == 2 and "'--spark-conf' tunes the Spark engine" in res.stderr
-    res = runner.invoke(app, ["compare", T, P, "--engine", "spark"])
-    assert res.exit_code == 2
-    assert (
-        res.stderr.strip()
-        == "error: ereval compare has no option '--engine'; see 'ereval compare --help'"
-    )
+    res = runner.invoke(app, ["simulate", "--engine", "spark"])
+    assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert res.stderr.startswith("error: ereval simulate has no option '--engine'")
 
 
 def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:

@@ -229,7 +229,8 @@ class TestExpectedErrorEnumeration:
         )
         with pytest.raises(InputError, match="must be finite and > 0"):
             as_sample(zero, design="expected_error")
-        with pytest.raises(InputError, match=r"replace=False.*do not apply"):
+        # without replacement the records' inclusion probabilities are needed, not q
+        with pytest.raises(InputError, match="no column 'record_inclusion_probability'"):
             as_sample(frame, design="expected_error", replace=False)
         with pytest.raises(InputError, match=r"no value for"):
             as_sample(
@@ -501,7 +502,9 @@ class TestCommandLine:
             app, [*base, "--design", "predicted-cluster", "--weights", "cluster-size",
                   "--without-replacement"]
         )  # fmt: skip
-        assert res.exit_code == 2 and "needs --weights uniform" in res.stderr
+        # unequal probabilities without replacement: exact inclusion probabilities are written
+        assert res.exit_code == 0, res.output
+        assert "inclusion_probability" in res.stdout
 
     def test_predicted_cluster_sample_and_simulate(self, files: dict[str, Path]) -> None:
         res = runner.invoke(

@@ -35,17 +35,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ._compare_sql import CATEGORY_VIEW, records_sql, release_table
 from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .contingency import ContingencyTable
-from .io import Alignment, Columns, IdType, align, id_type_error, take, to_numpy
+from .engines import Database, Engine, EngineName, get_engine
+from .io import Alignment, AlignOptions, Columns, IdType, align, id_type_error, take, to_numpy
+from .metrics._records_sql import copy_format
 from .metrics._registry import evaluate
 from .results import FrameRepr, json_ready
+from .statistics._compute import in_memory_inputs
 
 __all__ = ["CATEGORIES", "Category", "Comparison", "compare"]
 
@@ -106,20 +111,29 @@ class Comparison(FrameRepr):
 
     Attributes
     ----------
-    alignment : Alignment
-        Both releases over the union of their records (``-1`` where absent).
+    alignment : Alignment or None
+        Both releases over the union of their records (``-1`` where absent); ``None``
+        when an SQL engine compared them where the data is (the records then stay
+        there, read again by :meth:`records`).
     table : ContingencyTable
         Old clusters (rows) against new clusters (columns), twinless records kept.
     category : int array
         Per old cluster (row of ``table``), its index in :data:`CATEGORIES`.
     agreement : dict
         Metrics on the common records, old as truth (NaN where undefined).
+    labels : tuple of (old, new) id columns, optional
+        The cluster ids of the rows and columns of ``table`` (taken from
+        ``alignment`` when not given).
+    source : _Releases, optional
+        Where an SQL engine reads the releases again for :meth:`records`.
     """
 
-    alignment: Alignment = field(repr=False)
+    alignment: Alignment | None = field(repr=False)
     table: ContingencyTable = field(repr=False)
     category: IntArray = field(repr=False)
     agreement: dict[str, float]
+    labels: tuple[Any, Any] | None = field(default=None, repr=False)
+    source: _Releases | None = field(default=None, repr=False)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -159,11 +173,15 @@ class Comparison(FrameRepr):
 
     @cached_property
     def _old_labels(self) -> npt.NDArray[Any]:
+        if self.alignment is None:
+            return to_numpy(self.labels[0]) if self.labels is not None else np.zeros(0)
         used = _used(self.alignment.true_codes, self.alignment.n_true_codes)
         return to_numpy(take(self.alignment.true_labels, used))
 
     @cached_property
     def _new_labels(self) -> npt.NDArray[Any]:
+        if self.alignment is None:
+            return to_numpy(self.labels[1]) if self.labels is not None else np.zeros(0)
         used = _used(self.alignment.pred_codes, self.alignment.n_pred_codes)
         return to_numpy(take(self.alignment.pred_labels, used))
 
@@ -187,8 +205,16 @@ class Comparison(FrameRepr):
         missing side is empty).
 
         With ``changed_only``, only records of old clusters that were not kept, and
-        added or removed records.
+        added or removed records. After an SQL engine compared the releases, it reads
+        them again and joins them where they are (the rows in the order of their ids).
         """
+        if self.alignment is None:
+            if self.source is None:
+                raise InputError("this comparison holds no records")
+            frame: pd.DataFrame = self.source.engine.run(
+                _RecordsJob(self.source, self._category_table(), changed_only, None)
+            )
+            return frame
         a = self.alignment
         rows = _rank(a.true_codes, a.n_true_codes)
         cols = _rank(a.pred_codes, a.n_pred_codes)
@@ -208,6 +234,42 @@ class Comparison(FrameRepr):
                 "category": names[cat[at]],
             }
         )
+
+    def write_records(self, path: str | Path, *, changed_only: bool = False) -> int | None:
+        """Write :meth:`records` to ``path`` (CSV, gzipped CSV or Parquet by its ending):
+        the engine writes the file itself when it can (DuckDB, the rows never pass
+        through Python); the number of rows written when known.
+
+        Raises
+        ------
+        InputError
+            ``path`` has another ending (write the frame of :meth:`records`).
+        """
+        fmt = copy_format(path)
+        if fmt is None:
+            raise InputError(
+                f"'path' must end in .csv, .csv.gz or .parquet; received {str(path)!r}"
+            )
+        source = self.source
+        if self.alignment is None and source is not None and source.engine.writes_files:
+            source.engine.run(
+                _RecordsJob(source, self._category_table(), changed_only, (Path(path), fmt))
+            )
+            return None
+        frame = self.records(changed_only=changed_only)
+        if fmt == "parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            frame.to_csv(path, index=False, compression="gzip" if fmt == "csv.gz" else None)
+        return len(frame)
+
+    def _category_table(self) -> Any:
+        """One row per old cluster: its id ``tc`` and its ``category`` (Arrow)."""
+        import pyarrow as pa
+
+        keys = self.labels[0] if self.labels is not None else pa.array(self._old_labels)
+        names = pa.array(np.asarray(CATEGORIES, dtype=object)[self.category].tolist(), pa.string())
+        return pa.table({"tc": keys, "category": names})
 
     def to_frame(self) -> pd.DataFrame:
         """One row per record of either release (:meth:`records`)."""
@@ -251,6 +313,89 @@ def _renamed(exc: Exception) -> Exception:
     return type(exc)(text)
 
 
+@dataclass(frozen=True)
+class _Releases:
+    """Two releases as an engine reads them."""
+
+    engine: Engine
+    old: Any
+    new: Any
+    options: AlignOptions
+
+
+class _CompareJob:
+    """The table of the releases and its cluster ids: in memory (the alignment), or
+    joined by an SQL engine (:mod:`ereval._compare_sql`)."""
+
+    def __init__(self, releases: _Releases, metrics: str | None) -> None:
+        self.releases, self.metrics = releases, metrics
+
+    def in_memory(self, engine: Any) -> Comparison:
+        r = self.releases
+        in_memory_inputs(r.old, r.new)
+        try:
+            options: AlignOptions = {**r.options, "on_mismatch": "twinless"}
+            alignment = align(r.old, r.new, **options)
+        except (InputError, InputTypeError) as exc:
+            raise _renamed(exc) from None
+        tab = ContingencyTable.from_alignment(alignment)
+        return _comparison(tab, self.metrics, alignment=alignment)
+
+    def in_sql(self, db: Database) -> Comparison:
+        r = self.releases
+        try:
+            tab, old_keys, new_keys = release_table(db, r.old, r.new, r.options)
+        except (InputError, InputTypeError) as exc:
+            raise _renamed(exc) from None
+        return _comparison(tab, self.metrics, labels=(old_keys, new_keys), source=r)
+
+
+class _RecordsJob:
+    """The records of a comparison by an SQL engine: returned, or written to a file."""
+
+    def __init__(
+        self,
+        releases: _Releases,
+        categories: Any,
+        changed_only: bool,
+        out: tuple[Path, str] | None,
+    ) -> None:
+        self.releases, self.categories = releases, categories
+        self.changed_only, self.out = changed_only, out
+
+    def in_memory(self, engine: Any) -> pd.DataFrame:
+        raise InputError("'engine': the records of an SQL comparison are read by its engine")
+
+    def in_sql(self, db: Database) -> pd.DataFrame:
+        from ._compare_sql import release_specs
+
+        r = self.releases
+        id_type, specs = release_specs(r.old, r.new, r.options)
+        db.load(specs, id_type=id_type)
+        db.push(CATEGORY_VIEW, self.categories)
+        query = records_sql(changed_only=self.changed_only, ordered=self.out is None)
+        if self.out is not None:
+            db.copy_to(query, *self.out)
+            return pd.DataFrame()
+        frame: pd.DataFrame = db.fetch_arrow(query).to_pandas()
+        return frame
+
+
+def _comparison(
+    tab: ContingencyTable,
+    metrics: str | None,
+    *,
+    alignment: Alignment | None = None,
+    labels: tuple[Any, Any] | None = None,
+    source: _Releases | None = None,
+) -> Comparison:
+    """The comparison of the table ``tab`` (old rows, new columns, twinless kept)."""
+    if tab.n_common == 0:
+        raise RecordMismatchError("'old' and 'new' have no record in common")
+    agreement = {} if metrics is None else evaluate(_common_table(tab), metrics=metrics)
+    return Comparison(alignment, tab, _categories(tab), agreement, labels, source)
+
+
 def compare(
     old: Any,
     new: Any,
@@ -259,6 +404,7 @@ def compare(
     record_col: Columns = "record_id",
     cluster_col: Columns = "cluster_id",
     id_type: IdType = "exact",
+    engine: EngineName | Engine = "auto",
 ) -> Comparison:
     """Compare two releases of a clustering, cluster by cluster and record by record.
 
@@ -275,24 +421,22 @@ def compare(
         Column names for tables and files.
     id_type : {"exact", "string"}
         As in :func:`ereval.io.align`.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who joins the releases (:func:`ereval.engines.get_engine`). NumPy aligns them
+        in memory; DuckDB and Spark join them by record key where the data is (in
+        the passes DuckDB's memory limit plans) and bring back only the cells of
+        the table with their cluster ids. Every engine gives the same numbers.
 
     Returns
     -------
     Comparison
     """
-    try:
-        alignment = align(
-            old,
-            new,
-            on_mismatch="twinless",
-            record_col=record_col,
-            cluster_col=cluster_col,
-            id_type=id_type,
-        )
-    except (InputError, InputTypeError) as exc:
-        raise _renamed(exc) from None
-    tab = ContingencyTable.from_alignment(alignment)
-    if tab.n_common == 0:
-        raise RecordMismatchError("'old' and 'new' have no record in common")
-    agreement = {} if metrics is None else evaluate(_common_table(tab), metrics=metrics)
-    return Comparison(alignment, tab, _categories(tab), agreement)
+    builder = get_engine(engine, truth=old, pred=new)
+    options: AlignOptions = {
+        "record_col": record_col,
+        "cluster_col": cluster_col,
+        "id_type": id_type,
+    }
+    job = _CompareJob(_Releases(builder, old, new, options), metrics)
+    result: Comparison = builder.run(job)
+    return result

@@ -53,13 +53,16 @@ from ._monitor_scope import (
     release_dates,
     restrict_membership,
 )
+from ._monitor_sql import release_summaries
 from ._validation import as_name_list, check_in_range, check_int, describe
+from .engines import Database, Engine, EngineName, NumpyEngine, get_engine
 from .estimators import ClusterSample, estimate
 from .estimators._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from .estimators._registry import SPECS
 from .estimators._restrict import restrict_sample
 from .io import Columns, Membership, encode, factorize, id_kind, read_membership, read_table
 from .results import Estimate, EstimateCurve, FrameRepr, json_ready
+from .statistics._compute import in_memory_inputs
 from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes
 
 __all__ = [
@@ -479,6 +482,7 @@ def monitor(
     subset: Any = None,
     subset_until: Any = None,
     date_col: str | None = None,
+    engine: EngineName | Engine = "auto",
 ) -> Monitoring:
     """Summary statistics, estimates and change flags for a series of releases.
 
@@ -523,6 +527,14 @@ def monitor(
         sample, its estimates per release go to ``common_estimates``.
     date_col : str, optional
         The column of the release tables holding each record's date.
+    engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
+        Who reads the releases (:func:`ereval.engines.get_engine`; ``"auto"`` looks at
+        the first and last release). NumPy reads them into memory; DuckDB and
+        Spark compute the statistics of ``statistics`` and ``common`` where the data
+        is (the records in every release by a join on the record id, in the passes
+        DuckDB's memory limit plans) and bring back only cluster-size
+        distributions. ``names``, ``sample``, ``subset`` and dates are computed in
+        memory: with them ``"auto"`` picks NumPy, and another engine is an error.
 
     Returns
     -------
@@ -546,6 +558,164 @@ def monitor(
             f"'releases' holds {len(sources)} release(s); monitoring compares at least 2 "
             "(one clustering is summarised by summarize(), `ereval summary` on the command line)"
         )
+    request = _Request(
+        names, sample, metrics, level, rule, monitored, hill_orders, record_col, cluster_col,
+        progress, interval, population, population_until, subset, subset_until, date_col,
+    )  # fmt: skip
+    given = [
+        name
+        for name, value in zip(
+            IN_MEMORY_OPTIONS, (names, sample, subset, subset_until, date_col), strict=True
+        )
+        if value is not None
+    ]
+    builder = _monitor_engine(engine, sources, given)
+    result: Monitoring = builder.run(_MonitorJob(sources, request))
+    return result
+
+
+def _monitoring(
+    sources: list[tuple[str, Any]],
+    statistics: pd.DataFrame,
+    common: pd.DataFrame,
+    *,
+    n_common: int,
+    rule: ControlRule,
+    monitored: Sequence[str],
+    flags_input: list[dict[str, Any]],
+    summaries: dict[str, Summary],
+    notes: list[str],
+    estimates: dict[str, dict[str, Estimate]],
+    common_estimates: dict[str, dict[str, Estimate]],
+    population: str,
+    subset: str,
+) -> Monitoring:
+    """The :class:`Monitoring` of the statistics, with the control chart's flags."""
+    flags = [
+        *_flag_rows(statistics, "all", monitored, rule),
+        *_flag_rows(common, "common", monitored, rule),
+        *flags_input,
+    ]
+    order = {label: k for k, (label, _) in enumerate(sources)}
+    flag_frame = pd.DataFrame(flags, columns=list(FLAG_COLUMNS))
+    if not flag_frame.empty:
+        flag_frame = flag_frame.sort_values(
+            "release", key=lambda s: s.map(order), kind="stable"
+        ).reset_index(drop=True)
+    return Monitoring(
+        releases=tuple(order),
+        statistics=statistics,
+        common=common,
+        n_common=n_common,
+        estimates=estimates,
+        flags=flag_frame,
+        rule=rule,
+        monitored=tuple(monitored),
+        summaries=summaries,
+        notes=tuple(notes),
+        common_estimates=common_estimates,
+        population=population,
+        subset=subset or "the records in every release",
+    )
+
+
+@dataclass(frozen=True)
+class _Request:
+    """The options of :func:`monitor`, checked."""
+
+    names: Any
+    sample: ClusterSample | None
+    metrics: str | Iterable[str] | None
+    level: float
+    rule: ControlRule
+    monitored: Sequence[str]
+    hill_orders: Sequence[float]
+    record_col: Columns
+    cluster_col: Columns
+    progress: Callable[[str], None] | None
+    interval: IntervalMethod
+    population: Any
+    population_until: Any
+    subset: Any
+    subset_until: Any
+    date_col: str | None
+
+
+class _MonitorJob:
+    """The monitoring of the releases: read in memory, or summarised by an SQL engine
+    where the data is (:mod:`ereval._monitor_sql`)."""
+
+    def __init__(self, sources: list[tuple[str, Any]], request: _Request) -> None:
+        self.sources, self.request = sources, request
+
+    def in_memory(self, engine: Any) -> Monitoring:
+        in_memory_inputs(*(data for _, data in self.sources))
+        return _monitor_in_memory(self.sources, self.request)
+
+    def in_sql(self, db: Database) -> Monitoring:
+        q = self.request
+        every, common = release_summaries(
+            db,
+            self.sources,
+            record_col=q.record_col,
+            cluster_col=q.cluster_col,
+            progress=q.progress,
+        )
+        labels = [label for label, _ in self.sources]
+        all_summaries = dict(zip(labels, every, strict=True))
+        common_summaries = {
+            label: s for label, s in zip(labels, common, strict=True) if s is not None
+        }
+        first = common[0]
+        return _monitoring(
+            self.sources,
+            _table(all_summaries, q.hill_orders),
+            _table(common_summaries, q.hill_orders),
+            n_common=0 if first is None else first.n_records,
+            rule=q.rule,
+            monitored=q.monitored,
+            flags_input=[],
+            summaries=all_summaries,
+            notes=[],
+            estimates={},
+            common_estimates={},
+            population="",
+            subset="",
+        )
+
+
+#: The options :func:`monitor` computes in memory only, as named in its errors.
+IN_MEMORY_OPTIONS = ("names", "sample", "subset", "subset_until", "date_col")
+
+
+def _monitor_engine(
+    engine: EngineName | Engine, sources: list[tuple[str, Any]], given: list[str]
+) -> Engine:
+    """The engine of :func:`monitor`: ``"auto"`` picks NumPy when an option computed in
+    memory only is given; another engine with such an option is an error."""
+    if given and engine == "auto":
+        return NumpyEngine()
+    builder = get_engine(engine, truth=sources[0][1], pred=sources[-1][1])
+    if given and builder.name != "numpy":
+        raise InputError(
+            f"'{given[0]}': names, samples, subsets and dates are monitored in memory; "
+            f"use engine='numpy' (or 'auto') with it, not {builder.name!r}"
+        )
+    return builder
+
+
+def _monitor_in_memory(sources: list[tuple[str, Any]], q: _Request) -> Monitoring:
+    """:func:`monitor` in memory: every release read, its summaries, estimates and flags."""
+    names, sample, metrics, level = q.names, q.sample, q.metrics, q.level
+    rule, monitored, hill_orders = q.rule, q.monitored, q.hill_orders
+    record_col, cluster_col, progress, interval = (
+        q.record_col,
+        q.cluster_col,
+        q.progress,
+        q.interval,
+    )
+    population, population_until = q.population, q.population_until
+    subset, subset_until, date_col = q.subset, q.subset_until, q.date_col
     series = _names_series(names)
     members: list[Membership] = []
     name_arrays: list[pd.Series | None] = []
@@ -636,31 +806,20 @@ def monitor(
                     f"no sampled record lies in {subset_text} within the sample's population: "
                     "no estimates for the fixed subset"
                 )
-    flags = [
-        *_flag_rows(statistics, "all", monitored, rule),
-        *_flag_rows(common, "common", monitored, rule),
-        *flags_input,
-    ]
-    order = {label: k for k, (label, _) in enumerate(sources)}
-    flag_frame = pd.DataFrame(flags, columns=list(FLAG_COLUMNS))
-    if not flag_frame.empty:
-        flag_frame = flag_frame.sort_values(
-            "release", key=lambda s: s.map(order), kind="stable"
-        ).reset_index(drop=True)
-    return Monitoring(
-        releases=tuple(order),
-        statistics=statistics,
-        common=common,
+    return _monitoring(
+        sources,
+        statistics,
+        common,
         n_common=int(masks[0].sum()),
-        estimates=estimates,
-        flags=flag_frame,
         rule=rule,
-        monitored=tuple(monitored),
+        monitored=monitored,
+        flags_input=flags_input,
         summaries=all_summaries,
-        notes=tuple(notes),
+        notes=notes,
+        estimates=estimates,
         common_estimates=common_estimates,
         population=population_text,
-        subset=subset_text or "the records in every release",
+        subset=subset_text,
     )
 
 

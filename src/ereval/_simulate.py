@@ -37,6 +37,12 @@ from .estimators import (
     prepare_prediction,
     ratio_of_means,
 )
+from .estimators._inclusion import (
+    cluster_inclusion,
+    inclusion_probabilities,
+    inclusion_theta,
+    systematic_sample,
+)
 from .estimators._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval, ratio_interval
 from .estimators._metrics import resolve_estimators
 from .estimators._registry import SPEC_BY_KEY
@@ -260,9 +266,32 @@ def _draw_units(
         raise InputError(
             f"cannot draw {n} units without replacement from a population of {population.n_units}"
         )
+    if not np.allclose(p, p[0], rtol=1e-12, atol=0.0):
+        # unequal probabilities: randomised systematic draws, pi exact (estimators/_inclusion.py)
+        pi = inclusion_probabilities(population.probabilities, n)
+        return systematic_sample(pi, seed=rng, repeats=repeats)
     return np.stack(
         [rng.choice(population.n_units, size=n, replace=False, p=p) for _ in range(repeats)]
     ).astype(np.int64)
+
+
+def _poisson_clusters(population: ClusterSample, n: int) -> FloatArray:
+    """``pi_c`` of every cluster when records are drawn by Poisson sampling, ``n`` expected."""
+    q = population.record_probabilities
+    if q is None:
+        raise InputError("design='expected_error' needs each record's draw probability")
+    pi_r = inclusion_probabilities(q, n)
+    return cluster_inclusion(pi_r, population.cluster_codes, population.n_units)
+
+
+def _inclusion(population: ClusterSample, design: str, n: int, replace: bool) -> FloatArray | None:
+    """The units' inclusion probabilities of an unequal-probability draw without replacement."""
+    if replace or design in ("record", "size_stratified"):
+        return None
+    p = population.probabilities
+    if np.allclose(p, p[0], rtol=1e-12, atol=0.0):
+        return None
+    return inclusion_probabilities(p, n)
 
 
 def _unequal_population(
@@ -283,19 +312,12 @@ def _unequal_population(
                 "design='expected_error' needs 'weights': each record's draw probability "
                 "(ereval.estimators.expected_error_probabilities)"
             )
-        if not replace:
-            raise InputError("design='expected_error' draws with replacement")
         return as_sample(frame, design="expected_error", weights=weights)
     where = pd.Index(pred.records, dtype=object).get_indexer(pd.Index(truth.records, dtype=object))
     if (where < 0).any() or pred.records.shape[0] != truth.records.shape[0]:
         raise InputError("'truth' and 'pred' must hold the same records")
     frame["unit_id"] = pred.clusters[where]
     chosen = "cluster_size" if weights is None else weights
-    if not replace and chosen != "uniform":
-        raise InputError(
-            "design='predicted_cluster' without replacement needs weights='uniform' (equal "
-            "probabilities)"
-        )
     return as_sample(frame, design="predicted_cluster", weights=chosen)
 
 
@@ -411,7 +433,12 @@ def simulate(
     replace : bool, default True
         Draw with replacement; without it the finite-population correction is
         applied with the population's number of units (records for the record
-        design, each stratum's records for the size-stratified one).
+        design, each stratum's records for the size-stratified one). Clusters,
+        blocks or predicted clusters with unequal probabilities are then drawn by
+        randomised systematic sampling and expected-error records by Poisson
+        sampling (``sample_size`` draws expected), each with exact inclusion
+        probabilities and the Horvitz-Thompson estimators
+        (:mod:`ereval.estimators._inclusion`).
     strata, allocation, pilot
         The size-stratified design's strata (lower cluster sizes of the
         prediction), allocation (``"proportional"`` or ``"neyman"``) and labelled
@@ -495,24 +522,36 @@ def simulate(
         if estimators is None
         else resolve_estimators(estimators, shape, terms, False)
     )
-    check_simulation_memory(n, repeats, len(keys))
+    poisson = design == "expected_error" and not replace
+    check_simulation_memory(population.n_units if poisson else n, repeats, len(keys))
     total = len(keys) * repeats
     done = 0
     if progress is not None:
         progress(done, total)
     strat: tuple[IntArray, FloatArray, FloatArray, list[int]] | None = None
     drawn_records: IntArray | None = None
+    pi: FloatArray | None = None
+    included: npt.NDArray[np.bool_] | None = None
     if design == "size_stratified":
         drawn_records, strat = _draw_stratified(
             population, p, n, repeats, replace, rng, strata, allocation, pilot
         )
         drawn = population.unit_of_cluster[population.cluster_codes[drawn_records]]
         draw_weights = strat[1]
+    elif poisson:
+        # records drawn independently: each cluster independently with pi_c; one row per
+        # cluster of the population, weight 0 where it was not drawn (_inclusion.py)
+        pi = _poisson_clusters(population, n)
+        included = rng.random((repeats, population.n_units)) < pi
+        drawn = np.broadcast_to(np.arange(population.n_units, dtype=np.int64), included.shape)
+        draw_weights = included.astype(np.float64)
     else:
         drawn = _draw_units(population, design, n, repeats, replace, rng)
         draw_weights = np.ones(n)
+    if not poisson:
+        pi = _inclusion(population, design, n, replace)
     theta = _theta(design, n, population, replace, fpc)
-    inv_p = draw_weights / population.probabilities[drawn]
+    inv_p = draw_weights / (population.probabilities if pi is None else pi)[drawn]
     estimates: dict[str, FloatArray] = {}
     stds: dict[str, FloatArray] = {}
     bands: dict[str, tuple[FloatArray, FloatArray]] = {}
@@ -528,8 +567,10 @@ def simulate(
         squares = np.bincount(units, weights=g * g, minlength=population.n_units)[drawn] * inv_p**2
         numerators = fu[drawn] * inv_p
         if strat is None:
-            est, std = ratio_of_means(numerators, denominators, theta=theta)
             band_theta: float | FloatArray = theta
+            if pi is not None and fpc:
+                band_theta = inclusion_theta(numerators, denominators, pi[drawn], poisson=poisson)
+            est, std = ratio_of_means(numerators, denominators, theta=band_theta)
         else:
             band_theta = strat[2] if fpc and not replace else np.ones_like(strat[2])
             est, std = stratified_ratio_of_means(
@@ -562,7 +603,17 @@ def simulate(
             if progress is not None:
                 progress(done + (r + 1) * len(naive_keys), total)
 
-        _naive_repeats(naive_keys, terms, population, drawn, beta, estimates, stds, step)
+        _naive_repeats(
+            naive_keys,
+            terms,
+            population,
+            drawn,
+            beta,
+            estimates,
+            stds,
+            step,
+            included=included,
+        )
     true = _true_values(keys, t, p, terms, beta)
     summary = _summarise(keys, estimates, stds, bands, true)
     settings: dict[str, Any] = {
@@ -593,12 +644,14 @@ def _naive_repeats(
     estimates: dict[str, FloatArray],
     stds: dict[str, FloatArray],
     step: Callable[[int], None] | None = None,
+    *,
+    included: npt.NDArray[np.bool_] | None = None,
 ) -> None:
     repeats = drawn.shape[0]
     values = {k: np.full(repeats, math.nan) for k in keys}
     for r in range(repeats):
         kept_units = np.zeros(population.n_units, dtype=bool)
-        kept_units[drawn[r]] = True
+        kept_units[drawn[r] if included is None else drawn[r][included[r]]] = True
         nv = naive_values(terms, keep=kept_units[population.unit_of_cluster], beta=beta)
         for k in keys:
             values[k][r] = nv.get(k[: -len("_naive")], math.nan)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._errors import InputError, InputTypeError
 from .._validation import check_int, describe, examples
-from ..estimators import Estimate, estimate, estimate_by_group
+from ..estimators import OVERALL, Estimate, estimate, estimate_by_group, estimate_differences
 from ..results import FrameRepr, json_ready
 from ._table import SampleErrors
 
@@ -39,12 +39,20 @@ class Disparities(FrameRepr):
         Estimator key -> :class:`~ereval.Estimate` over the whole sample.
     clusters : dict
         Group label -> number of distinct sampled clusters in the group.
+    differences : dict or None
+        With ``versus``: group label -> estimator key -> the
+        :class:`~ereval.Estimate` of the group's estimate minus the baseline's
+        (:func:`ereval.estimators.estimate_differences`).
+    versus : object
+        The baseline of ``differences``: ``"overall"`` or a group label.
     """
 
     by: str
     groups: dict[Any, dict[str, Estimate]]
     overall: dict[str, Estimate]
     clusters: dict[Any, int]
+    differences: dict[Any, dict[str, Estimate]] | None = None
+    versus: Any = None
 
     def to_frame(self) -> pd.DataFrame:
         """One row per group (the overall row last) and estimator:
@@ -86,9 +94,21 @@ class Disparities(FrameRepr):
                     for label, ests in self.groups.items()
                 ],
                 "overall": {k: e.to_dict() for k, e in self.overall.items()},
+                **self._differences_dict(),
             }
         )
         return out
+
+    def _differences_dict(self) -> dict[str, Any]:
+        if self.differences is None:
+            return {}
+        return {
+            "versus": _plain(self.versus),
+            "differences": [
+                {"group": _plain(label), "estimates": {k: e.to_dict() for k, e in ests.items()}}
+                for label, ests in self.differences.items()
+            ],
+        }
 
 
 def feature_values(errors: SampleErrors, name: str, *, option: str) -> pd.Series:
@@ -165,6 +185,7 @@ def disparities(
     beta: float = 1.0,
     level: float = 0.95,
     bins: int | None = None,
+    versus: Any = None,
 ) -> Disparities:
     """Estimate performance within each subgroup of entities defined by a feature.
 
@@ -191,6 +212,11 @@ def disparities(
         Cut a numeric ``by`` into this many groups at the quantiles of its values
         over the sampled clusters (groups named by their interval, e.g.
         ``"(2024.5, 2030.0]"``; equal quantiles merge, so there may be fewer).
+    versus : object, optional
+        Also estimate each group's difference to the overall estimate
+        (``"overall"``) or to this group's (matched as given, or by its text),
+        with intervals that account for the covariance of the two estimates
+        (:func:`ereval.estimators.estimate_differences`).
 
     Returns
     -------
@@ -237,11 +263,39 @@ def disparities(
     overall = estimate(
         errors.prediction, errors.sample, metrics=metrics, beta=beta, level=level, naive=False
     )
+    differences = None
+    if versus is not None:
+        baseline = _baseline(versus, order)
+        diff = estimate_differences(
+            errors.prediction,
+            errors.sample,
+            groups,
+            baseline=baseline,
+            metrics=metrics,
+            beta=beta,
+            level=level,
+        )
+        differences = {_plain(g): diff[g] for g in order if g in diff}
+        versus = _plain(baseline)
     return Disparities(
         name,
         {_plain(g): raw[g] for g in order},
         overall,
         {_plain(g): int(counts[g]) for g in order},
+        differences,
+        versus,
+    )
+
+
+def _baseline(versus: Any, order: list[Any]) -> Any:
+    if isinstance(versus, str) and versus == OVERALL:
+        return OVERALL
+    for g in order:
+        if g == versus or str(g) == str(versus):
+            return g
+    raise InputError(
+        f"'versus' must be 'overall' or one of the groups ({', '.join(str(g) for g in order)}); "
+        f"received {versus!r}"
     )
 
 

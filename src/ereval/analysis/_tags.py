@@ -145,7 +145,7 @@ def tag_frequencies(
         hit = np.array([tag in ts for ts in parsed]) & base
         f = np.bincount(units, weights=hit.astype(np.float64), minlength=s.n_units)
         b = f[draws] * inv_p
-        out[tag] = _frequency(tag, b, a, s.design, s.theta, level)
+        out[tag] = _frequency(tag, b, a, s.design, s.theta_for(b, a, draws), level)
     return dict(sorted(out.items(), key=lambda kv: (-kv[1].value, kv[0])))
 
 

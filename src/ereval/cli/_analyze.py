@@ -105,6 +105,15 @@ def analyze_command(
             "--bins", help="Cut a numeric --group feature into this many quantile groups."
         ),
     ] = None,
+    versus: Annotated[
+        str | None,
+        typer.Option(
+            "--versus",
+            help="With --group: also each group's estimate minus the overall estimate "
+            "('overall') or minus the group named here, with the difference's interval.",
+            show_default=False,
+        ),
+    ] = None,
     metrics: Annotated[
         str | None,
         typer.Option(
@@ -194,6 +203,7 @@ def analyze_command(
             shares=shares,
             group=group,
             bins=bins,
+            versus=versus,
             metrics=metrics,
             tree=tree,
             target=target,

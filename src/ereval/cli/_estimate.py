@@ -5,13 +5,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
 from .._errors import InputError
 from .._validation import check_beta
-from ..estimators import as_sample, estimate, estimate_by_group
+from ..estimators import (
+    OVERALL,
+    ReviewerSensitivity,
+    as_sample,
+    estimate,
+    estimate_by_group,
+    estimate_differences,
+    reviewer_sensitivity,
+)
 from ..estimators._intervals import DEFAULT_INTERVAL, IntervalMethod
 from ..estimators._ratio import normal_quantile
 from ..estimators._sql import prediction_for_sample
@@ -58,6 +66,7 @@ from ._sample import (
     check_pair_options,
     design_value,
     record_probabilities,
+    weight_kind_value,
 )
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
@@ -73,6 +82,26 @@ IntervalOpt = Annotated[
         "(estimate +- z std, clamped to the range).",
     ),
 ]
+
+LeavingChoice = Literal["half", "full"]
+
+RepeatsOpt = Annotated[
+    int,
+    typer.Option("--repeats", help="Seeded repeats of the reviewer-error simulation."),
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option("--seed", help="Seed of the reviewer-error simulation.", show_default=False),
+]
+RateOpt = Annotated[float | None, typer.Option(show_default=False)]
+SHIFT_FIELDS = ("estimate", "perturbed", "shift_mean", "shift_std", "shift_lower", "shift_upper")
+
+
+def sensitivity_rows(table: ReviewerSensitivity) -> list[dict[str, Any]]:
+    """One row per estimator of a sensitivity table."""
+    frame = table.to_frame()
+    return [dict(zip(frame.columns, row, strict=True)) for row in frame.itertuples(index=False)]
+
 
 SampleRecordColOpt = Annotated[
     str | None,
@@ -189,6 +218,25 @@ def estimate_command(
         str | None,
         typer.Option("--group", help="Column of the sample: estimate per subgroup of clusters."),
     ] = None,
+    versus: Annotated[
+        str | None,
+        typer.Option(
+            "--versus",
+            help="With --group: report each group's estimate minus the overall estimate "
+            "('overall') or minus that of the group named here, with the difference's "
+            "interval (its covariance with the other estimate included).",
+            show_default=False,
+        ),
+    ] = None,
+    leaving: Annotated[
+        LeavingChoice,
+        typer.Option(
+            "--leaving",
+            help="With --group: a predicted link from a group's entity to a record outside it "
+            "counts half (shared with the other entity, so groups add up to the whole) or "
+            "full (Binette et al. 2024, Remark 3's wording) in precision and F.",
+        ),
+    ] = "half",
     metrics: MetricsOpt = None,
     beta: Annotated[
         float, typer.Option("--beta", help="Weight of recall in F-beta (adds *_fbeta keys).")
@@ -198,6 +246,27 @@ def estimate_command(
     naive: Annotated[
         bool, typer.Option("--naive/--no-naive", help="Include the naive (benchmark-only) values.")
     ] = True,
+    over_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--over-rate",
+            help="Reviewer-error sensitivity: the assumed chance that a record reviewers put in "
+            "a sampled cluster does not belong there (over-clustering). Reports each "
+            "estimate's shift over --repeats perturbed samples instead of the estimates.",
+            show_default=False,
+        ),
+    ] = None,
+    under_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--under-rate",
+            help="Reviewer-error sensitivity: the assumed chance that a record of a predicted "
+            "cluster meeting a sampled cluster, left out of it, belongs (under-clustering).",
+            show_default=False,
+        ),
+    ] = None,
+    repeats: RepeatsOpt = 200,
+    seed: SeedOpt = None,
     fmt: FormatOpt = "table",
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
@@ -234,6 +303,26 @@ def estimate_command(
     )
     check_beta(beta)
     normal_quantile(level)
+    if group is None and versus is not None:
+        raise InputError("'--versus' compares groups: give '--group' too")
+    if group is None and leaving != "half":
+        raise InputError("'--leaving' counts the links leaving a group: give '--group' too")
+    sensitivity = over_rate is not None or under_rate is not None
+    for flag, rate in (("--over-rate", over_rate), ("--under-rate", under_rate)):
+        if rate is not None and not 0.0 <= rate <= 1.0:
+            raise InputError(f"'{flag}' must lie in [0, 1]; received {rate}")
+    if sensitivity:
+        if group is not None:
+            raise InputError("'--over-rate' and '--under-rate' do not combine with '--group'")
+        if engine not in ("auto", "numpy"):
+            raise InputError(
+                f"'--engine' {engine}: the reviewer-error simulation (--over-rate, --under-rate) "
+                "reads PRED in memory; use --engine numpy"
+            )
+    if repeats < 1:
+        raise InputError(f"'--repeats' must be at least 1; received {repeats}")
+    if seed is not None and seed < 0:
+        raise InputError(f"'--seed' must be at least 0; received {seed}")
     key = split_columns(sample_record_col or record_col) or "record_id"
     pred_key = split_columns(pred_record_col or record_col) or "record_id"
     sample_cluster = sample_cluster_col or cluster_col
@@ -282,9 +371,7 @@ def estimate_command(
             sample_frame,
             design=chosen_design,
             weights=record_weights,
-            weight_kind="inverse_probability"
-            if weight_kind == "inverse-probability"
-            else "probability",
+            weight_kind=weight_kind_value(weight_kind),
             blocks=blocks,
             draws=draws,
             replace=not without_replacement,
@@ -292,6 +379,42 @@ def estimate_command(
             record_col=key,
             cluster_col=sample_cluster,
         )
+        if sensitivity:
+            bar.update(description="simulating reviewer errors")
+            full = (
+                read_table(pred, name="pred", text_columns="all")
+                if pred_frame is None
+                else pred_frame
+            )
+            table, caught = capture_warnings(
+                lambda: reviewer_sensitivity(
+                    full,
+                    s,
+                    over=over_rate or 0.0,
+                    under=under_rate or 0.0,
+                    repeats=repeats,
+                    seed=seed,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    names=names,
+                    record_col=pred_key,
+                    cluster_col=pred_cluster,
+                )
+            )
+    if sensitivity:
+        print_warnings(caught)
+        if fmt == "json":
+            sys.stdout.write(dumps_json(table.to_dict()) + "\n")
+        else:
+            shift_rows = sensitivity_rows(table)
+            title = (
+                f"{pred.name}: shifts under reviewer errors (over {table.over:g}, under "
+                f"{table.under:g}; {table.repeats} repeats, central {table.level:g} range)"
+            )
+            emit_records(shift_rows, ["estimator", *SHIFT_FIELDS], fmt, title=title)
+        return
+    with progress("reading the prediction", quiet=quiet) as bar:
         prepared = prediction_for_sample(
             str(pred),
             s.records,
@@ -303,7 +426,23 @@ def estimate_command(
             read=pred_frame,
         )
         bar.update(description="estimating")
-        if group is not None:
+        if group is not None and versus is not None:
+            groups = _groups(sample_frame, group, sample_cluster)
+            baseline = _baseline(versus, groups)
+            by_group, caught = capture_warnings(
+                lambda: estimate_differences(
+                    prepared,
+                    s,
+                    groups,
+                    baseline=baseline,
+                    metrics=metrics,
+                    beta=beta,
+                    level=level,
+                    interval=interval,
+                    leaving=leaving,
+                )
+            )
+        elif group is not None:
             groups = _groups(sample_frame, group, sample_cluster)
             by_group, caught = capture_warnings(
                 lambda: estimate_by_group(
@@ -314,6 +453,7 @@ def estimate_command(
                     beta=beta,
                     level=level,
                     interval=interval,
+                    leaving=leaving,
                     naive=naive,
                 )
             )
@@ -352,8 +492,9 @@ def estimate_command(
                 for g, r in by_group.items()
                 for k, e in r.items()
             ]
+            what = "estimates" if versus is None else f"differences to {versus}"
             emit_records(
-                rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt, title=f"estimates by {group}"
+                rows, ["group", "estimator", *ESTIMATE_FIELDS], fmt, title=f"{what} by {group}"
             )
         return
     print_warnings(estimate_warnings(results, caught=caught))
@@ -363,6 +504,21 @@ def estimate_command(
         flat: list[Mapping[str, Any]] = [estimate_row(k, e) for k, e in results.items()]
         title = f"{pred.name}: estimates from {s.n_draws} draws ({s.design}, {s.weights})"
         emit_records(flat, ["estimator", *ESTIMATE_FIELDS], fmt, title=title)
+
+
+def _baseline(versus: str, groups: Mapping[Any, Any]) -> Any:
+    """The group label ``--versus`` names (compared as text), or ``"overall"``."""
+    if versus == OVERALL:
+        return OVERALL
+    labels = list(dict.fromkeys(groups.values()))
+    for label in labels:
+        if str(label) == versus:
+            return label
+    shown = ", ".join(str(g) for g in labels[:5])
+    raise InputError(
+        f"'--versus' must be 'overall' or a group of '--group' ({shown}"
+        f"{', ...' if len(labels) > 5 else ''}); received {versus!r}"
+    )
 
 
 def _groups(frame: Any, column: str, cluster_col: str) -> dict[Any, Any]:
@@ -386,5 +542,9 @@ def register(app: typer.Typer) -> None:
             "ereval estimate --pred pred.csv --sample sample.csv --design record",
             "ereval estimate --pred pred.csv --sample sample.csv --design cluster \\",
             "    --weights uniform -m pairwise_f1,b3_f1 -f json",
+            "ereval estimate --pred pred.csv --sample sample.csv --design record \\",
+            "    --group region --versus overall",
+            "ereval estimate --pred pred.csv --sample sample.csv --design record \\",
+            "    --over-rate 0.05 --under-rate 0.05 --seed 1",
         ),
     )(estimate_command)

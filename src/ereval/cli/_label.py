@@ -27,6 +27,7 @@ from ._common import (
     print_table,
     warn,
 )
+from ._label_errors import reviewer_errors_command
 
 label_app = App(
     name="label",
@@ -361,6 +362,15 @@ def export_command(
     source_col: Annotated[
         str | None, typer.Option("--source-col", help="Source data set column (splink).")
     ] = None,
+    reviewer: Annotated[
+        str | None,
+        typer.Option(
+            "--reviewer",
+            help="Benchmark: the sample as this reviewer labelled it (their own labels, not "
+            "the resolved ones), to compare reviewers' estimates.",
+            show_default=False,
+        ),
+    ] = None,
     fmt: FormatOpt = "table",
     quiet: QuietOpt = False,
 ) -> None:
@@ -370,9 +380,13 @@ def export_command(
     from ._output import Outputs, check_table_path, write_table
 
     check_table_path(out, flag="--out")
+    if reviewer is not None and kind != "benchmark":
+        raise InputError(f"'--reviewer' selects one reviewer's benchmark; received --kind {kind}")
     with _open(db, readonly=True) as store:
         name = _only_session(store, session)
-        exported = export_labels(store, name, kind=kind, design=design, source_col=source_col)
+        exported = export_labels(
+            store, name, kind=kind, design=design, source_col=source_col, reviewer=reviewer
+        )
         pool = store.session(name).config.get("pairs")
     for message in exported.warnings:
         warn(message)
@@ -568,6 +582,7 @@ def register(app: typer.Typer) -> None:
         "export",
         epilog=examples(
             "ereval label export --db labels.db --kind benchmark -o sample.csv",
+            "ereval label export --db labels.db --kind benchmark --reviewer ana -o ana.csv",
             "ereval label export --db labels.db --session p --kind pairs -o labels.csv",
             "ereval label export --db labels.db --session p --kind splink -o labels.csv",
         ),
@@ -576,6 +591,13 @@ def register(app: typer.Typer) -> None:
         "import",
         epilog=examples("ereval label import --db labels.db sheet.csv --kind spreadsheet"),
     )(import_command)
+    label_app.command(
+        "reviewer-errors",
+        epilog=examples(
+            "ereval label reviewer-errors --db labels.db --seed 1",
+            "ereval label reviewer-errors --db labels.db -m pairwise_precision -f json",
+        ),
+    )(reviewer_errors_command)
     label_app.command(
         "pairs",
         epilog=examples("ereval label pairs --db labels.db --session p --reviewer ana"),

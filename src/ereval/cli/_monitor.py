@@ -31,6 +31,16 @@ from ._common import (
     note_written,
     warn,
 )
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    engine_from_options,
+    refuse_engine_options,
+)
 from ._estimate import IntervalOpt, weights_value
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
@@ -186,6 +196,12 @@ def monitor_command(
     plot: PlotOpt = None,
     record_col: RecordColOpt = "record_id",
     cluster_col: ClusterColOpt = "cluster_id",
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Track summary statistics across releases and flag sudden changes.
@@ -197,7 +213,9 @@ def monitor_command(
     run of --run-length releases ('trend'), or, for estimates, when consecutive
     intervals do not overlap ('interval') or the release's own value lies outside
     the interval estimated for the truth ('outside_estimate'). Exit code 3 with
-    --fail-on-change when anything is flagged; 2 for bad input. Runs in memory (NumPy), so it takes no engine options.
+    --fail-on-change when anything is flagged; 2 for bad input. DuckDB and Spark
+    compute the statistics where the data is; --names, --sample, --subset and
+    dates are monitored in memory (--engine auto then picks numpy).
     """
     rule = ControlRule(
         alpha=alpha, min_history=check_int("min_history", min_history), run_length=run_length
@@ -225,6 +243,37 @@ def monitor_command(
     if plot is not None:
         check_figure_path(plot, flag="--plot")
     sources = release_sources(_sources(releases))
+    in_memory = [
+        flag
+        for flag, value in (
+            ("--names", names),
+            ("--sample", sample),
+            ("--subset", subset),
+            ("--subset-until", subset_until),
+            ("--date-col", date_col),
+        )
+        if value is not None
+    ]
+    if in_memory:
+        refuse_engine_options(
+            engine=engine,
+            memory_limit=memory_limit,
+            threads=threads,
+            temp_dir=temp_dir,
+            spark_master=spark_master,
+            spark_conf=spark_conf,
+            where=f"with '{in_memory[0]}' (monitored in memory)",
+        )
+    builder = engine_from_options(
+        engine="numpy" if in_memory and engine == "auto" else engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        truth=sources[0][1],
+        pred=sources[-1][1],
+    )
     key = split_columns(record_col) or "record_id"
     with progress("reading the releases", quiet=quiet) as bar:
         mapping = None
@@ -261,6 +310,7 @@ def monitor_command(
             subset=subset,
             subset_until=subset_until,
             date_col=date_col,
+            engine=builder,
         )
     rows = long_rows(result)
     with Outputs() as outputs:
@@ -355,5 +405,6 @@ def register(app: typer.Typer) -> None:
             "ereval monitor releases/ --sample sample.csv --design record \\",
             "    --plot monitor.png",
             "ereval monitor old.csv mid.csv new.csv --fail-on-change -f json",
+            "ereval monitor 'releases/*.parquet' --engine duckdb --memory-limit 1GB",
         ),
     )(monitor_command)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,7 @@ paula_app = App(
 )
 
 PlotKind = Literal["precision", "precision-yield", "pr"]
+MeasureChoice = Literal["recall", "f1", "gain", "average-precision"]
 
 EpsilonOpt = Annotated[
     float, typer.Option("--epsilon", help="Geometric spacing epsilon in (0, 1], e.g. 0.03.")
@@ -324,6 +325,16 @@ def bounds_command(
             "recall bounds (PR curve).",
         ),
     ] = None,
+    measure: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--measure",
+            metavar="<recall|f1|gain|average-precision>",
+            help="Also bound this measure at N and every --at k (repeatable): recall and f1 "
+            "(need --n-positives), gain (discounted cumulative gain), average-precision (of "
+            "the whole list; over --n-positives, else the list's positives).",
+        ),
+    ] = None,
     id_col: IdColOpt = "item_id",
     score_col: ScoreColOpt = None,
     rank_col: Annotated[str, typer.Option("--rank-col", help="Rank column of LABELS.")] = "rank",
@@ -359,6 +370,15 @@ def bounds_command(
 
     minimum_r_tilde(epsilon=epsilon, delta=delta)  # checks both before reading anything
     npos = _n_positives(n_positives)
+    measures = list(dict.fromkeys(measure or []))
+    for name in measures:
+        if name not in get_args(MeasureChoice):
+            raise InputError(
+                f"'--measure' must be one of {', '.join(get_args(MeasureChoice))}; "
+                f"received {name!r}"
+            )
+        if name in ("recall", "f1") and npos is None:
+            raise InputError(f"'--measure' {name} needs '--n-positives' (the recall denominator)")
     if plot is not None and plot_kind == "pr" and npos is None:
         raise InputError("'--plot-kind' pr needs '--n-positives' (the recall denominator)")
     if out is not None:
@@ -388,6 +408,7 @@ def bounds_command(
     ks = sorted({*(at or []), plan.n})
     rows = bounds.table(np.asarray(ks, dtype=np.int64), n_positives=npos)
     rows = rows.rename(columns={"rank": "k"})
+    measure_rows = _measure_rows(bounds, measures, ks, npos)
     figure = None
     try:
         with Outputs() as outputs:
@@ -417,6 +438,8 @@ def bounds_command(
             "out": None if out is None else str(out),
             "plot": None if plot is None else str(plot),
         }
+        if measures:
+            payload["measures"] = measure_rows
         sys.stdout.write(dumps_json(payload) + "\n")
     elif fmt == "csv":
         emit_records(records, columns, "csv")
@@ -427,6 +450,29 @@ def bounds_command(
         summary["ratio_condition"] = report.ratio_condition
         emit_mapping(summary, "table", title="PAULA bounds", key_header="quantity")
         emit_records(records, columns, "table", title="precision at k")
+        if measure_rows:
+            emit_records(
+                measure_rows,
+                ["measure", "k", "lower", "upper"],
+                "table",
+                title="bounds on other measures (level 1 under PAULA's assumption)",
+            )
+
+
+def _measure_rows(
+    bounds: Any, measures: list[str], ks: list[int], npos: Any
+) -> list[dict[str, Any]]:
+    """``measure, k, lower, upper`` of each ``--measure`` at each k (once for AP)."""
+    rows: list[dict[str, Any]] = []
+    for name in measures:
+        if name == "average-precision":
+            e = bounds.average_precision(n_positives=npos)
+            rows.append({"measure": name, "k": None, "lower": e.lower, "upper": e.upper})
+            continue
+        for k in ks:
+            e = bounds.measure_at(name, k, n_positives=npos)
+            rows.append({"measure": name, "k": k, "lower": e.lower, "upper": e.upper})
+    return rows
 
 
 @paula_app.command(

@@ -25,6 +25,15 @@ from ._columns import (
 from ._common import LevelOpt, QuietOpt, examples, handle_errors, note
 from ._curve import Preset
 from ._curve import _columns as _pair_columns
+from ._engine import (
+    EngineOpt,
+    MemoryLimitOpt,
+    SparkConfOpt,
+    SparkMasterOpt,
+    TempDirOpt,
+    ThreadsOpt,
+    engine_from_options,
+)
 from ._estimate import weights_value
 from ._output import Outputs, check_output_path
 from ._progress import progress
@@ -242,6 +251,12 @@ def report_command(
     ] = "html",
     level: LevelOpt = 0.95,
     seed: Annotated[int, typer.Option("--seed", help="Seed of OASIS's sampling.")] = 0,
+    engine: EngineOpt = "auto",
+    memory_limit: MemoryLimitOpt = None,
+    threads: ThreadsOpt = None,
+    temp_dir: TempDirOpt = None,
+    spark_master: SparkMasterOpt = None,
+    spark_conf: SparkConfOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Write one self-contained HTML report of an evaluation: every section the inputs allow.
@@ -252,7 +267,8 @@ def report_command(
     monitoring over releases and the release comparison, OASIS estimates,
     PAULA bounds and the provenance of the labels, each with its chart and a
     short reading. The page works offline (scripts, styles and charts
-    embedded) and prints well.
+    embedded) and prints well. --engine duckdb or spark monitors and compares
+    the releases where they are (with --sample the monitoring stays in memory).
     """
     from ..report import build_report, collect_results, example_report
 
@@ -278,6 +294,19 @@ def report_command(
     if link_only and source_col is None and preset == "splink":
         source_col = "source_dataset"
     check_link_only(link_only, split_columns(source_col))
+    from .._monitor import release_sources
+
+    ends = release_sources(_release_arg(releases))[:: max(1, len(releases) - 1)] if releases else []
+    builder = engine_from_options(
+        engine=engine,
+        memory_limit=memory_limit,
+        threads=threads,
+        temp_dir=temp_dir,
+        spark_master=spark_master,
+        spark_conf=spark_conf,
+        truth=ends[0][1] if ends else None,
+        pred=ends[-1][1] if ends else None,
+    )
     from .._optional import require
 
     for module in ("vl_convert", "jinja2"):  # the extra, checked before any work
@@ -350,7 +379,7 @@ def report_command(
                 shares=_split(shares) or (),
                 group=group,
                 tags=tags,
-                releases=None if not releases else releases[0] if len(releases) == 1 else releases,
+                releases=_release_arg(releases),
                 pairs=pairs,
                 score_col=score,
                 pair_cols=pair_cols,
@@ -369,6 +398,7 @@ def report_command(
                 labels_db=labels_db,
                 link_only=link_only,
                 source_col=split_columns(source_col),
+                engine=builder,
             )
             report = build_report(results, title=title or "Entity resolution evaluation")
         bar.update(description="drawing the charts")
@@ -384,6 +414,13 @@ def report_command(
     if not quiet:
         where = f" (charts and numbers: {len(contents) - 1} files in {folder}/)" if folder else ""
         note(f"wrote {target.resolve()}{where}; open it in a browser")
+
+
+def _release_arg(releases: list[str] | None) -> Any:
+    """The releases as given: none, one folder or glob, or a list of paths."""
+    if not releases:
+        return None
+    return releases[0] if len(releases) == 1 else releases
 
 
 def check_inputs(

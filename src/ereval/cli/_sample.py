@@ -21,6 +21,7 @@ __all__ = [
     "ScoreColOpt",
     "WeightKindChoice",
     "WeightKindOpt",
+    "weight_kind_value",
     "WeightsOpt",
     "check_pair_options",
     "design_value",
@@ -36,7 +37,7 @@ DesignChoice = Literal[
     "expected-error",
     "predicted-cluster",
 ]
-WeightKindChoice = Literal["probability", "inverse-probability"]
+WeightKindChoice = Literal["probability", "inverse-probability", "inclusion-probability"]
 
 WeightsOpt = Annotated[
     str | None,
@@ -49,8 +50,18 @@ WeightsOpt = Annotated[
 ]
 WeightKindOpt = Annotated[
     WeightKindChoice,
-    typer.Option("--weight-kind", help="Whether a weights column holds p or 1/p."),
+    typer.Option(
+        "--weight-kind",
+        help="Whether a weights column holds p or 1/p (up to a constant), or the exact "
+        "inclusion probabilities of a draw without replacement (read from the sample's "
+        "'inclusion_probability' column when --weights is not given).",
+    ),
 ]
+
+
+def weight_kind_value(kind: str) -> Any:
+    """The library's ``weight_kind`` for the CLI's ``--weight-kind``."""
+    return kind.replace("-", "_")
 
 
 def design_value(design: Any) -> Any:

@@ -37,7 +37,7 @@ from ._common import OutputFormat, dumps_json, emit_frame, emit_records, note_wr
 from ._engine import engine_from_options
 from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
 from ._progress import progress
-from ._sample import design_value
+from ._sample import design_value, weight_kind_value
 from ._warnings import capture_warnings, estimate_warnings, print_warnings
 
 __all__ = ["SampleMode", "run_sample_mode"]
@@ -63,6 +63,7 @@ class SampleMode:
     shares: str | None
     group: str | None
     bins: int | None
+    versus: str | None
     metrics: str | None
     tree: bool
     target: Target
@@ -96,10 +97,19 @@ def _check(opts: SampleMode) -> Engine:
         pred=opts.pred,
     )
     normal_quantile(opts.level)
+    if opts.versus is not None and opts.group is None:
+        raise InputError("'--versus' compares groups: give '--group' too")
     if opts.max_depth < 1:
         raise InputError(f"'--max-depth' must be at least 1; received {opts.max_depth}")
     asked = [
-        f for f, on in (("--group", opts.group), ("--tree", opts.tree), ("--tags", opts.tags)) if on
+        f
+        for f, on in (
+            ("--group", opts.group),
+            ("--versus", opts.versus),
+            ("--tree", opts.tree),
+            ("--tags", opts.tags),
+        )
+        if on
     ]
     if opts.fmt == "csv" and len(asked) > 1:
         raise InputError(
@@ -201,9 +211,7 @@ def run_sample_mode(opts: SampleMode) -> None:
             sample_frame,
             design=design_value(opts.design),
             weights={"cluster-size": "cluster_size"}.get(opts.weights or "", opts.weights),
-            weight_kind="inverse_probability"
-            if opts.weight_kind == "inverse-probability"
-            else "probability",
+            weight_kind=weight_kind_value(opts.weight_kind),
             blocks=opts.blocks,
             draws=opts.draws,
             replace=not opts.without_replacement,
@@ -237,6 +245,7 @@ def run_sample_mode(opts: SampleMode) -> None:
                     metrics=opts.metrics or "pairwise_precision,pairwise_recall,pairwise_f1",
                     level=opts.level,
                     bins=opts.bins,
+                    versus=opts.versus,
                 )
             )
             carried = {w for r in by.groups.values() for e in r.values() for w in e.warnings}
@@ -288,6 +297,11 @@ def _print(opts: SampleMode, errors: SampleErrors, results: dict[str, Any]) -> N
                 "overall": {k: e.to_dict() for k, e in d.overall.items()},
                 "clusters": {str(g): n for g, n in d.clusters.items()},
             }
+            if d.differences is not None:
+                payload["groups"]["versus"] = d.versus
+                payload["groups"]["differences"] = {
+                    str(g): {k: e.to_dict() for k, e in r.items()} for g, r in d.differences.items()
+                }
         if "tree" in results:
             t: ErrorTree = results["tree"]
             payload["tree"] = {
@@ -310,6 +324,17 @@ def _print(opts: SampleMode, errors: SampleErrors, results: dict[str, Any]) -> N
             opts.fmt,
             title=f"estimates by {d.by}",
         )
+        if d.differences is not None:
+            emit_records(
+                [
+                    {"group": g, "estimator": k, **{f: getattr(e, f) for f in _FIELDS}}
+                    for g, r in d.differences.items()
+                    for k, e in r.items()
+                ],
+                ["group", "estimator", *_FIELDS],
+                opts.fmt,
+                title=f"differences to {d.versus} by {d.by}",
+            )
     if "tree" in results:
         t = results["tree"]
         if opts.fmt == "csv":

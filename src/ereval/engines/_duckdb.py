@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -275,6 +276,14 @@ class DuckDBDatabase(Database):
             if limit is not None:
                 self.connection.execute(f"SET memory_limit = {sql.quote(limit)}")
 
+    @contextmanager
+    def scratch(self) -> Iterator[str]:
+        """A new folder for a plan's partition files, in the engine's ``temp_dir``
+        (else the system's temporary directory); removed with what it holds on exit."""
+        parent = None if self.engine.temp_dir is None else str(self.engine.temp_dir)
+        with tempfile.TemporaryDirectory(prefix="ereval-passes-", dir=parent) as folder:
+            yield folder
+
     def _lend_memory(self) -> str | None:
         """Lower DuckDB's memory limit so that it writes its buffered tables (the
         groups) to its temporary directory and gives back the memory its allocator
@@ -293,6 +302,11 @@ class DuckDBDatabase(Database):
     def execute(self, query: str) -> Any:
         """Run ``query``; DuckDB's result."""
         return self.connection.execute(query)
+
+    def fetch_arrow(self, query: str) -> Any:
+        """The rows of ``query`` as one Arrow table (through a relation: DuckDB 2 no
+        longer fetches Arrow from a connection's result)."""
+        return self.connection.sql(query).to_arrow_table()
 
     def fetch_batches(self, query: str, rows: int = 1 << 20) -> Iterator[Any]:
         """The rows of ``query`` streamed as Arrow record batches; an error of DuckDB's

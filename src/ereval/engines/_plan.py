@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
@@ -43,6 +45,7 @@ __all__ = [
     "ROW_BYTES",
     "Pass",
     "check_memory_size",
+    "key_hash",
     "limit_bytes",
     "pass_count",
     "planned_cells",
@@ -144,22 +147,32 @@ class Pass:
         return Pass(m, self.residue), Pass(m, self.residue + self.modulus)
 
 
-def run_split(planned: int, run: Callable[[Pass], None], out_of_memory: type[Exception]) -> int:
+def run_split(
+    planned: int,
+    run: Callable[[Pass], None],
+    out_of_memory: type[BaseException] | tuple[type[BaseException], ...],
+    *,
+    after: Callable[[int], None] | None = None,
+) -> int:
     """``run(piece)`` for each of the ``planned`` passes, a piece that raises
-    ``out_of_memory`` split in two and run again (up to :data:`MAX_MODULUS`);
-    the number of pieces run."""
-    todo = [Pass(planned, k) for k in reversed(range(planned))]
+    ``out_of_memory`` split in two and run again (up to :data:`MAX_MODULUS`),
+    then ``after(k)`` once every piece of pass ``k`` has run; the number of
+    pieces run."""
     done = 0
-    while todo:
-        piece = todo.pop()
-        try:
-            run(piece)
-        except out_of_memory:
-            if piece.modulus * 2 > MAX_MODULUS:
-                raise
-            todo.extend(reversed(piece.split()))
-            continue
-        done += 1
+    for k in range(planned):
+        todo = [Pass(planned, k)]
+        while todo:
+            piece = todo.pop()
+            try:
+                run(piece)
+            except out_of_memory:
+                if piece.modulus * 2 > MAX_MODULUS:
+                    raise
+                todo.extend(reversed(piece.split()))
+                continue
+            done += 1
+        if after is not None:
+            after(k)
     return done
 
 
@@ -168,43 +181,160 @@ def _hash(key: str, kind: str) -> str:
     return f"hash(CAST({key} AS DOUBLE))" if kind == "float" else f"hash({key})"
 
 
+def key_hash(con: Any, sides: Sequence[str]) -> str:
+    """The SQL hash of the record key ``r`` of ``sides`` (views or queries in
+    parentheses) that puts equal keys in the same pass: keys of floats are hashed as
+    doubles (so that equal keys of two float types fall in the same pass)."""
+    types = [str(con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()[0][1]) for side in sides]
+    floats = any(t.startswith(("FLOAT", "DOUBLE", "DECIMAL", "REAL")) for t in types)
+    return _hash("r", "float" if floats else "other")
+
+
+#: DuckDB types that a Parquet file gives back as they were written (a HUGEINT,
+#: say, would come back as a DOUBLE): the plan writes its partitions as files
+#: only for sides of these types, and keeps them in DuckDB's tables otherwise.
+_EXACT_IN_PARQUET = re.compile(
+    r"^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
+    r"FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|BLOB|DATE)$"
+)
+#: Bytes of DuckDB memory a row of a partition being written takes (its buffers).
+_WRITE_ROW_BYTES = 64
+#: The share of the memory limit the buffers of the partitions being written take.
+_WRITE_SHARE = 0.25
+
+
 def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     """The groups of :func:`ereval.engines._dialect.cells_sql` over ``sides`` (views or
     queries in parentheses with the columns ``r`` and ``c``), computed in
     ``planned`` passes (more when a pass runs out of memory) into the temporary
-    table ``cells``; its name. Keys of floats are hashed as doubles (so that equal
-    keys of two float types fall in the same pass)."""
+    table ``cells``; its name.
+
+    Each side is read once and written as ``planned`` partitions by
+    ``hash(r) % planned`` (Parquet files in a folder of the engine's temporary
+    directory, removed afterwards; DuckDB tables sorted by partition for keys of a
+    type Parquet does not give back exactly). Pass ``k`` joins partition ``k`` of
+    both sides and writes each joined record's ``(tc, pc)`` partitioned by
+    ``hash(tc, pc) % planned``; merge pass ``k`` counts the records of partition
+    ``k``, every cell being in one merge partition. No pass reads more than its
+    own partition, and a partition's files are removed once it is joined (the
+    disk holds at most the two sides' records and the joined records once). Keys of floats are hashed as doubles (so that equal keys of two
+    float types fall in the same pass).
+    """
     import duckdb
 
     oom = duckdb.OutOfMemoryException
-    types = [str(con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()[0][1]) for side in sides]
-    floats = any(t.startswith(("FLOAT", "DOUBLE", "DECIMAL", "REAL")) for t in types)
-    hashed = _hash("r", "float" if floats else "other")
+    types = [
+        [str(row[1]) for row in con.execute(f"DESCRIBE SELECT r, c FROM {side}").fetchall()]
+        for side in sides
+    ]
+    hashed = key_hash(con, sides)
+    con.execute(f"CREATE TEMP TABLE cells (tc {types[0][1]}, pc {types[1][1]}, n BIGINT)")
+    if not all(_EXACT_IN_PARQUET.match(t) for side in types for t in side):
+        _cells_in_tables(con, sides, planned, hashed, oom)
+        return "cells"
+    with con.scratch() as folder:
+        _cells_in_files(con, sides, planned, hashed, oom, Path(folder))
+    return "cells"
+
+
+def _cells_in_files(
+    con: Any, sides: tuple[str, str], planned: int, hashed: str, oom: type[Exception], root: Path
+) -> None:
+    """:func:`planned_cells` with the partitions written as Parquet files under ``root``."""
+    limit = limit_bytes(
+        str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]).replace(" ", "")
+    )
+    flush = max(2048, int(_WRITE_SHARE * limit / (planned * _WRITE_ROW_BYTES)))
+    con.execute(f"SET partitioned_write_flush_threshold = {flush}")
+    options = "FORMAT parquet, PARTITION_BY (q), COMPRESSION uncompressed"
+    for name, side in zip(("t", "p"), sides, strict=True):
+        query = f"SELECT {hashed} % {planned} AS q, r, c FROM {side}"
+        con.execute(f"COPY ({query}) TO {sql.quote(str(root / name))} ({options})")
+
+    def part(name: str, side: str, q: int) -> str:
+        files = sorted(str(f) for f in (root / name / f"q={q}").glob("*.parquet"))
+        if not files:  # no record of this side in the partition
+            return f"(SELECT r, c FROM {side} LIMIT 0)"
+        listed = ", ".join(sql.quote(f) for f in files)
+        return f"read_parquet([{listed}], hive_partitioning = false)"
+
+    def join(piece: Pass) -> None:
+        q = piece.residue % planned
+        finer = (
+            ""
+            if piece.modulus == planned
+            else f" WHERE {hashed} % {piece.modulus} = {piece.residue}"
+        )
+        t, p = (
+            f"(SELECT r, c FROM {part(n, s, q)}{finer})" for n, s in zip("tp", sides, strict=True)
+        )
+        out = root / f"j{piece.modulus}_{piece.residue}"
+        joined = (
+            f"SELECT hash(t.c, p.c) % {planned} AS q, t.c AS tc, p.c AS pc "
+            f"FROM {t} AS t FULL OUTER JOIN {p} AS p ON t.r = p.r"
+        )
+        try:
+            con.execute(f"COPY ({joined}) TO {sql.quote(str(out))} ({options})")
+        except oom:
+            shutil.rmtree(out, ignore_errors=True)
+            raise
+
+    def drop(q: int) -> None:  # the partition is joined: its files go
+        for name in ("t", "p"):
+            shutil.rmtree(root / name / f"q={q}", ignore_errors=True)
+
+    run_split(planned, join, oom, after=drop)
+
+    def merge(piece: Pass) -> None:
+        q = piece.residue % planned
+        files = sorted(str(f) for f in root.glob(f"j*/q={q}/*.parquet"))
+        if not files:
+            return
+        listed = ", ".join(sql.quote(f) for f in files)
+        finer = (
+            ""
+            if piece.modulus == planned
+            else f" WHERE hash(tc, pc) % {piece.modulus} = {piece.residue}"
+        )
+        con.execute(
+            "INSERT INTO cells SELECT tc, pc, count(*) FROM "
+            f"read_parquet([{listed}], hive_partitioning = false){finer} GROUP BY ALL"
+        )
+
+    run_split(planned, merge, oom)
+
+
+def _cells_in_tables(
+    con: Any, sides: tuple[str, str], planned: int, hashed: str, oom: type[Exception]
+) -> None:
+    """:func:`planned_cells` with the partitions kept in DuckDB tables sorted by
+    partition (so that a pass reads the blocks of its own partition only)."""
     for view, side in zip(("tq", "pq"), sides, strict=True):
         con.execute(
             f"CREATE TEMP TABLE {view} AS SELECT {hashed} % {planned} AS q, {hashed} AS h, "
-            f"r, c FROM {side}"
+            f"r, c FROM {side} ORDER BY q"
         )
-    template = sql.cells_sql("(SELECT r, c FROM tq WHERE {w})", "(SELECT r, c FROM pq WHERE {w})")
-    con.execute(f"CREATE TEMP TABLE cell_parts AS {template.format(w='false')}")
+    joined = (
+        "SELECT hash(t.c, p.c) % {m} AS q, hash(t.c, p.c) AS h, t.c AS tc, p.c AS pc "
+        "FROM (SELECT r, c FROM tq WHERE {w}) AS t FULL OUTER JOIN "
+        "(SELECT r, c FROM pq WHERE {w}) AS p ON t.r = p.r"
+    )
+    con.execute(f"CREATE TEMP TABLE joined AS {joined.format(m=planned, w='false')}")
 
     def join(piece: Pass) -> None:
-        con.execute("INSERT INTO cell_parts " + template.format(w=piece.where("q", "h", planned)))
+        con.execute(
+            "INSERT INTO joined " + joined.format(m=planned, w=piece.where("q", "h", planned))
+        )
 
     run_split(planned, join, oom)
     con.execute("DROP TABLE tq")
     con.execute("DROP TABLE pq")
-    con.execute(
-        "CREATE TEMP TABLE cell_hashed AS SELECT hash(tc) % "
-        f"{planned} AS q, hash(tc) AS h, tc, pc, n FROM cell_parts"
-    )
-    con.execute("DROP TABLE cell_parts")
-    merged = "SELECT tc, pc, CAST(sum(n) AS BIGINT) AS n FROM cell_hashed WHERE {w} GROUP BY tc, pc"
-    con.execute(f"CREATE TEMP TABLE cells AS {merged.format(w='false')}")
+    con.execute("CREATE TEMP TABLE joined_sorted AS SELECT * FROM joined ORDER BY q")
+    con.execute("DROP TABLE joined")
+    merged = "SELECT tc, pc, count(*) FROM joined_sorted WHERE {w} GROUP BY ALL"
 
     def merge(piece: Pass) -> None:
         con.execute("INSERT INTO cells " + merged.format(w=piece.where("q", "h", planned)))
 
     run_split(planned, merge, oom)
-    con.execute("DROP TABLE cell_hashed")
-    return "cells"
+    con.execute("DROP TABLE joined_sorted")

@@ -26,6 +26,7 @@ from __future__ import annotations
 from ..results import Estimate, normal_quantile
 from ._beta_interval import beta_interval
 from ._designs import DESIGNS, ClusterSample, Design, WeightKind, as_sample, draw_sample
+from ._differences import OVERALL, estimate_differences
 from ._error_weights import expected_error_probabilities
 from ._intervals import (
     DEFAULT_INTERVAL,
@@ -34,6 +35,7 @@ from ._intervals import (
     ratio_interval,
     wilson_interval,
 )
+from ._leaving import LEAVING, Leaving
 from ._metrics import available_estimators, estimate, estimate_by_group, estimate_from_terms
 from ._naive import NAIVE_METRICS, naive_values
 from ._ratio import (
@@ -45,6 +47,8 @@ from ._ratio import (
     ratio_problems,
     size_warning,
 )
+from ._reviewer_errors import EstimateShift, ReviewerSensitivity, reviewer_sensitivity
+from ._reviewer_rate import ReviewerErrorRate, reviewer_error_rate
 from ._size_design import plan_size_stratified
 from ._terms import ClusterTerms, PreparedPrediction, cluster_terms, prepare_prediction
 from ._unequal_designs import plan_expected_error, plan_predicted_cluster
@@ -56,11 +60,17 @@ __all__ = [
     "DESIGNS",
     "Design",
     "Estimate",
+    "EstimateShift",
     "EstimationWarning",
     "INTERVAL_METHODS",
     "IntervalMethod",
+    "LEAVING",
+    "Leaving",
     "NAIVE_METRICS",
+    "OVERALL",
     "PreparedPrediction",
+    "ReviewerErrorRate",
+    "ReviewerSensitivity",
     "WeightKind",
     "as_sample",
     "available_estimators",
@@ -70,6 +80,7 @@ __all__ = [
     "draw_sample",
     "estimate",
     "estimate_by_group",
+    "estimate_differences",
     "estimate_from_terms",
     "expected_error_probabilities",
     "fpc_theta",
@@ -83,6 +94,8 @@ __all__ = [
     "ratio_interval",
     "ratio_of_means",
     "ratio_problems",
+    "reviewer_error_rate",
+    "reviewer_sensitivity",
     "size_warning",
     "wilson_interval",
 ]

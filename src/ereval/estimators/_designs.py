@@ -42,6 +42,14 @@ design; :func:`ereval.estimators._stratified.fpc_fraction`). Records drawn
 without replacement are drawn with equal probabilities (within a stratum), so
 their inclusion probabilities ``n/N`` (``n_h/N_h``) are the Horvitz-Thompson
 weights the estimators use (Binette et al. 2022, Remark 3).
+
+Clusters or blocks drawn without replacement with *unequal* probabilities
+(``weights="cluster_size"`` or custom) are drawn by randomised systematic
+sampling with inclusion probabilities ``pi_u`` proportional to the weights;
+the sample keeps each unit's exact ``pi_u`` (``weight_kind=
+"inclusion_probability"``, column ``inclusion_probability``) and the estimators
+take their Horvitz-Thompson form with Hájek's variance
+(:mod:`ereval.estimators._inclusion`).
 """
 
 from __future__ import annotations
@@ -75,6 +83,8 @@ __all__ = [
 #: ids; :func:`as_sample` reads them back when the matching option is not given.
 UNIT_COL = "unit_id"
 PROBABILITY_COL = "probability"
+#: A without-replacement sample's per-unit first-order inclusion probability ``pi_u``.
+INCLUSION_COL = "inclusion_probability"
 DRAWS_COL = "draws"
 #: The size-stratified design's per-record columns: the record's stratum, the stratum's
 #: number of records in the population, and how often the record itself was drawn.
@@ -91,7 +101,12 @@ Design = Literal[
     "expected_error",
     "predicted_cluster",
 ]
-WeightKind = Literal["probability", "inverse_probability"]
+WeightKind = Literal["probability", "inverse_probability", "inclusion_probability"]
+_WEIGHT_KINDS: tuple[WeightKind, ...] = (
+    "probability",
+    "inverse_probability",
+    "inclusion_probability",
+)
 DESIGNS: tuple[Design, ...] = (
     "record",
     "cluster",
@@ -147,6 +162,11 @@ class ClusterSample(FrameRepr):
     record_probabilities : ndarray of float64 or None
         Expected-error design: ``q_r``, each record's draw probability (the
         cluster's ``p_c`` is their sum over its records).
+    inclusion : bool
+        Whether ``probabilities`` are the exact first-order inclusion
+        probabilities ``pi_u`` of a draw without replacement (not only
+        proportional to them): the estimators then take their Horvitz-Thompson
+        form (:mod:`ereval.estimators._inclusion`).
     """
 
     records: npt.NDArray[Any]
@@ -166,6 +186,13 @@ class ClusterSample(FrameRepr):
     stratum_labels: npt.NDArray[Any] | None = None
     stratum_sizes: IntArray | None = None
     record_probabilities: FloatArray | None = None
+    inclusion: bool = False
+
+    @property
+    def poisson(self) -> bool:
+        """Whether the units were drawn independently (expected-error records drawn without
+        replacement by Poisson sampling: each cluster in the sample with its own ``pi_c``)."""
+        return self.inclusion and self.design == "expected_error"
 
     @property
     def stratified(self) -> bool:
@@ -225,12 +252,37 @@ class ClusterSample(FrameRepr):
 
     @property
     def theta(self) -> float:
-        """Finite-population correction for this sample (1 with replacement)."""
-        if self.replace or self.population_size is None:
+        """Finite-population correction for this sample (1 with replacement).
+
+        A sample with inclusion probabilities has one per estimate
+        (:func:`ereval.estimators._inclusion.inclusion_theta`); this is then 1.
+        """
+        if self.replace or self.population_size is None or self.inclusion:
             return 1.0
         if self.design == "record":
             return float(fpc_fraction(self.n_draws, self.population_size))
         return fpc_theta(self.n_draws, self.population_size)
+
+    def theta_for(
+        self,
+        numerator: npt.ArrayLike,
+        denominator: npt.ArrayLike,
+        draws: npt.ArrayLike | None = None,
+    ) -> float:
+        """The finite-population correction of one ratio estimate from this sample's rows.
+
+        :attr:`theta`, except for a sample with inclusion probabilities, whose rows
+        ``b_s = B_s / pi_s``, ``a_s = A_s / pi_s`` of the units ``draws`` (default
+        :attr:`draws`) get Hájek's ratio
+        (:func:`ereval.estimators._inclusion.inclusion_theta`).
+        """
+        if not self.inclusion:
+            return self.theta
+        from ._inclusion import inclusion_theta
+
+        units = self.draws if draws is None else np.asarray(draws, dtype=np.int64)
+        pi = self.probabilities[units]
+        return float(inclusion_theta(numerator, denominator, pi, poisson=self.poisson))
 
     def membership(self) -> Membership:
         """The sampled true clusters as a :class:`~ereval.io.Membership`."""
@@ -249,7 +301,7 @@ class ClusterSample(FrameRepr):
                 "record_id": self.records,
                 "cluster_id": self.clusters,
                 UNIT_COL: self.unit_labels[unit],
-                PROBABILITY_COL: self.probabilities[unit],
+                INCLUSION_COL if self.inclusion else PROBABILITY_COL: self.probabilities[unit],
                 DRAWS_COL: counts[unit],
             }
         )
@@ -272,9 +324,10 @@ class ClusterSample(FrameRepr):
                 self.draw_records, minlength=self.records.shape[0]
             )
         if self.record_probabilities is not None:
-            from ._unequal_designs import RECORD_PROBABILITY_COL
+            from ._unequal_designs import RECORD_INCLUSION_COL, RECORD_PROBABILITY_COL
 
-            frame[RECORD_PROBABILITY_COL] = self.record_probabilities
+            col = RECORD_INCLUSION_COL if self.inclusion else RECORD_PROBABILITY_COL
+            frame[col] = self.record_probabilities
         return frame
 
     def to_dict(self) -> dict[str, Any]:
@@ -332,8 +385,14 @@ def as_sample(
         for ``"cluster"`` and ``"block"``; ``"record"`` implies ``"cluster_size"``
         and ``"single_block"`` needs none. ``"cluster_size"`` for blocks means the
         block's number of records.
-    weight_kind : {"probability", "inverse_probability"}, default "probability"
-        Whether custom values are probabilities ``p_u`` or design weights ``1/p_u``.
+    weight_kind : {"probability", "inverse_probability", "inclusion_probability"}
+        Whether custom values are probabilities ``p_u`` (default) or design
+        weights ``1/p_u``, both up to a constant, or the exact first-order
+        inclusion probabilities ``pi_u`` in ``(0, 1]`` of a draw without
+        replacement (``replace=False``; the ``inclusion_probability`` column
+        that :func:`draw_sample` writes is read as such when ``weights`` is
+        unset): the estimators then take their Horvitz-Thompson form
+        (:mod:`ereval.estimators._inclusion`).
     blocks : str or mapping, optional
         For ``design="block"``: a column of the sample table, or a mapping from
         cluster id to block id. Every true cluster must lie in one block.
@@ -400,7 +459,7 @@ def as_sample(
             )
         table = sample_table(sample, record_col=record_col, cluster_col=cluster_col)
         return stratified_sample(table, replace=replace)
-    weight_kind = check_choice("weight_kind", weight_kind, ("probability", "inverse_probability"))
+    weight_kind = check_choice("weight_kind", weight_kind, _WEIGHT_KINDS)
     if not isinstance(replace, bool):
         raise InputError(f"'replace' must be True or False; received {describe(replace)}")
     if design in ("expected_error", "predicted_cluster"):
@@ -417,10 +476,11 @@ def as_sample(
                 replace=replace,
                 population_size=population_size,
             )
-        if blocks is not None or weight_kind != "probability":
+        allowed_kind = "probability" if replace else "inclusion_probability"
+        if blocks is not None or weight_kind not in ("probability", allowed_kind):
             raise InputError(
-                "design='expected_error' samples true clusters through records; 'blocks' and "
-                "'weight_kind' do not apply"
+                "design='expected_error' samples true clusters through records; 'blocks' does "
+                "not apply, and 'weight_kind' only as 'inclusion_probability' with replace=False"
             )
         return expected_error_sample(
             table, weights=weights, draws=draws, replace=replace, population_size=population_size
@@ -435,7 +495,12 @@ def as_sample(
         weights, blocks, draws = _written_columns(
             table.frame, design, weights, weight_kind, blocks, draws, cluster_col
         )
+        if INCLUSION_COL in table.frame.columns and weights is None:
+            weights, weight_kind = INCLUSION_COL, "inclusion_probability"
     units, unit_labels = unit_codes(table, design=design, blocks=blocks)
+    inclusion = weight_kind == "inclusion_probability"
+    if inclusion:
+        _check_inclusion_options(design, replace, population_size)
     probs, scheme = _probabilities(table, design, weights, weight_kind, units, unit_labels)
     drawn = draw_codes(table, draws, units, unit_labels)
     population_size = _check_replacement(design, replace, population_size, drawn, unit_labels)
@@ -452,7 +517,27 @@ def as_sample(
         weights=scheme,
         replace=replace,
         population_size=population_size,
+        inclusion=inclusion,
     )
+
+
+def _check_inclusion_options(design: Design, replace: bool, population_size: Any) -> None:
+    """Inclusion probabilities describe cluster or block draws without replacement."""
+    if design not in ("cluster", "block", "predicted_cluster"):
+        raise InputError(
+            "weight_kind='inclusion_probability' applies to design='cluster', 'block' and "
+            f"'predicted_cluster' (units drawn without replacement); design is '{design}'"
+        )
+    if replace:
+        raise InputError(
+            "inclusion probabilities (weight_kind='inclusion_probability', or the sample's "
+            f"'{INCLUSION_COL}' column) describe a draw without replacement; give replace=False"
+        )
+    if population_size is not None:
+        raise InputError(
+            "weight_kind='inclusion_probability' carries the finite-population correction in "
+            "the inclusion probabilities; 'population_size' does not apply"
+        )
 
 
 def _written_columns(
@@ -558,6 +643,15 @@ def _probabilities(
         )
     if weight_kind == "inverse_probability":
         values = 1.0 / values
+    if weight_kind == "inclusion_probability":
+        over = values > 1.0
+        if over.any():
+            idx = np.flatnonzero(over)
+            raise InputError(
+                f"inclusion probabilities must lie in (0, 1]; received {examples(values[idx])} "
+                f"for {what}(s) {examples(unit_labels[idx])}"
+            )
+        return values, "inclusion"
     return values, "custom"
 
 
@@ -641,7 +735,11 @@ def draw_sample(
     replace : bool, default True
         Draw with replacement; without it, the sample records the population size
         so that the finite-population correction applies (for ``"record"``:
-        distinct records, a cluster may still be drawn through several).
+        distinct records, a cluster may still be drawn through several). Clusters
+        or blocks with unequal weights are then drawn by randomised systematic
+        sampling with inclusion probabilities ``pi_u = min(1, c p_u)``, exactly
+        realised, which the sample keeps (the Horvitz-Thompson estimators of
+        :mod:`ereval.estimators._inclusion`).
     seed : None, int or numpy.random.Generator
         Source of randomness.
     pred, strata, allocation, pilot
@@ -692,13 +790,13 @@ def draw_sample(
     if design == "expected_error":
         from ._unequal_designs import draw_expected_error
 
-        if weights is None or pred is not None or blocks is not None or not replace:
+        if weights is None or pred is not None or blocks is not None:
             raise InputError(
-                "design='expected_error' draws records with replacement with the probabilities "
-                "given as 'weights' (record id -> probability, from "
-                "expected_error_probabilities); 'pred', 'blocks' and replace=False do not apply"
+                "design='expected_error' draws records with the probabilities given as "
+                "'weights' (record id -> probability, from expected_error_probabilities); "
+                "'pred' and 'blocks' do not apply"
             )
-        return draw_expected_error(truth, weights, n=n, seed=rng)
+        return draw_expected_error(truth, weights, n=n, seed=rng, replace=replace)
     if design == "predicted_cluster":
         from ._unequal_designs import draw_predicted_cluster
 
@@ -765,8 +863,23 @@ def draw_sample(
             raise InputError(
                 f"cannot draw {n} units without replacement from a population of {n_units}"
             )
+        if not replace and not np.allclose(p, p[0], rtol=1e-12, atol=0.0):
+            return _draw_inclusion(population, n, design=design, rng=rng)
         chosen = rng.choice(n_units, size=n, replace=replace, p=p).astype(np.int64)
     return _subsample(population, chosen, design=design, replace=replace)
+
+
+def _draw_inclusion(
+    population: ClusterSample, n: int, *, design: Design, rng: np.random.Generator
+) -> ClusterSample:
+    """``n`` distinct units by randomised systematic sampling, ``pi_u`` ∝ ``p_u`` (exact)."""
+    from ._inclusion import inclusion_probabilities, systematic_sample
+
+    pi = inclusion_probabilities(population.probabilities, n)
+    chosen = systematic_sample(pi, seed=rng)
+    with_pi = dataclasses.replace(population, probabilities=pi, weights="inclusion")
+    sample = _subsample(with_pi, chosen, design=design, replace=False)
+    return dataclasses.replace(sample, inclusion=True, population_size=None)
 
 
 def replace_population(sample: ClusterSample, population_size: int) -> ClusterSample:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,7 @@ from ..io import Columns, factorize
 from ..results import Estimate, normal_quantile, problem_warning, range_problems
 from ._designs import ClusterSample, Design, WeightKind, as_sample
 from ._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
+from ._leaving import Leaving, check_leaving, spec_terms
 from ._naive import NAIVE_METRICS, naive_values
 from ._ratio import (
     EstimationWarning,
@@ -76,10 +78,12 @@ from ._terms import (
 from ._unequal_designs import PREDICTED_CLUSTER_ESTIMATORS, check_predicted_units
 
 __all__ = [
+    "GroupSetup",
     "available_estimators",
     "estimate",
     "estimate_by_group",
     "estimate_from_terms",
+    "group_setup",
     "resolve_estimators",
 ]
 
@@ -187,6 +191,7 @@ def estimate_from_terms(
     level: float = 0.95,
     interval: IntervalMethod = DEFAULT_INTERVAL,
     fpc: bool = True,
+    leaving: Leaving = "half",
 ) -> dict[str, Estimate]:
     """Evaluate the estimators ``keys`` from precomputed per-cluster statistics.
 
@@ -195,8 +200,11 @@ def estimate_from_terms(
     (for the size-stratified design they stay as draws of value 0, so that each
     stratum keeps its ``n_h``: a domain estimate). ``fpc=False`` leaves out the
     finite-population correction of a sample drawn without replacement.
+    ``leaving="full"`` counts each predicted link leaving a kept cluster whole
+    (meant for subgroups; see :mod:`ereval.estimators._leaving`).
     """
     normal_quantile(level)
+    leaving = check_leaving(leaving)
     mask = np.ones(terms.n_clusters, dtype=bool) if keep is None else keep
     units = sample.unit_of_cluster
     kept_unit = np.bincount(units, weights=mask, minlength=sample.n_units) > 0
@@ -242,12 +250,15 @@ def estimate_from_terms(
                 (f"'{key}' is 1 by convention: the prediction has a single cluster",),
             )
             continue
-        f, g = spec.terms(terms, beta)
+        f, g = spec_terms(spec, leaving)(terms, beta)
         b = np.bincount(units, weights=f * mask, minlength=sample.n_units)[draws] * inv_p
         a = np.bincount(units, weights=g * mask, minlength=sample.n_units)[draws] * inv_p
         gm = g * mask
         squares = np.bincount(units, weights=gm * gm, minlength=sample.n_units)[draws] * inv_p**2
         offset, scale = affine
+        if sample.inclusion and fpc:
+            # Horvitz-Thompson rows b = B/pi, a = A/pi; Hajek's variance (_inclusion.py)
+            theta = sample.theta_for(b, a, draws)
         if design == "single_block" or n < 2:
             out[key] = _ratio_of_sums(key, spec, b, a, offset, scale, design, level)
         else:
@@ -376,6 +387,7 @@ def estimate(
     fpc: bool = True,
     names: Any = None,
     subgroup: Iterable[Any] | None = None,
+    leaving: Leaving = "half",
     naive: bool = True,
     record_col: Columns = "record_id",
     cluster_col: str = "cluster_id",
@@ -419,13 +431,24 @@ def estimate(
         the size-stratified design each stratum's ``N_h``): ``1 - n/N`` for
         records, ``1 - (n-1)/(T-1)`` for clusters and blocks. It is exact for
         records, so it is applied whatever the sampled share; below a 2% share
-        it moves the standard error by less than 1%. ``False`` forces it off.
+        it moves the standard error by less than 1%. A sample with inclusion
+        probabilities (clusters or blocks drawn without replacement with
+        unequal probabilities) gets Hájek's variance instead, 0 for a census
+        (:mod:`ereval.estimators._inclusion`); ``False`` forces it off (the
+        with-replacement approximation).
     names : str or mapping, optional
         Record names for the homonymy and name-variation rates (see
         :func:`prepare_prediction`).
     subgroup : iterable of cluster ids, optional
         Restrict the estimates to these true clusters (ids that were not sampled
         are allowed and play no role), keeping the whole prediction.
+    leaving : {"half", "full"}, default "half"
+        With ``subgroup``: how a predicted link from a subgroup cluster to a
+        record outside it counts in the denominators of pairwise precision and
+        F and of the block forms of cluster precision and F: 1/2 (shared with
+        the other cluster, so that the groups add up to the whole), or 1 (the
+        wording of Binette et al. 2024, Remark 3: every link touching the
+        subgroup's entities). See :mod:`ereval.estimators._leaving`.
     naive : bool, default True
         Include the ``*_naive`` values in the default selection.
     engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
@@ -468,6 +491,12 @@ def estimate(
     beta = check_beta(beta)
     normal_quantile(level)
     interval = check_interval(interval)
+    leaving = check_leaving(leaving)
+    if leaving == "full" and subgroup is None:
+        raise InputError(
+            "'leaving' = 'full' counts the links leaving a subgroup; it needs 'subgroup' (over "
+            "the whole population every link is shared by two true clusters)"
+        )
     chosen = prediction_engine(
         pred,
         engine,
@@ -501,7 +530,15 @@ def estimate(
     if not isinstance(fpc, bool):
         raise InputError(f"'fpc' must be True or False; received {describe(fpc)}")
     return estimate_from_terms(
-        terms, s, keys, keep=keep, beta=beta, level=level, interval=interval, fpc=fpc
+        terms,
+        s,
+        keys,
+        keep=keep,
+        beta=beta,
+        level=level,
+        interval=interval,
+        fpc=fpc,
+        leaving=leaving,
     )
 
 
@@ -541,6 +578,7 @@ def estimate_by_group(
     beta: float = 1.0,
     level: float = 0.95,
     interval: IntervalMethod = DEFAULT_INTERVAL,
+    leaving: Leaving = "half",
     names: Any = None,
     naive: bool = True,
     record_col: Columns = "record_id",
@@ -555,6 +593,9 @@ def estimate_by_group(
         The group of each sampled true cluster: a mapping from cluster id to
         group label, or a column of the sample table (constant within each
         cluster). Every sampled cluster needs a group.
+    leaving : {"half", "full"}, default "half"
+        How a predicted link leaving a group's clusters counts (see
+        :func:`estimate` and :mod:`ereval.estimators._leaving`).
     pred, sample, design, weights, weight_kind, blocks, draws, replace, population_size, metrics, beta, level, interval, names, naive, record_col, cluster_col, engine
         As for :func:`estimate`.
 
@@ -566,28 +607,25 @@ def estimate_by_group(
         with an :class:`EstimationWarning`.
     """
     beta = check_beta(beta)
-    normal_quantile(level)
-    interval = check_interval(interval)
-    chosen = prediction_engine(
-        pred,
-        engine,
-    )
-    s, terms = _sample_and_terms(
+    setup = group_setup(
         pred,
         sample,
-        design,
-        weights,
-        names,
-        record_col,
-        cluster_col,
-        chosen,
-        _sample_options(weight_kind, blocks, draws, replace, population_size),
+        groups,
+        design=design,
+        weights=weights,
+        names=names,
+        record_col=record_col,
+        cluster_col=cluster_col,
+        engine=engine,
+        options=_sample_options(weight_kind, blocks, draws, replace, population_size),
+        beta=beta,
+        level=level,
+        interval=interval,
+        leaving=leaving,
     )
-    labels = _group_labels(sample, s, groups, record_col, cluster_col)
-    codes, uniq = factorize(labels)
+    s, terms = setup.sample, setup.terms
     out: dict[Any, dict[str, Estimate]] = {}
-    for g, label in enumerate(np.asarray(uniq).tolist()):
-        keep = codes == g
+    for label, keep in setup.masks.items():
         keys = (
             available_estimators(s, terms, beta=beta, subgroup=True, naive=naive)
             if metrics is None
@@ -601,9 +639,61 @@ def estimate_by_group(
                 stacklevel=2,
             )
         out[label] = estimate_from_terms(
-            terms, s, keys, keep=keep, beta=beta, level=level, interval=interval
+            terms,
+            s,
+            keys,
+            keep=keep,
+            beta=beta,
+            level=level,
+            interval=interval,
+            leaving=setup.leaving,
         )
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class GroupSetup:
+    """A sample, its per-cluster statistics and the cluster mask of each group."""
+
+    sample: ClusterSample
+    terms: ClusterTerms
+    masks: dict[Any, npt.NDArray[np.bool_]]
+    leaving: Leaving
+
+
+def group_setup(
+    pred: Any,
+    sample: Any,
+    groups: Any,
+    *,
+    design: Design | None,
+    weights: Any,
+    names: Any,
+    record_col: Columns,
+    cluster_col: str,
+    engine: EngineName | Engine,
+    options: Mapping[str, Any],
+    beta: float,
+    level: float,
+    interval: IntervalMethod,
+    leaving: Leaving,
+) -> GroupSetup:
+    """Check the options, read the sample and the prediction, and mask each group."""
+    check_beta(beta)
+    normal_quantile(level)
+    check_interval(interval)
+    checked = check_leaving(leaving)
+    chosen = prediction_engine(
+        pred,
+        engine,
+    )
+    s, terms = _sample_and_terms(
+        pred, sample, design, weights, names, record_col, cluster_col, chosen, options
+    )
+    labels = _group_labels(sample, s, groups, record_col, cluster_col)
+    codes, uniq = factorize(labels)
+    masks = {label: codes == g for g, label in enumerate(np.asarray(uniq).tolist())}
+    return GroupSetup(s, terms, masks, checked)
 
 
 def _group_labels(

@@ -50,7 +50,10 @@ class EstimatorSpec:
     cluster size, at least 1. ``proportion`` says that every unit's ratio lies in
     ``[0, 1]`` too (``B_s <= A_s``), so that the beta and Wilson intervals of
     :mod:`ereval.estimators._intervals` apply; it is False for the ``*_cluster``
-    forms, whose per-unit ratios exceed 1.
+    forms, whose per-unit ratios exceed 1. ``full`` gives the terms with every
+    predicted link (or predicted cluster) leaving a true cluster counted whole
+    instead of shared between the two clusters it joins (``leaving="full"``,
+    see :mod:`ereval.estimators._leaving`); None where nothing is shared.
     """
 
     key: str
@@ -64,6 +67,7 @@ class EstimatorSpec:
     beta_only: bool = False
     bounds: tuple[float, float] = UNIT_RANGE
     proportion: bool = True
+    full: TermFunction | None = None
 
 
 def _ones(t: ClusterTerms) -> FloatArray:
@@ -85,6 +89,35 @@ def _pair_precision_cluster(t: ClusterTerms, beta: float) -> tuple[FloatArray, F
     if t.n_pred_pairs == 0:
         return np.zeros_like(t.size), np.zeros_like(t.size)
     return t.n_records * _tp(t) / t.n_pred_pairs, t.size
+
+
+def _leaving(t: ClusterTerms) -> FloatArray:
+    """``sum_j n_j (b_j - n_j)``: predicted links from ``c`` to records outside ``c``."""
+    return t.nb - t.sq
+
+
+def _pair_precision_full(t: ClusterTerms, beta: float) -> tuple[FloatArray, FloatArray]:
+    # |T_c ∩ P_c| over |P_c| + |P_c^-|: a link leaving c counts 1
+    return _tp(t), (t.sq - t.size) / 2.0 + _leaving(t)
+
+
+def _pair_f_full(t: ClusterTerms, beta: float) -> tuple[FloatArray, FloatArray]:
+    f, g = _pair_f(t, beta)
+    return f, g + _leaving(t) / (1.0 + beta * beta)
+
+
+def _met(t: ClusterTerms) -> FloatArray:
+    """The number of predicted clusters meeting ``c``."""
+    return np.bincount(t.rows, minlength=t.n_clusters).astype(np.float64)
+
+
+def _cluster_precision_full(t: ClusterTerms, beta: float) -> tuple[FloatArray, FloatArray]:
+    return t.exact, _met(t)
+
+
+def _cluster_f_full(t: ClusterTerms, beta: float) -> tuple[FloatArray, FloatArray]:
+    b2 = beta * beta
+    return (1.0 + b2) * t.exact, _met(t) + b2
 
 
 def _pair_recall(t: ClusterTerms, beta: float) -> tuple[FloatArray, FloatArray]:
@@ -184,6 +217,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         "block",
         _pair_precision_block,
         f"{_B22}, Lemma 3 and eq. 14 (each cluster its own block); {_B24}, Lemma 1",
+        full=_pair_precision_full,
     ),
     EstimatorSpec(
         "pairwise_precision_cluster",
@@ -212,10 +246,21 @@ SPECS: tuple[EstimatorSpec, ...] = (
         f"{_B22}, eqs. 11, 13, 15; {_B24}, Lemma 1",
     ),
     EstimatorSpec(
-        "pairwise_f1", "pairwise_f1", "block", lambda t, b: _pair_f(t, 1.0), f"{_B24}, Lemma 2"
+        "pairwise_f1",
+        "pairwise_f1",
+        "block",
+        lambda t, b: _pair_f(t, 1.0),
+        f"{_B24}, Lemma 2",
+        full=lambda t, b: _pair_f_full(t, 1.0),
     ),
     EstimatorSpec(
-        "pairwise_fbeta", "pairwise_fbeta", "block", _pair_f, f"{_B24}, Lemma 2", beta_only=True
+        "pairwise_fbeta",
+        "pairwise_fbeta",
+        "block",
+        _pair_f,
+        f"{_B24}, Lemma 2",
+        beta_only=True,
+        full=_pair_f_full,
     ),
     EstimatorSpec(
         "cluster_precision",
@@ -223,6 +268,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         "block",
         _cluster_precision_block,
         f"{_B24}, eq. 13, with |Ĉ| = sum_c sum_j n_cj / b_j",
+        full=_cluster_precision_full,
     ),
     EstimatorSpec(
         "cluster_precision_cluster",
@@ -240,6 +286,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         "block",
         lambda t, b: _cluster_f_block(t, 1.0),
         f"{_B24}, eq. 13, with |Ĉ| = sum_c sum_j n_cj / b_j",
+        full=lambda t, b: _cluster_f_full(t, 1.0),
     ),
     EstimatorSpec(
         "cluster_f1_cluster",
@@ -257,6 +304,7 @@ SPECS: tuple[EstimatorSpec, ...] = (
         _cluster_f_block,
         f"{_B24}, eq. 13",
         beta_only=True,
+        full=_cluster_f_full,
     ),
     EstimatorSpec(
         "b3_precision",

@@ -78,7 +78,8 @@ def restrict_sample(sample: ClusterSample, records: Any) -> ClusterSample:
         probabilities=sample.probabilities[kept_unit],
         draws=unit_map[draws].astype(np.int64),
         design=design,  # type: ignore[arg-type]
-        weights="uniform" if sample.weights == "uniform" else "custom",
+        weights=sample.weights if sample.weights in ("uniform", "inclusion") else "custom",
         replace=sample.replace,
         population_size=sample.population_size,
+        inclusion=sample.inclusion,
     )

@@ -35,6 +35,12 @@ import pandas as pd
 from .._errors import InputError, InputTypeError
 from .._validation import check_rng, describe, examples
 from ..io import factorize
+from ._inclusion import (
+    cluster_inclusion,
+    inclusion_probabilities,
+    poisson_records,
+    systematic_sample,
+)
 from ._sample_input import (
     SampleTable,
     _lookup,
@@ -50,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PREDICTED_CLUSTER_ESTIMATORS",
+    "RECORD_INCLUSION_COL",
     "RECORD_PROBABILITY_COL",
     "check_predicted_units",
     "draw_expected_error",
@@ -65,14 +72,18 @@ FloatArray = npt.NDArray[np.float64]
 
 #: The expected-error design's per-record column: each record's draw probability ``q_r``.
 RECORD_PROBABILITY_COL = "record_probability"
+#: Its column without replacement: each record's inclusion probability ``pi_r`` (Poisson).
+RECORD_INCLUSION_COL = "record_inclusion_probability"
 #: The estimators the predicted-cluster design supports (module docstring).
 PREDICTED_CLUSTER_ESTIMATORS = ("pairwise_precision", "b3_precision")
 
 
-def _record_probabilities(table: SampleTable, weights: Any) -> FloatArray:
+def _record_probabilities(
+    table: SampleTable, weights: Any, *, column: str = RECORD_PROBABILITY_COL
+) -> FloatArray:
     """``q_r`` of each sampled record, from a column or a mapping record id -> q."""
     if weights is None:
-        weights = RECORD_PROBABILITY_COL
+        weights = column
     if isinstance(weights, str):
         if table.frame is None:
             raise InputError(
@@ -81,6 +92,12 @@ def _record_probabilities(table: SampleTable, weights: Any) -> FloatArray:
                 f"'{RECORD_PROBABILITY_COL}' column"
             )
         if weights not in table.frame.columns:
+            if column == RECORD_INCLUSION_COL:
+                raise InputError(
+                    f"design='expected_error' with replace=False: the sample has no column "
+                    f"'{weights}' with each record's inclusion probability (draw_sample and "
+                    "expected_error_inclusion give them); name the column with 'weights'"
+                )
             raise InputError(
                 f"design='expected_error': the sample has no column '{weights}' with each "
                 "record's draw probability; compute them with expected_error_probabilities "
@@ -135,14 +152,17 @@ def _default_draws(table: SampleTable, draws: Any) -> Any:
 def expected_error_sample(
     table: SampleTable, *, weights: Any, draws: Any, replace: bool, population_size: Any
 ) -> ClusterSample:
-    """Read an expected-error sample: ``p_c = sum_{r in c} q_r`` over each cluster's records."""
+    """Read an expected-error sample: ``p_c = sum_{r in c} q_r`` over each cluster's records
+    (without replacement: ``pi_c = 1 - prod_{r in c} (1 - pi_r)``, Poisson sampling)."""
     from ._designs import ClusterSample
 
-    if not replace or population_size is not None:
+    if population_size is not None:
         raise InputError(
-            "design='expected_error' draws records with replacement with unequal "
-            "probabilities; 'replace=False' and 'population_size' do not apply"
+            "design='expected_error' draws records with unequal probabilities; "
+            "'population_size' does not apply"
         )
+    if not replace:
+        return _poisson_sample(table, weights=weights, draws=draws)
     q = _record_probabilities(table, weights)
     k = table.n_clusters
     units = np.arange(k, dtype=np.int64)
@@ -163,6 +183,63 @@ def expected_error_sample(
     )
 
 
+def _poisson_sample(table: SampleTable, *, weights: Any, draws: Any) -> ClusterSample:
+    """Expected-error records drawn without replacement (Poisson): each labelled cluster once,
+    with ``pi_c = 1 - prod_{r in c} (1 - pi_r)``."""
+    from ._designs import INCLUSION_COL, RECORD_DRAWS_COL, ClusterSample
+
+    if draws is not None:
+        raise InputError(
+            "design='expected_error' with replace=False: every labelled cluster was drawn once; "
+            "'draws' does not apply"
+        )
+    pi_r = _record_probabilities(table, weights, column=RECORD_INCLUSION_COL)
+    if (pi_r > 1.0).any():
+        raise InputError(
+            "design='expected_error': record inclusion probabilities must lie in (0, 1]; "
+            f"received {examples(pi_r[pi_r > 1.0])}"
+        )
+    k = table.n_clusters
+    pi_c = cluster_inclusion(pi_r, table.codes, k)
+    frame = table.frame
+    if frame is not None and RECORD_DRAWS_COL in frame.columns:
+        raw = pd.to_numeric(frame[RECORD_DRAWS_COL], errors="coerce").to_numpy(dtype=np.float64)
+        if (~np.isin(raw, (0.0, 1.0))).any():
+            raise InputError(
+                f"design='expected_error' with replace=False: '{RECORD_DRAWS_COL}' must be 0 or 1 "
+                "(each record drawn at most once)"
+            )
+        reached = np.bincount(table.codes, weights=raw, minlength=k) > 0
+        if not reached.all():
+            raise InputError(
+                f"design='expected_error': {int((~reached).sum())} labelled cluster(s) have no "
+                f"drawn record in '{RECORD_DRAWS_COL}' (e.g. {examples(table.labels[~reached])})"
+            )
+    if frame is not None and INCLUSION_COL in frame.columns:
+        written = pd.to_numeric(frame[INCLUSION_COL], errors="coerce").to_numpy(dtype=np.float64)
+        if not np.allclose(written, pi_c[table.codes], rtol=1e-9, atol=1e-12):
+            raise InputError(
+                f"design='expected_error': the sample's '{INCLUSION_COL}' column differs from "
+                f"1 - prod(1 - {RECORD_INCLUSION_COL}) over each cluster's records"
+            )
+    units = np.arange(k, dtype=np.int64)
+    return ClusterSample(
+        records=table.records,
+        clusters=table.clusters,
+        cluster_codes=table.codes,
+        cluster_labels=table.labels,
+        unit_of_cluster=units,
+        unit_labels=table.labels,
+        probabilities=pi_c,
+        draws=units,
+        design="expected_error",
+        weights="inclusion",
+        replace=False,
+        record_probabilities=pi_r,
+        inclusion=True,
+    )
+
+
 def predicted_cluster_sample(
     table: SampleTable,
     *,
@@ -177,9 +254,11 @@ def predicted_cluster_sample(
     the ``unit_id`` column) and its entity label inside that cluster."""
     from ._designs import (
         DRAWS_COL,
+        INCLUSION_COL,
         PROBABILITY_COL,
         UNIT_COL,
         ClusterSample,
+        _check_inclusion_options,
         _check_replacement,
         _probabilities,
     )
@@ -223,14 +302,19 @@ def predicted_cluster_sample(
     )
     units = unit_of_record[first]
     unit_labels = np.asarray(unit_labels)
+    if weights is None and table.frame is not None and INCLUSION_COL in table.frame.columns:
+        weights, weight_kind = INCLUSION_COL, "inclusion_probability"
     if weights is None and table.frame is not None and PROBABILITY_COL in table.frame.columns:
         weights = PROBABILITY_COL
+    inclusion = weight_kind == "inclusion_probability"
     if weights is None:
         raise InputError(
             "design='predicted_cluster' needs 'weights': 'uniform', 'cluster_size' (records "
             "drawn uniformly, their predicted clusters reviewed), a column of the sample or a "
             "mapping from predicted cluster id to sampling probability"
         )
+    if inclusion:
+        _check_inclusion_options("block", replace, population_size)
     if isinstance(weights, str) and weights in ("uniform", "cluster_size"):
         probs, scheme = _probabilities(pieces, "block", weights, weight_kind, units, unit_labels)
     else:
@@ -243,15 +327,22 @@ def predicted_cluster_sample(
                 "'weights' must be finite and > 0 for every sampled predicted cluster; received "
                 f"{examples(values[bad])}"
             )
+        if inclusion and (values > 1.0).any():
+            raise InputError(
+                "inclusion probabilities must lie in (0, 1]; received "
+                f"{examples(values[values > 1.0])}"
+            )
         probs = 1.0 / values if weight_kind == "inverse_probability" else values
-        scheme = "custom"
+        scheme = "inclusion" if inclusion else "custom"
     if draws is None and table.frame is not None and DRAWS_COL in table.frame.columns:
         draws = DRAWS_COL
     drawn = draw_codes(pieces, draws, units, unit_labels)
     if not replace and scheme == "custom" and not np.allclose(probs, probs[0]):
         raise InputError(
             "design='predicted_cluster' without replacement needs equal probabilities "
-            "(weights='uniform'); unequal probabilities are supported with replacement"
+            "(weights='uniform') or each predicted cluster's inclusion probability "
+            f"(weight_kind='inclusion_probability', the '{INCLUSION_COL}' column that "
+            "ereval sample writes)"
         )
     size = _check_replacement("block", replace, population_size, drawn, unit_labels)
     return ClusterSample(
@@ -267,6 +358,7 @@ def predicted_cluster_sample(
         weights=scheme,
         replace=replace,
         population_size=size,
+        inclusion=inclusion,
     )
 
 
@@ -300,13 +392,19 @@ def check_predicted_units(sample: ClusterSample, terms: ClusterTerms) -> None:
 
 
 def draw_expected_error(
-    truth: Any, record_probabilities: Any, *, n: int, seed: Any
+    truth: Any, record_probabilities: Any, *, n: int, seed: Any, replace: bool = True
 ) -> ClusterSample:
     """Draw ``n`` records with probabilities ``q_r`` (mapping or Series record id -> q) and
-    recover their true clusters: the sample a labelling campaign brings back."""
+    recover their true clusters: the sample a labelling campaign brings back.
+
+    Without replacement, records are drawn by Poisson sampling with inclusion
+    probabilities ``pi_r = min(1, c q_r)``, ``n`` of them expected
+    (:func:`ereval.estimators._inclusion.poisson_records`)."""
     from ._designs import _subsample, as_sample
 
     rng = check_rng(seed)
+    if not replace:
+        return _draw_poisson(truth, record_probabilities, n=n, rng=rng)
     population = as_sample(truth, design="cluster", weights="uniform")
     table = SampleTable(
         population.records,
@@ -327,6 +425,37 @@ def draw_expected_error(
     return dataclasses.replace(base, record_probabilities=q[keep])
 
 
+def _draw_poisson(truth: Any, weights: Any, *, n: int, rng: np.random.Generator) -> ClusterSample:
+    from ._designs import as_sample
+
+    population = as_sample(truth, design="cluster", weights="uniform")
+    table = SampleTable(
+        population.records,
+        population.clusters,
+        population.cluster_codes,
+        population.cluster_labels,
+        None,
+    )
+    q = _record_probabilities(table, weights)
+    pi_r, drawn = poisson_records(q, n, seed=rng)
+    if drawn.size == 0:
+        raise InputError(
+            f"no record was drawn (Poisson sampling with {n} expected draws); draw more records"
+        )
+    keep = np.isin(population.cluster_codes, np.unique(population.cluster_codes[drawn]))
+    record_draws = np.zeros(q.shape[0], dtype=np.int64)
+    record_draws[drawn] = 1
+    frame = pd.DataFrame(
+        {
+            "record_id": population.records[keep],
+            "cluster_id": population.clusters[keep],
+            "record_draws": record_draws[keep],
+            RECORD_INCLUSION_COL: pi_r[keep],
+        }
+    )
+    return as_sample(frame, design="expected_error", replace=False)
+
+
 def draw_predicted_cluster(
     truth: Any,
     pred: Any,
@@ -337,7 +466,7 @@ def draw_predicted_cluster(
     seed: Any = None,
 ) -> ClusterSample:
     """Draw ``n`` predicted clusters and label the entities inside each (a known truth)."""
-    from ._designs import DRAWS_COL, PROBABILITY_COL, UNIT_COL, as_sample
+    from ._designs import DRAWS_COL, INCLUSION_COL, PROBABILITY_COL, UNIT_COL, as_sample
 
     rng = check_rng(seed)
     t = as_sample(truth, design="cluster", weights="uniform")
@@ -369,16 +498,18 @@ def draw_predicted_cluster(
             "'weights' must be 'uniform', 'cluster_size' or a mapping from predicted cluster id "
             f"to probability; received {describe(weights)}"
         )
-    if not replace:
-        if not np.allclose(w, w[0]):
-            raise InputError(
-                "design='predicted_cluster' without replacement needs weights='uniform'"
-            )
-        if n > p.n_clusters:
-            raise InputError(
-                f"cannot draw {n} predicted clusters without replacement from {p.n_clusters}"
-            )
-    chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
+    if not replace and n > p.n_clusters:
+        raise InputError(
+            f"cannot draw {n} predicted clusters without replacement from {p.n_clusters}"
+        )
+    column = PROBABILITY_COL
+    unequal = not np.allclose(w, w[0], rtol=1e-12, atol=0.0)
+    if not replace and unequal:
+        w = inclusion_probabilities(w, n)
+        chosen = systematic_sample(w, seed=rng)
+        column = INCLUSION_COL
+    else:
+        chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
     counts = np.bincount(chosen, minlength=p.n_clusters)
     keep = counts[p.cluster_codes] > 0
     frame = pd.DataFrame(
@@ -386,10 +517,12 @@ def draw_predicted_cluster(
             "record_id": p.records[keep],
             "cluster_id": t.clusters[where[keep]],
             UNIT_COL: p.clusters[keep],
-            PROBABILITY_COL: w[p.cluster_codes[keep]],
+            column: w[p.cluster_codes[keep]],
             DRAWS_COL: counts[p.cluster_codes[keep]],
         }
     )
+    if column == INCLUSION_COL:
+        return as_sample(frame, design="predicted_cluster", replace=False)
     return as_sample(
         frame,
         design="predicted_cluster",
@@ -463,7 +596,10 @@ def plan_predicted_cluster(
     """The predicted clusters to review: every record of each drawn predicted cluster.
 
     Returns ``record_id, unit_id, probability, draws`` (``unit_id`` the predicted
-    cluster). The reviewer adds a ``cluster_id`` column: which records inside the
+    cluster). Drawn without replacement with ``weights="cluster_size"``, the
+    clusters come from randomised systematic sampling with inclusion
+    probabilities ∝ size, written as ``inclusion_probability`` instead of
+    ``probability`` (:mod:`ereval.estimators._inclusion`). The reviewer adds a ``cluster_id`` column: which records inside the
     predicted cluster are the same entity (ids need only be distinct within one
     predicted cluster); ``as_sample(..., design="predicted_cluster")`` reads it.
 
@@ -474,7 +610,7 @@ def plan_predicted_cluster(
     >>> sorted(plan["unit_id"].unique().tolist()), plan["draws"].tolist()
     (['x', 'y'], [1, 1, 1])
     """
-    from ._designs import DRAWS_COL, PROBABILITY_COL, UNIT_COL, as_sample
+    from ._designs import DRAWS_COL, INCLUSION_COL, PROBABILITY_COL, UNIT_COL, as_sample
 
     rng = check_rng(seed)
     p = as_sample(
@@ -485,23 +621,25 @@ def plan_predicted_cluster(
             f"'weights' must be 'uniform' or 'cluster_size'; received {describe(weights)}"
         )
     w = np.ones(p.n_clusters) if weights == "uniform" else p.cluster_sizes.astype(np.float64)
-    if not replace and weights != "uniform":
-        raise InputError(
-            "design='predicted_cluster' without replacement needs weights='uniform' (equal "
-            "probabilities)"
-        )
     if not replace and n > p.n_clusters:
         raise InputError(
             f"cannot draw {n} predicted clusters without replacement from {p.n_clusters}"
         )
-    chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
+    column = PROBABILITY_COL
+    if not replace and weights != "uniform":
+        # unequal probabilities without replacement: exact pi, Horvitz-Thompson (_inclusion.py)
+        w = inclusion_probabilities(w, n)
+        chosen = systematic_sample(w, seed=rng)
+        column = INCLUSION_COL
+    else:
+        chosen = rng.choice(p.n_clusters, size=n, replace=replace, p=w / w.sum())
     counts = np.bincount(chosen, minlength=p.n_clusters)
     keep = counts[p.cluster_codes] > 0
     return pd.DataFrame(
         {
             "record_id": p.records[keep],
             UNIT_COL: p.clusters[keep],
-            PROBABILITY_COL: w[p.cluster_codes[keep]],
+            column: w[p.cluster_codes[keep]],
             DRAWS_COL: counts[p.cluster_codes[keep]],
         }
     )

@@ -29,6 +29,7 @@ from ._pairs import PairLabelling, PairTask, create_pair_labelling
 from ._qc import QualityReport, check_review
 from ._replay import estimate_from_export, is_pairs_export
 from ._review import REVIEW_DESIGNS, ClusterReview, ClusterTask, ReviewDesign, create_cluster_review
+from ._reviewer_errors import ReviewerErrorStudy, double_review_counts, reviewer_error_study
 from ._search import SearchHit, SearchIndex
 from ._store import (
     ACTIONS,
@@ -64,6 +65,7 @@ __all__ = [
     "REVIEW_DESIGNS",
     "Resolution",
     "ReviewDesign",
+    "ReviewerErrorStudy",
     "SearchHit",
     "SearchIndex",
     "ServerLease",
@@ -76,6 +78,7 @@ __all__ = [
     "create_cluster_review",
     "create_item_labelling",
     "create_pair_labelling",
+    "double_review_counts",
     "estimate_from_export",
     "export_labels",
     "import_labels",
@@ -83,5 +86,6 @@ __all__ = [
     "is_reserved",
     "krippendorff_alpha",
     "open_session",
+    "reviewer_error_study",
     "session_agreement",
 ]

@@ -121,13 +121,22 @@ def export_labels(
     kind: ExportKind,
     design: str | None = None,
     source_col: str | None = None,
+    reviewer: str | None = None,
 ) -> Exported:
     """Export the resolved labels of a session in format ``kind`` (see the module docstring).
 
     ``design``, when given, must be the design the session was created with
-    (a benchmark cannot be exported under another design).
+    (a benchmark cannot be exported under another design). ``reviewer``, for a
+    benchmark: the sample as that reviewer labelled it (their own current
+    labels, whatever the other reviewers or an adjudicator said; the drawn
+    records they did not label are left out), so that the estimates of two
+    reviewers can be compared (Binette et al. 2022, §2.2).
     """
     _check_kind(store, session, kind)
+    if reviewer is not None and kind != "benchmark":
+        raise InputError(
+            f"'reviewer' selects one reviewer's labels for a benchmark; received kind {kind!r}"
+        )
     obj = open_session(store, session)
     if isinstance(obj, ClusterReview):
         if design is not None and design != obj.config["design"]:
@@ -135,29 +144,46 @@ def export_labels(
                 f"'design' {design!r} is not the design session '{session}' was created with "
                 f"({obj.config['design']!r})"
             )
-        return _benchmark(obj) if kind == "benchmark" else _spreadsheet(obj)
+        if kind == "spreadsheet":
+            return _spreadsheet(obj)
+        if reviewer is None:
+            return _benchmark(obj, obj.resolution().resolved, "have no resolved label yet")
+        return _benchmark(
+            obj, reviewer_labels(store, session, reviewer), f"were not labelled by {reviewer!r}"
+        )
     if isinstance(obj, PairLabelling):
         return _pairs(obj, splink=kind == "splink", source_col=source_col)
     return _paula(obj)
 
 
-def _benchmark(review: ClusterReview) -> Exported:
-    res = review.resolution()
+def reviewer_labels(store: LabelStore, session: str, reviewer: str) -> dict[str, Any]:
+    """Item -> the current label ``reviewer`` gave it (an error if they gave none)."""
+    who = check_reviewer(reviewer)
+    labels = store.labels(session, reviewer=who)
+    if not labels:
+        known = ", ".join(store.reviewers(session)) or "none"
+        raise InputError(
+            f"'reviewer' {who!r} has no label in session '{session}' (its reviewers: {known})"
+        )
+    return {item: given[who] for item, given in labels.items() if isinstance(given[who], dict)}
+
+
+def _benchmark(review: ClusterReview, labels: Mapping[str, Any], missing: str) -> Exported:
     draws: list[str] = list(review.config["draws"])
     weighted = review.config.get("weights_col") is not None
     warnings: list[str] = []
-    unresolved = sorted({r for r in draws if r not in res.resolved})
+    unresolved = sorted({r for r in draws if r not in labels})
     if unresolved:
         warnings.append(
-            f"{len(unresolved)} drawn record(s) have no resolved label yet and are left out "
+            f"{len(unresolved)} drawn record(s) {missing} and are left out "
             f"(e.g. {examples(unresolved)})"
         )
     cluster_of: dict[str, str] = {}
     members: dict[str, list[str]] = {}
     for r in draws:
-        if r not in res.resolved or r in cluster_of:
+        if r not in labels or r in cluster_of:
             continue
-        true = [str(x) for x in res.resolved[r]["true_cluster"]]
+        true = [str(x) for x in labels[r]["true_cluster"]]
         clashes = sorted({cluster_of[x] for x in true if x in cluster_of})
         if clashes:
             other = members[clashes[0]]
@@ -169,8 +195,8 @@ def _benchmark(review: ClusterReview) -> Exported:
             cluster_of[x] = r
         members[r] = true
     for r in draws:
-        if r in res.resolved and r in cluster_of and r not in members:
-            own = sorted(str(x) for x in res.resolved[r]["true_cluster"])
+        if r in labels and r in cluster_of and r not in members:
+            own = sorted(str(x) for x in labels[r]["true_cluster"])
             if own != sorted(members[cluster_of[r]]):
                 raise InputError(
                     f"drawn record {r!r} lies in the true cluster of {cluster_of[r]!r}, but its "
@@ -191,9 +217,9 @@ def _benchmark(review: ClusterReview) -> Exported:
     counts: dict[str, int] = {}
     tags: dict[str, set[str]] = {}
     for r in draws:
-        if r in cluster_of and r in res.resolved:
+        if r in cluster_of and r in labels:
             counts[cluster_of[r]] = counts.get(cluster_of[r], 0) + 1
-            tags.setdefault(cluster_of[r], set()).update(res.resolved[r].get("tags", ()))
+            tags.setdefault(cluster_of[r], set()).update(labels[r].get("tags", ()))
     for head, true in members.items():
         prob = sum(weights[x] for x in true) if weights is not None else float(len(true))
         for x in true:

@@ -358,7 +358,9 @@ def _cell_errors(
 ) -> None:
     """The table ``cell_errors`` of each cell's metrics, after the checks: those of the
     policy, then that every true record is in the prediction."""
-    _, only_t, _ = checked_cells(con, ("t", "p"), rows, policy, dialect)
+    # the cells in passes planned from the memory limit, as for the metrics
+    passes = con.planned_passes(sum(rows))
+    _, only_t, _ = checked_cells(con, ("t", "p"), rows, policy, dialect, passes=passes)
     if only_t and policy == "twinless":
         shown = [
             r[0]

@@ -86,6 +86,18 @@ def _ceaf_rn(table: Any, beta: float) -> dict[str, float]:
     return ceaf_rn_scores(table, beta=beta)
 
 
+def _cone_b3(table: ContingencyTable, beta: float) -> dict[str, float]:
+    from ._cone import cone_b3_scores
+
+    return cone_b3_scores(table, beta=beta)
+
+
+def _cone_ceaf(table: ContingencyTable, beta: float) -> dict[str, float]:
+    from ._cone import cone_ceaf_scores
+
+    return cone_ceaf_scores(table, beta=beta)
+
+
 def _ace(table: Any, beta: float) -> dict[str, float]:
     from ._ace import ace_scores
 
@@ -148,6 +160,8 @@ EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
     MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True, True),
     MetricFamily("ceaf_rn", _prf("ceaf_rn"), _ceaf_rn, True, True),
     MetricFamily("ace", _prf("ace"), _ace, needs_cells=True),
+    MetricFamily("cone_b3", _prf("cone_b3"), _cone_b3, True, True),
+    MetricFamily("cone_ceaf", _prf("cone_ceafm") + _prf("cone_ceafe"), _cone_ceaf, True, True),
     MetricFamily(
         "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
     ),
@@ -221,6 +235,7 @@ _SLOW_FIRST = (
     "ceaf_sys",
     "ceaf_rn",
     "ace",
+    "cone_ceaf",
     "ceaf_phi1",
     "ceaf_phi2",
     "ceafm",

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._errors import InputError
+from ..contingency import ContingencyTable, contingency_table
 from ..io import MismatchPolicy
 from ._merge import CostFunction, pairwise_cost
 from ._merge import gmd as _gmd
+from ._muc import EmptyLinks, muc_scores
 from ._registry import evaluate
 
 
@@ -21,6 +24,28 @@ def _one(
         record_col=record_col,
         cluster_col=cluster_col,
     )[name]
+
+
+def _muc(
+    name: str,
+    truth: Any,
+    pred: Any,
+    on_mismatch: MismatchPolicy,
+    record_col: str,
+    cluster_col: str,
+    empty_links: EmptyLinks,
+) -> float:
+    if empty_links not in ("zero", "one"):
+        raise InputError(f"'empty_links' must be 'zero' or 'one'; received {empty_links!r}")
+    if empty_links == "zero":
+        return _one(name, truth, pred, on_mismatch, record_col, cluster_col)
+    if isinstance(truth, ContingencyTable) and pred is None:
+        table = truth
+    else:
+        table = contingency_table(
+            truth, pred, on_mismatch=on_mismatch, record_col=record_col, cluster_col=cluster_col
+        )
+    return muc_scores(table, empty_links=empty_links)[name]
 
 
 def pairwise_precision(
@@ -138,9 +163,14 @@ def muc_precision(
     on_mismatch: MismatchPolicy = "error",
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
+    empty_links: EmptyLinks = "zero",
 ) -> float:
-    """MUC precision. See :mod:`ereval.metrics._muc` for the formula and conventions."""
-    return _one("muc_precision", truth, pred, on_mismatch, record_col, cluster_col)
+    """MUC precision. See :mod:`ereval.metrics._muc` for the formula and conventions.
+
+    ``empty_links="one"`` scores a side without links 1 instead of 0 (Maidasani et
+    al. 2012, Table 3, result 7); see :func:`ereval.metrics._muc.muc_scores`.
+    """
+    return _muc("muc_precision", truth, pred, on_mismatch, record_col, cluster_col, empty_links)
 
 
 def muc_recall(
@@ -150,9 +180,14 @@ def muc_recall(
     on_mismatch: MismatchPolicy = "error",
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
+    empty_links: EmptyLinks = "zero",
 ) -> float:
-    """MUC recall. See :mod:`ereval.metrics._muc` for the formula and conventions."""
-    return _one("muc_recall", truth, pred, on_mismatch, record_col, cluster_col)
+    """MUC recall. See :mod:`ereval.metrics._muc` for the formula and conventions.
+
+    ``empty_links="one"`` scores a side without links 1 instead of 0 (Maidasani et
+    al. 2012, Table 3, result 7); see :func:`ereval.metrics._muc.muc_scores`.
+    """
+    return _muc("muc_recall", truth, pred, on_mismatch, record_col, cluster_col, empty_links)
 
 
 def muc_f1(
@@ -162,9 +197,14 @@ def muc_f1(
     on_mismatch: MismatchPolicy = "error",
     record_col: str = "record_id",
     cluster_col: str = "cluster_id",
+    empty_links: EmptyLinks = "zero",
 ) -> float:
-    """MUC F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._muc` for the formula and conventions."""
-    return _one("muc_f1", truth, pred, on_mismatch, record_col, cluster_col)
+    """MUC F1 (harmonic mean of precision and recall). See :mod:`ereval.metrics._muc` for the formula and conventions.
+
+    ``empty_links="one"`` scores a side without links 1 instead of 0 (Maidasani et
+    al. 2012, Table 3, result 7); see :func:`ereval.metrics._muc.muc_scores`.
+    """
+    return _muc("muc_f1", truth, pred, on_mismatch, record_col, cluster_col, empty_links)
 
 
 def b3_precision(

@@ -14,7 +14,7 @@ See ``docs/oasis.md`` for a guide.
 
 from __future__ import annotations
 
-from ._adaptive import OASISSampler
+from ._adaptive import CompletedStrata, OASISSampler, PriorScale
 from ._base import Oracle, Query, Sampler, StopReason
 from ._convergence import Convergence, budget_steps, convergence
 from ._curve import estimated_curve
@@ -42,6 +42,7 @@ from ._strata import Strata, StrataMethod, csf_boundaries, stratify
 from ._synthetic import synthetic_pool
 
 __all__ = [
+    "CompletedStrata",
     "Convergence",
     "Estimates",
     "ExperimentResult",
@@ -54,6 +55,7 @@ __all__ = [
     "Oracle",
     "PassiveSampler",
     "Pool",
+    "PriorScale",
     "Query",
     "Sampler",
     "ScoreKind",

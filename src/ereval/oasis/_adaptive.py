@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from .._errors import InputTypeError
-from .._validation import check_in_range, check_int, describe
+from .._validation import check_choice, check_in_range, check_int, describe
 from ._base import Sampler
 from ._measures import CellTotals, uniform_draws
 from ._model import initial_f_guess, posterior_mean, prior_pseudo_counts
 from ._pool import Pool
 from ._strata import Strata, StrataMethod, stratify
 
-__all__ = ["OASISSampler", "resolve_strata"]
+__all__ = ["CompletedStrata", "OASISSampler", "PriorScale", "resolve_strata"]
 
 DEFAULT_EPSILON = 1e-3
 DEFAULT_MAX_REDRAWS = 10_000
+
+#: How a stratum whose every pair is labelled is estimated: see :class:`OASISSampler`.
+CompletedStrata = Literal["exact", "sampled"]
+#: How the prior's ``eta`` pseudo-labels are spread: see :class:`OASISSampler`.
+PriorScale = Literal["shared", "per_stratum"]
+_COMPLETED_STRATA: tuple[CompletedStrata, ...] = ("exact", "sampled")
+_PRIOR_SCALES: tuple[PriorScale, ...] = ("shared", "per_stratum")
 
 
 def resolve_strata(
@@ -45,7 +52,7 @@ class OASISSampler(Sampler):
        ``v_k = epsilon omega_k + (1 - epsilon) v*_k`` with ``v*`` from the current
        F estimate and the posterior means ``pi_k``
        (:func:`~ereval.oasis._model.optimal_strata_weights`); strata whose pairs are
-       all labelled get no mass (their counts are exact);
+       all labelled get no mass (their counts are exact; see ``completed_strata``);
     2. draw a stratum ``k`` from ``v`` and a pair uniformly within it (with
        replacement); its weight is ``W = N_k / v_k`` (``N p(z) / q(z)``);
     3. get its label (a pair drawn again reuses its label);
@@ -54,9 +61,28 @@ class OASISSampler(Sampler):
 
     The prior (Algorithm 2) centres each stratum on the mean match probability
     ``pi0_k`` of its pairs (:attr:`Pool.probabilities`) with ``eta / K``
-    pseudo-labels; with ``decaying_prior`` the prior weighs ``1 / n_k`` after
-    ``n_k`` draws from the stratum (Remark 4).  The initial F guess is
-    :func:`~ereval.oasis._model.initial_f_guess`.
+    pseudo-labels (or ``eta``, see ``prior_scale``); with ``decaying_prior`` the
+    prior weighs ``1 / n_k`` after ``n_k`` draws from the stratum (Remark 4).  The
+    initial F guess is :func:`~ereval.oasis._model.initial_f_guess`.
+
+    Two options choose between the paper and the authors' code (the ``oasis``
+    package 0.1.3, ``oasis/oasis.py``) where they differ from this sampler's
+    defaults:
+
+    * ``completed_strata="sampled"`` keeps the paper's plain estimator (eq. 3,
+      ``(1/T) sum_t W_t f(z_t)`` over every draw) once a stratum is fully
+      labelled: the stratum stays in the instrumental distribution and its
+      redraws reuse their labels and keep their weights, which is what the
+      authors' code does (it never sets a stratum aside).  The default,
+      ``"exact"``, counts such a stratum exactly instead and draws from it no more
+      (see :mod:`ereval.oasis._base`).  The two agree until a stratum completes.
+    * ``prior_scale="per_stratum"`` gives every stratum the paper's prior
+      ``Gamma^(0) = eta [pi0; 1 - pi0]`` (Algorithm 3, line 1): ``eta``
+      pseudo-labels in each stratum.  The default, ``"shared"``, divides them
+      among the strata, ``eta / K`` each, as the authors' code does
+      (``weighted_strength = prior_strength / num_strata`` in
+      ``OASISSampler._calc_BB_prior``); with the default ``eta = 2 K`` that is 2
+      pseudo-labels per stratum against the paper's ``2 K``.
 
     Parameters
     ----------
@@ -72,6 +98,14 @@ class OASISSampler(Sampler):
         strata; default ``2 K`` (the paper's experiments), i.e. two per stratum.
     decaying_prior : bool, default True
         Remark 4 of the paper.
+    prior_scale : {"shared", "per_stratum"}, default "shared"
+        ``eta / K`` pseudo-labels per stratum (the authors' code) or ``eta``
+        (the paper's formula).
+    completed_strata : {"exact", "sampled"}, default "exact"
+        A fully labelled stratum is counted exactly and drawn no more, or keeps
+        being drawn and weighted as in the paper's estimator (eq. 3) and the
+        authors' code.  With ``"sampled"`` a run may redraw labelled pairs many
+        times; ``max_redraws`` consecutive redraws stop it as stalled.
     strata : Strata, optional
         Strata to use; default ``stratify(pool.scores, n_strata=n_strata,
         method=strata_method)``.
@@ -113,6 +147,8 @@ class OASISSampler(Sampler):
         epsilon: float = DEFAULT_EPSILON,
         prior_strength: float | None = None,
         decaying_prior: bool = True,
+        prior_scale: PriorScale = "shared",
+        completed_strata: CompletedStrata = "exact",
         strata: Strata | None = None,
         n_strata: int | None = None,
         strata_method: StrataMethod = "csf",
@@ -121,8 +157,19 @@ class OASISSampler(Sampler):
     ) -> None:
         if not isinstance(pool, Pool):
             raise InputTypeError(f"'pool' must be an ereval.oasis.Pool; received {describe(pool)}")
+        scale = check_choice("prior_scale", prior_scale, _PRIOR_SCALES)
+        completed = check_choice("completed_strata", completed_strata, _COMPLETED_STRATA)
         st = resolve_strata(pool, strata, n_strata, strata_method)
-        super().__init__(pool, st, alpha=alpha, seed=seed, max_redraws=max_redraws)
+        super().__init__(
+            pool,
+            st,
+            alpha=alpha,
+            seed=seed,
+            max_redraws=max_redraws,
+            census_completed=completed == "exact",
+        )
+        self._prior_scale = scale
+        self._completed_strata = completed
         k = st.n_strata
         self._epsilon = check_in_range("epsilon", epsilon, low=0.0, high=1.0, low_open=True)
         eta = (
@@ -143,7 +190,8 @@ class OASISSampler(Sampler):
         self._omega = omega
         self._lam = st.mean(pool.predictions)
         self._pi0 = st.mean(pool.probabilities)
-        self._g1, self._g0 = prior_pseudo_counts(self._pi0, eta / k)
+        per_stratum = eta if scale == "per_stratum" else eta / k
+        self._g1, self._g0 = prior_pseudo_counts(self._pi0, per_stratum)
         self._f0 = initial_f_guess(a, st.sizes, self._pi0, self._lam)
         self._k = k
         self._m_list = [0.0] * k
@@ -174,6 +222,16 @@ class OASISSampler(Sampler):
     def prior_strength(self) -> float:
         """Total prior pseudo-labels ``eta``."""
         return self._eta
+
+    @property
+    def prior_scale(self) -> PriorScale:
+        """How ``eta`` is spread over the strata (``"shared"``: ``eta / K`` each)."""
+        return self._prior_scale
+
+    @property
+    def completed_strata(self) -> CompletedStrata:
+        """How a fully labelled stratum is estimated (``"exact"`` or ``"sampled"``)."""
+        return self._completed_strata
 
     @property
     def f_guess(self) -> float:
@@ -343,6 +401,8 @@ class OASISSampler(Sampler):
             "epsilon": self._epsilon,
             "prior_strength": self._eta,
             "decaying_prior": self._decaying,
+            "prior_scale": self._prior_scale,
+            "completed_strata": self._completed_strata,
             "n_strata": self._n_strata_goal,
             "strata_method": self._strata_method,
             "max_redraws": self._max_redraws,

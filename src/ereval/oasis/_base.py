@@ -9,7 +9,9 @@ every pair is labelled is *exhausted*: its counts are then known exactly, the
 instrumental distribution gives it no more mass, and the estimator counts it
 exactly in place of its sampled terms (see :mod:`ereval.oasis._estimates`); this
 removes the usual cause of long runs of redraws, a small high-score stratum that
-the sampler keeps returning to.  (2) More than ``max_redraws`` consecutive redraws stop the
+the sampler keeps returning to.  (A sampler built with ``census_completed=False``
+skips this: the stratum is drawn and weighted like any other, as in the plain
+estimator of the OASIS paper.)  (2) More than ``max_redraws`` consecutive redraws stop the
 sampler with ``stop_reason == "stalled"``.
 """
 
@@ -107,6 +109,7 @@ class Sampler(ABC):
         alpha: float,
         seed: Any,
         max_redraws: int,
+        census_completed: bool = True,
     ) -> None:
         if not isinstance(pool, Pool):
             raise InputTypeError(f"'pool' must be an ereval.oasis.Pool; received {describe(pool)}")
@@ -136,6 +139,9 @@ class Sampler(ABC):
         self._to_exhaust: list[int] = []
         # iterations completed when each stratum became fully labelled (-1: not yet)
         self._exhausted_at = np.full(k, -1, dtype=np.int64)
+        # whether a fully labelled stratum is counted exactly (else its draws keep
+        # counting in the weighted sums and it stays in the instrumental distribution)
+        self._census_completed = census_completed
         self._iterations = 0
         self._hist_index: list[int] = []
         self._hist_weight: list[float] = []
@@ -392,7 +398,7 @@ class Sampler(ABC):
         self._pp_k[stratum] += pred
         self._pos_k[stratum] += label
         self._unlabelled[stratum] -= 1
-        if self._unlabelled[stratum] == 0:
+        if self._unlabelled[stratum] == 0 and self._census_completed:
             # The stratum leaves the instrumental distribution from the next draw on;
             # the draw that labelled its last pair was made while it was still in.
             self._to_exhaust.append(stratum)

@@ -53,8 +53,10 @@ def prior_pseudo_counts(pi0: Any, strength: float) -> tuple[FloatArray, FloatArr
     """Beta prior of each stratum: ``gamma_1 = s pi0_k`` matches and
     ``gamma_0 = s (1 - pi0_k)`` non-matches, with ``s`` pseudo-labels per stratum.
 
-    (The paper's eq. after Algorithm 2 writes the prior as ``eta [pi0; 1 - pi0]``;
-    the samplers pass ``s = eta / K``, see :class:`~ereval.oasis.OASISSampler`.)
+    (The paper's eq. after Algorithm 2 writes the prior as ``eta [pi0; 1 - pi0]``,
+    ``s = eta``; the samplers pass ``s = eta / K`` by default, as the authors' code
+    does, and ``s = eta`` with ``prior_scale="per_stratum"``; see
+    :class:`~ereval.oasis.OASISSampler`.)
     """
     p = np.asarray(pi0, dtype=np.float64)
     return strength * p, strength * (1.0 - p)

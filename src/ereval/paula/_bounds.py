@@ -253,6 +253,36 @@ class PaulaBounds(FrameRepr):
             float(min(lo[0] / high, 1.0)), float(min(hi[0] / low, 1.0)), int(k), f"recall@{k}"
         )
 
+    def f1_at(self, k: int, *, n_positives: Any) -> Estimate:
+        """Bounds on F1 of the top ``k`` items, ``2 yield / (k + n_positives)`` (as
+        :meth:`precision_at`; :mod:`ereval.paula._measures`)."""
+        from ._measures import f1_at
+
+        return f1_at(self, k, n_positives=n_positives)
+
+    def gain_at(self, k: int) -> Estimate:
+        """Bounds on Gain@k, the discounted cumulative gain ``sum_{i<=k} v_i / log2(i+1)`` (as
+        :meth:`precision_at`; :mod:`ereval.paula._measures`)."""
+        from ._measures import gain_at
+
+        return gain_at(self, k)
+
+    def average_precision(self, *, n_positives: Any = None) -> Estimate:
+        """Bounds on the average precision of the whole list (as :meth:`precision_at`;
+        :mod:`ereval.paula._measures`); ``n_positives`` defaults to the list's positives."""
+        from ._measures import average_precision
+
+        return average_precision(self, n_positives=n_positives)
+
+    def measure_at(
+        self, measure: str, k: int | None = None, *, n_positives: Any = None
+    ) -> Estimate:
+        """Bounds on ``"precision"``, ``"recall"``, ``"f1"``, ``"gain"`` at ``k`` (default
+        ``n``) or ``"average_precision"`` (:func:`ereval.paula._measures.measure_at`)."""
+        from ._measures import measure_at
+
+        return measure_at(self, measure, k, n_positives=n_positives)  # type: ignore[arg-type]
+
     # ------------------------------------------------------------------ curves
     def default_ranks(self, *, points_per_step: int = 4) -> IntArray:
         """Ranks at which to draw the curves: every prefix rank, each point

@@ -259,8 +259,7 @@ def _pilot_variances(
 def _calibration(
     pilot: ClusterSample,
     pilot_sigma2: Mapping[str, float],
-    populations: list[Membership],
-    pred: Membership,
+    worlds: list[tuple[Membership, Membership]],
     keys: list[str],
     *,
     options: Mapping[str, Mapping[str, Any]],
@@ -286,7 +285,7 @@ def _calibration(
     if n < 2:
         return {}
     model: dict[str, float] = {}
-    for t in populations:
+    for t, pred in worlds:
         population = _population_size(design, t, pred, opts)
         got = _simulated_variances(
             t,
@@ -440,11 +439,11 @@ def plan(
     rng = check_rng(seed)
     p = as_membership(pred, name="pred")
     notes: list[str] = []
-    populations: list[Membership]
+    worlds: list[tuple[Membership, Membership]]  # (truth, prediction) to sample from
     pilot_sigma2: dict[str, float] = {}
     calibration: dict[str, float] = {}
     if truth is not None:
-        populations = [as_membership(truth, name="truth")]
+        worlds = [(as_membership(truth, name="truth"), p)]
         basis = "truth"
         notes.append("sigma is computed on the given true clustering")
     else:
@@ -465,16 +464,18 @@ def plan(
                 f"assumption (no labels): {rate:.3g} of records misplaced, and twice that; "
                 "label a pilot sample to replace this guess"
             )
-        rates = sorted({rate, min(2 * rate, 0.5)})
-        populations = [inject_errors(p, rate=r, seed=rng) for r in rates if r > 0] or [
-            Membership(p.records.copy(), p.clusters.copy())
-        ]
+        # the prediction's errors may be records it split off or records it merged in:
+        # the truth is the prediction with records moved, or the prediction is
+        rates = [r for r in sorted({rate, min(2 * rate, 0.5)}) if r > 0]
+        worlds = [(inject_errors(p, rate=r, seed=rng), p) for r in rates]
+        worlds += [(p, inject_errors(p, rate=r, seed=rng)) for r in rates]
+        if not worlds:
+            worlds = [(Membership(p.records.copy(), p.clusters.copy()), p)]
     if pilot is not None and truth is None:
         calibration = _calibration(
             pilot,
             pilot_sigma2,
-            populations,
-            p,
+            worlds,
             keys,
             options=options,
             level=level,
@@ -501,8 +502,7 @@ def plan(
             result, design_n = _plan_design(
                 d,
                 keys,
-                populations,
-                p,
+                worlds,
                 h=h,
                 z=z,
                 replace=replace,
@@ -596,8 +596,7 @@ _Planned = dict[str, tuple[int, float, int | None, PopulationKind | None, _Varia
 def _plan_design(
     design: str,
     keys: list[str],
-    populations: list[Membership],
-    pred: Membership,
+    worlds: list[tuple[Membership, Membership]],
     *,
     h: float,
     z: float,
@@ -622,7 +621,7 @@ def _plan_design(
     samples themselves were measured, within 10%.
     """
     kind = None if replace else _kind(design)
-    sizes = [_population_size(design, t, pred, options) for t in populations]
+    sizes = [_population_size(design, t, pred, options) for t, pred in worlds]
     population = min(sizes) if kind is not None else None
     limit = min(population, _MAX_REFERENCE) if population is not None else _MAX_REFERENCE
     n_ref = min(200, limit)
@@ -633,8 +632,7 @@ def _plan_design(
         planned = _measure(
             design,
             keys,
-            populations,
-            pred,
+            worlds,
             n_ref=n_ref,
             h=h,
             z=z,
@@ -679,8 +677,7 @@ def _plan_design(
 def _measure(
     design: str,
     keys: list[str],
-    populations: list[Membership],
-    pred: Membership,
+    worlds: list[tuple[Membership, Membership]],
     *,
     n_ref: int,
     h: float,
@@ -700,7 +697,7 @@ def _measure(
 ) -> _Planned:
     """The plan from samples of ``n_ref`` draws of every working population."""
     variances: dict[str, _Variance] = {}
-    for t in populations:
+    for t, pred in worlds:
         got = _simulated_variances(
             t,
             pred,

@@ -76,7 +76,8 @@ class WorstClusters:
 class ReleaseComparison:
     """The comparison of release ``new`` with release ``old``.
 
-    ``moved``: for each record of ``comparison.records(changed_only=True)``, whether
+    ``moved``: for each record of ``changed`` (by default
+    ``comparison.records(changed_only=True)``), whether
     it changed cluster (:func:`ereval.report._misplaced.moved_records`) rather than
     stayed in a cluster that gained or lost records.
     """
@@ -85,6 +86,7 @@ class ReleaseComparison:
     new: str
     comparison: Comparison
     moved: npt.NDArray[np.bool_]
+    changed: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -29,6 +29,7 @@ from .._validation import check_in_range, check_int
 from ..analysis import disparities, error_tree, sample_errors, tag_frequencies
 from ..contingency import contingency_table
 from ..curves import threshold_curve
+from ..engines import Engine, EngineName, NumpyEngine, get_engine
 from ..estimators import ClusterSample, as_sample, estimate, prepare_prediction
 from ..io import Columns, Membership, as_membership, check_link_only, read_membership, read_table
 from ..labels import LabelStore, session_agreement
@@ -160,6 +161,7 @@ def collect_results(
     labels_db: str | os.PathLike[str] | None = None,
     link_only: bool = False,
     source_col: Columns | None = None,
+    engine: EngineName | Engine = "numpy",
 ) -> ReportResults:
     """Read the inputs once and compute every result a report of them shows.
 
@@ -219,6 +221,11 @@ def collect_results(
         pairwise metrics, Rand, BLANC, the threshold curve) counts the pairs across
         data sets only. A pool then needs the columns ``<source_col>_l`` and
         ``<source_col>_r`` and no pair within one data set.
+    engine : {"numpy", "duckdb", "spark", "auto"} or Engine, default "numpy"
+        Who monitors and compares ``releases`` (:func:`ereval.monitor`,
+        :func:`ereval.compare`): with DuckDB or Spark the releases are read where
+        they are (the monitoring with a sample stays in memory); the records that
+        changed cluster between the last two releases come back to be shown.
 
     Returns
     -------
@@ -361,6 +368,30 @@ def collect_results(
         )
         parts.append(Part(curve, tuple(found)))
         inputs["scored pairs"] = name_of("pairs", pairs)
+    builder = get_engine(engine)
+    if releases is not None and builder.name != "numpy":
+        release_list = release_sources(releases)
+        inputs["releases"] = ", ".join(label for label, _ in release_list)
+        if len(release_list) >= 2:
+            by = builder if smp is None else NumpyEngine()
+            m, found = caught(
+                lambda: monitor(
+                    dict(release_list),
+                    sample=smp,
+                    level=level,
+                    engine=by,
+                    record_col=record_col,
+                    cluster_col=cluster_col,
+                )
+            )
+            parts.append(Part(m, tuple(found)))
+            (old, old_src), (new, new_src) = release_list[-2:]
+            c = compare(
+                old_src, new_src, engine=builder, record_col=record_col, cluster_col=cluster_col
+            )
+            changed = _by_record(c.records(changed_only=True))
+            parts.append(Part(ReleaseComparison(old, new, c, moved_records(changed), changed)))
+            releases = None
     if releases is not None:
         release_list = release_sources(releases)
         rel = {
@@ -375,8 +406,8 @@ def collect_results(
             parts.append(Part(m, tuple(found)))
             old, new = list(rel)[-2:]
             c = compare(rel[old], rel[new])
-            moved = moved_records(c.records(changed_only=True))
-            parts.append(Part(ReleaseComparison(old, new, c, moved)))
+            changed = _by_record(c.records(changed_only=True))
+            parts.append(Part(ReleaseComparison(old, new, c, moved_records(changed), changed)))
         else:
             only = next(iter(rel))
             parts.append(_summaries({f"release {only}": rel[only]}))
@@ -454,6 +485,11 @@ def _exact_scores(
         }
     across = pair_space(tab).records if source_col is not None and tab is not None else None
     return ExactScores(scores, across)
+
+
+def _by_record(records: pd.DataFrame) -> pd.DataFrame:
+    """The records of a comparison in the order of their ids (whatever the engine)."""
+    return records.sort_values("record_id", kind="stable").reset_index(drop=True)
 
 
 def _summaries(preds: Mapping[str, Membership], truth: Membership | None = None) -> Part:

@@ -130,7 +130,7 @@ def comparison_section(part: Part) -> Section:
         title=f"what {new_name} did to the clusters of {old_name}",
         xlim=None,
     )
-    changed = c.records(changed_only=True)
+    changed = c.records(changed_only=True) if result.changed is None else result.changed
     moved = result.moved
     agreement = Table(
         f"agreement of {new_name} with {old_name} on their common records ({old_name} as truth)",

@@ -31,7 +31,7 @@ from ._cells import checked_cells, coded_table, completed_rows, keyed_table, wit
 from ._sql import duckdb_table_statistics
 from ._stream import streamed_statistics
 
-__all__ = ["compute_statistics", "compute_table"]
+__all__ = ["compute_statistics", "compute_table", "in_memory_inputs", "joined_cells"]
 
 
 def compute_table(
@@ -81,25 +81,35 @@ def compute_statistics(
     return stats
 
 
-def _in_memory_table(engine: Any, truth: Any, pred: Any, options: AlignOptions) -> ContingencyTable:
-    """The table built in memory (a table given as ``truth``, with ``pred=None``, is
-    returned as it is)."""
-    if is_relation(truth) or is_relation(pred):
+def in_memory_inputs(*inputs: Any) -> None:
+    """Refuse, with the engine to use instead, a DuckDB relation or a Spark DataFrame
+    given to the NumPy engine."""
+    if any(is_relation(x) for x in inputs):
         raise InputError(
             "'engine': the NumPy engine does not read DuckDB relations; "
             "use engine='duckdb' (or 'auto')"
         )
-    if is_spark_dataframe(truth) or is_spark_dataframe(pred):
+    if any(is_spark_dataframe(x) for x in inputs):
         raise InputError(
             "'engine': the NumPy engine does not read Spark DataFrames; "
             "use engine='spark' (or 'auto')"
         )
+
+
+def _in_memory_table(engine: Any, truth: Any, pred: Any, options: AlignOptions) -> ContingencyTable:
+    """The table built in memory (a table given as ``truth``, with ``pred=None``, is
+    returned as it is)."""
+    in_memory_inputs(truth, pred)
     return contingency_table(truth, pred, **options)
 
 
-def _cells(db: Database, rows: tuple[int, int], policy: MismatchPolicy) -> tuple[int, int, int]:
-    """:func:`checked_cells` in the planned passes (two if a single one runs out of
-    memory)."""
+def joined_cells(
+    db: Database, rows: tuple[int, int], policy: MismatchPolicy
+) -> tuple[int, int, int]:
+    """The views ``t`` and ``p`` (of ``rows`` rows) joined into the table ``cells`` by
+    :func:`checked_cells` in the passes the memory limit plans (two if a single one
+    runs out of memory); the records on both sides, the truth's only and the
+    prediction's only."""
     passes = db.planned_passes(sum(rows))
     try:
         return checked_cells(db, ("t", "p"), rows, policy, db.dialect, passes=passes)
@@ -155,7 +165,7 @@ class _TableJob(_PairJob):
         return _in_memory_table(engine, self.truth, self.pred, self.options)
 
     def work(self, db: Database, policy: MismatchPolicy, rows: tuple[int, int]) -> Any:
-        _cells(db, rows, policy)
+        joined_cells(db, rows, policy)
         return coded_table(db, policy) if db.dialect.native_arrow else keyed_table(db, policy)
 
 
@@ -190,7 +200,7 @@ class _StatisticsJob(_PairJob):
         if no_cells and db.dialect.native_arrow:
             # the groups stream out of the join into NumPy, no table is written
             return _streamed(db, rows, policy, lambda: self.say("computing the statistics", db))
-        both, only_t, only_p = _cells(db, rows, policy)
+        both, only_t, only_p = joined_cells(db, rows, policy)
         if policy == "intersection":
             only_t = only_p = 0
         self.say("computing the statistics", db)
