@@ -91,9 +91,7 @@ def check_memory_size(name: str, value: str | None, *, minimum: str, why: str) -
     if not isinstance(value, str) or not _SIZE.match(value):
         raise InputError(f"'{name}' must be a size such as '2GB' or '512MB'; received {value!r}")
     if limit_bytes(value) < limit_bytes(minimum):
-        raise InputError(
-            f"'{name}' must be at least {minimum} ({why}); received {value.strip()!r}"
-        )
+        raise InputError(f"'{name}' must be at least {minimum} ({why}); received {value.strip()!r}")
     return value.strip()
 
 
