@@ -9,6 +9,7 @@ Spark context, and the run's shared ``local[2]`` session is in this one).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -118,7 +119,7 @@ def _none_left(pids: set[int], *, within: float) -> set[int]:
 # -- local-cluster: two executors -------------------------------------------------------
 
 _CLUSTER_SCRIPT = """
-import json, math, os, sys, time
+import dataclasses, json, math, os, sys, time
 from ereval.engines import SparkEngine
 from ereval.metrics import evaluate
 from ereval.statistics import compute_statistics
@@ -139,8 +140,8 @@ print(json.dumps({
     "executors": tracker.getExecutorMemoryStatus().size() - 1,
     "memory": spark.sparkContext.getConf().get("spark.executor.memory"),
     "metrics": {k: None if math.isnan(v) else v for k, v in values.items()},
-    "within_source": stats.within_source,
-    "n_records": stats.n_records,
+    "within_source": {k: int(v) for k, v in dataclasses.asdict(stats.within_source).items()},
+    "n_records": int(stats.n_records),
     "jvms": sorted(
         int(p) for p in os.listdir("/proc") if p.isdigit() and p != str(os.getpid())
         and open(f"/proc/{p}/cmdline", "rb").read().split(b"\\0")[0].endswith(b"java")
@@ -195,7 +196,7 @@ def test_spark_local_cluster_gives_the_numpy_numbers(tmp_path: Path) -> None:
     assert got["executors"] == 2 and got["memory"] == "1024m"
     assert len(got["jvms"]) >= 3, got["jvms"]  # the driver and the two executors
     assert got["n_records"] == expected.n_records
-    assert got["within_source"] == expected.within_source
+    assert got["within_source"] == dataclasses.asdict(expected.within_source)
     values = {k: math.nan if v is None else v for k, v in got["metrics"].items()}
     assert_same_metrics(values, evaluate(expected, metrics=METRICS))
     assert not _none_left(set(got["jvms"]), within=60)
