@@ -511,3 +511,52 @@ def test_a_missing_score_column_lists_the_file_columns(tmp_path: Path) -> None:
     pairs.write_text("record_id_1,record_id_2,weight\na,b,0.5\n")
     with pytest.raises(InputError, match=r"no score column 'score'.*'weight'"):
         threshold_curve({"a": 1, "b": 1}, pairs, score_col="score")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint64", "uint16"])
+def test_the_same_sparse_integers_in_another_order(dtype: str) -> None:
+    """Integer ids spread too widely to be placed by value: where each id of ``b`` is in
+    ``a`` by sorting, ``None`` whenever the sets differ or an id repeats, and the same
+    alignment as the general path (ids kept as they were written)."""
+    rng = np.random.default_rng(len(dtype))
+    info = np.iinfo(dtype)
+    n = 5000
+    ids = np.unique(rng.integers(info.min, info.max, size=2 * n, dtype=dtype, endpoint=True))
+    a = rng.permutation(ids)[:n]
+    if info.min < 0:
+        a[:3] = [info.min, -1, 0]  # the extremes and the sign change kept in order
+    order = rng.permutation(n)
+    b = a[order]
+    where = text_keys.same_int_set_positions(a, b)
+    assert where is not None and where.tolist() == order.tolist()
+    other = b.copy()
+    other[7] = next(v for v in ids if v not in set(a.tolist()))
+    assert text_keys.same_int_set_positions(a, other) is None  # one id differs
+    repeated = a.copy()
+    repeated[-1] = repeated[0]
+    assert text_keys.same_int_set_positions(repeated, repeated[order]) is None
+    assert text_keys.same_int_set_positions(a, b.astype("float64")) is None
+    assert text_keys.same_int_set_positions(a, b[:-1]) is None
+    truth = pd.DataFrame({"record_id": a, "cluster_id": rng.integers(0, n // 3, n)})
+    pred = truth.iloc[order].assign(cluster_id=rng.integers(0, n // 3, n))
+    fast = contingency_table(truth, pred)
+    general = contingency_table(
+        truth.astype({"record_id": object}), pred.astype({"record_id": object})
+    )
+    assert evaluate(fast) == evaluate(general)
+    # ids wide enough not to be placed by value take this path in the alignment
+    from ereval.io import _ids
+
+    found: list[bool] = []
+    real = _ids.same_int_set_positions
+
+    def spy(x: Any, y: Any) -> Any:
+        got = real(x, y)
+        found.append(got is not None)
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_ids, "same_int_set_positions", spy)
+        assert evaluate(contingency_table(truth, pred)) == evaluate(general)
+    if np.dtype(dtype).itemsize == 8:  # 64-bit ids spread over their whole range
+        assert found == [True]

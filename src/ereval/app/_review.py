@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import InputError
 from ..labels import StaleAnswer
+from ..labels._exports import estimate_flags
 from ._adjudication import describe_label
 from ._blocked import export_command, held_text, plural
 from ._state import AppState, url_for
@@ -179,8 +180,7 @@ def start_view(state: AppState, name: str, who: str) -> dict[str, Any]:
                 str(session.config["prediction"]),
                 "--sample",
                 export.rsplit(" ", 1)[1],
-                "--design",
-                "cluster" if session.config.get("weights_col") else "record",
+                *estimate_flags(session.config),
             ]
         ),
         "start_url": url_for("start", name),

@@ -28,6 +28,7 @@ from ._common import (
     warn,
 )
 from ._label_errors import reviewer_errors_command
+from ._sample import AllocationChoice, FloorOpt, StrataOpt, design_value
 
 label_app = App(
     name="label",
@@ -87,8 +88,26 @@ def init_command(
     ] = "cluster_id",
     n: Annotated[int, typer.Option("--n", help="Records to draw (cluster review).")] = 100,
     design: Annotated[
-        Literal["record"], typer.Option("--design", help="Sampling design (cluster review).")
+        Literal["record", "size-stratified", "expected-error"],
+        typer.Option(
+            "--design",
+            help="Sampling design (cluster review): record (uniform, or by --weights-col), "
+            "size-stratified (uniform within strata of the predicted cluster sizes) or "
+            "expected-error (by the errors the match probabilities of --pairs expect), "
+            "drawn as ereval sample draws them.",
+        ),
     ] = "record",
+    strata: StrataOpt = None,
+    allocation: Annotated[
+        AllocationChoice | None,
+        typer.Option(
+            "--allocation",
+            help="size-stratified: draws per stratum, neyman (from the prediction alone, each "
+            "stratum keeping 90% of its proportional share) or proportional \\[default: neyman].",
+            show_default=False,
+        ),
+    ] = None,
+    floor: FloorOpt = None,
     weights_col: Annotated[
         str | None, typer.Option("--weights-col", help="Column of record drawing weights.")
     ] = None,
@@ -117,7 +136,11 @@ def init_command(
         ),
     ] = None,
     pairs: Annotated[
-        Path | None, typer.Option("--pairs", help="Scored pairs (pair labelling).")
+        Path | None,
+        typer.Option(
+            "--pairs",
+            help="Scored pairs (pair labelling; cluster review with --design expected-error).",
+        ),
     ] = None,
     pair_id_col: Annotated[
         str, typer.Option("--pair-col", help="Pair id column of --pairs.")
@@ -193,7 +216,11 @@ def init_command(
         store = labels.LabelStore(db)
         if session in {s.name for s in store.sessions()}:
             old = store.session(session)
-            if old.kind == "cluster" and kind == "cluster" and old.config.get("design") != design:
+            if (
+                old.kind == "cluster"
+                and kind == "cluster"
+                and old.config.get("design") != design_value(design)
+            ):
                 raise InputError(
                     f"'--design' {design!r}: session '{session}' of '{db}' was created with "
                     f"design {old.config.get('design')!r}"
@@ -215,8 +242,15 @@ def init_command(
                 id_col=id_col,
                 record_col=record_col,
                 cluster_col=cluster_col,
-                design=design,
+                design=design_value(design),
                 weights_col=weights_col,
+                strata=strata,
+                allocation=allocation,
+                pairs=None if pairs is None else str(pairs),
+                score_col=score_col,
+                left_col=left_col,
+                right_col=right_col,
+                floor=floor,
                 replace=not without_replacement,
                 block_col=block_col,
                 search_columns=search_columns or (),
@@ -377,6 +411,7 @@ def export_command(
     """Export resolved labels: a benchmark for estimate, pairs for oasis or Splink, paula labels,
     or the add/remove spreadsheet."""
     from ..labels import export_labels
+    from ..labels._exports import estimate_flags
     from ._output import Outputs, check_table_path, write_table
 
     check_table_path(out, flag="--out")
@@ -385,9 +420,15 @@ def export_command(
     with _open(db, readonly=True) as store:
         name = _only_session(store, session)
         exported = export_labels(
-            store, name, kind=kind, design=design, source_col=source_col, reviewer=reviewer
+            store,
+            name,
+            kind=kind,
+            design=design_value(design),
+            source_col=source_col,
+            reviewer=reviewer,
         )
-        pool = store.session(name).config.get("pairs")
+        config = store.session(name).config
+        pool = config.get("pairs")
     for message in exported.warnings:
         warn(message)
     with Outputs() as outputs:
@@ -399,12 +440,10 @@ def export_command(
         "out": str(out),
     }
     if exported.design is not None:
-        summary["design"] = exported.design
+        flags = estimate_flags(config)
+        summary["design"] = flags[1]
         if not quiet:
-            note(
-                f"read it with: ereval estimate --pred PRED --sample {out} "
-                f"--design {exported.design}"
-            )
+            note(f"read it with: ereval estimate --pred PRED --sample {out} {' '.join(flags)}")
     if kind == "pairs" and not quiet:
         note(f"estimate from it with: ereval oasis estimate {pool} --labels {out}")
     emit_mapping(summary, fmt, key_header="field")

@@ -36,8 +36,8 @@ from ._ids import (
     duplicates_of,
     encode,
     int_offsets,
+    same_id_set,
     same_ids,
-    same_text_set,
     take,
     to_numpy,
     union,
@@ -348,7 +348,7 @@ def aligned(sides: Sides) -> Alignment:
         if not same_source(truth, pred):
             warn_if_identical(t, p, t_cols, p_cols, stacklevel=4)
         return _alignment(rt, t_codes, p_codes, t_labels, p_labels, policy, n_src)
-    where = same_text_set(rt, rp)
+    where = same_id_set(rt, rp)
     if where is not None:  # the same records in another order (checked distinct)
         pred_of = np.empty(len(rt), dtype=np.int64)
         pred_of[where] = p_codes

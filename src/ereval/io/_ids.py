@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, InputTypeError
-from ._text_keys import same_set_positions, text_codes
+from ._text_keys import same_int_set_positions, same_set_positions, text_codes
 
 __all__ = [
     "IdArray",
@@ -44,7 +44,7 @@ __all__ = [
     "object_array",
     "positions_to_arrow",
     "same_ids",
-    "same_text_set",
+    "same_id_set",
     "take",
     "to_arrow_ids",
     "to_numpy",
@@ -320,12 +320,16 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
-def same_text_set(a: IdArray, b: IdArray) -> IntArray | None:
-    """For two large text columns holding the same distinct ids in another order, where
-    each id of ``b`` is in ``a``; ``None`` otherwise (then use :func:`union`)."""
-    if not (_is_text(a) and _is_text(b)):
-        return None
-    return same_set_positions(a, b)
+def same_id_set(a: IdArray, b: IdArray) -> IntArray | None:
+    """For two text columns, or two integer columns of one dtype whose ids are not
+    dense (those are placed by their values), holding the same distinct ids in
+    another order: where each id of ``b`` is in ``a``; ``None`` otherwise (then use
+    :func:`union`)."""
+    if _is_text(a) and _is_text(b):
+        return same_set_positions(a, b)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and dense_int_span(a, b) is None:
+        return same_int_set_positions(a, b)
+    return None
 
 
 def factorize(values: Any) -> tuple[IntArray, npt.NDArray[Any]]:

@@ -14,6 +14,8 @@ lengths, small columns).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
@@ -158,6 +160,36 @@ def _order(keys: U64) -> tuple[IntArray, bool]:
     ordered = keys[sub]
     repeated = (ordered[1:] == ordered[:-1]) & (run[1:] == run[:-1])
     return order, not bool(repeated.any())
+
+
+def _ordered_keys(ids: npt.NDArray[Any]) -> U64:
+    """Integer ids as unsigned 64-bit keys in the same order (signed ones with the
+    sign bit flipped)."""
+    if ids.dtype.kind == "u":
+        return ids.astype(np.uint64)
+    return ids.astype(np.int64).view(np.uint64) ^ np.uint64(1 << 63)
+
+
+def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray | None:
+    """:func:`same_set_positions` for two integer id columns of one dtype.
+
+    The ids are mapped to 64-bit unsigned keys in their order (the sign bit flipped
+    for signed integers) and both sides sorted with :func:`_order`: two sorts of
+    ``n`` keys, far cheaper than hashing ``2n`` random 64-bit ids.
+    """
+    if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind not in "iu" or a.ndim != 1:
+        return None
+    ka, kb = _ordered_keys(a), _ordered_keys(b)
+    order_a, distinct = _order(ka)
+    if not distinct:
+        return None  # a repeated id: the general path reports it
+    order_b, _ = _order(kb)
+    where = np.empty(len(b), dtype=np.int64)
+    where[order_b] = order_a
+    del order_a, order_b
+    if not np.array_equal(ka[where], kb):
+        return None
+    return where
 
 
 def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:

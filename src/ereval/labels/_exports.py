@@ -7,7 +7,15 @@
     tags of each cluster (comma-separated, for ``ereval errors --tags tags``). Records drawn uniformly
     give ``design="record"`` (``probability`` = cluster size); records drawn by a
     weight column give ``design="cluster"`` with ``probability`` the sum of the
-    cluster's record weights.
+    cluster's record weights. Records drawn within size strata give
+    ``design="size_stratified"`` with, for each drawn record, its ``stratum``,
+    the stratum's number of records ``stratum_records`` and its ``record_draws``
+    (the columns ``as_sample(..., design="size_stratified")`` reads; records not
+    drawn have ``record_draws`` 0 and a blank stratum). Records drawn by expected
+    error give ``design="expected_error"`` with each record's draw probability
+    ``record_probability`` (``q_r``, recomputed from the session's pairs and
+    checked against the drawn records' saved values) and ``probability`` the sum
+    over the cluster.
 ``spreadsheet`` (cluster review)
     The add/remove sheet of disambiguation teams: one row per
     ``(sampled_record, record_id, action)`` with action ``remove`` (A_r) or
@@ -35,6 +43,7 @@ one transaction under the importing reviewer with the file's name as
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +64,7 @@ __all__ = [
     "EXPORT_KINDS",
     "ExportKind",
     "Exported",
+    "estimate_flags",
     "export_labels",
     "import_labels",
     "open_session",
@@ -92,7 +102,8 @@ class Exported:
     frame : pandas.DataFrame
     kind : str
     design : str or None
-        For a benchmark, the ``--design`` to give ``ereval estimate``.
+        For a benchmark, the design to read it with (``as_sample(..., design=...)``;
+        :func:`estimate_flags` gives the flags of ``ereval estimate``).
     warnings : list of str
         E.g. drawn records left out because their label is not resolved yet.
     """
@@ -101,6 +112,27 @@ class Exported:
     kind: str
     design: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+
+def estimate_flags(config: Mapping[str, Any]) -> list[str]:
+    """The design flags of ``ereval estimate`` for the benchmark of a cluster review
+    with configuration ``config``.
+
+    Examples
+    --------
+    >>> estimate_flags({"design": "size_stratified", "replace": False})
+    ['--design', 'size-stratified', '--without-replacement']
+    >>> estimate_flags({"design": "record", "weights_col": "w"})
+    ['--design', 'cluster']
+    """
+    design = config.get("design", "record")
+    if design == "size_stratified":
+        return ["--design", "size-stratified"] + (
+            [] if config.get("replace", True) else ["--without-replacement"]
+        )
+    if design == "expected_error":
+        return ["--design", "expected-error"]
+    return ["--design", "cluster" if config.get("weights_col") else "record"]
 
 
 def _check_kind(store: LabelStore, session: str, kind: str) -> None:
@@ -169,8 +201,13 @@ def reviewer_labels(store: LabelStore, session: str, reviewer: str) -> dict[str,
 
 
 def _benchmark(review: ClusterReview, labels: Mapping[str, Any], missing: str) -> Exported:
+    from ..estimators._designs import RECORD_DRAWS_COL, STRATUM_COL, STRATUM_RECORDS_COL
+    from ..estimators._unequal_designs import RECORD_PROBABILITY_COL
+
     draws: list[str] = list(review.config["draws"])
     weighted = review.config.get("weights_col") is not None
+    stratified = review.config.get("design") == "size_stratified"
+    by_error = review.config.get("design") == "expected_error"
     warnings: list[str] = []
     unresolved = sorted({r for r in draws if r not in labels})
     if unresolved:
@@ -204,7 +241,9 @@ def _benchmark(review: ClusterReview, labels: Mapping[str, Any], missing: str) -
                 )
     rows = []
     weights = None
-    if weighted:
+    if by_error:
+        weights = _error_weights(review)
+    elif weighted:
         col = review.config["weights_col"]
         frame = review.records.frame
         weights = dict(
@@ -215,33 +254,90 @@ def _benchmark(review: ClusterReview, labels: Mapping[str, Any], missing: str) -
             )
         )
     counts: dict[str, int] = {}
+    record_draws: dict[str, int] = {}
     tags: dict[str, set[str]] = {}
     for r in draws:
         if r in cluster_of and r in labels:
             counts[cluster_of[r]] = counts.get(cluster_of[r], 0) + 1
+            record_draws[r] = record_draws.get(r, 0) + 1
             tags.setdefault(cluster_of[r], set()).update(labels[r].get("tags", ()))
+    strata = _drawn_strata(review) if stratified else {}
     for head, true in members.items():
         prob = sum(weights[x] for x in true) if weights is not None else float(len(true))
         for x in true:
-            rows.append(
-                {
-                    "record_id": x,
-                    "cluster_id": head,
-                    "unit_id": head,
-                    "probability": prob,
-                    "draws": counts[head],
-                    "tags": ",".join(sorted(tags.get(head, ()))),
+            row: dict[str, Any] = {
+                "record_id": x,
+                "cluster_id": head,
+                "unit_id": head,
+                "probability": prob,
+                "draws": counts[head],
+            }
+            if by_error and weights is not None:
+                row[RECORD_PROBABILITY_COL] = weights[x]
+            if stratified:  # a record not drawn plays no part in the strata
+                label, size = strata[x] if x in record_draws else (None, None)
+                row |= {
+                    STRATUM_COL: label,
+                    STRATUM_RECORDS_COL: size,
+                    RECORD_DRAWS_COL: record_draws.get(x, 0),
                 }
-            )
-    frame = pd.DataFrame(
-        rows, columns=["record_id", "cluster_id", "unit_id", "probability", "draws", "tags"]
-    )
+            rows.append(row | {"tags": ",".join(sorted(tags.get(head, ())))})
+    columns = ["record_id", "cluster_id", "unit_id", "probability", "draws"]
+    if stratified:
+        columns += [STRATUM_COL, STRATUM_RECORDS_COL, RECORD_DRAWS_COL]
+    if by_error:
+        columns += [RECORD_PROBABILITY_COL]
+    frame = pd.DataFrame(rows, columns=[*columns, "tags"])
+    if stratified:
+        frame[STRATUM_RECORDS_COL] = frame[STRATUM_RECORDS_COL].astype("Int64")
+        return Exported(frame, "benchmark", "size_stratified", warnings)
+    if by_error:
+        return Exported(frame, "benchmark", "expected_error", warnings)
     if not review.config.get("replace", True):
         warnings.append(
             "records were drawn without replacement; the estimators treat the sample as drawn "
             "with replacement (close when few records are drawn from many)"
         )
     return Exported(frame, "benchmark", "cluster" if weighted else "record", warnings)
+
+
+def _error_weights(review: ClusterReview) -> dict[str, float]:
+    """Each record's ``q_r``, recomputed from the session's prediction and pairs; the
+    drawn records' values must be those saved when they were drawn."""
+    from ._review import expected_error_q
+
+    c = review.config
+    q = expected_error_q(
+        c["prediction"],
+        c["pairs"],
+        score_col=c["score_col"],
+        left_col=c["left_col"],
+        right_col=c["right_col"],
+        floor=c["floor"],
+        record_col=c["record_col"],
+        cluster_col=c["cluster_col"],
+    )
+    out = {str(k): float(v) for k, v in q.items()}
+    changed = [
+        it.key
+        for it in review.store.items(review.name)
+        if not math.isclose(out.get(it.key, math.nan), float(it.payload["weight"]), rel_tol=1e-12)
+    ]
+    if changed:
+        raise InputError(
+            f"the draw probabilities of {len(changed)} drawn record(s) (e.g. {examples(changed)}) "
+            f"differ from those of the draws: the prediction '{c['prediction']}' or the pairs "
+            f"'{c['pairs']}' changed since session '{review.name}' was created; restore them"
+        )
+    return out
+
+
+def _drawn_strata(review: ClusterReview) -> dict[str, tuple[str, int]]:
+    """Each drawn record's stratum label and the stratum's number of records."""
+    return {
+        item.key: (str(item.payload["stratum"]), int(item.payload["stratum_records"]))
+        for item in review.store.items(review.name)
+    }
 
 
 def _spreadsheet(review: ClusterReview) -> Exported:

@@ -14,6 +14,23 @@ column, and a true cluster's probability is the sum over its records (known
 once it is labelled). Draws are with replacement by default; ``replace=False``
 draws distinct records (the estimators then treat the sample as drawn with
 replacement, which is close when few records are drawn from many).
+
+``"size_stratified"`` draws records uniformly within strata of their predicted
+cluster's size (Binette et al. 2024, §4.2), ``n_h`` of the ``N_h`` records of
+stratum ``h``, exactly as ``draw_sample(..., design="size_stratified")`` does
+with the same seed (the same code:
+:func:`ereval.estimators._size_design.stratified_draws`). The session keeps the
+strata, their allocation and each drawn record's stratum, so that its benchmark
+export is read by ``ereval estimate --design size-stratified``; without
+replacement, each stratum's finite-population correction applies.
+
+``"expected_error"`` draws records with replacement with probabilities ``q_r``
+computed from scored pairs (Binette et al. 2024, eqs. 7-8;
+:func:`ereval.estimators._error_weights.expected_error_probabilities`), as
+``draw_sample(..., design="expected_error", weights=q)`` does with the same
+seed on a truth listing the records in the data's order. Its benchmark export
+carries each record's ``q_r`` (``record_probability``), recomputed from the
+pairs and checked against the drawn records' saved values.
 """
 
 from __future__ import annotations
@@ -54,8 +71,8 @@ __all__ = [
     "create_cluster_review",
 ]
 
-ReviewDesign = Literal["record"]
-REVIEW_DESIGNS: tuple[ReviewDesign, ...] = ("record",)
+ReviewDesign = Literal["record", "size_stratified", "expected_error"]
+REVIEW_DESIGNS: tuple[ReviewDesign, ...] = ("record", "size_stratified", "expected_error")
 
 
 def _read_prediction(
@@ -91,6 +108,13 @@ def create_cluster_review(
     cluster_col: str = "cluster_id",
     design: ReviewDesign = "record",
     weights_col: str | None = None,
+    strata: Any = None,
+    allocation: str | None = None,
+    pairs: str | os.PathLike[str] | None = None,
+    score_col: str = "match_probability",
+    left_col: str = "record_id_1",
+    right_col: str = "record_id_2",
+    floor: float | None = None,
     replace: bool = True,
     block_col: str | None = None,
     search_columns: Sequence[str] = (),
@@ -114,12 +138,33 @@ def create_cluster_review(
         The predicted clustering (``record_col``, ``cluster_col``), covering every record.
     n : int
         Number of draws.
-    design : {"record"}
-        Records drawn at random (uniformly, or by ``weights_col``).
+    design : {"record", "size_stratified", "expected_error"}
+        ``"record"``: records drawn at random (uniformly, or by ``weights_col``).
+        ``"size_stratified"``: records drawn uniformly within strata of their
+        predicted cluster's size, as by
+        :func:`ereval.estimators.draw_sample` with ``design="size_stratified"``
+        and the same seed (see the module docstring); every record of the
+        prediction must be in ``data``.
+        ``"expected_error"``: records drawn with replacement with the
+        probabilities ``q_r`` computed from ``pairs`` (module docstring).
     weights_col : str, optional
-        A column of ``data`` with each record's (relative) drawing probability.
+        A column of ``data`` with each record's (relative) drawing probability
+        (``design="record"``).
+    strata : list of int or str, optional
+        ``design="size_stratified"``: lower predicted cluster sizes of the strata
+        (default ``1, 2, 3, 5, 9, ...``; :func:`ereval.estimators._strata.size_strata`).
+    allocation : {"neyman", "proportional"}, optional
+        ``design="size_stratified"``: draws per stratum (default ``"neyman"`` from
+        the prediction alone; :func:`ereval.estimators._size_design.stratum_allocation`).
+    pairs : path, optional
+        ``design="expected_error"``: scored pairs with match probabilities in
+        ``[0, 1]`` (e.g. Splink's predictions), columns ``left_col``,
+        ``right_col`` and ``score_col``.
+    floor : float, optional
+        ``design="expected_error"``: share of uniform sampling in ``q_r`` (default
+        :data:`ereval.estimators._error_weights.DEFAULT_FLOOR`).
     replace : bool, default True
-        Draw with replacement.
+        Draw with replacement (within each stratum for ``"size_stratified"``).
     block_col : str, optional
         A blocking column: records added from another block are flagged (§3.2.2).
     search_columns : sequence of str
@@ -143,6 +188,33 @@ def create_cluster_review(
             f"'design' must be one of {', '.join(REVIEW_DESIGNS)} for a cluster review; "
             f"received {describe(design)}"
         )
+    stratified = design == "size_stratified"
+    if stratified and weights_col is not None:
+        raise InputError(
+            "'weights_col' does not apply to design='size_stratified', which draws records "
+            "uniformly within strata of the predicted cluster sizes"
+        )
+    if not stratified and (strata is not None or allocation is not None):
+        raise InputError(
+            "'strata' and 'allocation' are options of design='size_stratified'; "
+            f"design is {design!r}"
+        )
+    by_error = design == "expected_error"
+    if not by_error and (pairs is not None or floor is not None):
+        raise InputError(
+            f"'pairs' and 'floor' are options of design='expected_error'; design is {design!r}"
+        )
+    if by_error:
+        if pairs is None:
+            raise InputError(
+                "'pairs' is needed for design='expected_error': the draw probabilities come "
+                "from the pairs' match probabilities"
+            )
+        if weights_col is not None or replace is False:
+            raise InputError(
+                "design='expected_error' draws records with replacement with probabilities "
+                "from 'pairs'; 'weights_col' and replace=False do not apply"
+            )
     n = check_int("n", n, minimum=1)
     overlap = check_overlap(overlap)
     if not isinstance(replace, bool):
@@ -167,12 +239,42 @@ def create_cluster_review(
             f"'prediction' has no cluster for {len(missing)} record(s) of the data "
             f"(e.g. {examples(missing)})"
         )
-    probs = _record_probabilities(records, weights_col)
     rng = check_rng(seed)
     if not replace and n > len(ids):
         raise InputError(f"cannot draw {n} records without replacement from {len(ids)}")
-    drawn = rng.choice(len(ids), size=n, replace=replace, p=probs / probs.sum())
-    config = {
+    layout: _Strata | None = None
+    if stratified:
+        layout = _size_stratified(
+            prediction,
+            ids,
+            n=n,
+            strata=strata,
+            allocation=allocation,
+            replace=replace,
+            rng=rng,
+            record_col=record_col,
+            cluster_col=cluster_col,
+        )
+        drawn = layout.drawn
+        probs = np.ones(len(ids), dtype=np.float64)
+    else:
+        probs = (
+            _error_probabilities(
+                prediction,
+                ids,
+                pairs=pairs or "",
+                score_col=score_col,
+                left_col=left_col,
+                right_col=right_col,
+                floor=floor,
+                record_col=record_col,
+                cluster_col=cluster_col,
+            )
+            if by_error
+            else _record_probabilities(records, weights_col)
+        )
+        drawn = rng.choice(len(ids), size=n, replace=replace, p=probs / probs.sum())
+    config: dict[str, Any] = {
         "data": str(Path(data).resolve()),
         "prediction": str(Path(prediction).resolve()),
         "id_col": id_col,
@@ -193,6 +295,16 @@ def create_cluster_review(
         "draws": [ids[i] for i in drawn.tolist()],
         "n_records": len(ids),
     }
+    if layout is not None:
+        config |= layout.config
+    if by_error:
+        config |= {
+            "pairs": str(Path(pairs or "").resolve()),
+            "score_col": score_col,
+            "left_col": left_col,
+            "right_col": right_col,
+            "floor": floor,
+        }
     store.create_session(name, kind="cluster", config=config)
     from ._store import Item
 
@@ -200,18 +312,140 @@ def create_cluster_review(
     for k, i in enumerate(drawn.tolist()):
         first.setdefault(ids[i], (i, []))[1].append(k)
     total = float(probs.sum())
+
+    def payload(rid: str, i: int, draws: list[int]) -> dict[str, Any]:
+        if layout is None:  # each record's draws, its weight and its probability per draw
+            return {
+                "draws": draws,
+                "weight": float(probs[i]),
+                "probability": float(probs[i]) / total,
+            }
+        label, size = layout.stratum_of[rid]  # within its stratum, 1/N_h per draw
+        return {"draws": draws, "stratum": label, "stratum_records": size, "probability": 1 / size}
+
     store.add_items(
-        name,
-        [  # each record's draws, its weight and its selection probability per draw
-            Item(
-                rid,
-                draws[0],
-                {"draws": draws, "weight": float(probs[i]), "probability": float(probs[i]) / total},
-            )
-            for rid, (i, draws) in first.items()
-        ],
+        name, [Item(rid, draws[0], payload(rid, i, draws)) for rid, (i, draws) in first.items()]
     )
     return ClusterReview(store, name)
+
+
+@dataclass(frozen=True)
+class _Strata:
+    """The size-stratified draws of a review: positions in the data, each record's
+    stratum (label, ``N_h``), and what the session's configuration keeps of them."""
+
+    drawn: npt.NDArray[np.int64]
+    stratum_of: dict[str, tuple[str, int]]
+    config: dict[str, Any]
+
+
+def _size_stratified(
+    prediction: str | os.PathLike[str],
+    ids: Sequence[str],
+    *,
+    n: int,
+    strata: Any,
+    allocation: str | None,
+    replace: bool,
+    rng: np.random.Generator,
+    record_col: str,
+    cluster_col: str,
+) -> _Strata:
+    """Draw as ``draw_sample(..., design="size_stratified")`` does: the prediction's size
+    strata, their allocation and the draws within each, by the estimators' own code."""
+    from ..estimators._size_design import prediction_strata, stratified_draws, stratum_allocation
+    from ..estimators._strata import check_allocation, check_bounds
+
+    chosen = check_allocation("neyman" if allocation is None else allocation)
+    prepared, st = prediction_strata(
+        prediction, strata=strata, record_col=record_col, cluster_col=cluster_col
+    )
+    pred_ids = [str(r) for r in prepared.records.tolist()]
+    where = {rid: i for i, rid in enumerate(ids)}
+    extra = [r for r in pred_ids if r not in where]
+    if extra:
+        raise InputError(
+            f"'prediction' has {len(extra)} record(s) absent from the data (e.g. "
+            f"{examples(extra)}); design='size_stratified' draws among the prediction's records, "
+            "so each must be in 'data'"
+        )
+    n_h = stratum_allocation(st, prepared, n=n, allocation=chosen, replace=replace)
+    pos = stratified_draws(st, n_h, replace=replace, seed=rng)
+    labels = [str(x) for x in st.labels.tolist()]
+    sizes = [int(x) for x in st.sizes.tolist()]
+    codes = st.codes.tolist()
+    return _Strata(
+        drawn=np.array([where[pred_ids[p]] for p in pos.tolist()], dtype=np.int64),
+        stratum_of={rid: (labels[c], sizes[c]) for rid, c in zip(pred_ids, codes, strict=True)},
+        config={
+            "strata": None if strata is None else [int(b) for b in check_bounds(strata)],
+            "allocation": chosen,
+            "stratum_labels": labels,
+            "stratum_records": sizes,
+            "stratum_draws": [int(x) for x in np.asarray(n_h).tolist()],
+        },
+    )
+
+
+def _error_probabilities(
+    prediction: str | os.PathLike[str],
+    ids: Sequence[str],
+    *,
+    pairs: str | os.PathLike[str],
+    score_col: str,
+    left_col: str,
+    right_col: str,
+    floor: float | None,
+    record_col: str,
+    cluster_col: str,
+) -> npt.NDArray[np.float64]:
+    """``q_r`` of each record of the data, in its order (the expected-error design)."""
+    q = expected_error_q(
+        prediction,
+        pairs,
+        score_col=score_col,
+        left_col=left_col,
+        right_col=right_col,
+        floor=floor,
+        record_col=record_col,
+        cluster_col=cluster_col,
+    )
+    known = set(ids)
+    extra = [r for r in q.index if r not in known]
+    if extra:
+        raise InputError(
+            f"'prediction' has {len(extra)} record(s) absent from the data (e.g. "
+            f"{examples(extra)}); design='expected_error' draws among the prediction's records, "
+            "so each must be in 'data'"
+        )
+    return np.asarray(q.loc[list(ids)].to_numpy(dtype=np.float64), dtype=np.float64)
+
+
+def expected_error_q(
+    prediction: str | os.PathLike[str],
+    pairs: str | os.PathLike[str],
+    *,
+    score_col: str,
+    left_col: str,
+    right_col: str,
+    floor: float | None,
+    record_col: str,
+    cluster_col: str,
+) -> pd.Series:
+    """Each record's expected-error draw probability, by record id (read exactly)."""
+    from ..estimators._error_weights import DEFAULT_FLOOR, expected_error_probabilities
+
+    q: pd.Series = expected_error_probabilities(
+        prediction,
+        pairs,
+        score_col=score_col,
+        left_col=left_col,
+        right_col=right_col,
+        floor=DEFAULT_FLOOR if floor is None else floor,
+        record_col=record_col,
+        cluster_col=cluster_col,
+    )
+    return q.set_axis(q.index.astype(str))
 
 
 def _record_probabilities(records: Records, weights_col: str | None) -> npt.NDArray[np.float64]:
