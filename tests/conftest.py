@@ -76,6 +76,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()) or "spark" in item.name.lower():
             item.add_marker(pytest.mark.xdist_group("spark"))
+            item.add_marker(pytest.mark.spark)
             on_spark.append(item)
     chosen = set(on_spark)
     items[:] = [*on_spark, *(item for item in items if item not in chosen)]

@@ -215,12 +215,28 @@ def test_engines_raise_the_same_errors(tmp_path: Path, spark: Any) -> None:
 
 def test_spark_options_are_checked_before_work(monkeypatch: pytest.MonkeyPatch) -> None:
     for bad in ("", "local[x]", "mars://", 3):
-        with pytest.raises(InputError, match=r"^'spark_master' must be a Spark master"):
+        with pytest.raises(InputError, match=r"^'master' must be a Spark master"):
             SparkEngine(master=bad)  # type: ignore[arg-type]
-    with pytest.raises(InputError, match=r"^'spark_conf' keys are Spark settings"):
+    with pytest.raises(InputError, match=r"^'conf' keys are Spark settings"):
         SparkEngine(conf={"shuffle": 2})
-    with pytest.raises(InputError, match=r"^'spark_conf': setting 'spark.x' has no value"):
+    with pytest.raises(InputError, match=r"^'conf': setting 'spark.x' has no value"):
         SparkEngine(conf={"spark.x": " "})
+    # the memory of a new session: a size Spark runs in, given once, within a worker
+    for bad, message in (
+        ("lots", r"^'memory_limit' must be a size such as '2GB'"),
+        ("1KB", r"^'memory_limit' must be at least 512MB \(Spark keeps 300 MiB"),
+        (512, r"^'memory_limit' must be a size"),
+    ):
+        with pytest.raises(InputError, match=message):
+            SparkEngine(memory_limit=bad)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=r"^'memory_limit' sets 'spark.driver.memory', which"):
+        SparkEngine(memory_limit="2GB", conf={"spark.driver.memory": "1g"})
+    with pytest.raises(InputError, match=r"^'memory_limit' must be at most the memory of a"):
+        SparkEngine(master="local-cluster[2,1,1024]", memory_limit="1.5GB")
+    local = SparkEngine(master="local[2]", memory_limit="2GiB")
+    assert se.memory_settings("2GiB", local.master) == {"spark.driver.memory": "2048m"}
+    cluster = se.memory_settings("1GB", "spark://host:7077")
+    assert cluster == {"spark.driver.memory": "953m", "spark.executor.memory": "953m"}
     assert SparkEngine(conf={"spark.ui.enabled": False}).conf == {"spark.ui.enabled": "false"}
     with pytest.raises(TypeError, match="spark_master"):
         get_engine("spark", spark_master="local[2]")  # type: ignore[call-arg]
@@ -301,10 +317,18 @@ def test_cli_spark_engine(spark: Any) -> None:
         (["--spark-master", "mars"], "error: '--spark-master' must be a Spark master"),
         (["--spark-master", "local[3]"], "error: '--spark-master': a Spark session is already"),
         (["--threads", "2"], "error: '--threads' applies to the DuckDB engine; the Spark"),
+        (["--memory-limit", "1KB"], "error: '--memory-limit' must be at least 512MB (Spark"),
+        (["--memory-limit", "lots"], "error: '--memory-limit' must be a size such as"),
+        (["--memory-limit", "1GB"], "error: '--memory-limit' 1GB applies to a new Spark"),
+        (
+            ["--memory-limit", "1GB", "--spark-conf", "spark.driver.memory=2g"],
+            "error: '--memory-limit' sets 'spark.driver.memory', which '--spark-conf' sets",
+        ),
     ):
         res = runner.invoke(app, [*args, "--engine", "spark", *extra])
         assert res.exit_code == 2 and res.stderr.startswith(message), res.stderr
         assert len(res.stderr.strip().splitlines()) == 1
+        assert "DuckDB" not in res.stderr or "--threads" in extra  # no DuckDB advice
     res = runner.invoke(app, ["metrics", T, P, "--spark-master", "local[2]"])
     assert res.exit_code == 2 and "'--spark-master' applies to the Spark engine" in res.stderr
     res = runner.invoke(app, ["metrics", T, P, "--pairs", "--engine", "spark"])
@@ -344,35 +368,28 @@ def test_a_new_spark_session_keeps_quiet(tmp_path: Path, spark: Any) -> None:
 def test_spark_statistics_of_the_hard_cases(
     tmp_path: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """CEAF's ties (an assignment decides) and a table without common records, alone, and
-    the cells only when asked; where no session of its own can be made (Spark Connect),
-    a build leaves no view behind in the given one."""
+    """A table without common records, and its cells only when asked (CEAF's ties are a
+    case of the registry); where no session of its own can be made (Spark Connect), a
+    build leaves no view behind in the given one."""
     engine = SparkEngine(session=spark)
     before = {t.name for t in spark.catalog.listTables() if t.isTemporary}
     monkeypatch.setattr(sc, "_isolated", lambda session: session)
-    ties = (
-        pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 1, 2, 2, 3, 3]}),
-        pd.DataFrame({"record_id": [1, 2, 3, 4, 5, 6], "cluster_id": [1, 2, 1, 2, 3, 4]}),
+    t = pd.DataFrame({"record_id": [1, 2, 3], "cluster_id": [1, 1, 2]})
+    p = pd.DataFrame({"record_id": [4, 5, 6], "cluster_id": [1, 1, 1]})
+    tf, pf = write(t, tmp_path / "apart_t.parquet"), write(p, tmp_path / "apart_p.parquet")
+    reference = compute_table(NumpyEngine(), tf, pf, on_mismatch="twinless")
+    seen: list[str] = []
+    got = compute_statistics(
+        engine,
+        tf,
+        pf,
+        on_mismatch="twinless",
+        cells="twinless",
+        progress=seen.append,  # type: ignore[arg-type]
     )
-    apart = (
-        pd.DataFrame({"record_id": [1, 2, 3], "cluster_id": [1, 1, 2]}),
-        pd.DataFrame({"record_id": [4, 5, 6], "cluster_id": [1, 1, 1]}),
-    )
-    seen = []
-    for name, (t, p), policy in (("ties", ties, "error"), ("apart", apart, "twinless")):
-        tf, pf = write(t, tmp_path / f"{name}_t.parquet"), write(p, tmp_path / f"{name}_p.parquet")
-        reference = compute_table(NumpyEngine(), tf, pf, on_mismatch=policy)  # type: ignore[arg-type]
-        got = compute_statistics(
-            engine,
-            tf,
-            pf,
-            on_mismatch=policy,
-            cells="twinless",
-            progress=seen.append,  # type: ignore[arg-type]
-        )
-        assert isinstance(got, TableStatistics)
-        assert_same_statistics(got, table_statistics(reference))
-        assert (got.table is not None) == (policy == "twinless")
+    assert isinstance(got, TableStatistics)
+    assert_same_statistics(got, table_statistics(reference))
+    assert got.table is not None
     assert {t.name for t in spark.catalog.listTables() if t.isTemporary} == before
     assert seen[:3] == [
         "reading the clusterings (spark)",

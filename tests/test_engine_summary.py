@@ -493,5 +493,5 @@ def test_cli_output_is_the_same_on_spark(tmp_path: Path, request: pytest.Fixture
     assert got.stdout == ref.stdout
     res = runner.invoke(app, [*args, "--spark-conf", "spark.a=b"])
     assert res.exit_code == 2 and "'--spark-conf' applies to the Spark engine" in res.stderr
-    res = runner.invoke(app, [*args, "--engine", "spark", "--memory-limit", "1GB"])
-    assert res.exit_code == 2 and "'--memory-limit' applies to the DuckDB engine" in res.stderr
+    res = runner.invoke(app, [*args, "--engine", "spark", "--temp-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "'--temp-dir' applies to the DuckDB engine" in res.stderr

@@ -153,23 +153,6 @@ def test_singletons_complete_the_prediction(tmp_path: Path, seed: int) -> None:
         )
 
 
-def test_singletons_on_spark(tmp_path: Path, spark: Any) -> None:
-    truth, full, short = _leaving_out(80, 4)
-    truth.to_parquet(tmp_path / "t.parquet", index=False)
-    short.to_parquet(tmp_path / "p.parquet", index=False)
-    engine = SparkEngine(session=spark)
-    stats = compute_statistics(
-        engine, tmp_path / "t.parquet", tmp_path / "p.parquet", on_mismatch="singletons"
-    )
-    _same(ereval.evaluate(stats), ereval.evaluate(truth, full))
-    with pytest.raises(RecordMismatchError, match="only in 'pred'"):
-        more = pd.concat([short, pd.DataFrame({"record_id": [-1], "cluster_id": [0]})])
-        more.to_parquet(tmp_path / "m.parquet", index=False)
-        compute_statistics(
-            engine, tmp_path / "t.parquet", tmp_path / "m.parquet", on_mismatch="singletons"
-        )
-
-
 def test_singletons_in_the_error_tables() -> None:
     truth, full, short = _leaving_out(60, 5)
     got = ereval.record_errors(truth, short, on_mismatch="singletons", engine="numpy")

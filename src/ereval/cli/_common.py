@@ -248,6 +248,8 @@ API_NAMES: dict[str, str] = {
     "feature_columns": "feature_cols",
     "preds": "pred",
     "oasis_budget": "budget",
+    "master": "spark_master",
+    "conf": "spark_conf",
 }
 #: Python parameters that are the negation of their flag (``replace`` vs
 #: ``--without-replacement``).

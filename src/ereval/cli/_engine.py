@@ -2,8 +2,8 @@
 
 ``--engine auto|numpy|duckdb|spark`` picks the engine (``auto``: NumPy when the
 files fit comfortably in memory, DuckDB otherwise); ``--memory-limit``,
-``--threads`` and ``--temp-dir`` tune DuckDB, ``--spark-master`` and
-``--spark-conf KEY=VALUE`` (repeatable) Spark. They are checked before any work.
+``--threads`` and ``--temp-dir`` tune DuckDB, ``--memory-limit``,
+``--spark-master`` and ``--spark-conf KEY=VALUE`` (repeatable) Spark. They are checked before any work.
 Commands computed in memory do not take them; ``metrics --pairs``, which works
 in memory, refuses the other engines with the reason
 (:func:`refuse_engine_options`).
@@ -53,7 +53,8 @@ MemoryLimitOpt = Annotated[
     str | None,
     typer.Option(
         "--memory-limit",
-        help="DuckDB's memory limit, e.g. 2GB; beyond it DuckDB spills to --temp-dir.",
+        help="Memory limit, e.g. 2GB: DuckDB's (beyond it DuckDB spills to --temp-dir), or "
+        "with --engine spark the heap of each Spark JVM (at least 512MB).",
         show_default=False,
     ),
 ]
@@ -137,12 +138,13 @@ def engine_from_options(
     ]
     spark_given = [f for f, v in (("--spark-master", spark_master), ("--spark-conf", conf)) if v]
     if name == "spark":
-        if duck_given:
+        duck_only = [flag for flag in duck_given if flag != "--memory-limit"]
+        if duck_only:
             raise InputError(
-                f"'{duck_given[0]}' applies to the DuckDB engine; the Spark engine takes "
-                "'--spark-master' (e.g. 'local[4]') and '--spark-conf' instead"
+                f"'{duck_only[0]}' applies to the DuckDB engine; the Spark engine takes "
+                "'--memory-limit', '--spark-master' (e.g. 'local[4]') and '--spark-conf'"
             )
-        return SparkEngine(master=spark_master, conf=conf)
+        return SparkEngine(master=spark_master, conf=conf, memory_limit=memory_limit)
     if spark_given:
         raise InputError(
             f"'{spark_given[0]}' applies to the Spark engine; --engine {name} takes no such "

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import re
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -42,7 +41,7 @@ from .._validation import check_choice
 from ..io import file_spec, header, id_type_error, kinds_clash
 from . import _dialect as sql
 from ._database import Database, Job
-from ._plan import MAX_MODULUS, limit_bytes, pass_count
+from ._plan import MAX_MODULUS, check_memory_size, limit_bytes, pass_count
 from ._sources import (
     SideSpec,
     check_columns,
@@ -63,8 +62,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-_MEMORY = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
-
 
 #: From this many records on, DuckDB's buffers go to disk while NumPy works on its
 #: results (:meth:`DuckDBDatabase.lend_memory`), under this limit.
@@ -79,18 +76,7 @@ MIN_MEMORY = "32MB"
 def check_memory_limit(value: str | None) -> str | None:
     """``value`` if it is a DuckDB memory size such as ``"2GB"`` or ``"512MiB"``, at
     least :data:`MIN_MEMORY`."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or not _MEMORY.match(value):
-        raise InputError(
-            f"'memory_limit' must be a size such as '2GB' or '512MB'; received {value!r}"
-        )
-    if limit_bytes(value) < limit_bytes(MIN_MEMORY):
-        raise InputError(
-            f"'memory_limit' must be at least {MIN_MEMORY} (DuckDB's buffers); "
-            f"received {value.strip()!r}"
-        )
-    return value.strip()
+    return check_memory_size("memory_limit", value, minimum=MIN_MEMORY, why="DuckDB's buffers")
 
 
 def check_passes(value: int | None) -> int | None:

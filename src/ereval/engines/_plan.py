@@ -37,12 +37,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._errors import InputError
 from . import _dialect as sql
 
 __all__ = [
     "MAX_MODULUS",
     "ROW_BYTES",
     "Pass",
+    "check_memory_size",
     "key_hash",
     "limit_bytes",
     "pass_count",
@@ -70,6 +72,27 @@ _UNITS = {
     "gib": 2**30,
     "tib": 2**40,
 }
+
+
+_SIZE = re.compile(r"^\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+
+
+def check_memory_size(name: str, value: str | None, *, minimum: str, why: str) -> str | None:
+    """``value`` if it is a memory size such as ``"2GB"`` or ``"512MiB"`` of at least
+    ``minimum`` (``why``: the reason for the minimum, said when it is not met).
+
+    Examples
+    --------
+    >>> check_memory_size("memory_limit", " 2GB", minimum="32MB", why="buffers")
+    '2GB'
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SIZE.match(value):
+        raise InputError(f"'{name}' must be a size such as '2GB' or '512MB'; received {value!r}")
+    if limit_bytes(value) < limit_bytes(minimum):
+        raise InputError(f"'{name}' must be at least {minimum} ({why}); received {value.strip()!r}")
+    return value.strip()
 
 
 def limit_bytes(limit: str) -> int:

@@ -19,10 +19,12 @@ log sent to a file).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import logging
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .._errors import InputError, InputTypeError
@@ -43,6 +45,8 @@ from ._spark_connection import SparkConnection
 from ._spark_session import (
     check_spark_conf,
     check_spark_master,
+    check_spark_memory,
+    end_session,
     is_spark_dataframe,
     new_session,
     spark_error,
@@ -80,11 +84,22 @@ class SparkEngine:
         The Spark master of a new session (default ``local[*]``, every core of
         this machine); e.g. ``"local[4]"``, ``"spark://host:7077"``, ``"yarn"``.
     conf : mapping, optional
-        Spark settings (``{"spark.driver.memory": "8g"}``) of a new session;
+        Spark settings (``{"spark.sql.shuffle.partitions": "64"}``) of a new session;
         with a running session, those that can be changed at run time are set.
+    memory_limit : str, optional
+        The heap of each JVM of a new session, e.g. ``"8GB"``: the driver, which does
+        the work on a local master, and each executor on any other master (at least
+        512MB, Spark's floor; beyond it Spark spills to its scratch space). A
+        running session keeps the memory it started with.
     session : SparkSession, optional
         The session to use. Default: the session of a Spark DataFrame input, else
         the active session, else a new one (see :func:`new_session`).
+
+    Notes
+    -----
+    A ``KeyboardInterrupt`` (Ctrl-C) during a job of a session the engine started
+    ends that session's JVM (and the executors of a ``local-cluster`` master)
+    before it propagates; the next job starts a new session.
     """
 
     name = "spark"
@@ -96,22 +111,29 @@ class SparkEngine:
         *,
         master: str | None = None,
         conf: Mapping[str, Any] | None = None,
+        memory_limit: str | None = None,
         session: Any = None,
     ) -> None:
         self.master = check_spark_master(master)
         self.conf = check_spark_conf(conf)
+        self.memory_limit = check_spark_memory(memory_limit, master=self.master, conf=self.conf)
         self._session = session
+        self._started: Any = None  # the session this engine started, ended on an interrupt
 
     def __repr__(self) -> str:
         given = ", session=..." if self._session is not None else ""
-        return f"SparkEngine(master={self.master!r}, conf={self.conf!r}{given})"
+        memory = f", memory_limit={self.memory_limit!r}" if self.memory_limit else ""
+        return f"SparkEngine(master={self.master!r}, conf={self.conf!r}{memory}{given})"
 
     def session(self, *inputs: Any) -> Any:
         """The session the work runs in (started when there is none)."""
         if self._session is not None:
+            if self._session is not self._started:
+                self._keeps_its_memory()
             return self._session
         for data in inputs:
             if is_spark_dataframe(data):
+                self._keeps_its_memory()
                 return data.sparkSession
         require("pyspark", feature="the Spark engine")
         from pyspark.sql import SparkSession
@@ -121,41 +143,98 @@ class SparkEngine:
             self._adopt(active)
             self._session = active
             return active
-        self._session = new_session(self.master, self.conf)
+        self._session = self._started = new_session(
+            self.master, self.conf, memory_limit=self.memory_limit
+        )
         return self._session
+
+    def _end_started(self) -> None:
+        """End the session this engine started (after an interrupt: its connection is
+        left mid-answer, so nothing more is asked of it); a given one is left as it is."""
+        if self._started is not None:
+            end_session(self._started)
+            self._session = self._started = None
+
+    def _keeps_its_memory(self) -> None:
+        if self.memory_limit is not None:
+            raise InputError(
+                f"'memory_limit' {self.memory_limit} applies to a new Spark session; a running "
+                "session keeps the memory it started with (leave 'memory_limit' unset)"
+            )
 
     def _adopt(self, session: Any) -> None:
         """Apply this engine's options to a running session, or say why they cannot be."""
         running = session.sparkContext.master
         if self.master is not None and self.master != running:
             raise InputError(
-                f"'spark_master': a Spark session is already running on {running!r}; "
-                f"cannot use {self.master!r} (stop it first, or leave spark_master unset)"
+                f"'master': a Spark session is already running on {running!r}; "
+                f"cannot use {self.master!r} (stop it first, or leave 'master' unset)"
             )
+        self._keeps_its_memory()
         for key, value in self.conf.items():
             if not session.conf.isModifiable(key):
-                raise InputError(
-                    f"'spark_conf': {key!r} cannot be changed in the running Spark session"
-                )
+                raise InputError(f"'conf': {key!r} cannot be changed in the running Spark session")
             session.conf.set(key, value)
 
     def run(self, job: Job[T]) -> T:
         """``job.in_sql(db)`` with a :class:`SparkDatabase` (the session starts when the
         job loads its inputs), closed afterwards; Spark's errors as one line."""
         db = SparkDatabase(self)
+        interrupted = False
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _no_default_log_handler():
                 # PySpark's notice about pandas versions newer than it knows
                 warnings.filterwarnings("ignore", "PySpark does not yet", FutureWarning)
                 return job.in_sql(db)
-        except (InputError, InputTypeError):
+        except KeyboardInterrupt:
+            interrupted = True
+            self._end_started()
             raise
         except Exception as exc:
+            if _interrupted(exc):  # PySpark's clean-up after the interrupt failed
+                interrupted = True
+                self._end_started()
+                raise KeyboardInterrupt from None
+            if isinstance(exc, InputError | InputTypeError):
+                raise
             if type(exc).__module__.split(".")[0] not in ("py4j", "pyspark"):
                 raise
             raise InputError(f"Spark could not build the table: {spark_error(exc)}") from exc
         finally:
-            db.close()
+            if not interrupted:
+                db.close()
+
+
+@contextlib.contextmanager
+def _no_default_log_handler() -> Iterator[None]:
+    """Without logging set up, keep Py4J's report of an interrupted call (a traceback,
+    logged on the root logger, which would set up logging to stderr) off the terminal:
+    the root logger has a handler that drops records while the block runs."""
+    root = logging.getLogger()
+    if root.handlers:  # logging is set up: its records go where it says
+        yield
+        return
+    drop = logging.NullHandler()
+    root.addHandler(drop)
+    try:
+        yield
+    finally:
+        root.removeHandler(drop)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a ``KeyboardInterrupt`` was being handled: a
+    Py4J call made on the way out of an interrupted one (PySpark resets a call site in
+    a ``finally``) fails on the connection the interrupt closed, and its error, or
+    ours wrapping it, takes the interrupt's place."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 class SparkDatabase(Database):
