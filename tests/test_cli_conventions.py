@@ -161,9 +161,18 @@ ENGINE_OPTIONS = {
     "--spark-conf",
 }
 #: the commands that run on every engine take the engine options
-RUNS_ON_ENGINES = {"metrics", "errors", "estimate", "summary", "compare", "monitor", "report"}
+RUNS_ON_ENGINES = {
+    "metrics",
+    "errors",
+    "estimate",
+    "summary",
+    "compare",
+    "monitor",
+    "report",
+    "curve",
+}
 #: the commands computed in memory take none
-IN_MEMORY = {"simulate", "curve"}
+IN_MEMORY = {"simulate"}
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))

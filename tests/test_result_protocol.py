@@ -44,6 +44,9 @@ RESULT_CLASSES = {
     "ereval.paula._diagnostics.MonotonicityReport",
     "ereval.labels._agreement.Agreement",
     "ereval.planning._plan.PlanResult",
+    "ereval.estimators._reviewer_rate.ReviewerErrorRate",
+    "ereval.estimators._reviewer_errors.ReviewerSensitivity",
+    "ereval.labels._reviewer_errors.ReviewerErrorStudy",
 }
 
 
@@ -206,6 +209,28 @@ def _plan() -> Any:
     return plan(_pred(truth, 1), half_width=0.2, truth=truth, repeats=40, seed=0)
 
 
+def _reviewer_rate() -> Any:
+    from ereval.estimators import reviewer_error_rate
+
+    return reviewer_error_rate([4, 6, 5, 3], [1, 0, 2, 0], [3, 5, 2, 3])
+
+
+def _sensitivity() -> Any:
+    from ereval.estimators import reviewer_sensitivity
+
+    truth = _truth()
+    return reviewer_sensitivity(
+        _pred(truth, 1), _sample(truth), over=0.05, under=0.05, repeats=20, seed=0
+    )
+
+
+def _study() -> Any:
+    from ereval.labels._reviewer_errors import ReviewerErrorStudy
+
+    sensitivity = _sensitivity()
+    return ReviewerErrorStudy(_reviewer_rate(), sensitivity, sensitivity)
+
+
 BUILDERS: dict[str, Callable[[], Any]] = {
     "Estimate": _estimate,
     "EstimateCurve": _curve,
@@ -226,6 +251,9 @@ BUILDERS: dict[str, Callable[[], Any]] = {
     "MonotonicityReport": lambda: _paula()[1].diagnostic,
     "Agreement": _agreement,
     "PlanResult": _plan,
+    "ReviewerErrorRate": _reviewer_rate,
+    "ReviewerSensitivity": _sensitivity,
+    "ReviewerErrorStudy": _study,
 }
 
 

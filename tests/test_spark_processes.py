@@ -136,16 +136,40 @@ stats = compute_statistics(
     link_only=True, source_col="source", on_mismatch="twinless", cells="always",
 )
 values = evaluate(stats, metrics=metrics)
+
+
+def parent(pid):
+    try:
+        return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return -1
+
+
+def descendants(root):
+    # this process's JVMs only: the driver and the executors it starts (other Spark
+    # sessions may run beside it)
+    parents = {int(p): parent(p) for p in os.listdir("/proc") if p.isdigit()}
+    out, frontier = set(), {root}
+    while frontier:
+        frontier = {c for c, q in parents.items() if q in frontier} - out
+        out |= frontier
+    return out
+
+
+def is_java(pid):
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().split(b"\\0")[0].endswith(b"java")
+    except OSError:
+        return False
+
+
 print(json.dumps({
     "executors": tracker.getExecutorMemoryStatus().size() - 1,
     "memory": spark.sparkContext.getConf().get("spark.executor.memory"),
     "metrics": {k: None if math.isnan(v) else v for k, v in values.items()},
     "within_source": {k: int(v) for k, v in dataclasses.asdict(stats.within_source).items()},
     "n_records": int(stats.n_records),
-    "jvms": sorted(
-        int(p) for p in os.listdir("/proc") if p.isdigit() and p != str(os.getpid())
-        and open(f"/proc/{p}/cmdline", "rb").read().split(b"\\0")[0].endswith(b"java")
-    ),
+    "jvms": sorted(p for p in descendants(os.getpid()) if is_java(p)),
 }))
 """
 

@@ -300,7 +300,7 @@ def fitted_domain(
 
 def _scale_title(title: str, domain: tuple[float, float] | None) -> str | list[str]:
     """The axis title, with a second line stating a range that does not start at 0."""
-    if domain is None or domain[0] == 0:
+    if domain is None or domain[0] <= 0 <= domain[1]:  # 0 is on the axis
         return title
     return [title, f"axis from {domain[0]:g} to {domain[1]:g}, not from 0"]
 
