@@ -98,7 +98,7 @@ def test_prior_per_stratum_is_k_times_stronger(decaying: bool) -> None:
     pool = small_pool()
     k, eta = 2, 3.0
     pi0 = {0: 0.9, 1: 0.1}
-    for scale, strength in (("shared", eta / k), ("per_stratum", eta)):
+    for scale, strength in (("split", eta / k), ("per_stratum", eta)):
         s = OASISSampler(
             pool,
             strata=STRATA,
@@ -113,7 +113,7 @@ def test_prior_per_stratum_is_k_times_stronger(decaying: bool) -> None:
         assert q is not None
         s.tell(1)
         # one match in stratum k (n_k = 1: the decaying weight 1/n_k is 1 too):
-        # (1 + s pi0) / (1 + s) with s = eta / K = 1.5 (shared) or eta = 3 (paper)
+        # (1 + s pi0) / (1 + s) with s = eta / K = 1.5 (split) or eta = 3 (paper)
         p0 = pi0[q.stratum]
         assert s.pi[q.stratum] == pytest.approx((1 + strength * p0) / (1 + strength), rel=1e-12)
         other = 1 - q.stratum
@@ -122,7 +122,7 @@ def test_prior_per_stratum_is_k_times_stronger(decaying: bool) -> None:
 
 def test_prior_scale_hand_values() -> None:
     # stratum 1 (pi0 = 0.1) after one match, eta = 3, K = 2:
-    # shared (1 + 1.5 * 0.1) / 2.5 = 0.46; per stratum (1 + 3 * 0.1) / 4 = 0.325
+    # split (1 + 1.5 * 0.1) / 2.5 = 0.46; per stratum (1 + 3 * 0.1) / 4 = 0.325
     from ereval.oasis._model import posterior_mean, prior_pseudo_counts
 
     for strength, expected in ((3.0 / 2, 0.46), (3.0, 0.325)):
@@ -132,7 +132,7 @@ def test_prior_scale_hand_values() -> None:
 
 def test_default_prior_strength_is_2k_in_both_scales() -> None:
     pool = small_pool()
-    for scale in ("shared", "per_stratum"):
+    for scale in ("split", "per_stratum"):
         s = OASISSampler(pool, strata=STRATA, seed=0, prior_scale=scale)  # type: ignore[arg-type]
         assert s.prior_strength == 4.0 and s.prior_scale == scale
 
@@ -141,7 +141,7 @@ def test_options_are_checked_and_saved(tmp_path: object) -> None:
     pool = small_pool()
     with pytest.raises(InputError, match=r"^'completed_strata' must be one of 'exact', 'sampled'"):
         OASISSampler(pool, completed_strata="plain")  # type: ignore[arg-type]
-    with pytest.raises(InputError, match=r"^'prior_scale' must be one of 'shared', 'per_stratum'"):
+    with pytest.raises(InputError, match=r"^'prior_scale' must be one of 'split', 'per_stratum'"):
         OASISSampler(pool, prior_scale="paper")  # type: ignore[arg-type]
     sampler = OASISSampler(
         pool, strata=STRATA, seed=3, completed_strata="sampled", prior_scale="per_stratum"

@@ -24,9 +24,9 @@ DEFAULT_MAX_REDRAWS = 10_000
 #: How a stratum whose every pair is labelled is estimated: see :class:`OASISSampler`.
 CompletedStrata = Literal["exact", "sampled"]
 #: How the prior's ``eta`` pseudo-labels are spread: see :class:`OASISSampler`.
-PriorScale = Literal["shared", "per_stratum"]
+PriorScale = Literal["split", "per_stratum"]
 _COMPLETED_STRATA: tuple[CompletedStrata, ...] = ("exact", "sampled")
-_PRIOR_SCALES: tuple[PriorScale, ...] = ("shared", "per_stratum")
+_PRIOR_SCALES: tuple[PriorScale, ...] = ("split", "per_stratum")
 
 
 def resolve_strata(
@@ -78,7 +78,7 @@ class OASISSampler(Sampler):
       (see :mod:`ereval.oasis._base`).  The two agree until a stratum completes.
     * ``prior_scale="per_stratum"`` gives every stratum the paper's prior
       ``Gamma^(0) = eta [pi0; 1 - pi0]`` (Algorithm 3, line 1): ``eta``
-      pseudo-labels in each stratum.  The default, ``"shared"``, divides them
+      pseudo-labels in each stratum.  The default, ``"split"``, divides them
       among the strata, ``eta / K`` each, as the authors' code does
       (``weighted_strength = prior_strength / num_strata`` in
       ``OASISSampler._calc_BB_prior``); with the default ``eta = 2 K`` that is 2
@@ -98,7 +98,7 @@ class OASISSampler(Sampler):
         strata; default ``2 K`` (the paper's experiments), i.e. two per stratum.
     decaying_prior : bool, default True
         Remark 4 of the paper.
-    prior_scale : {"shared", "per_stratum"}, default "shared"
+    prior_scale : {"split", "per_stratum"}, default "split"
         ``eta / K`` pseudo-labels per stratum (the authors' code) or ``eta``
         (the paper's formula).
     completed_strata : {"exact", "sampled"}, default "exact"
@@ -147,7 +147,7 @@ class OASISSampler(Sampler):
         epsilon: float = DEFAULT_EPSILON,
         prior_strength: float | None = None,
         decaying_prior: bool = True,
-        prior_scale: PriorScale = "shared",
+        prior_scale: PriorScale = "split",
         completed_strata: CompletedStrata = "exact",
         strata: Strata | None = None,
         n_strata: int | None = None,
@@ -225,7 +225,7 @@ class OASISSampler(Sampler):
 
     @property
     def prior_scale(self) -> PriorScale:
-        """How ``eta`` is spread over the strata (``"shared"``: ``eta / K`` each)."""
+        """How ``eta`` is spread over the strata (``"split"``: ``eta / K`` each)."""
         return self._prior_scale
 
     @property
