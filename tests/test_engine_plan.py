@@ -17,7 +17,13 @@ from ereval.cli import app
 from ereval.engines import DuckDBEngine
 from ereval.engines._plan import MAX_MODULUS, Pass, limit_bytes, pass_count, run_split
 from ereval.metrics import CANONICAL_METRICS, EXTRA_METRICS, evaluate
-from ereval.statistics import compute_statistics, compute_table, statistics_of
+from ereval.statistics import (
+    FLOAT_STATISTICS,
+    INTEGER_STATISTICS,
+    compute_statistics,
+    compute_table,
+    statistics_of,
+)
 
 SHAPES = ("text", "dense", "sparse", "hostile", "keys")
 
@@ -90,6 +96,43 @@ def test_table_in_many_passes_is_identical(tmp_path: Path, shape: str, policy: s
             b = evaluate(stats, metrics=canonical)[name]
             assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12), (passes, name)
         assert stats.n_cells == ref.n_cells and stats.pairs_both == ref.pairs_both
+
+
+@pytest.mark.parametrize("shape", ["text", "hostile", "keys"])
+@pytest.mark.parametrize("policy", ["error", "twinless", "intersection"])
+def test_statistics_beyond_the_limit_come_from_sql(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str, policy: str
+) -> None:
+    """When the groups of the join in passes would not fit in the memory limit as NumPy
+    arrays, every statistic comes from DuckDB's aggregate statements: the same
+    statistics as the table in memory (integers equal, floats to 1e-12)."""
+    from ereval.statistics import _stream
+
+    n = 600
+    t, p, options = _frames(shape, n, seed=3 + len(shape))
+    if policy != "error":
+        t, p = t.iloc[: n - 40], p.iloc[25:]
+    t_path, p_path = _paths(tmp_path, t, p, "csv" if shape in ("text", "keys") else "parquet")
+    opts = {"on_mismatch": policy, **options}
+    ref = statistics_of(compute_table("numpy", t_path, p_path, **opts))
+    calls: list[int] = []
+    real = _stream.sql_table_statistics
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_stream, "sql_table_statistics", spy)
+    engine = DuckDBEngine(passes=5, memory_limit="64MB")
+    for cell_bytes, used in ((1, 0), (10**6, 1)):  # fits in NumPy, then does not
+        monkeypatch.setattr(_stream, "CELL_BYTES", cell_bytes)
+        got = compute_statistics(engine, t_path, p_path, **opts)
+        assert len(calls) == used
+        for field in INTEGER_STATISTICS:
+            assert getattr(got, field) == getattr(ref, field), field
+        for field in FLOAT_STATISTICS:
+            want, have = getattr(ref, field), getattr(got, field)
+            assert math.isclose(have, want, rel_tol=1e-12, abs_tol=1e-12), field
 
 
 def test_link_only_in_passes(tmp_path: Path) -> None:

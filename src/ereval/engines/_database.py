@@ -87,6 +87,11 @@ class Database(ABC):
         default)."""
         return 1
 
+    def memory_bytes(self) -> int | None:
+        """The bytes the job may use (the engine's memory limit), ``None`` when it has
+        none (the default)."""
+        return None
+
     def lend_memory(self, records: int) -> contextlib.AbstractContextManager[None]:
         """A context in which the backend gives back the memory it keeps, for NumPy
         arrays of about ``records`` rows built from its results (nothing by default)."""

@@ -259,6 +259,11 @@ class DuckDBDatabase(Database):
         """The passes of a join of ``rows`` rows (:meth:`DuckDBEngine.planned_passes`)."""
         return self.engine.planned_passes(rows)
 
+    def memory_bytes(self) -> int | None:
+        """The bytes of the engine's ``memory_limit`` (``None`` without one)."""
+        limit = self.engine.memory_limit
+        return None if limit is None else limit_bytes(limit)
+
     @property
     def out_of_memory(self) -> tuple[type[BaseException], ...]:
         """DuckDB's error for a statement that ran out of memory."""

@@ -14,6 +14,14 @@ sides run.
 
 Writing the groups to a table first (spilled to disk under a memory limit) and
 reading it twice would cost more than the join itself at 10^8 records.
+
+Under a memory limit the join runs in passes into the table ``cells`` first
+(:func:`ereval.engines._plan.planned_cells`). Its groups are then streamed into
+NumPy only when their arrays fit in the limit (about :data:`CELL_BYTES` per group,
+DuckDB's own memory being lent to them meanwhile); otherwise every statistic is
+computed by DuckDB's aggregate statements over the table
+(:func:`ereval.statistics._sql.sql_table_statistics`, about six times the CPU,
+within the limit), so that a limit holds however many groups the join has.
 """
 
 from __future__ import annotations
@@ -26,9 +34,14 @@ from ..engines._plan import planned_cells
 from ..io import MismatchPolicy
 from . import TableStatistics
 from ._cells import check_totals
-from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes
+from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes, sql_table_statistics
 
-__all__ = ["streamed_statistics"]
+__all__ = ["CELL_BYTES", "streamed_statistics"]
+
+#: Peak bytes per group of the reductions in NumPy (codes and counts, 12 bytes; the
+#: copies of the fetch; the per-cluster arrays, a cluster having at least one
+#: group): measured at 7 * 10^6 groups, with a margin.
+CELL_BYTES = 48
 
 
 def streamed_statistics(
@@ -65,7 +78,14 @@ def streamed_statistics(
     sides = [_Codes(_bounds(con, view, "c"), most) for view in views]
     common_only = policy == "intersection"
     coded = (sides[0].coded(views[0]), sides[1].coded(views[1]))
-    cells = planned_cells(con, coded, passes) if passes > 1 else f"({sql.cells_sql(*coded)})"
+    if passes > 1:
+        cells = planned_cells(con, coded, passes)
+        budget = con.memory_bytes()
+        m = int(con.execute(f"SELECT count(*) FROM {cells}").fetchall()[0][0])
+        if budget is not None and m * CELL_BYTES > budget:
+            return _in_sql(con, cells, views, rows, policy, checked)
+    else:
+        cells = f"({sql.cells_sql(*coded)})"
     i, j, n, k, r, totals = _fetch(con, cells, sides, most, common_only=common_only)
     _, only_t, only_p = check_totals(con, views, rows, totals, policy)
     if checked is not None:
@@ -75,3 +95,24 @@ def streamed_statistics(
     # the query is over, but DuckDB's allocator keeps much of what it used
     with con.lend_memory(most):
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+
+
+def _in_sql(
+    con: Any,
+    cells: str,
+    views: tuple[str, str],
+    rows: tuple[int, int],
+    policy: MismatchPolicy,
+    checked: Callable[[], None] | None,
+) -> TableStatistics:
+    """Every statistic of the groups of the table ``cells`` by aggregate statements,
+    once the totals are checked."""
+    totals = con.execute(sql.cell_totals_sql(cells)).fetchall()[0]
+    both, only_t, only_p = check_totals(
+        con, views, rows, tuple(int(v or 0) for v in totals), policy  # type: ignore[arg-type]
+    )
+    if checked is not None:
+        checked()
+    if policy == "intersection":
+        only_t = only_p = 0
+    return sql_table_statistics(con, cells, policy, both, only_t, only_p)
