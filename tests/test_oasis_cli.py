@@ -313,7 +313,12 @@ def test_estimate_switches_equal_the_sampler_options(
     small = synthetic_pool(300, imbalance=4, seed=3)
     small_csv = tmp_path / "pool.csv"
     pd.DataFrame(
-        {"id": np.arange(300), "sim": small.scores, "yhat": small.predictions, "truth": small.labels}
+        {
+            "id": np.arange(300),
+            "sim": small.scores,
+            "yhat": small.predictions,
+            "truth": small.labels,
+        }
     ).to_csv(small_csv, index=False)
 
     columns = ["--id-col", "id", "--score-col", "sim", "--prediction-col", "yhat"]

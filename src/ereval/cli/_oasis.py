@@ -303,8 +303,7 @@ def estimate(
         given = _given_on_command_line(ctx, ("prior_strength", "prior_scale", "completed_strata"))
         if given:
             raise InputError(
-                f"'{given[0]}' is an option of --method oasis; received it with "
-                f"--method {method}"
+                f"'{given[0]}' is an option of --method oasis; received it with --method {method}"
             )
     across = _across(link_only, source_col)
     if curve_grid is not None:
