@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +50,12 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 #: Record numbers (and counts up to the number of records): see :func:`index_dtype`.
 IndexArray = npt.NDArray[np.signedinteger[Any]]
+
+
+def _view(a: npt.NDArray[Any]) -> memoryview[Any]:
+    """The values of the contiguous array ``a`` as a memoryview: Python ints and
+    floats read and written one at a time without making NumPy scalars."""
+    return cast("memoryview[Any]", a.data)
 
 
 def component_labels(u: IntArray, v: IntArray, size: int) -> IntArray:
@@ -247,24 +253,24 @@ def _replay(
     n = int(true_of.shape[0])
     dt = left.dtype
     both_out, lost_out, exact_out, sizes = outputs
-    truth = memoryview(true_of)
-    a_of = memoryview(a_sizes)
+    truth = _view(true_of)
+    a_of = _view(a_sizes)
     parent_a = np.arange(n, dtype=dt)
     size_a = np.ones(n, dtype=dt)
     sq_a_a = inv_a[true_of]
-    parent, size = memoryview(parent_a), memoryview(size_a)
-    sq = memoryview(np.ones(n, dtype=np.int64))
-    sq_a = memoryview(sq_a_a)
+    parent, size = _view(parent_a), _view(size_a)
+    sq = _view(np.ones(n, dtype=np.int64))
+    sq_a = _view(sq_a_a)
     pure = bytearray(b"\x01") * n  # the component of this root is within one true cluster
     # per mixed component root: its open cells {true cluster: n_ij} (n_ij < a_i)
     comp: dict[int, dict[int, int]] = {}
-    w_both, w_lost, w_exact = memoryview(both_out), memoryview(lost_out), memoryview(exact_out)
-    w_sizes = memoryview(sizes.reshape(-1))
-    w_b3r, w_b3p, w_b3er, w_b3ep, w_xl = (memoryview(x) for x in floats)
+    w_both, w_lost, w_exact = _view(both_out), _view(lost_out), _view(exact_out)
+    w_sizes = _view(sizes.reshape(-1))
+    w_b3r, w_b3p, w_b3er, w_b3ep, w_xl = (_view(x) for x in floats)
     log = math.log
 
     k = 0
-    for u, v in zip(memoryview(left), memoryview(right), strict=True):
+    for u, v in zip(_view(left), _view(right), strict=True):
         while parent[u] != u:  # find, with path halving
             parent[u] = u = parent[parent[u]]
         while parent[v] != v:
@@ -337,7 +343,6 @@ def _replay(
         k += 1
 
 
-
 @dataclass(frozen=True, eq=False)
 class CrossSteps:
     """For a link-only evaluation, what each merge of :class:`MergeSteps` adds to the
@@ -348,51 +353,73 @@ class CrossSteps:
     within_pred: IntArray
 
 
-def _group_pairs(groups: IntArray, lefts: list[int], rights: list[int]) -> IntArray:
+def _group_pairs(groups: IntArray, left: IndexArray, right: IndexArray) -> IntArray:
     """The pairs of records of one group that each merge joins (the merges replayed
-    with a union-find keeping each component's count per group)."""
+    with a union-find keeping, for each component mixing groups, its count per
+    group that does not hold all of the group yet; a component within one group
+    has its root's group and its size)."""
     n = int(groups.shape[0])
-    parent = list(range(n))
-    size = [1] * n
-    comp: list[dict[int, int] | None] = [None] * n
-    of: list[int] = groups.tolist()
-    out: list[int] = []
+    dt = index_dtype(n)
+    of = _view(np.ascontiguousarray(groups, dtype=np.int64))
+    total = _view(np.bincount(groups).astype(np.int64))
+    parent = _view(np.arange(n, dtype=dt))
+    size = _view(np.ones(n, dtype=dt))
+    pure = bytearray(b"\x01") * n
+    comp: dict[int, dict[int, int]] = {}
+    out = np.empty(int(left.shape[0]), dtype=np.int64)
+    w_out = _view(out)
+    k = 0
+    lefts = _view(np.ascontiguousarray(left))
+    rights = _view(np.ascontiguousarray(right))
     for u, v in zip(lefts, rights, strict=True):
         while parent[u] != u:
             parent[u] = u = parent[parent[u]]
         while parent[v] != v:
             parent[v] = v = parent[parent[v]]
-        if size[u] < size[v]:
-            u, v = v, u
-        big = comp[u]
-        if big is None:
-            big = {of[u]: 1}
-        small = comp[v]
-        if small is None:
-            small = {of[v]: 1}
-        joined = 0
-        for g, c in small.items():
-            c2 = big.get(g)
-            if c2 is None:
-                big[g] = c
+        bu, bv = size[u], size[v]
+        if bu < bv:
+            u, v, bu, bv = v, u, bv, bu
+        if pure[u] and pure[v] and of[u] == of[v]:
+            joined = bu * bv
+        else:
+            joined = 0
+            if pure[u]:
+                big = {} if total[of[u]] == bu else {of[u]: bu}
             else:
+                big = comp.get(u, {})
+            if pure[v]:
+                small = {} if total[of[v]] == bv else {of[v]: bv}
+            else:
+                small = comp.pop(v, {})
+            for g, c in small.items():
+                c2 = big.get(g)
+                if c2 is None:
+                    big[g] = c
+                    continue
                 joined += c * c2
-                big[g] = c + c2
-        out.append(joined)
+                if c + c2 == total[g]:
+                    del big[g]
+                else:
+                    big[g] = c + c2
+            if big:
+                comp[u] = big
+            else:
+                comp.pop(u, None)
+            pure[u] = 0
+        w_out[k] = joined
+        k += 1
         parent[v] = u
-        size[u] += size[v]
-        comp[u], comp[v] = big, None
-    return np.asarray(out, dtype=np.int64)
+        size[u] = bu + bv
+    return out
 
 
 def cross_steps(steps: MergeSteps, true_of: IntArray, source_of: IntArray) -> CrossSteps:
     """The :class:`CrossSteps` of the merges of ``steps`` (records' true clusters
     ``true_of`` and data sets ``source_of``)."""
-    lefts: list[int] = steps.left.tolist()
-    rights: list[int] = steps.right.tolist()
     n_src = int(source_of.max()) + 1 if source_of.size else 1
-    refined = true_of * n_src + source_of
+    # the (true cluster, data set) of each record, numbered 0..
+    _, refined = np.unique(true_of * n_src + source_of, return_inverse=True)
     return CrossSteps(
-        within_both=_group_pairs(refined, lefts, rights),
-        within_pred=_group_pairs(source_of, lefts, rights),
+        within_both=_group_pairs(refined.reshape(-1).astype(np.int64), steps.left, steps.right),
+        within_pred=_group_pairs(source_of, steps.left, steps.right),
     )

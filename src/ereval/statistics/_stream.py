@@ -109,7 +109,11 @@ def _in_sql(
     once the totals are checked."""
     totals = con.execute(sql.cell_totals_sql(cells)).fetchall()[0]
     both, only_t, only_p = check_totals(
-        con, views, rows, tuple(int(v or 0) for v in totals), policy  # type: ignore[arg-type]
+        con,
+        views,
+        rows,
+        (int(totals[0] or 0), int(totals[1] or 0), int(totals[2] or 0)),
+        policy,
     )
     if checked is not None:
         checked()
