@@ -8,10 +8,12 @@ score (the curves of :mod:`ereval.curves`). The components only change when an
 accepted pair joins two different components; those pairs are the edges of
 the maximum spanning forest (Kruskal's algorithm over the pairs in
 that order), found with :func:`scipy.sparse.csgraph.minimum_spanning_tree` on
-the pairs' ranks. The merges are then replayed with a union-find whose every
-component keeps its composition over true clusters (``{i: n_ij}``, the smaller
-merged into the larger), and each merge records how it changes the sums every
-incremental metric is made of:
+the pairs' ranks. The merges are then replayed with a union-find (the smaller
+component merged into the larger) that knows each component's composition over
+true clusters: a component within one true cluster by its root's cluster and its
+size, a mixed one by a dictionary of its open cells ``{i: n_ij}`` (those with
+``n_ij < a_i``; a complete cell is never shared again). Each merge records how it
+changes the sums every incremental metric is made of:
 
 * ``sum_ij C(n_ij, 2)`` and ``sum_j C(b_j, 2)`` (pairwise, Rand; exact integers);
 * the number of non-zero cells ``n_ij`` (MUC) and of predicted clusters equal
@@ -21,7 +23,9 @@ incremental metric is made of:
 * ``sum_ij n_ij log n_ij`` and ``sum_j b_j log b_j`` (entropies).
 
 The state after the first ``k`` accepted pairs is the cumulative sum of the
-changes of the merges among them.
+changes of the merges among them. Memory is O(records): some 25 bytes a record
+for the union-find and 85 bytes a merge (at most ``N - 1``) for the changes,
+written into their final arrays as the merges are replayed.
 """
 
 from __future__ import annotations
