@@ -19,6 +19,7 @@ folder of part files, as Spark writes them), then in this process:
 
     python benchmarks/bench_spark.py                    # N = 10^6 and 10^7
     python benchmarks/bench_spark.py -n 1000000 --repeats 3
+    python benchmarks/bench_spark.py -n 100000000 --jobs statistics --driver-memory 8g
 """
 
 from __future__ import annotations
@@ -162,14 +163,19 @@ def main() -> None:
     parser.add_argument("-n", type=int, nargs="*", default=[1_000_000, 10_000_000])
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--jobs", default="table,statistics", help="of: table, statistics")
+    parser.add_argument("--driver-memory", default="4g", help="the Spark JVM's heap")
     args = parser.parse_args()
+    jobs = [job.strip() for job in args.jobs.split(",")]
+    if not jobs or any(job not in ("table", "statistics") for job in jobs):
+        parser.error(f"--jobs: expected table and/or statistics; received {args.jobs!r}")
     with tempfile.TemporaryDirectory() as tmp:
         log_dir = Path(tmp) / "events"
         log_dir.mkdir()
         spark = new_session(
             args.master,
             {
-                "spark.driver.memory": "4g",
+                "spark.driver.memory": args.driver_memory,
                 "spark.sql.shuffle.partitions": "8",
                 "spark.eventLog.enabled": "true",
                 "spark.eventLog.dir": f"file://{log_dir}",
@@ -191,7 +197,7 @@ def main() -> None:
             folder.mkdir()
             t, p = _write(folder, n, seed=1)
             for k in range(args.repeats):
-                for job in ("table", "statistics"):
+                for job in jobs:
                     compute = compute_table if job == "table" else compute_statistics
                     w0, c0 = time.perf_counter(), time.process_time()
                     duck_result = compute(duck, t, p)
@@ -222,7 +228,7 @@ def main() -> None:
         spark.sql(sql.cells_sql("bench_t", "bench_p")).explain()
         spark.stop()
         for n in args.n:
-            for job in ("table", "statistics"):
+            for job in jobs:
                 print(f"\nstages of the Spark {job}, n={n:,} (first repeat):")
                 _print_stages(_stages(log_dir, f"{job}-n{n}-0"), n)
         if not all(r[-1] for r in rows):

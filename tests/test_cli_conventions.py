@@ -183,7 +183,9 @@ def test_engine_options_come_as_one_set(path: str) -> None:
     if path in IN_MEMORY:
         assert not ENGINE_OPTIONS & opts
         res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})
-        assert "in memory (NumPy), so it takes no engine options" in " ".join(res.stdout.split())
+        assert "in memory (NumPy) and takes no engine options: it draws" in " ".join(
+            res.stdout.split()
+        )
     assert not (ENGINE_OPTIONS & opts) or ENGINE_OPTIONS <= opts, ENGINE_OPTIONS - opts
     if "--engine" in opts:
         res = runner.invoke(app, [*path.split(), "--help"], env={"COLUMNS": "200"})

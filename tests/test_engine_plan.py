@@ -276,3 +276,68 @@ def test_error_tables_in_passes_equal_in_memory(tmp_path: Path, shape: str) -> N
         expected = table(t_path, p_path, engine="numpy", **options)
         got = table(t_path, p_path, engine=DuckDBEngine(passes=6), **options)
         pd.testing.assert_frame_equal(got, expected)
+
+
+class _Full(Exception):
+    """A stand-in for the backend's out-of-memory error."""
+
+
+class _FakeDatabase:
+    """What :func:`in_passes` reads of a database: its plan and its memory error."""
+
+    out_of_memory = (_Full,)
+
+    def __init__(self, engine: DuckDBEngine) -> None:
+        from ereval.engines import DuckDBDatabase
+
+        self._plan = DuckDBDatabase.pass_plan
+        self.engine = engine
+
+    def planned_passes(self, rows: int) -> int:
+        return self.engine.planned_passes(rows)
+
+    def pass_plan(self, rows: int) -> tuple[int, int]:
+        return self._plan(self, rows)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("engine", "rows", "fails_at", "expected"),
+    [
+        # 7 planned passes (10^7 per side under 1 GB): one pass first, which fits
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, set(), [1]),
+        # ... and when it does not, the plan's 7 after a reset
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "reset", 7]),
+        # 64 planned passes: straight to the plan
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [64]),
+        # no limit: one pass, then two
+        (DuckDBEngine(), 2 * 10**8, {1}, [1, "reset", 2]),
+        # passes given are kept, and a given single pass that fails goes to two
+        (DuckDBEngine(memory_limit="1GB", passes=3), 2 * 10**7, set(), [3]),
+        (DuckDBEngine(passes=1), 10, {1}, [1, "reset", 2]),
+    ],
+)
+def test_in_passes_tries_one_pass_where_the_plan_is_short(
+    engine: DuckDBEngine, rows: int, fails_at: set[int], expected: list[Any]
+) -> None:
+    from ereval.engines._plan import in_passes
+
+    log: list[Any] = []
+
+    def run(passes: int) -> int:
+        log.append(passes)
+        if passes in fails_at:
+            raise _Full
+        return passes
+
+    got = in_passes(_FakeDatabase(engine), rows, run, reset=lambda: log.append("reset"))
+    assert log == expected and got == expected[-1]
+
+
+def test_a_failing_plan_is_not_run_again() -> None:
+    from ereval.engines._plan import in_passes
+
+    def run(passes: int) -> int:
+        raise _Full
+
+    with pytest.raises(_Full):
+        in_passes(_FakeDatabase(DuckDBEngine(memory_limit="1GB")), 2 * 10**8, run, reset=print)

@@ -352,6 +352,25 @@ def test_the_same_large_set_in_another_order(width: int, monkeypatch: pytest.Mon
         contingency_table(pd.DataFrame({"record_id": repeated, "cluster_id": 1}), pred)
 
 
+def test_matched_ids_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two ids of one key (a hash collision, forced here by keying on the first 8 bytes
+    only) are never taken for one id: the sides hold the same keys but not the same
+    ids, and the fast path gives way to the general one."""
+    n = text_keys.MIN_IDS + 3
+    ids = [f"{i:08d}-suffix" for i in range(n)]
+    monkeypatch.setattr(text_keys, "_keys", lambda words: words[:, 0].copy())
+    a = pa.array(ids)
+    b = pa.array(ids[::-1], type=pa.large_string())  # another string layout, same ids
+    where = text_keys.same_set_positions(a, b)
+    assert where is not None and where.tolist() == list(range(n))[::-1]
+    collided = pa.array([*ids[:-1], ids[-1][:8] + "-SUFFIX"])  # same first 8 bytes
+    assert text_keys.same_set_positions(a, collided) is None
+    # a slice reads its own bytes; non-ASCII text and NUL bytes leave the layout
+    assert text_keys.same_set_positions(a.slice(2), b.slice(0, n - 2)) is not None
+    for odd in ("é-suffix", "\0-suffix"):
+        assert text_keys.same_set_positions(pa.array([*ids[:-1], odd]), a) is None
+
+
 def test_a_repeated_record_is_found_whatever_the_other_side_holds() -> None:
     # as many distinct ids over both sides as truth has rows: still a repeat in truth
     truth = pd.DataFrame({"record_id": ["a", "a", "b"], "cluster_id": [1, 1, 2]})

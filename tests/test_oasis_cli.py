@@ -292,3 +292,68 @@ def test_link_only_pool_is_the_pairs_across_data_sets(small_csv: Path, tmp_path:
     assert res.exit_code == 2 and "--link-only" in res.output
     res = runner.invoke(app, [*base[:2], str(named), *base[2:], "--link-only"])
     assert res.exit_code == 2 and "source_dataset_l" in res.output
+
+
+@pytest.mark.parametrize(
+    ("flags", "options", "budget"),
+    [
+        (["--prior-scale", "per-stratum"], {"prior_scale": "per_stratum"}, 100),
+        (["--completed-strata", "sampled"], {"completed_strata": "sampled"}, 280),
+        ([], {"prior_scale": "split", "completed_strata": "exact"}, 280),
+    ],
+)
+def test_estimate_switches_equal_the_sampler_options(
+    tmp_path: Path, flags: list[str], options: dict[str, str], budget: int
+) -> None:
+    """``--prior-scale`` and ``--completed-strata`` run the sampler the API builds with the
+    same options: the same estimate, to the last digit (at 280 labels of 300 pairs
+    strata complete, where the two estimators differ)."""
+    from ereval.oasis import LabelOracle, make_sampler, read_pool
+
+    small = synthetic_pool(300, imbalance=4, seed=3)
+    small_csv = tmp_path / "pool.csv"
+    pd.DataFrame(
+        {
+            "id": np.arange(300),
+            "sim": small.scores,
+            "yhat": small.predictions,
+            "truth": small.labels,
+        }
+    ).to_csv(small_csv, index=False)
+
+    columns = ["--id-col", "id", "--score-col", "sim", "--prediction-col", "yhat"]
+    args = ["oasis", "estimate", str(small_csv), "--budget", str(budget), "--seed", "5", *columns]
+    result = runner.invoke(app, [*args, "--label-col", "truth", *flags, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    pool = read_pool(
+        small_csv,
+        pair_id_col="id",
+        score_col="sim",
+        prediction_col="yhat",
+        label_col="truth",
+        probability_col="probability",
+        require_probability=False,
+    )
+    sampler = make_sampler("oasis", pool, alpha=0.5, seed=5, **options)
+    want = sampler.run(LabelOracle(pool), budget=budget)
+    assert got["f_measure"]["value"] == want.f_measure.value
+    assert got["precision"]["std"] == want.precision.std
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (["--prior-scale", "per-stratum", "--method", "passive"], "'--prior-scale' is an option"),
+        (["--completed-strata", "sampled", "--method", "stratified"], "'--completed-strata'"),
+        (["--prior-scale", "even"], "'--prior-scale'"),
+    ],
+)
+def test_estimate_switch_misuse_is_one_line(
+    small_csv: Path, flags: list[str], expected: str
+) -> None:
+    args = ["oasis", "estimate", str(small_csv), "--budget", "50", "--id-col", "id"]
+    result = runner.invoke(app, [*args, "--score-col", "sim", "--label-col", "truth", *flags])
+    assert result.exit_code == 2, result.output
+    assert expected in result.output
+    assert "Traceback" not in result.output

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from ._errors import IdKindError, InputTypeError, RecordMismatchError
 from .engines import Database
-from .engines._plan import Pass, key_hash, run_split
+from .engines._plan import Pass, in_passes, key_hash, run_split
 from .engines._sources import SideSpec, check_unique, size_distribution
 from .io import Columns, column_names
 from .summary import Summary
@@ -131,15 +131,14 @@ def _common_in_passes(db: Database, views: Sequence[str], planned: int) -> list[
 
 
 def _common(db: Database, views: Sequence[str], rows: int) -> list[Summary | None]:
-    """:func:`_common_in_passes` in the planned passes; a single pass that runs out of
-    memory is run again in two (each split further as needed)."""
-    planned = db.planned_passes(rows)
-    try:
-        return _common_in_passes(db, views, planned)
-    except db.out_of_memory:
-        if planned > 1:
-            raise
-    return _common_in_passes(db, views, 2)
+    """:func:`_common_in_passes` in the passes of the memory limit's plan
+    (:func:`ereval.engines._plan.in_passes`)."""
+
+    def reset() -> None:
+        for table in ("stacked", "common_parts", "common_sorted", "common_sizes"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+
+    return in_passes(db, rows, lambda passes: _common_in_passes(db, views, passes), reset=reset)
 
 
 def release_summaries(

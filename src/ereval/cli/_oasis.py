@@ -96,7 +96,16 @@ Noise = Annotated[
 ]
 
 # options that build the sampler: a saved state fixes them
-_SAMPLER_OPTIONS = ("method", "alpha", "strata", "strata_method", "greediness", "prior_strength")
+_SAMPLER_OPTIONS = (
+    "method",
+    "alpha",
+    "strata",
+    "strata_method",
+    "greediness",
+    "prior_strength",
+    "prior_scale",
+    "completed_strata",
+)
 # options of a run: a replayed label export fixes them too
 _RUN_OPTIONS = ("seed", "budget", "target_ci_width", "noise", "label_col", "state")
 
@@ -209,6 +218,23 @@ def estimate(
         float | None,
         typer.Option("--prior-strength", help="OASIS prior pseudo-labels in total (default 2K)."),
     ] = None,
+    prior_scale: Annotated[
+        Literal["split", "per-stratum"],
+        typer.Option(
+            "--prior-scale",
+            help="OASIS: the prior's pseudo-labels split over the strata (split, as the "
+            "authors' code) or given to each stratum (per-stratum, the paper's wording).",
+        ),
+    ] = "split",
+    completed_strata: Annotated[
+        Literal["exact", "sampled"],
+        typer.Option(
+            "--completed-strata",
+            help="OASIS: a stratum whose pairs are all labelled counts exactly and gets no "
+            "more draws (exact), or stays in the weighted estimator as drawn (sampled, the "
+            "paper's eq. 3).",
+        ),
+    ] = "exact",
     level: LevelOpt = 0.95,
     seed: Seed = None,
     noise: Noise = 0.0,
@@ -273,6 +299,12 @@ def estimate(
         check_in_range("target_ci_width", target_ci_width, low=0.0, low_open=True)
     _check_common(alpha=alpha, greediness=greediness, noise=noise, strata=strata)
     _check_level(level)
+    if method != "oasis" and labels is None:
+        given = _given_on_command_line(ctx, ("prior_strength", "prior_scale", "completed_strata"))
+        if given:
+            raise InputError(
+                f"'{given[0]}' is an option of --method oasis; received it with --method {method}"
+            )
     across = _across(link_only, source_col)
     if curve_grid is not None:
         check_int("curve_grid", curve_grid, minimum=1)
@@ -326,6 +358,8 @@ def estimate(
                 options["epsilon"] = greediness
             if name == "oasis":
                 options["prior_strength"] = prior_strength
+                options["prior_scale"] = prior_scale.replace("-", "_")
+                options["completed_strata"] = completed_strata
             sampler = make_sampler(name, p, **options)
         with progress("labelling pairs", total=budget, quiet=quiet) as bar:
             bar.update(completed=sampler.labels_used)

@@ -143,7 +143,11 @@ def simulate_command(
 
     Takes TRUTH as the population, a prediction (PRED, or TRUTH with a share of
     records moved), draws REPEATS samples and compares each estimator with the
-    exact value of its metric. Runs in memory (NumPy), so it takes no engine options.
+    exact value of its metric. Runs in memory (NumPy) and takes no engine
+    options: it draws and estimates REPEATS times from the same population, which is
+    random access to the clusters that a database would turn into REPEATS joins; a
+    study of the estimators needs a population of thousands of clusters, not all
+    of them (take a sample of clusters of a large clustering as TRUTH).
     """
     if (pred is None) == (error_rate is None):
         raise InputError("give exactly one of '--pred' and '--error-rate'")

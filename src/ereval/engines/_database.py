@@ -87,6 +87,12 @@ class Database(ABC):
         default)."""
         return 1
 
+    def pass_plan(self, rows: int) -> tuple[int, int]:
+        """The passes a join of ``rows`` rows is tried in first, and those it is run in
+        again if that runs out of memory (one, then two, by default)."""
+        planned = self.planned_passes(rows)
+        return planned, max(2, planned)
+
     def memory_bytes(self) -> int | None:
         """The bytes the job may use (the engine's memory limit), ``None`` when it has
         none (the default)."""

@@ -41,7 +41,7 @@ from .._validation import check_choice
 from ..io import file_spec, header, id_type_error, kinds_clash
 from . import _dialect as sql
 from ._database import Database, Job
-from ._plan import MAX_MODULUS, check_memory_size, limit_bytes, pass_count
+from ._plan import FIRST_TRY, MAX_MODULUS, check_memory_size, limit_bytes, pass_count
 from ._sources import (
     SideSpec,
     check_columns,
@@ -258,6 +258,16 @@ class DuckDBDatabase(Database):
     def planned_passes(self, rows: int) -> int:
         """The passes of a join of ``rows`` rows (:meth:`DuckDBEngine.planned_passes`)."""
         return self.engine.planned_passes(rows)
+
+    def pass_plan(self, rows: int) -> tuple[int, int]:
+        """A plan of at most :data:`~ereval.engines._plan.FIRST_TRY` passes is tried in
+        one pass first (a single join within the limit costs less than writing and
+        reading the partitions), its planned passes (at least two) if that runs out
+        of memory; more passes go straight to the plan; ``passes`` given are kept."""
+        planned = self.planned_passes(rows)
+        if self.engine.passes is None and planned <= FIRST_TRY:
+            return 1, max(2, planned)
+        return planned, max(2, planned)
 
     def memory_bytes(self) -> int | None:
         """The bytes of the engine's ``memory_limit`` (``None`` without one)."""

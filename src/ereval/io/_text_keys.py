@@ -76,20 +76,45 @@ def _consistent(parts: list[U64], codes: list[IntArray], n_codes: int) -> bool:
     return True
 
 
+def _bytes_of(a: pa.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint8]] | None:
+    """The offsets (``len(a) + 1``) and the bytes of a column of strings, read from its
+    buffers, or ``None`` for another layout."""
+    if pa.types.is_string(a.type) or pa.types.is_binary(a.type):
+        kind: Any = np.int32
+    elif pa.types.is_large_string(a.type) or pa.types.is_large_binary(a.type):
+        kind = np.int64
+    else:
+        return None
+    buffers = a.buffers()
+    if buffers[1] is None:
+        return None
+    offsets = np.frombuffer(buffers[1], dtype=kind)[a.offset : a.offset + len(a) + 1]
+    start, stop = int(offsets[0]), int(offsets[-1])
+    if buffers[2] is None:
+        return offsets, np.zeros(0, dtype=np.uint8)
+    return offsets, np.frombuffer(buffers[2], dtype=np.uint8)[start:stop]
+
+
 def _width(arrays: list[pa.Array]) -> int | None:
-    """The common row width (bytes, a multiple of 8) of the word layout, or ``None``."""
+    """The common row width (bytes, a multiple of 8) of the word layout, or ``None``:
+    the lengths from the offsets, ASCII and no NUL byte checked on the bytes
+    themselves (a pass of NumPy over each buffer)."""
     n = sum(len(a) for a in arrays)
     if n < MIN_IDS or any(a.null_count for a in arrays):
         return None
     longest, total = 0, 0
     for a in arrays:
-        lengths = pc.binary_length(a)
-        longest = max(longest, pc.max(lengths).as_py() or 0)
-        total += pc.sum(lengths).as_py() or 0
-        if not pc.all(pc.string_is_ascii(a)).as_py():
+        got = _bytes_of(a)
+        if got is None:
             return None
-        if pc.any(pc.match_substring(a, "\0")).as_py():
-            return None
+        offsets, data = got
+        if len(a):
+            longest = max(longest, int(np.diff(offsets).max()))
+        total += data.shape[0]
+        for part in range(0, data.shape[0], 1 << 24):  # ASCII, no NUL: 1..127
+            chunk = data[part : part + (1 << 24)]
+            if int(chunk.max()) >= 128 or not chunk.all():
+                return None
     width = max(8, -(-longest // 8) * 8)
     if longest > MAX_BYTES or width > 4 * (total / n) + 16:
         return None  # padding would cost far more memory than the ids themselves
@@ -223,9 +248,8 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     del ka, kb
     if width > 8:  # hashed keys: check that every matched pair holds the same id
         for part in _chunks(len(b)):
-            wb = _words(b.slice(part.start, part.stop - part.start), width)
-            wa = _words(a.take(pa.array(where[part])), width)
-            if wa is None or wb is None or not np.array_equal(wa, wb):
+            matched = a.take(pa.array(where[part]))
+            if not pc.all(pc.equal(matched, b.slice(part.start, part.stop - part.start))).as_py():
                 return None
     return where
 

@@ -29,6 +29,7 @@ from .._errors import InputError, RecordMismatchError
 from .._validation import examples
 from ..engines import Database
 from ..engines import _dialect as sql
+from ..engines._plan import in_passes
 from ..engines._sources import push_table, side_specs
 from ..io import AlignOptions, MismatchPolicy
 from ..statistics._cells import checked_cells
@@ -358,9 +359,15 @@ def _cell_errors(
 ) -> None:
     """The table ``cell_errors`` of each cell's metrics, after the checks: those of the
     policy, then that every true record is in the prediction."""
-    # the cells in passes planned from the memory limit, as for the metrics
-    passes = con.planned_passes(sum(rows))
-    _, only_t, _ = checked_cells(con, ("t", "p"), rows, policy, dialect, passes=passes)
+
+    # the cells in the passes of the memory limit's plan, as for the metrics
+    def run(passes: int) -> tuple[int, int, int]:
+        return checked_cells(con, ("t", "p"), rows, policy, dialect, passes=passes)
+
+    def reset() -> None:
+        con.execute("DROP TABLE IF EXISTS cells")
+
+    _, only_t, _ = in_passes(con, sum(rows), run, reset=reset)
     if only_t and policy == "twinless":
         shown = [
             r[0]

@@ -23,6 +23,7 @@ from .._validation import check_choice
 from ..contingency import ContingencyTable, contingency_table
 from ..engines import Database, Engine, EngineName, get_engine
 from ..engines._duckdb import is_relation
+from ..engines._plan import in_passes
 from ..engines._sources import is_link_only, side_specs
 from ..engines._spark_session import is_spark_dataframe
 from ..io import AlignOptions, MismatchPolicy
@@ -107,31 +108,26 @@ def joined_cells(
     db: Database, rows: tuple[int, int], policy: MismatchPolicy
 ) -> tuple[int, int, int]:
     """The views ``t`` and ``p`` (of ``rows`` rows) joined into the table ``cells`` by
-    :func:`checked_cells` in the passes the memory limit plans (two if a single one
-    runs out of memory); the records on both sides, the truth's only and the
-    prediction's only."""
-    passes = db.planned_passes(sum(rows))
-    try:
+    :func:`checked_cells` in the passes of the memory limit's plan
+    (:func:`ereval.engines._plan.in_passes`); the records on both sides, the truth's
+    only and the prediction's only."""
+
+    def run(passes: int) -> tuple[int, int, int]:
         return checked_cells(db, ("t", "p"), rows, policy, db.dialect, passes=passes)
-    except db.out_of_memory:
-        if passes > 1:
-            raise
-    db.execute("DROP TABLE IF EXISTS cells")
-    return checked_cells(db, ("t", "p"), rows, policy, db.dialect, passes=2)
+
+    return in_passes(db, sum(rows), run, reset=lambda: db.execute("DROP TABLE IF EXISTS cells"))
 
 
 def _streamed(
     db: Database, rows: tuple[int, int], policy: MismatchPolicy, checked: Callable[[], None]
 ) -> TableStatistics:
-    """:func:`streamed_statistics` in the planned passes; a single pass that runs out
-    of memory is run again in two (each split further as needed)."""
-    passes = db.planned_passes(sum(rows))
-    try:
+    """:func:`streamed_statistics` in the passes of the memory limit's plan
+    (:func:`ereval.engines._plan.in_passes`)."""
+
+    def run(passes: int) -> TableStatistics:
         return streamed_statistics(db, ("t", "p"), rows, policy, checked=checked, passes=passes)
-    except db.out_of_memory:
-        if passes > 1:
-            raise
-    return streamed_statistics(db, ("t", "p"), rows, policy, checked=checked, passes=2)
+
+    return in_passes(db, sum(rows), run, reset=lambda: db.execute("DROP TABLE IF EXISTS cells"))
 
 
 class _PairJob:

@@ -107,14 +107,9 @@ def _in_sql(
 ) -> TableStatistics:
     """Every statistic of the groups of the table ``cells`` by aggregate statements,
     once the totals are checked."""
-    totals = con.execute(sql.cell_totals_sql(cells)).fetchall()[0]
-    both, only_t, only_p = check_totals(
-        con,
-        views,
-        rows,
-        (int(totals[0] or 0), int(totals[1] or 0), int(totals[2] or 0)),
-        policy,
-    )
+    got = [int(v or 0) for v in con.execute(sql.cell_totals_sql(cells)).fetchall()[0]]
+    totals = (got[0], got[1], got[2])
+    both, only_t, only_p = check_totals(con, views, rows, totals, policy)
     if checked is not None:
         checked()
     if policy == "intersection":
