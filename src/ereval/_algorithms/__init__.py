@@ -16,10 +16,12 @@ from ._assignment import (
 )
 from ._components import (
     CrossSteps,
+    IndexArray,
     MergeSteps,
     component_labels,
     cross_steps,
     forest_edges,
+    index_dtype,
     merge_steps,
     replay_merges,
 )
@@ -28,6 +30,7 @@ from ._forest import StreamedForest
 __all__ = [
     "CrossSteps",
     "DOMINANCE_MARGIN",
+    "IndexArray",
     "MergeSteps",
     "StreamedForest",
     "align_cells",
@@ -37,6 +40,7 @@ __all__ = [
     "cross_steps",
     "dominance_margin",
     "forest_edges",
+    "index_dtype",
     "max_weight_alignment",
     "merge_steps",
     "replay_merges",

@@ -8,10 +8,12 @@ score (the curves of :mod:`ereval.curves`). The components only change when an
 accepted pair joins two different components; those pairs are the edges of
 the maximum spanning forest (Kruskal's algorithm over the pairs in
 that order), found with :func:`scipy.sparse.csgraph.minimum_spanning_tree` on
-the pairs' ranks. The merges are then replayed with a union-find whose every
-component keeps its composition over true clusters (``{i: n_ij}``, the smaller
-merged into the larger), and each merge records how it changes the sums every
-incremental metric is made of:
+the pairs' ranks. The merges are then replayed with a union-find (the smaller
+component merged into the larger) that knows each component's composition over
+true clusters: a component within one true cluster by its root's cluster and its
+size, a mixed one by a dictionary of its open cells ``{i: n_ij}`` (those with
+``n_ij < a_i``; a complete cell is never shared again). Each merge records how it
+changes the sums every incremental metric is made of:
 
 * ``sum_ij C(n_ij, 2)`` and ``sum_j C(b_j, 2)`` (pairwise, Rand; exact integers);
 * the number of non-zero cells ``n_ij`` (MUC) and of predicted clusters equal
@@ -21,30 +23,43 @@ incremental metric is made of:
 * ``sum_ij n_ij log n_ij`` and ``sum_j b_j log b_j`` (entropies).
 
 The state after the first ``k`` accepted pairs is the cumulative sum of the
-changes of the merges among them.
+changes of the merges among them. Memory is O(records): some 25 bytes a record
+for the union-find and 85 bytes a merge (at most ``N - 1``) for the changes,
+written into their final arrays as the merges are replayed.
 """
 
 from __future__ import annotations
 
 import math
-from array import array
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "CHUNK",
     "CrossSteps",
+    "IndexArray",
     "MergeSteps",
     "component_labels",
     "cross_steps",
     "forest_edges",
+    "index_dtype",
     "merge_steps",
     "replay_merges",
 ]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+#: Record numbers (and counts up to the number of records): see :func:`index_dtype`.
+IndexArray = npt.NDArray[np.signedinteger[Any]]
+
+
+def _view(a: npt.NDArray[Any]) -> memoryview[Any]:
+    """The values of the contiguous array ``a`` as a memoryview: Python ints and
+    floats read and written one at a time without making NumPy scalars."""
+    return cast("memoryview[Any]", a.data)
 
 
 def component_labels(u: IntArray, v: IntArray, size: int) -> IntArray:
@@ -98,20 +113,28 @@ def forest_edges(n_records: int, left: IntArray, right: IntArray, rank: IntArray
     return np.sort(np.asarray(tree.data, dtype=np.int64) - 1)
 
 
+def index_dtype(n: int) -> type[np.signedinteger[Any]]:
+    """The integer type of record numbers ``0..n-1`` (and of counts up to ``n``):
+    ``int32`` below ``2**31``, else ``int64``."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 @dataclass(frozen=True, eq=False)
 class MergeSteps:
     """What every merge changes, in merge order (see the module docstring).
 
     ``position[m]`` is the number of accepted pairs after which merge ``m`` has
     happened (its pair's rank plus one). ``initial`` holds each sum for the
-    all-singletons clustering.
+    all-singletons clustering. Record numbers and counts bounded by the number of
+    records are ``int32`` (below ``2**31`` records), the change of the number of
+    exact clusters ``int8``; pair counts ``int64``.
     """
 
     position: IntArray
     pairs_both: IntArray
     pairs_pred: IntArray
-    cells_lost: IntArray
-    exact: IntArray
+    cells_lost: IndexArray
+    exact: npt.NDArray[np.int8]
     b3_recall: FloatArray
     b3_precision: FloatArray
     b3e_recall: FloatArray
@@ -120,8 +143,8 @@ class MergeSteps:
     nlogn_pred: FloatArray
     initial: dict[str, float]
     #: The records each merge joins (its pair's two records).
-    left: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    right: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    left: IndexArray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    right: IndexArray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
 
 
 def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntArray) -> MergeSteps:
@@ -134,89 +157,35 @@ def merge_steps(true_of: IntArray, left: IntArray, right: IntArray, order: IntAr
     return replay_merges(true_of, left[edges], right[edges], ranks + 1)
 
 
+#: Merges derived at a time by the array operations after the replay.
+CHUNK = 1 << 20
+
+
 def replay_merges(
-    true_of: IntArray, merge_left: IntArray, merge_right: IntArray, position: IntArray
+    true_of: IntArray, merge_left: IndexArray, merge_right: IndexArray, position: IntArray
 ) -> MergeSteps:
     """Replay the merges of the spanning forest: merge ``m`` joins the components of
     records ``merge_left[m]`` and ``merge_right[m]`` after ``position[m]`` accepted
-    pairs (each joins two different components, in the order given)."""
+    pairs (each joins two different components, in the order given).
+
+    The union-find keeps, per record, a parent and a size (``int32``), ``sum_i
+    n_ij^2`` (``int64``), ``sum_i n_ij^2 / a_i`` (``float64``) and whether its
+    component is *pure* (within one true cluster: its composition is then its
+    root's true cluster and its size). A mixed component keeps a dictionary of its
+    *open* cells only, ``{i: n_ij}`` with ``n_ij < a_i``: a cell holding all of its
+    true cluster can never be shared with another component. The order of every
+    sum over the shared cells is that of the cells' first appearance (the larger
+    component's first), whatever is left out. Every output is written into its
+    final array as the merges are replayed; the pairs and ``n log n`` of the
+    predicted clusters are derived afterwards from the sizes, :data:`CHUNK` merges
+    at a time, the pair counts in place of the sizes.
+    """
     n = int(true_of.shape[0])
+    m = int(merge_left.shape[0])
+    dt = index_dtype(n)
+    true_of = np.ascontiguousarray(true_of, dtype=np.int64)
     a_sizes = np.bincount(true_of).astype(np.int64)
-    a_list: list[int] = a_sizes.tolist()
-    # the per-record state in typed arrays (8 bytes a value, not a Python object)
-    truth = array("q", np.ascontiguousarray(true_of, dtype=np.int64).tobytes())
-    lefts = array("q", np.ascontiguousarray(merge_left, dtype=np.int64).tobytes())
-    rights = array("q", np.ascontiguousarray(merge_right, dtype=np.int64).tobytes())
-
     inv_a = 1.0 / a_sizes.astype(np.float64)
-    parent = array("q", np.arange(n, dtype=np.int64).tobytes())
-    size = array("q", [1]) * n
-    # per component root: its composition {true cluster: n_ij} (absent for a singleton),
-    # sum_i n_ij^2, sum_i n_ij^2 / a_i, and whether it equals a true cluster
-    comp: dict[int, dict[int, int]] = {}
-    sq = array("q", [1]) * n
-    sq_a = array("d", inv_a[true_of].tobytes())
-    exact = array("q", (a_sizes[true_of] == 1).astype(np.int64).tobytes())
-    # per merge, flat: bu, bv, both, shared, change of exact, sq_big, sq_small
-    ints = array("q")
-    # per merge, flat: sq_a of both sides, sum 2 c c2 / a, sum 2 c c2 / a^2, change of n log n
-    floats = array("d")
-    add_ints, add_floats = ints.extend, floats.extend
-    log = math.log
-
-    for u, v in zip(lefts, rights, strict=True):
-        while parent[u] != u:  # find, with path halving
-            parent[u] = u = parent[parent[u]]
-        while parent[v] != v:
-            parent[v] = v = parent[parent[v]]
-        bu, bv = size[u], size[v]
-        if bu < bv:
-            u, v, bu, bv = v, u, bv, bu
-        big = comp.get(u)
-        if big is None:
-            big = {truth[u]: 1}
-        small = comp.pop(v, None)
-        if small is None:
-            small = {truth[v]: 1}
-        both = shared = 0
-        cross = cross2 = xlog = 0.0
-        for i, c in small.items():
-            c2 = big.get(i)
-            if c2 is None:
-                big[i] = c
-                continue
-            shared += 1
-            prod = c * c2
-            both += prod
-            a = a_list[i]
-            cross += 2.0 * prod / a
-            cross2 += 2.0 * prod / (a * a)
-            s = c + c2
-            xlog += s * log(s) - c * log(c) - c2 * log(c2)
-            big[i] = s
-        b_new = bu + bv
-        ex_new = 0
-        if len(big) == 1:
-            (i_only,) = big
-            ex_new = 1 if a_list[i_only] == b_new else 0
-        sq_u, sq_v, sqa_u, sqa_v = sq[u], sq[v], sq_a[u], sq_a[v]
-        add_ints((bu, bv, both, shared, ex_new - exact[u] - exact[v], sq_u, sq_v))
-        add_floats((sqa_u, sqa_v, cross, cross2, xlog))
-        parent[v] = u
-        size[u] = b_new
-        comp[u] = big
-        sq[u] = sq_u + sq_v + 2 * both
-        sq_a[u] = sqa_u + sqa_v + cross
-        exact[u] = ex_new
-
-    iv = np.frombuffer(ints, dtype=np.int64).reshape(-1, 7) if ints else np.zeros((0, 7), np.int64)
-    fv = np.frombuffer(floats, dtype=np.float64).reshape(-1, 5) if floats else np.zeros((0, 5))
-    bu_, bv_ = iv[:, 0], iv[:, 1]
-    b_new_ = bu_ + bv_
-    both_ = iv[:, 2]
-    sq_new = iv[:, 5] + iv[:, 6] + 2 * both_
-    sqa_new = fv[:, 0] + fv[:, 1] + fv[:, 2]
-    bu_f, bv_f, bn_f = (x.astype(np.float64) for x in (bu_, bv_, b_new_))
     initial = {
         "pairs_both": 0.0,
         "pairs_pred": 0.0,
@@ -229,23 +198,153 @@ def replay_merges(
         "nlogn_cells": 0.0,
         "nlogn_pred": 0.0,
     }
+    left = np.ascontiguousarray(merge_left, dtype=dt)
+    right = np.ascontiguousarray(merge_right, dtype=dt)
+    position = np.ascontiguousarray(position, dtype=np.int64)
+
+    # the outputs, written merge by merge through memoryviews (8 bytes a float)
+    both_out = np.empty(m, dtype=np.int64)
+    lost_out = np.empty(m, dtype=dt)
+    exact_out = np.empty(m, dtype=np.int8)
+    floats = [np.empty(m, dtype=np.float64) for _ in range(5)]
+    # the two sizes of each merge, side by side: later the pairs of each merge in place
+    sizes = np.empty((m, 2), dtype=dt)
+    b3_recall, b3_precision, b3e_recall, b3e_precision, nlogn_cells = floats
+    _replay(true_of, a_sizes, inv_a, left, right, (both_out, lost_out, exact_out, sizes), floats)
+    del floats
+
+    nlogn_pred = np.empty(m, dtype=np.float64)
+    pairs_pred = sizes.view(np.int64).reshape(m) if dt is np.int32 else np.empty(m, np.int64)
+    for lo in range(0, m, CHUNK):
+        hi = min(lo + CHUNK, m)
+        bu = sizes[lo:hi, 0].astype(np.int64)
+        bv = sizes[lo:hi, 1].astype(np.int64)
+        bu_f, bv_f, bn_f = (x.astype(np.float64) for x in (bu, bv, bu + bv))
+        nlogn_pred[lo:hi] = bn_f * np.log(bn_f) - bu_f * np.log(bu_f) - bv_f * np.log(bv_f)
+        pairs_pred[lo:hi] = bu * bv  # over the sizes just read (the same bytes for int32)
+    del sizes
 
     return MergeSteps(
-        left=np.asarray(merge_left, dtype=np.int64),
-        right=np.asarray(merge_right, dtype=np.int64),
-        position=np.asarray(position, dtype=np.int64),
-        pairs_both=both_,
-        pairs_pred=bu_ * bv_,
-        cells_lost=iv[:, 3],
-        exact=iv[:, 4],
-        b3_recall=fv[:, 2].copy(),
-        b3_precision=sq_new / bn_f - iv[:, 5] / bu_f - iv[:, 6] / bv_f,
-        b3e_recall=fv[:, 3].copy(),
-        b3e_precision=sqa_new / bn_f - fv[:, 0] / bu_f - fv[:, 1] / bv_f,
-        nlogn_cells=fv[:, 4].copy(),
-        nlogn_pred=bn_f * np.log(bn_f) - bu_f * np.log(bu_f) - bv_f * np.log(bv_f),
+        left=left,
+        right=right,
+        position=position,
+        pairs_both=both_out,
+        pairs_pred=pairs_pred,
+        cells_lost=lost_out,
+        exact=exact_out,
+        b3_recall=b3_recall,
+        b3_precision=b3_precision,
+        b3e_recall=b3e_recall,
+        b3e_precision=b3e_precision,
+        nlogn_cells=nlogn_cells,
+        nlogn_pred=nlogn_pred,
         initial=initial,
     )
+
+
+def _replay(
+    true_of: IntArray,
+    a_sizes: IntArray,
+    inv_a: FloatArray,
+    left: IndexArray,
+    right: IndexArray,
+    outputs: tuple[IntArray, IndexArray, npt.NDArray[np.int8], IndexArray],
+    floats: list[FloatArray],
+) -> None:
+    """The loop of :func:`replay_merges`: its outputs written into ``outputs`` (the
+    pairs of both clusterings, the cells lost, the change of the exact clusters, the
+    two sizes) and ``floats`` (the B-cubed numerators and ``n log n`` of the cells)."""
+    n = int(true_of.shape[0])
+    dt = left.dtype
+    both_out, lost_out, exact_out, sizes = outputs
+    truth = _view(true_of)
+    a_of = _view(a_sizes)
+    parent_a = np.arange(n, dtype=dt)
+    size_a = np.ones(n, dtype=dt)
+    sq_a_a = inv_a[true_of]
+    parent, size = _view(parent_a), _view(size_a)
+    sq = _view(np.ones(n, dtype=np.int64))
+    sq_a = _view(sq_a_a)
+    pure = bytearray(b"\x01") * n  # the component of this root is within one true cluster
+    # per mixed component root: its open cells {true cluster: n_ij} (n_ij < a_i)
+    comp: dict[int, dict[int, int]] = {}
+    w_both, w_lost, w_exact = _view(both_out), _view(lost_out), _view(exact_out)
+    w_sizes = _view(sizes.reshape(-1))
+    w_b3r, w_b3p, w_b3er, w_b3ep, w_xl = (_view(x) for x in floats)
+    log = math.log
+
+    k = 0
+    for u, v in zip(_view(left), _view(right), strict=True):
+        while parent[u] != u:  # find, with path halving
+            parent[u] = u = parent[parent[u]]
+        while parent[v] != v:
+            parent[v] = v = parent[parent[v]]
+        bu, bv = size[u], size[v]
+        if bu < bv:
+            u, v, bu, bv = v, u, bv, bu
+        b_new = bu + bv
+        both = shared = ex_change = 0
+        cross = cross2 = xlog = 0.0
+        if pure[u] and pure[v] and truth[u] == truth[v]:
+            # one cell each, shared: the sums over {i: bv} against {i: bu}
+            a = a_of[truth[u]]
+            shared = 1
+            both = bv * bu
+            cross += 2.0 * both / a
+            cross2 += 2.0 * both / (a * a)
+            xlog += b_new * log(b_new) - bv * log(bv) - bu * log(bu)
+            ex_change = 1 if a == b_new else 0
+        else:
+            if pure[u]:
+                i = truth[u]
+                complete = a_of[i] == bu
+                ex_change -= complete
+                big = {} if complete else {i: bu}
+            else:
+                big = comp.get(u, {})
+            if pure[v]:
+                i = truth[v]
+                complete = a_of[i] == bv
+                ex_change -= complete
+                small = {} if complete else {i: bv}
+            else:
+                small = comp.pop(v, {})
+            for i, c in small.items():
+                c2 = big.get(i)
+                if c2 is None:
+                    big[i] = c
+                    continue
+                shared += 1
+                prod = c * c2
+                both += prod
+                a = a_of[i]
+                cross += 2.0 * prod / a
+                cross2 += 2.0 * prod / (a * a)
+                s = c + c2
+                xlog += s * log(s) - c * log(c) - c2 * log(c2)
+                if s == a:  # the cell is complete: never shared again
+                    del big[i]
+                else:
+                    big[i] = s
+            if big:
+                comp[u] = big
+            else:
+                comp.pop(u, None)
+            pure[u] = 0
+        sq_u, sq_v, sqa_u, sqa_v = sq[u], sq[v], sq_a[u], sq_a[v]
+        sq_new = sq_u + sq_v + 2 * both
+        sqa_new = sqa_u + sqa_v + cross
+        bu_f, bv_f, bn_f = float(bu), float(bv), float(b_new)
+        w_both[k], w_lost[k], w_exact[k] = both, shared, ex_change
+        w_sizes[2 * k], w_sizes[2 * k + 1] = bu, bv
+        w_b3r[k], w_b3er[k], w_xl[k] = cross, cross2, xlog
+        w_b3p[k] = float(sq_new) / bn_f - float(sq_u) / bu_f - float(sq_v) / bv_f
+        w_b3ep[k] = sqa_new / bn_f - sqa_u / bu_f - sqa_v / bv_f
+        parent[v] = u
+        size[u] = b_new
+        sq[u] = sq_new
+        sq_a[u] = sqa_new
+        k += 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -258,51 +357,73 @@ class CrossSteps:
     within_pred: IntArray
 
 
-def _group_pairs(groups: IntArray, lefts: list[int], rights: list[int]) -> IntArray:
+def _group_pairs(groups: IntArray, left: IndexArray, right: IndexArray) -> IntArray:
     """The pairs of records of one group that each merge joins (the merges replayed
-    with a union-find keeping each component's count per group)."""
+    with a union-find keeping, for each component mixing groups, its count per
+    group that does not hold all of the group yet; a component within one group
+    has its root's group and its size)."""
     n = int(groups.shape[0])
-    parent = list(range(n))
-    size = [1] * n
-    comp: list[dict[int, int] | None] = [None] * n
-    of: list[int] = groups.tolist()
-    out: list[int] = []
+    dt = index_dtype(n)
+    of = _view(np.ascontiguousarray(groups, dtype=np.int64))
+    total = _view(np.bincount(groups).astype(np.int64))
+    parent = _view(np.arange(n, dtype=dt))
+    size = _view(np.ones(n, dtype=dt))
+    pure = bytearray(b"\x01") * n
+    comp: dict[int, dict[int, int]] = {}
+    out = np.empty(int(left.shape[0]), dtype=np.int64)
+    w_out = _view(out)
+    k = 0
+    lefts = _view(np.ascontiguousarray(left))
+    rights = _view(np.ascontiguousarray(right))
     for u, v in zip(lefts, rights, strict=True):
         while parent[u] != u:
             parent[u] = u = parent[parent[u]]
         while parent[v] != v:
             parent[v] = v = parent[parent[v]]
-        if size[u] < size[v]:
-            u, v = v, u
-        big = comp[u]
-        if big is None:
-            big = {of[u]: 1}
-        small = comp[v]
-        if small is None:
-            small = {of[v]: 1}
-        joined = 0
-        for g, c in small.items():
-            c2 = big.get(g)
-            if c2 is None:
-                big[g] = c
+        bu, bv = size[u], size[v]
+        if bu < bv:
+            u, v, bu, bv = v, u, bv, bu
+        if pure[u] and pure[v] and of[u] == of[v]:
+            joined = bu * bv
+        else:
+            joined = 0
+            if pure[u]:
+                big = {} if total[of[u]] == bu else {of[u]: bu}
             else:
+                big = comp.get(u, {})
+            if pure[v]:
+                small = {} if total[of[v]] == bv else {of[v]: bv}
+            else:
+                small = comp.pop(v, {})
+            for g, c in small.items():
+                c2 = big.get(g)
+                if c2 is None:
+                    big[g] = c
+                    continue
                 joined += c * c2
-                big[g] = c + c2
-        out.append(joined)
+                if c + c2 == total[g]:
+                    del big[g]
+                else:
+                    big[g] = c + c2
+            if big:
+                comp[u] = big
+            else:
+                comp.pop(u, None)
+            pure[u] = 0
+        w_out[k] = joined
+        k += 1
         parent[v] = u
-        size[u] += size[v]
-        comp[u], comp[v] = big, None
-    return np.asarray(out, dtype=np.int64)
+        size[u] = bu + bv
+    return out
 
 
 def cross_steps(steps: MergeSteps, true_of: IntArray, source_of: IntArray) -> CrossSteps:
     """The :class:`CrossSteps` of the merges of ``steps`` (records' true clusters
     ``true_of`` and data sets ``source_of``)."""
-    lefts: list[int] = steps.left.tolist()
-    rights: list[int] = steps.right.tolist()
     n_src = int(source_of.max()) + 1 if source_of.size else 1
-    refined = true_of * n_src + source_of
+    # the (true cluster, data set) of each record, numbered 0..
+    _, refined = np.unique(true_of * n_src + source_of, return_inverse=True)
     return CrossSteps(
-        within_both=_group_pairs(refined, lefts, rights),
-        within_pred=_group_pairs(source_of, lefts, rights),
+        within_both=_group_pairs(refined.reshape(-1).astype(np.int64), steps.left, steps.right),
+        within_pred=_group_pairs(source_of, steps.left, steps.right),
     )

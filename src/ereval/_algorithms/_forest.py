@@ -5,8 +5,9 @@ components (:mod:`ereval._algorithms._components`); those pairs are the maximum
 spanning forest in the order of acceptance (Kruskal's algorithm). When the pairs
 are too many to hold at once, :class:`StreamedForest` takes them batch by batch,
 in order, and keeps only a union-find over the records (a parent and a size per
-record: O(N) memory, whatever the number of pairs) and the forest's edges (at most
-``N - 1``).
+record, ``int32`` below ``2**31`` records: O(N) memory, whatever the number of
+pairs) and the forest's edges (at most ``N - 1``, written into arrays of that
+length as they are found: no copy at the end).
 
 Each batch is processed with array operations: every endpoint is mapped to the
 root of its component (pointer jumping, then the endpoints point at their roots);
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+
+from ._components import IndexArray, index_dtype
 
 __all__ = ["StreamedForest"]
 
@@ -46,14 +49,18 @@ class StreamedForest:
     """
 
     def __init__(self, n_records: int) -> None:
-        self._parent = np.arange(n_records, dtype=np.int64)
-        self._size = np.ones(n_records, dtype=np.int64)
-        self._left: list[IntArray] = []
-        self._right: list[IntArray] = []
-        self._position: list[IntArray] = []
+        dt = index_dtype(n_records)
+        self._parent = np.arange(n_records, dtype=dt)
+        self._size = np.ones(n_records, dtype=dt)
+        # the merges, at most n_records - 1: pages are touched only as they fill
+        most = max(n_records - 1, 0)
+        self._left = np.empty(most, dtype=dt)
+        self._right = np.empty(most, dtype=dt)
+        self._position = np.empty(most, dtype=np.int64)
+        self._found = 0
         self._seen = 0
 
-    def _roots(self, x: IntArray) -> IntArray:
+    def _roots(self, x: IntArray) -> IndexArray:
         """The root of the component of each record of ``x``; ``x`` then points at it."""
         parent = self._parent
         r = parent[x]
@@ -96,9 +103,10 @@ class StreamedForest:
         tree = minimum_spanning_tree(graph)
         picked = np.sort(np.asarray(tree.tocoo().data, dtype=np.int64) - 1)
         chosen = across[picked]
-        self._left.append(left[chosen])
-        self._right.append(right[chosen])
-        self._position.append(start + chosen + 1)
+        done, self._found = self._found, self._found + int(chosen.shape[0])
+        self._left[done : self._found] = left[chosen]
+        self._right[done : self._found] = right[chosen]
+        self._position[done : self._found] = start + chosen + 1
         # union by size: each merged component hangs under its largest root
         _, label = connected_components(tree, directed=False)
         sizes = self._size[nodes]
@@ -110,14 +118,9 @@ class StreamedForest:
         self._parent[nodes] = head_of[label]
         self._size[head_of] = totals
 
-    def merges(self) -> tuple[IntArray, IntArray, IntArray]:
+    def merges(self) -> tuple[IndexArray, IndexArray, IntArray]:
         """The merging pairs so far, in order: their two records and their positions
-        (the number of pairs accepted when each merges, its rank plus one)."""
-        if not self._left:
-            none = np.zeros(0, dtype=np.int64)
-            return none, none.copy(), none.copy()
-        return (
-            np.concatenate(self._left),
-            np.concatenate(self._right),
-            np.concatenate(self._position),
-        )
+        (the number of pairs accepted when each merges, its rank plus one); views of
+        the forest's arrays."""
+        k = self._found
+        return self._left[:k], self._right[:k], self._position[:k]

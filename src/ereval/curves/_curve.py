@@ -243,9 +243,10 @@ class CurveJob:
         if len(self.metrics):  # the merges stream from the connection while it has its memory
             merges = ranked.merges()
             ranked = replace(ranked, merges=lambda: merges)
-        # then the replay holds some twelve 8-byte values per merge (at most N - 1):
-        # the engine gives back the memory it keeps meanwhile
-        with db.lend_memory(12 * ranked.n_records):
+        # then the replay holds some 85 bytes per merge (at most N - 1) and 25 per
+        # record, about fourteen 8-byte values: the engine gives back the memory it
+        # keeps meanwhile
+        with db.lend_memory(14 * ranked.n_records):
             return curve_from_ranked(
                 ranked,
                 thresholds=self.thresholds,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,14 @@ from .._algorithms import CrossSteps, MergeSteps
 from ..contingency import ContingencyTable, source_pairs
 from ..metrics._registry import evaluate
 
-__all__ = ["INCREMENTAL_METRICS", "fbeta", "from_scratch", "incremental", "ratio"]
+__all__ = [
+    "INCREMENTAL_METRICS",
+    "fbeta",
+    "from_scratch",
+    "incremental",
+    "ratio",
+    "running_sums",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -55,6 +62,82 @@ def ratio(num: Any, den: Any) -> FloatArray:
     den = np.asarray(den, dtype=np.float64)
     out = np.full(np.broadcast(num, den).shape, np.nan)
     np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+#: Merges summed at a time by :func:`running_sums`.
+CHUNK = 1 << 20
+
+
+@overload
+def running_sums(
+    at: IntArray,
+    deltas: npt.NDArray[np.floating[Any]],
+    start: float,
+    *,
+    minus: None = None,
+    sign: int = 1,
+) -> FloatArray: ...
+
+
+@overload
+def running_sums(
+    at: IntArray,
+    deltas: npt.NDArray[np.integer[Any]],
+    start: int,
+    *,
+    minus: npt.NDArray[np.integer[Any]] | None = None,
+    sign: int = 1,
+) -> IntArray: ...
+
+
+def running_sums(
+    at: IntArray,
+    deltas: npt.NDArray[Any],
+    start: float,
+    *,
+    minus: npt.NDArray[Any] | None = None,
+    sign: int = 1,
+) -> npt.NDArray[Any]:
+    """``start`` plus the sum of the first ``at[r]`` changes, for each ``r``.
+
+    The changes are ``sign * deltas`` (less ``minus``, for integers), summed
+    :data:`CHUNK` at a time so that no array as long as ``deltas`` is made: exact
+    ``int64`` sums for integer ``deltas``; for floats the same additions in the
+    same order as ``start + np.cumsum(deltas)`` (the running sum is carried into
+    each chunk as its first term), so the values are those, bit for bit.
+
+    Examples
+    --------
+    >>> running_sums(np.array([3, 0, 1]), np.array([1, 2, 4]), 10).tolist()
+    [17, 10, 11]
+    """
+    integer = deltas.dtype.kind in "iu"
+    out = np.empty(at.shape[0], dtype=np.int64 if integer else np.float64)
+    out[at == 0] = start
+    order = np.argsort(at, kind="stable")
+    wanted = at[order]
+    first = int(np.searchsorted(wanted, 0, side="right"))
+    carry: Any = 0 if integer else 0.0
+    m = int(deltas.shape[0])
+    for lo in range(0, m, CHUNK):
+        if first == wanted.shape[0]:
+            break
+        hi = min(lo + CHUNK, m)
+        if integer:
+            d = deltas[lo:hi].astype(np.int64)
+            if sign != 1:
+                d *= sign
+            if minus is not None:
+                d -= minus[lo:hi]
+            sums = carry + np.cumsum(d, dtype=np.int64)
+        else:
+            d = deltas[lo:hi] if sign == 1 else sign * deltas[lo:hi]
+            sums = np.cumsum(np.r_[carry, d])[1:]
+        last = int(np.searchsorted(wanted, hi, side="right"))
+        out[order[first:last]] = start + sums[wanted[first:last] - lo - 1]
+        first = last
+        carry = sums[-1]
     return out
 
 
@@ -102,14 +185,11 @@ def incremental(
     (pairwise, Rand) then count the pairs across data sets only."""
     init = steps.initial
 
-    def cum_int(name: str, deltas: IntArray) -> IntArray:
-        start = int(init[name])
-        values = np.concatenate(([start], start + np.cumsum(deltas, dtype=np.int64)))
-        return np.asarray(values[n_merges], dtype=np.int64)
+    def cum_int(name: str, deltas: Any, minus: Any = None, sign: int = 1) -> IntArray:
+        return running_sums(n_merges, deltas, int(init[name]), minus=minus, sign=sign)
 
     def cum_float(name: str, deltas: FloatArray) -> FloatArray:
-        values = np.concatenate(([init[name]], init[name] + np.cumsum(deltas)))
-        return np.asarray(values[n_merges], dtype=np.float64)
+        return running_sums(n_merges, deltas, init[name])
 
     k_true = int(a_sizes.shape[0])
     n_true_pairs = int((a_sizes * (a_sizes - 1) // 2).sum())
@@ -120,8 +200,8 @@ def incremental(
         pred = cum_int("pairs_pred", steps.pairs_pred)
     else:
         within, n_true_pairs, total = cross
-        both = cum_int("pairs_both", steps.pairs_both - within.within_both)
-        pred = cum_int("pairs_pred", steps.pairs_pred - within.within_pred)
+        both = cum_int("pairs_both", steps.pairs_both, minus=within.within_both)
+        pred = cum_int("pairs_pred", steps.pairs_pred, minus=within.within_pred)
     out: dict[str, Any] = {}
     families: dict[str, Callable[[], dict[str, Any]]] = {}
 
@@ -145,7 +225,7 @@ def incremental(
         return prf("cluster", ratio(exact, r_pred), ratio(exact, k_true))
 
     def muc() -> dict[str, Any]:
-        cells = cum_int("cells", -steps.cells_lost)
+        cells = cum_int("cells", steps.cells_lost, sign=-1)
         correct = (n - cells).astype(np.float64)
         return coref("muc", correct, n - k_true, correct, n - r_pred)
 

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .._algorithms import forest_edges
+from .._algorithms import IndexArray, forest_edges
 from ..io import ScoredPairs
 
 __all__ = ["Merges", "RankedPairs", "ranked_in_memory"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-#: The merging pairs in order: their two records and their positions (the number of
-#: pairs accepted when each merges).
-Merges = tuple[IntArray, IntArray, IntArray]
+#: The merging pairs in order: their two records (``int32`` or ``int64``) and their
+#: positions (the number of pairs accepted when each merges).
+Merges = tuple[IndexArray, IndexArray, IntArray]
 
 
 @dataclass(frozen=True, eq=False)
