@@ -253,6 +253,23 @@ def test_empty_pairs(tmp_path: Path) -> None:
         _same(a, b)
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_negative_zero_is_the_score_zero(tmp_path: Path, fmt: str) -> None:
+    """-0.0 and 0.0 are one score on every engine, and its threshold is written 0.0
+    whichever of the two comes first (a sign of zero would differ between runs)."""
+    truth = pd.DataFrame({"record_id": range(6), "cluster_id": [0, 0, 1, 1, 2, 2]})
+    pairs = pd.DataFrame(
+        {"record_id_1": [0, 2, 4, 1], "record_id_2": [1, 3, 5, 2], "score": [-0.0, 0.0, 0.5, -0.0]}
+    )
+    t, p = _write(tmp_path, truth, pairs, fmt)
+    for engine in ("numpy", "duckdb"):
+        frame = threshold_curve(t, p, engine=engine).frame
+        thresholds = frame["threshold"].to_numpy()
+        assert thresholds.tolist() == [0.0, 0.5]
+        assert not np.signbit(thresholds).any(), engine
+        assert frame["n_accepted"].tolist() == [4, 1]
+
+
 @pytest.mark.parametrize(
     ("rows", "error"),
     [

@@ -65,7 +65,9 @@ def _check_pairs(db: Database, score_col: str) -> None:
     :func:`ereval.io.read_scored_pairs` requires: one pass over the pairs (another
     for an example, on error only)."""
     cast = "TRY_CAST" if db.dialect.name == "duckdb" else "try_cast"
-    db.execute(f"CREATE TEMP VIEW qs AS SELECT r, c, s AS given, {cast}(s AS DOUBLE) AS s FROM q")
+    db.execute(
+        f"CREATE TEMP VIEW qs AS SELECT r, c, s AS given, {cast}(s AS DOUBLE) + 0.0 AS s FROM q"
+    )
     text = "given IS NOT NULL AND s IS NULL"
     infinite = f"s IS NULL OR NOT abs(s) <= {_MAX}"
     n_text, n_bad, n_self = db.fetch_all(

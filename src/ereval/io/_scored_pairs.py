@@ -121,7 +121,8 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
             f"'score_col': column {score_col!r} of 'pairs' has {pos.size} missing, NaN or "
             f"infinite score(s) (first at row {int(pos[0])}); every pair needs a finite score"
         )
-    return values
+    # -0.0 and 0.0 are one score (equal, so tied): written 0.0 whichever comes first
+    return values + 0.0
 
 
 def _repeated_error(
