@@ -341,3 +341,25 @@ def test_a_failing_plan_is_not_run_again() -> None:
 
     with pytest.raises(_Full):
         in_passes(_FakeDatabase(DuckDBEngine(memory_limit="1GB")), 2 * 10**8, run, reset=print)
+
+
+def test_hold_memory_lowers_the_limit_meanwhile() -> None:
+    """Arrays held in NumPy while DuckDB works come out of the engine's limit: DuckDB's
+    own is lowered by their size (not below the lent floor) and set back afterwards."""
+    from ereval.engines import DuckDBDatabase
+
+    def setting(db: DuckDBDatabase) -> int:
+        text = db.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        return limit_bytes(str(text).replace(" ", ""))
+
+    db = DuckDBDatabase(DuckDBEngine(memory_limit="2GiB"))
+    before = setting(db)
+    with db.hold_memory(2**30):
+        assert setting(db) == 2**30
+    with db.hold_memory(2**40):  # more than the limit: DuckDB keeps the floor
+        assert setting(db) == limit_bytes("64MB") // 2**20 * 2**20
+    assert setting(db) == before == 2 * 2**30
+    free = DuckDBDatabase(DuckDBEngine())
+    unlimited = setting(free)
+    with free.hold_memory(2**30):
+        assert setting(free) == unlimited

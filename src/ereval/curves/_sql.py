@@ -46,6 +46,10 @@ IntArray = npt.NDArray[np.int64]
 
 #: Rows of each Arrow batch of pairs streamed into the union-find.
 BATCH_ROWS = 1 << 20
+#: Bytes per record of what NumPy holds while the pairs stream: the forest's parent
+#: and size, its merges' two records and position (24), the records' true clusters
+#: (8).
+FOREST_BYTES = 32
 #: The largest finite double: ``abs(x) <= MAX`` is false for NaN and the infinities
 #: in DuckDB and Spark alike (both order NaN above every number).
 _MAX = "1.7976931348623157e308"
@@ -323,12 +327,14 @@ def ranked_in_sql(
                 f"SELECT u, v FROM qc WHERE s <= {hi!r} AND s >= {lo!r} ORDER BY s DESC"
                 for hi, lo in score_ranges(scores, accepted, batch_rows)
             ]
-        for query in queries:
-            for batch in db.fetch_batches(query, batch_rows):
-                forest.add(
-                    np.asarray(batch.column(0).to_numpy(zero_copy_only=False), dtype=np.int64),
-                    np.asarray(batch.column(1).to_numpy(zero_copy_only=False), dtype=np.int64),
-                )
+        # the forest and the arrays of its merges, held while the database sorts
+        with db.hold_memory(FOREST_BYTES * int(true_of.shape[0])):
+            for query in queries:
+                for batch in db.fetch_batches(query, batch_rows):
+                    forest.add(
+                        np.asarray(batch.column(0).to_numpy(zero_copy_only=False), np.int64),
+                        np.asarray(batch.column(1).to_numpy(zero_copy_only=False), np.int64),
+                    )
         return forest.merges()
 
     return RankedPairs(

@@ -98,6 +98,11 @@ class Database(ABC):
         none (the default)."""
         return None
 
+    def hold_memory(self, size: int) -> contextlib.AbstractContextManager[None]:
+        """A context in which the backend keeps ``size`` bytes of its memory limit free,
+        for NumPy arrays held while it works (nothing by default)."""
+        return contextlib.nullcontext()
+
     def lend_memory(self, records: int) -> contextlib.AbstractContextManager[None]:
         """A context in which the backend gives back the memory it keeps, for NumPy
         arrays of about ``records`` rows built from its results (nothing by default)."""

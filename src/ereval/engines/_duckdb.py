@@ -293,6 +293,23 @@ class DuckDBDatabase(Database):
                 self.connection.execute(f"SET memory_limit = {sql.quote(limit)}")
 
     @contextmanager
+    def hold_memory(self, size: int) -> Iterator[None]:
+        """DuckDB's memory limit lowered by ``size`` bytes meanwhile (to no less than
+        :data:`LENT_LIMIT`), so that DuckDB and the NumPy arrays of that size held
+        while it works stay within the engine's ``memory_limit`` together; set back
+        afterwards. Nothing without a limit."""
+        limit = self.engine.memory_limit
+        if limit is None or size <= 0:
+            yield
+            return
+        lowered = max(limit_bytes(limit) - size, limit_bytes(LENT_LIMIT))
+        self.connection.execute(f"SET memory_limit = '{lowered}B'")
+        try:
+            yield
+        finally:
+            self.connection.execute(f"SET memory_limit = {sql.quote(limit)}")
+
+    @contextmanager
     def scratch(self) -> Iterator[str]:
         """A new folder for a plan's partition files, in the engine's ``temp_dir``
         (else the system's temporary directory); removed with what it holds on exit."""
