@@ -121,7 +121,7 @@ def sql_table_statistics(
     # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
     single = (1.0 / n_records) * math.log(1.0 / n_records) if n_records else 0.0
     margin = dominance_margin(max(_int(top_t), _int(top_p)))
-    ceafm, ceafe = _ceaf_totals(con, rows, cols, (single3, single4), margin, dialect)
+    ceafm, ceafe = _ceaf_totals(con, rows, cols, (single3, single4), margin, dialect, n_records)
     return TableStatistics(
         policy=policy,
         n_true_records=_int(n_t),
@@ -164,9 +164,11 @@ def _ceaf_totals(
     singles: tuple[float, float],
     margin: float,
     dialect: sql.Dialect,
+    n_records: int,
 ) -> tuple[float, float]:
     """CEAFm's and CEAFe's best aligned totals: stars and dominant cells (``w4`` by the
-    relative ``margin``) summed in the engine, the undecided cells solved in memory."""
+    relative ``margin``) summed in the engine, the undecided cells solved in memory
+    (the engine's memory lent meanwhile, for the ``n_records`` records)."""
     totals = [
         singles[0] + _float(rows[1]) + _float(cols[1]),
         singles[1] + _float(rows[2]) + _float(cols[2]),
@@ -181,7 +183,18 @@ def _ceaf_totals(
     con.execute("CREATE TEMP TABLE dc AS " + sql.dominated_sql("hard", "p"))
     con.execute("CREATE TEMP TABLE ur AS " + sql.undecided_rows_sql("hard", "dr"))
     con.execute("DROP TABLE hard")
-    rest = con.execute(sql.undecided_cells_sql("ur", "dc")).fetchnumpy()
+    con.execute("CREATE TEMP TABLE undecided AS " + sql.undecided_cells_sql("ur", "dc"))
+    for table in ("ur", "dr", "dc", "tr", "pr"):
+        con.execute(f"DROP TABLE {table}")
+    with con.lend_memory(n_records):  # DuckDB's buffers go while NumPy solves them
+        rest = con.execute("SELECT * FROM undecided").fetchnumpy()
+        con.execute("DROP TABLE undecided")
+        return _solved(rest, totals)
+
+
+def _solved(rest: dict[str, Any], totals: list[float]) -> tuple[float, float]:
+    """``totals`` plus CEAFm's and CEAFe's best alignments of the undecided cells
+    ``rest`` (the columns of :func:`ereval.engines._dialect.undecided_cells_sql`)."""
     if len(rest["n"]) == 0:
         return totals[0], totals[1]
     true_keys, row = np.unique(np.asarray(rest["tc"]), return_inverse=True)
