@@ -287,11 +287,15 @@ class _FakeDatabase:
 
     out_of_memory = (_Full,)
 
-    def __init__(self, engine: DuckDBEngine) -> None:
+    def __init__(self, engine: DuckDBEngine, log: list[Any] | None = None) -> None:
         from ereval.engines import DuckDBDatabase
 
         self._plan = DuckDBDatabase.pass_plan
         self.engine = engine
+        self.log = [] if log is None else log
+
+    def execute(self, query: str) -> None:
+        self.log.append(query)
 
     def planned_passes(self, rows: int) -> int:
         return self.engine.planned_passes(rows)
@@ -306,14 +310,14 @@ class _FakeDatabase:
         # 7 planned passes (10^7 per side under 1 GB): one pass first, which fits
         (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, set(), [1]),
         # ... and when it does not, the plan's 7 after a reset
-        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "reset", 7]),
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "DROP TABLE IF EXISTS cells", 7]),
         # 64 planned passes: straight to the plan
         (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [64]),
         # no limit: one pass, then two
-        (DuckDBEngine(), 2 * 10**8, {1}, [1, "reset", 2]),
+        (DuckDBEngine(), 2 * 10**8, {1}, [1, "DROP TABLE IF EXISTS cells", 2]),
         # passes given are kept, and a given single pass that fails goes to two
         (DuckDBEngine(memory_limit="1GB", passes=3), 2 * 10**7, set(), [3]),
-        (DuckDBEngine(passes=1), 10, {1}, [1, "reset", 2]),
+        (DuckDBEngine(passes=1), 10, {1}, [1, "DROP TABLE IF EXISTS cells", 2]),
     ],
 )
 def test_in_passes_tries_one_pass_where_the_plan_is_short(
@@ -329,7 +333,7 @@ def test_in_passes_tries_one_pass_where_the_plan_is_short(
             raise _Full
         return passes
 
-    got = in_passes(_FakeDatabase(engine), rows, run, reset=lambda: log.append("reset"))
+    got = in_passes(_FakeDatabase(engine, log), rows, run, leaves=("cells",))
     assert log == expected and got == expected[-1]
 
 
@@ -340,7 +344,7 @@ def test_a_failing_plan_is_not_run_again() -> None:
         raise _Full
 
     with pytest.raises(_Full):
-        in_passes(_FakeDatabase(DuckDBEngine(memory_limit="1GB")), 2 * 10**8, run, reset=print)
+        in_passes(_FakeDatabase(DuckDBEngine(memory_limit="1GB")), 2 * 10**8, run, leaves=())
 
 
 def test_hold_memory_lowers_the_limit_meanwhile() -> None:

@@ -133,12 +133,8 @@ def _common_in_passes(db: Database, views: Sequence[str], planned: int) -> list[
 def _common(db: Database, views: Sequence[str], rows: int) -> list[Summary | None]:
     """:func:`_common_in_passes` in the passes of the memory limit's plan
     (:func:`ereval.engines._plan.in_passes`)."""
-
-    def reset() -> None:
-        for table in ("stacked", "common_parts", "common_sorted", "common_sizes"):
-            db.execute(f"DROP TABLE IF EXISTS {table}")
-
-    return in_passes(db, rows, lambda passes: _common_in_passes(db, views, passes), reset=reset)
+    tables = ("stacked", "common_parts", "common_sorted", "common_sizes")
+    return in_passes(db, rows, lambda passes: _common_in_passes(db, views, passes), leaves=tables)
 
 
 def release_summaries(

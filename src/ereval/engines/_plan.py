@@ -180,9 +180,9 @@ def run_split(
     return done
 
 
-def in_passes(db: Any, rows: int, run: Callable[[int], T], *, reset: Callable[[], None]) -> T:
+def in_passes(db: Any, rows: int, run: Callable[[int], T], *, leaves: Sequence[str]) -> T:
     """``run(passes)`` in the passes of ``db.pass_plan(rows)``: the first try, then, if
-    a single pass runs out of memory, ``reset()`` (drop what it left) and the
+    a single pass runs out of memory, the tables it ``leaves`` dropped and the
     fallback's passes (each pass split further as needed by :func:`run_split`).
 
     At 10^7 records per side under 1 GB (7 planned passes) one pass fits on every
@@ -195,7 +195,8 @@ def in_passes(db: Any, rows: int, run: Callable[[int], T], *, reset: Callable[[]
     except db.out_of_memory:
         if first > 1:
             raise
-    reset()
+    for table in leaves:
+        db.execute(f"DROP TABLE IF EXISTS {table}")
     return run(fallback)
 
 

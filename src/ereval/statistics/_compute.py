@@ -115,7 +115,7 @@ def joined_cells(
     def run(passes: int) -> tuple[int, int, int]:
         return checked_cells(db, ("t", "p"), rows, policy, db.dialect, passes=passes)
 
-    return in_passes(db, sum(rows), run, reset=lambda: db.execute("DROP TABLE IF EXISTS cells"))
+    return in_passes(db, sum(rows), run, leaves=("cells",))
 
 
 def _streamed(
@@ -127,7 +127,7 @@ def _streamed(
     def run(passes: int) -> TableStatistics:
         return streamed_statistics(db, ("t", "p"), rows, policy, checked=checked, passes=passes)
 
-    return in_passes(db, sum(rows), run, reset=lambda: db.execute("DROP TABLE IF EXISTS cells"))
+    return in_passes(db, sum(rows), run, leaves=("cells",))
 
 
 class _PairJob:
