@@ -29,6 +29,7 @@ from ..io import (
 __all__ = [
     "check_totals",
     "checked_cells",
+    "checked_totals",
     "coded_table",
     "completed_rows",
     "keyed_table",
@@ -143,7 +144,21 @@ def checked_cells(
         planned_cells(con, (t, p), passes)
     else:
         con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
-    totals = con.execute(sql.cell_totals_sql("cells")).fetchall()[0]
+    return checked_totals(con, "cells", views, rows, policy, dialect)
+
+
+def checked_totals(
+    con: Any,
+    cells: str,
+    views: tuple[str, str],
+    rows: tuple[int, int],
+    policy: MismatchPolicy,
+    dialect: sql.Dialect = sql.DUCKDB,
+) -> tuple[int, int, int]:
+    """The totals of the table of groups ``cells`` of the join of ``views`` (records on
+    both sides, the truth's only, the prediction's only), checked by
+    :func:`check_totals`."""
+    totals = con.execute(sql.cell_totals_sql(cells)).fetchall()[0]
     both, only_t, only_p = (int(v or 0) for v in totals)
     return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect)
 

@@ -33,7 +33,7 @@ from ..engines import _dialect as sql
 from ..engines._plan import planned_cells
 from ..io import MismatchPolicy
 from . import TableStatistics
-from ._cells import check_totals
+from ._cells import check_totals, checked_totals
 from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes, sql_table_statistics
 
 __all__ = ["CELL_BYTES", "streamed_statistics"]
@@ -107,9 +107,7 @@ def _in_sql(
 ) -> TableStatistics:
     """Every statistic of the groups of the table ``cells`` by aggregate statements,
     once the totals are checked."""
-    got = [int(v or 0) for v in con.execute(sql.cell_totals_sql(cells)).fetchall()[0]]
-    totals = (got[0], got[1], got[2])
-    both, only_t, only_p = check_totals(con, views, rows, totals, policy)
+    both, only_t, only_p = checked_totals(con, cells, views, rows, policy)
     if checked is not None:
         checked()
     if policy == "intersection":
