@@ -307,12 +307,13 @@ class _FakeDatabase:
 @pytest.mark.parametrize(
     ("engine", "rows", "fails_at", "expected"),
     [
-        # 7 planned passes (10^7 per side under 1 GB): one pass first, which fits
+        # 9 planned passes (10^7 per side under 1 GB, of which DuckDB's share is
+        # 10^9 - 192 MiB): one pass first, which fits
         (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, set(), [1]),
-        # ... and when it does not, the plan's 7 after a reset
-        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "DROP TABLE IF EXISTS cells", 7]),
-        # 64 planned passes: straight to the plan
-        (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [64]),
+        # ... and when it does not, the plan's 9 after a reset
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "DROP TABLE IF EXISTS cells", 9]),
+        # 81 planned passes: straight to the plan
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [81]),
         # no limit: one pass, then two
         (DuckDBEngine(), 2 * 10**8, {1}, [1, "DROP TABLE IF EXISTS cells", 2]),
         # passes given are kept, and a given single pass that fails goes to two
@@ -347,6 +348,33 @@ def test_a_failing_plan_is_not_run_again() -> None:
         in_passes(_FakeDatabase(DuckDBEngine(memory_limit="1GB")), 2 * 10**8, run, leaves=())
 
 
+@pytest.mark.parametrize(
+    ("limit", "share"),
+    [("1GB", 10**9 - 192 * 2**20), ("400MiB", 300 * 2**20), ("32MB", 32 * 10**6)],
+)
+def test_duckdb_gets_the_limit_less_the_process_own(limit: str, share: int) -> None:
+    """A memory limit is the whole process's: DuckDB's buffers get it less 192 MiB (a
+    quarter for small limits, never less than DuckDB's floor), and its allocator gives
+    back what it frees beyond 32 MB rather than its default 128 and 512 MB."""
+    from ereval.engines import DuckDBDatabase
+
+    db = DuckDBDatabase(DuckDBEngine(memory_limit=limit))
+    assert db.engine.buffer_limit == db.memory_bytes() == share
+
+    def setting(name: str) -> str:
+        return str(db.execute(f"SELECT current_setting('{name}')").fetchall()[0][0])
+
+    assert abs(limit_bytes(setting("memory_limit").replace(" ", "")) - share) < 0.01 * share
+    for name in ("allocator_flush_threshold", "allocator_bulk_deallocation_flush_threshold"):
+        assert limit_bytes(setting(name).replace(" ", "")) <= 32 * 10**6
+    assert setting("allocator_background_threads").lower() == "true"
+    # without a limit DuckDB keeps its own settings
+    free = DuckDBDatabase(DuckDBEngine())
+    assert free.memory_bytes() is None
+    flush = free.execute("SELECT current_setting('allocator_flush_threshold')").fetchall()[0][0]
+    assert limit_bytes(str(flush).replace(" ", "")) > 32 * 10**6
+
+
 def test_hold_memory_lowers_the_limit_meanwhile() -> None:
     """Arrays held in NumPy while DuckDB works come out of the engine's limit: DuckDB's
     own is lowered by their size (not below the lent floor) and set back afterwards."""
@@ -356,13 +384,15 @@ def test_hold_memory_lowers_the_limit_meanwhile() -> None:
         text = db.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
         return limit_bytes(str(text).replace(" ", ""))
 
-    db = DuckDBDatabase(DuckDBEngine(memory_limit="2GiB"))
+    # DuckDB's share of 1216 MiB is 1 GiB: the process keeps 192 MiB
+    db = DuckDBDatabase(DuckDBEngine(memory_limit="1216MiB"))
     before = setting(db)
-    with db.hold_memory(2**30):
-        assert setting(db) == 2**30
+    assert before == db.engine.buffer_limit == 2**30
+    with db.hold_memory(2**29):
+        assert setting(db) == 2**29
     with db.hold_memory(2**40):  # more than the limit: DuckDB keeps the floor
         assert setting(db) == limit_bytes("64MB") // 2**20 * 2**20
-    assert setting(db) == before == 2 * 2**30
+    assert setting(db) == before
     free = DuckDBDatabase(DuckDBEngine())
     unlimited = setting(free)
     with free.hold_memory(2**30):

@@ -72,6 +72,28 @@ LENT_LIMIT = "64MB"
 #: records cannot allocate DuckDB's fixed buffers.
 MIN_MEMORY = "32MB"
 
+#: The process's own memory beside DuckDB's buffers, kept out of a ``memory_limit``
+#: before DuckDB gets the rest (:func:`buffer_bytes`): the interpreter and the
+#: libraries loaded (155 MB measured) and what DuckDB allocates outside its buffers.
+PROCESS_BYTES = 192 * 2**20
+
+#: What DuckDB's allocator may keep of the memory it frees before giving it back
+#: (its defaults, 128 MB and 512 MB, let a process stay that far above its limit).
+ALLOCATOR_FLUSH = "32MB"
+
+
+def buffer_bytes(limit: int) -> int:
+    """DuckDB's share of a ``memory_limit`` of ``limit`` bytes for the whole process:
+    the limit less :data:`PROCESS_BYTES`, or three quarters of it when that is more
+    (small limits), and never below :data:`MIN_MEMORY`.
+
+    Examples
+    --------
+    >>> buffer_bytes(2**30) // 2**20, buffer_bytes(400 * 2**20) // 2**20
+    (832, 300)
+    """
+    return max(limit - PROCESS_BYTES, limit * 3 // 4, limit_bytes(MIN_MEMORY))
+
 
 def check_memory_limit(value: str | None) -> str | None:
     """``value`` if it is a DuckDB memory size such as ``"2GB"`` or ``"512MiB"``, at
@@ -150,8 +172,10 @@ class DuckDBEngine:
     Parameters
     ----------
     memory_limit : str, optional
-        DuckDB's memory limit (e.g. ``"2GB"``); beyond it DuckDB spills to
-        ``temp_dir``. Default: DuckDB's own (80% of the memory).
+        The memory of the whole job (e.g. ``"2GB"``): DuckDB's buffers get it less
+        the process's own (:func:`buffer_bytes`) and spill to ``temp_dir`` beyond;
+        NumPy's arrays borrow from DuckDB's share while they are held. Default:
+        DuckDB's own (80% of the memory).
     threads : int, optional
         Number of DuckDB threads, >= 1 (default: all cores).
     temp_dir : path, optional
@@ -194,8 +218,13 @@ class DuckDBEngine:
         else :func:`ereval.engines._plan.pass_count` under ``memory_limit``."""
         if self.passes is not None:
             return self.passes
-        limit = None if self.memory_limit is None else limit_bytes(self.memory_limit)
-        return pass_count(rows, limit)
+        return pass_count(rows, self.buffer_limit)
+
+    @property
+    def buffer_limit(self) -> int | None:
+        """The bytes of DuckDB's share of ``memory_limit`` (:func:`buffer_bytes`),
+        ``None`` without a limit."""
+        return None if self.memory_limit is None else buffer_bytes(limit_bytes(self.memory_limit))
 
     def connect(self) -> Any:
         """A new in-memory DuckDB connection with this engine's settings."""
@@ -205,8 +234,14 @@ class DuckDBEngine:
         # DuckDB's own bar would write to stdout, which carries the results: the
         # phases are reported through ``progress`` instead
         con.execute("SET enable_progress_bar = false")
-        if self.memory_limit is not None:
-            con.execute(f"SET memory_limit = {sql.quote(self.memory_limit)}")
+        if self.buffer_limit is not None:
+            con.execute(f"SET memory_limit = '{self.buffer_limit}B'")
+            for name in (
+                "allocator_flush_threshold",
+                "allocator_bulk_deallocation_flush_threshold",
+            ):
+                con.execute(f"SET {name} = {sql.quote(ALLOCATOR_FLUSH)}")
+            con.execute("SET allocator_background_threads = true")
         if self.threads is not None:
             con.execute(f"SET threads = {self.threads}")
         if self.temp_dir is not None:
@@ -270,9 +305,9 @@ class DuckDBDatabase(Database):
         return planned, max(2, planned)
 
     def memory_bytes(self) -> int | None:
-        """The bytes of the engine's ``memory_limit`` (``None`` without one)."""
-        limit = self.engine.memory_limit
-        return None if limit is None else limit_bytes(limit)
+        """The bytes of the engine's ``memory_limit`` left for the work, DuckDB's
+        share (:attr:`DuckDBEngine.buffer_limit`); ``None`` without a limit."""
+        return self.engine.buffer_limit
 
     @property
     def out_of_memory(self) -> tuple[type[BaseException], ...]:
@@ -294,20 +329,21 @@ class DuckDBDatabase(Database):
 
     @contextmanager
     def hold_memory(self, size: int) -> Iterator[None]:
-        """DuckDB's memory limit lowered by ``size`` bytes meanwhile (to no less than
-        :data:`LENT_LIMIT`), so that DuckDB and the NumPy arrays of that size held
-        while it works stay within the engine's ``memory_limit`` together; set back
+        """DuckDB's memory limit (its share, :attr:`DuckDBEngine.buffer_limit`) lowered
+        by ``size`` bytes meanwhile (to no less than :data:`LENT_LIMIT`), so that DuckDB
+        and the NumPy arrays of that size held while it works stay within the engine's
+        ``memory_limit`` together; set back
         afterwards. Nothing without a limit."""
-        limit = self.engine.memory_limit
+        limit = self.engine.buffer_limit
         if limit is None or size <= 0:
             yield
             return
-        lowered = max(limit_bytes(limit) - size, limit_bytes(LENT_LIMIT))
+        lowered = max(limit - size, limit_bytes(LENT_LIMIT))
         self.connection.execute(f"SET memory_limit = '{lowered}B'")
         try:
             yield
         finally:
-            self.connection.execute(f"SET memory_limit = {sql.quote(limit)}")
+            self.connection.execute(f"SET memory_limit = '{limit}B'")
 
     @contextmanager
     def scratch(self) -> Iterator[str]:
