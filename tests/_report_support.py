@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
 import tempfile
 
 import pandas as pd
@@ -87,7 +89,9 @@ def label_store() -> str:
     adjudicates one disagreement."""
     from ereval.labels import Item, LabelStore
 
-    path = os.path.join(tempfile.mkdtemp(prefix="ereval-report-"), "labels.db")
+    folder = tempfile.mkdtemp(prefix="ereval-report-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = os.path.join(folder, "labels.db")
     store = LabelStore(path, create=True)
     try:
         store.create_session("pairs-1", kind="pairs", config={"seed": 0})

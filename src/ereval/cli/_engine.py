@@ -53,8 +53,9 @@ MemoryLimitOpt = Annotated[
     str | None,
     typer.Option(
         "--memory-limit",
-        help="Memory limit, e.g. 2GB: DuckDB's (beyond it DuckDB spills to --temp-dir), or "
-        "with --engine spark the heap of each Spark JVM (at least 512MB).",
+        help="Memory limit, e.g. 2GB: the whole process's with DuckDB (whose buffers get it "
+        "less 192 MiB and spill to --temp-dir beyond), or with --engine spark the heap of "
+        "each Spark JVM (at least 512MB).",
         show_default=False,
     ),
 ]
