@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -257,8 +258,16 @@ def test_missing_or_text_score_column() -> None:
     pairs = pd.DataFrame({"record_id_1": ["a"], "record_id_2": ["b"], "weight": [1.0]})
     with pytest.raises(InputError, match="no score column 'score'"):
         threshold_curve(_truth(), pairs)
-    with pytest.raises(InputTypeError, match="must hold numbers"):
+    with pytest.raises(InputTypeError, match=r"must hold numbers; it holds text such as 'x'$"):
         threshold_curve(_truth(), pairs.assign(score=["x"]))
+    # of text scores, the ones that are not numbers are named
+    two = pd.DataFrame(
+        {"record_id_1": ["a", "a"], "record_id_2": ["b", "c"], "score": ["0.5", "n/a"]}
+    )
+    with pytest.raises(InputTypeError, match=r"it holds text such as 'n/a'$"):
+        threshold_curve(_truth(), two)
+    with pytest.raises(InputTypeError, match=r"it holds text such as 'n/a'$"):
+        threshold_curve(_truth(), pa.Table.from_pandas(two, preserve_index=False))
 
 
 def test_records_absent_from_truth() -> None:

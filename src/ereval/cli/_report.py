@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from .._errors import InputError
-from ..io import check_link_only, file_spec, header, read_membership
+from ..io import check_link_only, file_spec, header
 from ._columns import (
     ClusterColOpt,
     LinkOnlyOpt,
@@ -267,8 +267,10 @@ def report_command(
     monitoring over releases and the release comparison, OASIS estimates,
     PAULA bounds and the provenance of the labels, each with its chart and a
     short reading. The page works offline (scripts, styles and charts
-    embedded) and prints well. --engine duckdb or spark monitors and compares
-    the releases where they are (with --sample the monitoring stays in memory).
+    embedded) and prints well. --engine duckdb or spark computes the metrics, the
+    summaries, the threshold curve and the releases where the files are; the
+    clusterings are then read in memory only for the worst clusters (--no-worst
+    skips them) and a --sample's sections.
     """
     from ..report import build_report, collect_results, example_report
 
@@ -304,8 +306,9 @@ def report_command(
         temp_dir=temp_dir,
         spark_master=spark_master,
         spark_conf=spark_conf,
-        truth=ends[0][1] if ends else None,
-        pred=ends[-1][1] if ends else None,
+        # with --engine auto, the engine is picked by the clusterings' size, else the releases'
+        truth=truth if truth is not None else (ends[0][1] if ends else None),
+        pred=_named_pred(pred[0])[1] if pred else (ends[-1][1] if ends else None),
     )
     from .._optional import require
 
@@ -329,19 +332,6 @@ def report_command(
                 pred_cluster_col=pred_cluster_col,
                 preds=list(named.values()),
             )
-            preds: dict[str, Any] = {
-                name: read_membership(path, name="pred", record_col=cols[2], cluster_col=cols[3])[0]
-                for name, path in named.items()
-            }
-            truth_m: Any = None
-            if truth is not None:
-                truth_m = read_membership(
-                    truth,
-                    name="truth",
-                    record_col=cols[0],
-                    cluster_col=cols[1],
-                    source_col=split_columns(source_col) if link_only else None,
-                )[0]
             pair_cols: tuple[Any, Any] = ("record_id_1", "record_id_2")
             score = score_col or "score"
             if pairs is not None:
@@ -368,8 +358,8 @@ def report_command(
             if truth is not None:
                 sources["truth"] = truth.name
             results = collect_results(
-                truth=truth_m,
-                preds=preds,
+                truth=truth,
+                preds=named,
                 sample=sample,
                 design=design_value(design),
                 weights=weights_value(weights),
@@ -399,6 +389,7 @@ def report_command(
                 link_only=link_only,
                 source_col=split_columns(source_col),
                 engine=builder,
+                columns=cols,
             )
             report = build_report(results, title=title or "Entity resolution evaluation")
         bar.update(description="drawing the charts")

@@ -97,9 +97,11 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
             or pa.types.is_floating(column.type)
             or pa.types.is_boolean(column.type)
         ):
+            held = str(column.type)
+            if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+                held = _text_held(column.drop_null().slice(0, 1000).to_pylist())
             raise InputTypeError(
-                f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
-                f"{column.type}"
+                f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds {held}"
             )
         values = np.asarray(
             column.cast(pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
@@ -109,9 +111,10 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
         if raw.dtype.kind not in "biuf" and not (
             raw.dtype == object and all(isinstance(v, int | float) for v in raw[:1000])
         ):
+            text = [v for v in raw[:1000] if isinstance(v, str)]
+            held = _text_held(text) if text else describe(raw)
             raise InputTypeError(
-                f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
-                f"{describe(raw)}"
+                f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds {held}"
             )
         values = np.asarray(raw, dtype=np.float64)
     bad = ~np.isfinite(values)
@@ -263,3 +266,18 @@ def read_scored_pairs(
                 "evaluate without link_only"
             )
     return ScoredPairs(true_of, lrec, rrec, scores, n_dropped, source_of)
+
+
+def _text_held(values: list[str]) -> str:
+    """What a column of text scores holds, as the engines say it: the values that are
+    not numbers (``text such as 'abc'``)."""
+
+    def number(v: str) -> bool:
+        try:
+            float(v)
+        except ValueError:
+            return False
+        return True
+
+    bad = [v for v in values if not number(v)] or values
+    return f"text such as {examples(bad)}"

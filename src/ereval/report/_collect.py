@@ -27,17 +27,17 @@ from .._monitor import monitor, release_sources
 from .._optional import require
 from .._validation import check_in_range, check_int
 from ..analysis import disparities, error_tree, sample_errors, tag_frequencies
-from ..contingency import contingency_table
 from ..curves import threshold_curve
 from ..engines import Engine, EngineName, NumpyEngine, get_engine
 from ..estimators import ClusterSample, as_sample, estimate, prepare_prediction
 from ..io import Columns, Membership, as_membership, check_link_only, read_membership, read_table
 from ..labels import LabelStore, session_agreement
 from ..metrics import cluster_errors, evaluate
+from ..metrics._registry import cells_wanted, resolve_metrics
 from ..oasis import convergence, make_sampler, pool_from_frame
 from ..paula import paula_bounds, paula_plan
 from ..results import Estimate
-from ..statistics import pair_space
+from ..statistics import compute_statistics, pair_space
 from ..summary import summarize
 from ._bundles import (
     ExactScores,
@@ -162,6 +162,7 @@ def collect_results(
     link_only: bool = False,
     source_col: Columns | None = None,
     engine: EngineName | Engine = "numpy",
+    columns: tuple[Columns, Columns, Columns, Columns] | None = None,
 ) -> ReportResults:
     """Read the inputs once and compute every result a report of them shows.
 
@@ -222,10 +223,19 @@ def collect_results(
         data sets only. A pool then needs the columns ``<source_col>_l`` and
         ``<source_col>_r`` and no pair within one data set.
     engine : {"numpy", "duckdb", "spark", "auto"} or Engine, default "numpy"
-        Who monitors and compares ``releases`` (:func:`ereval.monitor`,
-        :func:`ereval.compare`): with DuckDB or Spark the releases are read where
-        they are (the monitoring with a sample stays in memory); the records that
-        changed cluster between the last two releases come back to be shown.
+        Who computes the exact metrics, the summaries, the threshold curve and the
+        monitoring and comparison of ``releases``. With DuckDB or Spark, ``truth``,
+        ``preds``, ``pairs`` and ``releases`` are read where they are (files, or
+        what the engine reads) and only the results come back: the clusterings are
+        read in memory only for the sections that show their records (the worst
+        clusters, and a sample's estimates and error analysis; ``worst=False`` and
+        no ``sample`` keep them out), and the monitoring with a sample stays in
+        memory; the records that changed cluster between the last two releases come
+        back to be shown. Every engine gives the same report.
+    columns : (column, column, column, column), optional
+        The record and cluster columns of the truth, then of the predictions, when
+        they differ (each a column or a list of columns making one key); default
+        ``record_col`` and ``cluster_col`` for both.
 
     Returns
     -------
@@ -271,16 +281,30 @@ def collect_results(
     source = check_link_only(link_only, source_col)
     name_of = _namer(sources)
     inputs: dict[str, str] = {}
+    builder = get_engine(engine)
+    cols = columns or (record_col, cluster_col, record_col, cluster_col)
+    where = _Where(builder, cols)
+    # in memory, the clusterings are read once; on another engine, only for the
+    # sections that show their records
+    held = where.in_memory or sample is not None or (worst and truth is not None)
     truth_m = None
     if truth is not None:
-        truth_m = read_membership(
-            truth, name="truth", record_col=record_col, cluster_col=cluster_col, source_col=source
-        )[0]
+        if held:
+            truth_m = read_membership(
+                truth, name="truth", record_col=cols[0], cluster_col=cols[1], source_col=source
+            )[0]
         inputs["truth"] = name_of("truth", truth)
-    pred_m = {
-        n: as_membership(p, name="preds", record_col=record_col, cluster_col=cluster_col)
-        for n, p in named.items()
-    }
+    pred_m = (
+        {
+            n: as_membership(p, name="preds", record_col=cols[2], cluster_col=cols[3])
+            for n, p in named.items()
+        }
+        if held
+        else {}
+    )
+    # what the verbs of the exact sections read: the memberships, or the sources
+    truth_in = truth_m if where.in_memory else truth
+    preds_in = pred_m if where.in_memory else dict(named)
     for n, p in named.items():
         inputs[f"prediction {n}"] = name_of(n, p)
     records_f = None
@@ -312,14 +336,14 @@ def collect_results(
 
     parts: list[Part] = []
     exact = None
-    if truth_m is not None and pred_m:
-        scores = _exact_scores(truth_m, pred_m, source_col=source)
+    if truth is not None and named:
+        scores = _exact_scores(where, truth_in, preds_in, source_col=source)
         exact = {n: dict(v) for n, v in scores.scores.items()}
         parts.append(Part(scores))
     if smp is not None:
         parts.append(_sample_estimates(smp, pred_m, level=level, exact=exact))
-    if pred_m:
-        parts.append(_summaries(pred_m, truth_m))
+    if named:
+        parts.append(_summaries(where, preds_in, truth_in))
     if smp is not None and smp.design != "predicted_cluster":
         # predicted clusters reviewed alone show no splits: no error analysis from them
         first = next(iter(pred_m))
@@ -351,24 +375,23 @@ def collect_results(
         errors = {name: cluster_errors(truth_m, pred) for name, pred in pred_m.items()}
         misplaced = {name: clustering_misplaced(truth_m, pred) for name, pred in pred_m.items()}
         parts.append(Part(WorstClusters(truth_m, pred_m, errors, misplaced, records_f, record_col)))
-    if pairs is not None and truth_m is not None:
-        ids = [c for col in pair_cols for c in ([col] if isinstance(col, str) else col)]
-        pairs_f = _frame(pairs, name="pairs", text=ids)
+    if pairs is not None and truth is not None:
         curve, found = caught(
             lambda: threshold_curve(
-                truth_m,
-                pairs_f,
+                truth_in,
+                pairs,
                 score_col=score_col,
                 left_col=pair_cols[0],
                 right_col=pair_cols[1],
                 thresholds=CURVE_POINTS,
                 link_only=source is not None,
                 source_col=source,
+                engine=builder,
+                **where.side(0),
             )
         )
         parts.append(Part(curve, tuple(found)))
         inputs["scored pairs"] = name_of("pairs", pairs)
-    builder = get_engine(engine)
     if releases is not None and builder.name != "numpy":
         release_list = release_sources(releases)
         inputs["releases"] = ", ".join(label for label, _ in release_list)
@@ -410,7 +433,7 @@ def collect_results(
             parts.append(Part(ReleaseComparison(old, new, c, moved_records(changed), changed)))
         else:
             only = next(iter(rel))
-            parts.append(_summaries({f"release {only}": rel[only]}))
+            parts.append(_summaries(_Where(NumpyEngine(), cols), {f"release {only}": rel[only]}))
     if pool is not None:
         pool_f = _frame(pool, name="pool", text=("pair_id",))
         across = None
@@ -468,22 +491,54 @@ def caught(func: Callable[[], T]) -> tuple[T, list[str]]:
     return out, list(dict.fromkeys(str(r.message) for r in records))
 
 
+@dataclass(frozen=True)
+class _Where:
+    """Where the exact sections are computed: the report's engine, and the columns
+    the clusterings are read by when the engine reads them itself (the memberships
+    in memory need none)."""
+
+    engine: Engine
+    columns: tuple[Columns, Columns, Columns, Columns]
+
+    @property
+    def in_memory(self) -> bool:
+        return self.engine.name == "numpy"
+
+    def side(self, k: int) -> dict[str, Any]:
+        """The record and cluster columns of the truth (``k = 0``) or of the
+        predictions (``k = 1``) for a verb reading one clustering."""
+        if self.in_memory:
+            return {}
+        return {"record_col": self.columns[2 * k], "cluster_col": self.columns[2 * k + 1]}
+
+    def sides(self) -> dict[str, Any]:
+        """The columns of both sides, for a verb reading the two clusterings."""
+        if self.in_memory:
+            return {}
+        names = ("truth_record_col", "truth_cluster_col", "pred_record_col", "pred_cluster_col")
+        return dict(zip(names, self.columns, strict=True))
+
+
 def _exact_scores(
-    truth: Membership, preds: Mapping[str, Membership], *, source_col: Columns | None
+    where: _Where, truth: Any, preds: Mapping[str, Any], *, source_col: Columns | None
 ) -> ExactScores:
+    """The default metrics of each prediction, from the statistics its engine computes
+    (with the counts of records and clusters)."""
     scores: dict[str, dict[str, float]] = {}
-    tab = None
+    stats = None
+    cells = cells_wanted(resolve_metrics(None), explicit=False)
     for name, pred in preds.items():
-        tab = contingency_table(
-            truth, pred, link_only=source_col is not None, source_col=source_col
+        stats = compute_statistics(
+            where.engine,
+            truth,
+            pred,
+            cells=cells,
+            link_only=source_col is not None,
+            source_col=source_col,
+            **where.sides(),
         )
-        scores[name] = {
-            **evaluate(tab),
-            "n_records": tab.n_records,
-            "n_true_clusters": tab.n_true_clusters,
-            "n_pred_clusters": tab.n_pred_clusters,
-        }
-    across = pair_space(tab).records if source_col is not None and tab is not None else None
+        scores[name] = evaluate(stats)
+    across = pair_space(stats).records if source_col is not None and stats is not None else None
     return ExactScores(scores, across)
 
 
@@ -492,12 +547,12 @@ def _by_record(records: pd.DataFrame) -> pd.DataFrame:
     return records.sort_values("record_id", kind="stable").reset_index(drop=True)
 
 
-def _summaries(preds: Mapping[str, Membership], truth: Membership | None = None) -> Part:
-    clusterings: dict[str, Membership] = {}
+def _summaries(where: _Where, preds: Mapping[str, Any], truth: Any = None) -> Part:
+    summaries = {}
     if truth is not None:
-        clusterings["truth"] = truth
-    clusterings.update(preds)
-    summaries = {n: summarize(m) for n, m in clusterings.items()}
+        summaries["truth"] = summarize(truth, engine=where.engine, **where.side(0))
+    for name, pred in preds.items():
+        summaries[name] = summarize(pred, engine=where.engine, **where.side(1))
     return Part(Summaries(summaries, with_truth=truth is not None))
 
 

@@ -1,0 +1,195 @@
+"""The report computed by DuckDB and Spark: the same page as in memory, its exact
+sections read where the files are."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ereval.cli import app
+from ereval.engines import DuckDBEngine, Engine
+
+from ._example_data import EXAMPLES
+
+pytest.importorskip("vl_convert")
+runner = CliRunner()
+
+
+def assert_same(got: Any, want: Any, where: str = "") -> None:
+    """Equal page numbers: every count and text exactly, every float to 1e-12
+    relative (engines sum in other orders)."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and list(got) == list(want), where
+        for key in want:
+            assert_same(got[key], want[key], f"{where}/{key}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), where
+        for k, (x, y) in enumerate(zip(got, want, strict=True)):
+            assert_same(x, y, f"{where}[{k}]")
+    elif isinstance(want, float) and not isinstance(got, bool):
+        assert isinstance(got, int | float), where
+        if math.isnan(want):
+            assert math.isnan(got), where
+        else:
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-15), where
+    else:
+        assert got == want, where
+
+
+def _page(args: list[str]) -> dict[str, Any]:
+    res = runner.invoke(app, ["report", *args, "-f", "json", "-q"])
+    assert res.exit_code == 0, res.stderr
+    page: dict[str, Any] = json.loads(res.stdout)
+    page.pop("created")
+    return page
+
+
+def test_the_report_computes_its_exact_sections_with_its_engine() -> None:
+    """Metrics of two predictions, summaries, the worst clusters and the threshold
+    curve of the example: the page on DuckDB (under a limit, in forced passes) is the
+    page in memory."""
+    args = [
+        "--truth",
+        str(EXAMPLES / "truth.csv"),
+        "--pred",
+        f"good={EXAMPLES / 'pred_good.csv'}",
+        "--pred",
+        f"poor={EXAMPLES / 'pred_poor.csv'}",
+        "--pairs",
+        str(EXAMPLES / "pairs.csv"),
+    ]
+    want = _page([*args, "--engine", "numpy"])
+    got = _page([*args, "--engine", "duckdb", "--memory-limit", "256MB"])
+    assert_same(got, want)
+    titles = " ".join(str(s.get("title")) for s in want["sections"])
+    for title in ("Clusters with errors", "threshold"):
+        assert title.lower() in titles.lower()
+
+
+def test_without_the_worst_clusters_an_engine_never_reads_the_clusterings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With worst=False and no sample, DuckDB reads the truth, the predictions and the
+    pairs itself (keys of two columns, other column names per side): the memberships
+    are never made, and the numbers are those computed in memory."""
+    from ereval.report import _collect, build_report, collect_results
+
+    rng = np.random.default_rng(7)
+    n = 400
+    truth = pd.DataFrame(
+        {
+            "db": rng.choice(["a", "b"], n),
+            "rid": np.arange(n) // 2,
+            "entity": rng.integers(0, 120, n),
+        }
+    ).drop_duplicates(["db", "rid"])
+    pred = truth.rename(columns={"db": "d", "rid": "r", "entity": "c"})
+    pred["c"] = np.where(rng.random(len(pred)) < 0.2, rng.integers(0, 150, len(pred)), pred["c"])
+    pred = pred.sample(frac=1.0, random_state=1)
+    ends = truth[["db", "rid"]].sample(600, replace=True, random_state=2).to_numpy()
+    pairs = pd.DataFrame(
+        {
+            "db_1": ends[:300, 0],
+            "rid_1": ends[:300, 1],
+            "db_2": ends[300:, 0],
+            "rid_2": ends[300:, 1],
+            "score": rng.integers(0, 20, 300) / 4,
+        }
+    )
+    same = (pairs["db_1"] == pairs["db_2"]) & (pairs["rid_1"] == pairs["rid_2"])
+    pairs = pairs[~same].drop_duplicates(["db_1", "rid_1", "db_2", "rid_2"])
+    swapped = pairs.rename(
+        columns={"db_1": "db_2", "rid_1": "rid_2", "db_2": "db_1", "rid_2": "rid_1"}
+    )
+    key = ["db_1", "rid_1", "db_2", "rid_2"]
+    twice = pairs.merge(swapped[key], on=key, how="inner")
+    pairs = pairs[~pairs.set_index(key).index.isin(twice.set_index(key).index)]
+    files = {}
+    for name, frame in (("truth", truth), ("pred", pred), ("pairs", pairs)):
+        files[name] = tmp_path / f"{name}.parquet"
+        frame.to_parquet(files[name], index=False)
+    options: dict[str, Any] = {
+        "truth": files["truth"],
+        "preds": {"p": files["pred"]},
+        "pairs": files["pairs"],
+        "pair_cols": (["db_1", "rid_1"], ["db_2", "rid_2"]),
+        "columns": (["db", "rid"], "entity", ["d", "r"], "c"),
+        "worst": False,
+    }
+    want = build_report(collect_results(**options)).to_dict()
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the clusterings were read in memory")
+
+    monkeypatch.setattr(_collect, "read_membership", refused)
+    monkeypatch.setattr(_collect, "as_membership", refused)
+    got = build_report(collect_results(**options, engine=DuckDBEngine(passes=3))).to_dict()
+    for page in (want, got):
+        page.pop("created")
+    assert_same(got, want)
+    metrics = got["sections"][0]["numbers"]["metrics"]["p"]
+    assert metrics["n_records"] == len(truth) and 0 < metrics["pairwise_f1"] < 1
+
+
+def test_a_two_file_linkage_report_on_duckdb() -> None:
+    """Link-only: the pairs across data sets (and the threshold curve's) are counted by
+    DuckDB as in memory."""
+    from ereval.report import build_report, collect_results
+
+    rng = np.random.default_rng(3)
+    n = 120
+    truth = pd.DataFrame({"record_id": np.arange(n), "cluster_id": rng.integers(0, 40, n)}).assign(
+        source=rng.choice(["A", "B"], n)
+    )
+    pred = truth[["record_id"]].assign(cluster_id=truth["cluster_id"] % 17)
+    src = truth["source"].to_numpy()
+    i, j = np.triu_indices(n, 1)
+    keep = (src[i] != src[j]) & (rng.random(i.size) < 0.05)
+    pairs = pd.DataFrame({"record_id_1": i[keep], "record_id_2": j[keep]})
+    pairs["score"] = rng.integers(0, 12, len(pairs)) / 10
+    tables = {}
+    import pyarrow as pa
+
+    for name, frame in (("truth", truth), ("pred", pred), ("pairs", pairs)):
+        tables[name] = pa.Table.from_pandas(frame, preserve_index=False)
+    options: dict[str, Any] = {"link_only": True, "source_col": "source", "worst": False}
+    pages = []
+    for engine in ("numpy", DuckDBEngine()):
+        results = collect_results(
+            truth=tables["truth"],
+            preds={"p": tables["pred"]},
+            pairs=tables["pairs"],
+            engine=engine,
+            **options,
+        )
+        page = build_report(results).to_dict()
+        page.pop("created")
+        pages.append(page)
+    assert_same(pages[1], pages[0])
+    assert any("Two-file linkage" in line for line in pages[1]["sections"][0]["reading"])
+
+
+@pytest.mark.each_engine("spark")
+def test_the_report_on_spark(engine_object: Engine) -> None:
+    """The metrics, the summaries and the curve of the example computed by Spark."""
+    from ereval.report import build_report, collect_results
+
+    options: dict[str, Any] = {
+        "truth": str(EXAMPLES / "truth.csv"),
+        "preds": {"good": str(EXAMPLES / "pred_good.csv")},
+        "pairs": str(EXAMPLES / "pairs.csv"),
+        "worst": False,
+    }
+    pages = []
+    for engine in ("numpy", engine_object):
+        page = build_report(collect_results(**options, engine=engine)).to_dict()
+        page.pop("created")
+        pages.append(page)
+    assert_same(pages[1], pages[0])
