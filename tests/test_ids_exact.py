@@ -14,6 +14,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ereval import InputError, InputTypeError, RecordMismatchError, as_membership, evaluate
@@ -579,3 +581,38 @@ def test_the_same_sparse_integers_in_another_order(dtype: str) -> None:
         assert evaluate(contingency_table(truth, pred)) == evaluate(general)
     if np.dtype(dtype).itemsize == 8:  # 64-bit ids spread over their whole range
         assert found == [True]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(st.one_of(st.none(), st.text(max_size=4)), max_size=40),
+    large=st.booleans(),
+    cut=st.tuples(st.integers(0, 5), st.integers(0, 5)),
+)
+def test_missing_text_ids_are_read_from_the_offsets(
+    values: list[str | None], large: bool, cut: tuple[int, int]
+) -> None:
+    """A text id is missing when null or empty, whatever the string type and wherever
+    the array starts in its buffers (a slice): the mask read from the offsets is the
+    one of the values themselves."""
+    from ereval.io import missing_mask
+
+    arr = pa.array(values, type=pa.large_string() if large else pa.string())
+    stop = max(cut[0], len(values) - cut[1])
+    part = arr.slice(cut[0], stop - cut[0])
+    want = [v is None or v == "" for v in values[cut[0] : stop]]
+    assert missing_mask(part).tolist() == want
+
+
+def test_a_null_text_id_with_bytes_behind_it_is_missing() -> None:
+    """Arrow lets a null slot keep bytes (its offsets differ): it is missing all the
+    same, and a non-empty id beside it is not."""
+    from ereval.io import missing_mask
+
+    offsets = np.array([0, 3, 6, 6], dtype=np.int32)
+    validity = pa.py_buffer(np.packbits([1, 0, 1], bitorder="little"))
+    arr = pa.Array.from_buffers(
+        pa.string(), 3, [validity, pa.py_buffer(offsets), pa.py_buffer(b"abcdef")], null_count=1
+    )
+    assert arr.to_pylist() == ["abc", None, ""]
+    assert missing_mask(arr).tolist() == [False, True, True]

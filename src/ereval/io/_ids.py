@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, InputTypeError
-from ._text_keys import same_int_set_positions, same_set_positions, text_codes
+from ._text_keys import same_int_set_positions, same_set_positions, text_codes, text_offsets
 
 __all__ = [
     "IdArray",
@@ -165,6 +165,13 @@ def _kind_of_value(value: Any) -> str:
 def missing_mask(arr: IdArray) -> npt.NDArray[np.bool_]:
     """Missing ids: null, NaN, NaT, None and the empty string."""
     if isinstance(arr, pa.Array):
+        got = text_offsets(arr) if _is_text(arr) else None
+        if got is not None:
+            # empty: equal offsets, read from the buffer (a null's are equal too)
+            empty = got[1:] == got[:-1]
+            if arr.null_count:
+                empty |= np.from_dlpack(pc.cast(arr.is_null(), pa.uint8())).astype(bool)
+            return empty
         if _is_text(arr):
             # empty: a length of 0 (comparing with a "" scalar would import pandas)
             empty = pc.invert(pc.cast(pc.utf8_length(arr), pa.bool_()))

@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["same_set_positions", "text_codes"]
+__all__ = ["same_set_positions", "text_codes", "text_offsets"]
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -76,9 +76,9 @@ def _consistent(parts: list[U64], codes: list[IntArray], n_codes: int) -> bool:
     return True
 
 
-def _bytes_of(a: pa.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint8]] | None:
-    """The offsets (``len(a) + 1``) and the bytes of a column of strings, read from its
-    buffers, or ``None`` for another layout."""
+def text_offsets(a: pa.Array) -> npt.NDArray[Any] | None:
+    """The ``len(a) + 1`` offsets of a column of strings (or binaries), read from its
+    buffer without a copy, or ``None`` for another layout."""
     if pa.types.is_string(a.type) or pa.types.is_binary(a.type):
         kind: Any = np.int32
     elif pa.types.is_large_string(a.type) or pa.types.is_large_binary(a.type):
@@ -88,7 +88,16 @@ def _bytes_of(a: pa.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint8]] | N
     buffers = a.buffers()
     if buffers[1] is None:
         return None
-    offsets = np.frombuffer(buffers[1], dtype=kind)[a.offset : a.offset + len(a) + 1]
+    return np.frombuffer(buffers[1], dtype=kind)[a.offset : a.offset + len(a) + 1]
+
+
+def _bytes_of(a: pa.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint8]] | None:
+    """The offsets (``len(a) + 1``) and the bytes of a column of strings, read from its
+    buffers, or ``None`` for another layout."""
+    offsets = text_offsets(a)
+    if offsets is None:
+        return None
+    buffers = a.buffers()
     start, stop = int(offsets[0]), int(offsets[-1])
     if buffers[2] is None:
         return offsets, np.zeros(0, dtype=np.uint8)
