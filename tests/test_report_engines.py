@@ -136,6 +136,10 @@ def test_without_the_worst_clusters_an_engine_never_reads_the_clusterings(
     assert_same(got, want)
     metrics = got["sections"][0]["numbers"]["metrics"]["p"]
     assert metrics["n_records"] == len(truth) and 0 < metrics["pairwise_f1"] < 1
+    # the curve alone (no prediction: no worst clusters to show) is not read either
+    curve_only = {k: v for k, v in options.items() if k not in ("preds", "worst")}
+    parts = collect_results(**curve_only, engine=DuckDBEngine()).parts
+    assert [type(p.result).__name__ for p in parts] == ["ThresholdCurve"]
 
 
 def test_a_two_file_linkage_report_on_duckdb() -> None:

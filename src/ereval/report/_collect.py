@@ -286,7 +286,7 @@ def collect_results(
     where = _Where(builder, cols)
     # in memory, the clusterings are read once; on another engine, only for the
     # sections that show their records
-    held = where.in_memory or sample is not None or (worst and truth is not None)
+    held = where.in_memory or sample is not None or (worst and truth is not None and bool(named))
     truth_m = None
     if truth is not None:
         if held:
