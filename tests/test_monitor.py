@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ereval import InputError, InputTypeError
 from ereval._monitor import ControlRule, control_flags, monitor, release_sources
@@ -162,3 +164,27 @@ def test_bad_input(tmp_path: Path) -> None:
         ControlRule(alpha=0.0)
     with pytest.raises(InputError, match="'level'"):
         monitor({"a": {1: 1}, "b": {1: 1}}, level=1.5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    releases=st.lists(st.sets(st.integers(0, 30), min_size=1, max_size=25), min_size=2, max_size=4),
+    text=st.booleans(),
+)
+def test_common_records_are_those_of_every_release(releases: list[set[int]], text: bool) -> None:
+    """The records monitored as common are exactly those every release holds, text or
+    integer ids, in each release's own order."""
+    from ereval._monitor import _common_mask
+    from ereval.io import as_membership
+
+    rng = np.random.default_rng(len(releases))
+    members = []
+    for ids in releases:
+        order = rng.permutation(sorted(ids))
+        records = [f"r{i:03d}" for i in order] if text else order
+        members.append(as_membership(pd.DataFrame({"record_id": records, "cluster_id": 0})))
+    every = set.intersection(*releases)
+    masks = _common_mask(members)
+    for m, mask in zip(members, masks, strict=True):
+        held = [int(str(r).lstrip("r")) in every for r in m.records]
+        assert mask.tolist() == held

@@ -60,7 +60,16 @@ from .estimators import ClusterSample, estimate
 from .estimators._intervals import DEFAULT_INTERVAL, IntervalMethod, check_interval
 from .estimators._registry import SPECS
 from .estimators._restrict import restrict_sample
-from .io import Columns, Membership, encode, factorize, id_kind, read_membership, read_table
+from .io import (
+    Columns,
+    Membership,
+    encode,
+    factorize,
+    id_kind,
+    read_membership,
+    read_table,
+    union,
+)
 from .results import Estimate, EstimateCurve, FrameRepr, json_ready
 from .statistics._compute import in_memory_inputs
 from .summary import DEFAULT_HILL_ORDERS, Summary, name_codes, summary_from_codes
@@ -404,10 +413,18 @@ def _release_names(series: pd.Series, m: Membership, label: str) -> pd.Series:
 
 
 def _common_mask(members: list[Membership]) -> list[npt.NDArray[np.bool_]]:
-    common = pd.Index(members[0].records)
+    """Which records of each release are in every release: the ids of all releases
+    numbered together (:func:`ereval.io.union`, text on its Arrow buffers), each
+    counted once per release that holds it (a release's ids are distinct)."""
+    ids = members[0].record_ids
+    positions = [np.arange(len(ids), dtype=np.int64)]
     for m in members[1:]:
-        common = common[common.isin(m.records)]
-    return [np.asarray(pd.Index(m.records).isin(common)) for m in members]
+        ids, before, new = union(ids, m.record_ids)
+        positions = [before[p] for p in positions] + [new]
+    held = np.zeros(len(ids), dtype=np.int64)
+    for p in positions:
+        held += np.bincount(p, minlength=len(ids))
+    return [held[p] == len(members) for p in positions]
 
 
 def _table(summaries: Mapping[str, Summary], orders: Sequence[float]) -> pd.DataFrame:

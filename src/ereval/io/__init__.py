@@ -11,7 +11,7 @@
   :func:`read_sides` and :func:`aligned` for a reader, such as the contingency
   table's, that counts some sides itself);
 * the id and key helpers the engines and features share: encoding ids
-  (:func:`encode`, :func:`factorize`), their kinds (:func:`id_kind`,
+  (:func:`encode`, :func:`factorize`, :func:`union`), their kinds (:func:`id_kind`,
   :func:`kinds_clash`), composite keys (:func:`key_ids`, :func:`keyed_frame`) and
   the one-line errors of ids that cannot match (:func:`id_type_error`,
   :func:`mismatch_error`).
@@ -54,6 +54,7 @@ from ._ids import (
     take,
     to_arrow_ids,
     to_numpy,
+    union,
 )
 from ._keys import (
     Columns,
@@ -129,5 +130,6 @@ __all__ = [
     "take",
     "to_arrow_ids",
     "to_numpy",
+    "union",
     "warn_if_identical",
 ]

@@ -365,6 +365,12 @@ def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
     Returns ``(ids, pos_a, pos_b)`` with ``ids[pos_a[k]] == a[k]``. A repeated
     id within one side gives repeated positions (the caller counts them). The
     two columns must be of the same kind (see :func:`id_kind`).
+
+    Examples
+    --------
+    >>> ids, pos_a, pos_b = union(pa.array(["x", "y"]), pa.array(["y", "z", "x"]))
+    >>> ids.to_pylist(), pos_a.tolist(), pos_b.tolist()
+    (['x', 'y', 'z'], [0, 1], [1, 2, 0])
     """
     if _is_text(a) and _is_text(b):
         if a.type != b.type:
