@@ -167,8 +167,8 @@ def missing_mask(arr: IdArray) -> npt.NDArray[np.bool_]:
     if isinstance(arr, pa.Array):
         got = text_offsets(arr) if _is_text(arr) else None
         if got is not None:
-            # empty: equal offsets, read from the buffer (a null's are equal too)
-            empty = got[1:] == got[:-1]
+            # empty: equal offsets, read from the buffer; a null may keep bytes
+            empty: npt.NDArray[np.bool_] = np.asarray(got[1:] == got[:-1])
             if arr.null_count:
                 empty |= np.from_dlpack(pc.cast(arr.is_null(), pa.uint8())).astype(bool)
             return empty
