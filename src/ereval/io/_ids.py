@@ -165,23 +165,15 @@ def _kind_of_value(value: Any) -> str:
 def missing_mask(arr: IdArray) -> npt.NDArray[np.bool_]:
     """Missing ids: null, NaN, NaT, None and the empty string."""
     if isinstance(arr, pa.Array):
-        got = text_offsets(arr) if _is_text(arr) else None
-        if got is not None:
-            # empty: equal offsets, read from the buffer; a null may keep bytes
-            empty: npt.NDArray[np.bool_] = np.asarray(got[1:] == got[:-1])
-            if arr.null_count:
-                empty |= np.from_dlpack(pc.cast(arr.is_null(), pa.uint8())).astype(bool)
-            return empty
-        if _is_text(arr):
-            # empty: a length of 0 (comparing with a "" scalar would import pandas)
-            empty = pc.invert(pc.cast(pc.utf8_length(arr), pa.bool_()))
-            mask = pc.or_kleene(pc.is_null(arr), empty)
+        if arr.null_count:
+            # bytes through DLPack: pyarrow's own conversion of booleans imports pandas
+            mask = np.from_dlpack(pc.cast(arr.is_null(), pa.uint8())).astype(bool)
         else:
-            mask = arr.is_null()
-        if mask.null_count:
-            mask = mask.fill_null(True)
-        # bytes through DLPack: pyarrow's own conversion of booleans imports pandas
-        return np.from_dlpack(pc.cast(mask, pa.uint8())).astype(bool)
+            mask = np.zeros(len(arr), dtype=bool)
+        offsets = text_offsets(arr) if _is_text(arr) else None
+        if offsets is not None:  # empty text: equal offsets (a null may keep bytes)
+            mask |= offsets[1:] == offsets[:-1]
+        return mask
     if arr.dtype.kind in "iub":
         return np.zeros(arr.shape[0], dtype=bool)
     if arr.dtype.kind in "fc":
