@@ -24,3 +24,13 @@ example.write(EXAMPLES)
 
 #: The folder the tested ``ereval`` package is imported from, for ``PYTHONPATH`` of subprocesses.
 IMPORT_ROOT: Path = Path(ereval.__file__).resolve().parents[1]
+
+#: ``ereval report`` options of the example's truth and its two named predictions.
+TWO_PREDICTIONS: tuple[str, ...] = (
+    "--truth",
+    str(EXAMPLES / "truth.csv"),
+    "--pred",
+    f"good={EXAMPLES / 'pred_good.csv'}",
+    "--pred",
+    f"poor={EXAMPLES / 'pred_poor.csv'}",
+)

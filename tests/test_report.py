@@ -15,7 +15,7 @@ from ereval.cli import app
 from ereval.report import Report, build_report, collect_results
 from ereval.report._exact import LOWER_IS_BETTER
 
-from ._example_data import EXAMPLES
+from ._example_data import EXAMPLES, TWO_PREDICTIONS
 from ._report_support import EXPECTED, label_store, report
 
 runner = CliRunner()
@@ -192,16 +192,7 @@ def test_cli_no_plots_writes_exactly_the_named_file(tmp_path: Path) -> None:
 
 
 def test_cli_named_predictions_json_and_plots(tmp_path: Path) -> None:
-    base = [
-        "report",
-        "--truth",
-        str(EXAMPLES / "truth.csv"),
-        "--pred",
-        f"good={EXAMPLES / 'pred_good.csv'}",
-        "--pred",
-        f"poor={EXAMPLES / 'pred_poor.csv'}",
-        "-q",
-    ]
+    base = ["report", *TWO_PREDICTIONS, "-q"]
     res = runner.invoke(app, [*base, "-f", "json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from ereval.cli import app
 from ereval.engines import DuckDBEngine, Engine
 
-from ._example_data import EXAMPLES
+from ._example_data import EXAMPLES, TWO_PREDICTIONS
 
 pytest.importorskip("vl_convert")
 runner = CliRunner()
@@ -55,16 +55,7 @@ def test_the_report_computes_its_exact_sections_with_its_engine() -> None:
     """Metrics of two predictions, summaries, the worst clusters and the threshold
     curve of the example: the page on DuckDB (under a limit, in forced passes) is the
     page in memory."""
-    args = [
-        "--truth",
-        str(EXAMPLES / "truth.csv"),
-        "--pred",
-        f"good={EXAMPLES / 'pred_good.csv'}",
-        "--pred",
-        f"poor={EXAMPLES / 'pred_poor.csv'}",
-        "--pairs",
-        str(EXAMPLES / "pairs.csv"),
-    ]
+    args = [*TWO_PREDICTIONS, "--pairs", str(EXAMPLES / "pairs.csv")]
     want = _page([*args, "--engine", "numpy"])
     got = _page([*args, "--engine", "duckdb", "--memory-limit", "256MB"])
     assert_same(got, want)
