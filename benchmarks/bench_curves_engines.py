@@ -14,6 +14,12 @@ pair distinct, about 15% of them true pairs). Scores: ``+1.5`` for a true pair a
 hundred distinct scores, as rounded match weights have). Every record ends up in
 one component at the lowest threshold, so the union-find merges N - 1 times.
 
+``--shape text`` writes other data for the same pairs: text ids of 2-21
+characters (``x`` repeated ``a mod 12`` times, ``-`` and the integer id), skewed
+true cluster sizes (record ``a`` in cluster ``floor((a / N)^2 N / 3)``: a few
+clusters of thousands of records, most of one), the pairs in shuffled order, and
+scores rounded to 3 decimals (thousands of distinct scores).
+
     python benchmarks/bench_curves_engines.py --records 1e6 --pairs 1e7
     python benchmarks/bench_curves_engines.py --records 1e7 --pairs 3e7 --engines duckdb
     python benchmarks/bench_curves_engines.py --records 1e7 --pairs 1e8 --engines duckdb \\
@@ -34,27 +40,39 @@ import numpy as np
 import pandas as pd
 
 
-def write_data(directory: Path, n: int, m: int) -> tuple[Path, Path]:
-    """The truth and the pairs as Parquet files in ``directory`` (written once)."""
+def write_data(directory: Path, n: int, m: int, shape: str = "blocks") -> tuple[Path, Path]:
+    """The truth and the pairs of ``shape`` as Parquet files in ``directory`` (written
+    once)."""
     import duckdb
 
-    truth, pairs = directory / f"truth_{n}.parquet", directory / f"pairs_{n}_{m}.parquet"
+    tag = "" if shape == "blocks" else f"{shape}_"
+    truth = directory / f"truth_{tag}{n}.parquet"
+    pairs = directory / f"pairs_{tag}{n}_{m}.parquet"
     con = duckdb.connect()
     con.execute(f"SET temp_directory = '{directory / 'duckdb_tmp'}'")
+    perm = "((({x}) * 7919 + 12345) % {n})"
+    if shape == "blocks":
+        rid, cluster, digits, order = perm, "{x} // 4", 2, ""
+    else:  # text ids of 2-21 characters, cluster sizes skewed, pairs shuffled
+        rid = "repeat('x', ({x}) % 12) || '-' || " + perm
+        cluster = "CAST(pow(({x}) / {n}, 2) * {n} / 3 AS BIGINT)"
+        digits, order = 3, " ORDER BY hash(i)"
     if not truth.exists():
         con.execute(
-            f"COPY (SELECT (a * 7919 + 12345) % {n} AS record_id, a // 4 AS cluster_id "
+            f"COPY (SELECT {rid.format(x='a', n=n)} AS record_id, "
+            f"{cluster.format(x='a', n=n)} AS cluster_id "
             f"FROM range({n}) AS r(a)) TO '{truth}' (FORMAT parquet)"
         )
     if not pairs.exists():
         noise = "((hash(i, {k}) % 2000000) / 1000000.0 - 1.0)"
+        same = f"{cluster.format(x='a', n=n)} = {cluster.format(x='b', n=n)}"
         con.execute(
-            f"COPY (SELECT (a * 7919 + 12345) % {n} AS record_id_1, "
-            f"(b * 7919 + 12345) % {n} AS record_id_2, "
-            f"round(CASE WHEN a // 4 = b // 4 THEN 1.5 ELSE -1.5 END + "
-            f"{noise.format(k=1)} + {noise.format(k=2)}, 2) AS score "
+            f"COPY (SELECT {rid.format(x='a', n=n)} AS record_id_1, "
+            f"{rid.format(x='b', n=n)} AS record_id_2, "
+            f"round(CASE WHEN {same} THEN 1.5 ELSE -1.5 END + "
+            f"{noise.format(k=1)} + {noise.format(k=2)}, {digits}) AS score "
             f"FROM (SELECT i, i % {n} AS a, (i % {n} + 1 + i // {n}) % {n} AS b "
-            f"FROM range({m}) AS r(i))) TO '{pairs}' (FORMAT parquet)"
+            f"FROM range({m}) AS r(i)){order}) TO '{pairs}' (FORMAT parquet)"
         )
     return truth, pairs
 
@@ -78,19 +96,26 @@ def main() -> None:
     parser.add_argument("--memory-limit", default="2GB", help="DuckDB's (default 2GB)")
     parser.add_argument("--threads", type=int, default=None, help="DuckDB's threads")
     parser.add_argument("--dir", type=Path, default=None, help="where the data go")
+    parser.add_argument(
+        "--shape",
+        choices=("blocks", "text"),
+        default="blocks",
+        help="blocks (above) or text: ids of 2-21 characters, skewed cluster sizes, pairs "
+        "in shuffled order, scores to 3 decimals",
+    )
     args = parser.parse_args()
     n, m = int(args.records), int(args.pairs)
     directory = args.dir or Path(tempfile.gettempdir()) / "ereval_bench_curves"
     directory.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    truth, pairs = write_data(directory, n, m)
+    truth, pairs = write_data(directory, n, m, args.shape)
     print(
         f"N = {n:,} records, M = {m:,} pairs; data in {directory} ({time.perf_counter() - t0:.0f} s)"
     )
     print(f"{'engine':<8} {'wall s':>8} {'CPU s':>8} {'peak RSS GB':>12}")
     frames = {}
     for engine in args.engines.split(","):
-        out = directory / f"curve_{engine}_{n}_{m}.parquet"
+        out = directory / f"curve_{args.shape}_{engine}_{n}_{m}.parquet"
         flags = ["--engine", engine]
         if engine == "duckdb":
             flags += ["--memory-limit", args.memory_limit, "--temp-dir", str(directory)]

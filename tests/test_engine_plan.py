@@ -307,13 +307,13 @@ class _FakeDatabase:
 @pytest.mark.parametrize(
     ("engine", "rows", "fails_at", "expected"),
     [
-        # 9 planned passes (10^7 per side under 1 GB, of which DuckDB's share is
-        # 10^9 - 192 MiB): one pass first, which fits
+        # 10 planned passes (10^7 per side under 1 GB, of which DuckDB's share is
+        # 640 MiB): one pass first, which fits
         (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, set(), [1]),
-        # ... and when it does not, the plan's 9 after a reset
-        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "DROP TABLE IF EXISTS cells", 9]),
-        # 81 planned passes: straight to the plan
-        (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [81]),
+        # ... and when it does not, the plan's 10 after a reset
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "DROP TABLE IF EXISTS cells", 10]),
+        # 96 planned passes: straight to the plan
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [96]),
         # no limit: one pass, then two
         (DuckDBEngine(), 2 * 10**8, {1}, [1, "DROP TABLE IF EXISTS cells", 2]),
         # passes given are kept, and a given single pass that fails goes to two
@@ -350,12 +350,20 @@ def test_a_failing_plan_is_not_run_again() -> None:
 
 @pytest.mark.parametrize(
     ("limit", "share"),
-    [("1GB", 10**9 - 192 * 2**20), ("400MiB", 300 * 2**20), ("32MB", 32 * 10**6)],
+    [
+        # (10^9 - 176 MiB - 112 MiB) / 1.04
+        ("1GB", int((10**9 - 288 * 2**20) / 1.04)),
+        ("1328MiB", 1000 * 2**20),
+        ("400MiB", 200 * 2**20),
+        ("32MB", 32 * 10**6),
+    ],
 )
 def test_duckdb_gets_the_limit_less_the_process_own(limit: str, share: int) -> None:
-    """A memory limit is the whole process's: DuckDB's buffers get it less 192 MiB (a
-    quarter for small limits, never less than DuckDB's floor), and its allocator gives
-    back what it frees beyond 32 MB rather than its default 128 and 512 MB."""
+    """A memory limit is the whole process's: DuckDB's buffers get what is left once
+    the interpreter's 176 MiB and DuckDB's allocations beyond its own limit (112 MiB
+    and 4% of its share) are counted (half for small limits, never less than DuckDB's
+    floor), and its allocator gives back what it frees beyond 32 MB rather than its
+    default 128 and 512 MB."""
     from ereval.engines import DuckDBDatabase
 
     db = DuckDBDatabase(DuckDBEngine(memory_limit=limit))
@@ -384,12 +392,12 @@ def test_hold_memory_lowers_the_limit_meanwhile() -> None:
         text = db.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
         return limit_bytes(str(text).replace(" ", ""))
 
-    # DuckDB's share of 1216 MiB is 1 GiB: the process keeps 192 MiB
-    db = DuckDBDatabase(DuckDBEngine(memory_limit="1216MiB"))
+    # DuckDB's share of 1328 MiB is 1000 MiB
+    db = DuckDBDatabase(DuckDBEngine(memory_limit="1328MiB"))
     before = setting(db)
-    assert before == db.engine.buffer_limit == 2**30
-    with db.hold_memory(2**29):
-        assert setting(db) == 2**29
+    assert before == db.engine.buffer_limit == 1000 * 2**20
+    with db.hold_memory(500 * 2**20):
+        assert setting(db) == 500 * 2**20
     with db.hold_memory(2**40):  # more than the limit: DuckDB keeps the floor
         assert setting(db) == limit_bytes("64MB") // 2**20 * 2**20
     assert setting(db) == before

@@ -8,15 +8,16 @@ exactly as everywhere else, and the score), then:
    scores; no self-pair; no pair given twice; records of the truth, or the others
    dropped; in a link-only evaluation no pair within one data set);
 2. numbers the records ``0..N-1`` and the true clusters ``0..K-1`` (window
-   functions), joins both ends of every pair to them (the table ``qc(u, v, s,
-   same)``) and reads the true cluster of every record into NumPy (O(N));
+   functions) and joins both ends of every pair to them (the table ``qc(u, v, s,
+   same)``);
 3. counts per distinct score the pairs accepted down to it and the true pairs
    among them: a ``GROUP BY`` on the score and running sums over it in descending
    order (O(distinct scores) rows come back);
-4. streams the pairs' record numbers in descending order of score, in Arrow
-   batches, into :class:`~ereval._algorithms.StreamedForest`, whose state is a
-   union-find over the records: only the merging pairs (at most ``N - 1``) are
-   kept.
+4. reads the true cluster of every record into NumPy (O(N)), once the statements
+   above are done, then streams the pairs' record numbers in descending order of
+   score, in Arrow batches, into :class:`~ereval._algorithms.StreamedForest`, whose
+   state is a union-find over the records: only the merging pairs (at most
+   ``N - 1``) are kept.
 
 The curve is then made from these by :func:`curve_from_ranked`, as in memory.
 Ties in score are taken in the order the engine gives them; every count is the
@@ -46,10 +47,15 @@ IntArray = npt.NDArray[np.int64]
 
 #: Rows of each Arrow batch of pairs streamed into the union-find.
 BATCH_ROWS = 1 << 20
+#: Rows of a batch the union-find takes at a time (:meth:`StreamedForest.add`).
+STEP_ROWS = 1 << 17
 #: Bytes per record of what NumPy holds while the pairs stream: the forest's parent
 #: and size, its merges' two records and position (24), the records' true clusters
 #: (8).
 FOREST_BYTES = 32
+#: Bytes per row of a batch (its two record numbers, in Arrow and in NumPy) and per
+#: row of a step (:meth:`StreamedForest.add`'s temporaries: 180-250 measured).
+BATCH_BYTES, STEP_BYTES = 32, 256
 #: The largest finite double: ``abs(x) <= MAX`` is false for NaN and the infinities
 #: in DuckDB and Spark alike (both order NaN above every number).
 _MAX = "1.7976931348623157e308"
@@ -149,14 +155,17 @@ def _check_repeated(db: Database, n_records: int, n_kept: int, n_given: int) -> 
         )
 
 
-def _codes(db: Database, n: int, link_only: bool) -> tuple[IntArray, IntArray | None]:
-    """Number the records and the true clusters (and data sets); each record's true
-    cluster (and data set) by record number."""
+def _number(db: Database, link_only: bool) -> None:
+    """Number the records and the true clusters (and data sets): the table ``tc``."""
     extra = ", src, dense_rank() OVER (ORDER BY src) - 1 AS g" if link_only else ""
     db.execute(
         "CREATE TEMP TABLE tc AS SELECT r, row_number() OVER (ORDER BY r) - 1 AS code, "
         f"dense_rank() OVER (ORDER BY c) - 1 AS k{extra} FROM t"
     )
+
+
+def _codes(db: Database, n: int, link_only: bool) -> tuple[IntArray, IntArray | None]:
+    """Each record's true cluster (and data set) by record number, from ``tc``."""
     true_of = np.zeros(n, dtype=np.int64)
     source_of = np.zeros(n, dtype=np.int64) if link_only else None
     cols = "code, k, g" if link_only else "code, k"
@@ -280,7 +289,7 @@ def ranked_in_sql(
     check_unique(db, "t", "truth")
     _check_pairs(db, score_col)
     say("numbering the records")
-    true_of, source_of = _codes(db, n_records, link_only)
+    _number(db, link_only)
     more = ", a.g AS gu, b.g AS gv" if link_only else ""
     db.execute(
         "CREATE TEMP TABLE qc AS SELECT a.code AS u, b.code AS v, q.s AS s, "
@@ -316,6 +325,8 @@ def ranked_in_sql(
         raise RecordMismatchError("no pair of 'pairs' joins two records of 'truth'")
     if link_only:
         _check_sources(db)
+    # read only now: DuckDB has had the whole limit for the statements above
+    true_of, source_of = _codes(db, n_records, link_only)
 
     def merges() -> Merges:
         say("streaming the pairs in order of score")
@@ -327,14 +338,18 @@ def ranked_in_sql(
                 f"SELECT u, v FROM qc WHERE s <= {hi!r} AND s >= {lo!r} ORDER BY s DESC"
                 for hi, lo in score_ranges(scores, accepted, batch_rows)
             ]
-        # the forest and the arrays of its merges, held while the database sorts
-        with db.hold_memory(FOREST_BYTES * int(true_of.shape[0])):
+        # the forest, the arrays of its merges and a batch at work, held while the
+        # database sorts
+        step = min(STEP_ROWS, batch_rows)
+        held = FOREST_BYTES * int(true_of.shape[0]) + BATCH_BYTES * batch_rows
+        with db.hold_memory(held + STEP_BYTES * step):
             for query in queries:
                 for batch in db.fetch_batches(query, batch_rows):
-                    forest.add(
-                        np.asarray(batch.column(0).to_numpy(zero_copy_only=False), np.int64),
-                        np.asarray(batch.column(1).to_numpy(zero_copy_only=False), np.int64),
-                    )
+                    u = np.asarray(batch.column(0).to_numpy(zero_copy_only=False), np.int64)
+                    v = np.asarray(batch.column(1).to_numpy(zero_copy_only=False), np.int64)
+                    del batch
+                    for at in range(0, u.shape[0], step):
+                        forest.add(u[at : at + step], v[at : at + step])
         return forest.merges()
 
     return RankedPairs(
