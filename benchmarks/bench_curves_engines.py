@@ -3,7 +3,7 @@
 Writes (once, with DuckDB, into ``--dir``) a truth of N records and M scored pairs
 as Parquet files, then runs ``ereval curve`` on them once per engine, each in a
 fresh process, and prints its wall time, CPU time (user + system, the process and
-its threads) and peak resident memory (the ``ru_maxrss`` of the child), and checks
+its threads) and peak resident memory (the ``ru_maxrss`` of the child, in GiB), and checks
 that the engines' curves agree (every count equal, floats within 1e-9).
 
 The data: record ``a`` (``0..N-1``) has the id ``(a * 7919 + 12345) mod N`` (ids
@@ -29,8 +29,6 @@ scores rounded to 3 decimals (thousands of distinct scores).
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +36,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _process import measure
 
 
 def write_data(directory: Path, n: int, m: int, shape: str = "blocks") -> tuple[Path, Path]:
@@ -78,14 +79,11 @@ def write_data(directory: Path, n: int, m: int, shape: str = "blocks") -> tuple[
 
 
 def run(args: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak RSS (GB) of ``python -m ereval *args``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "ereval", *args], stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"ereval {' '.join(args)} failed")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 2**20
+    """Wall seconds, CPU seconds and peak RSS (GiB) of ``python -m ereval *args``, run
+    under a small parent (:func:`_process.measure`): a child forked straight from this
+    process, large after writing the data, would inherit its peak."""
+    got = measure([sys.executable, "-m", "ereval", *args])
+    return got["wall"], got["cpu"], got["rss_mb"] / 2**10
 
 
 def main() -> None:
@@ -112,7 +110,7 @@ def main() -> None:
     print(
         f"N = {n:,} records, M = {m:,} pairs; data in {directory} ({time.perf_counter() - t0:.0f} s)"
     )
-    print(f"{'engine':<8} {'wall s':>8} {'CPU s':>8} {'peak RSS GB':>12}")
+    print(f"{'engine':<8} {'wall s':>8} {'CPU s':>8} {'peak RSS GiB':>12}")
     frames = {}
     for engine in args.engines.split(","):
         out = directory / f"curve_{args.shape}_{engine}_{n}_{m}.parquet"

@@ -48,7 +48,8 @@ con = duckdb.connect()
 for setting in (f"memory_limit = '{limit}'", f"temp_directory = '{temp}'",
                 "allocator_flush_threshold = '32MB'",
                 "allocator_bulk_deallocation_flush_threshold = '32MB'",
-                "allocator_background_threads = true", "preserve_insertion_order = false"):
+                "allocator_background_threads = true", "preserve_insertion_order = false",
+                "enable_progress_bar = false"):
     con.execute("SET " + setting)
 con.execute(f"CREATE TEMP VIEW t AS SELECT record_id AS r, cluster_id AS c FROM '{truth}'")
 con.execute("CREATE TEMP VIEW q AS SELECT record_id_1 AS r, record_id_2 AS c, score AS s "
@@ -97,7 +98,7 @@ def main() -> None:
             )
         if out.returncode:
             sys.exit(f"limit {limit} failed:\n{out.stderr}")
-        got = json.loads(out.stdout)
+        got = json.loads(out.stdout.strip().splitlines()[-1])
         used = got["peak"] - got["base"]
         allowed = OUTSIDE_BYTES / 2**20 + OUTSIDE_SHARE * _mib(limit)
         print(f"{_mib(limit):>10.0f} {used:>20.0f} {used - _mib(limit):>17.0f} {allowed:>12.0f}")
