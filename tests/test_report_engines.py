@@ -64,12 +64,14 @@ def test_the_report_computes_its_exact_sections_with_its_engine() -> None:
         assert title.lower() in titles.lower()
 
 
-def test_without_the_worst_clusters_an_engine_never_reads_the_clusterings(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("worst", [True, False])
+def test_without_a_sample_an_engine_never_reads_the_clusterings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, worst: bool
 ) -> None:
-    """With worst=False and no sample, DuckDB reads the truth, the predictions and the
-    pairs itself (keys of two columns, other column names per side): the memberships
-    are never made, and the numbers are those computed in memory."""
+    """With no sample, DuckDB reads the truth, the predictions and the pairs itself
+    (keys of two columns, other column names per side), the worst clusters and their
+    records included: the memberships are never made, and the numbers are those
+    computed in memory."""
     from ereval.report import _collect, build_report, collect_results
 
     rng = np.random.default_rng(7)
@@ -112,7 +114,7 @@ def test_without_the_worst_clusters_an_engine_never_reads_the_clusterings(
         "pairs": files["pairs"],
         "pair_cols": (["db_1", "rid_1"], ["db_2", "rid_2"]),
         "columns": (["db", "rid"], "entity", ["d", "r"], "c"),
-        "worst": False,
+        "worst": worst,
     }
     want = build_report(collect_results(**options)).to_dict()
 
@@ -127,6 +129,12 @@ def test_without_the_worst_clusters_an_engine_never_reads_the_clusterings(
     assert_same(got, want)
     metrics = got["sections"][0]["numbers"]["metrics"]["p"]
     assert metrics["n_records"] == len(truth) and 0 < metrics["pairwise_f1"] < 1
+    sections = {s["key"]: s for s in got["sections"]}
+    assert ("worst" in sections) == worst
+    if worst:  # blocks of records, their ids the keys of two columns as in memory
+        assert len(sections["worst"]["numbers"]["p"]["worst"]) == 5
+        first = sections["worst"]["tables"][0]["rows"][0][0]
+        assert first.startswith('["') and first.endswith("]")
     # the curve alone (no prediction: no worst clusters to show) is not read either
     curve_only = {k: v for k, v in options.items() if k not in ("preds", "worst")}
     parts = collect_results(**curve_only, engine=DuckDBEngine()).parts
@@ -173,14 +181,14 @@ def test_a_two_file_linkage_report_on_duckdb() -> None:
 
 @pytest.mark.each_engine("spark")
 def test_the_report_on_spark(engine_object: Engine) -> None:
-    """The metrics, the summaries and the curve of the example computed by Spark."""
+    """The metrics, the summaries, the worst clusters and the curve of the example
+    computed by Spark."""
     from ereval.report import build_report, collect_results
 
     options: dict[str, Any] = {
         "truth": str(EXAMPLES / "truth.csv"),
         "preds": {"good": str(EXAMPLES / "pred_good.csv")},
         "pairs": str(EXAMPLES / "pairs.csv"),
-        "worst": False,
     }
     pages = []
     for engine in ("numpy", engine_object):

@@ -268,9 +268,9 @@ def report_command(
     PAULA bounds and the provenance of the labels, each with its chart and a
     short reading. The page works offline (scripts, styles and charts
     embedded) and prints well. --engine duckdb or spark computes the metrics, the
-    summaries, the threshold curve and the releases where the files are; the
-    clusterings are then read in memory only for the worst clusters (--no-worst
-    skips them) and a --sample's sections.
+    summaries, the worst clusters, the threshold curve and the releases where the
+    files are; the clusterings are then read in memory only for a --sample's
+    sections.
     """
     from ..report import build_report, collect_results, example_report
 

@@ -18,12 +18,13 @@ import pandas as pd
 
 from .._compare import Comparison
 from ..analysis import Disparities, ErrorTree, SampleErrors
-from ..io import Membership
 from ..labels import Agreement
+from ..metrics._worst_sql import WorstRanking
 from ..results import Estimate
 from ..summary import Summary
 
 __all__ = [
+    "SHOWN",
     "ExactScores",
     "LabelCount",
     "LabelSources",
@@ -57,17 +58,20 @@ class Summaries:
     with_truth: bool = False
 
 
+#: True clusters shown per prediction in :class:`WorstClusters`; the first twenty
+#: times as many with an error are ranked, of which those whose records an earlier
+#: block does not already show.
+SHOWN = 5
+
+
 @dataclass(frozen=True, eq=False)
 class WorstClusters:
-    """Each prediction's cluster-wise errors (:func:`ereval.cluster_errors`) and
-    misplaced records per true cluster (``cluster_id, size, split_off, foreign,
-    misplaced``: :func:`ereval.report._misplaced.clustering_misplaced`), with the
-    clusterings and record attributes their tables show."""
+    """Each prediction's true clusters with errors
+    (:class:`~ereval.metrics._worst_sql.WorstRanking`: how many, the first ranked by
+    misplaced records, and the records around them), with the record attributes
+    their tables show."""
 
-    truth: Membership
-    preds: Mapping[str, Membership]
-    errors: Mapping[str, pd.DataFrame]
-    misplaced: Mapping[str, pd.DataFrame]
+    rankings: Mapping[str, WorstRanking]
     records: pd.DataFrame | None = None
     record_col: str = "record_id"
 

@@ -32,7 +32,7 @@ from ..engines import Engine, EngineName, NumpyEngine, get_engine
 from ..estimators import ClusterSample, as_sample, estimate, prepare_prediction
 from ..io import Columns, Membership, as_membership, check_link_only, read_membership, read_table
 from ..labels import LabelStore, session_agreement
-from ..metrics import cluster_errors, evaluate
+from ..metrics import evaluate
 from ..metrics._registry import cells_wanted, resolve_metrics
 from ..oasis import convergence, make_sampler, pool_from_frame
 from ..paula import paula_bounds, paula_plan
@@ -40,6 +40,7 @@ from ..results import Estimate
 from ..statistics import compute_statistics, pair_space
 from ..summary import summarize
 from ._bundles import (
+    SHOWN,
     ExactScores,
     LabelCount,
     LabelSources,
@@ -50,9 +51,10 @@ from ._bundles import (
     Summaries,
     WorstClusters,
 )
-from ._misplaced import clustering_misplaced, misplaced_records, moved_records
+from ._misplaced import misplaced_records, moved_records
 from ._registry import Part
 from ._sample import recommended
+from ._worst import worst_ranking
 
 __all__ = ["ReportResults", "caught", "collect_results"]
 
@@ -213,9 +215,9 @@ def collect_results(
         A label store (:class:`ereval.labels.LabelStore`): its sessions, reviewers,
         label counts and agreement join the provenance of the labels.
     worst : bool, default True
-        Include the true clusters with the most errors (needs ``truth``); their
-        cluster-wise errors (:func:`ereval.cluster_errors`) cost several times the
-        metrics on large data.
+        Include the true clusters with the most errors (needs ``truth``), ranked by
+        misplaced records (:mod:`ereval.report._worst`); their cluster-wise errors
+        (:func:`ereval.cluster_errors`) cost several times the metrics on large data.
     link_only, source_col
         A two-file linkage (:mod:`ereval.contingency`): ``source_col`` names the
         truth's column of each record's data set, and every pair-based number (the
@@ -223,15 +225,15 @@ def collect_results(
         data sets only. A pool then needs the columns ``<source_col>_l`` and
         ``<source_col>_r`` and no pair within one data set.
     engine : {"numpy", "duckdb", "spark", "auto"} or Engine, default "numpy"
-        Who computes the exact metrics, the summaries, the threshold curve and the
-        monitoring and comparison of ``releases``. With DuckDB or Spark, ``truth``,
-        ``preds``, ``pairs`` and ``releases`` are read where they are (files, or
-        what the engine reads) and only the results come back: the clusterings are
-        read in memory only for the sections that show their records (the worst
-        clusters, and a sample's estimates and error analysis; ``worst=False`` and
-        no ``sample`` keep them out), and the monitoring with a sample stays in
-        memory; the records that changed cluster between the last two releases come
-        back to be shown. Every engine gives the same report.
+        Who computes the exact metrics, the summaries, the worst clusters, the
+        threshold curve and the monitoring and comparison of ``releases``. With
+        DuckDB or Spark, ``truth``, ``preds``, ``pairs`` and ``releases`` are read
+        where they are (files, or what the engine reads) and only the results come
+        back (for the worst clusters, the first 100 ranked and the records around
+        them): the clusterings are read in memory only for a sample's estimates and
+        error analysis, and the monitoring with a sample stays in memory; the
+        records that changed cluster between the last two releases come back to be
+        shown. Every engine gives the same report.
     columns : (column, column, column, column), optional
         The record and cluster columns of the truth, then of the predictions, when
         they differ (each a column or a list of columns making one key); default
@@ -284,9 +286,9 @@ def collect_results(
     builder = get_engine(engine)
     cols = columns or (record_col, cluster_col, record_col, cluster_col)
     where = _Where(builder, cols)
-    # in memory, the clusterings are read once; on another engine, only for the
-    # sections that show their records
-    held = where.in_memory or sample is not None or (worst and truth is not None and bool(named))
+    # in memory, the clusterings are read once; on another engine, only for a
+    # sample's sections
+    held = where.in_memory or sample is not None
     truth_m = None
     if truth is not None:
         if held:
@@ -371,10 +373,12 @@ def collect_results(
                 record_col=record_col,
             )
         )
-    if truth_m is not None and pred_m and worst:
-        errors = {name: cluster_errors(truth_m, pred) for name, pred in pred_m.items()}
-        misplaced = {name: clustering_misplaced(truth_m, pred) for name, pred in pred_m.items()}
-        parts.append(Part(WorstClusters(truth_m, pred_m, errors, misplaced, records_f, record_col)))
+    if truth is not None and named and worst:
+        rankings = {
+            name: worst_ranking(where.engine, truth_in, pred, rank=20 * SHOWN, **where.sides())
+            for name, pred in preds_in.items()
+        }
+        parts.append(Part(WorstClusters(rankings, records_f, record_col)))
     if pairs is not None and truth is not None:
         curve, found = caught(
             lambda: threshold_curve(

@@ -9,10 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..io import Membership
 from ..metrics import CANONICAL_METRICS
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
-from ._bundles import ExactScores, Summaries, WorstClusters
+from ._bundles import SHOWN, ExactScores, Summaries, WorstClusters
 from ._charts import Chart, concat_spec, grouped_bars_spec, panel_spec
 from ._model import Section, Table
 from ._registry import Part, section_for
@@ -265,65 +264,44 @@ def _slug(name: str) -> str:
 
 
 @section_for(WorstClusters)
-def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
+def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
     """The true clusters with the most errors in each prediction, with their records."""
     result: WorstClusters = part.result
-    truth, records, record_col = result.truth, result.records, result.record_col
+    records, record_col = result.records, result.record_col
     tables: list[Table] = []
     numbers: dict[str, Any] = {}
     reading: list[str] = []
-    truth_frame = pd.DataFrame({"record_id": truth.records, "true_cluster": truth.clusters})
     attrs = None
     if records is not None and record_col in records.columns:
         keep = [c for c in records.columns if c != record_col][:8]
         attrs = records[[record_col, *keep]].rename(columns={record_col: "record_id"})
         attrs["record_id"] = attrs["record_id"].astype(str)
-    for name, pred in result.preds.items():
-        errors = result.errors[name]
-        wrong = errors[errors["EI"] > 0]
-        share = len(wrong) / max(len(errors), 1)
-        n_over = int((errors["OCE"] > 0).sum())
-        n_under = int((errors["UCE"] > 0).sum())
+    for name, ranking in result.rankings.items():
+        share = ranking.with_error / max(ranking.n_clusters, 1)
         reading.append(
-            f"{name}: {len(wrong):,} of {len(errors):,} true clusters ({share:.1%}) have an error; "
-            f"{n_over:,} share a predicted cluster with other entities' records "
-            f"(over-clustering) and {n_under:,} are split (under-clustering)."
+            f"{name}: {ranking.with_error:,} of {ranking.n_clusters:,} true clusters "
+            f"({share:.1%}) have an error; {ranking.over:,} share a predicted cluster with "
+            f"other entities' records (over-clustering) and {ranking.under:,} are split "
+            "(under-clustering)."
         )
         # ranked by the size of the error: records split off or predicted with others
-        size_of = result.misplaced[name]
-        wrong = wrong.merge(
-            size_of[["cluster_id", "split_off", "foreign", "misplaced"]], on="cluster_id"
-        )
-        ranked = wrong.sort_values(
-            ["misplaced", "size", "cluster_id"], ascending=[False, False, True]
-        )
-        picked, shown_with = _distinct_blocks(ranked["cluster_id"], truth, pred, top)
+        ranked, shown = ranking.ranked, ranking.shown
+        picked, shown_with = _distinct_blocks(ranked["cluster_id"], shown, top)
         worst = ranked[ranked["cluster_id"].isin(picked)]
         numbers[name] = {
-            "clusters_with_error": len(wrong),
-            "over_clustered": n_over,
-            "under_clustered": n_under,
+            "clusters_with_error": ranking.with_error,
+            "over_clustered": ranking.over,
+            "under_clustered": ranking.under,
             "worst": worst.to_dict(orient="records"),
         }
         if worst.empty:
             continue
-        # the few records concerned, found with one pass over each clustering
-        ids = worst["cluster_id"].to_numpy()
-        own = np.asarray(truth.records)[np.isin(truth.clusters, ids)]
-        touched = np.asarray(pred.clusters)[np.isin(pred.records, own)]
-        linked_mask = np.isin(pred.clusters, touched)
-        pred_frame = pd.DataFrame(
-            {"record_id": pred.records[linked_mask], "pred_cluster": pred.clusters[linked_mask]}
-        )
-        small_truth = truth_frame[truth_frame["record_id"].isin(pred_frame["record_id"])]
         rows: list[tuple[Any, ...]] = []
         marked: set[tuple[int, int]] = set()
         columns: tuple[str, ...] = ()
-        for cid in ids:
-            members = small_truth[small_truth["true_cluster"] == cid]
-            pred_ids = pred_frame[pred_frame["record_id"].isin(members["record_id"])]
-            linked = pred_frame[pred_frame["pred_cluster"].isin(pred_ids["pred_cluster"])]
-            frame = linked.merge(small_truth, on="record_id", how="left")
+        for cid in worst["cluster_id"].to_numpy():
+            members = shown[shown["true_cluster"] == cid]
+            frame = shown[shown["pred_cluster"].isin(members["pred_cluster"])].copy()
             frame["record_id"] = frame["record_id"].astype(str)
             if attrs is not None:
                 frame = frame.merge(attrs, on="record_id", how="left")
@@ -373,20 +351,15 @@ def worst_clusters_section(part: Part, *, top: int = 5) -> Section:
 
 
 def _distinct_blocks(
-    ranked: pd.Series, truth: Membership, pred: Membership, top: int
+    ranked: pd.Series, shown: pd.DataFrame, top: int
 ) -> tuple[list[Any], dict[Any, list[Any]]]:
     """The ``top`` first true clusters of ``ranked`` whose blocks differ: a cluster all
     of whose predicted clusters an earlier block already shows is not shown again (its
-    records are in that block) but named with it. Returns the picked ids and, per
-    picked id, the skipped clusters its block also shows."""
+    records are in that block) but named with it. ``shown`` holds the predicted and
+    true cluster of every record of the predicted clusters concerned. Returns the
+    picked ids and, per picked id, the skipped clusters its block also shows."""
     candidates = ranked.head(top * 20).to_numpy()
-    mask = np.isin(truth.clusters, candidates)
-    owners = pd.DataFrame({"record_id": truth.records[mask], "true_cluster": truth.clusters[mask]})
-    in_pred = np.isin(pred.records, owners["record_id"].to_numpy())
-    placed = owners.merge(
-        pd.DataFrame({"record_id": pred.records[in_pred], "pred_cluster": pred.clusters[in_pred]}),
-        on="record_id",
-    )
+    placed = shown[shown["true_cluster"].isin(candidates)]
     pieces = placed.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
     picked: list[Any] = []
     shown_with: dict[Any, list[Any]] = {}

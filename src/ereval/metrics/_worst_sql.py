@@ -1,0 +1,161 @@
+"""The true clusters with the most misplaced records, ranked where the data is.
+
+A report shows, for each prediction, how many true clusters have an error, and the
+few with the most records in the wrong place with the records around them. With
+the clusterings in memory these come from the whole tables of
+:func:`ereval.cluster_errors` and of misplaced records; at scale an SQL engine
+(DuckDB, Spark) computes them from the table of each cell's errors of
+:mod:`ereval.metrics._records_sql` and sends back only:
+
+* the counts: true clusters with a record in the prediction, those with an error,
+  those sharing a predicted cluster with other entities' records (over-clustered)
+  and those split (under-clustered);
+* the first ``rank`` true clusters with an error, in decreasing order of misplaced
+  records (split off their largest piece, ``a - max n``, plus other entities'
+  records in their predicted clusters, ``sum (b - n)``), then of size, then in
+  increasing order of id, with their row of :func:`ereval.cluster_errors` (floats
+  to the bit, as that table's) and their misplaced counts;
+* every record of the predicted clusters that hold their records, with its
+  predicted and its true cluster.
+
+:class:`WorstRanking` holds them, whichever engine computed them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Unpack
+
+import numpy as np
+
+from .._errors import InputError
+from ..engines import Database
+from ..engines._sources import side_specs
+from ..io import AlignOptions
+from ._records_sql import _cell_errors, _frame, cluster_errors_sql
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["MISPLACED_COLUMNS", "WorstRanking", "engine_worst_clusters", "rank_worst"]
+
+#: The misplaced records of a true cluster, after the columns of
+#: :func:`ereval.cluster_errors` in :attr:`WorstRanking.ranked`.
+MISPLACED_COLUMNS = ("split_off", "foreign", "misplaced")
+
+
+@dataclass(frozen=True, eq=False)
+class WorstRanking:
+    """One prediction's true clusters with errors: ``n_clusters`` true clusters with a
+    record in the prediction, ``with_error`` of them with an error, ``over`` sharing
+    a predicted cluster with other entities' records and ``under`` split; ``ranked``,
+    the first true clusters with an error (:func:`rank_worst`'s order: the columns of
+    :func:`ereval.cluster_errors`, then :data:`MISPLACED_COLUMNS`); ``shown``, every
+    record of the predicted clusters holding their records (``record_id,
+    pred_cluster, true_cluster``)."""
+
+    n_clusters: int
+    with_error: int
+    over: int
+    under: int
+    ranked: pd.DataFrame
+    shown: pd.DataFrame
+
+
+def rank_worst(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``frame`` (true clusters with ``misplaced`` and ``size``) in
+    decreasing order of misplaced records, then of size, then in increasing order of
+    ``cluster_id``, indexed ``0..``."""
+    ordered = frame.sort_values(
+        ["misplaced", "size", "cluster_id"], ascending=[False, False, True], kind="stable"
+    )
+    return ordered.reset_index(drop=True)
+
+
+def engine_worst_clusters(
+    engine: Any,
+    truth: Any,
+    pred: Any,
+    *,
+    rank: int,
+    in_memory: Callable[[], WorstRanking],
+    **options: Unpack[AlignOptions],
+) -> WorstRanking:
+    """The :class:`WorstRanking` of ``pred`` against ``truth`` with the first ``rank``
+    true clusters with an error, computed by ``engine`` (``in_memory`` is called for
+    the NumPy engine); ``options`` as for :func:`ereval.io.align`."""
+    return engine.run(_WorstJob(truth, pred, rank, in_memory, options))  # type: ignore[no-any-return]
+
+
+class _WorstJob:
+    def __init__(
+        self,
+        truth: Any,
+        pred: Any,
+        rank: int,
+        in_memory: Callable[[], WorstRanking],
+        options: AlignOptions,
+    ) -> None:
+        self.truth, self.pred, self.rank = truth, pred, rank
+        self.memory, self.options = in_memory, options
+
+    def in_memory(self, engine: Any) -> WorstRanking:
+        return self.memory()
+
+    def in_sql(self, db: Database) -> WorstRanking:
+        dialect = db.dialect
+        q = dialect.ident
+        sides = (("t", self.truth, "truth"), ("p", self.pred, "pred"))
+        policy, id_type, specs = side_specs(self.options, sides)
+        if policy == "singletons":
+            raise InputError(
+                f"'on_mismatch': the {db.name} engine's error tables take 'error', "
+                "'intersection' or 'twinless'; for on_mismatch='singletons' use engine='numpy'"
+            )
+        rows = db.load(specs, id_type=id_type)
+        _cell_errors(db, (rows[0], rows[1]), policy, dialect)
+        # per true cluster: whether it has an error, is over- or under-clustered, and
+        # its misplaced records
+        db.execute(
+            "CREATE TEMP TABLE worst_each AS SELECT tc, a, "
+            f"max({q('EI')}) AS ei, max({q('OCE')}) AS oce, max({q('UCE')}) AS uce, "
+            f"a - max(n) AS split_off, sum({q('OCE')}) AS outside "
+            "FROM cell_errors GROUP BY tc, a"
+        )
+        counts = db.fetch_all(
+            "SELECT count(*), sum(CASE WHEN ei > 0 THEN 1 ELSE 0 END), "
+            "sum(CASE WHEN oce > 0 THEN 1 ELSE 0 END), "
+            "sum(CASE WHEN uce > 0 THEN 1 ELSE 0 END) FROM worst_each"
+        )[0]
+        n_clusters, with_error, over, under = (0 if v is None else int(v) for v in counts)
+        db.execute(
+            "CREATE TEMP TABLE worst_top AS SELECT tc, split_off, outside, "
+            "split_off + outside AS misplaced, a FROM worst_each WHERE ei > 0 "
+            f"ORDER BY split_off + outside DESC, a DESC, tc LIMIT {int(self.rank)}"
+        )
+        db.execute(
+            "CREATE TEMP TABLE worst_cells AS SELECT * FROM cell_errors "
+            "WHERE tc IN (SELECT tc FROM worst_top)"
+        )
+        errors = _frame(
+            db.fetch_numpy(cluster_errors_sql("worst_cells", dialect=dialect)), "cluster"
+        )
+        placed = db.fetch_numpy(
+            f"SELECT tc AS cluster_id, split_off, outside AS {q('foreign')}, misplaced FROM worst_top"
+        )
+        shown = db.fetch_numpy(
+            "SELECT p.r AS record_id, p.c AS pred_cluster, t.c AS true_cluster FROM p "
+            "JOIN (SELECT DISTINCT pc FROM worst_cells) AS x ON p.c = x.pc "
+            "LEFT JOIN t ON t.r = p.r"
+        )
+        import pandas as pd
+
+        misplaced = pd.DataFrame(
+            {
+                "cluster_id": np.asarray(placed["cluster_id"]),
+                **{c: np.asarray(placed[c]).astype(np.int64) for c in MISPLACED_COLUMNS},
+            }
+        )
+        ranked = rank_worst(errors.merge(misplaced, on="cluster_id"))
+        return WorstRanking(n_clusters, with_error, over, under, ranked, pd.DataFrame(dict(shown)))
