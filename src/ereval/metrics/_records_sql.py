@@ -47,6 +47,7 @@ __all__ = [
     "distinct_ratios_sql",
     "engine_cluster_errors",
     "engine_record_errors",
+    "load_cell_errors",
     "missing_truth_error",
     "pred_sizes_sql",
     "record_errors_sql",
@@ -329,19 +330,7 @@ class _ErrorsJob:
             self.fmt,
             db.dialect,
         )
-        sides = (("t", self.truth, "truth"), ("p", self.pred, "pred"))
-        policy, id_type, specs = side_specs(self.options, sides)
-        if policy == "singletons":
-            raise InputError(
-                f"'on_mismatch': the {db.name} engine's error tables take 'error', "
-                "'intersection' or 'twinless'; for on_mismatch='singletons' use engine='numpy'"
-            )
-        if progress is not None:
-            progress(f"reading the clusterings ({db.name})")
-        rows = db.load(specs, id_type=id_type)
-        if progress is not None:
-            progress(f"joining the records ({db.name})")
-        _cell_errors(db, (rows[0], rows[1]), policy, dialect)
+        load_cell_errors(db, self.truth, self.pred, self.options, progress)
         if progress is not None:
             progress(f"computing the {table} errors ({db.name})")
         if table == "record":
@@ -352,6 +341,31 @@ class _ErrorsJob:
             db.copy_to(query, Path(out), fmt)
             return None
         return _frame(db.fetch_numpy(query), table)
+
+
+def load_cell_errors(
+    db: Database,
+    truth: Any,
+    pred: Any,
+    options: AlignOptions,
+    progress: Callable[[str], None] | None = None,
+) -> None:
+    """The views ``t`` and ``p`` of ``truth`` and ``pred`` read by ``db`` and the table
+    ``cell_errors`` of each cell's metrics (:func:`cell_errors_sql`), after the checks
+    of ``options``' policy and that every true record is in the prediction."""
+    sides = (("t", truth, "truth"), ("p", pred, "pred"))
+    policy, id_type, specs = side_specs(options, sides)
+    if policy == "singletons":
+        raise InputError(
+            f"'on_mismatch': the {db.name} engine's error tables take 'error', "
+            "'intersection' or 'twinless'; for on_mismatch='singletons' use engine='numpy'"
+        )
+    if progress is not None:
+        progress(f"reading the clusterings ({db.name})")
+    rows = db.load(specs, id_type=id_type)
+    if progress is not None:
+        progress(f"joining the records ({db.name})")
+    _cell_errors(db, (rows[0], rows[1]), policy, db.dialect)
 
 
 def _cell_errors(

@@ -29,11 +29,9 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 
-from .._errors import InputError
 from ..engines import Database
-from ..engines._sources import side_specs
 from ..io import AlignOptions
-from ._records_sql import _cell_errors, _frame, cluster_errors_sql
+from ._records_sql import _frame, cluster_errors_sql, load_cell_errors
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -106,15 +104,7 @@ class _WorstJob:
     def in_sql(self, db: Database) -> WorstRanking:
         dialect = db.dialect
         q = dialect.ident
-        sides = (("t", self.truth, "truth"), ("p", self.pred, "pred"))
-        policy, id_type, specs = side_specs(self.options, sides)
-        if policy == "singletons":
-            raise InputError(
-                f"'on_mismatch': the {db.name} engine's error tables take 'error', "
-                "'intersection' or 'twinless'; for on_mismatch='singletons' use engine='numpy'"
-            )
-        rows = db.load(specs, id_type=id_type)
-        _cell_errors(db, (rows[0], rows[1]), policy, dialect)
+        load_cell_errors(db, self.truth, self.pred, self.options)
         # per true cluster: whether it has an error, is over- or under-clustered, and
         # its misplaced records
         db.execute(
