@@ -307,13 +307,13 @@ class _FakeDatabase:
 @pytest.mark.parametrize(
     ("engine", "rows", "fails_at", "expected"),
     [
-        # 10 planned passes (10^7 per side under 1 GB, of which DuckDB's share is
-        # 640 MiB): one pass first, which fits
+        # 12 planned passes (10^7 per side under 1 GB, of which DuckDB's share is
+        # 532 MiB): one pass first, which fits
         (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, set(), [1]),
-        # ... and when it does not, the plan's 10 after a reset
-        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "DROP TABLE IF EXISTS cells", 10]),
-        # 96 planned passes: straight to the plan
-        (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [96]),
+        # ... and when it does not, the plan's 12 after a reset
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**7, {1}, [1, "DROP TABLE IF EXISTS cells", 12]),
+        # 115 planned passes: straight to the plan
+        (DuckDBEngine(memory_limit="1GB"), 2 * 10**8, set(), [115]),
         # no limit: one pass, then two
         (DuckDBEngine(), 2 * 10**8, {1}, [1, "DROP TABLE IF EXISTS cells", 2]),
         # passes given are kept, and a given single pass that fails goes to two
@@ -351,16 +351,16 @@ def test_a_failing_plan_is_not_run_again() -> None:
 @pytest.mark.parametrize(
     ("limit", "share"),
     [
-        # (10^9 - 176 MiB - 112 MiB) / 1.04
-        ("1GB", int((10**9 - 288 * 2**20) / 1.04)),
-        ("1328MiB", 1000 * 2**20),
+        # (10^9 - 176 MiB - 224 MiB) / 1.04
+        ("1GB", int((10**9 - 400 * 2**20) / 1.04)),
+        ("1440MiB", 1000 * 2**20),
         ("400MiB", 200 * 2**20),
         ("32MB", 32 * 10**6),
     ],
 )
 def test_duckdb_gets_the_limit_less_the_process_own(limit: str, share: int) -> None:
     """A memory limit is the whole process's: DuckDB's buffers get what is left once
-    the interpreter's 176 MiB and DuckDB's allocations beyond its own limit (112 MiB
+    the interpreter's 176 MiB and DuckDB's allocations beyond its own limit (224 MiB
     and 4% of its share) are counted (half for small limits, never less than DuckDB's
     floor), and its allocator gives back what it frees beyond 32 MB rather than its
     default 128 and 512 MB."""
@@ -392,8 +392,8 @@ def test_hold_memory_lowers_the_limit_meanwhile() -> None:
         text = db.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
         return limit_bytes(str(text).replace(" ", ""))
 
-    # DuckDB's share of 1328 MiB is 1000 MiB
-    db = DuckDBDatabase(DuckDBEngine(memory_limit="1328MiB"))
+    # DuckDB's share of 1440 MiB is 1000 MiB
+    db = DuckDBDatabase(DuckDBEngine(memory_limit="1440MiB"))
     before = setting(db)
     assert before == db.engine.buffer_limit == 1000 * 2**20
     with db.hold_memory(500 * 2**20):

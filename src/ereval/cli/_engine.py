@@ -54,7 +54,7 @@ MemoryLimitOpt = Annotated[
     typer.Option(
         "--memory-limit",
         help="Memory limit, e.g. 2GB: the whole process's with DuckDB (whose buffers get what "
-        "the interpreter and DuckDB's allocations outside them leave, 640 MiB of 1GB, and "
+        "the interpreter and DuckDB's allocations outside them leave, 532 MiB of 1GB, and "
         "spill to --temp-dir beyond), or with --engine spark the heap of each Spark JVM (at "
         "least 512MB).",
         show_default=False,

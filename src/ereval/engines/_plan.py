@@ -65,7 +65,7 @@ SHARE = 0.5
 #: The most passes a plan splits into before it gives up.
 MAX_MODULUS = 1 << 12
 #: A plan of at most this many passes first tries one (see :func:`in_passes`).
-FIRST_TRY = 10
+FIRST_TRY = 12
 
 _UNITS = {
     "b": 1,
