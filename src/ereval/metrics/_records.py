@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from ..engines import Engine, EngineName
 
-__all__ = ["cluster_errors", "record_errors"]
+__all__ = ["cluster_errors", "record_errors", "table_cluster_errors"]
 
 
 def _in_id_order(ids: Any, index: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -190,13 +190,18 @@ def cluster_errors(
 
 def _cluster_frame(truth: Any, pred: Any, options: AlignOptions) -> pd.DataFrame:
     """The table of :func:`cluster_errors` computed in memory."""
+    al = align(truth, pred, **options)
+    return table_cluster_errors(al, ContingencyTable.from_alignment(al))
+
+
+def table_cluster_errors(al: Alignment, tab: ContingencyTable) -> pd.DataFrame:
+    """The table of :func:`cluster_errors` of the alignment ``al`` and its contingency
+    table ``tab``, once every true record is checked to be in the prediction."""
     from ._records_sql import ERROR_COLUMNS
 
-    al = align(truth, pred, **options)
     _truth_records_in_pred(al)
     # every record of a cell shares its errors: the cluster's mean is a sum over its
     # cells weighted by their counts, with no table of one row per record
-    tab = ContingencyTable.from_alignment(al)
     i, j, n = tab.rows, tab.cols, tab.counts
     a, b = tab.true_sizes[i], tab.pred_sizes[j]
     oce, uce = b - n, a - n

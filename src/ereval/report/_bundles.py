@@ -24,6 +24,7 @@ from ..results import Estimate
 from ..summary import Summary
 
 __all__ = [
+    "RANKED",
     "SHOWN",
     "ExactScores",
     "LabelCount",
@@ -58,10 +59,11 @@ class Summaries:
     with_truth: bool = False
 
 
-#: True clusters shown per prediction in :class:`WorstClusters`; the first twenty
-#: times as many with an error are ranked, of which those whose records an earlier
-#: block does not already show.
+#: True clusters shown per prediction in :class:`WorstClusters`, among the first
+#: :data:`RANKED` with an error: those whose records an earlier block does not
+#: already show.
 SHOWN = 5
+RANKED = 20 * SHOWN
 
 
 @dataclass(frozen=True, eq=False)

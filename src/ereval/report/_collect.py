@@ -40,7 +40,7 @@ from ..results import Estimate
 from ..statistics import compute_statistics, pair_space
 from ..summary import summarize
 from ._bundles import (
-    SHOWN,
+    RANKED,
     ExactScores,
     LabelCount,
     LabelSources,
@@ -375,7 +375,7 @@ def collect_results(
         )
     if truth is not None and named and worst:
         rankings = {
-            name: worst_ranking(where.engine, truth_in, pred, rank=20 * SHOWN, **where.sides())
+            name: worst_ranking(where.engine, truth_in, pred, rank=RANKED, **where.sides())
             for name, pred in preds_in.items()
         }
         parts.append(Part(WorstClusters(rankings, records_f, record_col)))

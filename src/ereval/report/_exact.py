@@ -358,7 +358,7 @@ def _distinct_blocks(
     records are in that block) but named with it. ``shown`` holds the predicted and
     true cluster of every record of the predicted clusters concerned. Returns the
     picked ids and, per picked id, the skipped clusters its block also shows."""
-    candidates = ranked.head(top * 20).to_numpy()
+    candidates = ranked.to_numpy()  # the ranking's first (RANKED) clusters
     placed = shown[shown["true_cluster"].isin(candidates)]
     pieces = placed.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
     picked: list[Any] = []

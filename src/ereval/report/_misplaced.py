@@ -25,9 +25,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from ..contingency import ContingencyTable
-from ..io import Membership, align, take, to_numpy
+from ..io import Alignment, Membership, align, take, to_numpy
 
-__all__ = ["clustering_misplaced", "misplaced_records", "moved_records"]
+__all__ = ["clustering_misplaced", "misplaced_records", "moved_records", "table_misplaced"]
 
 
 def misplaced_records(truth: Any, pred: Any, pred_sizes: pd.Series | None = None) -> pd.DataFrame:
@@ -82,7 +82,12 @@ def clustering_misplaced(truth: Membership, pred: Membership) -> pd.DataFrame:
     [3, 1]
     """
     al = align(truth, pred, on_mismatch="intersection")
-    tab = ContingencyTable.from_alignment(al)
+    return table_misplaced(al, ContingencyTable.from_alignment(al))
+
+
+def table_misplaced(al: Alignment, tab: ContingencyTable) -> pd.DataFrame:
+    """:func:`clustering_misplaced` of the alignment ``al`` and its contingency table
+    ``tab`` (the records on both sides)."""
     i, n = tab.rows, tab.counts
     width = int(tab.true_sizes.shape[0])
     foreign = np.bincount(i, weights=tab.pred_sizes[tab.cols] - n, minlength=width)

@@ -2,7 +2,8 @@
 
 :func:`worst_ranking` gives the :class:`~ereval.metrics._worst_sql.WorstRanking` of
 a prediction: in memory from the whole tables of :func:`ereval.cluster_errors` and
-of :func:`~ereval.report._misplaced.clustering_misplaced`, or computed by an SQL
+of :func:`~ereval.report._misplaced.clustering_misplaced` (from one contingency
+table), or computed by an SQL
 engine where the data is (:func:`~ereval.metrics._worst_sql.engine_worst_clusters`),
 the same either way.
 """
@@ -15,16 +16,17 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ..contingency import ContingencyTable
 from ..engines import get_engine
-from ..io import Membership
-from ..metrics import cluster_errors
+from ..io import Membership, align
+from ..metrics._records import table_cluster_errors
 from ..metrics._worst_sql import (
     MISPLACED_COLUMNS,
     WorstRanking,
     engine_worst_clusters,
     rank_worst,
 )
-from ._misplaced import clustering_misplaced
+from ._misplaced import table_misplaced
 
 __all__ = ["worst_ranking"]
 
@@ -32,9 +34,8 @@ __all__ = ["worst_ranking"]
 def worst_ranking(engine: Any, truth: Any, pred: Any, *, rank: int, **sides: Any) -> WorstRanking:
     """The :class:`WorstRanking` of ``pred`` against ``truth`` with the first ``rank``
     true clusters with an error: by ``engine`` (an engine or its name) where the data
-    is, or in memory
-    (``truth`` and ``pred`` then :class:`~ereval.io.Membership`); ``sides`` names the
-    record and cluster columns of each side for an SQL engine."""
+    is, or in memory (``truth`` and ``pred`` then :class:`~ereval.io.Membership`);
+    ``sides`` names the record and cluster columns of each side for an SQL engine."""
     return engine_worst_clusters(
         get_engine(engine),
         truth,
@@ -46,8 +47,11 @@ def worst_ranking(engine: Any, truth: Any, pred: Any, *, rank: int, **sides: Any
 
 
 def _in_memory(truth: Membership, pred: Membership, rank: int) -> WorstRanking:
-    errors = cluster_errors(truth, pred, engine="numpy")
-    misplaced = clustering_misplaced(truth, pred)[["cluster_id", *MISPLACED_COLUMNS]]
+    # one alignment and one table for the errors and the misplaced records
+    al = align(truth, pred)
+    tab = ContingencyTable.from_alignment(al)
+    errors = table_cluster_errors(al, tab)
+    misplaced = table_misplaced(al, tab)[["cluster_id", *MISPLACED_COLUMNS]]
     wrong = errors[errors["EI"] > 0]
     ranked = rank_worst(wrong.merge(misplaced, on="cluster_id")).head(rank)
     # every record of the predicted clusters holding the ranked clusters' records
