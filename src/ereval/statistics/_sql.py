@@ -435,20 +435,43 @@ def _statistics_of_codes(
         i, j, n = i[keep], j[keep], n[keep]
         del keep
         rc, cc = _counts(i, n, k), _counts(j, n, r)
-    m = i.shape[0]
     n_common = int(n.sum(dtype=np.int64))
+    big_n = float(n_common + only_t + only_p)
+    sums, weight_sums = _cell_pass(i, j, n, a, b, big_n)
+    ceaf = aligned_totals(i, j, n, a, b, common=(rc, cc), weight_sums=weight_sums)
+    del weight_sums
+    common = None if rc is a else (rc, cc)
+    cells = (i.shape[0], n_common, _sum_squares(n))
+    return assembled(a, b, common, sums, ceaf, cells, policy, only_t, only_p)
+
+
+def assembled(
+    a: npt.NDArray[Any],
+    b: npt.NDArray[Any],
+    common: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None,
+    sums: dict[str, float],
+    ceaf: tuple[float, float],
+    cells: tuple[int, int, int],
+    policy: MismatchPolicy,
+    only_t: int,
+    only_p: int,
+) -> TableStatistics:
+    """The statistics of a table whose clusters have ``a`` and ``b`` records (codes
+    some of them unused, of size 0), ``common`` on both sides (``None`` when no
+    record is on one side only), with the per-cell ``sums`` of :func:`_cell_pass`,
+    CEAF's aligned totals ``ceaf``, and ``cells``: the number of cells, their
+    records and the sum of the squares of their counts."""
+    m, n_common, squares = cells
     n_records = n_common + only_t + only_p
     big_n = float(n_records)
-    sums, weight_sums = _cell_pass(i, j, n, a, b, big_n)
     single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
     ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
-    twin_t, twin_p = (0.0, 0.0) if rc is a else (_twin(a, rc, big_n), _twin(b, cc, big_n))
+    rc, cc = (a, b) if common is None else common
+    twin_t, twin_p = (0.0, 0.0) if common is None else (_twin(a, rc, big_n), _twin(b, cc, big_n))
     pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
     n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
     n_clusters = int(np.count_nonzero(a)), int(np.count_nonzero(b))
     pairs_t, pairs_p = _halve(_sum_squares(a) - n_t), _halve(_sum_squares(b) - n_p)
-    ceafm, ceafe = aligned_totals(i, j, n, a, b, common=(rc, cc), weight_sums=weight_sums)
-    del weight_sums, rc, cc
     return TableStatistics(
         policy=policy,
         n_true_records=n_t,
@@ -457,7 +480,7 @@ def _statistics_of_codes(
         n_true_clusters=n_clusters[0],
         n_pred_clusters=n_clusters[1],
         n_cells=m,
-        pairs_both=_halve(_sum_squares(n) - n_common),
+        pairs_both=_halve(squares - n_common),
         pairs_true=pairs_t,
         pairs_pred=pairs_p,
         pairs_row_common=_halve(pairs_row - n_common),
@@ -475,9 +498,42 @@ def _statistics_of_codes(
         entropy_pred=_nonneg(-(ent_p + only_t * single)),
         entropy_true_given_pred=_nonneg(-(sums["htp"] + twin_p)),
         entropy_pred_given_true=_nonneg(-(sums["hpt"] + twin_t)),
-        ceafm_total=ceafm,
-        ceafe_total=ceafe,
+        ceafm_total=ceaf[0],
+        ceafe_total=ceaf[1],
     )
+
+
+#: The per-cell sums of :func:`cell_terms`, by name.
+TERMS = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt")
+
+
+def cell_terms(
+    parts: dict[str, list[float]],
+    x: npt.NDArray[Any],
+    ai: npt.NDArray[Any],
+    bj: npt.NDArray[Any],
+    big_n: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Add the per-cell sums of some cells (``x`` records, in clusters of ``ai`` and
+    ``bj`` records, of ``big_n`` in all) to ``parts`` (one list per name of
+    :data:`TERMS`): exact matches, B-cubed's, LEA's and the entropies' terms; and
+    return the cells' Jaccard similarities and CEAFe weights."""
+    parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
+    parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
+    xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
+    n2 = xf * xf
+    parts["b3r"].append(float((n2 / af).sum()))
+    parts["b3p"].append(float((n2 / bf).sum()))
+    parts["b3er"].append(float((n2 / (af * af)).sum()))
+    parts["b3ep"].append(float((n2 / (af * bf)).sum()))
+    # LEA: a cluster's a res / link(a) is the sum of its cells' n (n - 1) / (a - 1)
+    pairs = n2 - xf
+    parts["lear"].append(float((pairs / np.maximum(af - 1, 1)).sum()))
+    parts["leap"].append(float((pairs / np.maximum(bf - 1, 1)).sum()))
+    share = xf / big_n
+    parts["htp"].append(float((share * np.log(xf / bf)).sum()))
+    parts["hpt"].append(float((share * np.log(xf / af)).sum()))
+    return xf / (af + bf - xf), ceafe_weights(x, ai, bj)
 
 
 def _cell_pass(
@@ -489,34 +545,16 @@ def _cell_pass(
     big_n: float,
 ) -> tuple[dict[str, float], tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
     """One pass over the cells, in steps small enough for their temporaries to stay in
-    cache, each cell's row and column read once: exact matches, B-cubed's, LEA's and
-    the entropies' per-cell terms, the best Jaccard per cluster (summed), and the sums
-    of CEAFe's weights per row and per column (for :func:`aligned_totals`)."""
+    cache, each cell's row and column read once: the sums of :func:`cell_terms`, the
+    best Jaccard per cluster (summed), and the sums of CEAFe's weights per row and
+    per column (for :func:`aligned_totals`)."""
     k, r = a.shape[0], b.shape[0]
-    names = ["exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt"]
-    parts: dict[str, list[float]] = {name: [] for name in names}
+    parts: dict[str, list[float]] = {name: [] for name in TERMS}
     best_r, best_c = np.zeros(k), np.zeros(r)
     s4r, s4c = np.zeros(k), np.zeros(r)
     for p in _chunks(i.shape[0], _SMALL):
-        ii, jj, x = i[p], j[p], n[p]
-        ai, bj = a[ii], b[jj]
-        parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
-        parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
-        xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
-        n2 = xf * xf
-        parts["b3r"].append(float((n2 / af).sum()))
-        parts["b3p"].append(float((n2 / bf).sum()))
-        parts["b3er"].append(float((n2 / (af * af)).sum()))
-        parts["b3ep"].append(float((n2 / (af * bf)).sum()))
-        # LEA: a cluster's a res / link(a) is the sum of its cells' n (n - 1) / (a - 1)
-        pairs = n2 - xf
-        parts["lear"].append(float((pairs / np.maximum(af - 1, 1)).sum()))
-        parts["leap"].append(float((pairs / np.maximum(bf - 1, 1)).sum()))
-        share = xf / big_n
-        parts["htp"].append(float((share * np.log(xf / bf)).sum()))
-        parts["hpt"].append(float((share * np.log(xf / af)).sum()))
-        jac = xf / (af + bf - xf)
-        w4 = 2.0 * xf / (af + bf)
+        ii, jj = i[p], j[p]
+        jac, w4 = cell_terms(parts, n[p], a[ii], b[jj], big_n)
         np.maximum.at(best_r, ii, jac)
         np.maximum.at(best_c, jj, jac)
         np.add.at(s4r, ii, w4)
