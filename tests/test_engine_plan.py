@@ -98,36 +98,57 @@ def test_table_in_many_passes_is_identical(tmp_path: Path, shape: str, policy: s
         assert stats.n_cells == ref.n_cells and stats.pairs_both == ref.pairs_both
 
 
-@pytest.mark.parametrize("shape", ["text", "hostile", "keys"])
+@pytest.mark.parametrize("shape", ["text", "hostile", "keys", "text clusters"])
 @pytest.mark.parametrize("policy", ["error", "twinless", "intersection"])
-def test_statistics_beyond_the_limit_come_from_sql(
+def test_statistics_beyond_the_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str, policy: str
 ) -> None:
     """When the groups of the join in passes would not fit in the memory limit as NumPy
-    arrays, every statistic comes from DuckDB's aggregate statements: the same
-    statistics as the table in memory (integers equal, floats to 1e-12)."""
-    from ereval.statistics import _stream
+    arrays, every statistic comes from sweeps over their table (integer cluster
+    keys whose arrays fit, in one range or in many) or from DuckDB's aggregate
+    statements: the same statistics as the table in memory (integers equal, floats
+    to 1e-12)."""
+    from ereval.statistics import _stream, _swept
 
     n = 600
-    t, p, options = _frames(shape, n, seed=3 + len(shape))
+    t, p, options = _frames(shape.split()[0], n, seed=3 + len(shape))
+    if shape == "text clusters":  # cluster keys that are not integers: never swept
+        t["cluster_id"] = "c" + t["cluster_id"].astype(str)
+        p["cluster_id"] = "c" + p["cluster_id"].astype(str)
     if policy != "error":
         t, p = t.iloc[: n - 40], p.iloc[25:]
-    t_path, p_path = _paths(tmp_path, t, p, "csv" if shape in ("text", "keys") else "parquet")
+    # CSV gives text cluster keys, Parquet integers
+    t_path, p_path = _paths(tmp_path, t, p, "csv" if shape == "text clusters" else "parquet")
     opts = {"on_mismatch": policy, **options}
     ref = statistics_of(compute_table("numpy", t_path, p_path, **opts))
-    calls: list[int] = []
-    real = _stream.sql_table_statistics
+    calls: list[str] = []
+    for module, name in ((_stream, "sql_table_statistics"), (_stream, "swept_statistics")):
+        real = getattr(module, name)
 
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
+        def spy(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            calls.append(_name)
+            return _real(*args, **kwargs)
 
-    monkeypatch.setattr(_stream, "sql_table_statistics", spy)
-    engine = DuckDBEngine(passes=5, memory_limit="64MB")
-    for cell_bytes, used in ((1, 0), (10**6, 1)):  # fits in NumPy, then does not
-        monkeypatch.setattr(_stream, "CELL_BYTES", cell_bytes)
+        monkeypatch.setattr(module, name, spy)
+    engine = DuckDBEngine(passes=5, memory_limit="128MB")
+    swept = [] if shape == "text clusters" else ["swept_statistics"]
+    regimes = [
+        ({"CELL_BYTES": 1}, {}, []),  # the groups fit in NumPy
+        ({"CELL_BYTES": 10**6}, {}, swept or ["sql_table_statistics"]),
+        # ranges of a few codes: many sweeps of each kind
+        ({"CELL_BYTES": 10**6}, {"ROW_BYTES": 10**6, "COLUMN_BYTES": 2 * 10**6}, swept),
+        ({"CELL_BYTES": 10**6, "SWEEP_BYTES": 10**12}, {}, ["sql_table_statistics"]),
+    ]
+    for stream_values, swept_values, used in regimes:
+        if shape == "text clusters" and not used and stream_values["CELL_BYTES"] > 1:
+            continue
+        for name, value in stream_values.items():
+            monkeypatch.setattr(_stream, name, value)
+        for name, value in swept_values.items():
+            monkeypatch.setattr(_swept, name, value)
+        calls.clear()
         got = compute_statistics(engine, t_path, p_path, **opts)
-        assert len(calls) == used
+        assert calls == used, (stream_values, swept_values)
         for field in INTEGER_STATISTICS:
             assert getattr(got, field) == getattr(ref, field), field
         for field in FLOAT_STATISTICS:

@@ -17,10 +17,13 @@ reading it twice would cost more than the join itself at 10^8 records.
 
 Under a memory limit the join runs in passes into the table ``cells`` first
 (:func:`ereval.engines._plan.planned_cells`). Its groups are then streamed into
-NumPy only when their arrays fit in the limit (about :data:`CELL_BYTES` per group,
-DuckDB's own memory being lent to them meanwhile); otherwise every statistic is
-computed by DuckDB's aggregate statements over the table
-(:func:`ereval.statistics._sql.sql_table_statistics`, about six times the CPU,
+NumPy when their arrays fit in the limit (about :data:`CELL_BYTES` per group,
+DuckDB's own memory being lent to them meanwhile). Otherwise, when both sides'
+cluster keys are codes by offset and the clusters' arrays fit, the table is read
+in sweeps that hold per-cluster arrays only
+(:func:`ereval.statistics._swept.swept_statistics`); failing that, every
+statistic is computed by DuckDB's aggregate statements over the table
+(:func:`ereval.statistics._sql.sql_table_statistics`, several times the CPU,
 within the limit), so that a limit holds however many groups the join has.
 """
 
@@ -35,6 +38,7 @@ from ..io import MismatchPolicy
 from . import TableStatistics
 from ._cells import check_totals, checked_totals
 from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes, sql_table_statistics
+from ._swept import kept_bytes, swept_statistics
 
 __all__ = ["CELL_BYTES", "streamed_statistics"]
 
@@ -42,6 +46,9 @@ __all__ = ["CELL_BYTES", "streamed_statistics"]
 #: copies of the fetch; the per-cluster arrays, a cluster having at least one
 #: group): measured at 7 * 10^6 groups, with a margin.
 CELL_BYTES = 48
+#: The least memory, beyond the clusters' arrays, with which the groups are read
+#: in sweeps (a range of rows then spans a million codes).
+SWEEP_BYTES = 16 << 20
 
 
 def streamed_statistics(
@@ -83,7 +90,7 @@ def streamed_statistics(
         budget = con.memory_bytes()
         m = int(con.execute(f"SELECT count(*) FROM {cells}").fetchall()[0][0])
         if budget is not None and m * CELL_BYTES > budget:
-            return _in_sql(con, cells, views, rows, policy, checked)
+            return _beyond_the_limit(con, cells, views, rows, policy, checked, sides, budget)
     else:
         cells = f"({sql.cells_sql(*coded)})"
     i, j, n, k, r, totals = _fetch(con, cells, sides, most, common_only=common_only)
@@ -97,19 +104,30 @@ def streamed_statistics(
         return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
 
 
-def _in_sql(
+def _beyond_the_limit(
     con: Any,
     cells: str,
     views: tuple[str, str],
     rows: tuple[int, int],
     policy: MismatchPolicy,
     checked: Callable[[], None] | None,
+    sides: list[_Codes],
+    budget: int,
 ) -> TableStatistics:
-    """Every statistic of the groups of the table ``cells`` by aggregate statements,
-    once the totals are checked."""
+    """Every statistic of the groups of the table ``cells``, too many for their arrays
+    to fit ``budget`` bytes, once the totals are checked: in sweeps over the table
+    (:func:`ereval.statistics._swept.swept_statistics`) when both sides' keys are
+    codes by offset and the clusters' arrays fit, else by aggregate statements."""
     both, only_t, only_p = checked_totals(con, cells, views, rows, policy)
     if checked is not None:
         checked()
     if policy == "intersection":
         only_t = only_p = 0
+    if sides[0].lo is not None and sides[1].lo is not None:
+        spans = (sides[0].span, sides[1].span)
+        totals = (both, only_t, only_p)
+        kept = kept_bytes(spans, sum(totals), twinless=only_t + only_p > 0)
+        if kept + SWEEP_BYTES <= budget:
+            with con.lend_memory(sum(totals)):
+                return swept_statistics(con, cells, spans, policy, totals, budget)
     return sql_table_statistics(con, cells, policy, both, only_t, only_p)

@@ -1,0 +1,234 @@
+"""Every statistic of a table of coded groups too large to hold, in sweeps over it.
+
+Under a memory limit the join's groups ``cells(tc, pc, n)`` may be too many for
+their arrays (:data:`~ereval.statistics._stream.CELL_BYTES` a group) while the
+arrays of the clusters still fit: 10^8 records give some 3.4 * 10^7 groups and
+2.5 * 10^7 clusters a side. When both sides' cluster keys are integer codes (by
+offset, :class:`~ereval.statistics._sql._Codes`), the table is read in sweeps,
+each keeping per-cluster arrays and never all the groups:
+
+0. every group once: each cluster's size (records on one side only included),
+   and its records on both sides when some record is on one side only;
+1. the cells by ranges of columns: the per-cell sums
+   (:func:`~ereval.statistics._sql.cell_terms`), each column's best Jaccard
+   (summed per range) and the sums of CEAFe's weights per column (kept);
+2. the cells by ranges of rows, each range read twice: each row's best Jaccard
+   and sum of CEAFe's weights, then the cells heavier than the rest of their
+   row and column (:func:`~ereval._algorithms.aligned_totals`'s test, on the
+   same sums) fixed, and the rows and columns holding one marked;
+3. every cell once more: those of rows and columns holding no fixed cell are
+   aligned exactly (:func:`~ereval._algorithms.align_cells`).
+
+A range is sized so that its arrays fit what the per-cluster arrays leave of the
+budget; each sweep is a scan of the table filtered by range. The results are
+those of the in-memory reductions: integers exactly, floats to the order of
+their sums.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .._algorithms import align_cells, ceafe_weights, dominance_margin
+from ..io import MismatchPolicy, arrow_to_numpy
+from . import TableStatistics
+from ._sql import _SMALL, TERMS, _chunks, _sum_squares, assembled, cell_terms
+
+__all__ = ["kept_bytes", "swept_statistics"]
+
+#: Bytes a row of a range of rows takes (its best Jaccard and sum of CEAFe's weights).
+ROW_BYTES = 16
+#: Bytes a column of a range of columns takes (its best Jaccard).
+COLUMN_BYTES = 8
+#: Rows per Arrow record batch read.
+_BATCH = 1 << 18
+#: Bytes kept aside for a batch read (two codes and a count a group, the counts
+#: converted) and the temporaries of its steps.
+BATCH_BYTES = 16 << 20
+
+
+def kept_bytes(spans: tuple[int, int], total: int, *, twinless: bool) -> int:
+    """Bytes of the arrays the sweeps keep for sides of ``spans`` codes and ``total``
+    records in all (``twinless`` when some record is on one side only): per row a
+    size and a flag; per column a size, a flag and its sum of CEAFe's weights; per
+    cluster its records on both sides when ``twinless``; and the buffers of a
+    batch."""
+    item = int(np.dtype(_count_dtype(total)).itemsize) * (2 if twinless else 1)
+    return spans[0] * (item + 1) + spans[1] * (item + 8 + 1) + BATCH_BYTES
+
+
+def _count_dtype(total: int) -> Any:
+    return np.int32 if total < 2**31 else np.int64
+
+
+@dataclass
+class _Sides:
+    """What sweep 0 gives: the sizes ``a`` and ``b`` (records on one side only
+    included), the records on both sides per cluster (``None`` when every record
+    is on both), and the cells' totals."""
+
+    a: npt.NDArray[Any]
+    b: npt.NDArray[Any]
+    common: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None
+    m: int
+    n_common: int
+    squares: int
+
+
+def swept_statistics(
+    con: Any,
+    cells: str,
+    spans: tuple[int, int],
+    policy: MismatchPolicy,
+    totals: tuple[int, int, int],
+    budget: int,
+) -> TableStatistics:
+    """Every statistic of the table ``cells(tc, pc, n)`` of the DuckDB connection
+    ``con``, whose keys are codes below ``spans`` (NULL for the records of one side
+    only), from the sweeps of the module within ``budget`` bytes. ``totals`` are
+    the records on both sides, on the truth's only and on the prediction's only
+    (the latter two 0 under ``policy="intersection"``, whose groups of a NULL key
+    are then left out); ``budget`` is more than :func:`kept_bytes`."""
+    _, only_t, only_p = totals
+    dtype = _count_dtype(sum(totals))
+    twinless = only_t + only_p > 0
+    rest = budget - kept_bytes(spans, sum(totals), twinless=twinless)
+    sides = _sizes(con, cells, spans, dtype, twinless=twinless)
+    a, b = sides.a, sides.b
+    rc, cc = (a, b) if sides.common is None else sides.common
+    big_n = float(sides.n_common + only_t + only_p)
+    parts: dict[str, list[float]] = {name: [] for name in TERMS}
+    best: list[float] = []
+    s4c = np.zeros(spans[1])
+    for lo, hi in _even_ranges(spans[1], max(1, rest // COLUMN_BYTES)):
+        best_c = np.zeros(hi - lo)
+        for ii, jj, x in _cells(con, cells, "pc", (lo, hi), dtype):
+            jac, w4 = cell_terms(parts, x, a[ii], b[jj], big_n)
+            np.maximum.at(best_c, jj - lo, jac)
+            np.add.at(s4c, jj, w4)
+        best.append(float(best_c.sum()))
+        del best_c
+    sums = {name: math.fsum(values) for name, values in parts.items()}
+    sums["closest_p"] = math.fsum(best)
+    top = max(int(a.max(initial=0)), int(b.max(initial=0)))
+    margin = 1.0 + dominance_margin(top)
+    done = [np.zeros(spans[0], dtype=np.uint8), np.zeros(spans[1], dtype=np.uint8)]
+    best, fixed3, fixed4 = [], [], []
+    for lo, hi in _even_ranges(spans[0], max(1, rest // ROW_BYTES)):
+        best_r, s4r = np.zeros(hi - lo), np.zeros(hi - lo)
+        for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):
+            af, bf, xf = a[ii].astype(np.float64), b[jj].astype(np.float64), x.astype(np.float64)
+            np.maximum.at(best_r, ii - lo, xf / (af + bf - xf))
+            np.add.at(s4r, ii - lo, ceafe_weights(x, a[ii], b[jj]))
+        best.append(float(best_r.sum()))
+        del best_r
+        for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):  # the range again
+            w = ceafe_weights(x, a[ii], b[jj])
+            f3 = 3 * x.astype(np.int64) > rc[ii].astype(np.int64) + cc[jj]
+            f4 = 3.0 * w > (s4r[ii - lo] + s4c[jj]) * margin
+            fixed3.append(int(x[f3].sum(dtype=np.int64)))
+            fixed4.append(float(w[f4].sum()))
+            for side, codes in ((done[0], ii), (done[1], jj)):
+                side[codes[f3]] |= 1  # a row (column) holds at most one fixed cell per weight
+                side[codes[f4]] |= 2
+        del s4r
+    sums["closest_r"] = math.fsum(best)
+    del s4c
+    ceaf = _undecided(con, cells, spans, done, (a, b), dtype, (sum(fixed3), math.fsum(fixed4)))
+    counts = (sides.m, sides.n_common, sides.squares)
+    return assembled(a, b, sides.common, sums, ceaf, counts, policy, only_t, only_p)
+
+
+def _batches(con: Any, query: str) -> Iterator[list[npt.NDArray[Any]]]:
+    for batch in con.fetch_batches(query, _BATCH):
+        yield [arrow_to_numpy(batch.column(c)) for c in range(batch.num_columns)]
+
+
+def _select(cells: str, where: str = "tc IS NOT NULL AND pc IS NOT NULL") -> str:
+    return f"SELECT tc, pc, CAST(n AS BIGINT) AS n FROM {cells} WHERE {where}"
+
+
+def _sizes(con: Any, cells: str, spans: tuple[int, int], dtype: Any, *, twinless: bool) -> _Sides:
+    """Sweep 0 over every group (those of a NULL key only for the sizes, and only
+    when ``twinless``)."""
+    k, r = spans
+    a, b = np.zeros(k, dtype=dtype), np.zeros(r, dtype=dtype)
+    common = (np.zeros(k, dtype=dtype), np.zeros(r, dtype=dtype)) if twinless else None
+    m = n_common = squares = 0
+    where = "tc IS NOT NULL OR pc IS NOT NULL" if twinless else "tc IS NOT NULL AND pc IS NOT NULL"
+    query = (
+        f"SELECT coalesce(tc, -1) AS tc, coalesce(pc, -1) AS pc, CAST(n AS BIGINT) AS n "
+        f"FROM {cells} WHERE {where}"
+    )
+    for i, j, n in _batches(con, query):
+        x = n.astype(dtype)
+        if common is None:  # every group has both keys
+            np.add.at(a, i, x)
+            np.add.at(b, j, x)
+        else:
+            some_t, some_p = i >= 0, j >= 0
+            np.add.at(a, i[some_t], x[some_t])
+            np.add.at(b, j[some_p], x[some_p])
+            both = some_t & some_p
+            i, j, x = i[both], j[both], x[both]
+            np.add.at(common[0], i, x)
+            np.add.at(common[1], j, x)
+        m += int(x.shape[0])
+        n_common += int(x.sum(dtype=np.int64))
+        squares += _sum_squares(x)
+    return _Sides(a, b, common, m, n_common, squares)
+
+
+def _cells(
+    con: Any, cells: str, key: str, bounds: tuple[int, int], dtype: Any
+) -> Iterator[tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]]:
+    """The cells whose ``key`` lies in ``bounds``, in steps of :data:`_SMALL`."""
+    lo, hi = bounds
+    query = _select(cells, f"{key} >= {lo} AND {key} < {hi} AND tc IS NOT NULL AND pc IS NOT NULL")
+    for i, j, n in _batches(con, query):
+        x = n.astype(dtype)
+        for p in _chunks(i.shape[0], _SMALL):
+            yield i[p], j[p], x[p]
+
+
+def _even_ranges(span: int, width: int) -> list[tuple[int, int]]:
+    """``[0, span)`` in ranges of at most ``width`` codes, of about the same width."""
+    count = max(1, math.ceil(span / width))
+    step = math.ceil(span / count) if span else 1
+    return [(lo, min(lo + step, span)) for lo in range(0, max(span, 1), step)]
+
+
+def _undecided(
+    con: Any,
+    cells: str,
+    spans: tuple[int, int],
+    done: list[npt.NDArray[np.uint8]],
+    sizes: tuple[npt.NDArray[Any], npt.NDArray[Any]],
+    dtype: Any,
+    fixed: tuple[float, float],
+) -> tuple[float, float]:
+    """CEAFm's and CEAFe's totals: the ``fixed`` cells' and the exact alignment of the
+    cells of rows and columns holding no fixed cell (sweep 3)."""
+    a, b = sizes
+    left: list[list[list[npt.NDArray[Any]]]] = [[[], [], []], [[], [], []]]
+    for ii, jj, x in _cells(con, cells, "tc", (0, spans[0]), dtype):
+        flags = done[0][ii] | done[1][jj]
+        for t, bit in enumerate((1, 2)):
+            keep = (flags & bit) == 0
+            if keep.any():
+                for got, values in zip(left[t], (ii, jj, x), strict=True):
+                    got.append(values[keep])
+    totals = [float(fixed[0]), float(fixed[1])]
+    for t in (0, 1):
+        if not left[t][0]:
+            continue
+        rows, cols, x = (np.concatenate(got) for got in left[t])
+        weights = x.astype(np.float64) if t == 0 else ceafe_weights(x, a[rows], b[cols])
+        totals[t] += align_cells(rows, cols, weights, spans[0], spans[1])
+    return totals[0], totals[1]

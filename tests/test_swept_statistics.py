@@ -1,0 +1,101 @@
+"""The statistics read in sweeps over a table of coded groups
+(:mod:`ereval.statistics._swept`) are those of the same table in memory, whatever
+the widths of the ranges of rows and columns."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ereval.engines import DuckDBDatabase, DuckDBEngine
+from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS, _swept, statistics_of
+from ereval.statistics._cells import table_from_codes
+
+
+@st.composite
+def groups(draw: Any) -> tuple[pd.DataFrame, tuple[int, int]]:
+    """Groups ``(tc, pc, n)`` of a join: distinct pairs of codes, some clusters
+    unused, skewed or flat, and perhaps groups of records on one side only."""
+    k = draw(st.integers(1, 40))
+    r = draw(st.integers(1, 40))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    m = draw(st.integers(1, 120))
+    skew = draw(st.sampled_from(["flat", "one large row", "one large column"]))
+    i = rng.integers(0, k, size=m)
+    j = rng.integers(0, r, size=m)
+    if skew == "one large row":
+        i[: m // 2] = 0
+    elif skew == "one large column":
+        j[: m // 2] = r - 1
+    cells = pd.DataFrame({"tc": i, "pc": j}).drop_duplicates()
+    cells["n"] = rng.integers(1, 6, size=len(cells)) ** draw(st.integers(1, 3))
+    frames = [cells.astype({"tc": "Int32", "pc": "Int32", "n": "int64"})]
+    if draw(st.booleans()):  # records of one side only (the groups of a NULL key)
+        for side, span in (("tc", k), ("pc", r)):
+            codes = np.unique(rng.integers(0, span, size=draw(st.integers(0, 5))))
+            lone = pd.DataFrame({side: codes, "n": rng.integers(1, 4, size=codes.size)})
+            other = "pc" if side == "tc" else "tc"
+            lone[other] = pd.NA
+            frames.append(lone.astype({"tc": "Int32", "pc": "Int32", "n": "int64"}))
+    return pd.concat(frames, ignore_index=True)[["tc", "pc", "n"]], (k, r)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=groups(),
+    widths=st.tuples(st.integers(1, 45), st.integers(1, 45)),
+    policy=st.sampled_from(["twinless", "intersection"]),
+)
+def test_sweeps_give_the_table_statistics(
+    data: tuple[pd.DataFrame, tuple[int, int]], widths: tuple[int, int], policy: str
+) -> None:
+    frame, spans = data
+    i = frame["tc"].fillna(-1).to_numpy(dtype=np.int64)
+    j = frame["pc"].fillna(-1).to_numpy(dtype=np.int64)
+    n = frame["n"].to_numpy(dtype=np.int64)
+    if policy == "intersection":  # the groups of a NULL key are left out
+        keep = (i >= 0) & (j >= 0)
+        i, j, n = i[keep], j[keep], n[keep]
+    # the table in memory numbers the clusters that have records only
+    dense_i, dense_j = (_dense(codes) for codes in (i, j))
+    ref = statistics_of(table_from_codes(dense_i, dense_j, n, "twinless"))
+    both = int(n[(i >= 0) & (j >= 0)].sum())
+    only_t, only_p = int(n[j < 0].sum()), int(n[i < 0].sum())
+    con = DuckDBDatabase(DuckDBEngine())
+    con.push("frame", frame)
+    con.execute("CREATE TEMP TABLE cells AS SELECT * FROM frame")
+    rest = 10**6
+    totals = (both, only_t, only_p)
+    budget = _swept.kept_bytes(spans, sum(totals), twinless=only_t + only_p > 0) + rest
+    with pytest.MonkeyPatch.context() as patch:  # ranges of ``widths`` codes
+        patch.setattr(_swept, "ROW_BYTES", rest // widths[0])
+        patch.setattr(_swept, "COLUMN_BYTES", rest // widths[1])
+        got = _swept.swept_statistics(con, "cells", spans, policy, totals, budget)  # type: ignore[arg-type]
+    for field in INTEGER_STATISTICS:
+        if field != "policy":
+            assert getattr(got, field) == getattr(ref, field), field
+    for field in FLOAT_STATISTICS:
+        want, have = getattr(ref, field), getattr(got, field)
+        assert math.isclose(have, want, rel_tol=1e-12, abs_tol=1e-12), field
+
+
+def _dense(codes: np.ndarray) -> np.ndarray:
+    """The codes numbered 0.. over those used, ``-1`` kept."""
+    used = np.unique(codes[codes >= 0])
+    return np.where(codes >= 0, np.searchsorted(used, codes), -1)
+
+
+def test_ranges_cover_every_code_once() -> None:
+    for span in (0, 1, 7, 100, 101):
+        for width in (1, 3, 50, 200):
+            ranges = _swept._even_ranges(span, width)
+            covered = [c for lo, hi in ranges for c in range(lo, hi)]
+            assert covered == list(range(span))
+            assert all(hi - lo <= width for lo, hi in ranges)
