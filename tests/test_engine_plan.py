@@ -98,23 +98,26 @@ def test_table_in_many_passes_is_identical(tmp_path: Path, shape: str, policy: s
         assert stats.n_cells == ref.n_cells and stats.pairs_both == ref.pairs_both
 
 
-@pytest.mark.parametrize("shape", ["text", "hostile", "keys", "text clusters"])
+@pytest.mark.parametrize("shape", ["text", "hostile", "keys", "text clusters", "sparse clusters"])
 @pytest.mark.parametrize("policy", ["error", "twinless", "intersection"])
 def test_statistics_beyond_the_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str, policy: str
 ) -> None:
     """When the groups of the join in passes would not fit in the memory limit as NumPy
-    arrays, every statistic comes from sweeps over their table (integer cluster
-    keys whose arrays fit, in one range or in many) or from DuckDB's aggregate
-    statements: the same statistics as the table in memory (integers equal, floats
-    to 1e-12)."""
+    arrays, every statistic comes from sweeps over their table (in one range or in
+    many; cluster keys that are not codes by offset numbered first) or, when the
+    clusters' arrays leave too little, from DuckDB's aggregate statements: the same
+    statistics as the table in memory (integers equal, floats to 1e-12)."""
     from ereval.statistics import _stream, _swept
 
     n = 600
     t, p, options = _frames(shape.split()[0], n, seed=3 + len(shape))
-    if shape == "text clusters":  # cluster keys that are not integers: never swept
+    if shape == "text clusters":
         t["cluster_id"] = "c" + t["cluster_id"].astype(str)
         p["cluster_id"] = "c" + p["cluster_id"].astype(str)
+    elif shape == "sparse clusters":  # integers too far apart to be codes by offset
+        t["cluster_id"] = t["cluster_id"] * 2**40 - 7
+        p["cluster_id"] = p["cluster_id"] * 2**40 - 7
     if policy != "error":
         t, p = t.iloc[: n - 40], p.iloc[25:]
     # CSV gives text cluster keys, Parquet integers
@@ -131,17 +134,17 @@ def test_statistics_beyond_the_limit(
 
         monkeypatch.setattr(module, name, spy)
     engine = DuckDBEngine(passes=5, memory_limit="128MB")
-    swept = [] if shape == "text clusters" else ["swept_statistics"]
     regimes = [
         ({"CELL_BYTES": 1}, {}, []),  # the groups fit in NumPy
-        ({"CELL_BYTES": 10**6}, {}, swept or ["sql_table_statistics"]),
+        ({"CELL_BYTES": 10**6}, {}, ["swept_statistics"]),
         # ranges of a few codes: many sweeps of each kind
-        ({"CELL_BYTES": 10**6}, {"ROW_BYTES": 10**6, "COLUMN_BYTES": 2 * 10**6}, swept),
-        ({"CELL_BYTES": 10**6, "SWEEP_BYTES": 10**12}, {}, ["sql_table_statistics"]),
+        ({}, {"ROW_BYTES": 10**6, "COLUMN_BYTES": 2 * 10**6}, ["swept_statistics"]),
+        # the clusters' arrays leave too little for a range
+        ({}, {"LEAST_REST": 10**12}, ["sql_table_statistics"]),
+        # the estimate of the keys let them be numbered, their number then does not fit
+        ({"_may_fit": lambda *args, **kwargs: True}, {}, ["sql_table_statistics"]),
     ]
     for stream_values, swept_values, used in regimes:
-        if shape == "text clusters" and not used and stream_values["CELL_BYTES"] > 1:
-            continue
         for name, value in stream_values.items():
             monkeypatch.setattr(_stream, name, value)
         for name, value in swept_values.items():

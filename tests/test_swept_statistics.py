@@ -99,3 +99,19 @@ def test_ranges_cover_every_code_once() -> None:
             covered = [c for lo, hi in ranges for c in range(lo, hi)]
             assert covered == list(range(span))
             assert all(hi - lo <= width for lo, hi in ranges)
+
+
+def test_sweeps_fit_only_in_few_ranges() -> None:
+    spans, total = (10**6, 2 * 10**6), 10**7
+    kept = _swept.kept_bytes(spans, total, twinless=False)
+    assert kept == 10**6 * (4 + 1) + 2 * 10**6 * (4 + 8 + 1) + _swept.BATCH_BYTES
+    assert _swept.kept_bytes(spans, 2**31, twinless=True) > kept  # wider counts, twice
+    least = kept + _swept.LEAST_REST
+    assert _swept.swept_fits(least, spans, total, twinless=False)
+    assert not _swept.swept_fits(least - 1, spans, total, twinless=False)
+    # ten times the codes: the ranges of columns would be more than MOST_RANGES
+    wide = (10**6, 2 * 10**8)
+    kept = _swept.kept_bytes(wide, total, twinless=False)
+    need = _swept.COLUMN_BYTES * wide[1] // _swept.MOST_RANGES
+    assert not _swept.swept_fits(kept + need - 1, wide, total, twinless=False)
+    assert _swept.swept_fits(kept + need, wide, total, twinless=False)

@@ -38,7 +38,7 @@ from ..io import MismatchPolicy
 from . import TableStatistics
 from ._cells import check_totals, checked_totals
 from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes, sql_table_statistics
-from ._swept import kept_bytes, swept_statistics
+from ._swept import numbered_cells, swept_fits, swept_statistics
 
 __all__ = ["CELL_BYTES", "streamed_statistics"]
 
@@ -46,9 +46,6 @@ __all__ = ["CELL_BYTES", "streamed_statistics"]
 #: copies of the fetch; the per-cluster arrays, a cluster having at least one
 #: group): measured at 7 * 10^6 groups, with a margin.
 CELL_BYTES = 48
-#: The least memory, beyond the clusters' arrays, with which the groups are read
-#: in sweeps (a range of rows then spans a million codes).
-SWEEP_BYTES = 16 << 20
 
 
 def streamed_statistics(
@@ -116,18 +113,46 @@ def _beyond_the_limit(
 ) -> TableStatistics:
     """Every statistic of the groups of the table ``cells``, too many for their arrays
     to fit ``budget`` bytes, once the totals are checked: in sweeps over the table
-    (:func:`ereval.statistics._swept.swept_statistics`) when both sides' keys are
-    codes by offset and the clusters' arrays fit, else by aggregate statements."""
+    (:func:`ereval.statistics._swept.swept_statistics`) when the clusters' arrays
+    fit (the keys that are not codes by offset numbered first,
+    :func:`ereval.statistics._swept.numbered_cells`), else by aggregate statements."""
     both, only_t, only_p = checked_totals(con, cells, views, rows, policy)
     if checked is not None:
         checked()
     if policy == "intersection":
         only_t = only_p = 0
+    totals = (both, only_t, only_p)
+    twinless = only_t + only_p > 0
     if sides[0].lo is not None and sides[1].lo is not None:
         spans = (sides[0].span, sides[1].span)
-        totals = (both, only_t, only_p)
-        kept = kept_bytes(spans, sum(totals), twinless=only_t + only_p > 0)
-        if kept + SWEEP_BYTES <= budget:
+        if swept_fits(budget, spans, sum(totals), twinless=twinless):
             with con.lend_memory(sum(totals)):
                 return swept_statistics(con, cells, spans, policy, totals, budget)
+    elif _may_fit(con, cells, sides, budget, sum(totals), twinless=twinless):
+        numbered, spans = numbered_cells(con, cells, (_span(sides[0]), _span(sides[1])))
+        if swept_fits(budget, spans, sum(totals), twinless=twinless):
+            with con.lend_memory(sum(totals)):
+                return swept_statistics(con, numbered, spans, policy, totals, budget)
+        con.execute(f"DROP TABLE {numbered}")
     return sql_table_statistics(con, cells, policy, both, only_t, only_p)
+
+
+def _span(side: _Codes) -> int | None:
+    return side.span if side.lo is not None else None
+
+
+def _may_fit(
+    con: Any, cells: str, sides: list[_Codes], budget: int, total: int, *, twinless: bool
+) -> bool:
+    """Whether the sweeps may fit once the keys that are not codes are numbered, from
+    DuckDB's estimate of each side's distinct keys (HyperLogLog, within a few
+    percent) less a tenth: a cheap scan that spares the numbering where even that
+    many codes would not fit."""
+    guess = con.execute(
+        f"SELECT approx_count_distinct(tc), approx_count_distinct(pc) FROM {cells}"
+    ).fetchall()[0]
+    spans = [
+        side.span if side.lo is not None else int(0.9 * int(count or 0))
+        for side, count in zip(sides, guess, strict=True)
+    ]
+    return swept_fits(budget, (spans[0], spans[1]), total, twinless=twinless)

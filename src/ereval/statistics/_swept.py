@@ -40,12 +40,16 @@ from ..io import MismatchPolicy, arrow_to_numpy
 from . import TableStatistics
 from ._sql import _SMALL, TERMS, _chunks, _sum_squares, assembled, cell_terms
 
-__all__ = ["kept_bytes", "swept_statistics"]
+__all__ = ["kept_bytes", "numbered_cells", "swept_fits", "swept_statistics"]
 
 #: Bytes a row of a range of rows takes (its best Jaccard and sum of CEAFe's weights).
 ROW_BYTES = 16
 #: Bytes a column of a range of columns takes (its best Jaccard).
 COLUMN_BYTES = 8
+#: The most ranges of rows (of columns) the sweeps read the table in.
+MOST_RANGES = 16
+#: The least memory a range is given.
+LEAST_REST = 16 << 20
 #: Rows per Arrow record batch read.
 _BATCH = 1 << 18
 #: Bytes kept aside for a batch read (two codes and a count a group, the counts
@@ -61,6 +65,52 @@ def kept_bytes(spans: tuple[int, int], total: int, *, twinless: bool) -> int:
     batch."""
     item = int(np.dtype(_count_dtype(total)).itemsize) * (2 if twinless else 1)
     return spans[0] * (item + 1) + spans[1] * (item + 8 + 1) + BATCH_BYTES
+
+
+def swept_fits(budget: int, spans: tuple[int, int], total: int, *, twinless: bool) -> bool:
+    """Whether the sweeps of sides of ``spans`` codes (``total`` and ``twinless`` as for
+    :func:`kept_bytes`) fit ``budget`` bytes in at most :data:`MOST_RANGES` ranges of
+    rows and of columns (more would scan the table too many times), with at least
+    :data:`LEAST_REST` bytes for a range."""
+    rest = budget - kept_bytes(spans, total, twinless=twinless)
+    need = max(ROW_BYTES * spans[0], COLUMN_BYTES * spans[1]) // MOST_RANGES
+    return rest >= max(LEAST_REST, need)
+
+
+def numbered_cells(
+    con: Any, cells: str, spans: tuple[int | None, int | None]
+) -> tuple[str, tuple[int, int]]:
+    """The table of groups ``cells(tc, pc, n)`` with the keys of each side whose span
+    is ``None`` (keys that are not codes: text, sparse integers) numbered ``0..``
+    by DuckDB, in the order it meets them (a table of the side's distinct keys,
+    joined once); its name and the spans of its codes. ``cells`` itself when both
+    sides are codes already."""
+    if spans[0] is not None and spans[1] is not None:
+        return cells, (spans[0], spans[1])
+    m = int(con.execute(f"SELECT count(*) FROM {cells}").fetchall()[0][0])
+    kind = "INTEGER" if m < 2**31 - 1 else "BIGINT"
+    columns, joins, out = [], [], []
+    for key, span in zip(("tc", "pc"), spans, strict=True):
+        if span is not None:
+            columns.append(f"c.{key}")
+            out.append(span)
+            continue
+        keys = f"{key}_keys"
+        con.execute(
+            f"CREATE TEMP TABLE {keys} AS SELECT k, CAST(row_number() OVER () - 1 AS {kind}) "
+            f"AS code FROM (SELECT DISTINCT {key} AS k FROM {cells} WHERE {key} IS NOT NULL)"
+        )
+        out.append(int(con.execute(f"SELECT count(*) FROM {keys}").fetchall()[0][0]))
+        columns.append(f"{keys}.code AS {key}")
+        joins.append(f"LEFT JOIN {keys} ON c.{key} = {keys}.k")
+    con.execute(
+        f"CREATE TEMP TABLE numbered_cells AS SELECT {', '.join(columns)}, c.n "
+        f"FROM {cells} AS c {' '.join(joins)}"
+    )
+    for key, span in zip(("tc", "pc"), spans, strict=True):
+        if span is None:
+            con.execute(f"DROP TABLE {key}_keys")
+    return "numbered_cells", (out[0], out[1])
 
 
 def _count_dtype(total: int) -> Any:
@@ -94,7 +144,7 @@ def swept_statistics(
     only), from the sweeps of the module within ``budget`` bytes. ``totals`` are
     the records on both sides, on the truth's only and on the prediction's only
     (the latter two 0 under ``policy="intersection"``, whose groups of a NULL key
-    are then left out); ``budget`` is more than :func:`kept_bytes`."""
+    are then left out); the sweeps fit ``budget`` (:func:`swept_fits`)."""
     _, only_t, only_p = totals
     dtype = _count_dtype(sum(totals))
     twinless = only_t + only_p > 0
