@@ -43,6 +43,7 @@ from . import _dialect as sql
 __all__ = [
     "FIRST_TRY",
     "MAX_MODULUS",
+    "MERGE_ROW_BYTES",
     "ROW_BYTES",
     "Pass",
     "check_memory_size",
@@ -60,6 +61,10 @@ T = TypeVar("T")
 #: table, the probe's buffers and the groups): measured at 1 GB on the shape
 #: where a single join fails, with a margin.
 ROW_BYTES = 160
+#: Bytes of DuckDB memory a joined record takes in the merge of the passes' groups
+#: (a GROUP BY, which DuckDB spills): the merge runs in fewer passes than the join,
+#: each pass of the join writing one file per merge pass.
+MERGE_ROW_BYTES = 16
 #: The share of the memory limit a pass is planned to use.
 SHARE = 0.5
 #: The most passes a plan splits into before it gives up.
@@ -238,8 +243,8 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     directory, removed afterwards; DuckDB tables sorted by partition for keys of a
     type Parquet does not give back exactly). Pass ``k`` joins partition ``k`` of
     both sides and writes each joined record's ``(tc, pc)`` partitioned by
-    ``hash(tc, pc) % planned``; merge pass ``k`` counts the records of partition
-    ``k``, every cell being in one merge partition. No pass reads more than its
+    ``hash(tc, pc) % M`` (:func:`merge_count`); merge pass ``k`` counts the
+    records of partition ``k``, every cell being in one merge partition. No pass reads more than its
     own partition, and a partition's files are removed once it is joined (the
     disk holds at most the two sides' records and the joined records once). Keys of floats are hashed as doubles (so that equal keys of two
     float types fall in the same pass).
@@ -253,18 +258,41 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     ]
     hashed = key_hash(con, sides)
     con.execute(f"CREATE TEMP TABLE cells (tc {types[0][1]}, pc {types[1][1]}, n BIGINT)")
+    counts = (planned, merge_count(planned))
     if not all(_EXACT_IN_PARQUET.match(t) for side in types for t in side):
-        _cells_in_tables(con, sides, planned, hashed, oom)
+        _cells_in_tables(con, sides, counts, hashed, oom)
         return "cells"
     with con.scratch() as folder:
-        _cells_in_files(con, sides, planned, hashed, oom, Path(folder))
+        _cells_in_files(con, sides, counts, hashed, oom, Path(folder))
     return "cells"
 
 
+def merge_count(planned: int) -> int:
+    """The merge passes of a join in ``planned`` passes: as many as the joined records
+    need at :data:`MERGE_ROW_BYTES` each where the join's passes were planned at
+    :data:`ROW_BYTES` a row. Writing a file per merge pass from each join pass, a
+    merge in as many passes as the join would write ``planned ** 2`` files (13,225
+    at 10^8 records under 1 GB), which cost more than the join itself.
+
+    Examples
+    --------
+    >>> merge_count(115), merge_count(12), merge_count(1)
+    (12, 2, 1)
+    """
+    return max(1, math.ceil(planned * MERGE_ROW_BYTES / ROW_BYTES))
+
+
 def _cells_in_files(
-    con: Any, sides: tuple[str, str], planned: int, hashed: str, oom: type[Exception], root: Path
+    con: Any,
+    sides: tuple[str, str],
+    counts: tuple[int, int],
+    hashed: str,
+    oom: type[Exception],
+    root: Path,
 ) -> None:
-    """:func:`planned_cells` with the partitions written as Parquet files under ``root``."""
+    """:func:`planned_cells` with the partitions written as Parquet files under ``root``,
+    in ``counts`` passes of the join and of the merge."""
+    planned, merges = counts
     limit = limit_bytes(
         str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]).replace(" ", "")
     )
@@ -294,7 +322,7 @@ def _cells_in_files(
         )
         out = root / f"j{piece.modulus}_{piece.residue}"
         joined = (
-            f"SELECT hash(t.c, p.c) % {planned} AS q, t.c AS tc, p.c AS pc "
+            f"SELECT hash(t.c, p.c) % {merges} AS q, t.c AS tc, p.c AS pc "
             f"FROM {t} AS t FULL OUTER JOIN {p} AS p ON t.r = p.r"
         )
         try:
@@ -310,14 +338,14 @@ def _cells_in_files(
     run_split(planned, join, oom, after=drop)
 
     def merge(piece: Pass) -> None:
-        q = piece.residue % planned
+        q = piece.residue % merges
         files = sorted(str(f) for f in root.glob(f"j*/q={q}/*.parquet"))
         if not files:
             return
         listed = ", ".join(sql.quote(f) for f in files)
         finer = (
             ""
-            if piece.modulus == planned
+            if piece.modulus == merges
             else f" WHERE hash(tc, pc) % {piece.modulus} = {piece.residue}"
         )
         con.execute(
@@ -325,14 +353,16 @@ def _cells_in_files(
             f"read_parquet([{listed}], hive_partitioning = false){finer} GROUP BY ALL"
         )
 
-    run_split(planned, merge, oom)
+    run_split(merges, merge, oom)
 
 
 def _cells_in_tables(
-    con: Any, sides: tuple[str, str], planned: int, hashed: str, oom: type[Exception]
+    con: Any, sides: tuple[str, str], counts: tuple[int, int], hashed: str, oom: type[Exception]
 ) -> None:
     """:func:`planned_cells` with the partitions kept in DuckDB tables sorted by
-    partition (so that a pass reads the blocks of its own partition only)."""
+    partition (so that a pass reads the blocks of its own partition only), in
+    ``counts`` passes of the join and of the merge."""
+    planned, merges = counts
     for view, side in zip(("tq", "pq"), sides, strict=True):
         con.execute(
             f"CREATE TEMP TABLE {view} AS SELECT {hashed} % {planned} AS q, {hashed} AS h, "
@@ -343,11 +373,11 @@ def _cells_in_tables(
         "FROM (SELECT r, c FROM tq WHERE {w}) AS t FULL OUTER JOIN "
         "(SELECT r, c FROM pq WHERE {w}) AS p ON t.r = p.r"
     )
-    con.execute(f"CREATE TEMP TABLE joined AS {joined.format(m=planned, w='false')}")
+    con.execute(f"CREATE TEMP TABLE joined AS {joined.format(m=merges, w='false')}")
 
     def join(piece: Pass) -> None:
         con.execute(
-            "INSERT INTO joined " + joined.format(m=planned, w=piece.where("q", "h", planned))
+            "INSERT INTO joined " + joined.format(m=merges, w=piece.where("q", "h", planned))
         )
 
     run_split(planned, join, oom)
@@ -358,7 +388,7 @@ def _cells_in_tables(
     merged = "SELECT tc, pc, count(*) FROM joined_sorted WHERE {w} GROUP BY ALL"
 
     def merge(piece: Pass) -> None:
-        con.execute("INSERT INTO cells " + merged.format(w=piece.where("q", "h", planned)))
+        con.execute("INSERT INTO cells " + merged.format(w=piece.where("q", "h", merges)))
 
-    run_split(planned, merge, oom)
+    run_split(merges, merge, oom)
     con.execute("DROP TABLE joined_sorted")
