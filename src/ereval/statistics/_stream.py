@@ -18,10 +18,10 @@ reading it twice would cost more than the join itself at 10^8 records.
 Under a memory limit the join runs in passes into the table ``cells`` first
 (:func:`ereval.engines._plan.planned_cells`). Its groups are then streamed into
 NumPy when their arrays fit in the limit (about :data:`CELL_BYTES` per group,
-DuckDB's own memory being lent to them meanwhile). Otherwise, when both sides'
-cluster keys are codes by offset and the clusters' arrays fit, the table is read
-in sweeps that hold per-cluster arrays only
-(:func:`ereval.statistics._swept.swept_statistics`); failing that, every
+DuckDB's own memory being lent to them meanwhile). Otherwise, when the clusters'
+arrays fit, the table is read in sweeps that hold per-cluster arrays only
+(:func:`ereval.statistics._swept.swept_statistics`; cluster keys that are not
+codes by offset are numbered first); failing that, every
 statistic is computed by DuckDB's aggregate statements over the table
 (:func:`ereval.statistics._sql.sql_table_statistics`, several times the CPU,
 within the limit), so that a limit holds however many groups the join has.
@@ -130,10 +130,12 @@ def _beyond_the_limit(
                 return swept_statistics(con, cells, spans, policy, totals, budget)
     elif _may_fit(con, cells, sides, budget, sum(totals), twinless=twinless):
         numbered, spans = numbered_cells(con, cells, (_span(sides[0]), _span(sides[1])))
-        if swept_fits(budget, spans, sum(totals), twinless=twinless):
-            with con.lend_memory(sum(totals)):
-                return swept_statistics(con, numbered, spans, policy, totals, budget)
-        con.execute(f"DROP TABLE {numbered}")
+        try:
+            if swept_fits(budget, spans, sum(totals), twinless=twinless):
+                with con.lend_memory(sum(totals)):
+                    return swept_statistics(con, numbered, spans, policy, totals, budget)
+        finally:  # the numbered copy goes once read, or when it does not fit
+            con.execute(f"DROP TABLE {numbered}")
     return sql_table_statistics(con, cells, policy, both, only_t, only_p)
 
 
