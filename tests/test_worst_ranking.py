@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from ereval.engines import DuckDBEngine
 from ereval.io import as_membership
+from ereval.metrics._worst_sql import BLOCK_ROWS
 from ereval.report._worst import worst_ranking
 
 
@@ -110,6 +111,36 @@ def test_the_ranking_on_duckdb_is_the_ranking_in_memory(
     assert sorted(map(tuple, sql.shown[key].astype(str).to_numpy().tolist())) == sorted(
         map(tuple, mem.shown[key].astype(str).to_numpy().tolist())
     )
+    key = ["pred_cluster", "true_cluster", "records"]
+    assert sorted(map(tuple, sql.groups[key].astype(str).to_numpy().tolist())) == sorted(
+        map(tuple, mem.groups[key].astype(str).to_numpy().tolist())
+    )
+
+
+@pytest.mark.parametrize("engine", ["numpy", DuckDBEngine(passes=3)])
+def test_large_clusters_come_back_as_counts_and_their_first_records(engine: Any) -> None:
+    """Pairs of a predicted and a true cluster of more than BLOCK_ROWS records come
+    back as their count and their first BLOCK_ROWS records in the order of their ids
+    as text (``'100' < '99'``), however large."""
+    n = 400
+    ids = np.arange(5, 5 + n)
+    true_cluster = np.where(ids % 4 == 0, 1, 2)  # two true clusters of 100 and 300
+    pred_cluster = np.where(ids < 150, 7, 8)  # each split across two predictions
+    truth = pd.DataFrame({"record_id": ids, "cluster_id": true_cluster})
+    pred = pd.DataFrame({"record_id": ids, "cluster_id": pred_cluster}).iloc[::-1]
+    got = worst_ranking(engine, *_inputs(engine, truth, pred), rank=5)
+    pairs = pd.DataFrame({"p": pred_cluster, "t": true_cluster, "r": ids})
+    want_groups = {(p, t): len(g) for (p, t), g in pairs.groupby(["p", "t"])}
+    have_groups = {
+        (int(p), int(t)): int(r)
+        for p, t, r in got.groups[["pred_cluster", "true_cluster", "records"]].to_numpy()
+    }
+    assert have_groups == want_groups
+    for (p, t), g in pairs.groupby(["p", "t"]):
+        first = sorted(g["r"].astype(str))[:BLOCK_ROWS]
+        mine = got.shown[(got.shown["pred_cluster"] == p) & (got.shown["true_cluster"] == t)]
+        assert sorted(mine["record_id"].astype(str)) == first
+    assert len(got.shown) == BLOCK_ROWS * len(want_groups)
 
 
 def test_ties_in_misplaced_records_and_size_go_to_the_smallest_id() -> None:

@@ -15,8 +15,11 @@ the clusterings in memory these come from the whole tables of
   records in their predicted clusters, ``sum (b - n)``), then of size, then in
   increasing order of id, with their row of :func:`ereval.cluster_errors` (floats
   to the bit, as that table's) and their misplaced counts;
-* every record of the predicted clusters that hold their records, with its
-  predicted and its true cluster.
+* the records of the predicted clusters that hold their records: how many each
+  pair of a predicted and a true cluster holds, and the first
+  :data:`BLOCK_ROWS` of each pair in the order of their ids as text (a report
+  shows at most that many records of a cluster), so that what comes back stays
+  small however large the clusters.
 
 :class:`WorstRanking` holds them, whichever engine computed them.
 """
@@ -36,7 +39,18 @@ from ._records_sql import _frame, cluster_errors_sql, load_cell_errors
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MISPLACED_COLUMNS", "WorstRanking", "engine_worst_clusters", "rank_worst"]
+__all__ = [
+    "BLOCK_ROWS",
+    "MISPLACED_COLUMNS",
+    "WorstRanking",
+    "bounded_records",
+    "engine_worst_clusters",
+    "rank_worst",
+]
+
+#: Most records kept of each pair of a predicted and a true cluster in
+#: :attr:`WorstRanking.shown` (and shown per true cluster by a report).
+BLOCK_ROWS = 12
 
 #: The misplaced records of a true cluster, after the columns of
 #: :func:`ereval.cluster_errors` in :attr:`WorstRanking.ranked`.
@@ -49,16 +63,31 @@ class WorstRanking:
     record in the prediction, ``with_error`` of them with an error, ``over`` sharing
     a predicted cluster with other entities' records and ``under`` split; ``ranked``,
     the first true clusters with an error (:func:`rank_worst`'s order: the columns of
-    :func:`ereval.cluster_errors`, then :data:`MISPLACED_COLUMNS`); ``shown``, every
-    record of the predicted clusters holding their records (``record_id,
-    pred_cluster, true_cluster``)."""
+    :func:`ereval.cluster_errors`, then :data:`MISPLACED_COLUMNS`); ``groups``, the
+    records of each pair of a predicted and a true cluster among the predicted
+    clusters holding their records (``pred_cluster, true_cluster, records``); and
+    ``shown``, the first :data:`BLOCK_ROWS` records of each pair in the order of their
+    ids as text (``record_id, pred_cluster, true_cluster``)."""
 
     n_clusters: int
     with_error: int
     over: int
     under: int
     ranked: pd.DataFrame
+    groups: pd.DataFrame
     shown: pd.DataFrame
+
+
+def bounded_records(records: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``groups`` and ``shown`` of a :class:`WorstRanking` from every record
+    (``record_id, pred_cluster, true_cluster``) of the predicted clusters concerned
+    (a true cluster missing for the prediction's records absent from the truth)."""
+    keys = ["pred_cluster", "true_cluster"]
+    groups = records.groupby(keys, dropna=False, sort=False).size().reset_index(name="records")
+    text = records["record_id"].astype(str)
+    ordered = records.iloc[np.argsort(text.to_numpy(), kind="stable")]
+    shown = ordered.groupby(keys, dropna=False, sort=False).head(BLOCK_ROWS)
+    return groups, shown.reset_index(drop=True)
 
 
 def rank_worst(frame: pd.DataFrame) -> pd.DataFrame:
@@ -134,10 +163,21 @@ class _WorstJob:
         placed = db.fetch_numpy(
             f"SELECT tc AS cluster_id, split_off, outside AS {q('foreign')}, misplaced FROM worst_top"
         )
-        shown = db.fetch_numpy(
+        db.execute(
+            "CREATE TEMP TABLE worst_records AS "
             "SELECT p.r AS record_id, p.c AS pred_cluster, t.c AS true_cluster FROM p "
             "JOIN (SELECT DISTINCT pc FROM worst_cells) AS x ON p.c = x.pc "
             "LEFT JOIN t ON t.r = p.r"
+        )
+        groups = db.fetch_numpy(
+            "SELECT pred_cluster, true_cluster, count(*) AS records FROM worst_records "
+            "GROUP BY pred_cluster, true_cluster"
+        )
+        shown = db.fetch_numpy(
+            "SELECT record_id, pred_cluster, true_cluster FROM (SELECT *, row_number() OVER "
+            "(PARTITION BY pred_cluster, true_cluster "
+            f"ORDER BY CAST(record_id AS {dialect.text_type})) AS k FROM worst_records) "
+            f"WHERE k <= {BLOCK_ROWS}"
         )
         import pandas as pd
 
@@ -148,4 +188,8 @@ class _WorstJob:
             }
         )
         ranked = rank_worst(errors.merge(misplaced, on="cluster_id"))
-        return WorstRanking(n_clusters, with_error, over, under, ranked, pd.DataFrame(dict(shown)))
+        counted = pd.DataFrame(dict(groups))
+        counted["records"] = counted["records"].astype(np.int64)
+        return WorstRanking(
+            n_clusters, with_error, over, under, ranked, counted, pd.DataFrame(dict(shown))
+        )

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import CANONICAL_METRICS
+from ..metrics._worst_sql import BLOCK_ROWS
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
 from ._bundles import SHOWN, ExactScores, Summaries, WorstClusters
 from ._charts import Chart, concat_spec, grouped_bars_spec, panel_spec
@@ -38,8 +39,6 @@ CHART_METRICS = (
     "adjusted_rand_index",
     "v_measure",
 )
-#: Most records shown per true cluster in the worst clusters' tables.
-BLOCK_ROWS = 12
 _COLORS = ("black", "tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
 
 
@@ -285,8 +284,8 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
             "(under-clustering)."
         )
         # ranked by the size of the error: records split off or predicted with others
-        ranked, shown = ranking.ranked, ranking.shown
-        picked, shown_with = _distinct_blocks(ranked["cluster_id"], shown, top)
+        ranked, groups, shown = ranking.ranked, ranking.groups, ranking.shown
+        picked, shown_with = _distinct_blocks(ranked["cluster_id"], groups, top)
         worst = ranked[ranked["cluster_id"].isin(picked)]
         numbers[name] = {
             "clusters_with_error": ranking.with_error,
@@ -300,8 +299,15 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
         marked: set[tuple[int, int]] = set()
         columns: tuple[str, ...] = ()
         for cid in worst["cluster_id"].to_numpy():
-            members = shown[shown["true_cluster"] == cid]
-            frame = shown[shown["pred_cluster"].isin(members["pred_cluster"])].copy()
+            # the cluster's predicted clusters: its pieces, the largest first (ties: the
+            # first predicted cluster in order), and every record they hold
+            pieces = groups[groups["true_cluster"] == cid].sort_values(
+                ["records", "pred_cluster"], ascending=[False, True], kind="stable"
+            )
+            main = pieces["pred_cluster"].iloc[0] if len(pieces) else None
+            block = groups["pred_cluster"].isin(pieces["pred_cluster"])
+            total = int(groups.loc[block, "records"].sum())
+            frame = shown[shown["pred_cluster"].isin(pieces["pred_cluster"])].copy()
             frame["record_id"] = frame["record_id"].astype(str)
             if attrs is not None:
                 frame = frame.merge(attrs, on="record_id", how="left")
@@ -310,8 +316,6 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
             frame = frame.drop(columns="_own")
             columns = tuple(str(c) for c in frame.columns)
             # misplaced: another entity's record, or one outside the cluster's largest piece
-            own = frame[frame["true_cluster"] == cid]["pred_cluster"]
-            main = own.value_counts(sort=True).index[0] if len(own) else None
             wrong_place = (frame["true_cluster"] != cid) | (frame["pred_cluster"] != main)
             for k, bad in enumerate(wrong_place.head(BLOCK_ROWS)):
                 if bad:
@@ -319,8 +323,8 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
             rows.extend(
                 tuple(_cell(v) for v in r) for r in frame.head(BLOCK_ROWS).itertuples(index=False)
             )
-            if len(frame) > BLOCK_ROWS:
-                more = len(frame) - BLOCK_ROWS
+            if total > BLOCK_ROWS:
+                more = total - BLOCK_ROWS
                 rows.append((f"… {more:,} more records", *("" for _ in columns[1:])))
             rows.append(tuple("" for _ in columns))
         tables.append(
@@ -351,15 +355,15 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
 
 
 def _distinct_blocks(
-    ranked: pd.Series, shown: pd.DataFrame, top: int
+    ranked: pd.Series, groups: pd.DataFrame, top: int
 ) -> tuple[list[Any], dict[Any, list[Any]]]:
     """The ``top`` first true clusters of ``ranked`` whose blocks differ: a cluster all
     of whose predicted clusters an earlier block already shows is not shown again (its
-    records are in that block) but named with it. ``shown`` holds the predicted and
-    true cluster of every record of the predicted clusters concerned. Returns the
+    records are in that block) but named with it. ``groups`` holds the pairs of a
+    predicted and a true cluster of the predicted clusters concerned. Returns the
     picked ids and, per picked id, the skipped clusters its block also shows."""
     candidates = ranked.to_numpy()  # the ranking's first (RANKED) clusters
-    placed = shown[shown["true_cluster"].isin(candidates)]
+    placed = groups[groups["true_cluster"].isin(candidates)]
     pieces = placed.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
     picked: list[Any] = []
     shown_with: dict[Any, list[Any]] = {}

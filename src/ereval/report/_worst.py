@@ -23,6 +23,7 @@ from ..metrics._records import table_cluster_errors
 from ..metrics._worst_sql import (
     MISPLACED_COLUMNS,
     WorstRanking,
+    bounded_records,
     engine_worst_clusters,
     rank_worst,
 )
@@ -61,7 +62,7 @@ def _in_memory(truth: Membership, pred: Membership, rank: int) -> WorstRanking:
     linked = _among(p_clusters, p_clusters[_among(p_records, own)])
     records = p_records[linked]
     near = _among(t_records, records)
-    shown = pd.DataFrame({"record_id": records, "pred_cluster": p_clusters[linked]}).merge(
+    every = pd.DataFrame({"record_id": records, "pred_cluster": p_clusters[linked]}).merge(
         pd.DataFrame(
             {
                 "record_id": t_records[near],
@@ -71,12 +72,14 @@ def _in_memory(truth: Membership, pred: Membership, rank: int) -> WorstRanking:
         on="record_id",
         how="left",
     )
+    groups, shown = bounded_records(every)
     return WorstRanking(
         n_clusters=len(errors),
         with_error=len(wrong),
         over=int((errors["OCE"] > 0).sum()),
         under=int((errors["UCE"] > 0).sum()),
         ranked=ranked.reset_index(drop=True),
+        groups=groups,
         shown=shown,
     )
 
