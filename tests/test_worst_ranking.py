@@ -163,3 +163,22 @@ def test_a_perfect_prediction_has_no_cluster_to_show(engine: Any) -> None:
     got = worst_ranking(engine, *_inputs(engine, truth, truth), rank=10)
     assert (got.n_clusters, got.with_error, got.over, got.under) == (2, 0, 0, 0)
     assert got.ranked.empty and got.shown.empty
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.one_of(
+        st.lists(st.integers(-(2**63), 2**63 - 1), unique=True, max_size=60),
+        st.lists(st.integers(-120, 120), unique=True, max_size=60),
+        st.lists(st.text(max_size=6), unique=True, max_size=40),
+    )
+)
+def test_ids_are_ordered_as_their_text(values: list[Any]) -> None:
+    """The first records of a pair are the first by their ids as text, as a page
+    sorts them: for integers without text (``'-1' < '-10' < '0' < '10' < '9'``)."""
+    from ereval.metrics._worst_sql import _text_order
+
+    dtype = np.int64 if values and isinstance(values[0], int) else object
+    ids = pd.Series(np.array(values, dtype=dtype))
+    got = ids.iloc[_text_order(ids)].tolist()
+    assert got == sorted(values, key=str)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
+import numpy.typing as npt
 
 from ..engines import Database
 from ..io import AlignOptions
@@ -51,6 +52,11 @@ __all__ = [
 #: Most records kept of each pair of a predicted and a true cluster in
 #: :attr:`WorstRanking.shown` (and shown per true cluster by a report).
 BLOCK_ROWS = 12
+
+#: The powers of ten a 64-bit integer's digits are counted and scaled with.
+_POWERS = np.array([10**k for k in range(20)], dtype=np.uint64)
+#: The columns naming a pair of a predicted and a true cluster.
+_PAIR = ("pred_cluster", "true_cluster")
 
 #: The misplaced records of a true cluster, after the columns of
 #: :func:`ereval.cluster_errors` in :attr:`WorstRanking.ranked`.
@@ -82,12 +88,50 @@ def bounded_records(records: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ``groups`` and ``shown`` of a :class:`WorstRanking` from every record
     (``record_id, pred_cluster, true_cluster``) of the predicted clusters concerned
     (a true cluster missing for the prediction's records absent from the truth)."""
-    keys = ["pred_cluster", "true_cluster"]
-    groups = records.groupby(keys, dropna=False, sort=False).size().reset_index(name="records")
-    text = records["record_id"].astype(str)
-    ordered = records.iloc[np.argsort(text.to_numpy(), kind="stable")]
-    shown = ordered.groupby(keys, dropna=False, sort=False).head(BLOCK_ROWS)
-    return groups, shown.reset_index(drop=True)
+    import pandas as pd
+
+    # each record's pair, numbered (a missing true cluster is a pair of its own)
+    codes = [pd.factorize(records[c], use_na_sentinel=False)[0] for c in _PAIR]
+    joint = codes[0].astype(np.int64) * (int(codes[1].max(initial=-1)) + 1) + codes[1]
+    _, heads, pair = np.unique(joint, return_index=True, return_inverse=True)
+    del joint
+    count = np.bincount(pair)
+    groups = records.iloc[heads][list(_PAIR)].reset_index(drop=True)
+    groups["records"] = count.astype(np.int64)
+    # every record of a pair of at most BLOCK_ROWS; of larger pairs, the first by text
+    large = count[pair] > BLOCK_ROWS
+    keep = ~large
+    if large.any():
+        at = np.flatnonzero(large)
+        order = at[_text_order(records["record_id"].iloc[at])]
+        order = order[np.argsort(pair[order], kind="stable")]  # by pair, then by text
+        runs = np.flatnonzero(np.r_[True, pair[order][1:] != pair[order][:-1]])
+        rank = np.arange(order.size) - np.repeat(runs, np.diff(np.r_[runs, order.size]))
+        keep[order[rank < BLOCK_ROWS]] = True
+    return groups, records[keep].reset_index(drop=True)
+
+
+def _text_order(ids: pd.Series) -> npt.NDArray[np.int64]:
+    """The positions of ``ids`` in the order of their text (Python's ``str``).
+    Signed integers are ordered without text: negatives first (``'-'`` comes before
+    the digits), then by their digits as a 19-digit number, a shorter one first
+    among equals (``'1' < '10' < '2'``). Other ids are sorted by Arrow, as their
+    decimal text or their ``str``; text compares by code point, as Python's does."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = ids.to_numpy()
+    if values.dtype.kind == "i":  # no text at all: sign, digits scaled to 19, length
+        neg = values < 0
+        mag = np.where(neg, -(values + 1), values).astype(np.uint64) + neg
+        digits = np.maximum(np.searchsorted(_POWERS, mag, side="right"), 1)
+        scaled = mag * _POWERS[19 - digits]  # below 10^19: fits 64 bits unsigned
+        return np.lexsort((digits, scaled, ~neg)).astype(np.int64)
+    if values.dtype.kind == "u":
+        text = pa.array(values).cast(pa.string())
+    else:
+        text = pa.array(ids.astype(str).to_numpy(dtype=object), type=pa.large_string())
+    return np.asarray(pc.sort_indices(text), dtype=np.int64)
 
 
 def rank_worst(frame: pd.DataFrame) -> pd.DataFrame:
