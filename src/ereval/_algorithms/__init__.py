@@ -12,6 +12,7 @@ from ._assignment import (
     aligned_totals,
     ceafe_weights,
     dominance_margin,
+    fix_dominant,
     max_weight_alignment,
 )
 from ._components import (
@@ -39,6 +40,7 @@ __all__ = [
     "component_labels",
     "cross_steps",
     "dominance_margin",
+    "fix_dominant",
     "forest_edges",
     "index_dtype",
     "max_weight_alignment",

@@ -258,6 +258,28 @@ def dominance_margin(max_size: int) -> float:
     return max(DOMINANCE_MARGIN, (2 * max(int(max_size), 0) + 8) * 2.0**-53)
 
 
+def fix_dominant(
+    counts: IntLike,
+    w4: npt.NDArray[np.float64],
+    sums: tuple[IntLike, npt.NDArray[np.float64]],
+    margin: float,
+    at: tuple[IntLike, IntLike],
+    done: list[npt.NDArray[np.uint8]],
+) -> tuple[int, float]:
+    """The test of :func:`aligned_totals` on some cells (``counts`` records, CEAFe
+    weights ``w4``, the sums of their row's and column's weights ``sums`` for each
+    weight, rows and columns ``at``): each cell heavier than a third of those sums
+    (CEAFe's by ``margin``, ``1 +`` :func:`dominance_margin`) is fixed, and its row
+    and column marked in ``done`` (bit 1 for CEAFm, bit 2 for CEAFe). Returns the
+    fixed cells' CEAFm and CEAFe totals."""
+    f3 = 3 * counts.astype(np.int64) > sums[0]
+    f4 = 3.0 * w4 > sums[1] * margin
+    for side, codes in zip(done, at, strict=True):
+        side[codes[f3]] |= 1  # a row (column) holds at most one fixed cell per weight
+        side[codes[f4]] |= 2
+    return int(counts[f3].sum(dtype=np.int64)), float(w4[f4].sum())
+
+
 #: Cells per step of :func:`aligned_totals` (its temporary arrays stay in cache).
 _STEP = 1 << 16
 
@@ -348,13 +370,9 @@ def aligned_totals(
         ai, bj = true_sizes[ii].astype(np.int64), pred_sizes[jj]
         w = ceafe_weights(x, ai, bj)
         sum3 = ai + bj if shared else rc[ii].astype(np.int64) + cc[jj]
-        f3 = 3 * x.astype(np.int64) > sum3
-        f4 = 3.0 * w > (s4r[ii] + s4c[jj]) * margin
-        fixed3.append(int(x[f3].sum(dtype=np.int64)))
-        fixed4.append(float(w[f4].sum()))
-        for side, codes in ((done[0], ii), (done[1], jj)):
-            side[codes[f3]] |= 1  # a row (column) holds at most one fixed cell per weight
-            side[codes[f4]] |= 2
+        f3, f4 = fix_dominant(x, w, (sum3, s4r[ii] + s4c[jj]), margin, (ii, jj), done)
+        fixed3.append(f3)
+        fixed4.append(f4)
     totals = [float(sum(fixed3)), math.fsum(fixed4)]
     left: tuple[list[IntLike], list[IntLike]] = ([], [])
     for p in steps:

@@ -123,18 +123,20 @@ def _beyond_the_limit(
         only_t = only_p = 0
     totals = (both, only_t, only_p)
     twinless = only_t + only_p > 0
-    if sides[0].lo is not None and sides[1].lo is not None:
-        spans = (sides[0].span, sides[1].span)
+    keys, numbered = (_span(sides[0]), _span(sides[1])), None
+    if keys[0] is not None and keys[1] is not None:
+        spans = (keys[0], keys[1])
+    elif _may_fit(con, cells, sides, budget, sum(totals), twinless=twinless):
+        numbered, spans = numbered_cells(con, cells, keys)  # keys that are not codes
+    else:
+        return sql_table_statistics(con, cells, policy, both, only_t, only_p)
+    try:
         if swept_fits(budget, spans, sum(totals), twinless=twinless):
             with con.lend_memory(sum(totals)):
-                return swept_statistics(con, cells, spans, policy, totals, budget)
-    elif _may_fit(con, cells, sides, budget, sum(totals), twinless=twinless):
-        numbered, spans = numbered_cells(con, cells, (_span(sides[0]), _span(sides[1])))
-        try:
-            if swept_fits(budget, spans, sum(totals), twinless=twinless):
-                with con.lend_memory(sum(totals)):
-                    return swept_statistics(con, numbered, spans, policy, totals, budget)
-        finally:  # the numbered copy goes once read, or when it does not fit
+                read = cells if numbered is None else numbered
+                return swept_statistics(con, read, spans, policy, totals, budget)
+    finally:  # a numbered copy goes once read, or when it does not fit
+        if numbered is not None:
             con.execute(f"DROP TABLE {numbered}")
     return sql_table_statistics(con, cells, policy, both, only_t, only_p)
 

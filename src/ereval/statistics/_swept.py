@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._algorithms import align_cells, ceafe_weights, dominance_margin
+from .._algorithms import align_cells, ceafe_weights, dominance_margin, fix_dominant
 from ..io import MismatchPolicy, arrow_to_numpy
 from . import TableStatistics
 from ._sql import _SMALL, TERMS, _chunks, _sum_squares, assembled, cell_terms
@@ -83,19 +83,17 @@ def numbered_cells(
     """The table of groups ``cells(tc, pc, n)`` with the keys of each side whose span
     is ``None`` (keys that are not codes: text, sparse integers) numbered ``0..``
     by DuckDB, in the order it meets them (a table of the side's distinct keys,
-    joined once); its name and the spans of its codes. ``cells`` itself when both
-    sides are codes already."""
-    if spans[0] is not None and spans[1] is not None:
-        return cells, (spans[0], spans[1])
+    joined once); its name and the spans of its codes."""
     m = int(con.execute(f"SELECT count(*) FROM {cells}").fetchall()[0][0])
     kind = "INTEGER" if m < 2**31 - 1 else "BIGINT"
-    columns, joins, out = [], [], []
+    columns, joins, out, made = [], [], [], []
     for key, span in zip(("tc", "pc"), spans, strict=True):
         if span is not None:
             columns.append(f"c.{key}")
             out.append(span)
             continue
         keys = f"{key}_keys"
+        made.append(keys)
         con.execute(
             f"CREATE TEMP TABLE {keys} AS SELECT k, CAST(row_number() OVER () - 1 AS {kind}) "
             f"AS code FROM (SELECT DISTINCT {key} AS k FROM {cells} WHERE {key} IS NOT NULL)"
@@ -107,9 +105,8 @@ def numbered_cells(
         f"CREATE TEMP TABLE numbered_cells AS SELECT {', '.join(columns)}, c.n "
         f"FROM {cells} AS c {' '.join(joins)}"
     )
-    for key, span in zip(("tc", "pc"), spans, strict=True):
-        if span is None:
-            con.execute(f"DROP TABLE {key}_keys")
+    for keys in made:
+        con.execute(f"DROP TABLE {keys}")
     return "numbered_cells", (out[0], out[1])
 
 
@@ -180,13 +177,10 @@ def swept_statistics(
         del best_r
         for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):  # the range again
             w = ceafe_weights(x, a[ii], b[jj])
-            f3 = 3 * x.astype(np.int64) > rc[ii].astype(np.int64) + cc[jj]
-            f4 = 3.0 * w > (s4r[ii - lo] + s4c[jj]) * margin
-            fixed3.append(int(x[f3].sum(dtype=np.int64)))
-            fixed4.append(float(w[f4].sum()))
-            for side, codes in ((done[0], ii), (done[1], jj)):
-                side[codes[f3]] |= 1  # a row (column) holds at most one fixed cell per weight
-                side[codes[f4]] |= 2
+            sums3 = rc[ii].astype(np.int64) + cc[jj]
+            f3, f4 = fix_dominant(x, w, (sums3, s4r[ii - lo] + s4c[jj]), margin, (ii, jj), done)
+            fixed3.append(f3)
+            fixed4.append(f4)
         del s4r
     sums["closest_r"] = math.fsum(best)
     del s4c
