@@ -104,14 +104,31 @@ def test_ranges_cover_every_code_once() -> None:
 def test_sweeps_fit_only_in_few_ranges() -> None:
     spans, total = (10**6, 2 * 10**6), 10**7
     kept = _swept.kept_bytes(spans, total, twinless=False)
-    assert kept == 10**6 * (4 + 1) + 2 * 10**6 * (4 + 8 + 1) + _swept.BATCH_BYTES
+    # a byte a size, 12 bytes for each of at most total // 255 wide sizes a side, a
+    # byte of flags a cluster, and a float32 sum of weights per column
+    wide = min(10**6, total // 255) * 12
+    assert kept == (10**6 + wide) + (2 * 10**6 + wide) + 10**6 + 2 * 10**6 * 5 + _swept.BATCH_BYTES
     assert _swept.kept_bytes(spans, 2**31, twinless=True) > kept  # wider counts, twice
     least = kept + _swept.LEAST_REST
     assert _swept.swept_fits(least, spans, total, twinless=False)
     assert not _swept.swept_fits(least - 1, spans, total, twinless=False)
-    # ten times the codes: the ranges of columns would be more than MOST_RANGES
-    wide = (10**6, 2 * 10**8)
-    kept = _swept.kept_bytes(wide, total, twinless=False)
-    need = _swept.COLUMN_BYTES * wide[1] // _swept.MOST_RANGES
-    assert not _swept.swept_fits(kept + need - 1, wide, total, twinless=False)
-    assert _swept.swept_fits(kept + need, wide, total, twinless=False)
+    # a hundred times the columns: the ranges of columns would be more than MOST_RANGES
+    many = (10**6, 2 * 10**8)
+    kept = _swept.kept_bytes(many, total, twinless=False)
+    need = _swept.COLUMN_BYTES * many[1] // _swept.MOST_RANGES
+    assert not _swept.swept_fits(kept + need - 1, many, total, twinless=False)
+    assert _swept.swept_fits(kept + need, many, total, twinless=False)
+
+
+def test_sweep_zero_holds_the_sizes_at_full_width() -> None:
+    """Before the sizes are narrowed, sweep 0 holds them (and the records on both
+    sides when some record is on one side only) at 4 bytes a cluster: with twinless
+    records that can take more than the later sweeps and their ranges."""
+    spans, total = (10**7, 10**7), 10**8
+    kept = _swept.kept_bytes(spans, total, twinless=True)
+    need = _swept.ROW_BYTES * spans[0] // _swept.MOST_RANGES
+    first = _swept.first_bytes(spans, total, twinless=True)
+    assert first == 4 * 4 * 10**7 + 10**7 + (total // 255) * 12 + _swept.BATCH_BYTES
+    assert first > kept + need
+    assert not _swept.swept_fits(first - 1, spans, total, twinless=True)
+    assert _swept.swept_fits(first, spans, total, twinless=True)

@@ -37,6 +37,7 @@ statements only, no array coming back (the path of another SQL dialect):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -442,13 +443,46 @@ def _statistics_of_codes(
     del weight_sums
     common = None if rc is a else (rc, cc)
     cells = (i.shape[0], n_common, _sum_squares(n))
-    return assembled(a, b, common, sums, ceaf, cells, policy, only_t, only_p)
+    sizes = size_terms(a, b, common, big_n)
+    return assembled(sizes, sums, ceaf, cells, policy, only_t, only_p)
 
 
-def assembled(
+@dataclass(frozen=True)
+class SizeTerms:
+    """What the statistics take from the clusters' sizes alone (:func:`size_terms`)."""
+
+    records: tuple[int, int]
+    clusters: tuple[int, int]
+    squares: tuple[int, int]
+    common_squares: tuple[int, int]
+    entropies: tuple[float, float]
+    twinless: tuple[float, float]
+
+
+def size_terms(
     a: npt.NDArray[Any],
     b: npt.NDArray[Any],
     common: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None,
+    big_n: float,
+) -> SizeTerms:
+    """The terms of the clusters of ``a`` and ``b`` records (codes some of them
+    unused, of size 0), ``common`` on both sides (``None`` when no record is on one
+    side only), of ``big_n`` records in all: records, clusters, sums of squares,
+    entropies and the twinless records' shares of the conditional entropies."""
+    rc, cc = (a, b) if common is None else common
+    twin = (0.0, 0.0) if common is None else (_twin(a, rc, big_n), _twin(b, cc, big_n))
+    return SizeTerms(
+        records=(int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))),
+        clusters=(int(np.count_nonzero(a)), int(np.count_nonzero(b))),
+        squares=(_sum_squares(a), _sum_squares(b)),
+        common_squares=(_sum_squares(rc), _sum_squares(cc)),
+        entropies=(_entropy(a, big_n), _entropy(b, big_n)),
+        twinless=twin,
+    )
+
+
+def assembled(
+    sizes: SizeTerms,
     sums: dict[str, float],
     ceaf: tuple[float, float],
     cells: tuple[int, int, int],
@@ -456,33 +490,28 @@ def assembled(
     only_t: int,
     only_p: int,
 ) -> TableStatistics:
-    """The statistics of a table whose clusters have ``a`` and ``b`` records (codes
-    some of them unused, of size 0), ``common`` on both sides (``None`` when no
-    record is on one side only), with the per-cell ``sums`` of :func:`_cell_pass`,
-    CEAF's aligned totals ``ceaf``, and ``cells``: the number of cells, their
-    records and the sum of the squares of their counts."""
+    """The statistics of a table whose clusters' terms are ``sizes``
+    (:func:`size_terms`), with the per-cell ``sums`` of :func:`cell_terms`, CEAF's
+    aligned totals ``ceaf``, and ``cells``: the number of cells, their records and
+    the sum of the squares of their counts."""
     m, n_common, squares = cells
     n_records = n_common + only_t + only_p
     big_n = float(n_records)
     single = (1.0 / big_n) * math.log(1.0 / big_n) if n_records else 0.0
-    ent_t, ent_p = _entropy(a, big_n), _entropy(b, big_n)
-    rc, cc = (a, b) if common is None else common
-    twin_t, twin_p = (0.0, 0.0) if common is None else (_twin(a, rc, big_n), _twin(b, cc, big_n))
-    pairs_row, pairs_col = _sum_squares(rc), _sum_squares(cc)
-    n_t, n_p = int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))
-    n_clusters = int(np.count_nonzero(a)), int(np.count_nonzero(b))
-    pairs_t, pairs_p = _halve(_sum_squares(a) - n_t), _halve(_sum_squares(b) - n_p)
+    (ent_t, ent_p), (twin_t, twin_p) = sizes.entropies, sizes.twinless
+    n_t, n_p = sizes.records
+    pairs_row, pairs_col = sizes.common_squares
     return TableStatistics(
         policy=policy,
         n_true_records=n_t,
         n_pred_records=n_p,
         n_common=n_common,
-        n_true_clusters=n_clusters[0],
-        n_pred_clusters=n_clusters[1],
+        n_true_clusters=sizes.clusters[0],
+        n_pred_clusters=sizes.clusters[1],
         n_cells=m,
         pairs_both=_halve(squares - n_common),
-        pairs_true=pairs_t,
-        pairs_pred=pairs_p,
+        pairs_true=_halve(sizes.squares[0] - n_t),
+        pairs_pred=_halve(sizes.squares[1] - n_p),
         pairs_row_common=_halve(pairs_row - n_common),
         pairs_col_common=_halve(pairs_col - n_common),
         exact_matches=int(sums["exact"]),

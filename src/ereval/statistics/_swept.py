@@ -8,10 +8,13 @@ offset, :class:`~ereval.statistics._sql._Codes`), the table is read in sweeps,
 each keeping per-cluster arrays and never all the groups:
 
 0. every group once: each cluster's size (records on one side only included),
-   and its records on both sides when some record is on one side only;
+   and its records on both sides when some record is on one side only; the
+   terms of the sizes alone are taken, then the arrays narrowed to a byte a
+   cluster (:class:`~ereval.statistics._compact.ByteCounts`);
 1. the cells by ranges of columns: the per-cell sums
    (:func:`~ereval.statistics._sql.cell_terms`), each column's best Jaccard
-   (summed per range) and the sums of CEAFe's weights per column (kept);
+   (summed per range) and the sums of CEAFe's weights per column (kept rounded
+   up to float32, which only makes the test of step 2 stricter);
 2. the cells by ranges of rows, each range read twice: each row's best Jaccard
    and sum of CEAFe's weights, then the cells heavier than the rest of their
    row and column (:func:`~ereval._algorithms.aligned_totals`'s test, on the
@@ -38,14 +41,16 @@ import numpy.typing as npt
 from .._algorithms import align_cells, ceafe_weights, dominance_margin, fix_dominant
 from ..io import MismatchPolicy, arrow_to_numpy
 from . import TableStatistics
-from ._sql import _SMALL, TERMS, _chunks, _sum_squares, assembled, cell_terms
+from ._compact import ByteCounts, rounded_up
+from ._sql import _SMALL, TERMS, SizeTerms, _chunks, _sum_squares, assembled, cell_terms, size_terms
 
-__all__ = ["kept_bytes", "numbered_cells", "swept_fits", "swept_statistics"]
+__all__ = ["first_bytes", "kept_bytes", "numbered_cells", "swept_fits", "swept_statistics"]
 
 #: Bytes a row of a range of rows takes (its best Jaccard and sum of CEAFe's weights).
 ROW_BYTES = 16
-#: Bytes a column of a range of columns takes (its best Jaccard).
-COLUMN_BYTES = 8
+#: Bytes a column of a range of columns takes (its best Jaccard and sum of CEAFe's
+#: weights, before they are rounded up into the array kept).
+COLUMN_BYTES = 16
 #: The most ranges of rows (of columns) the sweeps read the table in.
 MOST_RANGES = 16
 #: The least memory a range is given.
@@ -58,23 +63,35 @@ BATCH_BYTES = 16 << 20
 
 
 def kept_bytes(spans: tuple[int, int], total: int, *, twinless: bool) -> int:
-    """Bytes of the arrays the sweeps keep for sides of ``spans`` codes and ``total``
-    records in all (``twinless`` when some record is on one side only): per row a
-    size and a flag; per column a size, a flag and its sum of CEAFe's weights; per
-    cluster its records on both sides when ``twinless``; and the buffers of a
+    """Bytes of the arrays the sweeps keep past sweep 0 for sides of ``spans`` codes
+    and ``total`` records in all (``twinless`` when some record is on one side
+    only): per row its size (:class:`~ereval.statistics._compact.ByteCounts`) and a
+    flag; per column its size, a flag and its sum of CEAFe's weights (float32); per
+    cluster its records on both sides too when ``twinless``; and the buffers of a
     batch."""
-    item = int(np.dtype(_count_dtype(total)).itemsize) * (2 if twinless else 1)
-    return spans[0] * (item + 1) + spans[1] * (item + 8 + 1) + BATCH_BYTES
+    item = int(np.dtype(_count_dtype(total)).itemsize)
+    counts = 2 if twinless else 1
+    sizes = sum(ByteCounts.most_bytes(span, total, item) for span in spans) * counts
+    return sizes + spans[0] + spans[1] * 5 + BATCH_BYTES
+
+
+def first_bytes(spans: tuple[int, int], total: int, *, twinless: bool) -> int:
+    """Bytes of sweep 0's arrays (the sizes at full width, and the records on both
+    sides too when ``twinless``), with one side's narrowed copy and a batch's."""
+    item = int(np.dtype(_count_dtype(total)).itemsize)
+    full = (spans[0] + spans[1]) * item * (2 if twinless else 1)
+    return full + ByteCounts.most_bytes(max(spans), total, item) + BATCH_BYTES
 
 
 def swept_fits(budget: int, spans: tuple[int, int], total: int, *, twinless: bool) -> bool:
     """Whether the sweeps of sides of ``spans`` codes (``total`` and ``twinless`` as for
-    :func:`kept_bytes`) fit ``budget`` bytes in at most :data:`MOST_RANGES` ranges of
-    rows and of columns (more would scan the table too many times), with at least
-    :data:`LEAST_REST` bytes for a range."""
+    :func:`kept_bytes`) fit ``budget`` bytes: sweep 0 (:func:`first_bytes`), then the
+    ranges in at most :data:`MOST_RANGES` of rows and of columns (more would scan
+    the table too many times), with at least :data:`LEAST_REST` bytes for a range."""
     rest = budget - kept_bytes(spans, total, twinless=twinless)
     need = max(ROW_BYTES * spans[0], COLUMN_BYTES * spans[1]) // MOST_RANGES
-    return rest >= max(LEAST_REST, need)
+    first = first_bytes(spans, total, twinless=twinless)
+    return first <= budget and rest >= max(LEAST_REST, need)
 
 
 def numbered_cells(
@@ -117,12 +134,14 @@ def _count_dtype(total: int) -> Any:
 @dataclass
 class _Sides:
     """What sweep 0 gives: the sizes ``a`` and ``b`` (records on one side only
-    included), the records on both sides per cluster (``None`` when every record
-    is on both), and the cells' totals."""
+    included) and the records on both sides per cluster (the sizes again when every
+    record is on both), held a byte each; the terms of the sizes; and the cells'
+    totals."""
 
-    a: npt.NDArray[Any]
-    b: npt.NDArray[Any]
-    common: tuple[npt.NDArray[Any], npt.NDArray[Any]] | None
+    a: ByteCounts
+    b: ByteCounts
+    common: tuple[ByteCounts, ByteCounts]
+    terms: SizeTerms
     m: int
     n_common: int
     squares: int
@@ -146,25 +165,25 @@ def swept_statistics(
     dtype = _count_dtype(sum(totals))
     twinless = only_t + only_p > 0
     rest = budget - kept_bytes(spans, sum(totals), twinless=twinless)
-    sides = _sizes(con, cells, spans, dtype, twinless=twinless)
+    sides = _sizes(con, cells, spans, dtype, (only_t, only_p))
     a, b = sides.a, sides.b
-    rc, cc = (a, b) if sides.common is None else sides.common
+    rc, cc = sides.common
     big_n = float(sides.n_common + only_t + only_p)
     parts: dict[str, list[float]] = {name: [] for name in TERMS}
     best: list[float] = []
-    s4c = np.zeros(spans[1])
+    s4c = np.zeros(spans[1], dtype=np.float32)  # rounded up: a stricter test, still exact
     for lo, hi in _even_ranges(spans[1], max(1, rest // COLUMN_BYTES)):
-        best_c = np.zeros(hi - lo)
+        best_c, sums_c = np.zeros(hi - lo), np.zeros(hi - lo)
         for ii, jj, x in _cells(con, cells, "pc", (lo, hi), dtype):
             jac, w4 = cell_terms(parts, x, a[ii], b[jj], big_n)
             np.maximum.at(best_c, jj - lo, jac)
-            np.add.at(s4c, jj, w4)
+            np.add.at(sums_c, jj - lo, w4)
         best.append(float(best_c.sum()))
-        del best_c
+        s4c[lo:hi] = rounded_up(sums_c)
+        del best_c, sums_c
     sums = {name: math.fsum(values) for name, values in parts.items()}
     sums["closest_p"] = math.fsum(best)
-    top = max(int(a.max(initial=0)), int(b.max(initial=0)))
-    margin = 1.0 + dominance_margin(top)
+    margin = 1.0 + dominance_margin(max(a.top, b.top))
     done = [np.zeros(spans[0], dtype=np.uint8), np.zeros(spans[1], dtype=np.uint8)]
     best, fixed3, fixed4 = [], [], []
     for lo, hi in _even_ranges(spans[0], max(1, rest // ROW_BYTES)):
@@ -186,7 +205,7 @@ def swept_statistics(
     del s4c
     ceaf = _undecided(con, cells, spans, done, (a, b), dtype, (sum(fixed3), math.fsum(fixed4)))
     counts = (sides.m, sides.n_common, sides.squares)
-    return assembled(a, b, sides.common, sums, ceaf, counts, policy, only_t, only_p)
+    return assembled(sides.terms, sums, ceaf, counts, policy, only_t, only_p)
 
 
 def _batches(con: Any, query: str) -> Iterator[list[npt.NDArray[Any]]]:
@@ -198,10 +217,14 @@ def _select(cells: str, where: str = "tc IS NOT NULL AND pc IS NOT NULL") -> str
     return f"SELECT tc, pc, CAST(n AS BIGINT) AS n FROM {cells} WHERE {where}"
 
 
-def _sizes(con: Any, cells: str, spans: tuple[int, int], dtype: Any, *, twinless: bool) -> _Sides:
+def _sizes(
+    con: Any, cells: str, spans: tuple[int, int], dtype: Any, only: tuple[int, int]
+) -> _Sides:
     """Sweep 0 over every group (those of a NULL key only for the sizes, and only
-    when ``twinless``)."""
+    when some record is on one side only: ``only`` on the truth's, the
+    prediction's); the sizes' terms taken, then their arrays narrowed."""
     k, r = spans
+    twinless = sum(only) > 0
     a, b = np.zeros(k, dtype=dtype), np.zeros(r, dtype=dtype)
     common = (np.zeros(k, dtype=dtype), np.zeros(r, dtype=dtype)) if twinless else None
     m = n_common = squares = 0
@@ -226,7 +249,18 @@ def _sizes(con: Any, cells: str, spans: tuple[int, int], dtype: Any, *, twinless
         m += int(x.shape[0])
         n_common += int(x.sum(dtype=np.int64))
         squares += _sum_squares(x)
-    return _Sides(a, b, common, m, n_common, squares)
+    terms = size_terms(a, b, common, float(n_common + sum(only)))
+    a_bytes = ByteCounts(a, dtype)
+    del a
+    b_bytes = ByteCounts(b, dtype)
+    del b
+    if common is None:
+        both_sides = (a_bytes, b_bytes)
+    else:
+        rc = ByteCounts(common[0], dtype)
+        both_sides = (rc, ByteCounts(common[1], dtype))
+    del common
+    return _Sides(a_bytes, b_bytes, both_sides, terms, m, n_common, squares)
 
 
 def _cells(
@@ -253,7 +287,7 @@ def _undecided(
     cells: str,
     spans: tuple[int, int],
     done: list[npt.NDArray[np.uint8]],
-    sizes: tuple[npt.NDArray[Any], npt.NDArray[Any]],
+    sizes: tuple[ByteCounts, ByteCounts],
     dtype: Any,
     fixed: tuple[float, float],
 ) -> tuple[float, float]:
