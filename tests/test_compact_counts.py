@@ -4,10 +4,12 @@ give back every count exactly, and sums of weights never below their value."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from ereval.statistics import _compact
 from ereval.statistics._compact import WIDE, ByteCounts, rounded_up
 
 _COUNTS = st.one_of(st.integers(0, 3), st.integers(WIDE - 2, WIDE + 2), st.integers(0, 2**31 - 1))
@@ -18,11 +20,16 @@ _COUNTS = st.one_of(st.integers(0, 3), st.integers(WIDE - 2, WIDE + 2), st.integ
     counts=hnp.arrays(np.int64, st.integers(1, 60), elements=_COUNTS),
     dtype=st.sampled_from([np.int32, np.int64]),
     picks=st.lists(st.integers(0, 10**6), max_size=80),
+    step=st.sampled_from([1, 3, 7, _compact.STEP]),
 )
-def test_counts_come_back_exactly(counts: np.ndarray, dtype: type, picks: list[int]) -> None:
+def test_counts_come_back_exactly(
+    counts: np.ndarray, dtype: type, picks: list[int], step: int
+) -> None:
     if dtype is np.int32:
         counts = np.minimum(counts, 2**31 - 1)
-    held = ByteCounts(counts.astype(dtype), dtype)
+    with pytest.MonkeyPatch.context() as patch:  # narrowed in steps of ``step`` codes
+        patch.setattr(_compact, "STEP", step)
+        held = ByteCounts(counts.astype(dtype), dtype)
     at = np.array([p % counts.size for p in picks], dtype=np.int64)
     got = held[at]
     assert got.dtype == np.dtype(dtype)
@@ -43,9 +50,14 @@ def test_counts_at_the_edge_of_a_byte() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(hnp.arrays(np.float64, st.integers(0, 50), elements=st.floats(0.0, 2.0)))
-def test_sums_are_rounded_up_to_the_next_float32(x: np.ndarray) -> None:
-    up = rounded_up(x)
+@given(
+    hnp.arrays(np.float64, st.integers(0, 50), elements=st.floats(0.0, 2.0)),
+    st.sampled_from([1, 4, _compact.STEP]),
+)
+def test_sums_are_rounded_up_to_the_next_float32(x: np.ndarray, step: int) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_compact, "STEP", step)
+        up = rounded_up(x)
     assert up.dtype == np.float32
     wide = up.astype(np.float64)
     assert (wide >= x).all()

@@ -20,6 +20,8 @@ __all__ = ["WIDE", "ByteCounts", "rounded_up"]
 
 #: Counts of this many or more are held in the side table.
 WIDE = 255
+#: Codes narrowed (sums rounded) at a time: the temporaries stay small.
+STEP = 1 << 20
 
 
 class ByteCounts:
@@ -37,9 +39,14 @@ class ByteCounts:
 
     def __init__(self, counts: npt.NDArray[Any], dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
-        self.wide_at = np.flatnonzero(counts >= WIDE)
+        self.small = np.empty(counts.shape[0], dtype=np.uint8)
+        wide_at = []
+        for lo in range(0, counts.shape[0], STEP):  # no temporary of the counts' size
+            part = counts[lo : lo + STEP]
+            wide_at.append(np.flatnonzero(part >= WIDE) + lo)
+            self.small[lo : lo + STEP] = np.minimum(part, WIDE)
+        self.wide_at = np.concatenate(wide_at) if wide_at else np.zeros(0, dtype=np.intp)
         self.wide = counts[self.wide_at].astype(self.dtype)
-        self.small = np.minimum(counts, WIDE).astype(np.uint8)
         self.top = int(counts.max(initial=0))
 
     @staticmethod
@@ -60,7 +67,7 @@ class ByteCounts:
 
 def rounded_up(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
     """Each of ``x`` as the least float32 at or above it (finite ``x`` within the
-    range of float32).
+    range of float32), in steps of :data:`STEP`.
 
     Examples
     --------
@@ -68,7 +75,10 @@ def rounded_up(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
     >>> bool((rounded_up(x).astype(np.float64) >= x).all()), rounded_up(x)[1] == 0.5
     (True, np.True_)
     """
-    out = x.astype(np.float32)
-    low = out.astype(np.float64) < x
-    out[low] = np.nextafter(out[low], np.float32(np.inf))
+    out = np.empty(x.shape[0], dtype=np.float32)
+    for lo in range(0, x.shape[0], STEP):
+        part = x[lo : lo + STEP].astype(np.float32)
+        low = part.astype(np.float64) < x[lo : lo + STEP]
+        part[low] = np.nextafter(part[low], np.float32(np.inf))
+        out[lo : lo + STEP] = part
     return out

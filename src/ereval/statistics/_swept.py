@@ -179,8 +179,9 @@ def swept_statistics(
             np.maximum.at(best_c, jj - lo, jac)
             np.add.at(sums_c, jj - lo, w4)
         best.append(float(best_c.sum()))
+        del best_c
         s4c[lo:hi] = rounded_up(sums_c)
-        del best_c, sums_c
+        del sums_c
     sums = {name: math.fsum(values) for name, values in parts.items()}
     sums["closest_p"] = math.fsum(best)
     margin = 1.0 + dominance_margin(max(a.top, b.top))
@@ -189,14 +190,17 @@ def swept_statistics(
     for lo, hi in _even_ranges(spans[0], max(1, rest // ROW_BYTES)):
         best_r, s4r = np.zeros(hi - lo), np.zeros(hi - lo)
         for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):
-            af, bf, xf = a[ii].astype(np.float64), b[jj].astype(np.float64), x.astype(np.float64)
+            ai, bj = a[ii], b[jj]
+            af, bf, xf = ai.astype(np.float64), bj.astype(np.float64), x.astype(np.float64)
             np.maximum.at(best_r, ii - lo, xf / (af + bf - xf))
-            np.add.at(s4r, ii - lo, ceafe_weights(x, a[ii], b[jj]))
+            np.add.at(s4r, ii - lo, ceafe_weights(x, ai, bj))
         best.append(float(best_r.sum()))
         del best_r
         for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):  # the range again
-            w = ceafe_weights(x, a[ii], b[jj])
-            sums3 = rc[ii].astype(np.int64) + cc[jj]
+            ai, bj = a[ii], b[jj]
+            w = ceafe_weights(x, ai, bj)
+            ri, cj = (ai, bj) if rc is a else (rc[ii], cc[jj])
+            sums3 = ri.astype(np.int64) + cj
             f3, f4 = fix_dominant(x, w, (sums3, s4r[ii - lo] + s4c[jj]), margin, (ii, jj), done)
             fixed3.append(f3)
             fixed4.append(f4)
