@@ -209,3 +209,26 @@ def test_small_and_large_components_give_the_same_totals(monkeypatch, side, comp
     got = aligned_totals(table.rows, table.cols, table.counts, table.true_sizes, table.pred_sizes)
     assert got == (float(len(truth)), float(len(truth)) * 0.5)
     _check(table.rows, table.cols, table.counts, table.true_sizes, table.pred_sizes)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.integers(0, 300), min_size=0, max_size=60),
+    st.integers(0, 200),
+)
+def test_nodes_numbered_alike_from_a_count_or_a_bitmap(nodes: list[int], extra: int) -> None:
+    """The nodes of the undecided cells are numbered 0.. in increasing order, as
+    ``np.unique`` numbers them, whether few (a bitmap and a search) or many (a
+    running count) beside the number of nodes."""
+    from ereval._algorithms import _assignment
+
+    at = np.array(nodes, dtype=np.int64)
+    size = (int(at.max()) + 1 if at.size else 0) + extra
+    distinct, inverse = np.unique(at, return_inverse=True)
+    for sparse in (0, 10**9):  # every call by the bitmap, then by the count
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_assignment, "SPARSE_NODES", sparse)
+            count, codes = _assignment._renumber(at, size)
+        assert count == distinct.size
+        assert codes.dtype == np.int64
+        assert codes.tolist() == inverse.reshape(-1).tolist()

@@ -99,13 +99,27 @@ def _leaf_cells(
     return _first_per_group(other_side, ok, n_other)
 
 
+#: Nodes fewer than ``size / SPARSE_NODES`` are numbered from a bitmap and a search
+#: (:func:`_renumber`), not a running count over every node.
+SPARSE_NODES = 8
+
+
 def _renumber(nodes: npt.NDArray[Any], size: int) -> tuple[int, npt.NDArray[np.int64]]:
     """The distinct ``nodes`` (each below ``size``) numbered 0.. in increasing order:
-    their number and codes."""
-    present = np.zeros(size + 1, dtype=np.int64)
-    present[nodes + 1] = 1
-    np.cumsum(present, out=present)
-    return int(present[-1]), present[nodes]
+    their number and codes. When they are few beside ``size`` (the undecided cells
+    of 10^9 records, whose nodes are a tenth of 2.7 * 10^8 clusters) a byte a node
+    marks them and each is found among the marked, instead of a count of 8 bytes a
+    node."""
+    if nodes.shape[0] * SPARSE_NODES < size:
+        marked = np.zeros(size, dtype=np.bool_)
+        marked[nodes] = True
+        present = np.flatnonzero(marked)
+        del marked
+        return int(present.shape[0]), np.searchsorted(present, nodes).astype(np.int64)
+    counts = np.zeros(size + 1, dtype=np.int64)
+    counts[nodes + 1] = 1
+    np.cumsum(counts, out=counts)
+    return int(counts[-1]), counts[nodes]
 
 
 def _fix_dominant_cells(

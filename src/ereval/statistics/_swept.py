@@ -296,7 +296,8 @@ def _undecided(
     fixed: tuple[float, float],
 ) -> tuple[float, float]:
     """CEAFm's and CEAFe's totals: the ``fixed`` cells' and the exact alignment of the
-    cells of rows and columns holding no fixed cell (sweep 3)."""
+    cells of rows and columns holding no fixed cell (sweep 3); the flags ``done``
+    are emptied once read."""
     a, b = sizes
     left: list[list[list[npt.NDArray[Any]]]] = [[[], [], []], [[], [], []]]
     for ii, jj, x in _cells(con, cells, "tc", (0, spans[0]), dtype):
@@ -306,11 +307,21 @@ def _undecided(
             if keep.any():
                 for got, values in zip(left[t], (ii, jj, x), strict=True):
                     got.append(values[keep])
+    done.clear()  # the flags are read: their memory goes to the alignment
     totals = [float(fixed[0]), float(fixed[1])]
     for t in (0, 1):
         if not left[t][0]:
             continue
-        rows, cols, x = (np.concatenate(got) for got in left[t])
+        rows, cols, x = (_joined(got) for got in left[t])
         weights = x.astype(np.float64) if t == 0 else ceafe_weights(x, a[rows], b[cols])
+        del x
         totals[t] += align_cells(rows, cols, weights, spans[0], spans[1])
+        del rows, cols, weights
     return totals[0], totals[1]
+
+
+def _joined(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """The ``parts`` in one array, the list emptied (its arrays freed as it goes)."""
+    out = np.concatenate(parts)
+    parts.clear()
+    return out
