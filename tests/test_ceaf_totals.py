@@ -215,20 +215,28 @@ def test_small_and_large_components_give_the_same_totals(monkeypatch, side, comp
 @given(
     st.lists(st.integers(0, 300), min_size=0, max_size=60),
     st.integers(0, 200),
+    st.sampled_from([np.int32, np.int64]),
 )
-def test_nodes_numbered_alike_from_a_count_or_a_bitmap(nodes: list[int], extra: int) -> None:
-    """The nodes of the undecided cells are numbered 0.. in increasing order, as
-    ``np.unique`` numbers them, whether few (a bitmap and a search) or many (a
-    running count) beside the number of nodes."""
+def test_nodes_numbered_as_unique_numbers_them(nodes: list[int], extra: int, dtype: type) -> None:
+    """The nodes of the cells left to the exact alignment are numbered 0.. in
+    increasing order, as ``np.unique`` numbers them, whatever the blocks of their
+    ranks (a node alone, nodes at a block's edges, a block full)."""
     from ereval._algorithms import _assignment
 
-    at = np.array(nodes, dtype=np.int64)
+    at = np.array(nodes, dtype=dtype)
     size = (int(at.max()) + 1 if at.size else 0) + extra
     distinct, inverse = np.unique(at, return_inverse=True)
-    for sparse in (0, 10**9):  # every call by the bitmap, then by the count
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_assignment, "SPARSE_NODES", sparse)
-            count, codes = _assignment._renumber(at, size)
-        assert count == distinct.size
-        assert codes.dtype == np.int64
-        assert codes.tolist() == inverse.reshape(-1).tolist()
+    count, codes = _assignment._renumber(at, size)
+    assert count == distinct.size
+    assert codes.dtype == np.int64
+    assert codes.tolist() == inverse.reshape(-1).tolist()
+
+
+def test_a_full_block_of_nodes_is_numbered() -> None:
+    from ereval._algorithms import _assignment
+
+    block = _assignment.RANK_BLOCK
+    at = np.arange(3 * block)[::-1]  # three full blocks, ranks up to the block's width
+    count, codes = _assignment._renumber(at, 3 * block + 5)
+    assert count == 3 * block
+    assert codes.tolist() == at.tolist()

@@ -99,27 +99,25 @@ def _leaf_cells(
     return _first_per_group(other_side, ok, n_other)
 
 
-#: Nodes fewer than ``size / SPARSE_NODES`` are numbered from a bitmap and a search
-#: (:func:`_renumber`), not a running count over every node.
-SPARSE_NODES = 8
+#: Nodes per block of :func:`_renumber` (a node's rank within its block fits a byte).
+RANK_BLOCK = 128
 
 
 def _renumber(nodes: npt.NDArray[Any], size: int) -> tuple[int, npt.NDArray[np.int64]]:
     """The distinct ``nodes`` (each below ``size``) numbered 0.. in increasing order:
-    their number and codes. When they are few beside ``size`` (the undecided cells
-    of 10^9 records, whose nodes are a tenth of 2.7 * 10^8 clusters) a byte a node
-    marks them and each is found among the marked, instead of a count of 8 bytes a
-    node."""
-    if nodes.shape[0] * SPARSE_NODES < size:
-        marked = np.zeros(size, dtype=np.bool_)
-        marked[nodes] = True
-        present = np.flatnonzero(marked)
-        del marked
-        return int(present.shape[0]), np.searchsorted(present, nodes).astype(np.int64)
-    counts = np.zeros(size + 1, dtype=np.int64)
-    counts[nodes + 1] = 1
-    np.cumsum(counts, out=counts)
-    return int(counts[-1]), counts[nodes]
+    their number and codes. A byte a node marks them and is turned into each marked
+    node's rank within its block of :data:`RANK_BLOCK`, and a count a block gives
+    the rank before it: a byte a node where a running count took eight (2 GB for the
+    2.7 * 10^8 clusters of 10^9 records), and half the time."""
+    width = -(-size // RANK_BLOCK) * RANK_BLOCK
+    ranks = np.zeros(width, dtype=np.uint8)
+    ranks[nodes] = 1
+    blocks = ranks.reshape(-1, RANK_BLOCK)
+    np.add.accumulate(blocks, axis=1, out=blocks)  # at most RANK_BLOCK: a byte
+    before = np.zeros(blocks.shape[0] + 1, dtype=np.int64)
+    np.cumsum(blocks[:, -1], out=before[1:])
+    codes = before[nodes // RANK_BLOCK] + ranks[nodes] - 1
+    return int(before[-1]), codes.astype(np.int64, copy=False)
 
 
 def _fix_dominant_cells(
