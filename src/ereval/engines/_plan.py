@@ -13,7 +13,8 @@ of its counts over the passes,
 .. math::  n_{tc,pc} = \\sum_{k=0}^{P-1} n^{(k)}_{tc,pc},
 
 and the passes' groups are merged by a GROUP BY over them, itself split by
-``hash(tc) % P`` (a cell falls in one merge pass). Every statistic is then
+``hash(tc, pc) % M`` (a cell falls in one merge pass; ``M`` from
+:func:`merge_count`, fewer than ``P``). Every statistic is then
 computed from the merged cells exactly as from a single join.
 
 ``P`` is chosen from the memory limit and the rows (:func:`pass_count`). A pass
@@ -244,10 +245,11 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     type Parquet does not give back exactly). Pass ``k`` joins partition ``k`` of
     both sides and writes each joined record's ``(tc, pc)`` partitioned by
     ``hash(tc, pc) % M`` (:func:`merge_count`); merge pass ``k`` counts the
-    records of partition ``k``, every cell being in one merge partition. No pass reads more than its
-    own partition, and a partition's files are removed once it is joined (the
-    disk holds at most the two sides' records and the joined records once). Keys of floats are hashed as doubles (so that equal keys of two
-    float types fall in the same pass).
+    records of partition ``k``, every cell being in one merge partition. No pass
+    reads more than its own partition, and a partition's files are removed once it
+    is joined (the disk holds at most the two sides' records and the joined records
+    once). Keys of floats are hashed as doubles (so that equal keys of two float
+    types fall in the same pass).
     """
     import duckdb
 

@@ -562,7 +562,7 @@ def cell_terms(
     share = xf / big_n
     parts["htp"].append(float((share * np.log(xf / bf)).sum()))
     parts["hpt"].append(float((share * np.log(xf / af)).sum()))
-    return xf / (af + bf - xf), ceafe_weights(x, ai, bj)
+    return xf / (af + bf - xf), ceafe_weights(x, af, bf)  # the sizes converted once
 
 
 def _cell_pass(

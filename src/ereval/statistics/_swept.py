@@ -190,10 +190,9 @@ def swept_statistics(
     for lo, hi in _even_ranges(spans[0], max(1, rest // ROW_BYTES)):
         best_r, s4r = np.zeros(hi - lo), np.zeros(hi - lo)
         for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):
-            ai, bj = a[ii], b[jj]
-            af, bf, xf = ai.astype(np.float64), bj.astype(np.float64), x.astype(np.float64)
+            af, bf, xf = a[ii].astype(np.float64), b[jj].astype(np.float64), x.astype(np.float64)
             np.maximum.at(best_r, ii - lo, xf / (af + bf - xf))
-            np.add.at(s4r, ii - lo, ceafe_weights(x, ai, bj))
+            np.add.at(s4r, ii - lo, ceafe_weights(x, af, bf))
         best.append(float(best_r.sum()))
         del best_r
         for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):  # the range again
