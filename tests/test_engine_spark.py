@@ -304,7 +304,7 @@ def test_spark_entropy_sums_are_exact_when_their_terms_repeat() -> None:
     n = rng.integers(1, 4, size=m)
     a, b = n + rng.integers(0, 4, size=m), n + rng.integers(0, 4, size=m)
     con = duckdb.connect()
-    con.register("cells", pd.DataFrame({"n": n, "a": a, "b": b, "rdeg": 2, "cdeg": 2}))
+    con.register("cells", pd.DataFrame({"n": n, "a": a, "b": b, "bc": b, "rdeg": 2, "cdeg": 2}))
     con.execute("CREATE TABLE x AS SELECT *, 0.0 AS w3, 0.0 AS w4 FROM cells")
     query = sql.expand_exact_sums(sql.cell_sums_sql("x", n_records, sql.SPARK))
     got = con.execute(query).fetchall()[0]

@@ -27,8 +27,17 @@ from ._components import (
     replay_merges,
 )
 from ._forest import StreamedForest
+from ._twinless import (
+    PRECISION_BIT,
+    RECALL_BIT,
+    fix_twinless,
+    twinless_totals,
+    undecided_weights,
+)
 
 __all__ = [
+    "PRECISION_BIT",
+    "RECALL_BIT",
     "CrossSteps",
     "DOMINANCE_MARGIN",
     "IndexArray",
@@ -41,9 +50,12 @@ __all__ = [
     "cross_steps",
     "dominance_margin",
     "fix_dominant",
+    "fix_twinless",
     "forest_edges",
     "index_dtype",
     "max_weight_alignment",
     "merge_steps",
     "replay_merges",
+    "twinless_totals",
+    "undecided_weights",
 ]

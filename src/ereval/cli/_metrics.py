@@ -248,7 +248,7 @@ def metrics_command(
             builder,
             truth,
             pred,
-            cells=cells_wanted(names, explicit=metrics is not None),
+            cells=cells_wanted(names),
             progress=report,
             **options,
         )

@@ -45,12 +45,14 @@ __all__ = [
     "joined_cells_sql",
     "key_sql",
     "keyed_cells_sql",
+    "lone_twinless_sql",
     "marginal_stats_sql",
     "mismatch_examples_sql",
     "missing_count_sql",
     "nulls_sql",
     "quote",
     "repeated_sql",
+    "shared_twinless_sql",
     "side_sql",
     "singletons_sql",
     "size_distribution_sql",
@@ -414,19 +416,21 @@ def sizes_sql(cells: str, side: str, *, common_only: bool, dialect: Dialect = DU
 
 
 def cells_with_rows_sql(cells: str, rows: str) -> str:
-    """The non-zero cells with their row's size and number of cells: ``tc, pc, n, a,
-    rdeg`` (one join per statement, so that each can spill on its own)."""
+    """The non-zero cells with their row's size, records on both sides and number of
+    cells: ``tc, pc, n, a, ac, rdeg`` (one join per statement, so that each can
+    spill on its own)."""
     return (
-        "SELECT c.tc, c.pc, c.n, r.size AS a, r.deg AS rdeg "
+        "SELECT c.tc, c.pc, c.n, r.size AS a, r.common AS ac, r.deg AS rdeg "
         f"FROM {cells} AS c JOIN {rows} AS r ON c.tc = r.k"
     )
 
 
 def joined_cells_sql(cells_with_rows: str, cols: str) -> str:
     """The cells of :func:`cells_with_rows_sql` with their column's: ``tc, pc, n, a,
-    b, rdeg, cdeg`` and CEAF's weights ``w3 = n`` and ``w4 = 2 n / (a + b)``."""
+    b, ac, bc, rdeg, cdeg`` and CEAF's weights ``w3 = n`` and ``w4 = 2 n / (a + b)``."""
     return (
-        "SELECT c.tc, c.pc, c.n, c.a, k.size AS b, c.rdeg, k.deg AS cdeg, "
+        "SELECT c.tc, c.pc, c.n, c.a, k.size AS b, c.ac, k.common AS bc, c.rdeg, "
+        "k.deg AS cdeg, "
         f"{_double('c.n')} AS w3, "
         f"{_double('2 * c.n')} / {_double('c.a + k.size')} AS w4 "
         f"FROM {cells_with_rows} AS c JOIN {cols} AS k ON c.pc = k.k"
@@ -478,7 +482,9 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: Dialect = DUCKDB) ->
     over the clusters of two records or more (``res = (s2 - common) / 2`` links
     resolved; a single record's link is counted from the cells); ``sum (size / N)
     ln(size / N)`` and the twinless records' share of the other side's conditional
-    entropy, ``sum (size - common) (1 / N) ln(1 / size)``; the largest size."""
+    entropy, ``sum (size - common) (1 / N) ln(1 / size)``; the largest size; for the
+    twinless variants ``sum (size - common) / size``, the clusters with a record of
+    one side only and those of such a single record."""
     wide, fsum = dialect.wide, dialect.fsum
     size = _double("size")
     links = f"({size} * ({size} - 1) / 2)"
@@ -492,7 +498,10 @@ def marginal_stats_sql(sizes: str, n_records: int, dialect: Dialect = DUCKDB) ->
         f"{fsum}({_double('s2')} / size), {fsum}({_double('s2')} / ({size} * {size})), "
         f"{fsum}(CASE WHEN size > 1 THEN {size} * {res} / {links} ELSE 0 END), "
         f"{_over_records(f'{fsum}({entropy})', n_records)}, "
-        f"{_over_records(f'{fsum}({twinless})', n_records)}, max(size) FROM {sizes}"
+        f"{_over_records(f'{fsum}({twinless})', n_records)}, max(size), "
+        f"{fsum}(CASE WHEN size > common THEN {extra} / {size} ELSE 0 END), "
+        "sum(CASE WHEN size > common THEN 1 ELSE 0 END), "
+        f"sum(CASE WHEN size = 1 AND common = 0 THEN 1 ELSE 0 END) FROM {sizes}"
     )
 
 
@@ -525,8 +534,38 @@ def cell_sums_sql(joined: str, n_records: int, dialect: Dialect = DUCKDB) -> str
         f"{fsum}(CASE WHEN rdeg = 1 THEN {_jaccard()} ELSE 0 END), "
         f"{fsum}(CASE WHEN cdeg = 1 THEN {_jaccard()} ELSE 0 END), "
         f"{fsum}(CASE WHEN rdeg = 1 AND cdeg = 1 THEN w3 ELSE 0 END), "
-        f"{fsum}(CASE WHEN rdeg = 1 AND cdeg = 1 THEN w4 ELSE 0 END) "
+        f"{fsum}(CASE WHEN rdeg = 1 AND cdeg = 1 THEN w4 ELSE 0 END), "
+        f"{fsum}({n2} / {_double('bc')}) "
         f"FROM {joined}"
+    )
+
+
+def _less(both: bool) -> str:
+    """A cell's weight for ``CEAF_sys`` (:mod:`ereval._algorithms._twinless`): its
+    records, less one when its row holds a record of one side only, and (``both``,
+    precision's weight) one when its column does."""
+    col = " - CASE WHEN b > bc THEN 1 ELSE 0 END" if both else ""
+    return f"(n - CASE WHEN a > ac THEN 1 ELSE 0 END{col})"
+
+
+def lone_twinless_sql(joined: str) -> str:
+    """Over the cells alone in their row and column (:func:`joined_cells_sql`), the
+    sums of ``CEAF_sys``'s positive weights: precision's, then recall's."""
+    p, r = _less(True), _less(False)
+    return (
+        f"SELECT sum(CASE WHEN {p} > 0 THEN {p} ELSE 0 END), "
+        f"sum(CASE WHEN {r} > 0 THEN {r} ELSE 0 END) "
+        f"FROM {joined} WHERE rdeg = 1 AND cdeg = 1"
+    )
+
+
+def shared_twinless_sql(joined: str) -> str:
+    """The other cells whose recall's weight for ``CEAF_sys`` is positive (precision's
+    is at most it): ``tc, pc, n, ac, bc`` and whether their row (``dr``) and column
+    (``dc``) hold a record of one side only."""
+    return (
+        "SELECT tc, pc, n, ac, bc, a > ac AS dr, b > bc AS dc "
+        f"FROM {joined} WHERE (rdeg > 1 OR cdeg > 1) AND {_less(False)} > 0"
     )
 
 

@@ -19,11 +19,6 @@ from __future__ import annotations
 
 from ..contingency import ContingencyTable
 from ..statistics import Statistics, statistics_of
-from ._twinless import (
-    drop_pred_twinless,
-    pred_twinless_as_true_singletons,
-    true_twinless_as_pred_singletons,
-)
 from ._util import check_beta, coref_prf, f_beta, ratio
 
 __all__ = ["b3_entity_scores", "b3_scores", "b3_sums", "b3_twinless_scores"]
@@ -62,7 +57,9 @@ def b3_entity_scores(
     return _named("b3_entity", r, p, f_beta(p, r), f_beta(p, r, beta) if beta != 1.0 else None)
 
 
-def b3_twinless_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def b3_twinless_scores(
+    table: ContingencyTable | Statistics, *, beta: float = 1.0
+) -> dict[str, float]:
     """The twinless-mention variants of B-cubed compared by Cai & Strube (2010).
 
     * ``b3_all`` (Stoyanov et al. 2009): keeps every twinless mention; a twinless
@@ -79,33 +76,52 @@ def b3_twinless_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[st
 
     Each returns ``<name>_precision``, ``<name>_recall``, ``<name>_f1`` (and
     ``_fbeta``), with the CoNLL empty-denominator convention.
+
+    Every variant is a B-cubed of a rewritten table, and each rewrite adds or removes
+    terms known from the clusters' sizes (``a_i``, ``b_j``) and their records on
+    both sides (``r_i``, ``c_j``), so the statistics give them all, with ``N_T``,
+    ``N_P``, ``N_C`` the records of the truth, the prediction and both, ``s`` the
+    predicted clusters of a single twinless record, ``t = sum_i (a_i - r_i) / a_i``
+    and ``u = sum_j (b_j - c_j) / b_j``:
+
+    ==========  =================================  ===================================
+    variant     recall                             precision
+    ==========  =================================  ===================================
+    ``b3_all``  ``(sum n^2 / a + t) / N_T``        ``(sum n^2 / b + u) / N_P``
+    ``b3_0``    ``sum n^2 / a / N_T``              ``sum n^2 / c / N_C``
+    ``b3_rn``   ``sum n^2 / a / N_T``              ``sum n^2 / b / (N_P - s)``
+    ``b3_sys``  ``(sum n^2 / a + t) / N_T``        ``(sum n^2 / b + N_T - N_C + u - s)``
+                                                   ``/ (N_P - s + N_T - N_C)``
+    ==========  =================================  ===================================
+
+    Examples
+    --------
+    >>> from ereval.contingency import contingency_table
+    >>> t = contingency_table([["a", "b", "c"]], [["a", "b", "d"], ["e"]],
+    ...                       on_mismatch="twinless")
+    >>> s = b3_twinless_scores(t)
+    >>> round(s["b3_0_precision"], 4), round(s["b3_rn_precision"], 4)
+    (1.0, 0.4444)
     """
     beta = check_beta(beta)
+    s = statistics_of(table)
+    n_t, n_p, n_c, lone = s.n_true_records, s.n_pred_records, s.n_common, s.twinless_pred_singletons
+    rec, prec = s.b3_recall_sum, s.b3_precision_sum
+    with_twins = rec + s.b3_twinless_recall_sum
     out: dict[str, float] = {}
-
-    def add(prefix: str, t_recall: ContingencyTable, t_precision: ContingencyTable) -> None:
-        nr, dr, _, _ = b3_sums(t_recall)
-        _, _, np_, dp = b3_sums(t_precision)
+    sums = {
+        "b3_all": (with_twins, n_t, prec + s.b3_twinless_precision_sum, n_p),
+        "b3_0": (rec, n_t, s.b3_common_precision_sum, n_c),
+        "b3_rn": (rec, n_t, prec, n_p - lone),
+        "b3_sys": (
+            with_twins,
+            n_t,
+            prec + (n_t - n_c) + (s.b3_twinless_precision_sum - lone),
+            n_p - lone + n_t - n_c,
+        ),
+    }
+    for prefix, (nr, dr, np_, dp) in sums.items():
         r, p, f = coref_prf(nr, dr, np_, dp)
-        out.update(
-            _named(prefix, r, p, f, coref_prf(nr, dr, np_, dp, beta)[2] if beta != 1.0 else None)
-        )
-
-    add("b3_all", true_twinless_as_pred_singletons(table), pred_twinless_as_true_singletons(table))
-    dropped = drop_pred_twinless(table, singletons_only=False)
-    add("b3_0", dropped, dropped)
-    rn = drop_pred_twinless(table, singletons_only=True)
-    add("b3_rn", rn, rn)
-    sys_p, sys_r = sys_tables(table)
-    add("b3_sys", sys_r, sys_p)
+        fb = coref_prf(nr, dr, np_, dp, beta)[2] if beta != 1.0 else None
+        out.update(_named(prefix, r, p, f, fb))
     return out
-
-
-def sys_tables(table: ContingencyTable) -> tuple[ContingencyTable, ContingencyTable]:
-    """The (precision, recall) key/response pairs of Cai & Strube's ``_sys`` metrics."""
-    base = true_twinless_as_pred_singletons(drop_pred_twinless(table, singletons_only=True))
-    precision_table = pred_twinless_as_true_singletons(base)
-    recall_table = true_twinless_as_pred_singletons(
-        drop_pred_twinless(table, singletons_only=False)
-    )
-    return precision_table, recall_table

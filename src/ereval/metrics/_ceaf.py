@@ -20,7 +20,8 @@ the table (:func:`ereval._algorithms.aligned_totals`).
 
 CEAFm and CEAFe follow the CoNLL reference scorer v8.01 (twinless mentions count
 in the cluster sizes; empty denominators give 0). :func:`ceaf_rn_scores` is the
-twinless-mention variant of Rahman & Ng (2009).
+twinless-mention variant of Rahman & Ng (2009), :func:`ceaf_sys_scores` that of
+Cai & Strube (2010).
 """
 
 from __future__ import annotations
@@ -34,10 +35,9 @@ from .._algorithms import ceafe_weights, max_weight_alignment
 from .._errors import InputError
 from ..contingency import ContingencyTable
 from ..statistics import Statistics, statistics_of
-from ._twinless import drop_pred_twinless
 from ._util import check_beta, coref_prf
 
-__all__ = ["ceaf_rn_scores", "ceaf_scores", "ceaf_similarity"]
+__all__ = ["ceaf_rn_scores", "ceaf_scores", "ceaf_similarity", "ceaf_sys_scores"]
 
 Phi = Literal[1, 2, 3, 4]
 
@@ -95,7 +95,7 @@ def ceaf_scores(
     return out
 
 
-def ceaf_rn_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def ceaf_rn_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """CEAF_r&n: mention-based CEAF after discarding twinless singleton response mentions.
 
     Rahman & Ng (2009) score system mentions with CEAF by first removing every
@@ -109,12 +109,15 @@ def ceaf_rn_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, f
         R = Phi / sum_i |T_i|,      P = Phi / sum_j |P_j|
 
     so a kept twinless record lowers precision (or recall) and never matches.
-    Without twinless records this is CEAFm.
+    Without twinless records this is CEAFm. A discarded record's cluster holds no
+    record of the truth, so it has no cell: ``Phi`` is CEAFm's total, and the
+    prediction's records are ``N_P - s`` with ``s`` those clusters.
 
     Parameters
     ----------
-    table : ContingencyTable
-        Built with ``on_mismatch="twinless"`` to score twinless records.
+    table : ContingencyTable or Statistics
+        Built with ``on_mismatch="twinless"`` to score twinless records, or its
+        statistics.
     beta : float, default 1.0
         Weight of recall; when not 1 the result also has ``ceaf_rn_fbeta``.
 
@@ -144,12 +147,40 @@ def ceaf_rn_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, f
     (0.6666666666666666, 0.6666666666666666)
     """
     beta = check_beta(beta)
-    kept = drop_pred_twinless(table, singletons_only=True)
-    # phi3 weights are integers, so the aligned total is an exact integer
-    phi = round(max_weight_alignment(kept, ceaf_similarity(kept, 3)))
-    den_r, den_p = kept.n_true_records, kept.n_pred_records
+    s = statistics_of(table)
+    phi = s.ceafm_total
+    den_r, den_p = s.n_true_records, s.n_pred_records - s.twinless_pred_singletons
     r, p, f = coref_prf(phi, den_r, phi, den_p)
     out = {"ceaf_rn_precision": p, "ceaf_rn_recall": r, "ceaf_rn_f1": f}
     if beta != 1.0:
         out["ceaf_rn_fbeta"] = coref_prf(phi, den_r, phi, den_p, beta)[2]
+    return out
+
+
+def ceaf_sys_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
+    """CEAF_sys (Cai & Strube 2010): CEAFm of the tables B-cubed's ``b3_sys`` scores
+    (:func:`~ereval.metrics._bcubed.b3_twinless_scores`). For precision, twinless
+    key mentions join the response as singletons, twinless singleton response
+    mentions are discarded and the other twinless response mentions join the key
+    as singletons; for recall, twinless response mentions are discarded and
+    twinless key mentions join the response as singletons. The best alignments of
+    those tables are statistics of the table itself
+    (:mod:`ereval._algorithms._twinless`).
+
+    >>> from ereval.contingency import contingency_table
+    >>> truth, pred = [["a", "b", "c"]], [["a", "b", "d"], ["e"]]
+    >>> t = contingency_table(truth, pred, on_mismatch="twinless")
+    >>> s = ceaf_sys_scores(t)
+    >>> s["ceaf_sys_precision"], s["ceaf_sys_recall"]
+    (0.5, 0.6666666666666666)
+    """
+    beta = check_beta(beta)
+    s = statistics_of(table)
+    num_p, num_r = s.ceaf_sys_precision_total, s.ceaf_sys_recall_total
+    den_r = s.n_true_records
+    den_p = s.n_pred_records - s.twinless_pred_singletons + s.n_true_records - s.n_common
+    r, p, f = coref_prf(num_r, den_r, num_p, den_p)
+    out = {"ceaf_sys_precision": p, "ceaf_sys_recall": r, "ceaf_sys_f1": f}
+    if beta != 1.0:
+        out["ceaf_sys_fbeta"] = coref_prf(num_r, den_r, num_p, den_p, beta)[2]
     return out

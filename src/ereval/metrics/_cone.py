@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from .._algorithms import max_weight_alignment
 from ..contingency import ContingencyTable
-from ._bcubed import b3_sums
+from ..statistics import Statistics, statistics_of
 from ._ceaf import ceaf_similarity
 from ._twinless import drop_pred_twinless
 from ._util import check_beta, coref_prf
@@ -68,15 +68,15 @@ def _named(
     return out
 
 
-def cone_b3_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
+def cone_b3_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
     """CONE B-cubed precision, recall and F1 (module docstring for the formula).
 
     Parameters
     ----------
-    table : ContingencyTable
+    table : ContingencyTable or Statistics
         Of the partial truth and the whole prediction, built with
         ``on_mismatch="twinless"`` (with the same records on both sides CONE B3
-        is B3).
+        is B3), or its statistics.
     beta : float, default 1.0
         Weight of recall; when not 1 the result also has ``cone_b3_fbeta``.
 
@@ -101,7 +101,10 @@ def cone_b3_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, f
     (1.0, 0.5556)
     """
     beta = check_beta(beta)
-    return _named("cone_b3", *b3_sums(cone_table(table)), beta)
+    s = statistics_of(table)
+    # restricted to the truth's records, each predicted cluster keeps its c_j records
+    sums = (s.b3_recall_sum, s.n_true_records, s.b3_common_precision_sum, s.n_common)
+    return _named("cone_b3", *sums, beta)
 
 
 def cone_ceaf_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:

@@ -21,7 +21,7 @@ from .._validation import as_name_list
 from ..contingency import ContingencyTable
 from ..io import AlignOptions, PairList
 from ..statistics import CellsWanted, LazyStatistics, Statistics, TableStatistics, statistics_of
-from ._bcubed import b3_entity_scores, b3_scores, b3_twinless_scores, sys_tables
+from ._bcubed import b3_entity_scores, b3_scores, b3_twinless_scores
 from ._blanc import blanc_scores
 from ._cluster import closest_cluster_scores, cluster_scores
 from ._info import info_scores
@@ -30,7 +30,7 @@ from ._merge import bmd, bmd_normalized, gmd_pairwise
 from ._muc import muc_scores
 from ._pairwise import pairwise_scores
 from ._rand import rand_scores
-from ._util import check_beta, coref_prf
+from ._util import check_beta
 
 # The engines import this package (CEAF's totals): they are imported when first used.
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def _ceaf_rn(table: Any, beta: float) -> dict[str, float]:
     return ceaf_rn_scores(table, beta=beta)
 
 
-def _cone_b3(table: ContingencyTable, beta: float) -> dict[str, float]:
+def _cone_b3(table: Any, beta: float) -> dict[str, float]:
     from ._cone import cone_b3_scores
 
     return cone_b3_scores(table, beta=beta)
@@ -104,20 +104,10 @@ def _ace(table: Any, beta: float) -> dict[str, float]:
     return ace_scores(table, beta=beta)
 
 
-def _ceaf_sys(table: ContingencyTable, beta: float) -> dict[str, float]:
-    from .._algorithms import max_weight_alignment
-    from ._ceaf import ceaf_similarity
+def _ceaf_sys(table: Any, beta: float) -> dict[str, float]:
+    from ._ceaf import ceaf_sys_scores
 
-    t_p, t_r = sys_tables(table)
-    num_p = max_weight_alignment(t_p, ceaf_similarity(t_p, 3))
-    num_r = max_weight_alignment(t_r, ceaf_similarity(t_r, 3))
-    r, p, f = coref_prf(num_r, t_r.n_true_records, num_p, t_p.n_pred_records)
-    out = {"ceaf_sys_precision": p, "ceaf_sys_recall": r, "ceaf_sys_f1": f}
-    if beta != 1.0:
-        out["ceaf_sys_fbeta"] = coref_prf(
-            num_r, t_r.n_true_records, num_p, t_p.n_pred_records, beta
-        )[2]
-    return out
+    return ceaf_sys_scores(table, beta=beta)
 
 
 FAMILIES: tuple[MetricFamily, ...] = (
@@ -155,12 +145,11 @@ EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
         _prf("b3_all") + _prf("b3_0") + _prf("b3_rn") + _prf("b3_sys"),
         lambda t, b: b3_twinless_scores(t, beta=b),
         True,
-        True,
     ),
-    MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True, True),
-    MetricFamily("ceaf_rn", _prf("ceaf_rn"), _ceaf_rn, True, True),
+    MetricFamily("ceaf_sys", _prf("ceaf_sys"), _ceaf_sys, True),
+    MetricFamily("ceaf_rn", _prf("ceaf_rn"), _ceaf_rn, True),
     MetricFamily("ace", _prf("ace"), _ace, needs_cells=True),
-    MetricFamily("cone_b3", _prf("cone_b3"), _cone_b3, True, True),
+    MetricFamily("cone_b3", _prf("cone_b3"), _cone_b3, True),
     MetricFamily("cone_ceaf", _prf("cone_ceafm") + _prf("cone_ceafe"), _cone_ceaf, True, True),
     MetricFamily(
         "bmd_normalized", ("bmd_normalized",), lambda t, b: {"bmd_normalized": bmd_normalized(t)}
@@ -216,13 +205,11 @@ def resolve_metrics(metrics: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def cells_wanted(names: Sequence[str], *, explicit: bool = True) -> CellsWanted:
+def cells_wanted(names: Sequence[str]) -> CellsWanted:
     """Whether an engine must bring the cells back for the metrics ``names``:
-    ``"always"`` when one of them needs them, ``"twinless"`` for the default
-    selection (whose twinless variants need them), ``"never"`` otherwise."""
-    if any(_FAMILY_OF[nm].needs_cells for nm in names):
-        return "always"
-    return "never" if explicit else "twinless"
+    ``"always"`` when one of them needs them, ``"never"`` otherwise (the twinless
+    variants of the default selection are computed from the statistics)."""
+    return "always" if any(_FAMILY_OF[nm].needs_cells for nm in names) else "never"
 
 
 #: The environment variable giving the default of ``evaluate(workers=...)``.
@@ -391,9 +378,7 @@ def evaluate(
             truth=truth,
             pred=pred,
         )
-        stats = compute_statistics(
-            builder, truth, pred, cells=cells_wanted(names, explicit=explicit), **options
-        )
+        stats = compute_statistics(builder, truth, pred, cells=cells_wanted(names), **options)
     if not explicit and stats.has_twinless:
         names = names + _TWINLESS_DEFAULTS
     families = list({_FAMILY_OF[nm].name: _FAMILY_OF[nm] for nm in names}.values())

@@ -530,7 +530,7 @@ def _exact_scores(
     (with the counts of records and clusters)."""
     scores: dict[str, dict[str, float]] = {}
     stats = None
-    cells = cells_wanted(resolve_metrics(None), explicit=False)
+    cells = cells_wanted(resolve_metrics(None))
     for name, pred in preds.items():
         stats = compute_statistics(
             where.engine,

@@ -41,7 +41,21 @@ statistic                      definition (cells ``n = n_ij``; ``r_i = sum_j n_i
 ``entropy_pred_given_true``    ``H(P|T)``
 ``ceafm_total``                CEAF's best one-to-one total of ``n_ij``
 ``ceafe_total``                the same of ``2 n_ij / (a_i + b_j)``
+``twinless_pred_singletons``   ``s``, columns with ``b_j = 1`` and ``c_j = 0``
+``ceaf_sys_precision_total``   ``|T+| + |U+| + max_M sum_M (n_ij - d_i - e_j)``
+``ceaf_sys_recall_total``      ``|T+| + max_M sum_M (n_ij - d_i)``
+``b3_twinless_recall_sum``     ``sum_i (a_i - r_i) / a_i``
+``b3_twinless_precision_sum``  ``sum_j (b_j - c_j) / b_j``
+``b3_common_precision_sum``    ``sum_ij n_ij^2 / c_j``
 =============================  =======================================================
+
+The last six serve the twinless-record variants (:mod:`ereval.metrics._bcubed`,
+:mod:`ereval.metrics._ceaf`): ``d_i`` is 1 when row ``i`` holds a record of the
+truth's side only (``T+`` those rows), ``e_j`` 1 when column ``j`` holds one of
+the prediction's side only and is not such a lone record (``U+``), and ``M``
+ranges over the one-to-one alignments (:mod:`ereval._algorithms._twinless`).
+With every record on both sides they reduce to ``0``, ``ceafm_total``,
+``ceafm_total``, ``0``, ``0`` and ``b3_precision_sum``.
 
 :func:`statistics_of` gives the statistics of a table, each computed in
 memory when first read; :class:`TableStatistics` holds them all, as an
@@ -96,6 +110,9 @@ INTEGER_STATISTICS: tuple[str, ...] = (
     "pairs_row_common",
     "pairs_col_common",
     "exact_matches",
+    "twinless_pred_singletons",
+    "ceaf_sys_precision_total",
+    "ceaf_sys_recall_total",
 )
 #: The floating-point statistics.
 FLOAT_STATISTICS: tuple[str, ...] = (
@@ -113,6 +130,9 @@ FLOAT_STATISTICS: tuple[str, ...] = (
     "entropy_pred_given_true",
     "ceafm_total",
     "ceafe_total",
+    "b3_twinless_recall_sum",
+    "b3_twinless_precision_sum",
+    "b3_common_precision_sum",
 )
 
 
@@ -176,6 +196,18 @@ class Statistics(Protocol):
     @property
     def ceafe_total(self) -> float: ...
     @property
+    def twinless_pred_singletons(self) -> int: ...
+    @property
+    def ceaf_sys_precision_total(self) -> int: ...
+    @property
+    def ceaf_sys_recall_total(self) -> int: ...
+    @property
+    def b3_twinless_recall_sum(self) -> float: ...
+    @property
+    def b3_twinless_precision_sum(self) -> float: ...
+    @property
+    def b3_common_precision_sum(self) -> float: ...
+    @property
     def n_records(self) -> int: ...
     @property
     def has_twinless(self) -> bool: ...
@@ -219,6 +251,12 @@ class TableStatistics:
     entropy_pred_given_true: float
     ceafm_total: float
     ceafe_total: float
+    twinless_pred_singletons: int
+    ceaf_sys_precision_total: int
+    ceaf_sys_recall_total: int
+    b3_twinless_recall_sum: float
+    b3_twinless_precision_sum: float
+    b3_common_precision_sum: float
     table: ContingencyTable | None = None
     within_source: SourcePairs | None = None
 
@@ -477,6 +515,51 @@ class LazyStatistics:
                     t.rows, t.cols, t.counts, t.true_sizes, t.pred_sizes, common=common
                 )
             return self._ceaf_totals
+
+    @cached_property
+    def twinless_pred_singletons(self) -> int:
+        t = self._t
+        return int(((t.pred_sizes == 1) & (t.col_common == 0)).sum())
+
+    @cached_property
+    def _sys_totals(self) -> tuple[int, int]:
+        t = self._t
+        if not t.has_twinless:
+            return round(self.ceafm_total), round(self.ceafm_total)
+        from .._algorithms import twinless_totals
+
+        row_extra = t.true_sizes > t.row_common
+        col_extra = t.pred_sizes > t.col_common
+        common = (t.row_common, t.col_common)
+        got = twinless_totals(t.rows, t.cols, t.counts, common, (row_extra, col_extra))
+        rows = int(row_extra.sum())
+        cols = int(col_extra.sum()) - self.twinless_pred_singletons
+        return rows + cols + got[0], rows + got[1]
+
+    @property
+    def ceaf_sys_precision_total(self) -> int:
+        return self._sys_totals[0]
+
+    @property
+    def ceaf_sys_recall_total(self) -> int:
+        return self._sys_totals[1]
+
+    @cached_property
+    def b3_twinless_recall_sum(self) -> float:
+        t = self._t
+        return float(((t.true_sizes - t.row_common) / t.true_sizes.astype(np.float64)).sum())
+
+    @cached_property
+    def b3_twinless_precision_sum(self) -> float:
+        t = self._t
+        return float(((t.pred_sizes - t.col_common) / t.pred_sizes.astype(np.float64)).sum())
+
+    @cached_property
+    def b3_common_precision_sum(self) -> float:
+        t = self._t
+        if not t.has_twinless:
+            return self.b3_precision_sum
+        return float((self._n**2 / t.col_common[t.cols].astype(np.float64)).sum())
 
 
 _LOCK = threading.Lock()

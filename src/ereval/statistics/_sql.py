@@ -37,13 +37,19 @@ statements only, no array coming back (the path of another SQL dialect):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .._algorithms import align_cells, aligned_totals, ceafe_weights, dominance_margin
+from .._algorithms import (
+    align_cells,
+    aligned_totals,
+    ceafe_weights,
+    dominance_margin,
+    twinless_totals,
+)
 from ..engines import _dialect as sql
 from ..io import MismatchPolicy, arrow_to_numpy
 from . import TableStatistics
@@ -109,14 +115,17 @@ def sql_table_statistics(
     con.execute("CREATE TEMP TABLE pr AS " + sql.cluster_stats_sql("x", "p"))
     side_t = con.execute(sql.marginal_stats_sql("ts", n_records, dialect)).fetchall()[0]
     side_p = con.execute(sql.marginal_stats_sql("ps", n_records, dialect)).fetchall()[0]
-    k, n_t, sq_t, common_t, sq_common_t, s2, b3_r, b3e_r, lea_r, ent_t, twin_t, top_t = side_t
-    r, n_p, sq_p, common_p, sq_common_p, _, b3_p, _, lea_p, ent_p, twin_p, top_p = side_p
+    k, n_t, sq_t, common_t, sq_common_t, s2, b3_r, b3e_r, lea_r, ent_t, twin_t, top_t = side_t[:12]
+    r, n_p, sq_p, common_p, sq_common_p, _, b3_p, _, lea_p, ent_p, twin_p, top_p = side_p[:12]
+    (share_t, extra_t, _), (share_p, extra_p, lone) = side_t[12:], side_p[12:]
     rows = con.execute(sql.cluster_sums_sql("tr", dialect)).fetchall()[0]
     cols = con.execute(sql.cluster_sums_sql("pr", dialect)).fetchall()[0]
-    n_cells, matches, singles, b3e_p, cond_tp, cond_pt, *alone = con.execute(
+    n_cells, matches, singles, b3e_p, cond_tp, cond_pt, *alone, b0_p = con.execute(
         sql.cell_sums_sql("x", n_records, dialect)
     ).fetchall()[0]
     jac_rows, jac_cols, single3, single4 = (_float(v) for v in alone)
+    twinless = only_t + only_p > 0
+    sys = _twinless_totals(con, n_records) if twinless else None
     con.execute("DROP TABLE ts")
     con.execute("DROP TABLE ps")
     # records of one side only are singletons on the other: (1 / N) ln(1 / N) each
@@ -151,11 +160,43 @@ def sql_table_statistics(
         entropy_pred_given_true=_nonneg(-(_float(cond_pt) + _float(twin_t))),
         ceafm_total=ceafm,
         ceafe_total=ceafe,
+        twinless_pred_singletons=_int(lone),
+        ceaf_sys_precision_total=(
+            _int(extra_t) + _int(extra_p) - _int(lone) + sys[0] if sys else round(ceafm)
+        ),
+        ceaf_sys_recall_total=_int(extra_t) + sys[1] if sys else round(ceafm),
+        b3_twinless_recall_sum=_float(share_t),
+        b3_twinless_precision_sum=_float(share_p),
+        b3_common_precision_sum=_float(b0_p) if twinless else _float(b3_p),
     )
 
 
 def _nonneg(h: float) -> float:
     return max(h, 0.0) + 0.0
+
+
+def _twinless_totals(con: Any, n_records: int) -> tuple[int, int]:
+    """The alignments of :func:`~ereval._algorithms.twinless_totals` over the cells
+    ``x``: those alone in their row and column summed in the engine, the others of a
+    positive weight brought back and aligned in memory (the engine's memory lent
+    meanwhile, for the ``n_records`` records)."""
+    lone = con.execute(sql.lone_twinless_sql("x")).fetchall()[0]
+    with con.lend_memory(n_records):
+        got = con.execute(sql.shared_twinless_sql("x")).fetchnumpy()
+    totals = (_int(lone[0]), _int(lone[1]))
+    if len(got["n"]) == 0:
+        return totals
+    true_keys, row = np.unique(np.asarray(got["tc"]), return_inverse=True)
+    pred_keys, col = np.unique(np.asarray(got["pc"]), return_inverse=True)
+    common = (np.zeros(true_keys.size, dtype=np.int64), np.zeros(pred_keys.size, dtype=np.int64))
+    extra = (np.zeros(true_keys.size, dtype=bool), np.zeros(pred_keys.size, dtype=bool))
+    common[0][row] = np.asarray(got["ac"], dtype=np.int64)
+    common[1][col] = np.asarray(got["bc"], dtype=np.int64)
+    extra[0][row] = np.asarray(got["dr"], dtype=bool)
+    extra[1][col] = np.asarray(got["dc"], dtype=bool)
+    n = np.asarray(got["n"], dtype=np.int64)
+    solved = twinless_totals(row.astype(np.int64), col.astype(np.int64), n, common, extra)
+    return totals[0] + solved[0], totals[1] + solved[1]
 
 
 def _ceaf_totals(
@@ -438,13 +479,16 @@ def _statistics_of_codes(
         rc, cc = _counts(i, n, k), _counts(j, n, r)
     n_common = int(n.sum(dtype=np.int64))
     big_n = float(n_common + only_t + only_p)
-    sums, weight_sums = _cell_pass(i, j, n, a, b, big_n)
+    common = None if rc is a else (rc, cc)
+    sums, weight_sums = _cell_pass(i, j, n, a, b, big_n, None if common is None else cc)
     ceaf = aligned_totals(i, j, n, a, b, common=(rc, cc), weight_sums=weight_sums)
     del weight_sums
-    common = None if rc is a else (rc, cc)
+    sys = None
+    if common is not None:
+        sys = twinless_totals(i, j, n, common, (a > rc, b > cc))
     cells = (i.shape[0], n_common, _sum_squares(n))
     sizes = size_terms(a, b, common, big_n)
-    return assembled(sizes, sums, ceaf, cells, policy, only_t, only_p)
+    return assembled(sizes, sums, ceaf, cells, policy, only_t, only_p, sys)
 
 
 @dataclass(frozen=True)
@@ -457,6 +501,9 @@ class SizeTerms:
     common_squares: tuple[int, int]
     entropies: tuple[float, float]
     twinless: tuple[float, float]
+    shares: tuple[float, float] = (0.0, 0.0)
+    extra: tuple[int, int] = (0, 0)
+    lone: int = 0
 
 
 def size_terms(
@@ -468,16 +515,30 @@ def size_terms(
     """The terms of the clusters of ``a`` and ``b`` records (codes some of them
     unused, of size 0), ``common`` on both sides (``None`` when no record is on one
     side only), of ``big_n`` records in all: records, clusters, sums of squares,
-    entropies and the twinless records' shares of the conditional entropies."""
+    entropies and the twinless records' shares of the conditional entropies; and
+    for the twinless variants, each side's ``sum (s - c) / s`` and clusters with a
+    record of one side only, and the prediction's clusters of one such record."""
     rc, cc = (a, b) if common is None else common
-    twin = (0.0, 0.0) if common is None else (_twin(a, rc, big_n), _twin(b, cc, big_n))
-    return SizeTerms(
+    sums = SizeTerms(
         records=(int(a.sum(dtype=np.int64)), int(b.sum(dtype=np.int64))),
         clusters=(int(np.count_nonzero(a)), int(np.count_nonzero(b))),
         squares=(_sum_squares(a), _sum_squares(b)),
         common_squares=(_sum_squares(rc), _sum_squares(cc)),
         entropies=(_entropy(a, big_n), _entropy(b, big_n)),
-        twinless=twin,
+        twinless=(0.0, 0.0),
+    )
+    if common is None:
+        return sums
+    (twin_t, share_t, extra_t, _), (twin_p, share_p, extra_p, lone) = (
+        _twin(a, rc, big_n),
+        _twin(b, cc, big_n),
+    )
+    return replace(
+        sums,
+        twinless=(twin_t, twin_p),
+        shares=(share_t, share_p),
+        extra=(extra_t, extra_p),
+        lone=lone,
     )
 
 
@@ -489,11 +550,18 @@ def assembled(
     policy: MismatchPolicy,
     only_t: int,
     only_p: int,
+    sys: tuple[int, int] | None = None,
 ) -> TableStatistics:
     """The statistics of a table whose clusters' terms are ``sizes``
     (:func:`size_terms`), with the per-cell ``sums`` of :func:`cell_terms`, CEAF's
     aligned totals ``ceaf``, and ``cells``: the number of cells, their records and
-    the sum of the squares of their counts."""
+    the sum of the squares of their counts; ``sys`` the alignments of
+    :func:`~ereval._algorithms.twinless_totals` when some record is on one side
+    only (CEAFm's total otherwise)."""
+    twinless = only_t + only_p > 0
+    if sys is None:
+        sys = (round(ceaf[0]), round(ceaf[0]))
+    extra_t, extra_p = sizes.extra
     m, n_common, squares = cells
     n_records = n_common + only_t + only_p
     big_n = float(n_records)
@@ -529,11 +597,17 @@ def assembled(
         entropy_pred_given_true=_nonneg(-(sums["hpt"] + twin_t)),
         ceafm_total=ceaf[0],
         ceafe_total=ceaf[1],
+        twinless_pred_singletons=sizes.lone,
+        ceaf_sys_precision_total=extra_t + extra_p - sizes.lone + sys[0],
+        ceaf_sys_recall_total=extra_t + sys[1],
+        b3_twinless_recall_sum=sizes.shares[0],
+        b3_twinless_precision_sum=sizes.shares[1],
+        b3_common_precision_sum=sums["b0p"] if twinless else sums["b3p"],
     )
 
 
 #: The per-cell sums of :func:`cell_terms`, by name.
-TERMS = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt")
+TERMS = ("exact", "singles", "b3r", "b3p", "b3er", "b3ep", "lear", "leap", "htp", "hpt", "b0p")
 
 
 def cell_terms(
@@ -542,17 +616,22 @@ def cell_terms(
     ai: npt.NDArray[Any],
     bj: npt.NDArray[Any],
     big_n: float,
+    cj: npt.NDArray[Any] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Add the per-cell sums of some cells (``x`` records, in clusters of ``ai`` and
     ``bj`` records, of ``big_n`` in all) to ``parts`` (one list per name of
-    :data:`TERMS`): exact matches, B-cubed's, LEA's and the entropies' terms; and
-    return the cells' Jaccard similarities and CEAFe weights."""
+    :data:`TERMS`): exact matches, B-cubed's, LEA's and the entropies' terms, and
+    ``sum x^2 / cj`` when the columns' records on both sides ``cj`` are given (some
+    record is on one side only); and return the cells' Jaccard similarities and
+    CEAFe weights."""
     parts["exact"].append(int(((x == ai) & (x == bj)).sum()))
     parts["singles"].append(int(((ai == 1) & (bj == 1)).sum()))
     xf, af, bf = x.astype(np.float64), ai.astype(np.float64), bj.astype(np.float64)
     n2 = xf * xf
     parts["b3r"].append(float((n2 / af).sum()))
     parts["b3p"].append(float((n2 / bf).sum()))
+    if cj is not None:
+        parts["b0p"].append(float((n2 / cj.astype(np.float64)).sum()))
     parts["b3er"].append(float((n2 / (af * af)).sum()))
     parts["b3ep"].append(float((n2 / (af * bf)).sum()))
     # LEA: a cluster's a res / link(a) is the sum of its cells' n (n - 1) / (a - 1)
@@ -572,9 +651,11 @@ def _cell_pass(
     a: npt.NDArray[Any],
     b: npt.NDArray[Any],
     big_n: float,
+    cc: npt.NDArray[Any] | None,
 ) -> tuple[dict[str, float], tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
     """One pass over the cells, in steps small enough for their temporaries to stay in
-    cache, each cell's row and column read once: the sums of :func:`cell_terms`, the
+    cache, each cell's row and column read once (and the columns' records on both
+    sides ``cc`` when some record is on one side only): the sums of :func:`cell_terms`, the
     best Jaccard per cluster (summed), and the sums of CEAFe's weights per row and
     per column (for :func:`aligned_totals`)."""
     k, r = a.shape[0], b.shape[0]
@@ -583,7 +664,7 @@ def _cell_pass(
     s4r, s4c = np.zeros(k), np.zeros(r)
     for p in _chunks(i.shape[0], _SMALL):
         ii, jj = i[p], j[p]
-        jac, w4 = cell_terms(parts, n[p], a[ii], b[jj], big_n)
+        jac, w4 = cell_terms(parts, n[p], a[ii], b[jj], big_n, None if cc is None else cc[jj])
         np.maximum.at(best_r, ii, jac)
         np.maximum.at(best_c, jj, jac)
         np.add.at(s4r, ii, w4)
@@ -611,14 +692,20 @@ def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
     return math.fsum(total)
 
 
-def _twin(sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float) -> float:
-    """The twinless records' share of the other side's conditional entropy: ``sum (s -
-    c) (1 / N) ln(1 / s)`` over the clusters with records on this side only."""
-    total = []
+def _twin(
+    sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float
+) -> tuple[float, float, int, int]:
+    """Over the clusters with records on this side only: those records' share of the
+    other side's conditional entropy, ``sum (s - c) (1 / N) ln(1 / s)``; ``sum (s -
+    c) / s``; the clusters; those of a single record."""
+    entropy, shares, clusters, lone = [], [], 0, 0
     for p in _chunks(sizes.shape[0], _SMALL):
         extra = sizes[p].astype(np.int64) - common[p]
         some = extra > 0
         if some.any():
             s = sizes[p][some].astype(np.float64)
-            total.append(float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s)))))
-    return math.fsum(total)
+            entropy.append(float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s)))))
+            shares.append(float(np.sum(extra[some] / s)))
+            clusters += int(np.count_nonzero(some))
+            lone += int(np.count_nonzero(s == 1.0))
+    return math.fsum(entropy), math.fsum(shares), clusters, lone

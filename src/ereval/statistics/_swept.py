@@ -38,7 +38,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._algorithms import align_cells, ceafe_weights, dominance_margin, fix_dominant
+from .._algorithms import (
+    PRECISION_BIT,
+    RECALL_BIT,
+    align_cells,
+    ceafe_weights,
+    dominance_margin,
+    fix_dominant,
+    fix_twinless,
+    undecided_weights,
+)
 from ..io import MismatchPolicy, arrow_to_numpy
 from . import TableStatistics
 from ._compact import ByteCounts, rounded_up
@@ -175,7 +184,7 @@ def swept_statistics(
     for lo, hi in _even_ranges(spans[1], max(1, rest // COLUMN_BYTES)):
         best_c, sums_c = np.zeros(hi - lo), np.zeros(hi - lo)
         for ii, jj, x in _cells(con, cells, "pc", (lo, hi), dtype):
-            jac, w4 = cell_terms(parts, x, a[ii], b[jj], big_n)
+            jac, w4 = cell_terms(parts, x, a[ii], b[jj], big_n, cc[jj] if twinless else None)
             np.maximum.at(best_c, jj - lo, jac)
             np.add.at(sums_c, jj - lo, w4)
         best.append(float(best_c.sum()))
@@ -186,7 +195,7 @@ def swept_statistics(
     sums["closest_p"] = math.fsum(best)
     margin = 1.0 + dominance_margin(max(a.top, b.top))
     done = [np.zeros(spans[0], dtype=np.uint8), np.zeros(spans[1], dtype=np.uint8)]
-    best, fixed3, fixed4 = [], [], []
+    best, fixed3, fixed4, fixed_sys = [], [], [], [(0, 0)]
     for lo, hi in _even_ranges(spans[0], max(1, rest // ROW_BYTES)):
         best_r, s4r = np.zeros(hi - lo), np.zeros(hi - lo)
         for ii, jj, x in _cells(con, cells, "tc", (lo, hi), dtype):
@@ -203,12 +212,17 @@ def swept_statistics(
             f3, f4 = fix_dominant(x, w, (sums3, s4r[ii - lo] + s4c[jj]), margin, (ii, jj), done)
             fixed3.append(f3)
             fixed4.append(f4)
+            if twinless:
+                fixed_sys.append(fix_twinless(x, sums3, (ai > ri, bj > cj), (ii, jj), done))
         del s4r
     sums["closest_r"] = math.fsum(best)
     del s4c
-    ceaf = _undecided(con, cells, spans, done, (a, b), dtype, (sum(fixed3), math.fsum(fixed4)))
+    fixed = (sum(fixed3), math.fsum(fixed4), *(sum(f) for f in zip(*fixed_sys, strict=True)))
+    ceaf, sys = _undecided(con, cells, spans, done, (a, b, rc, cc), dtype, fixed)
     counts = (sides.m, sides.n_common, sides.squares)
-    return assembled(sides.terms, sums, ceaf, counts, policy, only_t, only_p)
+    return assembled(
+        sides.terms, sums, ceaf, counts, policy, only_t, only_p, sys if twinless else None
+    )
 
 
 def _batches(con: Any, query: str) -> Iterator[list[npt.NDArray[Any]]]:
@@ -290,33 +304,43 @@ def _undecided(
     cells: str,
     spans: tuple[int, int],
     done: list[npt.NDArray[np.uint8]],
-    sizes: tuple[ByteCounts, ByteCounts],
+    sizes: tuple[ByteCounts, ByteCounts, ByteCounts, ByteCounts],
     dtype: Any,
-    fixed: tuple[float, float],
-) -> tuple[float, float]:
-    """CEAFm's and CEAFe's totals: the ``fixed`` cells' and the exact alignment of the
-    cells of rows and columns holding no fixed cell (sweep 3); the flags ``done``
-    are emptied once read."""
-    a, b = sizes
-    left: list[list[list[npt.NDArray[Any]]]] = [[[], [], []], [[], [], []]]
+    fixed: tuple[float, ...],
+) -> tuple[tuple[float, float], tuple[int, int]]:
+    """CEAFm's and CEAFe's totals, and when some record is on one side only (the
+    records on both sides, the last two of ``sizes``, are not the sizes) those of
+    :func:`~ereval._algorithms.twinless_totals`: the ``fixed`` cells' and the exact
+    alignment of the cells of rows and columns holding no fixed cell (sweep 3); the
+    flags ``done`` are emptied once read."""
+    a, b, rc, cc = sizes
+    twinless = rc is not a
+    bits = (1, 2, PRECISION_BIT, RECALL_BIT) if twinless else (1, 2)
+    left: list[list[list[npt.NDArray[Any]]]] = [[[], [], []] for _ in bits]
     for ii, jj, x in _cells(con, cells, "tc", (0, spans[0]), dtype):
         flags = done[0][ii] | done[1][jj]
-        for t, bit in enumerate((1, 2)):
-            keep = (flags & bit) == 0
+        for t, bit in enumerate(bits):
+            if t < 2:
+                keep, w = (flags & bit) == 0, x
+            else:
+                keep, weights = undecided_weights(x, (a[ii] > rc[ii], b[jj] > cc[jj]), flags, bit)
+                w = weights.astype(x.dtype)
             if keep.any():
-                for got, values in zip(left[t], (ii, jj, x), strict=True):
+                for got, values in zip(left[t], (ii, jj, w), strict=True):
                     got.append(values[keep])
     done.clear()  # the flags are read: their memory goes to the alignment
-    totals = [float(fixed[0]), float(fixed[1])]
-    for t in (0, 1):
+    totals = [float(f) for f in fixed]
+    for t in range(len(bits)):
         if not left[t][0]:
             continue
         rows, cols, x = (_joined(got) for got in left[t])
-        weights = x.astype(np.float64) if t == 0 else ceafe_weights(x, a[rows], b[cols])
+        weights = ceafe_weights(x, a[rows], b[cols]) if t == 1 else x.astype(np.float64)
         del x
         totals[t] += align_cells(rows, cols, weights, spans[0], spans[1])
         del rows, cols, weights
-    return totals[0], totals[1]
+    if not twinless:
+        return (totals[0], totals[1]), (0, 0)
+    return (totals[0], totals[1]), (round(totals[2]), round(totals[3]))
 
 
 def _joined(parts: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
