@@ -18,7 +18,10 @@ The shapes:
 * ``zipf``: Zipf cluster sizes (exponent 2), shuffled;
 * ``text``: record ids as text of 6 to 24 characters, shuffled;
 * ``hostile``: ten Parquet parts per side, cluster ids ascending from part to
-  part, record ids 0..N-1 shuffled, the prediction's rows in reverse order.
+  part, record ids 0..N-1 shuffled, the prediction's rows in reverse order;
+* ``twofiles``: the Zipf shape with a different tenth of the records missing
+  from each side, scored with ``--on-mismatch twinless`` (the twinless
+  variants of B-cubed and CEAF are then reported too).
 
 For each shape it prints CPU seconds (user + system), wall seconds and peak
 resident memory of each case, and their ratios to the unlimited bare join;
@@ -50,7 +53,7 @@ import pyarrow.parquet as pq
 
 from _process import cached_files
 
-SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile")
+SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile", "twofiles")
 CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB")
 
 
@@ -111,7 +114,7 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
         reverse = np.arange(n)[::-1].copy()
         _write_pair(folder, records, truth, pred, None, reverse, parts)
         return
-    if shape == "zipf":
+    if shape in ("zipf", "twofiles"):
         sizes = np.minimum(rng.zipf(2.0, size=n), n)
         truth = np.repeat(np.arange(sizes.shape[0]), sizes)[:n]
         n_clusters = int(truth.max()) + 1
@@ -125,6 +128,14 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
     records = _text_ids(rng, ids) if shape == "text" else pa.array(ids)
     if shape == "ordered":
         _write_pair(folder, records, truth, pred, None, None)
+    elif shape == "twofiles":  # each side without its own tenth of the records
+        u = rng.random(n)
+        t_order, p_order = rng.permutation(n), rng.permutation(n)
+        t_order, p_order = (
+            t_order[u[t_order] >= 0.1],
+            p_order[(u[p_order] < 0.1) | (u[p_order] >= 0.2)],
+        )
+        _write_pair(folder, records, truth, pred, t_order, p_order)
     else:
         _write_pair(folder, records, truth, pred, rng.permutation(n), rng.permutation(n))
 
@@ -229,6 +240,8 @@ def main() -> None:
             t, p = str(folder / "truth"), str(folder / "pred")
             glob_t, glob_p = f"{t}/*.parquet", f"{p}/*.parquet"
             ereval = [sys.executable, "-m", "ereval", "metrics", t, p, "-f", "json", "-q"]
+            if shape == "twofiles":
+                ereval += ["--on-mismatch", "twinless"]
             limited = ["--memory-limit", args.memory_limit, "--temp-dir", str(spill)]
             commands = {
                 "bare": [sys.executable, "-c", _BARE, glob_t, glob_p],
