@@ -226,3 +226,22 @@ def test_an_unknown_option_gets_one_line_and_the_closest_option() -> None:
     assert result.output.strip() == (
         "error: ereval curve has no option '--zzz'; see 'ereval curve --help'"
     )
+
+
+def test_cells_beyond_the_memory_limit_name_the_metrics_flag(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`--metrics ace` under a memory limit too small for the table's cells: one line
+    naming `--metrics`, and nothing on stdout."""
+    from ereval.statistics import _compute
+
+    monkeypatch.setattr(_compute, "TABLE_CELL_BYTES", 10**12)
+    args = ["metrics", T, P, "--engine", "duckdb", "--memory-limit", "256MB"]
+    result = runner.invoke(app, [*args, "--metrics", "ace", "-f", "json", "-q"])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: '--metrics': those that read the cells")
+    assert "leave them out, or raise the limit" in lines[0]
+    # the metrics from the statistics alone are given under the same limit
+    fine = runner.invoke(app, [*args, "--metrics", "ceaf_phi1,ceafm", "-f", "json", "-q"])
+    assert fine.exit_code == 0, fine.output

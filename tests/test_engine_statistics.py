@@ -258,3 +258,37 @@ def test_arrow_tables_are_read_by_the_sql_engines_as_typed() -> None:
     other = pa.table({"record_id": [1, 2, 3, 4, 5], "cluster_id": [1, 1, 2, 2, 3]})
     with pytest.raises(InputTypeError, match=r"^record ids of 'truth' are integer"):
         compute_statistics(DuckDBEngine(), other, p)
+
+
+def test_cells_that_do_not_fit_the_limit_are_refused_before_they_come_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The metrics that read the cells hold the table in memory: under a memory limit
+    that cannot hold it, the engine says so before fetching them, and the metrics
+    computed from the statistics alone are still given."""
+    from ereval.statistics import _compute
+
+    t, p = _write(_twinless(_noisy(300, 40, 0.2, 1), "twinless"), tmp_path, "int", "parquet")
+    engine = DuckDBEngine(memory_limit="256MB")
+    budget = engine.buffer_limit
+    assert budget is not None
+    seen: list[str] = []
+    n_cells = compute_statistics(engine, t, p, on_mismatch="twinless").n_cells
+    # the cells fit as they are; at a byte less of the limit a cell they do not
+    monkeypatch.setattr(_compute, "TABLE_CELL_BYTES", budget // n_cells)
+    got = compute_statistics(engine, t, p, on_mismatch="twinless", cells="always")
+    assert got.table is not None and got.table.n_cells == n_cells
+    monkeypatch.setattr(_compute, "TABLE_CELL_BYTES", budget // n_cells + 1)
+    with pytest.raises(InputError, match=rf"^'metrics': .* hold its {n_cells:,} cells in memory"):
+        compute_statistics(
+            engine, t, p, on_mismatch="twinless", cells="always", progress=seen.append
+        )
+    assert "fetching the cells (duckdb)" not in seen and "computing the statistics (duckdb)" in seen
+    with pytest.raises(InputError, match=r"more than the \d+ MB the memory limit leaves"):
+        evaluate(t, p, metrics="ace", engine=engine, on_mismatch="twinless")
+    # without a limit nothing is refused; the statistics alone need no cells
+    assert evaluate(t, p, metrics="ace", engine=DuckDBEngine(), on_mismatch="twinless")
+    names = "ceaf_sys,b3_twinless,ceaf_phi1,ceaf_rn,cone_b3"
+    got_scores = evaluate(t, p, metrics=names, engine=engine, on_mismatch="twinless")
+    want = evaluate(t, p, metrics=names, engine="numpy", on_mismatch="twinless")
+    assert got_scores == pytest.approx(want, rel=1e-12)

@@ -68,7 +68,8 @@ def ceaf_scores(
     Keys are ``ceafm_*`` for ``phi=3``, ``ceafe_*`` for ``phi=4`` and
     ``ceaf_phi1_*`` / ``ceaf_phi2_*`` otherwise (or ``prefix``). The aligned
     totals of ``phi=3`` and ``phi=4`` are statistics of the table (an engine
-    computes them where the data is); ``phi=1`` and ``phi=2`` need the cells.
+    computes them where the data is), and so is that of ``phi=1`` (the exact
+    matches); ``phi=2`` needs the cells.
     """
     beta = check_beta(beta)
     if phi not in (1, 2, 3, 4):
@@ -79,6 +80,10 @@ def ceaf_scores(
         total = s.ceafm_total
     elif phi == 4:
         total = s.ceafe_total
+    elif phi == 1:
+        # a cell of n = a_i = b_j is alone in its row and column: the best alignment
+        # of phi1 takes every such cell, and only those weigh
+        total = float(s.exact_matches)
     else:
         cells = s.table
         if cells is None:

@@ -138,7 +138,7 @@ FAMILIES: tuple[MetricFamily, ...] = (
 )
 
 EXTRA_FAMILIES: tuple[MetricFamily, ...] = (
-    MetricFamily("ceaf_phi1", _prf("ceaf_phi1"), _ceaf(1), True, True),
+    MetricFamily("ceaf_phi1", _prf("ceaf_phi1"), _ceaf(1), True),
     MetricFamily("ceaf_phi2", _prf("ceaf_phi2"), _ceaf(2), True, True),
     MetricFamily(
         "b3_twinless",
