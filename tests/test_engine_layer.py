@@ -134,6 +134,10 @@ def test_engines_raise_the_same_errors(tmp_path: Path, engine: str) -> None:
     dup_alone = csv("d1.csv", "1,a\n2,a\n3,b\n9,c\n9,d\n")
     with pytest.raises(InputError, match=r"^'truth' has 1 duplicate record ids \(e\.g\. '9'\)"):
         evaluate(dup_alone, ok, engine=engine, on_mismatch="twinless")  # type: ignore[arg-type]
+    # the same on the prediction's side, while the truth has a record of its own too
+    dup_pred_alone = csv("d3.csv", "1,a\n2,a\n8,b\n8,c\n")
+    with pytest.raises(InputError, match=r"^'pred' has 1 duplicate record ids \(e\.g\. '8'\)"):
+        evaluate(ok, dup_pred_alone, engine=engine, on_mismatch="twinless")  # type: ignore[arg-type]
     dup_matched = csv("d2.csv", "1,a\n2,a\n2,b\n3,b\n")
     with pytest.raises(InputError, match=r"^'pred' has 1 duplicate record ids \(e\.g\. '2'\)"):
         evaluate(ok, dup_matched, engine=engine)  # type: ignore[arg-type]

@@ -276,8 +276,8 @@ def test_spark_errors_become_one_line() -> None:
 def test_spark_dialect() -> None:
     assert sql.SPARK.quote("it's \\ ok") == "'it\\'s \\\\ ok'"
     assert sql.SPARK.ident("a`b") == "`a``b`"
-    assert "LEFT ANTI JOIN" in sql.twinless_duplicates_sql("t", "p", dialect=sql.SPARK)
-    assert " ANTI JOIN" in sql.twinless_duplicates_sql("t", "p")
+    assert "LEFT ANTI JOIN" in sql.mismatch_examples_sql("t", "p", dialect=sql.SPARK)
+    assert " ANTI JOIN" in sql.mismatch_examples_sql("t", "p")
     assert "CAST(`n` AS STRING)" in sql.key_sql(["s", "n"], ["text", "integer"], dialect=sql.SPARK)
     # float sums: exact in DECIMAL on Spark (any order of the partitions), plain on DuckDB
     spark_sums = sql.expand_exact_sums(sql.cell_sums_sql("x", 10, sql.SPARK))

@@ -312,12 +312,18 @@ def duplicates_sql(side: str) -> str:
     return f"SELECT count(*), count(DISTINCT r) FROM {side}"
 
 
-def twinless_duplicates_sql(side: str, other: str, *, dialect: Dialect = DUCKDB) -> str:
-    """Surplus rows among the records of ``side`` that ``other`` lacks."""
-    return (
-        f"SELECT count(*) - count(DISTINCT r) FROM "
-        f"(SELECT s.r FROM {side} AS s {dialect.anti_join} {other} AS o ON s.r = o.r)"
-    )
+def twinless_duplicates_sql(truth: str, pred: str) -> str:
+    """Surplus rows among the records of ``truth`` that ``pred`` lacks, and among those
+    of ``pred`` that ``truth`` lacks: one full join (each side's records of its own
+    appear in it once a row, as an anti join would give them)."""
+    surplus = []
+    for own, other in (("s", "o"), ("o", "s")):
+        alone = f"{other}.r IS NULL"
+        surplus.append(
+            f"sum(CASE WHEN {alone} THEN 1 ELSE 0 END) - "
+            f"count(DISTINCT CASE WHEN {alone} THEN {own}.r END)"
+        )
+    return f"SELECT {', '.join(surplus)} FROM {truth} AS s FULL JOIN {pred} AS o ON s.r = o.r"
 
 
 def mismatch_examples_sql(

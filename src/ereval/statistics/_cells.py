@@ -184,10 +184,11 @@ def check_totals(
         check_unique(con, t, "truth")
         check_unique(con, p, "pred")
     sides = ((t, p, "truth", only_t), (p, t, "pred", only_p))
-    for side, other, name, only in sides:
-        query = sql.twinless_duplicates_sql(side, other, dialect=dialect)
-        if only and con.execute(query).fetchall()[0][0]:
-            check_unique(con, side, name)
+    if only_t or only_p:  # a record of one side only repeats
+        surplus = con.execute(sql.twinless_duplicates_sql(t, p)).fetchall()[0]
+        for (side, _, name, _), extra in zip(sides, surplus, strict=True):
+            if extra:
+                check_unique(con, side, name)
     if (only_t or only_p) and policy in ("error", "singletons"):
         shown = [
             column_of(con, sql.mismatch_examples_sql(side, other, dialect=dialect)) if only else []
