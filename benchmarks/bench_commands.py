@@ -30,13 +30,13 @@ from _process import measure
 COMMANDS = ("metrics", "errors-cluster", "errors-record", "summary", "compare", "monitor")
 
 
-def _argv(command: str, truth: Path, pred: Path, out: Path) -> list[str]:
+def _argv(command: str, truth: Path, pred: Path, out: Path, policy: list[str]) -> list[str]:
     if command == "metrics":
-        return ["metrics", str(truth), str(pred), "-f", "json"]
+        return ["metrics", str(truth), str(pred), "-f", "json", *policy]
     if command == "errors-cluster":
-        return ["errors", str(truth), str(pred), "--by", "cluster", "-o", str(out)]
+        return ["errors", str(truth), str(pred), "--by", "cluster", "-o", str(out), *policy]
     if command == "errors-record":
-        return ["errors", str(truth), str(pred), "--by", "record", "-o", str(out)]
+        return ["errors", str(truth), str(pred), "--by", "record", "-o", str(out), *policy]
     if command == "summary":
         return ["summary", str(pred), "-f", "json"]
     if command == "compare":
@@ -75,7 +75,13 @@ def main() -> None:
     parser.add_argument("--commands", default=",".join(COMMANDS), help="comma-separated")
     parser.add_argument("--memory-limit", default="1GB", help="DuckDB's limit")
     parser.add_argument("--temp-dir", type=Path, default=None, help="DuckDB's spill folder")
+    parser.add_argument(
+        "--on-mismatch",
+        default=None,
+        help="passed to metrics and errors (twinless for two files of different records)",
+    )
     args = parser.parse_args()
+    policy = [] if args.on_mismatch is None else ["--on-mismatch", args.on_mismatch]
     commands = [c.strip() for c in args.commands.split(",")]
     unknown = [c for c in commands if c not in COMMANDS]
     if unknown:
@@ -94,7 +100,13 @@ def main() -> None:
             for engine, extra in (("numpy", ["--engine", "numpy"]), ("duckdb", duckdb)):
                 out = Path(tmp) / f"{command}-{engine}.csv"
                 got = measure(
-                    [sys.executable, "-m", "ereval", *_argv(command, truth, pred, out), *extra]
+                    [
+                        sys.executable,
+                        "-m",
+                        "ereval",
+                        *_argv(command, truth, pred, out, policy),
+                        *extra,
+                    ]
                 )
                 outputs.append(out.read_bytes() if out.exists() else got["out"])
                 same = ""

@@ -196,3 +196,65 @@ def test_the_report_on_spark(engine_object: Engine) -> None:
         page.pop("created")
         pages.append(page)
     assert_same(pages[1], pages[0])
+
+
+def _different_records(folder: Path) -> tuple[Path, Path]:
+    """A truth and a prediction each missing its own records: 60 clusters of 400
+    records, a tenth of the prediction's records moved, 25 true records absent from
+    the prediction and 30 predicted records absent from the truth."""
+    rng = np.random.default_rng(11)
+    truth = rng.integers(0, 60, 400)
+    pred = np.where(rng.random(400) < 0.1, rng.integers(0, 60, 400), truth)
+    order = rng.permutation(400)
+    t_keep, p_keep = np.sort(order[30:]), np.sort(np.concatenate([order[:30], order[55:]]))
+    paths = (folder / "truth.csv", folder / "pred.csv")
+    for path, clusters, keep in zip(paths, (truth, pred), (t_keep, p_keep), strict=True):
+        pd.DataFrame({"record_id": keep, "cluster_id": clusters[keep]}).to_csv(path, index=False)
+    return paths
+
+
+def test_files_of_different_records_with_on_mismatch(tmp_path: Path) -> None:
+    """`--on-mismatch` reaches every exact section: the metrics are those of `ereval
+    metrics` with the same policy, on every engine; under twinless a prediction that
+    lacks true records has its worst clusters ranked over the records of both sides,
+    as under intersection, and the page says so. Without it, one line naming the flag."""
+    from ereval.metrics import evaluate
+    from ereval.report._worst import worst_ranking
+
+    t, p = _different_records(tmp_path)
+    base = ["--truth", str(t), "--pred", f"p={p}"]
+    refused = runner.invoke(app, ["report", *base, "-f", "json", "-q"])
+    assert refused.exit_code == 2
+    assert "cover different records" in refused.output
+    assert "--on-mismatch twinless" in refused.output and "on_mismatch=" not in refused.output
+    for policy in ("twinless", "intersection"):
+        want = _page([*base, "--on-mismatch", policy, "--engine", "numpy"])
+        got = _page(
+            [*base, "--on-mismatch", policy, "--engine", "duckdb", "--memory-limit", "256MB"]
+        )
+        assert_same(got, want)
+        metrics = want["sections"][0]["numbers"]["metrics"]["p"]
+        scores = evaluate(str(t), str(p), on_mismatch=policy)
+        assert metrics == pytest.approx(scores, rel=1e-12)
+        assert want["inputs"]["records of one side only"]
+        worst = next(s for s in want["sections"] if s["key"] == "worst")
+        ranking = worst_ranking(
+            "numpy", _membership(t), _membership(p), rank=100, on_mismatch="intersection"
+        )
+        assert worst["numbers"]["p"]["clusters_with_error"] == ranking.with_error
+        assert worst["numbers"]["p"]["true_clusters"] == ranking.n_clusters
+        notes = worst["warnings"]
+        if policy == "twinless":
+            assert scores["n_twinless_true"] == 25
+            assert notes == [
+                "p lacks 25 true record(s): its worst clusters are ranked over the records "
+                "of both sides only"
+            ]
+        else:
+            assert notes == []
+
+
+def _membership(path: Path) -> Any:
+    from ereval.io import read_membership
+
+    return read_membership(path, name="x")[0]

@@ -14,6 +14,7 @@ from ..io import check_link_only, file_spec, header
 from ._columns import (
     ClusterColOpt,
     LinkOnlyOpt,
+    MismatchOpt,
     PredClusterColOpt,
     PredRecordColOpt,
     RecordColOpt,
@@ -251,6 +252,7 @@ def report_command(
     ] = "html",
     level: LevelOpt = 0.95,
     seed: Annotated[int, typer.Option("--seed", help="Seed of OASIS's sampling.")] = 0,
+    on_mismatch: MismatchOpt = "error",
     engine: EngineOpt = "auto",
     memory_limit: MemoryLimitOpt = None,
     threads: ThreadsOpt = None,
@@ -390,6 +392,7 @@ def report_command(
                 source_col=split_columns(source_col),
                 engine=builder,
                 columns=cols,
+                on_mismatch=on_mismatch,
             )
             report = build_report(results, title=title or "Entity resolution evaluation")
         bar.update(description="drawing the charts")

@@ -25,12 +25,21 @@ from .._compare import compare
 from .._errors import InputError
 from .._monitor import monitor, release_sources
 from .._optional import require
-from .._validation import check_in_range, check_int
+from .._validation import check_choice, check_in_range, check_int
 from ..analysis import disparities, error_tree, sample_errors, tag_frequencies
 from ..curves import threshold_curve
 from ..engines import Engine, EngineName, NumpyEngine, get_engine
 from ..estimators import ClusterSample, as_sample, estimate, prepare_prediction
-from ..io import Columns, Membership, as_membership, check_link_only, read_membership, read_table
+from ..io import (
+    MISMATCH_POLICIES,
+    Columns,
+    Membership,
+    MismatchPolicy,
+    as_membership,
+    check_link_only,
+    read_membership,
+    read_table,
+)
 from ..labels import LabelStore, session_agreement
 from ..metrics import evaluate
 from ..metrics._registry import cells_wanted, resolve_metrics
@@ -165,6 +174,7 @@ def collect_results(
     source_col: Columns | None = None,
     engine: EngineName | Engine = "numpy",
     columns: tuple[Columns, Columns, Columns, Columns] | None = None,
+    on_mismatch: MismatchPolicy = "error",
 ) -> ReportResults:
     """Read the inputs once and compute every result a report of them shows.
 
@@ -238,6 +248,12 @@ def collect_results(
         The record and cluster columns of the truth, then of the predictions, when
         they differ (each a column or a list of columns making one key); default
         ``record_col`` and ``cluster_col`` for both.
+    on_mismatch : {"error", "intersection", "twinless", "singletons"}, default "error"
+        When the truth and a prediction cover different records, as for
+        :func:`ereval.io.align`: the exact metrics and the worst clusters follow it.
+        The worst clusters need every true record in the prediction: under
+        ``"twinless"`` a prediction that lacks some has its worst clusters ranked
+        over the records of both sides, with a note saying so.
 
     Returns
     -------
@@ -254,6 +270,7 @@ def collect_results(
     ['ExactScores', 'Summaries', 'WorstClusters']
     """
     check_in_range("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    policy = check_choice("on_mismatch", on_mismatch, MISMATCH_POLICIES)
     check_int("oasis_budget", oasis_budget, minimum=1)
     named = _named(preds)
     if sample is not None and design is None and not isinstance(sample, ClusterSample):
@@ -338,8 +355,10 @@ def collect_results(
 
     parts: list[Part] = []
     exact = None
+    if policy != "error" and truth is not None and named:
+        inputs["records of one side only"] = _POLICY_NOTES[policy]
     if truth is not None and named:
-        scores = _exact_scores(where, truth_in, preds_in, source_col=source)
+        scores = _exact_scores(where, truth_in, preds_in, source_col=source, policy=policy)
         exact = {n: dict(v) for n, v in scores.scores.items()}
         parts.append(Part(scores))
     if smp is not None:
@@ -374,11 +393,21 @@ def collect_results(
             )
         )
     if truth is not None and named and worst:
-        rankings = {
-            name: worst_ranking(where.engine, truth_in, pred, rank=RANKED, **where.sides())
-            for name, pred in preds_in.items()
-        }
-        parts.append(Part(WorstClusters(rankings, records_f, record_col)))
+        rankings: dict[str, Any] = {}
+        notes: list[str] = []
+        for name, pred in preds_in.items():
+            matched: MismatchPolicy = policy
+            if policy == "twinless" and exact is not None and exact[name]["n_twinless_true"]:
+                # cluster-wise errors need a predicted cluster for every true record
+                matched = "intersection"
+                notes.append(
+                    f"{name} lacks {int(exact[name]['n_twinless_true']):,} true record(s): its "
+                    "worst clusters are ranked over the records of both sides only"
+                )
+            rankings[name] = worst_ranking(
+                where.engine, truth_in, pred, rank=RANKED, on_mismatch=matched, **where.sides()
+            )
+        parts.append(Part(WorstClusters(rankings, records_f, record_col), tuple(notes)))
     if pairs is not None and truth is not None:
         curve, found = caught(
             lambda: threshold_curve(
@@ -523,11 +552,24 @@ class _Where:
         return dict(zip(names, self.columns, strict=True))
 
 
+#: How the report names each policy for the records of one side only.
+_POLICY_NOTES = {
+    "intersection": "left out: the records on both sides are scored",
+    "twinless": "scored as coreference scorers do (each is an error on its side)",
+    "singletons": "each true record the prediction lacks is a predicted cluster of its own",
+}
+
+
 def _exact_scores(
-    where: _Where, truth: Any, preds: Mapping[str, Any], *, source_col: Columns | None
+    where: _Where,
+    truth: Any,
+    preds: Mapping[str, Any],
+    *,
+    source_col: Columns | None,
+    policy: MismatchPolicy,
 ) -> ExactScores:
     """The default metrics of each prediction, from the statistics its engine computes
-    (with the counts of records and clusters)."""
+    (with the counts of records and clusters), its records matched by ``policy``."""
     scores: dict[str, dict[str, float]] = {}
     stats = None
     cells = cells_wanted(resolve_metrics(None))
@@ -539,6 +581,7 @@ def _exact_scores(
             cells=cells,
             link_only=source_col is not None,
             source_col=source_col,
+            on_mismatch=policy,
             **where.sides(),
         )
         scores[name] = evaluate(stats)

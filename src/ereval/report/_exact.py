@@ -264,7 +264,8 @@ def _slug(name: str) -> str:
 
 @section_for(WorstClusters)
 def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
-    """The true clusters with the most errors in each prediction, with their records."""
+    """The true clusters with the most errors in each prediction, with their records
+    (``part.warnings``: how their records were matched, when not as the metrics')."""
     result: WorstClusters = part.result
     records, record_col = result.records, result.record_col
     tables: list[Table] = []
@@ -288,6 +289,7 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
         picked, shown_with = _distinct_blocks(ranked["cluster_id"], groups, top)
         worst = ranked[ranked["cluster_id"].isin(picked)]
         numbers[name] = {
+            "true_clusters": ranking.n_clusters,
             "clusters_with_error": ranking.with_error,
             "over_clustered": ranking.over,
             "under_clustered": ranking.under,
@@ -349,6 +351,7 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
         "worst",
         "Clusters with errors",
         tuple(reading),
+        warnings=part.warnings,
         tables=tuple(tables),
         numbers=numbers,
     )

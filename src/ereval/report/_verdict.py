@@ -97,11 +97,9 @@ def _error_kind(name: str, by: Mapping[str, Section]) -> tuple[str, str] | None:
     if worst is not None and name in worst.numbers:
         w = worst.numbers[name]
         over, under = int(w["over_clustered"]), int(w["under_clustered"])
-        n_true = None
-        metrics = by.get("metrics")
-        if metrics is not None:
-            n_true = int(metrics.numbers["metrics"][name]["n_true_clusters"])
-        of = f" of {n_true:,}" if n_true is not None else ""
+        # the clusters the ranking counted (those of the records on both sides when the
+        # prediction lacks some true records)
+        of = f" of {int(w['true_clusters']):,}"
         if over == 0 and under == 0:
             return "", ""
         if under >= over:

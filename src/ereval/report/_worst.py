@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..contingency import ContingencyTable
 from ..engines import get_engine
-from ..io import Membership, align
+from ..io import Membership, MismatchPolicy, align
 from ..metrics._records import table_cluster_errors
 from ..metrics._worst_sql import (
     MISPLACED_COLUMNS,
@@ -32,24 +32,36 @@ from ._misplaced import table_misplaced
 __all__ = ["worst_ranking"]
 
 
-def worst_ranking(engine: Any, truth: Any, pred: Any, *, rank: int, **sides: Any) -> WorstRanking:
+def worst_ranking(
+    engine: Any,
+    truth: Any,
+    pred: Any,
+    *,
+    rank: int,
+    on_mismatch: MismatchPolicy = "error",
+    **sides: Any,
+) -> WorstRanking:
     """The :class:`WorstRanking` of ``pred`` against ``truth`` with the first ``rank``
     true clusters with an error: by ``engine`` (an engine or its name) where the data
     is, or in memory (``truth`` and ``pred`` then :class:`~ereval.io.Membership`);
-    ``sides`` names the record and cluster columns of each side for an SQL engine."""
+    ``sides`` names the record and cluster columns of each side for an SQL engine;
+    ``on_mismatch`` as for :func:`ereval.io.align`."""
     return engine_worst_clusters(
         get_engine(engine),
         truth,
         pred,
         rank=rank,
-        in_memory=lambda: _in_memory(truth, pred, rank),
+        in_memory=lambda: _in_memory(truth, pred, rank, on_mismatch),
+        on_mismatch=on_mismatch,
         **sides,
     )
 
 
-def _in_memory(truth: Membership, pred: Membership, rank: int) -> WorstRanking:
+def _in_memory(
+    truth: Membership, pred: Membership, rank: int, on_mismatch: MismatchPolicy
+) -> WorstRanking:
     # one alignment and one table for the errors and the misplaced records
-    al = align(truth, pred)
+    al = align(truth, pred, on_mismatch=on_mismatch)
     tab = ContingencyTable.from_alignment(al)
     errors = table_cluster_errors(al, tab)
     misplaced = table_misplaced(al, tab)[["cluster_id", *MISPLACED_COLUMNS]]
