@@ -282,10 +282,23 @@ def test_planned_cells_equal_one_join(tmp_path: Path, kind: str, passes: int) ->
             f"FROM (VALUES {rows}) AS v(r, c)"
         )
     expected = _cells_of(db, cells_sql("t", "p"))
-    assert planned_cells(db, ("t", "p"), passes) == "cells"
+    assert planned_cells(db, ("t", "p"), passes) == ("cells", (0, 0))
     got = _cells_of(db, "SELECT tc, pc, n FROM cells")
     assert got == expected
     assert sum(row[2] for row in got) == n  # 370 + 380 rows, 350 records in common
+    assert list(tmp_path.iterdir()) == []
+    # one record of the truth's only repeated once, two of the prediction's only (one
+    # in another cluster): the passes count the surplus rows of each side
+    db.execute("DROP TABLE cells")
+    db.execute(
+        "CREATE VIEW t2 AS SELECT r, c FROM t UNION ALL "
+        "(SELECT r, c FROM t WHERE r NOT IN (SELECT r FROM p) ORDER BY r LIMIT 1)"
+    )
+    db.execute(
+        "CREATE VIEW p2 AS SELECT r, c FROM p UNION ALL "
+        "(SELECT r, c + 1 FROM p WHERE r NOT IN (SELECT r FROM t) ORDER BY r LIMIT 2)"
+    )
+    assert planned_cells(db, ("t2", "p2"), passes) == ("cells", (1, 2))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -429,3 +442,25 @@ def test_hold_memory_lowers_the_limit_meanwhile() -> None:
     unlimited = setting(free)
     with free.hold_memory(2**30):
         assert setting(free) == unlimited
+
+
+@pytest.mark.parametrize("passes", [1, 3])
+def test_repeated_records_of_one_side_only_are_found_in_passes(tmp_path: Path, passes: int) -> None:
+    """A record of one side only that repeats is not in the join's counts: found by the
+    full join of the check in one pass, and by the passes themselves in several."""
+    from ereval import InputError
+    from ereval.metrics import evaluate
+
+    ok = tmp_path / "ok.csv"
+    ok.write_text("record_id,cluster_id\n1,a\n2,a\n3,b\n4,b\n")
+    truth_dup = tmp_path / "t.csv"
+    truth_dup.write_text("record_id,cluster_id\n1,a\n2,a\n3,b\n9,c\n9,d\n")
+    pred_dup = tmp_path / "p.csv"
+    pred_dup.write_text("record_id,cluster_id\n1,a\n2,a\n7,x\n8,y\n8,y\n7,z\n")
+    (tmp_path / "spill").mkdir()
+    engine = DuckDBEngine(passes=passes, temp_dir=tmp_path / "spill")
+    with pytest.raises(InputError, match=r"^'truth' has 1 duplicate record ids \(e\.g\. '9'\)"):
+        evaluate(truth_dup, ok, engine=engine, on_mismatch="twinless")
+    with pytest.raises(InputError, match=r"^'pred' has 2 duplicate record ids \(e\.g\. '7', '8'\)"):
+        evaluate(ok, pred_dup, engine=engine, on_mismatch="twinless")
+    assert evaluate(ok, ok, engine=engine)["b3_f1"] == 1.0

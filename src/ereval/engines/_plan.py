@@ -233,11 +233,14 @@ _WRITE_ROW_BYTES = 64
 _WRITE_SHARE = 0.25
 
 
-def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
+def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> tuple[str, tuple[int, int]]:
     """The groups of :func:`ereval.engines._dialect.cells_sql` over ``sides`` (views or
     queries in parentheses with the columns ``r`` and ``c``), computed in
     ``planned`` passes (more when a pass runs out of memory) into the temporary
-    table ``cells``; its name.
+    table ``cells``; its name, and the surplus rows of the records repeated among
+    those of the truth's only and of the prediction's only (each pass keeps the
+    key of such a record, and one GROUP BY over them counts the repeats, as
+    :func:`ereval.engines._dialect.alone_repeats_sql`).
 
     Each side is read once and written as ``planned`` partitions by
     ``hash(r) % planned`` (Parquet files in a folder of the engine's temporary
@@ -262,11 +265,18 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> str:
     con.execute(f"CREATE TEMP TABLE cells (tc {types[0][1]}, pc {types[1][1]}, n BIGINT)")
     counts = (planned, merge_count(planned))
     if not all(_EXACT_IN_PARQUET.match(t) for side in types for t in side):
-        _cells_in_tables(con, sides, counts, hashed, oom)
-        return "cells"
+        return "cells", _cells_in_tables(con, sides, counts, hashed, oom)
     with con.scratch() as folder:
-        _cells_in_files(con, sides, counts, hashed, oom, Path(folder))
-    return "cells"
+        return "cells", _cells_in_files(con, sides, counts, hashed, oom, Path(folder))
+
+
+#: A joined record's key when it is on one side only (NULL otherwise).
+_ALONE = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN coalesce(t.r, p.r) END AS ra"
+
+
+def _repeats(con: Any, alone: str) -> tuple[int, int]:
+    got = dict(con.execute(sql.alone_repeats_sql(alone)).fetchall())
+    return int(got.get(False) or 0), int(got.get(True) or 0)
 
 
 def merge_count(planned: int) -> int:
@@ -291,9 +301,10 @@ def _cells_in_files(
     hashed: str,
     oom: type[Exception],
     root: Path,
-) -> None:
+) -> tuple[int, int]:
     """:func:`planned_cells` with the partitions written as Parquet files under ``root``,
-    in ``counts`` passes of the join and of the merge."""
+    in ``counts`` passes of the join and of the merge; the repeats of the records
+    of one side only."""
     planned, merges = counts
     limit = limit_bytes(
         str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]).replace(" ", "")
@@ -324,7 +335,7 @@ def _cells_in_files(
         )
         out = root / f"j{piece.modulus}_{piece.residue}"
         joined = (
-            f"SELECT hash(t.c, p.c) % {merges} AS q, t.c AS tc, p.c AS pc "
+            f"SELECT hash(t.c, p.c) % {merges} AS q, t.c AS tc, p.c AS pc, {_ALONE} "
             f"FROM {t} AS t FULL OUTER JOIN {p} AS p ON t.r = p.r"
         )
         try:
@@ -338,6 +349,11 @@ def _cells_in_files(
             shutil.rmtree(root / name / f"q={q}", ignore_errors=True)
 
     run_split(planned, join, oom, after=drop)
+    every = sorted(str(f) for f in root.glob("j*/q=*/*.parquet"))
+    repeats = (0, 0)
+    if every:
+        listed = ", ".join(sql.quote(f) for f in every)
+        repeats = _repeats(con, f"read_parquet([{listed}], hive_partitioning = false)")
 
     def merge(piece: Pass) -> None:
         q = piece.residue % merges
@@ -356,14 +372,16 @@ def _cells_in_files(
         )
 
     run_split(merges, merge, oom)
+    return repeats
 
 
 def _cells_in_tables(
     con: Any, sides: tuple[str, str], counts: tuple[int, int], hashed: str, oom: type[Exception]
-) -> None:
+) -> tuple[int, int]:
     """:func:`planned_cells` with the partitions kept in DuckDB tables sorted by
     partition (so that a pass reads the blocks of its own partition only), in
-    ``counts`` passes of the join and of the merge."""
+    ``counts`` passes of the join and of the merge; the repeats of the records of
+    one side only."""
     planned, merges = counts
     for view, side in zip(("tq", "pq"), sides, strict=True):
         con.execute(
@@ -371,8 +389,8 @@ def _cells_in_tables(
             f"r, c FROM {side} ORDER BY q"
         )
     joined = (
-        "SELECT hash(t.c, p.c) % {m} AS q, hash(t.c, p.c) AS h, t.c AS tc, p.c AS pc "
-        "FROM (SELECT r, c FROM tq WHERE {w}) AS t FULL OUTER JOIN "
+        "SELECT hash(t.c, p.c) % {m} AS q, hash(t.c, p.c) AS h, t.c AS tc, p.c AS pc, "
+        f"{_ALONE} FROM (SELECT r, c FROM tq WHERE {{w}}) AS t FULL OUTER JOIN "
         "(SELECT r, c FROM pq WHERE {w}) AS p ON t.r = p.r"
     )
     con.execute(f"CREATE TEMP TABLE joined AS {joined.format(m=merges, w='false')}")
@@ -385,6 +403,7 @@ def _cells_in_tables(
     run_split(planned, join, oom)
     con.execute("DROP TABLE tq")
     con.execute("DROP TABLE pq")
+    repeats = _repeats(con, "joined")
     con.execute("CREATE TEMP TABLE joined_sorted AS SELECT * FROM joined ORDER BY q")
     con.execute("DROP TABLE joined")
     merged = "SELECT tc, pc, count(*) FROM joined_sorted WHERE {w} GROUP BY ALL"
@@ -394,3 +413,4 @@ def _cells_in_tables(
 
     run_split(merges, merge, oom)
     con.execute("DROP TABLE joined_sorted")
+    return repeats

@@ -27,6 +27,7 @@ from ..io import (
 )
 
 __all__ = [
+    "alone_repeats",
     "check_totals",
     "checked_cells",
     "checked_totals",
@@ -140,11 +141,12 @@ def checked_cells(
     and on the prediction's only. With ``passes`` > 1 (DuckDB only) the join runs
     in that many passes over the records (:func:`ereval.engines._plan.planned_cells`)."""
     t, p = views
+    alone = None
     if passes > 1:
-        planned_cells(con, (t, p), passes)
+        _, alone = planned_cells(con, (t, p), passes)
     else:
         con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
-    return checked_totals(con, "cells", views, rows, policy, dialect)
+    return checked_totals(con, "cells", views, rows, policy, dialect, alone=alone)
 
 
 def checked_totals(
@@ -154,13 +156,23 @@ def checked_totals(
     rows: tuple[int, int],
     policy: MismatchPolicy,
     dialect: sql.Dialect = sql.DUCKDB,
+    *,
+    alone: tuple[int, int] | None = None,
 ) -> tuple[int, int, int]:
     """The totals of the table of groups ``cells`` of the join of ``views`` (records on
     both sides, the truth's only, the prediction's only), checked by
-    :func:`check_totals`."""
+    :func:`check_totals` (``alone`` as there)."""
     totals = con.execute(sql.cell_totals_sql(cells)).fetchall()[0]
     both, only_t, only_p = (int(v or 0) for v in totals)
-    return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect)
+    return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect, alone=alone)
+
+
+def alone_repeats(con: Any, alone: str) -> tuple[int, int]:
+    """The surplus rows of the records repeated among those of the truth's only and of
+    the prediction's only, from ``alone(tc, ra)`` (a table, or a query in
+    parentheses; :func:`ereval.engines._dialect.alone_repeats_sql`)."""
+    got = dict(con.execute(sql.alone_repeats_sql(alone)).fetchall())
+    return int(got.get(False) or 0), int(got.get(True) or 0)
 
 
 def check_totals(
@@ -170,14 +182,19 @@ def check_totals(
     totals: tuple[int, int, int],
     policy: MismatchPolicy,
     dialect: sql.Dialect = sql.DUCKDB,
+    *,
+    alone: tuple[int, int] | None = None,
 ) -> tuple[int, int, int]:
     """Check the groups of the join of the views ``(truth, pred)`` (of ``rows`` rows)
     for duplicate and mismatched records from their ``totals``, the records on both
     sides, on the truth's only and on the prediction's only (the groups of a NULL
-    key); return ``totals``.
+    key); return ``totals``. ``alone``, when the join's passes counted them
+    (:func:`ereval.engines._plan.planned_cells`), are the surplus rows of the
+    records repeated among those of the truth's only and of the prediction's only.
 
     The detailed queries over the views run only when the totals do not add up to
-    the sides' rows, or for the records of one side only."""
+    the sides' rows, or for the records of one side only (one more full join, unless
+    ``alone`` tells)."""
     t, p = views
     both, only_t, only_p = totals
     if both + only_t != rows[0] or both + only_p != rows[1]:  # a matched record id repeats
@@ -185,7 +202,7 @@ def check_totals(
         check_unique(con, p, "pred")
     sides = ((t, p, "truth", only_t), (p, t, "pred", only_p))
     if only_t or only_p:  # a record of one side only repeats
-        surplus = con.execute(sql.twinless_duplicates_sql(t, p)).fetchall()[0]
+        surplus = alone if alone is not None else alone_repeats(con, f"({sql.alone_sql(t, p)})")
         for (side, _, name, _), extra in zip(sides, surplus, strict=True):
             if extra:
                 check_unique(con, side, name)

@@ -82,16 +82,18 @@ def streamed_statistics(
     sides = [_Codes(_bounds(con, view, "c"), most) for view in views]
     common_only = policy == "intersection"
     coded = (sides[0].coded(views[0]), sides[1].coded(views[1]))
+    alone = None
     if passes > 1:
-        cells = planned_cells(con, coded, passes)
+        cells, alone = planned_cells(con, coded, passes)
         budget = con.memory_bytes()
         m = int(con.execute(f"SELECT count(*) FROM {cells}").fetchall()[0][0])
         if budget is not None and m * CELL_BYTES > budget:
-            return _beyond_the_limit(con, cells, views, rows, policy, checked, sides, budget)
+            limits = (budget, alone)
+            return _beyond_the_limit(con, cells, views, rows, policy, checked, sides, limits)
     else:
         cells = f"({sql.cells_sql(*coded)})"
     i, j, n, k, r, totals = _fetch(con, cells, sides, most, common_only=common_only)
-    _, only_t, only_p = check_totals(con, views, rows, totals, policy)
+    _, only_t, only_p = check_totals(con, views, rows, totals, policy, alone=alone)
     if checked is not None:
         checked()
     if common_only:
@@ -109,14 +111,16 @@ def _beyond_the_limit(
     policy: MismatchPolicy,
     checked: Callable[[], None] | None,
     sides: list[_Codes],
-    budget: int,
+    limits: tuple[int, tuple[int, int]],
 ) -> TableStatistics:
     """Every statistic of the groups of the table ``cells``, too many for their arrays
-    to fit ``budget`` bytes, once the totals are checked: in sweeps over the table
-    (:func:`ereval.statistics._swept.swept_statistics`) when the clusters' arrays
-    fit (the keys that are not codes by offset numbered first,
+    to fit ``budget`` bytes (``limits``: it, and the repeats of the records of one
+    side only that the passes counted), once the totals are checked: in sweeps over
+    the table (:func:`ereval.statistics._swept.swept_statistics`) when the clusters'
+    arrays fit (the keys that are not codes by offset numbered first,
     :func:`ereval.statistics._swept.numbered_cells`), else by aggregate statements."""
-    both, only_t, only_p = checked_totals(con, cells, views, rows, policy)
+    budget, alone = limits
+    both, only_t, only_p = checked_totals(con, cells, views, rows, policy, alone=alone)
     if checked is not None:
         checked()
     if policy == "intersection":

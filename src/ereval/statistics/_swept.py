@@ -18,9 +18,11 @@ each keeping per-cluster arrays and never all the groups:
 2. the cells by ranges of rows, each range read twice: each row's best Jaccard
    and sum of CEAFe's weights, then the cells heavier than the rest of their
    row and column (:func:`~ereval._algorithms.aligned_totals`'s test, on the
-   same sums) fixed, and the rows and columns holding one marked;
+   same sums) fixed, and the rows and columns holding one marked; when some
+   record is on one side only, CEAF_sys's two weights are fixed in the same
+   step (:func:`~ereval._algorithms.fix_twinless`, two more bits of the flags);
 3. every cell once more: those of rows and columns holding no fixed cell are
-   aligned exactly (:func:`~ereval._algorithms.align_cells`).
+   aligned exactly (:func:`~ereval._algorithms.align_cells`), for each weight.
 
 A range is sized so that its arrays fit what the per-cluster arrays leave of the
 budget; each sweep is a scan of the table filtered by range. The results are
@@ -319,11 +321,12 @@ def _undecided(
     left: list[list[list[npt.NDArray[Any]]]] = [[[], [], []] for _ in bits]
     for ii, jj, x in _cells(con, cells, "tc", (0, spans[0]), dtype):
         flags = done[0][ii] | done[1][jj]
+        extra = (a[ii] > rc[ii], b[jj] > cc[jj]) if twinless else None
         for t, bit in enumerate(bits):
-            if t < 2:
+            if extra is None or t < 2:
                 keep, w = (flags & bit) == 0, x
             else:
-                keep, weights = undecided_weights(x, (a[ii] > rc[ii], b[jj] > cc[jj]), flags, bit)
+                keep, weights = undecided_weights(x, extra, flags, bit)
                 w = weights.astype(x.dtype)
             if keep.any():
                 for got, values in zip(left[t], (ii, jj, w), strict=True):

@@ -285,8 +285,7 @@ def _examples(con: Any, query: str, count: int) -> str:
 
 def _check_names_table(con: Any, names_from: Any, dialect: sql.Dialect) -> None:
     """The names table repeats no record, and names every record of the clustering."""
-    n, n_distinct = con.execute(sql.duplicates_sql(_NAMES)).fetchall()[0]
-    if n != n_distinct:
+    if con.execute(sql.duplicates_sql(_NAMES)).fetchall()[0][0]:
         ex = [row[0] for row in con.execute(sql.repeated_sql(_NAMES)).fetchall()]
         raise InputError(
             f"'names_from': '{_label(names_from)}' repeats record ids (e.g. {examples(ex)})"
