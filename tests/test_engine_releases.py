@@ -259,3 +259,36 @@ def test_the_report_monitors_and_compares_releases_with_its_engine(tmp_path: Pat
     parts = collect_results(releases=tmp_path, engine=DuckDBEngine(passes=2)).parts
     compared = [p.result.comparison for p in parts if hasattr(p.result, "comparison")]
     assert len(compared) == 1 and compared[0].alignment is None  # joined by DuckDB
+
+
+def test_a_comparison_beyond_the_memory_limit_is_refused_before_its_table_comes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The comparison is computed from the releases' table in memory: under a limit too
+    small for it, one line naming the limit, before the groups come back; within
+    it, the comparison of the NumPy engine."""
+    from ereval import _compare_sql
+
+    rng = np.random.default_rng(5)
+    old = pd.DataFrame({"record_id": np.arange(300), "cluster_id": rng.integers(0, 50, 300)})
+    new = old.assign(cluster_id=np.where(rng.random(300) < 0.2, 77, old["cluster_id"]))
+    paths = (tmp_path / "old.parquet", tmp_path / "new.parquet")
+    old.to_parquet(paths[0])
+    new.to_parquet(paths[1])
+    engine = DuckDBEngine(memory_limit="256MB")
+    budget = engine.buffer_limit
+    assert budget is not None
+    want = compare(old, new)
+    monkeypatch.setattr(_compare_sql, "RELEASE_GROUP_BYTES", budget)  # one group fits, not two
+    with pytest.raises(InputError, match=r"^'memory_limit': the comparison of two releases"):
+        compare(str(paths[0]), str(paths[1]), engine=engine)
+    result = CliRunner().invoke(
+        app,
+        ["compare", str(paths[0]), str(paths[1]), "--engine", "duckdb", "--memory-limit", "256MB"],
+    )
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: '--memory-limit': the comparison")
+    monkeypatch.setattr(_compare_sql, "RELEASE_GROUP_BYTES", 1)
+    got = compare(str(paths[0]), str(paths[1]), engine=engine)
+    assert got.counts == want.counts and got.n_added == want.n_added == 0

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..engines import Database
+from ..engines import _dialect as sql
 from ..io import AlignOptions
 from ._records_sql import _frame, cluster_errors_sql, load_cell_errors
 
@@ -218,10 +219,9 @@ class _WorstJob:
             "GROUP BY pred_cluster, true_cluster"
         )
         shown = db.fetch_numpy(
-            "SELECT record_id, pred_cluster, true_cluster FROM (SELECT *, row_number() OVER "
-            "(PARTITION BY pred_cluster, true_cluster "
-            f"ORDER BY CAST(record_id AS {dialect.text_type})) AS k FROM worst_records) "
-            f"WHERE k <= {BLOCK_ROWS}"
+            sql.first_records_sql(
+                "worst_records", "pred_cluster, true_cluster", BLOCK_ROWS, dialect
+            )
         )
         import pandas as pd
 
