@@ -258,3 +258,26 @@ def _membership(path: Path) -> Any:
     from ereval.io import read_membership
 
     return read_membership(path, name="x")[0]
+
+
+def test_worst_clusters_beyond_the_memory_limit_name_the_option(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When DuckDB runs out of memory gathering the records around the worst clusters,
+    the report stops with one line naming `--worst` and what to do."""
+    import duckdb
+
+    from ereval.metrics import _worst_sql
+
+    def out_of_memory(db: Any) -> Any:
+        raise duckdb.OutOfMemoryException("failed to allocate data of size 64.0 MiB")
+
+    monkeypatch.setattr(_worst_sql, "_around", out_of_memory)
+    args = ["report", *TWO_PREDICTIONS, "--engine", "duckdb", "--memory-limit", "256MB"]
+    res = runner.invoke(app, [*args, "-f", "json", "-q"])
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1, res.output
+    assert lines[0].startswith("error: '--worst': the records around the worst clusters")
+    assert "leave the worst clusters out, or raise the limit" in lines[0]
+    assert runner.invoke(app, [*args, "--no-worst", "-f", "json", "-q"]).exit_code == 0

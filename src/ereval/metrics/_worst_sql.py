@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 import numpy as np
 import numpy.typing as npt
 
+from .._errors import InputError
 from ..engines import Database
 from ..engines import _dialect as sql
 from ..io import AlignOptions
@@ -160,6 +161,25 @@ def engine_worst_clusters(
     return engine.run(_WorstJob(truth, pred, rank, in_memory, options))  # type: ignore[no-any-return]
 
 
+def _around(db: Database) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The records of the predicted clusters holding the ranked clusters' records: the
+    count of each pair of a predicted and a true cluster, and its first records."""
+    db.execute(
+        "CREATE TEMP TABLE worst_records AS "
+        "SELECT p.r AS record_id, p.c AS pred_cluster, t.c AS true_cluster FROM p "
+        "JOIN (SELECT DISTINCT pc FROM worst_cells) AS x ON p.c = x.pc "
+        "LEFT JOIN t ON t.r = p.r"
+    )
+    groups = db.fetch_numpy(
+        "SELECT pred_cluster, true_cluster, count(*) AS records FROM worst_records "
+        "GROUP BY pred_cluster, true_cluster"
+    )
+    shown = db.fetch_numpy(
+        sql.first_records_sql("worst_records", "pred_cluster, true_cluster", BLOCK_ROWS, db.dialect)
+    )
+    return groups, shown
+
+
 class _WorstJob:
     def __init__(
         self,
@@ -208,21 +228,14 @@ class _WorstJob:
         placed = db.fetch_numpy(
             f"SELECT tc AS cluster_id, split_off, outside AS {q('foreign')}, misplaced FROM worst_top"
         )
-        db.execute(
-            "CREATE TEMP TABLE worst_records AS "
-            "SELECT p.r AS record_id, p.c AS pred_cluster, t.c AS true_cluster FROM p "
-            "JOIN (SELECT DISTINCT pc FROM worst_cells) AS x ON p.c = x.pc "
-            "LEFT JOIN t ON t.r = p.r"
-        )
-        groups = db.fetch_numpy(
-            "SELECT pred_cluster, true_cluster, count(*) AS records FROM worst_records "
-            "GROUP BY pred_cluster, true_cluster"
-        )
-        shown = db.fetch_numpy(
-            sql.first_records_sql(
-                "worst_records", "pred_cluster, true_cluster", BLOCK_ROWS, dialect
-            )
-        )
+        try:
+            groups, shown = _around(db)
+        except db.out_of_memory:
+            raise InputError(
+                "'worst': the records around the worst clusters do not fit the memory "
+                "limit (their predicted clusters hold too many records and pairs of "
+                "clusters); leave the worst clusters out, or raise the limit"
+            ) from None
         import pandas as pd
 
         misplaced = pd.DataFrame(
