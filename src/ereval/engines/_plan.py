@@ -47,6 +47,7 @@ __all__ = [
     "MERGE_ROW_BYTES",
     "ROW_BYTES",
     "Pass",
+    "alone_repeats",
     "check_memory_size",
     "in_passes",
     "key_hash",
@@ -274,7 +275,10 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> tuple[str, 
 _ALONE = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN coalesce(t.r, p.r) END AS ra"
 
 
-def _repeats(con: Any, alone: str) -> tuple[int, int]:
+def alone_repeats(con: Any, alone: str) -> tuple[int, int]:
+    """The surplus rows of the records repeated among those of the truth's only and of
+    the prediction's only, from ``alone(tc, ra)`` (a table, or a query in
+    parentheses; :func:`ereval.engines._dialect.alone_repeats_sql`)."""
     got = dict(con.execute(sql.alone_repeats_sql(alone)).fetchall())
     return int(got.get(False) or 0), int(got.get(True) or 0)
 
@@ -353,7 +357,7 @@ def _cells_in_files(
     repeats = (0, 0)
     if every:
         listed = ", ".join(sql.quote(f) for f in every)
-        repeats = _repeats(con, f"read_parquet([{listed}], hive_partitioning = false)")
+        repeats = alone_repeats(con, f"read_parquet([{listed}], hive_partitioning = false)")
 
     def merge(piece: Pass) -> None:
         q = piece.residue % merges
@@ -403,7 +407,7 @@ def _cells_in_tables(
     run_split(planned, join, oom)
     con.execute("DROP TABLE tq")
     con.execute("DROP TABLE pq")
-    repeats = _repeats(con, "joined")
+    repeats = alone_repeats(con, "joined")
     con.execute("CREATE TEMP TABLE joined_sorted AS SELECT * FROM joined ORDER BY q")
     con.execute("DROP TABLE joined")
     merged = "SELECT tc, pc, count(*) FROM joined_sorted WHERE {w} GROUP BY ALL"

@@ -19,7 +19,7 @@ from .._errors import InputError, RecordMismatchError
 from .._validation import examples
 from ..contingency import ContingencyTable, SourcePairs
 from ..engines import _dialect as sql
-from ..engines._plan import planned_cells
+from ..engines._plan import alone_repeats, planned_cells
 from ..engines._sources import SideSpec, check_unique, column_of
 from ..io import (
     MismatchPolicy,
@@ -27,7 +27,6 @@ from ..io import (
 )
 
 __all__ = [
-    "alone_repeats",
     "check_totals",
     "checked_cells",
     "checked_totals",
@@ -165,14 +164,6 @@ def checked_totals(
     totals = con.execute(sql.cell_totals_sql(cells)).fetchall()[0]
     both, only_t, only_p = (int(v or 0) for v in totals)
     return check_totals(con, views, rows, (both, only_t, only_p), policy, dialect, alone=alone)
-
-
-def alone_repeats(con: Any, alone: str) -> tuple[int, int]:
-    """The surplus rows of the records repeated among those of the truth's only and of
-    the prediction's only, from ``alone(tc, ra)`` (a table, or a query in
-    parentheses; :func:`ereval.engines._dialect.alone_repeats_sql`)."""
-    got = dict(con.execute(sql.alone_repeats_sql(alone)).fetchall())
-    return int(got.get(False) or 0), int(got.get(True) or 0)
 
 
 def check_totals(
