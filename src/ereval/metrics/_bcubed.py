@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..contingency import ContingencyTable
 from ..statistics import Statistics, statistics_of
-from ._util import check_beta, coref_prf, f_beta, ratio
+from ._util import check_beta, coref_prf, coref_scores, f_beta, ratio
 
 __all__ = ["b3_entity_scores", "b3_scores", "b3_sums", "b3_twinless_scores"]
 
@@ -121,7 +121,5 @@ def b3_twinless_scores(
         ),
     }
     for prefix, (nr, dr, np_, dp) in sums.items():
-        r, p, f = coref_prf(nr, dr, np_, dp)
-        fb = coref_prf(nr, dr, np_, dp, beta)[2] if beta != 1.0 else None
-        out.update(_named(prefix, r, p, f, fb))
+        out.update(coref_scores(prefix, nr, dr, np_, dp, beta))
     return out

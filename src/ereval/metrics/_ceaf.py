@@ -35,7 +35,7 @@ from .._algorithms import ceafe_weights, max_weight_alignment
 from .._errors import InputError
 from ..contingency import ContingencyTable
 from ..statistics import Statistics, statistics_of
-from ._util import check_beta, coref_prf
+from ._util import check_beta, coref_prf, coref_scores
 
 __all__ = ["ceaf_rn_scores", "ceaf_scores", "ceaf_similarity", "ceaf_sys_scores"]
 
@@ -155,11 +155,7 @@ def ceaf_rn_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -
     s = statistics_of(table)
     phi = s.ceafm_total
     den_r, den_p = s.n_true_records, s.n_pred_records - s.twinless_pred_singletons
-    r, p, f = coref_prf(phi, den_r, phi, den_p)
-    out = {"ceaf_rn_precision": p, "ceaf_rn_recall": r, "ceaf_rn_f1": f}
-    if beta != 1.0:
-        out["ceaf_rn_fbeta"] = coref_prf(phi, den_r, phi, den_p, beta)[2]
-    return out
+    return coref_scores("ceaf_rn", phi, den_r, phi, den_p, beta)
 
 
 def ceaf_sys_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
@@ -184,8 +180,4 @@ def ceaf_sys_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) 
     num_p, num_r = s.ceaf_sys_precision_total, s.ceaf_sys_recall_total
     den_r = s.n_true_records
     den_p = s.n_pred_records - s.twinless_pred_singletons + s.n_true_records - s.n_common
-    r, p, f = coref_prf(num_r, den_r, num_p, den_p)
-    out = {"ceaf_sys_precision": p, "ceaf_sys_recall": r, "ceaf_sys_f1": f}
-    if beta != 1.0:
-        out["ceaf_sys_fbeta"] = coref_prf(num_r, den_r, num_p, den_p, beta)[2]
-    return out
+    return coref_scores("ceaf_sys", num_r, den_r, num_p, den_p, beta)

@@ -47,7 +47,7 @@ from ..contingency import ContingencyTable
 from ..statistics import Statistics, statistics_of
 from ._ceaf import ceaf_similarity
 from ._twinless import drop_pred_twinless
-from ._util import check_beta, coref_prf
+from ._util import check_beta, coref_scores
 
 __all__ = ["cone_b3_scores", "cone_ceaf_scores", "cone_table"]
 
@@ -56,16 +56,6 @@ def cone_table(table: ContingencyTable) -> ContingencyTable:
     """The table restricted to the truth's records: every predicted record the
     truth does not list is removed (predicted clusters left empty disappear)."""
     return drop_pred_twinless(table, singletons_only=False)
-
-
-def _named(
-    prefix: str, num_r: float, den_r: float, num_p: float, den_p: float, beta: float
-) -> dict[str, float]:
-    r, p, f = coref_prf(num_r, den_r, num_p, den_p)
-    out = {f"{prefix}_precision": p, f"{prefix}_recall": r, f"{prefix}_f1": f}
-    if beta != 1.0:
-        out[f"{prefix}_fbeta"] = coref_prf(num_r, den_r, num_p, den_p, beta)[2]
-    return out
 
 
 def cone_b3_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -> dict[str, float]:
@@ -104,7 +94,7 @@ def cone_b3_scores(table: ContingencyTable | Statistics, *, beta: float = 1.0) -
     s = statistics_of(table)
     # restricted to the truth's records, each predicted cluster keeps its c_j records
     sums = (s.b3_recall_sum, s.n_true_records, s.b3_common_precision_sum, s.n_common)
-    return _named("cone_b3", *sums, beta)
+    return coref_scores("cone_b3", *sums, beta)
 
 
 def cone_ceaf_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str, float]:
@@ -143,6 +133,6 @@ def cone_ceaf_scores(table: ContingencyTable, *, beta: float = 1.0) -> dict[str,
     # phi3 weights are integers, so its aligned total is an exact integer
     phi3 = round(max_weight_alignment(kept, ceaf_similarity(kept, 3)))
     phi4 = max_weight_alignment(kept, ceaf_similarity(kept, 4))
-    out = _named("cone_ceafm", phi3, kept.n_true_records, phi3, kept.n_pred_records, beta)
-    out |= _named("cone_ceafe", phi4, kept.n_true_clusters, phi4, kept.n_pred_clusters, beta)
+    out = coref_scores("cone_ceafm", phi3, kept.n_true_records, phi3, kept.n_pred_records, beta)
+    out |= coref_scores("cone_ceafe", phi4, kept.n_true_clusters, phi4, kept.n_pred_clusters, beta)
     return out

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from .._validation import check_beta
 
-__all__ = ["check_beta", "coref_prf", "f_beta", "ratio"]
+__all__ = ["check_beta", "coref_prf", "coref_scores", "f_beta", "ratio"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -51,3 +51,15 @@ def coref_prf(
     den = b2 * p + r
     f = (1 + b2) * p * r / den if den > 0 else 0.0
     return float(r), float(p), float(f)
+
+
+def coref_scores(
+    prefix: str, num_r: float, den_r: float, num_p: float, den_p: float, beta: float = 1.0
+) -> dict[str, float]:
+    """``<prefix>_precision``, ``_recall`` and ``_f1`` of :func:`coref_prf`, and
+    ``_fbeta`` when ``beta`` is not 1."""
+    r, p, f = coref_prf(num_r, den_r, num_p, den_p)
+    out = {f"{prefix}_precision": p, f"{prefix}_recall": r, f"{prefix}_f1": f}
+    if beta != 1.0:
+        out[f"{prefix}_fbeta"] = coref_prf(num_r, den_r, num_p, den_p, beta)[2]
+    return out
