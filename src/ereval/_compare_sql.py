@@ -28,6 +28,7 @@ import numpy.typing as npt
 from ._errors import InputError, RecordMismatchError
 from .contingency import ContingencyTable
 from .engines import Database
+from .engines._plan import over_limit
 from .engines._sources import side_specs
 from .io import AlignOptions
 from .statistics._cells import completed_rows, table_from_codes
@@ -111,15 +112,12 @@ def groups_fit(db: Database, m: int) -> None:
     """Refuse, before they come back, ``m`` groups that the engine's memory limit cannot
     hold (:data:`RELEASE_GROUP_BYTES` a group): the comparison of the releases is
     computed from their table in memory."""
-    budget = db.memory_bytes()
-    need = m * RELEASE_GROUP_BYTES
-    if budget is None or need <= budget:
-        return
-    raise InputError(
-        f"'memory_limit': the comparison of two releases holds their table in memory, "
-        f"{m:,} groups of records, some {-(-need // 10**6):,} MB, more than the "
-        f"{-(-budget // 10**6):,} MB the limit leaves; raise the limit"
-    )
+    over = over_limit(db, m * RELEASE_GROUP_BYTES)
+    if over is not None:
+        raise InputError(
+            "'memory_limit': the comparison of two releases holds their table in memory, "
+            f"{m:,} groups of records, {over}; raise the limit"
+        )
 
 
 def records_sql(*, changed_only: bool, ordered: bool = False) -> str:

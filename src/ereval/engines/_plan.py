@@ -52,6 +52,7 @@ __all__ = [
     "in_passes",
     "key_hash",
     "limit_bytes",
+    "over_limit",
     "pass_count",
     "planned_cells",
     "run_split",
@@ -120,6 +121,21 @@ def limit_bytes(limit: str) -> int:
     if got is None or got.group(2).lower() not in _UNITS:
         raise ValueError(f"not a memory size: {limit!r}")
     return int(float(got.group(1)) * _UNITS[got.group(2).lower()])
+
+
+def over_limit(db: Any, need: int) -> str | None:
+    """How far ``need`` bytes held in memory outrun what the memory limit of ``db`` (a
+    :class:`~ereval.engines.Database`) leaves, as words for an error
+    (``"some 879 MB, more than the 150 MB the memory limit leaves"``); ``None`` when
+    they fit, or without a limit."""
+    budget = db.memory_bytes()
+    if budget is None or need <= budget:
+        return None
+    return f"some {_mb(need)}, more than the {_mb(budget)} the memory limit leaves"
+
+
+def _mb(size: int) -> str:
+    return f"{-(-size // 10**6):,} MB"
 
 
 def pass_count(rows: int, limit: int | None, *, row_bytes: int = ROW_BYTES) -> int:

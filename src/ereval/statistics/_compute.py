@@ -23,7 +23,7 @@ from .._validation import check_choice
 from ..contingency import ContingencyTable, contingency_table
 from ..engines import Database, Engine, EngineName, get_engine
 from ..engines._duckdb import is_relation
-from ..engines._plan import in_passes
+from ..engines._plan import in_passes, over_limit
 from ..engines._sources import is_link_only, side_specs
 from ..engines._spark_session import is_spark_dataframe
 from ..io import AlignOptions, MismatchPolicy
@@ -119,20 +119,13 @@ TABLE_CELL_BYTES = 256
 
 def cells_fit(db: Database, n_cells: int) -> None:
     """Refuse, before they come back, ``n_cells`` cells that the engine's memory limit
-    cannot hold (:data:`TABLE_CELL_BYTES` a cell), with the limit they need."""
-    budget = db.memory_bytes()
-    need = n_cells * TABLE_CELL_BYTES
-    if budget is None or need <= budget:
-        return
-    raise InputError(
-        f"'metrics': those that read the cells of the table (ace, cone_ceaf, ceaf_phi2) "
-        f"hold its {n_cells:,} cells in memory, some {_mb(need)}, more than the "
-        f"{_mb(budget)} the memory limit leaves; leave them out, or raise the limit"
-    )
-
-
-def _mb(size: int) -> str:
-    return f"{-(-size // 10**6):,} MB"
+    cannot hold (:data:`TABLE_CELL_BYTES` a cell)."""
+    over = over_limit(db, n_cells * TABLE_CELL_BYTES)
+    if over is not None:
+        raise InputError(
+            "'metrics': those that read the cells of the table (ace, cone_ceaf, ceaf_phi2) "
+            f"hold its {n_cells:,} cells in memory, {over}; leave them out, or raise the limit"
+        )
 
 
 def joined_cells(
