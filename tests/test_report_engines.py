@@ -272,7 +272,7 @@ def test_worst_clusters_beyond_the_memory_limit_name_the_option(
     def out_of_memory(db: Any) -> Any:
         raise duckdb.OutOfMemoryException("failed to allocate data of size 64.0 MiB")
 
-    monkeypatch.setattr(_worst_sql, "_around", out_of_memory)
+    monkeypatch.setattr(_worst_sql, "_blocks", out_of_memory)
     args = ["report", *TWO_PREDICTIONS, "--engine", "duckdb", "--memory-limit", "256MB"]
     res = runner.invoke(app, [*args, "-f", "json", "-q"])
     assert res.exit_code == 2

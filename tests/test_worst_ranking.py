@@ -42,6 +42,49 @@ def _brute(truth: dict[Any, Any], pred: dict[Any, Any]) -> dict[str, Any]:
     return {"clusters": len(members), "error": n_error, "over": n_over, "under": n_under, "by": out}
 
 
+def _brute_blocks(
+    truth: dict[Any, Any], pred: dict[Any, Any], ranked: list[Any]
+) -> tuple[dict[Any, tuple[int, int, Any]], set[tuple[Any, Any]], dict[Any, list[Any]]]:
+    """Each ranked cluster's block, record by record: its predicted clusters' number,
+    their records and the largest (the smallest id among equals); the pairs of a
+    cluster and a predicted cluster holding records of another ranked cluster too; and
+    the first BLOCK_ROWS record ids shown (own first, then by predicted cluster, then
+    by id as text)."""
+    pred_members: dict[Any, list[Any]] = defaultdict(list)
+    for r, c in pred.items():
+        pred_members[c].append(r)
+    blocks, shown = {}, {}
+    holders: dict[Any, set[Any]] = defaultdict(set)
+    for c in ranked:
+        pieces = Counter(pred[r] for r, t in truth.items() if t == c and r in pred)
+        for q in pieces:
+            holders[q].add(c)
+        main = min(pieces, key=lambda q: (-pieces[q], q))
+        blocks[c] = (len(pieces), sum(len(pred_members[q]) for q in pieces), main)
+        near = [(truth.get(r) != c, q, str(r), r) for q in pieces for r in pred_members[q]]
+        shown[c] = [r for *_, r in sorted(near)[:BLOCK_ROWS]]
+    shared = {(c, q) for q, cs in holders.items() if len(cs) > 1 for c in cs}
+    return blocks, shared, shown
+
+
+def _check_blocks(got: Any, truth: pd.DataFrame, pred: pd.DataFrame) -> None:
+    ranked = got.ranked["cluster_id"].tolist()
+    blocks, shared, shown = _brute_blocks(
+        dict(zip(truth["record_id"], truth["cluster_id"], strict=True)),
+        dict(zip(pred["record_id"], pred["cluster_id"], strict=True)),
+        ranked,
+    )
+    have = {
+        c: (int(k), int(r), m)
+        for c, k, r, m in got.blocks[["cluster_id", "pieces", "records", "main"]].to_numpy()
+    }
+    assert have == blocks
+    assert set(map(tuple, got.shared.to_numpy().tolist())) == shared
+    for c in ranked:
+        assert got.shown.loc[got.shown["cluster_id"] == c, "record_id"].tolist() == shown[c]
+    assert set(got.shown["cluster_id"]) == set(ranked)
+
+
 def _inputs(engine: Any, *frames: pd.DataFrame) -> list[Any]:
     """The clusterings as each engine takes them: memberships, or Arrow tables."""
     if engine == "numpy":
@@ -103,25 +146,23 @@ def test_the_ranking_on_duckdb_is_the_ranking_in_memory(
                 split_off + foreign,
                 size,
             )
+        _check_blocks(got, truth, pred)
     # (an empty frame's text column may come back as object or as str)
     pd.testing.assert_frame_equal(
         sql.ranked, mem.ranked, check_exact=True, check_dtype=not mem.ranked.empty
     )
-    key = ["record_id", "pred_cluster", "true_cluster"]
-    assert sorted(map(tuple, sql.shown[key].astype(str).to_numpy().tolist())) == sorted(
-        map(tuple, mem.shown[key].astype(str).to_numpy().tolist())
-    )
-    key = ["pred_cluster", "true_cluster", "records"]
-    assert sorted(map(tuple, sql.groups[key].astype(str).to_numpy().tolist())) == sorted(
-        map(tuple, mem.groups[key].astype(str).to_numpy().tolist())
-    )
+    for frame in ("blocks", "shared", "shown"):
+        have, want = getattr(sql, frame), getattr(mem, frame)
+        assert sorted(map(tuple, have.astype(str).to_numpy().tolist())) == sorted(
+            map(tuple, want.astype(str).to_numpy().tolist())
+        ), frame
 
 
 @pytest.mark.parametrize("engine", ["numpy", DuckDBEngine(passes=3)])
 def test_large_clusters_come_back_as_counts_and_their_first_records(engine: Any) -> None:
-    """Pairs of a predicted and a true cluster of more than BLOCK_ROWS records come
-    back as their count and their first BLOCK_ROWS records in the order of their ids
-    as text (``'100' < '99'``), however large."""
+    """A block of more than BLOCK_ROWS records comes back as its count and its first
+    BLOCK_ROWS records: the cluster's own first, in the order of their predicted
+    cluster, then of their ids as text (``'100' < '99'``), however large."""
     n = 400
     ids = np.arange(5, 5 + n)
     true_cluster = np.where(ids % 4 == 0, 1, 2)  # two true clusters of 100 and 300
@@ -129,18 +170,46 @@ def test_large_clusters_come_back_as_counts_and_their_first_records(engine: Any)
     truth = pd.DataFrame({"record_id": ids, "cluster_id": true_cluster})
     pred = pd.DataFrame({"record_id": ids, "cluster_id": pred_cluster}).iloc[::-1]
     got = worst_ranking(engine, *_inputs(engine, truth, pred), rank=5)
-    pairs = pd.DataFrame({"p": pred_cluster, "t": true_cluster, "r": ids})
-    want_groups = {(p, t): len(g) for (p, t), g in pairs.groupby(["p", "t"])}
-    have_groups = {
-        (int(p), int(t)): int(r)
-        for p, t, r in got.groups[["pred_cluster", "true_cluster", "records"]].to_numpy()
-    }
-    assert have_groups == want_groups
-    for (p, t), g in pairs.groupby(["p", "t"]):
-        first = sorted(g["r"].astype(str))[:BLOCK_ROWS]
-        mine = got.shown[(got.shown["pred_cluster"] == p) & (got.shown["true_cluster"] == t)]
-        assert sorted(mine["record_id"].astype(str)) == first
-    assert len(got.shown) == BLOCK_ROWS * len(want_groups)
+    assert got.blocks[["cluster_id", "pieces", "records"]].to_numpy().tolist() == [
+        [1, 2, n],
+        [2, 2, n],
+    ]
+    for c in (1, 2):
+        mine = ids[true_cluster == c]
+        first = sorted(mine[mine < 150].astype(str))[:BLOCK_ROWS]
+        have = got.shown.loc[got.shown["cluster_id"] == c, "record_id"]
+        assert have.astype(str).tolist() == first
+    assert len(got.shown) == 2 * BLOCK_ROWS
+    _check_blocks(got, truth, pred)
+
+
+@pytest.mark.parametrize("engine", ["numpy", DuckDBEngine(passes=2)])
+def test_a_cluster_spread_over_many_predicted_clusters_shows_its_first(
+    engine: Any,
+) -> None:
+    """A cluster whose records are spread over 500 predicted clusters of 40 records
+    each: its block counts them all, and shows its own records in the first of them;
+    a small cluster shows the other records of its predicted cluster after its own."""
+    spread = 500
+    records = np.arange(spread * 40)
+    pred_cluster = records // 40
+    # one record of each predicted cluster is -1's, the others an entity's of their own
+    true_cluster = np.where(records % 40 == 0, -1, 1000 + pred_cluster)
+    true_cluster[1:4] = -2  # but a small cluster of three in predicted cluster 0
+    truth = pd.DataFrame({"record_id": records, "cluster_id": true_cluster})
+    pred = pd.DataFrame({"record_id": records, "cluster_id": pred_cluster})
+    got = worst_ranking(engine, *_inputs(engine, truth, pred), rank=3)
+    assert got.ranked["cluster_id"].tolist() == [-1, -2, 1000]
+    block = got.blocks.set_index("cluster_id")
+    assert (block.at[-1, "pieces"], block.at[-1, "records"]) == (spread, spread * 40)
+    assert (block.at[-2, "pieces"], block.at[-2, "records"]) == (1, 40)
+    assert got.shown.loc[got.shown["cluster_id"] == -1, "record_id"].tolist() == [
+        40 * k for k in range(BLOCK_ROWS)
+    ]
+    small = got.shown.loc[got.shown["cluster_id"] == -2, "record_id"].tolist()
+    assert small == [1, 2, 3, 0, *sorted(range(4, 40), key=str)[: BLOCK_ROWS - 4]]
+    assert set(map(tuple, got.shared.to_numpy().tolist())) == {(-1, 0), (-2, 0), (1000, 0)}
+    _check_blocks(got, truth, pred)
 
 
 def test_ties_in_misplaced_records_and_size_go_to_the_smallest_id() -> None:
@@ -155,6 +224,7 @@ def test_ties_in_misplaced_records_and_size_go_to_the_smallest_id() -> None:
         assert got.ranked["cluster_id"].tolist() == ["e00", "e01", "e02"]
         assert got.ranked["misplaced"].tolist() == [1, 1, 1]
         assert sorted(got.shown["record_id"]) == records[:6]
+        _check_blocks(got, truth, pred)
 
 
 @pytest.mark.parametrize("engine", ["numpy", DuckDBEngine()])
@@ -182,3 +252,19 @@ def test_ids_are_ordered_as_their_text(values: list[Any]) -> None:
     ids = pd.Series(np.array(values, dtype=dtype))
     got = ids.iloc[_text_order(ids)].tolist()
     assert got == sorted(values, key=str)
+
+
+@pytest.mark.parametrize("engine", ["numpy", DuckDBEngine(passes=2)])
+def test_shown_ids_stay_as_written_where_the_truth_lacks_a_record(engine: Any) -> None:
+    """Integer cluster ids beyond 2^53 come back exactly, and a record the truth lacks
+    has no true cluster (None), not NaN in a column of floats."""
+    big = 2**62
+    truth = pd.DataFrame({"record_id": [1, 2, 3, 4], "cluster_id": [big + 1] * 2 + [big + 3] * 2})
+    pred = pd.DataFrame({"record_id": [1, 2, 3, 4, 5], "cluster_id": [big + 7] * 3 + [big + 9] * 2})
+    got = worst_ranking(engine, *_inputs(engine, truth, pred), rank=5, on_mismatch="intersection")
+    assert got.ranked["cluster_id"].tolist() == [big + 3, big + 1]
+    rows = got.shown[got.shown["cluster_id"] == big + 3]
+    assert rows["record_id"].tolist() == [3, 4, 1, 2, 5]
+    assert rows["true_cluster"].tolist() == [big + 3, big + 3, big + 1, big + 1, None]
+    assert rows["pred_cluster"].tolist() == [big + 7, big + 9, big + 7, big + 7, big + 9]
+    assert got.blocks.set_index("cluster_id").at[big + 3, "main"] == big + 7

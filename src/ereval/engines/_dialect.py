@@ -41,7 +41,7 @@ __all__ = [
     "dominated_sql",
     "duplicates_sql",
     "expand_exact_sums",
-    "first_records_sql",
+    "first_rows_sql",
     "hard_cells_sql",
     "hard_rows_sql",
     "ident",
@@ -379,22 +379,24 @@ def source_cells_sql(truth: str, pred: str) -> str:
     )
 
 
-def first_records_sql(records: str, groups: str, limit: int, dialect: Dialect = DUCKDB) -> str:
+def first_rows_sql(
+    table: str, columns: str, order: str, groups: str, limit: int, dialect: Dialect = DUCKDB
+) -> str:
     """The first ``limit`` rows of each group of ``groups`` (comma-separated columns) of
-    the table ``records`` in the order of their ``record_id`` as text: ``record_id``
-    and the group's columns. DuckDB keeps a group's first ``limit`` ids in an
+    ``table`` in the order of the expression ``order``: ``columns`` (comma-separated)
+    and the group's columns. DuckDB keeps a group's first ``limit`` rows in an
     aggregate (``arg_min`` of ``limit`` values), whose state is as small as that and
     which spills; a window over every row ran out of memory on predicted clusters
     of millions of records. Other dialects number the rows with a window."""
-    order = f"CAST(record_id AS {dialect.text_type})"
     if dialect.name == "duckdb":
+        kept = ", ".join(f"{c} := {c}" for c in (c.strip() for c in columns.split(",")))
         return (
-            f"SELECT unnest(arg_min(record_id, {order}, {int(limit)})) AS record_id, {groups} "
-            f"FROM {records} GROUP BY {groups}"
+            f"SELECT unnest(arg_min(struct_pack({kept}), {order}, {int(limit)}), "
+            f"recursive := true), {groups} FROM {table} GROUP BY {groups}"
         )
     return (
-        f"SELECT record_id, {groups} FROM (SELECT *, row_number() OVER "
-        f"(PARTITION BY {groups} ORDER BY {order}) AS k FROM {records}) "
+        f"SELECT {columns}, {groups} FROM (SELECT *, row_number() OVER "
+        f"(PARTITION BY {groups} ORDER BY {order}) AS k FROM {table}) "
         f"WHERE k <= {int(limit)}"
     )
 

@@ -15,11 +15,14 @@ the clusterings in memory these come from the whole tables of
   records in their predicted clusters, ``sum (b - n)``), then of size, then in
   increasing order of id, with their row of :func:`ereval.cluster_errors` (floats
   to the bit, as that table's) and their misplaced counts;
-* the records of the predicted clusters that hold their records: how many each
-  pair of a predicted and a true cluster holds, and the first
-  :data:`BLOCK_ROWS` of each pair in the order of their ids as text (a report
-  shows at most that many records of a cluster), so that what comes back stays
-  small however large the clusters.
+* each one's block, the records a report shows around it: its predicted clusters
+  (their number, the largest and the records they hold in all), those of them that
+  hold records of another ranked cluster too, and its first :data:`BLOCK_ROWS`
+  records (:func:`first_shown`). Only the records of a cluster's first
+  :data:`BLOCK_ROWS` predicted clusters are read for them: when the cluster has
+  more predicted clusters, each holds at least one of its records, and these come
+  first. What comes back stays small however large the clusters and however many
+  predicted clusters their records are spread over.
 
 :class:`WorstRanking` holds them, whichever engine computed them.
 """
@@ -46,19 +49,19 @@ __all__ = [
     "BLOCK_ROWS",
     "MISPLACED_COLUMNS",
     "WorstRanking",
-    "bounded_records",
     "engine_worst_clusters",
+    "first_shown",
     "rank_worst",
 ]
 
-#: Most records kept of each pair of a predicted and a true cluster in
-#: :attr:`WorstRanking.shown` (and shown per true cluster by a report).
+#: Most records of a ranked cluster's block in :attr:`WorstRanking.shown` (those a
+#: report shows of it).
 BLOCK_ROWS = 12
 
 #: The powers of ten a 64-bit integer's digits are counted and scaled with.
 _POWERS = np.array([10**k for k in range(20)], dtype=np.uint64)
-#: The columns naming a pair of a predicted and a true cluster.
-_PAIR = ("pred_cluster", "true_cluster")
+#: The columns of :attr:`WorstRanking.shown`.
+SHOWN_COLUMNS = ("cluster_id", "record_id", "pred_cluster", "true_cluster")
 
 #: The misplaced records of a true cluster, after the columns of
 #: :func:`ereval.cluster_errors` in :attr:`WorstRanking.ranked`.
@@ -71,46 +74,38 @@ class WorstRanking:
     record in the prediction, ``with_error`` of them with an error, ``over`` sharing
     a predicted cluster with other entities' records and ``under`` split; ``ranked``,
     the first true clusters with an error (:func:`rank_worst`'s order: the columns of
-    :func:`ereval.cluster_errors`, then :data:`MISPLACED_COLUMNS`); ``groups``, the
-    records of each pair of a predicted and a true cluster among the predicted
-    clusters holding their records (``pred_cluster, true_cluster, records``); and
-    ``shown``, the first :data:`BLOCK_ROWS` records of each pair in the order of their
-    ids as text (``record_id, pred_cluster, true_cluster``)."""
+    :func:`ereval.cluster_errors`, then :data:`MISPLACED_COLUMNS`). Around each ranked
+    cluster, its block: ``blocks`` has its predicted clusters' number (``pieces``),
+    the records they hold in all (``records``) and the one holding most of its records
+    (``main``; the first in order among equals); ``shared``, the pairs of a ranked
+    cluster and one of its predicted clusters that holds records of another ranked
+    cluster too (``true_cluster, pred_cluster``); ``shown``, the first records of each
+    block (:func:`first_shown`)."""
 
     n_clusters: int
     with_error: int
     over: int
     under: int
     ranked: pd.DataFrame
-    groups: pd.DataFrame
+    blocks: pd.DataFrame
+    shared: pd.DataFrame
     shown: pd.DataFrame
 
 
-def bounded_records(records: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The ``groups`` and ``shown`` of a :class:`WorstRanking` from every record
-    (``record_id, pred_cluster, true_cluster``) of the predicted clusters concerned
-    (a true cluster missing for the prediction's records absent from the truth)."""
-    import pandas as pd
-
-    # each record's pair, numbered (a missing true cluster is a pair of its own)
-    codes = [pd.factorize(records[c], use_na_sentinel=False)[0] for c in _PAIR]
-    joint = codes[0].astype(np.int64) * (int(codes[1].max(initial=-1)) + 1) + codes[1]
-    _, heads, pair = np.unique(joint, return_index=True, return_inverse=True)
-    del joint
-    count = np.bincount(pair)
-    groups = records.iloc[heads][list(_PAIR)].reset_index(drop=True)
-    groups["records"] = count.astype(np.int64)
-    # every record of a pair of at most BLOCK_ROWS; of larger pairs, the first by text
-    large = count[pair] > BLOCK_ROWS
-    keep = ~large
-    if large.any():
-        at = np.flatnonzero(large)
-        order = at[_text_order(records["record_id"].iloc[at])]
-        order = order[np.argsort(pair[order], kind="stable")]  # by pair, then by text
-        runs = np.flatnonzero(np.r_[True, pair[order][1:] != pair[order][:-1]])
-        rank = np.arange(order.size) - np.repeat(runs, np.diff(np.r_[runs, order.size]))
-        keep[order[rank < BLOCK_ROWS]] = True
-    return groups, records[keep].reset_index(drop=True)
+def first_shown(near: pd.DataFrame) -> pd.DataFrame:
+    """The first :data:`BLOCK_ROWS` rows of each ``cluster_id`` of ``near`` (columns
+    :data:`SHOWN_COLUMNS`: records of that cluster's predicted clusters), in the order
+    a report shows them: the cluster's own records first, then by predicted cluster,
+    then by record id as text; ``near`` may hold a record twice."""
+    frame = near.drop_duplicates(["cluster_id", "record_id"]).reset_index(drop=True)
+    other = (frame["true_cluster"] != frame["cluster_id"]).to_numpy()  # missing: other
+    text = np.empty(len(frame), dtype=np.int64)
+    text[_text_order(frame["record_id"])] = np.arange(len(frame))
+    frame = frame.assign(_other=other, _text=text).sort_values(
+        ["cluster_id", "_other", "pred_cluster", "_text"], kind="stable"
+    )
+    first = frame.groupby("cluster_id", sort=False).head(BLOCK_ROWS)
+    return first[list(SHOWN_COLUMNS)].reset_index(drop=True)
 
 
 def _text_order(ids: pd.Series) -> npt.NDArray[np.int64]:
@@ -161,23 +156,50 @@ def engine_worst_clusters(
     return engine.run(_WorstJob(truth, pred, rank, in_memory, options))  # type: ignore[no-any-return]
 
 
-def _around(db: Database) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The records of the predicted clusters holding the ranked clusters' records: the
-    count of each pair of a predicted and a true cluster, and its first records."""
+def _blocks(db: Database) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """The ranked clusters' blocks from the table ``worst_cells`` (their cells): the
+    frames ``blocks``, ``shared`` and the candidates for ``shown`` of a
+    :class:`WorstRanking`."""
+    dialect = db.dialect
+    text = f"CAST(record_id AS {dialect.text_type})"
     db.execute(
-        "CREATE TEMP TABLE worst_records AS "
-        "SELECT p.r AS record_id, p.c AS pred_cluster, t.c AS true_cluster FROM p "
-        "JOIN (SELECT DISTINCT pc FROM worst_cells) AS x ON p.c = x.pc "
-        "LEFT JOIN t ON t.r = p.r"
+        "CREATE TEMP TABLE worst_sizes AS SELECT p.c AS pc, count(*) AS b FROM p "
+        "JOIN (SELECT DISTINCT pc FROM worst_cells) AS x ON p.c = x.pc GROUP BY p.c"
     )
-    groups = db.fetch_numpy(
-        "SELECT pred_cluster, true_cluster, count(*) AS records FROM worst_records "
-        "GROUP BY pred_cluster, true_cluster"
+    blocks = db.fetch_numpy(
+        "SELECT w.tc AS cluster_id, count(*) AS pieces, sum(s.b) AS records, "
+        "min(CASE WHEN w.n = m.top THEN w.pc END) AS main FROM worst_cells AS w "
+        "JOIN worst_sizes AS s ON s.pc = w.pc "
+        "JOIN (SELECT tc, max(n) AS top FROM worst_cells GROUP BY tc) AS m ON m.tc = w.tc "
+        "GROUP BY w.tc"
     )
-    shown = db.fetch_numpy(
-        sql.first_records_sql("worst_records", "pred_cluster, true_cluster", BLOCK_ROWS, db.dialect)
+    shared = db.fetch_numpy(
+        "SELECT w.tc AS true_cluster, w.pc AS pred_cluster FROM worst_cells AS w "
+        "JOIN (SELECT pc FROM worst_cells GROUP BY pc HAVING count(*) > 1) AS x "
+        "ON x.pc = w.pc"
     )
-    return groups, shown
+    # each cluster's first predicted clusters, and the first records of each there
+    db.execute(
+        "CREATE TEMP TABLE worst_first AS "
+        + sql.first_rows_sql("worst_cells", "pc", "pc", "tc", BLOCK_ROWS, dialect)
+    )
+    db.execute(
+        "CREATE TEMP TABLE worst_near AS SELECT k.tc AS cluster_id, p.r AS record_id, "
+        "p.c AS pred_cluster, t.c AS true_cluster, "
+        "CASE WHEN t.c = k.tc THEN 1 ELSE 0 END AS own "
+        "FROM p JOIN worst_first AS k ON p.c = k.pc LEFT JOIN t ON t.r = p.r"
+    )
+    near = db.fetch_arrow(
+        sql.first_rows_sql(
+            "worst_near",
+            "record_id, true_cluster",
+            text,
+            "cluster_id, pred_cluster, own",
+            BLOCK_ROWS,
+            dialect,
+        )
+    )
+    return blocks, shared, near
 
 
 class _WorstJob:
@@ -229,12 +251,11 @@ class _WorstJob:
             f"SELECT tc AS cluster_id, split_off, outside AS {q('foreign')}, misplaced FROM worst_top"
         )
         try:
-            groups, shown = _around(db)
+            blocks, shared, near = _blocks(db)
         except db.out_of_memory:
             raise InputError(
                 "'worst': the records around the worst clusters do not fit the memory "
-                "limit (their predicted clusters hold too many records and pairs of "
-                "clusters); leave the worst clusters out, or raise the limit"
+                "limit; leave the worst clusters out, or raise the limit"
             ) from None
         import pandas as pd
 
@@ -245,8 +266,19 @@ class _WorstJob:
             }
         )
         ranked = rank_worst(errors.merge(misplaced, on="cluster_id"))
-        counted = pd.DataFrame(dict(groups))
-        counted["records"] = counted["records"].astype(np.int64)
+        counted = pd.DataFrame(dict(blocks))
+        for c in ("pieces", "records"):
+            counted[c] = counted[c].astype(np.int64)
+        # (an id is kept as it is: integers with a missing true cluster stay integers)
+        near_frame = near.to_pandas(integer_object_nulls=True)
+        shown = first_shown(near_frame[list(SHOWN_COLUMNS)])
         return WorstRanking(
-            n_clusters, with_error, over, under, ranked, counted, pd.DataFrame(dict(shown))
+            n_clusters,
+            with_error,
+            over,
+            under,
+            ranked,
+            counted.sort_values("cluster_id", kind="stable").reset_index(drop=True),
+            pd.DataFrame(dict(shared)),
+            shown,
         )

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import CANONICAL_METRICS
-from ..metrics._worst_sql import BLOCK_ROWS
 from ..plots import Bars, Line, Panel, entropy_curve_figure, size_distribution_figure
 from ._bundles import SHOWN, ExactScores, Summaries, WorstClusters
 from ._charts import Chart, concat_spec, grouped_bars_spec, panel_spec
@@ -285,8 +284,8 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
             "(under-clustering)."
         )
         # ranked by the size of the error: records split off or predicted with others
-        ranked, groups, shown = ranking.ranked, ranking.groups, ranking.shown
-        picked, shown_with = _distinct_blocks(ranked["cluster_id"], groups, top)
+        ranked, blocks, shown = ranking.ranked, ranking.blocks, ranking.shown
+        picked, shown_with = _distinct_blocks(ranked["cluster_id"], blocks, ranking.shared, top)
         worst = ranked[ranked["cluster_id"].isin(picked)]
         numbers[name] = {
             "true_clusters": ranking.n_clusters,
@@ -300,33 +299,26 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
         rows: list[tuple[Any, ...]] = []
         marked: set[tuple[int, int]] = set()
         columns: tuple[str, ...] = ()
+        block_of = blocks.set_index("cluster_id")
         for cid in worst["cluster_id"].to_numpy():
-            # the cluster's predicted clusters: its pieces, the largest first (ties: the
-            # first predicted cluster in order), and every record they hold
-            pieces = groups[groups["true_cluster"] == cid].sort_values(
-                ["records", "pred_cluster"], ascending=[False, True], kind="stable"
-            )
-            main = pieces["pred_cluster"].iloc[0] if len(pieces) else None
-            block = groups["pred_cluster"].isin(pieces["pred_cluster"])
-            total = int(groups.loc[block, "records"].sum())
-            frame = shown[shown["pred_cluster"].isin(pieces["pred_cluster"])].copy()
+            # the cluster's first records (its own first), among every record its
+            # predicted clusters hold; the largest of them is its main piece
+            main, total = block_of.at[cid, "main"], int(block_of.at[cid, "records"])
+            frame = shown[shown["cluster_id"] == cid].drop(columns="cluster_id")
             frame["record_id"] = frame["record_id"].astype(str)
             if attrs is not None:
                 frame = frame.merge(attrs, on="record_id", how="left")
-            frame["_own"] = frame["true_cluster"] != cid
-            frame = frame.sort_values(["_own", "pred_cluster", "true_cluster", "record_id"])
-            frame = frame.drop(columns="_own")
             columns = tuple(str(c) for c in frame.columns)
             # misplaced: another entity's record, or one outside the cluster's largest piece
             wrong_place = (frame["true_cluster"] != cid) | (frame["pred_cluster"] != main)
-            for k, bad in enumerate(wrong_place.head(BLOCK_ROWS)):
+            for c in ("pred_cluster", "true_cluster"):  # ids as written, not as numbers
+                frame[c] = [None if v is None else str(v) for v in frame[c]]
+            for k, bad in enumerate(wrong_place):
                 if bad:
                     marked.update((len(rows) + k, j) for j in range(3))
-            rows.extend(
-                tuple(_cell(v) for v in r) for r in frame.head(BLOCK_ROWS).itertuples(index=False)
-            )
-            if total > BLOCK_ROWS:
-                more = total - BLOCK_ROWS
+            rows.extend(tuple(_cell(v) for v in r) for r in frame.itertuples(index=False))
+            if total > len(frame):
+                more = total - len(frame)
                 rows.append((f"… {more:,} more records", *("" for _ in columns[1:])))
             rows.append(tuple("" for _ in columns))
         tables.append(
@@ -358,24 +350,24 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
 
 
 def _distinct_blocks(
-    ranked: pd.Series, groups: pd.DataFrame, top: int
+    ranked: pd.Series, blocks: pd.DataFrame, shared: pd.DataFrame, top: int
 ) -> tuple[list[Any], dict[Any, list[Any]]]:
     """The ``top`` first true clusters of ``ranked`` whose blocks differ: a cluster all
     of whose predicted clusters an earlier block already shows is not shown again (its
-    records are in that block) but named with it. ``groups`` holds the pairs of a
-    predicted and a true cluster of the predicted clusters concerned. Returns the
+    records are in that block) but named with it. ``blocks`` counts each cluster's
+    predicted clusters; ``shared`` pairs a cluster with those of them that hold records
+    of another ranked cluster too (only these can be in an earlier block). Returns the
     picked ids and, per picked id, the skipped clusters its block also shows."""
-    candidates = ranked.to_numpy()  # the ranking's first (RANKED) clusters
-    placed = groups[groups["true_cluster"].isin(candidates)]
-    pieces = placed.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
+    count = dict(zip(blocks["cluster_id"], blocks["pieces"], strict=True))
+    pieces = shared.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
     picked: list[Any] = []
     shown_with: dict[Any, list[Any]] = {}
     owner_of: dict[Any, Any] = {}
-    for cid in candidates:
+    for cid in ranked.to_numpy():  # the ranking's first (RANKED) clusters
         if len(picked) == top:
             break
         mine = pieces.get(cid, set())
-        if mine and mine <= owner_of.keys():
+        if mine and len(mine) == count.get(cid) and mine <= owner_of.keys():
             shown_with.setdefault(owner_of[next(iter(sorted(mine, key=str)))], []).append(cid)
             continue
         picked.append(cid)

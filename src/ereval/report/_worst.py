@@ -21,10 +21,11 @@ from ..engines import get_engine
 from ..io import Membership, MismatchPolicy, align
 from ..metrics._records import table_cluster_errors
 from ..metrics._worst_sql import (
+    BLOCK_ROWS,
     MISPLACED_COLUMNS,
     WorstRanking,
-    bounded_records,
     engine_worst_clusters,
+    first_shown,
     rank_worst,
 )
 from ._misplaced import table_misplaced
@@ -67,33 +68,58 @@ def _in_memory(
     misplaced = table_misplaced(al, tab)[["cluster_id", *MISPLACED_COLUMNS]]
     wrong = errors[errors["EI"] > 0]
     ranked = rank_worst(wrong.merge(misplaced, on="cluster_id")).head(rank)
-    # every record of the predicted clusters holding the ranked clusters' records
-    t_records, t_clusters = np.asarray(truth.records), np.asarray(truth.clusters)
-    p_records, p_clusters = np.asarray(pred.records), np.asarray(pred.clusters)
-    own = t_records[_among(t_clusters, ranked["cluster_id"].to_numpy())]
-    linked = _among(p_clusters, p_clusters[_among(p_records, own)])
-    records = p_records[linked]
-    near = _among(t_records, records)
-    every = pd.DataFrame({"record_id": records, "pred_cluster": p_clusters[linked]}).merge(
-        pd.DataFrame(
-            {
-                "record_id": t_records[near],
-                "true_cluster": t_clusters[near],
-            }
-        ),
-        on="record_id",
-        how="left",
-    )
-    groups, shown = bounded_records(every)
+    t = pd.DataFrame({"record_id": truth.records, "true_cluster": truth.clusters})
+    p = pd.DataFrame({"record_id": pred.records, "pred_cluster": pred.clusters})
+    blocks, shared, near = _blocks(t, p, ranked["cluster_id"].to_numpy())
     return WorstRanking(
         n_clusters=len(errors),
         with_error=len(wrong),
         over=int((errors["OCE"] > 0).sum()),
         under=int((errors["UCE"] > 0).sum()),
         ranked=ranked.reset_index(drop=True),
-        groups=groups,
-        shown=shown,
+        blocks=blocks,
+        shared=shared,
+        shown=first_shown(near),
     )
+
+
+def _blocks(
+    t: pd.DataFrame, p: pd.DataFrame, ranked: npt.NDArray[Any]
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The ranked clusters' blocks, as the SQL engines compute them: ``blocks``,
+    ``shared`` and the candidates for ``shown`` of a :class:`WorstRanking`, from the
+    records of the truth ``t`` and of the prediction ``p``."""
+    own = t[_among(t["true_cluster"].to_numpy(), ranked)].merge(p, on="record_id")
+    cells = own.groupby(["true_cluster", "pred_cluster"], sort=False).size().rename("n")
+    cells = cells.reset_index()
+    held = p[_among(p["pred_cluster"].to_numpy(), cells["pred_cluster"].to_numpy())]
+    sizes = held.groupby("pred_cluster", sort=False).size().rename("b").reset_index()
+    cells = cells.merge(sizes, on="pred_cluster")
+    by_size = cells.sort_values(["n", "pred_cluster"], ascending=[False, True], kind="stable")
+    blocks = (
+        by_size.groupby("true_cluster", sort=True)
+        .agg(pieces=("n", "size"), records=("b", "sum"), main=("pred_cluster", "first"))
+        .rename_axis("cluster_id")
+        .reset_index()
+    )
+    for c in ("pieces", "records"):
+        blocks[c] = blocks[c].astype(np.int64)
+    twice = cells["pred_cluster"].duplicated(keep=False)
+    shared = cells.loc[twice, ["true_cluster", "pred_cluster"]].reset_index(drop=True)
+    # each cluster's first predicted clusters, and every record they hold
+    first = (
+        cells.sort_values("pred_cluster", kind="stable").groupby("true_cluster").head(BLOCK_ROWS)
+    )
+    first = first[["true_cluster", "pred_cluster"]].rename(columns={"true_cluster": "cluster_id"})
+    near = first.merge(held, on="pred_cluster")
+    # each record's true cluster, None where the truth lacks it (integers stay integers)
+    at = pd.Index(t["record_id"]).get_indexer(near["record_id"])
+    true_cluster = t["true_cluster"].to_numpy()[np.maximum(at, 0)]
+    if (at < 0).any():
+        true_cluster = true_cluster.astype(object)
+        true_cluster[at < 0] = None
+    near["true_cluster"] = true_cluster
+    return blocks, shared, near[["cluster_id", "record_id", "pred_cluster", "true_cluster"]]
 
 
 def _among(values: npt.NDArray[Any], wanted: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
