@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ereval import InputError, InputTypeError, RecordMismatchError
@@ -218,7 +220,12 @@ def test_the_cli_runs_compare_and_monitor_on_duckdb(tmp_path: Path) -> None:
         assert res_m.exit_code == 0, res_m.stderr
         frame = pd.read_csv(target, dtype=str, keep_default_na=False)
         outs[engine] = (res.stdout, res_m.stdout, _plain(frame))
-    assert outs["numpy"][:2] == outs["duckdb"][:2]
+    # counts exactly, the agreement's floats to 1e-12 (summed in another order)
+    a, b = (json.loads(outs[e][0]) for e in ("numpy", "duckdb"))
+    agree_a, agree_b = a.pop("agreement"), b.pop("agreement")
+    assert a == b and agree_a.keys() == agree_b.keys()
+    assert all(math.isclose(agree_a[k], agree_b[k], rel_tol=1e-12) for k in agree_a)
+    assert outs["numpy"][1] == outs["duckdb"][1]
     pd.testing.assert_frame_equal(outs["numpy"][2], outs["duckdb"][2])
     res = runner.invoke(app, ["monitor", str(o), str(n), "--engine", "duckdb", "--subset", "old"])
     assert res.exit_code == 2
@@ -261,34 +268,116 @@ def test_the_report_monitors_and_compares_releases_with_its_engine(tmp_path: Pat
     assert len(compared) == 1 and compared[0].alignment is None  # joined by DuckDB
 
 
-def test_a_comparison_beyond_the_memory_limit_is_refused_before_its_table_comes_back(
+def test_a_comparison_under_a_memory_limit_brings_back_a_few_numbers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The comparison is computed from the releases' table in memory: under a limit too
-    small for it, one line naming the limit, before the groups come back; within
-    it, the comparison of the NumPy engine."""
-    from ereval import _compare_sql
+    """Under a memory limit, in forced passes, DuckDB compares the releases where they
+    are and brings back no table: the counts of the NumPy engine, the agreement to
+    1e-12, the clusters and records read again. Metrics that need the cells are
+    refused in one line naming them when the cells do not fit the limit."""
+    from ereval.statistics import _compute, _stream
 
     rng = np.random.default_rng(5)
-    old = pd.DataFrame({"record_id": np.arange(300), "cluster_id": rng.integers(0, 50, 300)})
-    new = old.assign(cluster_id=np.where(rng.random(300) < 0.2, 77, old["cluster_id"]))
+    n = 3000
+    old = pd.DataFrame({"record_id": np.arange(n), "cluster_id": rng.integers(0, 400, n)})
+    moved = rng.random(n) < 0.2
+    new = old.assign(cluster_id=np.where(moved, rng.integers(0, 900, n), old["cluster_id"]))
+    new = pd.concat(
+        [new.iloc[100:], pd.DataFrame({"record_id": [n, n + 1], "cluster_id": [-1] * 2})]
+    )
     paths = (tmp_path / "old.parquet", tmp_path / "new.parquet")
     old.to_parquet(paths[0])
-    new.to_parquet(paths[1])
-    engine = DuckDBEngine(memory_limit="256MB")
-    budget = engine.buffer_limit
-    assert budget is not None
-    want = compare(old, new)
-    monkeypatch.setattr(_compare_sql, "RELEASE_GROUP_BYTES", budget)  # one group fits, not two
-    with pytest.raises(InputError, match=r"^'memory_limit': the comparison of two releases"):
-        compare(str(paths[0]), str(paths[1]), engine=engine)
-    result = CliRunner().invoke(
-        app,
-        ["compare", str(paths[0]), str(paths[1]), "--engine", "duckdb", "--memory-limit", "256MB"],
+    new.sample(frac=1.0, random_state=1).to_parquet(paths[1])
+    engine = DuckDBEngine(memory_limit="256MB", passes=3)
+    for metrics in ("canonical", "ceafm,ace"):
+        want = compare(old, new, metrics=metrics)
+        got = compare(str(paths[0]), str(paths[1]), engine=engine, metrics=metrics)
+        assert got.table is None and got.alignment is None
+        assert_same_comparison(got, want)
+    # the agreement's statistics in sweeps over the cells, then by aggregates alone
+    want = compare(old, new, metrics="canonical")
+    sweeps = []
+    swept_statistics = _stream.swept_statistics
+    monkeypatch.setattr(_stream, "CELL_BYTES", 10**9)
+    monkeypatch.setattr(
+        _stream, "swept_statistics", lambda *a, **k: sweeps.append(1) or swept_statistics(*a, **k)
     )
-    assert result.exit_code == 2
-    lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: '--memory-limit': the comparison")
-    monkeypatch.setattr(_compare_sql, "RELEASE_GROUP_BYTES", 1)
-    got = compare(str(paths[0]), str(paths[1]), engine=engine)
-    assert got.counts == want.counts and got.n_added == want.n_added == 0
+    assert_same_comparison(compare(*map(str, paths), engine=engine, metrics="canonical"), want)
+    assert sweeps == [1]
+    monkeypatch.setattr(_stream, "swept_fits", lambda *args, **kwargs: False)
+    assert_same_comparison(compare(*map(str, paths), engine=engine, metrics="canonical"), want)
+    assert sweeps == [1]
+    monkeypatch.setattr(_compute, "TABLE_CELL_BYTES", 10**12)
+    with pytest.raises(InputError, match=r"^'metrics': those that read the cells"):
+        compare(str(paths[0]), str(paths[1]), engine=engine, metrics="ace")
+    assert compare(str(paths[0]), str(paths[1]), engine=engine).counts == want.counts
+
+
+def _moved_by_hand(old: dict[Any, Any], new: dict[Any, Any]) -> set[Any]:
+    """The records that moved, record by record: of an old cluster not kept, a record
+    moved unless its pair of clusters is both its old cluster's largest part and its
+    new cluster's (most records, then the smallest id as text), or both ids are the
+    same text; a record of one release only moved."""
+    from collections import Counter
+
+    common = old.keys() & new.keys()
+    pairs = Counter((str(old[r]), str(new[r])) for r in common)
+    by_new: dict[str, set[str]] = {}
+    for o, w in pairs:
+        by_new.setdefault(w, set()).add(o)
+    kept = set()
+    for o in {str(c) for c in old.values()}:
+        parts = [w for (p, w) in pairs if p == o]
+        if len(parts) == 1 and by_new[parts[0]] == {o}:
+            kept.add(o)
+    main_new = {
+        o: min((w for (p, w) in pairs if p == o), key=lambda w: (-pairs[o, w], w)) for o, _ in pairs
+    }
+    main_old = {
+        w: min((p for (p, q) in pairs if q == w), key=lambda o: (-pairs[o, w], o)) for _, w in pairs
+    }
+    moved = {r for r in old.keys() ^ new.keys()}
+    for r in common:
+        o, w = str(old[r]), str(new[r])
+        if o in kept:
+            continue
+        if not ((main_new[o] == w and main_old[w] == o) or o == w):
+            moved.add(r)
+    return moved
+
+
+@pytest.mark.filterwarnings("ignore::ereval.io._align.IdenticalColumnsWarning")
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 120), text=st.booleans())
+def test_the_records_that_moved_are_found_alike_in_memory_and_where_they_are(
+    seed: int, n: int, text: bool
+) -> None:
+    """The records that changed cluster between two releases: the same count and the
+    same first records in memory and on DuckDB (in passes), and as a count by hand."""
+    rng = np.random.default_rng(seed)
+    cluster = rng.integers(0, max(n // 3, 1), n)
+    new_cluster = np.where(rng.random(n) < 0.3, rng.integers(0, max(n // 2, 1), n), cluster)
+    ids = rng.permutation(n) * 3 + 1
+    label = (lambda c: f"c{c}") if text else (lambda c: int(c))
+    old = pd.DataFrame({"record_id": ids, "cluster_id": [label(c) for c in cluster]})
+    new = pd.DataFrame({"record_id": ids, "cluster_id": [label(c) for c in new_cluster]})
+    old, new = old.iloc[: n - n // 10], new.iloc[n // 12 :].sample(frac=1.0, random_state=seed)
+    want = _moved_by_hand(
+        dict(zip(old["record_id"], old["cluster_id"], strict=True)),
+        dict(zip(new["record_id"], new["cluster_id"], strict=True)),
+    )
+    found = {}
+    import pyarrow as pa
+
+    tables = [pa.Table.from_pandas(f, preserve_index=False) for f in (old, new)]
+    for engine in ("numpy", DuckDBEngine(passes=2)):
+        try:
+            c = compare(*tables, engine=engine, metrics=None)
+        except RecordMismatchError:
+            return
+        count, first = c.moved(first=7)
+        assert count == len(want)
+        assert first["record_id"].tolist() == sorted(want)[:7]
+        found[str(engine)] = _plain(first)
+    a, b = found.values()
+    pd.testing.assert_frame_equal(a, b)

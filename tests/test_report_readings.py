@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ereval import example
+from ereval._moved import moved_records as _moved
 from ereval.cli import app
 from ereval.io import as_membership
 from ereval.report import build_report, collect_results
 from ereval.report._charts import _PALETTE, COLOUR_NAMES, TITLE_CHARS, chart_title, fitted_domain
 from ereval.report._misplaced import clustering_misplaced, misplaced_records
-from ereval.report._misplaced import moved_records as _moved
 from ereval.report._model import close_digits, format_cell
 from ereval.report._words import fmt
 

@@ -31,7 +31,7 @@ from ._errors import (
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from ._compare import Category, Comparison, compare
+    from ._compare import Category, Comparison, ReleaseTotals, compare
     from ._monitor import ControlRule, Monitoring, monitor, release_sources
     from ._simulate import SimulationDesign, SimulationResult, inject_errors, simulate
     from .analysis import SampleErrors, sample_errors
@@ -71,6 +71,7 @@ __all__ = [
     "PairList",
     "PaulaBounds",
     "RecordMismatchError",
+    "ReleaseTotals",
     "RepeatedPairsError",
     "Result",
     "SampleErrors",
@@ -129,6 +130,7 @@ _LAZY: dict[str, str] = {
     "summarize": ".summary",
     "Category": "._compare",
     "Comparison": "._compare",
+    "ReleaseTotals": "._compare",
     "compare": "._compare",
     "ControlRule": "._monitor",
     "Monitoring": "._monitor",

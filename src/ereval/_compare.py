@@ -34,7 +34,6 @@ is given by the metrics of :mod:`ereval.metrics` with the old release as
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,17 +41,24 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ._compare_sql import CATEGORY_VIEW, records_sql, release_table
+from ._compare_sql import (
+    OLD_CLUSTERS,
+    clusters_sql,
+    joined_releases,
+    new_clusters_sql,
+    records_sql,
+)
 from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
+from ._moved import moved_records, moved_sql
 from .contingency import ContingencyTable
 from .engines import Database, Engine, EngineName, get_engine
 from .io import Alignment, AlignOptions, Columns, IdType, align, id_type_error, take, to_numpy
 from .metrics._records_sql import copy_format
-from .metrics._registry import evaluate
+from .metrics._registry import cells_wanted, evaluate, resolve_metrics
 from .results import FrameRepr, json_ready
-from .statistics._compute import in_memory_inputs
+from .statistics._compute import cells_statistics, in_memory_inputs
 
-__all__ = ["CATEGORIES", "Category", "Comparison", "compare"]
+__all__ = ["CATEGORIES", "Category", "Comparison", "ReleaseTotals", "compare"]
 
 IntArray = npt.NDArray[np.int64]
 Category = Literal["kept", "split", "merged", "split_and_merged", "removed"]
@@ -76,6 +82,13 @@ def _rank(codes: IntArray, n_codes: int) -> IntArray:
     used = np.bincount(codes[present], minlength=n_codes) > 0
     mapping = np.cumsum(used, dtype=np.int64) - 1
     return np.where(present, mapping[np.maximum(codes, 0)], -1)
+
+
+def _labels(a: Alignment, side: str) -> npt.NDArray[Any]:
+    """The cluster ids of the rows (``side="old"``) or columns of the table of ``a``."""
+    if side == "old":
+        return to_numpy(take(a.true_labels, _used(a.true_codes, a.n_true_codes)))
+    return to_numpy(take(a.pred_labels, _used(a.pred_codes, a.n_pred_codes)))
 
 
 def _labels_or_none(labels: npt.NDArray[Any], index: IntArray) -> npt.NDArray[Any]:
@@ -105,56 +118,84 @@ def _common_table(tab: ContingencyTable) -> ContingencyTable:
     )
 
 
+@dataclass(frozen=True)
+class ReleaseTotals:
+    """The counts of a comparison: records of each release and of both, clusters of
+    each release, new clusters without an old record, and old clusters per category
+    (in the order of :data:`CATEGORIES`)."""
+
+    n_old: int
+    n_new: int
+    n_common: int
+    n_clusters_old: int
+    n_clusters_new: int
+    n_new_only_clusters: int
+    categories: tuple[int, ...]
+
+    @classmethod
+    def of_table(cls, tab: ContingencyTable, category: IntArray) -> ReleaseTotals:
+        """The counts of the table ``tab`` whose old clusters are in ``category``."""
+        per = np.bincount(category, minlength=len(CATEGORIES))
+        return cls(
+            tab.n_true_records,
+            tab.n_pred_records,
+            tab.n_common,
+            tab.n_true_clusters,
+            tab.n_pred_clusters,
+            int((tab.col_common == 0).sum()),
+            tuple(int(k) for k in per),
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class Comparison(FrameRepr):
     """The comparison of two releases (see the module docstring).
 
     Attributes
     ----------
-    alignment : Alignment or None
-        Both releases over the union of their records (``-1`` where absent); ``None``
-        when an SQL engine compared them where the data is (the records then stay
-        there, read again by :meth:`records`).
-    table : ContingencyTable
-        Old clusters (rows) against new clusters (columns), twinless records kept.
-    category : int array
-        Per old cluster (row of ``table``), its index in :data:`CATEGORIES`.
+    totals : ReleaseTotals
+        The counts of records, clusters and categories.
     agreement : dict
         Metrics on the common records, old as truth (NaN where undefined).
-    labels : tuple of (old, new) id columns, optional
-        The cluster ids of the rows and columns of ``table`` (taken from
-        ``alignment`` when not given).
+    alignment : Alignment or None
+        Both releases over the union of their records (``-1`` where absent); ``None``
+        when an SQL engine compared them where the data is (the releases then stay
+        there, read again by :meth:`clusters` and :meth:`records`).
+    table : ContingencyTable or None
+        Old clusters (rows) against new clusters (columns), twinless records kept;
+        ``None`` after an SQL engine.
+    category : int array or None
+        Per old cluster (row of ``table``), its index in :data:`CATEGORIES`.
     source : _Releases, optional
-        Where an SQL engine reads the releases again for :meth:`records`.
+        Where an SQL engine reads the releases again.
     """
 
-    alignment: Alignment | None = field(repr=False)
-    table: ContingencyTable = field(repr=False)
-    category: IntArray = field(repr=False)
+    totals: ReleaseTotals
     agreement: dict[str, float]
-    labels: tuple[Any, Any] | None = field(default=None, repr=False)
+    alignment: Alignment | None = field(default=None, repr=False)
+    table: ContingencyTable | None = field(default=None, repr=False)
+    category: IntArray | None = field(default=None, repr=False)
     source: _Releases | None = field(default=None, repr=False)
 
     @property
     def counts(self) -> dict[str, int]:
         """Number of old clusters in each category."""
-        per = np.bincount(self.category, minlength=len(CATEGORIES))
-        return {name: int(per[k]) for k, name in enumerate(CATEGORIES)}
+        return dict(zip(CATEGORIES, self.totals.categories, strict=True))
 
     @property
     def n_old(self) -> int:
         """Records of the old release."""
-        return self.table.n_true_records
+        return self.totals.n_old
 
     @property
     def n_new(self) -> int:
         """Records of the new release."""
-        return self.table.n_pred_records
+        return self.totals.n_new
 
     @property
     def n_common(self) -> int:
         """Records in both releases."""
-        return self.table.n_common
+        return self.totals.n_common
 
     @property
     def n_added(self) -> int:
@@ -169,33 +210,34 @@ class Comparison(FrameRepr):
     @property
     def n_new_only_clusters(self) -> int:
         """New clusters made only of added records."""
-        return int((self.table.col_common == 0).sum())
+        return self.totals.n_new_only_clusters
 
-    @cached_property
-    def _old_labels(self) -> npt.NDArray[Any]:
-        if self.alignment is None:
-            return to_numpy(self.labels[0]) if self.labels is not None else np.zeros(0)
-        used = _used(self.alignment.true_codes, self.alignment.n_true_codes)
-        return to_numpy(take(self.alignment.true_labels, used))
+    def _in_memory(self) -> tuple[Alignment, ContingencyTable, IntArray] | None:
+        a, t, c = self.alignment, self.table, self.category
+        return None if a is None or t is None or c is None else (a, t, c)
 
-    @cached_property
-    def _new_labels(self) -> npt.NDArray[Any]:
-        if self.alignment is None:
-            return to_numpy(self.labels[1]) if self.labels is not None else np.zeros(0)
-        used = _used(self.alignment.pred_codes, self.alignment.n_pred_codes)
-        return to_numpy(take(self.alignment.pred_labels, used))
+    def _read_again(self, query: str, out: tuple[Path, str] | None = None) -> pd.DataFrame:
+        """The rows of ``query`` over the releases joined again by the SQL engine that
+        compared them (or written by it to ``out``)."""
+        if self.source is None:
+            raise InputError("this comparison holds no records")
+        frame: pd.DataFrame = self.source.engine.run(_ReadJob(self.source, query, out))
+        return frame
 
     def clusters(self) -> pd.DataFrame:
         """One row per old cluster: ``old_cluster, size, n_common, n_new_clusters,
-        category``."""
-        t = self.table
+        category`` (after an SQL engine, read again by it, in the order of the ids)."""
+        held = self._in_memory()
+        if held is None:
+            return self._read_again(clusters_sql())
+        a, t, category = held
         return pd.DataFrame(
             {
-                "old_cluster": self._old_labels,
+                "old_cluster": _labels(a, "old"),
                 "size": t.true_sizes,
                 "n_common": t.row_common,
                 "n_new_clusters": t.row_cells,
-                "category": np.asarray(CATEGORIES, dtype=object)[self.category],
+                "category": np.asarray(CATEGORIES, dtype=object)[category],
             }
         )
 
@@ -208,32 +250,42 @@ class Comparison(FrameRepr):
         added or removed records. After an SQL engine compared the releases, it reads
         them again and joins them where they are (the rows in the order of their ids).
         """
-        if self.alignment is None:
-            if self.source is None:
-                raise InputError("this comparison holds no records")
-            frame: pd.DataFrame = self.source.engine.run(
-                _RecordsJob(self.source, self._category_table(), changed_only, None)
-            )
-            return frame
-        a = self.alignment
+        held = self._in_memory()
+        if held is None:
+            return self._read_again(records_sql(changed_only=changed_only, ordered=True))
+        a, _, category = held
         rows = _rank(a.true_codes, a.n_true_codes)
         cols = _rank(a.pred_codes, a.n_pred_codes)
         names = np.asarray([*CATEGORIES, "added"], dtype=object)
-        cat = np.where(rows >= 0, self.category[np.maximum(rows, 0)], len(CATEGORIES))
+        cat = np.where(rows >= 0, category[np.maximum(rows, 0)], len(CATEGORIES))
         cat = np.where((rows >= 0) & (cols < 0), CATEGORIES.index("removed"), cat)
         keep = cat != CATEGORIES.index("kept") if changed_only else np.ones(cat.size, dtype=bool)
         at = np.flatnonzero(keep)
         r, c = rows[at], cols[at]
-        old = _labels_or_none(self._old_labels, r)
-        new = _labels_or_none(self._new_labels, c)
         return pd.DataFrame(
             {
-                "record_id": to_numpy(take(self.alignment.records, at)),
-                "old_cluster": old,
-                "new_cluster": new,
+                "record_id": to_numpy(take(a.records, at)),
+                "old_cluster": _labels_or_none(_labels(a, "old"), r),
+                "new_cluster": _labels_or_none(_labels(a, "new"), c),
                 "category": names[cat[at]],
             }
         )
+
+    def moved(self, first: int = 20) -> tuple[int, pd.DataFrame]:
+        """The records that changed cluster (:mod:`ereval._moved`: not those that stayed
+        in a cluster that gained or lost records), counted, and the ``first`` of them
+        in the order of their ids (the columns of :meth:`records`). After an SQL
+        engine, the releases are joined again where they are and only these come
+        back."""
+        if self._in_memory() is None:
+            if self.source is None:
+                raise InputError("this comparison holds no records")
+            found: tuple[int, pd.DataFrame] = self.source.engine.run(_MovedJob(self.source, first))
+            return found
+        changed = self.records(changed_only=True)
+        changed = changed.sort_values("record_id", kind="stable").reset_index(drop=True)
+        mask = moved_records(changed)
+        return int(mask.sum()), changed[mask].head(first).reset_index(drop=True)
 
     def write_records(self, path: str | Path, *, changed_only: bool = False) -> int | None:
         """Write :meth:`records` to ``path`` (CSV, gzipped CSV or Parquet by its ending):
@@ -252,9 +304,7 @@ class Comparison(FrameRepr):
             )
         source = self.source
         if self.alignment is None and source is not None and source.engine.writes_files:
-            source.engine.run(
-                _RecordsJob(source, self._category_table(), changed_only, (Path(path), fmt))
-            )
+            self._read_again(records_sql(changed_only=changed_only), (Path(path), fmt))
             return None
         frame = self.records(changed_only=changed_only)
         if fmt == "parquet":
@@ -262,14 +312,6 @@ class Comparison(FrameRepr):
         else:
             frame.to_csv(path, index=False, compression="gzip" if fmt == "csv.gz" else None)
         return len(frame)
-
-    def _category_table(self) -> Any:
-        """One row per old cluster: its id ``tc`` and its ``category`` (Arrow)."""
-        import pyarrow as pa
-
-        keys = self.labels[0] if self.labels is not None else pa.array(self._old_labels)
-        names = pa.array(np.asarray(CATEGORIES, dtype=object)[self.category].tolist(), pa.string())
-        return pa.table({"tc": keys, "category": names})
 
     def to_frame(self) -> pd.DataFrame:
         """One row per record of either release (:meth:`records`)."""
@@ -285,8 +327,8 @@ class Comparison(FrameRepr):
                 "n_common": self.n_common,
                 "n_added": self.n_added,
                 "n_removed": self.n_removed,
-                "n_clusters_old": self.table.n_true_clusters,
-                "n_clusters_new": self.table.n_pred_clusters,
+                "n_clusters_old": self.totals.n_clusters_old,
+                "n_clusters_new": self.totals.n_clusters_new,
                 "n_new_only_clusters": self.n_new_only_clusters,
                 "categories": self.counts,
                 "agreement": dict(self.agreement),
@@ -339,61 +381,85 @@ class _CompareJob:
         except (InputError, InputTypeError) as exc:
             raise _renamed(exc) from None
         tab = ContingencyTable.from_alignment(alignment)
-        return _comparison(tab, self.metrics, alignment=alignment)
+        return _comparison(tab, self.metrics, alignment)
 
     def in_sql(self, db: Database) -> Comparison:
         r = self.releases
         try:
-            tab, old_keys, new_keys = release_table(db, r.old, r.new, r.options)
+            both = joined_releases(db, r.old, r.new, r.options)
         except (InputError, InputTypeError) as exc:
             raise _renamed(exc) from None
-        return _comparison(tab, self.metrics, labels=(old_keys, new_keys), source=r)
+        per = {
+            str(k): (int(m), int(size))
+            for k, m, size in db.fetch_all(
+                f"SELECT category, count(*), sum(size) FROM {OLD_CLUSTERS} GROUP BY category"
+            )
+        }
+        n_clusters_new, new_only, n_new = db.fetch_all(new_clusters_sql())[0]
+        totals = ReleaseTotals(
+            n_old=sum(v[1] for v in per.values()),
+            n_new=int(n_new or 0),
+            n_common=both,
+            n_clusters_old=sum(v[0] for v in per.values()),
+            n_clusters_new=int(n_clusters_new),
+            n_new_only_clusters=int(new_only or 0),
+            categories=tuple(per.get(c, (0, 0))[0] for c in CATEGORIES),
+        )
+        agreement: dict[str, float] = {}
+        if self.metrics is not None:
+            wanted = cells_wanted(resolve_metrics(self.metrics))
+            stats = cells_statistics(db, "intersection", (both, 0, 0), wanted)
+            agreement = evaluate(stats, metrics=self.metrics)
+        return Comparison(totals, agreement, source=r)
 
 
-class _RecordsJob:
-    """The records of a comparison by an SQL engine: returned, or written to a file."""
+class _ReadJob:
+    """Rows of the releases joined again by an SQL engine (``query`` over the views
+    ``t``, ``p`` and the table of the old clusters): returned, or written to a file."""
 
-    def __init__(
-        self,
-        releases: _Releases,
-        categories: Any,
-        changed_only: bool,
-        out: tuple[Path, str] | None,
-    ) -> None:
-        self.releases, self.categories = releases, categories
-        self.changed_only, self.out = changed_only, out
+    def __init__(self, releases: _Releases, query: str, out: tuple[Path, str] | None) -> None:
+        self.releases, self.query, self.out = releases, query, out
 
     def in_memory(self, engine: Any) -> pd.DataFrame:
         raise InputError("'engine': the records of an SQL comparison are read by its engine")
 
     def in_sql(self, db: Database) -> pd.DataFrame:
-        from ._compare_sql import release_specs
-
         r = self.releases
-        id_type, specs = release_specs(r.old, r.new, r.options)
-        db.load(specs, id_type=id_type)
-        db.push(CATEGORY_VIEW, self.categories)
-        query = records_sql(changed_only=self.changed_only, ordered=self.out is None)
+        joined_releases(db, r.old, r.new, r.options)
         if self.out is not None:
-            db.copy_to(query, *self.out)
+            db.copy_to(self.query, *self.out)
             return pd.DataFrame()
-        frame: pd.DataFrame = db.fetch_arrow(query).to_pandas()
+        # (an integer id beside a missing one stays an integer, not a float)
+        frame: pd.DataFrame = db.fetch_arrow(self.query).to_pandas(integer_object_nulls=True)
         return frame
 
 
-def _comparison(
-    tab: ContingencyTable,
-    metrics: str | None,
-    *,
-    alignment: Alignment | None = None,
-    labels: tuple[Any, Any] | None = None,
-    source: _Releases | None = None,
-) -> Comparison:
+class _MovedJob:
+    """The records that moved, counted and the first of them, by an SQL engine."""
+
+    def __init__(self, releases: _Releases, first: int) -> None:
+        self.releases, self.first = releases, first
+
+    def in_memory(self, engine: Any) -> tuple[int, pd.DataFrame]:
+        raise InputError("'engine': the records of an SQL comparison are read by its engine")
+
+    def in_sql(self, db: Database) -> tuple[int, pd.DataFrame]:
+        r = self.releases
+        joined_releases(db, r.old, r.new, r.options)
+        db.execute(f"CREATE TEMP TABLE changed AS {records_sql(changed_only=True)}")
+        db.execute(f"CREATE TEMP TABLE moved AS {moved_sql('changed', db.dialect)}")
+        count = int(db.fetch_all("SELECT count(*) FROM moved")[0][0])
+        query = f"SELECT * FROM moved ORDER BY record_id LIMIT {int(self.first)}"
+        return count, db.fetch_arrow(query).to_pandas(integer_object_nulls=True)
+
+
+def _comparison(tab: ContingencyTable, metrics: str | None, alignment: Alignment) -> Comparison:
     """The comparison of the table ``tab`` (old rows, new columns, twinless kept)."""
     if tab.n_common == 0:
         raise RecordMismatchError("'old' and 'new' have no record in common")
     agreement = {} if metrics is None else evaluate(_common_table(tab), metrics=metrics)
-    return Comparison(alignment, tab, _categories(tab), agreement, labels, source)
+    category = _categories(tab)
+    return Comparison(ReleaseTotals.of_table(tab, category), agreement, alignment, tab, category)
 
 
 def compare(
@@ -424,8 +490,10 @@ def compare(
     engine : {"auto", "numpy", "duckdb", "spark"} or Engine, default "auto"
         Who joins the releases (:func:`ereval.engines.get_engine`). NumPy aligns them
         in memory; DuckDB and Spark join them by record key where the data is (in
-        the passes DuckDB's memory limit plans) and bring back only the cells of
-        the table with their cluster ids. Every engine gives the same numbers.
+        the passes DuckDB's memory limit plans), group the cells by old and new
+        cluster there and bring back only the counts and the agreement's
+        statistics; the clusters and records are read again there when asked for.
+        Every engine gives the same numbers.
 
     Returns
     -------

@@ -83,7 +83,7 @@ def compare_command(
     common records uses the metrics with OLD as the truth. JSON output is one
     object with the record counts, the categories and the agreement.
     DuckDB and Spark join the releases by record id where the data is and
-    bring back only the cells of the table; DuckDB writes --out itself.
+    bring back only the counts; DuckDB writes --out itself.
     """
     resolve_metrics(metrics)
     if changed_only and out is None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from .._compare import Comparison
@@ -24,6 +22,7 @@ from ..results import Estimate
 from ..summary import Summary
 
 __all__ = [
+    "MOVED_SHOWN",
     "RANKED",
     "SHOWN",
     "ExactScores",
@@ -64,6 +63,8 @@ class Summaries:
 #: already show.
 SHOWN = 5
 RANKED = 20 * SHOWN
+#: Records that changed cluster listed by a :class:`ReleaseComparison`.
+MOVED_SHOWN = 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,19 +81,16 @@ class WorstClusters:
 
 @dataclass(frozen=True, eq=False)
 class ReleaseComparison:
-    """The comparison of release ``new`` with release ``old``.
-
-    ``moved``: for each record of ``changed`` (by default
-    ``comparison.records(changed_only=True)``), whether
-    it changed cluster (:func:`ereval.report._misplaced.moved_records`) rather than
-    stayed in a cluster that gained or lost records.
-    """
+    """The comparison of release ``new`` with release ``old``: ``n_moved`` records
+    changed cluster (:meth:`ereval.Comparison.moved`) rather than stayed in a cluster
+    that gained or lost records, and ``moved`` holds the first :data:`MOVED_SHOWN` of
+    them in the order of their ids."""
 
     old: str
     new: str
     comparison: Comparison
-    moved: npt.NDArray[np.bool_]
-    changed: pd.DataFrame | None = None
+    n_moved: int
+    moved: pd.DataFrame
 
 
 @dataclass(frozen=True, eq=False)

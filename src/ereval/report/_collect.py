@@ -49,6 +49,7 @@ from ..results import Estimate
 from ..statistics import compute_statistics, pair_space
 from ..summary import summarize
 from ._bundles import (
+    MOVED_SHOWN,
     RANKED,
     ExactScores,
     LabelCount,
@@ -60,7 +61,7 @@ from ._bundles import (
     Summaries,
     WorstClusters,
 )
-from ._misplaced import misplaced_records, moved_records
+from ._misplaced import misplaced_records
 from ._registry import Part
 from ._sample import recommended
 from ._worst import worst_ranking
@@ -445,8 +446,7 @@ def collect_results(
             c = compare(
                 old_src, new_src, engine=builder, record_col=record_col, cluster_col=cluster_col
             )
-            changed = _by_record(c.records(changed_only=True))
-            parts.append(Part(ReleaseComparison(old, new, c, moved_records(changed), changed)))
+            parts.append(Part(ReleaseComparison(old, new, c, *c.moved(first=MOVED_SHOWN))))
             releases = None
     if releases is not None:
         release_list = release_sources(releases)
@@ -462,8 +462,7 @@ def collect_results(
             parts.append(Part(m, tuple(found)))
             old, new = list(rel)[-2:]
             c = compare(rel[old], rel[new])
-            changed = _by_record(c.records(changed_only=True))
-            parts.append(Part(ReleaseComparison(old, new, c, moved_records(changed), changed)))
+            parts.append(Part(ReleaseComparison(old, new, c, *c.moved(first=MOVED_SHOWN))))
         else:
             only = next(iter(rel))
             parts.append(_summaries(_Where(NumpyEngine(), cols), {f"release {only}": rel[only]}))
@@ -587,11 +586,6 @@ def _exact_scores(
         scores[name] = evaluate(stats)
     across = pair_space(stats).records if source_col is not None and stats is not None else None
     return ExactScores(scores, across)
-
-
-def _by_record(records: pd.DataFrame) -> pd.DataFrame:
-    """The records of a comparison in the order of their ids (whatever the engine)."""
-    return records.sort_values("record_id", kind="stable").reset_index(drop=True)
 
 
 def _summaries(where: _Where, preds: Mapping[str, Any], truth: Any = None) -> Part:

@@ -7,7 +7,7 @@ outside its largest piece) and the foreign records are
 Their sum is the number of misplaced records; it ranks the clusters with errors by
 how much is wrong, where the error indicator of :func:`ereval.cluster_errors` (Binette
 et al. 2022) only says whether anything is. Between two releases, the records that
-moved are found the same way (:func:`moved_records`): outside the largest part their
+moved are found the same way (:mod:`ereval._moved`): outside the largest part their
 old cluster became, or in a new cluster made mostly of other records.
 
 >>> import pandas as pd
@@ -21,13 +21,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from ..contingency import ContingencyTable
 from ..io import Alignment, Membership, align, take, to_numpy
 
-__all__ = ["clustering_misplaced", "misplaced_records", "moved_records", "table_misplaced"]
+__all__ = ["clustering_misplaced", "misplaced_records", "table_misplaced"]
 
 
 def misplaced_records(truth: Any, pred: Any, pred_sizes: pd.Series | None = None) -> pd.DataFrame:
@@ -108,32 +107,3 @@ def table_misplaced(al: Alignment, tab: ContingencyTable) -> pd.DataFrame:
             "misplaced": split_off + outside,
         }
     )
-
-
-def moved_records(changed: pd.DataFrame) -> npt.NDArray[np.bool_]:
-    """Which records of the changed clusters of two releases (``old_cluster,
-    new_cluster``, as :meth:`ereval.Comparison.records` gives them) changed
-    cluster, whatever the ids: a record moved when it is not in the largest part its
-    old cluster became, or its new cluster holds more records of another old cluster
-    than of its own (ties to the smallest id), unless it keeps its cluster's id; the
-    others stayed in a cluster that gained or lost records. Added and removed records
-    moved.
-
-    >>> f = pd.DataFrame({"old_cluster": ["a", "a", "b"], "new_cluster": ["x", "x", "x"]})
-    >>> moved_records(f).tolist()
-    [False, False, True]
-    """
-    old = changed["old_cluster"].astype(object)
-    new = changed["new_cluster"].astype(object)
-    missing = (old.isna() | new.isna()).to_numpy()
-    pairs = pd.DataFrame({"old": old.astype(str), "new": new.astype(str)})
-    counts = pairs[~missing].groupby(["old", "new"]).size().rename("n").reset_index()
-    ranked = counts.sort_values(["n", "old", "new"], ascending=[False, True, True])
-    main_new = ranked.drop_duplicates("old").set_index("old")["new"]
-    main_old = ranked.drop_duplicates("new").set_index("new")["old"]
-    stays = (pairs["old"].map(main_new) == pairs["new"]) & (
-        pairs["new"].map(main_old) == pairs["old"]
-    )
-    stays |= pairs["old"] == pairs["new"]  # a record that keeps its cluster's id stays
-    out: npt.NDArray[np.bool_] = (~stays.to_numpy(dtype=bool)) | missing
-    return out

@@ -130,19 +130,16 @@ def comparison_section(part: Part) -> Section:
         title=f"what {new_name} did to the clusters of {old_name}",
         xlim=None,
     )
-    changed = c.records(changed_only=True) if result.changed is None else result.changed
-    moved = result.moved
     agreement = Table(
         f"agreement of {new_name} with {old_name} on their common records ({old_name} as truth)",
         ("metric", "value"),
         tuple((k, v) for k, v in c.agreement.items()),
     )
-    n_moved = int(moved.sum())
-    changed = changed[moved]
+    n_moved, moved = result.n_moved, result.moved
     changed_table = Table(
-        f"records that changed cluster (first 20 of {n_moved:,})",
-        tuple(str(x) for x in changed.columns),
-        tuple(tuple(_plain(v) for v in row) for row in changed.head(20).itertuples(index=False)),
+        f"records that changed cluster (first {len(moved)} of {n_moved:,})",
+        tuple(str(x) for x in moved.columns),
+        tuple(tuple(_plain(v) for v in row) for row in moved.itertuples(index=False)),
     )
     total = sum(counts.values())
     reading = [

@@ -30,11 +30,12 @@ from ..io import AlignOptions, MismatchPolicy
 from . import CELLS_WANTED, CellsWanted, Statistics, TableStatistics, statistics_of
 from ._cells import checked_cells, coded_table, completed_rows, keyed_table, within_source
 from ._sql import duckdb_table_statistics
-from ._stream import streamed_statistics
+from ._stream import statistics_within, streamed_statistics
 
 __all__ = [
     "TABLE_CELL_BYTES",
     "cells_fit",
+    "cells_statistics",
     "compute_statistics",
     "compute_table",
     "in_memory_inputs",
@@ -224,10 +225,30 @@ class _StatisticsJob(_PairJob):
         if policy == "intersection":
             only_t = only_p = 0
         self.say("computing the statistics", db)
-        stats = duckdb_table_statistics(db, "cells", policy, both, only_t, only_p, db.dialect)
-        if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
-            cells_fit(db, stats.n_cells)
-            self.say("fetching the cells", db)
-            table = coded_table(db, policy) if db.dialect.native_arrow else keyed_table(db, policy)
-            stats = replace(stats, table=table)
-        return stats
+        return cells_statistics(
+            db, policy, (both, only_t, only_p), wanted, lambda: self.say("fetching the cells", db)
+        )
+
+
+def cells_statistics(
+    db: Database,
+    policy: MismatchPolicy,
+    records: tuple[int, int, int],
+    wanted: CellsWanted,
+    fetching: Callable[[], None] | None = None,
+) -> TableStatistics:
+    """The statistics of the table ``cells`` (``records`` on both sides, on the truth's
+    only and on the prediction's only), with the cells themselves when ``wanted``
+    (after checking that they fit the memory limit; ``fetching`` is called first).
+    Without the cells, DuckDB keeps within its memory limit (sweeps over the groups
+    when their arrays would not fit)."""
+    if wanted == "never" and db.dialect.native_arrow:
+        return statistics_within(db, "cells", policy, records, db.memory_bytes())
+    stats = duckdb_table_statistics(db, "cells", policy, *records, db.dialect)
+    if wanted == "always" or (wanted == "twinless" and stats.has_twinless):
+        cells_fit(db, stats.n_cells)
+        if fetching is not None:
+            fetching()
+        table = coded_table(db, policy) if db.dialect.native_arrow else keyed_table(db, policy)
+        stats = replace(stats, table=table)
+    return stats

@@ -40,7 +40,7 @@ from ._cells import check_totals, checked_totals
 from ._sql import _bounds, _Codes, _fetch, _statistics_of_codes, sql_table_statistics
 from ._swept import numbered_cells, swept_fits, swept_statistics
 
-__all__ = ["CELL_BYTES", "streamed_statistics"]
+__all__ = ["CELL_BYTES", "statistics_within", "streamed_statistics"]
 
 #: Peak bytes per group of the reductions in NumPy (codes and counts, 12 bytes; the
 #: copies of the fetch; the per-cluster arrays, a cluster having at least one
@@ -125,7 +125,38 @@ def _beyond_the_limit(
         checked()
     if policy == "intersection":
         only_t = only_p = 0
-    totals = (both, only_t, only_p)
+    return _swept_or_aggregated(con, cells, sides, policy, (both, only_t, only_p), budget)
+
+
+def statistics_within(
+    con: Any, cells: str, policy: MismatchPolicy, totals: tuple[int, int, int], budget: int | None
+) -> TableStatistics:
+    """Every statistic of the groups of the table ``cells`` (cluster keys ``tc`` and
+    ``pc``, counts ``n``; ``totals``: the records on both sides, on the truth's only
+    and on the prediction's only) within ``budget`` bytes: fetched once as codes
+    when they fit (:data:`CELL_BYTES` a group), else in sweeps over the table, else
+    by aggregate statements."""
+    m, most = con.execute(f"SELECT count(*), sum(n) FROM {cells}").fetchall()[0]
+    most = int(most or 0)  # every record, of one side only too
+    sides = [_Codes(_bounds(con, cells, key), most) for key in ("tc", "pc")]
+    if budget is None or int(m) * CELL_BYTES <= budget:
+        with con.lend_memory(most):
+            i, j, n, k, r, _ = _fetch(con, cells, sides, most, common_only=policy == "intersection")
+            return _statistics_of_codes(i, j, n, k, r, policy, totals[1], totals[2])
+    return _swept_or_aggregated(con, cells, sides, policy, totals, budget)
+
+
+def _swept_or_aggregated(
+    con: Any,
+    cells: str,
+    sides: list[_Codes],
+    policy: MismatchPolicy,
+    totals: tuple[int, int, int],
+    budget: int,
+) -> TableStatistics:
+    """The statistics of the groups of ``cells``, too many for their arrays to fit
+    ``budget`` bytes: in sweeps when the clusters' arrays fit, else by aggregates."""
+    both, only_t, only_p = totals
     twinless = only_t + only_p > 0
     keys, numbered = (_span(sides[0]), _span(sides[1])), None
     if keys[0] is not None and keys[1] is not None:
