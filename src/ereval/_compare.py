@@ -33,6 +33,7 @@ is given by the metrics of :mod:`ereval.metrics` with the old release as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -216,20 +217,20 @@ class Comparison(FrameRepr):
         a, t, c = self.alignment, self.table, self.category
         return None if a is None or t is None or c is None else (a, t, c)
 
-    def _read_again(self, query: str, out: tuple[Path, str] | None = None) -> pd.DataFrame:
-        """The rows of ``query`` over the releases joined again by the SQL engine that
-        compared them (or written by it to ``out``)."""
+    def _again(self, job: Callable[[_Releases], _AgainJob]) -> Any:
+        """What ``job`` reads of the releases joined again by the SQL engine that
+        compared them."""
         if self.source is None:
             raise InputError("this comparison holds no records")
-        frame: pd.DataFrame = self.source.engine.run(_ReadJob(self.source, query, out))
-        return frame
+        return self.source.engine.run(job(self.source))
 
     def clusters(self) -> pd.DataFrame:
         """One row per old cluster: ``old_cluster, size, n_common, n_new_clusters,
         category`` (after an SQL engine, read again by it, in the order of the ids)."""
         held = self._in_memory()
         if held is None:
-            return self._read_again(clusters_sql())
+            clusters: pd.DataFrame = self._again(lambda r: _ReadJob(r, clusters_sql(), None))
+            return clusters
         a, t, category = held
         return pd.DataFrame(
             {
@@ -252,7 +253,9 @@ class Comparison(FrameRepr):
         """
         held = self._in_memory()
         if held is None:
-            return self._read_again(records_sql(changed_only=changed_only, ordered=True))
+            query = records_sql(changed_only=changed_only, ordered=True)
+            records: pd.DataFrame = self._again(lambda r: _ReadJob(r, query, None))
+            return records
         a, _, category = held
         rows = _rank(a.true_codes, a.n_true_codes)
         cols = _rank(a.pred_codes, a.n_pred_codes)
@@ -278,9 +281,7 @@ class Comparison(FrameRepr):
         engine, the releases are joined again where they are and only these come
         back."""
         if self._in_memory() is None:
-            if self.source is None:
-                raise InputError("this comparison holds no records")
-            found: tuple[int, pd.DataFrame] = self.source.engine.run(_MovedJob(self.source, first))
+            found: tuple[int, pd.DataFrame] = self._again(lambda r: _MovedJob(r, int(first)))
             return found
         changed = self.records(changed_only=True)
         changed = changed.sort_values("record_id", kind="stable").reset_index(drop=True)
@@ -304,7 +305,8 @@ class Comparison(FrameRepr):
             )
         source = self.source
         if self.alignment is None and source is not None and source.engine.writes_files:
-            self._read_again(records_sql(changed_only=changed_only), (Path(path), fmt))
+            query = records_sql(changed_only=changed_only)
+            self._again(lambda r: _ReadJob(r, query, (Path(path), fmt)))
             return None
         frame = self.records(changed_only=changed_only)
         if fmt == "parquet":
@@ -413,44 +415,57 @@ class _CompareJob:
         return Comparison(totals, agreement, source=r)
 
 
-class _ReadJob:
-    """Rows of the releases joined again by an SQL engine (``query`` over the views
-    ``t``, ``p`` and the table of the old clusters): returned, or written to a file."""
+class _AgainJob:
+    """Work over the releases joined again by the SQL engine that compared them (the
+    views ``t``, ``p``, the cells and the table of the old clusters): :meth:`read`."""
 
-    def __init__(self, releases: _Releases, query: str, out: tuple[Path, str] | None) -> None:
-        self.releases, self.query, self.out = releases, query, out
+    def __init__(self, releases: _Releases) -> None:
+        self.releases = releases
 
-    def in_memory(self, engine: Any) -> pd.DataFrame:
+    def in_memory(self, engine: Any) -> Any:
         raise InputError("'engine': the records of an SQL comparison are read by its engine")
 
-    def in_sql(self, db: Database) -> pd.DataFrame:
+    def in_sql(self, db: Database) -> Any:
         r = self.releases
         joined_releases(db, r.old, r.new, r.options)
+        return self.read(db)
+
+    def read(self, db: Database) -> Any:
+        raise NotImplementedError
+
+
+class _ReadJob(_AgainJob):
+    """The rows of ``query``: returned, or written to a file ``out``."""
+
+    def __init__(self, releases: _Releases, query: str, out: tuple[Path, str] | None) -> None:
+        super().__init__(releases)
+        self.query, self.out = query, out
+
+    def read(self, db: Database) -> pd.DataFrame:
         if self.out is not None:
             db.copy_to(self.query, *self.out)
             return pd.DataFrame()
-        # (an integer id beside a missing one stays an integer, not a float)
-        frame: pd.DataFrame = db.fetch_arrow(self.query).to_pandas(integer_object_nulls=True)
-        return frame
+        return _frame(db, self.query)
 
 
-class _MovedJob:
-    """The records that moved, counted and the first of them, by an SQL engine."""
+class _MovedJob(_AgainJob):
+    """The records that moved, counted, and the ``first`` of them."""
 
     def __init__(self, releases: _Releases, first: int) -> None:
-        self.releases, self.first = releases, first
+        super().__init__(releases)
+        self.first = first
 
-    def in_memory(self, engine: Any) -> tuple[int, pd.DataFrame]:
-        raise InputError("'engine': the records of an SQL comparison are read by its engine")
-
-    def in_sql(self, db: Database) -> tuple[int, pd.DataFrame]:
-        r = self.releases
-        joined_releases(db, r.old, r.new, r.options)
+    def read(self, db: Database) -> tuple[int, pd.DataFrame]:
         db.execute(f"CREATE TEMP TABLE changed AS {records_sql(changed_only=True)}")
         db.execute(f"CREATE TEMP TABLE moved AS {moved_sql('changed', db.dialect)}")
         count = int(db.fetch_all("SELECT count(*) FROM moved")[0][0])
-        query = f"SELECT * FROM moved ORDER BY record_id LIMIT {int(self.first)}"
-        return count, db.fetch_arrow(query).to_pandas(integer_object_nulls=True)
+        return count, _frame(db, f"SELECT * FROM moved ORDER BY record_id LIMIT {self.first}")
+
+
+def _frame(db: Database, query: str) -> pd.DataFrame:
+    """The rows of ``query`` (an integer id beside a missing one stays an integer)."""
+    frame: pd.DataFrame = db.fetch_arrow(query).to_pandas(integer_object_nulls=True)
+    return frame
 
 
 def _comparison(tab: ContingencyTable, metrics: str | None, alignment: Alignment) -> Comparison:
