@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ereval.engines import DuckDBDatabase, DuckDBEngine, NumpyEngine
 from ereval.engines import _dialect as sql
@@ -102,3 +104,35 @@ def test_no_group_at_all(key_type: str) -> None:
         got.append(compute(con, "cells", "error", 0, 0, 0))
     assert got[0].n_cells == got[0].n_true_clusters == got[0].pairs_both == 0
     _same(got[0], got[1])
+
+
+@pytest.mark.filterwarnings("ignore::ereval.io._align.IdenticalColumnsWarning")
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(1, 150),
+    k=st.integers(1, 40),
+    moved=st.sampled_from([0.0, 0.2, 0.6, 1.0]),
+)
+def test_ceaf_sys_in_aggregate_statements_is_the_alignment_in_memory(
+    seed: int, n: int, k: int, moved: float
+) -> None:
+    """CEAF_sys's totals as the aggregate statements find them (the cells alone in
+    their row and column and the fixed cells summed in the engine, the undecided
+    ones aligned in memory) against the rewritten table aligned in memory, on tables
+    of ties, of records of one side only and of clusters shared every way."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, k, size=n)
+    pred = np.where(rng.random(n) < moved, rng.integers(0, k, size=n), truth)
+    ids = np.arange(n)
+    t = pd.DataFrame({"record_id": ids, "cluster_id": truth})
+    p = pd.DataFrame({"record_id": ids, "cluster_id": pred})
+    t, p = t[rng.random(n) < 0.85], p[rng.random(n) < 0.85]
+    if len(t) == 0 or len(p) == 0 or not set(t["record_id"]) & set(p["record_id"]):
+        return
+    reference = table_statistics(compute_table(NumpyEngine(), t, p, on_mismatch="twinless"))
+    con = DuckDBDatabase(DuckDBEngine())
+    counts = _cells(con, t.reset_index(drop=True), p.reset_index(drop=True), "twinless")
+    got = duckdb_stats.sql_table_statistics(con, "cells", "twinless", *counts)  # type: ignore[arg-type]
+    for name in ("ceaf_sys_precision_total", "ceaf_sys_recall_total"):
+        assert getattr(got, name) == getattr(reference, name), name

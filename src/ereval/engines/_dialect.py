@@ -42,6 +42,8 @@ __all__ = [
     "duplicates_sql",
     "expand_exact_sums",
     "first_rows_sql",
+    "fixed_twinless_sql",
+    "fixed_twinless_sums_sql",
     "hard_cells_sql",
     "hard_rows_sql",
     "ident",
@@ -64,6 +66,7 @@ __all__ = [
     "source_pairs_sql",
     "source_sql",
     "undecided_cells_sql",
+    "undecided_twinless_sql",
     "undecided_rows_sql",
 ]
 
@@ -604,11 +607,49 @@ def lone_twinless_sql(joined: str) -> str:
 
 def shared_twinless_sql(joined: str) -> str:
     """The other cells whose recall's weight for ``CEAF_sys`` is positive (precision's
-    is at most it): ``tc, pc, n, ac, bc`` and whether their row (``dr``) and column
-    (``dc``) hold a record of one side only."""
+    is at most it): ``tc, pc, n``, their row's and column's records on both sides
+    (``ac``, ``bc``), whether their row (``dr``) and column (``dc``) hold a record of
+    one side only (1 or 0), and whether the cell is fixed for precision's weight
+    (``fp``) and for recall's (``fr``): heavier than the rest of its row and column,
+    ``3 n - d - e > ac + bc`` (:func:`ereval._algorithms._twinless.fix_twinless`)."""
+    dr, dc = "CASE WHEN a > ac THEN 1 ELSE 0 END", "CASE WHEN b > bc THEN 1 ELSE 0 END"
     return (
-        "SELECT tc, pc, n, ac, bc, a > ac AS dr, b > bc AS dc "
-        f"FROM {joined} WHERE (rdeg > 1 OR cdeg > 1) AND {_less(False)} > 0"
+        "SELECT tc, pc, n, ac, bc, dr, dc, 3 * n - dr - dc > ac + bc AS fp, "
+        "3 * n - dr > ac + bc AS fr "
+        f"FROM (SELECT tc, pc, n, ac, bc, {dr} AS dr, {dc} AS dc FROM {joined} "
+        f"WHERE (rdeg > 1 OR cdeg > 1) AND {_less(False)} > 0) AS s"
+    )
+
+
+def fixed_twinless_sql(shared: str, key: str) -> str:
+    """The rows (``key="tc"``) or columns (``"pc"``) of :func:`shared_twinless_sql`
+    holding a fixed cell: ``k``, ``hp``, ``hr`` (1 when they hold one for precision's
+    weight, for recall's)."""
+    return (
+        f"SELECT {key} AS k, max(CASE WHEN fp THEN 1 ELSE 0 END) AS hp, "
+        f"max(CASE WHEN fr THEN 1 ELSE 0 END) AS hr FROM {shared} WHERE fp OR fr GROUP BY {key}"
+    )
+
+
+def undecided_twinless_sql(shared: str, rows: str, cols: str) -> str:
+    """The cells of :func:`shared_twinless_sql` left to the exact alignment: ``tc, pc,
+    n, dr, dc``, and for each weight (``up``: precision's, ``ur``: recall's) whether
+    neither its row nor its column holds a fixed cell and the weight is positive."""
+    free = "coalesce(r.{0}, 0) = 0 AND coalesce(c.{0}, 0) = 0"
+    up = f"({free.format('hp')} AND s.n - s.dr - s.dc > 0)"
+    ur = f"({free.format('hr')})"
+    return (
+        f"SELECT s.tc, s.pc, s.n, s.dr, s.dc, {up} AS up, {ur} AS ur FROM {shared} AS s "
+        f"LEFT JOIN {rows} AS r ON s.tc = r.k LEFT JOIN {cols} AS c ON s.pc = c.k "
+        f"WHERE {up} OR {ur}"
+    )
+
+
+def fixed_twinless_sums_sql(shared: str) -> str:
+    """The totals of the fixed cells' weights: precision's, then recall's."""
+    return (
+        "SELECT sum(CASE WHEN fp THEN n - dr - dc ELSE 0 END), "
+        f"sum(CASE WHEN fr THEN n - dr ELSE 0 END) FROM {shared}"
     )
 
 

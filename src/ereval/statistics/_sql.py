@@ -177,26 +177,32 @@ def _nonneg(h: float) -> float:
 
 def _twinless_totals(con: Any, n_records: int) -> tuple[int, int]:
     """The alignments of :func:`~ereval._algorithms.twinless_totals` over the cells
-    ``x``: those alone in their row and column summed in the engine, the others of a
-    positive weight brought back and aligned in memory (the engine's memory lent
-    meanwhile, for the ``n_records`` records)."""
+    ``x``, as it finds them: the cells alone in their row and column and those fixed
+    (heavier than the rest of their row and column) summed in the engine, the others
+    whose row and column hold no fixed cell brought back and aligned in memory (the
+    engine's memory lent meanwhile, for the ``n_records`` records)."""
     lone = con.execute(sql.lone_twinless_sql("x")).fetchall()[0]
+    con.execute("CREATE TEMP TABLE tws AS " + sql.shared_twinless_sql("x"))
+    fixed = con.execute(sql.fixed_twinless_sums_sql("tws")).fetchall()[0]
+    con.execute("CREATE TEMP TABLE twr AS " + sql.fixed_twinless_sql("tws", "tc"))
+    con.execute("CREATE TEMP TABLE twc AS " + sql.fixed_twinless_sql("tws", "pc"))
     with con.lend_memory(n_records):
-        got = con.execute(sql.shared_twinless_sql("x")).fetchnumpy()
-    totals = (_int(lone[0]), _int(lone[1]))
-    if len(got["n"]) == 0:
-        return totals
-    true_keys, row = np.unique(np.asarray(got["tc"]), return_inverse=True)
-    pred_keys, col = np.unique(np.asarray(got["pc"]), return_inverse=True)
-    common = (np.zeros(true_keys.size, dtype=np.int64), np.zeros(pred_keys.size, dtype=np.int64))
-    extra = (np.zeros(true_keys.size, dtype=bool), np.zeros(pred_keys.size, dtype=bool))
-    common[0][row] = np.asarray(got["ac"], dtype=np.int64)
-    common[1][col] = np.asarray(got["bc"], dtype=np.int64)
-    extra[0][row] = np.asarray(got["dr"], dtype=bool)
-    extra[1][col] = np.asarray(got["dc"], dtype=bool)
-    n = np.asarray(got["n"], dtype=np.int64)
-    solved = twinless_totals(row.astype(np.int64), col.astype(np.int64), n, common, extra)
-    return totals[0] + solved[0], totals[1] + solved[1]
+        got = con.execute(sql.undecided_twinless_sql("tws", "twr", "twc")).fetchnumpy()
+    for table in ("tws", "twr", "twc"):
+        con.execute(f"DROP TABLE {table}")
+    totals = [_int(lone[0]) + _int(fixed[0]), _int(lone[1]) + _int(fixed[1])]
+    if len(got["n"]):
+        _, row = np.unique(np.asarray(got["tc"]), return_inverse=True)
+        _, col = np.unique(np.asarray(got["pc"]), return_inverse=True)
+        k, r = int(row.max()) + 1, int(col.max()) + 1
+        recall = np.asarray(got["n"], dtype=np.int64) - np.asarray(got["dr"], dtype=np.int64)
+        precision = recall - np.asarray(got["dc"], dtype=np.int64)
+        for t, (flag, w) in enumerate(((got["up"], precision), (got["ur"], recall))):
+            keep = np.asarray(flag, dtype=bool)
+            if keep.any():
+                solved = align_cells(row[keep], col[keep], w[keep].astype(np.float64), k, r)
+                totals[t] += round(solved)  # integer weights: an exact integer
+    return totals[0], totals[1]
 
 
 def _ceaf_totals(
