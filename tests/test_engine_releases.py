@@ -381,3 +381,14 @@ def test_the_records_that_moved_are_found_alike_in_memory_and_where_they_are(
         found[str(engine)] = _plain(first)
     a, b = found.values()
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_the_number_of_moved_records_shown_is_checked() -> None:
+    old = pd.DataFrame({"record_id": [1, 2, 3], "cluster_id": ["a", "a", "b"]})
+    new = pd.DataFrame({"record_id": [1, 2, 3], "cluster_id": ["a", "b", "b"]})
+    c = compare(old, new)
+    assert c.moved(first=0)[0] == 1 and c.moved(first=0)[1].empty
+    with pytest.raises(InputError, match=r"^'first' must be an integer >= 0; received -1$"):
+        c.moved(first=-1)
+    with pytest.raises(InputTypeError, match=r"^'first' must be an integer"):
+        c.moved(first=2.0)  # type: ignore[arg-type]

@@ -51,6 +51,7 @@ from ._compare_sql import (
 )
 from ._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from ._moved import moved_records, moved_sql
+from ._validation import check_int
 from .contingency import ContingencyTable
 from .engines import Database, Engine, EngineName, get_engine
 from .io import Alignment, AlignOptions, Columns, IdType, align, id_type_error, take, to_numpy
@@ -280,8 +281,9 @@ class Comparison(FrameRepr):
         in the order of their ids (the columns of :meth:`records`). After an SQL
         engine, the releases are joined again where they are and only these come
         back."""
+        first = check_int("first", first, minimum=0)
         if self._in_memory() is None:
-            found: tuple[int, pd.DataFrame] = self._again(lambda r: _MovedJob(r, int(first)))
+            found: tuple[int, pd.DataFrame] = self._again(lambda r: _MovedJob(r, first))
             return found
         changed = self.records(changed_only=True)
         changed = changed.sort_values("record_id", kind="stable").reset_index(drop=True)

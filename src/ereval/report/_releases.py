@@ -136,8 +136,9 @@ def comparison_section(part: Part) -> Section:
         tuple((k, v) for k, v in c.agreement.items()),
     )
     n_moved, moved = result.n_moved, result.moved
+    shown = f"first {len(moved)} of {n_moved:,}" if n_moved > len(moved) else f"{n_moved:,}"
     changed_table = Table(
-        f"records that changed cluster (first {len(moved)} of {n_moved:,})",
+        f"records that changed cluster ({shown})",
         tuple(str(x) for x in moved.columns),
         tuple(tuple(_plain(v) for v in row) for row in moved.itertuples(index=False)),
     )
