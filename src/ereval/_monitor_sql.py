@@ -9,18 +9,15 @@ aggregate come back, both of the size of the distinct cluster sizes:
   which gives its :class:`~ereval.summary.Summary`;
 * per release, the size distribution of its clusters restricted to the records
   present in every release (Binette et al. 2024, Figure 5). The releases are
-  stacked (``UNION ALL``, a release number ``rel`` per row); a record is in
-  every one of the ``K`` releases when its key occurs ``K`` times (each release
-  holds a record once), which a window over the record key counts; the common
-  records are then grouped by ``(rel, c)`` and the groups' sizes counted.
+  stacked (``UNION ALL``, a release number ``rel`` per row) and grouped by record
+  key: a record is in every one of the ``K`` releases when its group holds ``K``
+  rows (each release holds a record once), and the group keeps the record's
+  cluster in each release (``c0 ... c{K-1}``, :func:`common_records_sql`). Each
+  release's common clusters are then grouped and their sizes counted.
 
-Under a memory limit DuckDB does the second in the passes of
-:mod:`ereval.engines._plan`: the stacked rows are hash-partitioned by record key
-(a record falls in one pass, in every release), each pass adds the
-``(rel, c, n)`` counts of its common records, and the counts are summed per
-cluster in passes of ``hash(c)`` (a cluster falls in one merge pass):
-
-.. math::  |C \\cap R_{common}| = \\sum_{k=0}^{P-1} |C \\cap R^{(k)}_{common}|.
+Every step is a ``GROUP BY``, which DuckDB spills under a memory limit: no window
+and no sort over the records (a window per pass of a partition sorted by record
+key took 2.5 times the CPU at 10^8 records a release).
 """
 
 from __future__ import annotations
@@ -33,12 +30,11 @@ import numpy.typing as npt
 
 from ._errors import IdKindError, InputTypeError, RecordMismatchError
 from .engines import Database
-from .engines._plan import Pass, in_passes, key_hash, run_split
 from .engines._sources import SideSpec, check_unique, size_distribution
 from .io import Columns, column_names
 from .summary import Summary
 
-__all__ = ["release_summaries", "stacked_sql", "common_sizes_sql"]
+__all__ = ["common_distribution_sql", "common_records_sql", "release_summaries", "stacked_sql"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -55,18 +51,23 @@ def stacked_sql(views: Sequence[str]) -> str:
     return " UNION ALL ".join(f"SELECT {k} AS rel, r, c FROM {v}" for k, v in enumerate(views))
 
 
-def common_sizes_sql(stacked: str, n_releases: int, where: str = "true") -> str:
-    """Per release and cluster, its records present in every release: ``(rel, c, n)``,
-    over the rows of ``stacked`` (``rel, r, c``) that satisfy ``where``."""
+def common_records_sql(views: Sequence[str]) -> str:
+    """One row per record present in every release of ``views``: its cluster in
+    each, ``c0 ... c{K-1}``."""
+    picks = ", ".join(f"min(CASE WHEN rel = {k} THEN c END) AS c{k}" for k in range(len(views)))
     return (
-        "SELECT rel, c, count(*) AS n FROM (SELECT rel, c, count(*) OVER (PARTITION BY r) AS m "
-        f"FROM ({stacked}) AS s WHERE {where}) AS w WHERE m = {n_releases} GROUP BY rel, c"
+        f"SELECT {picks} FROM ({stacked_sql(views)}) AS s GROUP BY r HAVING count(*) = {len(views)}"
     )
 
 
-def _distribution_sql(groups: str) -> str:
-    """``(rel, size, clusters)`` from groups ``(rel, c, n)``."""
-    return f"SELECT rel, n AS size, count(*) AS clusters FROM ({groups}) AS g GROUP BY rel, n"
+def common_distribution_sql(common: str, n_releases: int) -> str:
+    """``(rel, size, clusters)``: per release, the size distribution of its clusters
+    over the records of the table ``common`` (:func:`common_records_sql`)."""
+    return " UNION ALL ".join(
+        f"SELECT {k} AS rel, n AS size, count(*) AS clusters FROM "
+        f"(SELECT c{k}, count(*) AS n FROM {common} GROUP BY c{k}) AS g{k} GROUP BY n"
+        for k in range(n_releases)
+    )
 
 
 def _split(rel: IntArray, size: IntArray, clusters: IntArray, k: int) -> list[Summary | None]:
@@ -88,53 +89,12 @@ def _fetch_distribution(db: Database, query: str, k: int) -> list[Summary | None
     return _split(rel, size, clusters, k)
 
 
-def _common_in_passes(db: Database, views: Sequence[str], planned: int) -> list[Summary | None]:
-    """The common records' summaries, the join and the merge each in ``planned``
-    passes (more when a pass runs out of memory; DuckDB)."""
-    k = len(views)
-    if planned <= 1:
-        groups = common_sizes_sql(stacked_sql(views), k)
-        return _fetch_distribution(db, _distribution_sql(groups), k)
-    hashed = key_hash(db, views)
-    db.execute(
-        f"CREATE TEMP TABLE stacked AS SELECT {hashed} % {planned} AS q, {hashed} AS h, "
-        f"rel, r, c FROM ({stacked_sql(views)}) AS s ORDER BY q"
-    )  # sorted by pass, so that a pass reads only its own blocks (DuckDB's zone maps)
-    parts = "SELECT rel, c, n, hash(rel, c) % {p} AS q, hash(rel, c) AS h FROM ({g}) AS g"
-    first = common_sizes_sql("SELECT rel, r, c FROM stacked", k, "false")
-    db.execute(f"CREATE TEMP TABLE common_parts AS {parts.format(p=planned, g=first)}")
-    oom = db.out_of_memory
-
-    def join(piece: Pass) -> None:
-        where = piece.where("q", "h", planned)
-        groups = common_sizes_sql(f"SELECT rel, r, c FROM stacked WHERE {where}", k)
-        db.execute(f"INSERT INTO common_parts {parts.format(p=planned, g=groups)}")
-
-    run_split(planned, join, oom)
-    db.execute("DROP TABLE stacked")
-    db.execute("CREATE TEMP TABLE common_sorted AS SELECT * FROM common_parts ORDER BY q")
-    db.execute("DROP TABLE common_parts")
-    merged = "SELECT rel, c, sum(n) AS n FROM common_sorted WHERE {w} GROUP BY rel, c"
-    db.execute(f"CREATE TEMP TABLE common_sizes AS {_distribution_sql(merged.format(w='false'))}")
-
-    def merge(piece: Pass) -> None:
-        groups = merged.format(w=piece.where("q", "h", planned))
-        db.execute(f"INSERT INTO common_sizes {_distribution_sql(groups)}")
-
-    run_split(planned, merge, oom)
-    db.execute("DROP TABLE common_sorted")
-    query = (
-        "SELECT rel, size, CAST(sum(clusters) AS BIGINT) AS clusters FROM common_sizes "
-        "GROUP BY rel, size"
+def _common(db: Database, views: Sequence[str]) -> list[Summary | None]:
+    """The summaries of every release over the records present in every release."""
+    db.execute(f"CREATE TEMP TABLE common_records AS {common_records_sql(views)}")
+    return _fetch_distribution(
+        db, common_distribution_sql("common_records", len(views)), len(views)
     )
-    return _fetch_distribution(db, query, k)
-
-
-def _common(db: Database, views: Sequence[str], rows: int) -> list[Summary | None]:
-    """:func:`_common_in_passes` in the passes of the memory limit's plan
-    (:func:`ereval.engines._plan.in_passes`)."""
-    tables = ("stacked", "common_parts", "common_sorted", "common_sizes")
-    return in_passes(db, rows, lambda passes: _common_in_passes(db, views, passes), leaves=tables)
 
 
 def release_summaries(
@@ -182,7 +142,7 @@ def release_summaries(
         check_unique(db, view, spec.name)
         summaries.append(_summary(int(n), *size_distribution(db, view)))
     say("joining the releases")
-    common = _common(db, views, sum(rows))
+    common = _common(db, views)
     if all(s is None for s in common):
         raise RecordMismatchError("'releases' have no record in common")
     return summaries, common
