@@ -63,13 +63,13 @@ def _brute_blocks(
         blocks[c] = (len(pieces), sum(len(pred_members[q]) for q in pieces), main)
         near = [(truth.get(r) != c, q, str(r), r) for q in pieces for r in pred_members[q]]
         shown[c] = [r for *_, r in sorted(near)[:BLOCK_ROWS]]
-    shared = {(c, q) for q, cs in holders.items() if len(cs) > 1 for c in cs}
-    return blocks, shared, shown
+    overlaps = {(c, q) for q, cs in holders.items() if len(cs) > 1 for c in cs}
+    return blocks, overlaps, shown
 
 
 def _check_blocks(got: Any, truth: pd.DataFrame, pred: pd.DataFrame) -> None:
     ranked = got.ranked["cluster_id"].tolist()
-    blocks, shared, shown = _brute_blocks(
+    blocks, overlaps, shown = _brute_blocks(
         dict(zip(truth["record_id"], truth["cluster_id"], strict=True)),
         dict(zip(pred["record_id"], pred["cluster_id"], strict=True)),
         ranked,
@@ -79,7 +79,7 @@ def _check_blocks(got: Any, truth: pd.DataFrame, pred: pd.DataFrame) -> None:
         for c, k, r, m in got.blocks[["cluster_id", "pieces", "records", "main"]].to_numpy()
     }
     assert have == blocks
-    assert set(map(tuple, got.shared.to_numpy().tolist())) == shared
+    assert set(map(tuple, got.overlaps.to_numpy().tolist())) == overlaps
     for c in ranked:
         assert got.shown.loc[got.shown["cluster_id"] == c, "record_id"].tolist() == shown[c]
     assert set(got.shown["cluster_id"]) == set(ranked)
@@ -151,7 +151,7 @@ def test_the_ranking_on_duckdb_is_the_ranking_in_memory(
     pd.testing.assert_frame_equal(
         sql.ranked, mem.ranked, check_exact=True, check_dtype=not mem.ranked.empty
     )
-    for frame in ("blocks", "shared", "shown"):
+    for frame in ("blocks", "overlaps", "shown"):
         have, want = getattr(sql, frame), getattr(mem, frame)
         assert sorted(map(tuple, have.astype(str).to_numpy().tolist())) == sorted(
             map(tuple, want.astype(str).to_numpy().tolist())
@@ -208,7 +208,7 @@ def test_a_cluster_spread_over_many_predicted_clusters_shows_its_first(
     ]
     small = got.shown.loc[got.shown["cluster_id"] == -2, "record_id"].tolist()
     assert small == [1, 2, 3, 0, *sorted(range(4, 40), key=str)[: BLOCK_ROWS - 4]]
-    assert set(map(tuple, got.shared.to_numpy().tolist())) == {(-1, 0), (-2, 0), (1000, 0)}
+    assert set(map(tuple, got.overlaps.to_numpy().tolist())) == {(-1, 0), (-2, 0), (1000, 0)}
     _check_blocks(got, truth, pred)
 
 

@@ -218,19 +218,19 @@ class Comparison(FrameRepr):
         a, t, c = self.alignment, self.table, self.category
         return None if a is None or t is None or c is None else (a, t, c)
 
-    def _again(self, job: Callable[[_Releases], _AgainJob]) -> Any:
-        """What ``job`` reads of the releases joined again by the SQL engine that
+    def _again(self, read: Callable[[Database], Any]) -> Any:
+        """What ``read`` reads of the releases joined again by the SQL engine that
         compared them."""
         if self.source is None:
             raise InputError("this comparison holds no records")
-        return self.source.engine.run(job(self.source))
+        return self.source.engine.run(_AgainJob(self.source, read))
 
     def clusters(self) -> pd.DataFrame:
         """One row per old cluster: ``old_cluster, size, n_common, n_new_clusters,
         category`` (after an SQL engine, read again by it, in the order of the ids)."""
         held = self._in_memory()
         if held is None:
-            clusters: pd.DataFrame = self._again(lambda r: _ReadJob(r, clusters_sql(), None))
+            clusters: pd.DataFrame = self._again(_rows(clusters_sql(), None))
             return clusters
         a, t, category = held
         return pd.DataFrame(
@@ -255,7 +255,7 @@ class Comparison(FrameRepr):
         held = self._in_memory()
         if held is None:
             query = records_sql(changed_only=changed_only, ordered=True)
-            records: pd.DataFrame = self._again(lambda r: _ReadJob(r, query, None))
+            records: pd.DataFrame = self._again(_rows(query, None))
             return records
         a, _, category = held
         rows = _rank(a.true_codes, a.n_true_codes)
@@ -283,7 +283,7 @@ class Comparison(FrameRepr):
         back."""
         first = check_int("first", first, minimum=0)
         if self._in_memory() is None:
-            found: tuple[int, pd.DataFrame] = self._again(lambda r: _MovedJob(r, first))
+            found: tuple[int, pd.DataFrame] = self._again(_moved_rows(first))
             return found
         changed = self.records(changed_only=True)
         changed = changed.sort_values("record_id", kind="stable").reset_index(drop=True)
@@ -307,8 +307,7 @@ class Comparison(FrameRepr):
             )
         source = self.source
         if self.alignment is None and source is not None and source.engine.writes_files:
-            query = records_sql(changed_only=changed_only)
-            self._again(lambda r: _ReadJob(r, query, (Path(path), fmt)))
+            self._again(_rows(records_sql(changed_only=changed_only), (Path(path), fmt)))
             return None
         frame = self.records(changed_only=changed_only)
         if fmt == "parquet":
@@ -418,11 +417,11 @@ class _CompareJob:
 
 
 class _AgainJob:
-    """Work over the releases joined again by the SQL engine that compared them (the
-    views ``t``, ``p``, the cells and the table of the old clusters): :meth:`read`."""
+    """``read`` over the releases joined again by the SQL engine that compared them
+    (the views ``t``, ``p``, the cells and the table of the old clusters)."""
 
-    def __init__(self, releases: _Releases) -> None:
-        self.releases = releases
+    def __init__(self, releases: _Releases, read: Callable[[Database], Any]) -> None:
+        self.releases, self.read = releases, read
 
     def in_memory(self, engine: Any) -> Any:
         raise InputError("'engine': the records of an SQL comparison are read by its engine")
@@ -432,42 +431,30 @@ class _AgainJob:
         joined_releases(db, r.old, r.new, r.options)
         return self.read(db)
 
-    def read(self, db: Database) -> Any:
-        raise NotImplementedError
 
+def _rows(query: str, out: tuple[Path, str] | None) -> Callable[[Database], pd.DataFrame]:
+    """The rows of ``query``: returned, or written to the file ``out``."""
 
-class _ReadJob(_AgainJob):
-    """The rows of ``query``: returned, or written to a file ``out``."""
-
-    def __init__(self, releases: _Releases, query: str, out: tuple[Path, str] | None) -> None:
-        super().__init__(releases)
-        self.query, self.out = query, out
-
-    def read(self, db: Database) -> pd.DataFrame:
-        if self.out is not None:
-            db.copy_to(self.query, *self.out)
+    def read(db: Database) -> pd.DataFrame:
+        if out is not None:
+            db.copy_to(query, *out)
             return pd.DataFrame()
-        return _frame(db, self.query)
+        frame: pd.DataFrame = db.fetch_frame(query)
+        return frame
+
+    return read
 
 
-class _MovedJob(_AgainJob):
+def _moved_rows(first: int) -> Callable[[Database], tuple[int, pd.DataFrame]]:
     """The records that moved, counted, and the ``first`` of them."""
 
-    def __init__(self, releases: _Releases, first: int) -> None:
-        super().__init__(releases)
-        self.first = first
-
-    def read(self, db: Database) -> tuple[int, pd.DataFrame]:
+    def read(db: Database) -> tuple[int, pd.DataFrame]:
         db.execute(f"CREATE TEMP TABLE changed AS {records_sql(changed_only=True)}")
         db.execute(f"CREATE TEMP TABLE moved AS {moved_sql('changed', db.dialect)}")
         count = int(db.fetch_all("SELECT count(*) FROM moved")[0][0])
-        return count, _frame(db, f"SELECT * FROM moved ORDER BY record_id LIMIT {self.first}")
+        return count, db.fetch_frame(f"SELECT * FROM moved ORDER BY record_id LIMIT {first}")
 
-
-def _frame(db: Database, query: str) -> pd.DataFrame:
-    """The rows of ``query`` (an integer id beside a missing one stays an integer)."""
-    frame: pd.DataFrame = db.fetch_arrow(query).to_pandas(integer_object_nulls=True)
-    return frame
+    return read
 
 
 def _comparison(tab: ContingencyTable, metrics: str | None, alignment: Alignment) -> Comparison:

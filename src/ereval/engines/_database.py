@@ -73,6 +73,12 @@ class Database(ABC):
         """The rows of ``query`` as one Arrow table."""
         return self.execute(query).fetch_arrow_table()
 
+    def fetch_frame(self, query: str) -> Any:
+        """The rows of ``query`` as a pandas frame, ids as written: an integer column
+        with NULLs keeps its integers (Python ints, ``None`` where missing), never
+        floats that round ids beyond 2^53."""
+        return self.fetch_arrow(query).to_pandas(integer_object_nulls=True)
+
     def fetch_batches(self, query: str, rows: int = 1 << 20) -> Iterator[Any]:
         """The rows of ``query`` as Arrow record batches of about ``rows`` rows."""
         yield from self.fetch_arrow(query).to_batches(max_chunksize=rows)

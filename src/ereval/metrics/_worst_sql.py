@@ -77,7 +77,7 @@ class WorstRanking:
     :func:`ereval.cluster_errors`, then :data:`MISPLACED_COLUMNS`). Around each ranked
     cluster, its block: ``blocks`` has its predicted clusters' number (``pieces``),
     the records they hold in all (``records``) and the one holding most of its records
-    (``main``; the first in order among equals); ``shared``, the pairs of a ranked
+    (``main``; the first in order among equals); ``overlaps``, the pairs of a ranked
     cluster and one of its predicted clusters that holds records of another ranked
     cluster too (``true_cluster, pred_cluster``); ``shown``, the first records of each
     block (:func:`first_shown`)."""
@@ -88,7 +88,7 @@ class WorstRanking:
     under: int
     ranked: pd.DataFrame
     blocks: pd.DataFrame
-    shared: pd.DataFrame
+    overlaps: pd.DataFrame
     shown: pd.DataFrame
 
 
@@ -158,7 +158,7 @@ def engine_worst_clusters(
 
 def _blocks(db: Database) -> tuple[dict[str, Any], dict[str, Any], Any]:
     """The ranked clusters' blocks from the table ``worst_cells`` (their cells): the
-    frames ``blocks``, ``shared`` and the candidates for ``shown`` of a
+    frames ``blocks``, ``overlaps`` and the candidates for ``shown`` of a
     :class:`WorstRanking`."""
     dialect = db.dialect
     text = f"CAST(record_id AS {dialect.text_type})"
@@ -173,7 +173,7 @@ def _blocks(db: Database) -> tuple[dict[str, Any], dict[str, Any], Any]:
         "JOIN (SELECT tc, max(n) AS top FROM worst_cells GROUP BY tc) AS m ON m.tc = w.tc "
         "GROUP BY w.tc"
     )
-    shared = db.fetch_numpy(
+    overlaps = db.fetch_numpy(
         "SELECT w.tc AS true_cluster, w.pc AS pred_cluster FROM worst_cells AS w "
         "JOIN (SELECT pc FROM worst_cells GROUP BY pc HAVING count(*) > 1) AS x "
         "ON x.pc = w.pc"
@@ -189,7 +189,7 @@ def _blocks(db: Database) -> tuple[dict[str, Any], dict[str, Any], Any]:
         "CASE WHEN t.c = k.tc THEN 1 ELSE 0 END AS own "
         "FROM p JOIN worst_first AS k ON p.c = k.pc LEFT JOIN t ON t.r = p.r"
     )
-    near = db.fetch_arrow(
+    near = db.fetch_frame(
         sql.first_rows_sql(
             "worst_near",
             "record_id, true_cluster",
@@ -199,7 +199,7 @@ def _blocks(db: Database) -> tuple[dict[str, Any], dict[str, Any], Any]:
             dialect,
         )
     )
-    return blocks, shared, near
+    return blocks, overlaps, near
 
 
 class _WorstJob:
@@ -251,7 +251,7 @@ class _WorstJob:
             f"SELECT tc AS cluster_id, split_off, outside AS {q('foreign')}, misplaced FROM worst_top"
         )
         try:
-            blocks, shared, near = _blocks(db)
+            blocks, overlaps, near = _blocks(db)
         except db.out_of_memory:
             raise InputError(
                 "'worst': the records around the worst clusters do not fit the memory "
@@ -269,9 +269,7 @@ class _WorstJob:
         counted = pd.DataFrame(dict(blocks))
         for c in ("pieces", "records"):
             counted[c] = counted[c].astype(np.int64)
-        # (an id is kept as it is: integers with a missing true cluster stay integers)
-        near_frame = near.to_pandas(integer_object_nulls=True)
-        shown = first_shown(near_frame[list(SHOWN_COLUMNS)])
+        shown = first_shown(near[list(SHOWN_COLUMNS)])
         return WorstRanking(
             n_clusters,
             with_error,
@@ -279,6 +277,6 @@ class _WorstJob:
             under,
             ranked,
             counted.sort_values("cluster_id", kind="stable").reset_index(drop=True),
-            pd.DataFrame(dict(shared)),
+            pd.DataFrame(dict(overlaps)),
             shown,
         )

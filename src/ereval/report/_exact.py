@@ -285,7 +285,7 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
         )
         # ranked by the size of the error: records split off or predicted with others
         ranked, blocks, shown = ranking.ranked, ranking.blocks, ranking.shown
-        picked, shown_with = _distinct_blocks(ranked["cluster_id"], blocks, ranking.shared, top)
+        picked, shown_with = _distinct_blocks(ranked["cluster_id"], blocks, ranking.overlaps, top)
         worst = ranked[ranked["cluster_id"].isin(picked)]
         numbers[name] = {
             "true_clusters": ranking.n_clusters,
@@ -350,16 +350,16 @@ def worst_clusters_section(part: Part, *, top: int = SHOWN) -> Section:
 
 
 def _distinct_blocks(
-    ranked: pd.Series, blocks: pd.DataFrame, shared: pd.DataFrame, top: int
+    ranked: pd.Series, blocks: pd.DataFrame, overlaps: pd.DataFrame, top: int
 ) -> tuple[list[Any], dict[Any, list[Any]]]:
     """The ``top`` first true clusters of ``ranked`` whose blocks differ: a cluster all
     of whose predicted clusters an earlier block already shows is not shown again (its
     records are in that block) but named with it. ``blocks`` counts each cluster's
-    predicted clusters; ``shared`` pairs a cluster with those of them that hold records
+    predicted clusters; ``overlaps`` pairs a cluster with those of them that hold records
     of another ranked cluster too (only these can be in an earlier block). Returns the
     picked ids and, per picked id, the skipped clusters its block also shows."""
     count = dict(zip(blocks["cluster_id"], blocks["pieces"], strict=True))
-    pieces = shared.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
+    pieces = overlaps.groupby("true_cluster", sort=False)["pred_cluster"].agg(set).to_dict()
     picked: list[Any] = []
     shown_with: dict[Any, list[Any]] = {}
     owner_of: dict[Any, Any] = {}

@@ -70,7 +70,7 @@ def _in_memory(
     ranked = rank_worst(wrong.merge(misplaced, on="cluster_id")).head(rank)
     t = pd.DataFrame({"record_id": truth.records, "true_cluster": truth.clusters})
     p = pd.DataFrame({"record_id": pred.records, "pred_cluster": pred.clusters})
-    blocks, shared, near = _blocks(t, p, ranked["cluster_id"].to_numpy())
+    blocks, overlaps, near = _blocks(t, p, ranked["cluster_id"].to_numpy())
     return WorstRanking(
         n_clusters=len(errors),
         with_error=len(wrong),
@@ -78,7 +78,7 @@ def _in_memory(
         under=int((errors["UCE"] > 0).sum()),
         ranked=ranked.reset_index(drop=True),
         blocks=blocks,
-        shared=shared,
+        overlaps=overlaps,
         shown=first_shown(near),
     )
 
@@ -87,7 +87,7 @@ def _blocks(
     t: pd.DataFrame, p: pd.DataFrame, ranked: npt.NDArray[Any]
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The ranked clusters' blocks, as the SQL engines compute them: ``blocks``,
-    ``shared`` and the candidates for ``shown`` of a :class:`WorstRanking`, from the
+    ``overlaps`` and the candidates for ``shown`` of a :class:`WorstRanking`, from the
     records of the truth ``t`` and of the prediction ``p``."""
     own = t[_among(t["true_cluster"].to_numpy(), ranked)].merge(p, on="record_id")
     cells = own.groupby(["true_cluster", "pred_cluster"], sort=False).size().rename("n")
@@ -105,7 +105,7 @@ def _blocks(
     for c in ("pieces", "records"):
         blocks[c] = blocks[c].astype(np.int64)
     twice = cells["pred_cluster"].duplicated(keep=False)
-    shared = cells.loc[twice, ["true_cluster", "pred_cluster"]].reset_index(drop=True)
+    overlaps = cells.loc[twice, ["true_cluster", "pred_cluster"]].reset_index(drop=True)
     # each cluster's first predicted clusters, and every record they hold
     first = (
         cells.sort_values("pred_cluster", kind="stable").groupby("true_cluster").head(BLOCK_ROWS)
@@ -119,7 +119,7 @@ def _blocks(
         true_cluster = true_cluster.astype(object)
         true_cluster[at < 0] = None
     near["true_cluster"] = true_cluster
-    return blocks, shared, near[["cluster_id", "record_id", "pred_cluster", "true_cluster"]]
+    return blocks, overlaps, near[["cluster_id", "record_id", "pred_cluster", "true_cluster"]]
 
 
 def _among(values: npt.NDArray[Any], wanted: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
