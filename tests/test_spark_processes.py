@@ -234,6 +234,11 @@ def _shuffle_started(scratch: Path) -> bool:
     return any(scratch.glob("ereval-spark-*/local/blockmgr-*/*/shuffle_*"))
 
 
+def _interruptible() -> None:
+    """In the child, before ``exec``: SIGINT delivered, whatever the parent ignores."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("during", ["job", "start"])
 def test_spark_interrupt_is_one_line_and_leaves_no_jvm(tmp_path: Path, during: str) -> None:
     """SIGINT to ``ereval metrics --engine spark`` while a job runs (a shuffle file is
@@ -258,6 +263,9 @@ def test_spark_interrupt_is_one_line_and_leaves_no_jvm(tmp_path: Path, during: s
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        # as from a terminal: a suite started in the background (``&`` without job
+        # control) hands its children SIGINT ignored, and ereval rightly keeps it so
+        preexec_fn=_interruptible,
     )
     try:
         seen: set[int] = set()
