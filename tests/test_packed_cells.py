@@ -3,11 +3,14 @@ against the general alignment (a position table or a hash of the ids)."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ereval import RecordMismatchError
 from ereval.contingency import ContingencyTable, contingency_table, count_cells
@@ -121,6 +124,68 @@ def test_repeats_across_blocks_are_found() -> None:
     p = pd.DataFrame({"record_id": records[::-1], "cluster_id": records % 5})
     with pytest.raises(ValueError, match="'truth' has 1 duplicate record ids"):
         contingency_table(t, p)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    policy=st.sampled_from(["error", "twinless", "intersection", "singletons"]),
+    block=st.sampled_from([1, 2, 5, 64]),
+    spread=st.sampled_from([1, 3, 2**40]),
+    repeat=st.sampled_from([None, "truth", "pred"]),
+)
+def test_records_of_one_side_follow_the_policy_as_aligned(
+    seed: int, policy: str, block: int, spread: int, repeat: str | None
+) -> None:
+    """Two sides holding different integer records (overlapping anyhow, in blocks as
+    small as one record, a record repeated on either side): the packed table equals
+    the general alignment's, and an error names the same problem."""
+    from ereval.contingency import _packed
+
+    rng = np.random.default_rng(seed)
+    pool = rng.choice(60, size=int(rng.integers(2, 60)), replace=False) * spread - 7 * spread
+    in_t = rng.random(pool.shape[0]) < rng.uniform(0.2, 1.0)
+    in_p = rng.random(pool.shape[0]) < rng.uniform(0.2, 1.0)
+    in_t[0] = in_p[-1] = True
+    t_rec, p_rec = pool[in_t], pool[in_p]
+    if repeat == "truth":
+        t_rec = np.append(t_rec, t_rec[-1])
+    if repeat == "pred":
+        p_rec = np.append(p_rec, p_rec[0])
+    k = int(rng.integers(1, 8))
+    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, k, t_rec.shape[0])})
+    p = pd.DataFrame({"record_id": p_rec, "cluster_id": rng.integers(0, k, p_rec.shape[0]) * 3})
+    p = p.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_packed, "BLOCK", block)
+        try:
+            expected = ContingencyTable.from_alignment(align(t, p, on_mismatch=policy))
+        except ValueError as exc:
+            with pytest.raises(type(exc), match=re.escape(str(exc))):
+                contingency_table(t, p, on_mismatch=policy)
+            return
+        _same(contingency_table(t, p, on_mismatch=policy), expected)
+
+
+def test_two_files_are_scored_without_the_general_alignment(monkeypatch) -> None:
+    """Different records under a policy that scores them: counted from the packed keys
+    alone (the general alignment, here made to fail, is never reached)."""
+    from ereval.contingency import _table
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the general alignment was used")
+
+    monkeypatch.setattr(_table, "aligned", refuse)
+    t = pd.DataFrame({"record_id": [1, 2, 3, 4, 5], "cluster_id": [0, 0, 1, 1, 1]})
+    p = pd.DataFrame({"record_id": [6, 4, 3, 2], "cluster_id": [9, 9, 9, 8]})
+    tab = contingency_table(t, p, on_mismatch="twinless")
+    assert (tab.rows.tolist(), tab.cols.tolist(), tab.counts.tolist()) == ([0, 1], [0, 1], [1, 2])
+    assert (tab.true_sizes.tolist(), tab.pred_sizes.tolist()) == ([2, 3], [1, 3])
+    tab = contingency_table(t, p, on_mismatch="intersection")
+    assert (tab.true_sizes.tolist(), tab.pred_sizes.tolist()) == ([1, 2], [1, 2])
+    tab = contingency_table(t, p.iloc[1:], on_mismatch="singletons")
+    # truth records 1 and 5 are left alone by the prediction: two columns of their own
+    assert tab.pred_sizes.tolist() == [1, 2, 1, 1] and tab.n_pred_clusters == 4
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -11,8 +11,14 @@ record; each record's two codes then give its cell key ``row * width + col``
 
 The passes over the keys go a block at a time (:data:`BLOCK` records, which stay
 in the CPU cache), so no array as long as the input is allocated besides the
-two key arrays. When the sides hold different records, or a record twice, the
-caller takes the general path (which names the problem).
+two key arrays.
+
+When the sides hold different records and the policy scores them anyway
+(``twinless``, ``intersection``, ``singletons``), each block of the truth's
+records is looked up in the prediction's sorted keys (a binary search); the
+records found line up as above, the others count as the policy says. When a side
+holds a record twice, or the policy refuses the records, the caller takes the
+general path (which names the problem).
 """
 
 from __future__ import annotations
@@ -23,7 +29,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BLOCK", "PackedSide", "cells_of_sorted", "pack_side", "paired_cells"]
+__all__ = [
+    "BLOCK",
+    "PackedCells",
+    "PackedSide",
+    "cells_of_sorted",
+    "matched_cells",
+    "pack_side",
+    "packed_cells",
+    "paired_cells",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -121,6 +136,126 @@ def paired_cells(truth: PackedSide, pred: PackedSide) -> tuple[IntArray, IntArra
         kt[part] = cell
     kt.sort()
     return cells_of_sorted(kt, width)
+
+
+@dataclass(frozen=True, eq=False)
+class PackedCells:
+    """The cells ``(rows, cols, counts)`` of two packed sides, sorted by ``(row, col)``,
+    and the sizes of the clusters by code (``None``: the sums of the cells)."""
+
+    rows: IntArray
+    cols: IntArray
+    counts: IntArray
+    true_sizes: IntArray | None = None
+    pred_sizes: IntArray | None = None
+
+
+#: The policies under which records of one side only are still scored here.
+MATCHED_POLICIES = ("twinless", "intersection", "singletons")
+
+
+def packed_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCells | None:
+    """The cells of two packed sides under ``policy`` (see :func:`paired_cells` and
+    :func:`matched_cells`); ``None`` sends the caller to the general path. Sides of
+    one length and one range of ids are taken to hold the same records: if they do
+    not, the general path scores them."""
+    if len(truth) == len(pred) and (truth.lo, truth.hi) == (pred.lo, pred.hi):
+        cells = paired_cells(truth, pred)
+        return None if cells is None else PackedCells(*cells)
+    return matched_cells(truth, pred, policy)
+
+
+def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCells | None:
+    """The cells of the records both sides hold, and the sizes ``policy`` gives the
+    clusters; ``None`` when a side holds a record twice, when the policy refuses the
+    records of one side only (``error``; ``singletons`` with records only in the
+    prediction), when no record is common, or when the keys cannot be compared in 63
+    bits.
+
+    * ``twinless``: the cells of the common records; the sizes count every record
+      of each side.
+    * ``intersection``: the common records alone (sizes are the sums of the cells).
+    * ``singletons``: each record only in the truth is alone in a predicted cluster
+      of its own, numbered after the prediction's codes in the truth's record order.
+
+    Both sides' keys are overwritten.
+
+    Examples
+    --------
+    >>> t = pack_side(np.array([1, 2, 3]), np.array([0, 0, 1]), 2)
+    >>> p = pack_side(np.array([2, 3, 4]), np.array([0, 1, 1]), 2)
+    >>> c = matched_cells(t, p, "twinless")
+    >>> [x.tolist() for x in (c.rows, c.cols, c.counts, c.true_sizes, c.pred_sizes)]
+    [[0, 1], [0, 1], [1, 1], [2, 1], [1, 2]]
+    """
+    if policy not in MATCHED_POLICIES or not len(truth) or not len(pred):
+        return None
+    n_t, n_p = len(truth), len(pred)
+    start = min(truth.lo, pred.lo)
+    # a truth record's offset from the prediction's lowest id, shifted as the
+    # prediction's keys are, must fit 63 bits either way
+    if (truth.hi - pred.lo) >> (63 - pred.shift) or (pred.lo - start) >> (63 - pred.shift):
+        return None
+    alone = n_t if policy == "singletons" else 0
+    width = max(pred.n_codes + alone, 1)
+    if truth.n_codes * width >= 2**63 or not _increasing(pred):
+        return None
+    kt, kp = truth.keys, pred.keys
+    mask_t = np.int64((1 << truth.shift) - 1)
+    mask_p = np.int64((1 << pred.shift) - 1)
+    true_sizes = pred_sizes = None
+    if policy == "twinless":
+        true_sizes = np.bincount(kt & mask_t, minlength=truth.n_codes)
+    if policy != "intersection":
+        pred_sizes = np.bincount(kp & mask_p, minlength=pred.n_codes)
+    offset = np.int64(truth.lo - pred.lo)
+    last = np.int64(-1)
+    written = n_found = n_alone = 0
+    for at in range(0, n_t, BLOCK):
+        rec = kt[at : at + BLOCK] >> truth.shift
+        if rec[0] <= last or (rec[1:] <= rec[:-1]).any():
+            return None  # a truth record twice
+        last = rec[-1]
+        rec += offset
+        rec <<= pred.shift  # the smallest key the record can have in the prediction
+        where = np.searchsorted(kp, rec)
+        found = where < n_p
+        found[found] = (kp[where[found]] >> pred.shift) == (rec[found] >> pred.shift)
+        codes = kt[at : at + BLOCK] & mask_t
+        codes *= width
+        if alone:  # every truth record keeps its place: a cell key of its own if not found
+            lone = ~found
+            k = int(np.count_nonzero(lone))
+            codes[lone] += pred.n_codes + n_alone + np.arange(k, dtype=np.int64)
+            n_alone += k
+            codes[found] += kp[where[found]] & mask_p
+            kt[at : at + BLOCK] = codes
+            written += codes.shape[0]
+        else:  # the cell keys of the records found, gathered at the front
+            cells = codes[found]
+            cells += kp[where[found]] & mask_p
+            kt[written : written + cells.shape[0]] = cells
+            written += cells.shape[0]
+        n_found += int(np.count_nonzero(found))
+    if not n_found or (alone and n_found < n_p):
+        return None
+    keys = kt[:written]
+    keys.sort()
+    rows, cols, counts = cells_of_sorted(keys, width)
+    if pred_sizes is not None and alone:
+        pred_sizes = np.concatenate([pred_sizes, np.ones(n_alone, dtype=np.int64)])
+    return PackedCells(rows, cols, counts, true_sizes, pred_sizes)
+
+
+def _increasing(side: PackedSide) -> bool:
+    """Whether the side's records are strictly increasing (each held once)."""
+    last = np.int64(-1)
+    for at in range(0, len(side), BLOCK):
+        rec = side.keys[at : at + BLOCK] >> side.shift
+        if rec[0] <= last or (rec[1:] <= rec[:-1]).any():
+            return False
+        last = rec[-1]
+    return True
 
 
 def cells_of_sorted(keys: IntArray, width: int) -> tuple[IntArray, IntArray, IntArray]:

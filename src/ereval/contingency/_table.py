@@ -37,7 +37,7 @@ from ..io import (
     warn_if_identical,
 )
 from ._link_only import SourcePairs, source_pairs
-from ._packed import PackedSide, cells_of_sorted, pack_side, paired_cells
+from ._packed import PackedCells, PackedSide, cells_of_sorted, pack_side, packed_cells
 
 __all__ = [
     "ContingencyTable",
@@ -371,11 +371,11 @@ def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) ->
         return truth
     sides = read_sides(truth, pred, pack=_pack, **options)
     if sides.t_packed is not None and sides.p_packed is not None:
-        cells = paired_cells(sides.t_packed, sides.p_packed)
-        if cells is not None:  # the same records on both sides, each once
+        cells = packed_cells(sides.t_packed, sides.p_packed, sides.policy)
+        if cells is not None:  # each record once, the policy's records scored
             if not same_source(truth, pred) and same_ids(sides.t.record_ids, sides.p.record_ids):
                 warn_if_identical(sides.t, sides.p, sides.t_cols, sides.p_cols)
-            table = _table_of_cells(*cells, sides)
+            table = _table_of_cells(cells, sides)
             del sides, cells  # the records, read into Arrow's memory: freed before the metrics
             release_arrow_memory()
             return table
@@ -388,14 +388,18 @@ def _pack(side: Membership, codes: IntArray, n_codes: int) -> PackedSide | None:
     return pack_side(side.record_ids, codes, n_codes)
 
 
-def _table_of_cells(
-    rows: IntArray, cols: IntArray, counts: IntArray, sides: Sides
-) -> ContingencyTable:
-    """The table of cells counted over every record of both sides (codes not used by
-    any record dropped, as :meth:`ContingencyTable.from_codes` does)."""
-    rows, true_sizes = _compact(rows, _sum_by(rows, counts, len(sides.t_labels)))
-    cols, pred_sizes = _compact(cols, _sum_by(cols, counts, len(sides.p_labels)))
-    return ContingencyTable(rows, cols, counts, true_sizes, pred_sizes, sides.policy)
+def _table_of_cells(cells: PackedCells, sides: Sides) -> ContingencyTable:
+    """The table of packed cells, each cluster's size as the cells give it unless given
+    (codes of size 0 dropped, as :meth:`ContingencyTable.from_codes` does)."""
+    true_sizes = cells.true_sizes
+    if true_sizes is None:
+        true_sizes = _sum_by(cells.rows, cells.counts, len(sides.t_labels))
+    pred_sizes = cells.pred_sizes
+    if pred_sizes is None:
+        pred_sizes = _sum_by(cells.cols, cells.counts, len(sides.p_labels))
+    rows, true_sizes = _compact(cells.rows, true_sizes.astype(np.int64, copy=False))
+    cols, pred_sizes = _compact(cells.cols, pred_sizes.astype(np.int64, copy=False))
+    return ContingencyTable(rows, cols, cells.counts, true_sizes, pred_sizes, sides.policy)
 
 
 def record_cells(alignment: Alignment) -> tuple[ContingencyTable, IntArray, IntArray]:
