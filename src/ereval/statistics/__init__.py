@@ -464,18 +464,25 @@ class LazyStatistics:
 
     @cached_property
     def _entropies(self) -> tuple[float, float, float, float]:
-        ext = self._t.extended_with_singletons()
-        n = float(ext.n_common)
-        a = ext.true_sizes.astype(np.float64)
-        b = ext.pred_sizes.astype(np.float64)
-        if ext is self._t:  # no twinless record: the cells' arrays are shared
-            c, a_at, b_at = self._n, self._a, self._b
-        else:
-            c, a_at, b_at = ext.counts.astype(np.float64), a[ext.rows], b[ext.cols]
-        h_t = float(-(a / n * np.log(a / n)).sum())
-        h_p = float(-(b / n * np.log(b / n)).sum())
-        h_tp = float(-(c / n * np.log(c / b_at)).sum())
-        h_pt = float(-(c / n * np.log(c / a_at)).sum())
+        """The entropies of the table with each record of one side only in a singleton
+        of its own on the other side, by their terms: the cells', the clusters' sizes',
+        and the singletons' (as the SQL statistics sum them; no table is built)."""
+        from ._sql import size_entropy, twin_terms
+
+        t = self._t
+        only_t = t.n_true_records - t.n_common
+        only_p = t.n_pred_records - t.n_common
+        big_n = float(t.n_common + only_t + only_p)
+        single = (1.0 / big_n) * float(np.log(1.0 / big_n)) if big_n else 0.0
+        c = self._n
+        twin_t = twin_p = 0.0
+        if t.has_twinless:
+            twin_t = twin_terms(t.true_sizes, t.row_common, big_n)[0]
+            twin_p = twin_terms(t.pred_sizes, t.col_common, big_n)[0]
+        h_t = -(size_entropy(t.true_sizes, big_n) + only_p * single)
+        h_p = -(size_entropy(t.pred_sizes, big_n) + only_t * single)
+        h_tp = -(float((c / big_n * np.log(c / self._b)).sum()) + twin_p)
+        h_pt = -(float((c / big_n * np.log(c / self._a)).sum()) + twin_t)
         return _nonneg(h_t), _nonneg(h_p), _nonneg(h_tp), _nonneg(h_pt)
 
     @property

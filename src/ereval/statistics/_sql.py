@@ -530,14 +530,14 @@ def size_terms(
         clusters=(int(np.count_nonzero(a)), int(np.count_nonzero(b))),
         squares=(_sum_squares(a), _sum_squares(b)),
         common_squares=(_sum_squares(rc), _sum_squares(cc)),
-        entropies=(_entropy(a, big_n), _entropy(b, big_n)),
+        entropies=(size_entropy(a, big_n), size_entropy(b, big_n)),
         twinless=(0.0, 0.0),
     )
     if common is None:
         return sums
     (twin_t, share_t, extra_t, _), (twin_p, share_p, extra_p, lone) = (
-        _twin(a, rc, big_n),
-        _twin(b, cc, big_n),
+        twin_terms(a, rc, big_n),
+        twin_terms(b, cc, big_n),
     )
     return replace(
         sums,
@@ -689,7 +689,7 @@ def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDAr
     return total
 
 
-def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
+def size_entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
     """``sum (s / N) ln(s / N)`` over the clusters (in chunks)."""
     total = []
     for p in _chunks(sizes.shape[0], _SMALL):
@@ -698,7 +698,7 @@ def _entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
     return math.fsum(total)
 
 
-def _twin(
+def twin_terms(
     sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float
 ) -> tuple[float, float, int, int]:
     """Over the clusters with records on this side only: those records' share of the
