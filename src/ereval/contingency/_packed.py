@@ -209,6 +209,7 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
     if policy != "intersection":
         pred_sizes = np.bincount(kp & mask_p, minlength=pred.n_codes)
     offset = np.int64(truth.lo - pred.lo)
+    position = _positions(pred, truth)
     last = np.int64(-1)
     written = n_found = n_alone = 0
     for at in range(0, n_t, BLOCK):
@@ -216,11 +217,18 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
         if rec[0] <= last or (rec[1:] <= rec[:-1]).any():
             return None  # a truth record twice
         last = rec[-1]
-        rec += offset
-        rec <<= pred.shift  # the smallest key the record can have in the prediction
-        where = np.searchsorted(kp, rec)
-        found = where < n_p
-        found[found] = (kp[where[found]] >> pred.shift) == (rec[found] >> pred.shift)
+        rec += offset  # the record less the prediction's lowest id
+        if position is not None:  # each id's slot: its position in the prediction, or -1
+            table, start = position
+            if start:
+                rec -= start
+            where = table[rec]
+            found = where >= 0
+        else:
+            rec <<= pred.shift  # the smallest key the record can have in the prediction
+            where = np.searchsorted(kp, rec)
+            found = where < n_p
+            found[found] = (kp[where[found]] >> pred.shift) == (rec[found] >> pred.shift)
         codes = kt[at : at + BLOCK] & mask_t
         codes *= width
         if alone:  # every truth record keeps its place: a cell key of its own if not found
@@ -245,6 +253,29 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
     if pred_sizes is not None and alone:
         pred_sizes = np.concatenate([pred_sizes, np.ones(n_alone, dtype=np.int64)])
     return PackedCells(rows, cols, counts, true_sizes, pred_sizes)
+
+
+def _positions(
+    pred: PackedSide, truth: PackedSide
+) -> tuple[npt.NDArray[np.signedinteger[Any]], int] | None:
+    """A table of each prediction record's position in its keys, and ``start``: the
+    table is indexed by the record less ``start`` (``-1`` where no record), records
+    counted from the prediction's lowest id; ``None`` when the two sides' ids span
+    more slots than they have records (a binary search is then cheaper in memory).
+    Both sides' records are sorted, so the table is written and read in order."""
+    start = min(truth.lo, pred.lo) - pred.lo
+    span = max(truth.hi, pred.hi) - pred.lo - start + 1
+    n_p = len(pred)
+    if span > len(truth) + n_p:
+        return None
+    kind: type[np.signedinteger[Any]] = np.int32 if n_p < 2**31 else np.int64
+    table: npt.NDArray[np.signedinteger[Any]] = np.full(span, -1, dtype=kind)
+    for at in range(0, n_p, BLOCK):
+        rec = pred.keys[at : at + BLOCK] >> pred.shift
+        if start:
+            rec -= start
+        table[rec] = np.arange(at, at + rec.shape[0], dtype=kind)
+    return table, start
 
 
 def _increasing(side: PackedSide) -> bool:

@@ -257,18 +257,23 @@ def _read_parquet(pq: Any, part: Path, columns: list[str] | None) -> pa.Table:
     An integer or float column without nulls is copied into one array as each row
     group is decoded, so that the decoder's buffers are reused and the whole column
     is never copied again to join its pieces; any other column is joined at the
-    end."""
+    end.
+
+    Each file is decoded in the calling thread, without Arrow's thread pool: the two
+    sides of a table are read at once in two threads, and the pool on top of them
+    only contended for the cores (two files of 10^7 records: 0.53 CPU s without it,
+    0.5 to 1.1 CPU s with it, from one run to the next)."""
     with pq.ParquetFile(part) as parquet:
         names = list(parquet.schema_arrow.names) if columns is None else columns
         n_rows = parquet.metadata.num_rows
         n_groups = parquet.metadata.num_row_groups
         if n_groups < 2:
-            table: pa.Table = parquet.read(columns=names)
+            table: pa.Table = parquet.read(columns=names, use_threads=False)
             return table.combine_chunks()
         schema = parquet.schema_arrow
         joined = [_Joined(schema.field(name).type, n_rows) for name in names]
         for group in range(n_groups):
-            piece = parquet.read_row_group(group, columns=names)
+            piece = parquet.read_row_group(group, columns=names, use_threads=False)
             for k, column in enumerate(joined):
                 column.add(piece.column(k))
             del piece
