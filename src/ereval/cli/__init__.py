@@ -8,7 +8,14 @@ it runs.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
+
+# NumPy's OpenBLAS starts a worker thread per core as it loads, and the workers
+# spin awaiting work no command gives them (none multiplies matrices worth
+# sharing), taking a core from the command's own threads: one thread, unless the
+# user chose (set before anything imports NumPy).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from ._app import main
 
