@@ -205,9 +205,9 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
     mask_p = np.int64((1 << pred.shift) - 1)
     true_sizes = pred_sizes = None
     if policy == "twinless":
-        true_sizes = np.bincount(kt & mask_t, minlength=truth.n_codes)
+        true_sizes = _code_counts(kt, mask_t, truth.n_codes)
     if policy != "intersection":
-        pred_sizes = np.bincount(kp & mask_p, minlength=pred.n_codes)
+        pred_sizes = _code_counts(kp, mask_p, pred.n_codes)
     offset = np.int64(truth.lo - pred.lo)
     position = _positions(pred, truth)
     last = np.int64(-1)
@@ -276,6 +276,17 @@ def _positions(
             rec -= start
         table[rec] = np.arange(at, at + rec.shape[0], dtype=kind)
     return table, start
+
+
+def _code_counts(keys: IntArray, mask: np.int64, n_codes: int) -> IntArray:
+    """The records of each code (``keys & mask``), counted in chunks as long as the
+    counts at least (no temporary as long as the keys: fresh memory costs more to
+    map than to count)."""
+    counts = np.zeros(n_codes, dtype=np.int64)
+    step = max(1 << 21, n_codes)
+    for at in range(0, keys.shape[0], step):
+        counts += np.bincount(keys[at : at + step] & mask, minlength=n_codes)
+    return counts
 
 
 def _increasing(side: PackedSide) -> bool:

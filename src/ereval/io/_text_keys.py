@@ -174,9 +174,15 @@ def _order(keys: U64) -> tuple[IntArray, bool]:
     for part in _chunks(n):  # positions a chunk at a time: no array of n positions
         packed[part] |= np.arange(part.start, part.stop, dtype=np.uint64)
     packed.sort()
-    order = packed.view(np.int64) & np.int64(low)
-    packed >>= np.uint64(bits)
-    tie = packed[1:] == packed[:-1]
+    # neighbours whose top bits tie, a chunk at a time; then the positions are the
+    # low bits, kept in place (each array as long as the keys is fresh memory, which
+    # costs more to map than to compute)
+    tie = np.empty(max(n - 1, 0), dtype=bool)
+    for part in _chunks(n - 1):
+        after = packed[part.start + 1 : part.stop + 1] >> np.uint64(bits)
+        tie[part] = after == packed[part] >> np.uint64(bits)
+    order = packed.view(np.int64)
+    order &= np.int64(low)
     del packed
     if not tie.any():
         return order, True  # the top bits alone tell every key apart
@@ -221,9 +227,14 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
     where = np.empty(len(b), dtype=np.int64)
     where[order_b] = order_a
     del order_a, order_b
-    if not np.array_equal(ka[where], kb):
+    if not _same_keys(ka, where, kb):
         return None
     return where
+
+
+def _same_keys(ka: U64, where: IntArray, kb: U64) -> bool:
+    """Whether ``ka[where] == kb``, compared a chunk at a time."""
+    return all(np.array_equal(ka[where[part]], kb[part]) for part in _chunks(len(kb)))
 
 
 def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
@@ -252,7 +263,7 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     where = np.empty(len(b), dtype=np.int64)
     where[order_b] = order_a
     del order_a, order_b
-    if not np.array_equal(ka[where], kb):
+    if not _same_keys(ka, where, kb):
         return None
     del ka, kb
     if width > 8:  # hashed keys: check that every matched pair holds the same id
