@@ -15,8 +15,10 @@ two key arrays.
 
 When the sides hold different records and the policy scores them anyway
 (``twinless``, ``intersection``, ``singletons``), each block of the truth's
-records is looked up in the prediction's sorted keys (a binary search); the
-records found line up as above, the others count as the policy says. When a side
+records is looked up in the prediction's sorted keys (through a table of their
+positions, written and read in order, when the ids are dense; else by a binary
+search); the records found line up as above, the others count as the policy
+says. When a side
 holds a record twice, or the policy refuses the records, the caller takes the
 general path (which names the problem).
 """
