@@ -534,6 +534,23 @@ def test_a_missing_score_column_lists_the_file_columns(tmp_path: Path) -> None:
         threshold_curve({"a": 1, "b": 1}, pairs, score_col="score")
 
 
+def test_large_sparse_integers_sorted_in_two_threads() -> None:
+    """From ``MIN_IDS`` ids the two sides are sorted at once: the same positions, and a
+    repeat on either side still refused."""
+    rng = np.random.default_rng(11)
+    n = text_keys.MIN_IDS + 1
+    a = np.unique(rng.integers(-(2**62), 2**62, size=2 * n))[:n]
+    a = rng.permutation(a)
+    order = rng.permutation(n)
+    where = text_keys.same_int_set_positions(a, a[order])
+    assert where is not None and where.tolist() == order.tolist()
+    for side in (0, 1):
+        repeated = a.copy()
+        repeated[-1] = repeated[0]
+        pair = (repeated, a[order]) if side == 0 else (a, repeated[order])
+        assert text_keys.same_int_set_positions(*pair) is None
+
+
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint64", "uint16"])
 def test_the_same_sparse_integers_in_another_order(dtype: str) -> None:
     """Integer ids spread too widely to be placed by value: where each id of ``b`` is in
