@@ -8,7 +8,10 @@ process:
   (record_id) GROUP BY ALL`` in DuckDB, its cells fetched into NumPy (the floor);
 * ``bare-1GB``: the same with DuckDB's memory limit at 1 GB (it may fail);
 * ``numpy``, ``duckdb``: ``ereval metrics --engine numpy`` / ``duckdb``;
-* ``duckdb-1GB``: ``ereval metrics --engine duckdb --memory-limit 1GB``.
+* ``duckdb-1GB``: ``ereval metrics --engine duckdb --memory-limit 1GB``;
+* ``numpy-baseline``: ``ereval metrics --engine numpy`` of another version of
+  ereval, the source tree given by ``--baseline`` (its ``src/`` is imported), to
+  measure a change against the code before it in the same rounds.
 
 The shapes:
 
@@ -32,6 +35,9 @@ shape must print the same metrics (integers equal, floats to 1e-12).
     python benchmarks/bench_shapes.py -n 10000000
     python benchmarks/bench_shapes.py -n 30000000 --shapes hostile \\
         --cases bare,bare-1GB,duckdb-1GB --data-dir /tmp/ereval-shapes
+    git worktree add /tmp/before HEAD~3
+    python benchmarks/bench_shapes.py --cases bare,numpy-baseline,numpy \\
+        --baseline /tmp/before --repeats 3
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ import pyarrow.parquet as pq
 from _process import cached_files
 
 SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile", "twofiles")
-CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB")
+CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB", "numpy-baseline")
 
 
 def _moved(rng: np.random.Generator, truth: np.ndarray, n_clusters: int) -> np.ndarray:
@@ -154,6 +160,13 @@ cells = con.execute(
 print(len(cells["n"]))
 """
 
+_BASELINE = """
+import sys
+sys.path.insert(0, sys.argv.pop(1))
+from ereval.cli import main
+main()
+"""
+
 _CHILD = """
 import json, resource, subprocess, sys, time
 start = time.perf_counter()
@@ -206,8 +219,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-n", type=int, default=10_000_000, help="records (default 10^7)")
     parser.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated shapes")
-    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated cases")
+    parser.add_argument(
+        "--cases",
+        default=",".join(c for c in CASES if c != "numpy-baseline"),
+        help="comma-separated cases",
+    )
     parser.add_argument("--memory-limit", default="1GB", help="the limit of the *-1GB cases")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="the source tree of another version of ereval (case numpy-baseline)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", type=Path, default=None, help="keep and reuse the files")
     parser.add_argument(
@@ -225,6 +248,12 @@ def main() -> None:
     bad = [s for s in shapes if s not in SHAPES] + [c for c in cases if c not in CASES]
     if bad:
         parser.error(f"unknown shape(s) or case(s) {bad}")
+    if ("numpy-baseline" in cases) != (args.baseline is not None):
+        parser.error("--baseline: give it with the case numpy-baseline, and only then")
+    if args.baseline is not None and not (args.baseline / "src" / "ereval").is_dir():
+        parser.error(
+            f"--baseline: expected a source tree holding src/ereval; received {args.baseline}"
+        )
     rows: list[tuple[float, str, list[str]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         base = args.data_dir or Path(tmp)
@@ -257,6 +286,15 @@ def main() -> None:
                 "numpy": [*ereval, "--engine", "numpy"],
                 "duckdb": [*ereval, "--engine", "duckdb"],
                 "duckdb-1GB": [*ereval, "--engine", "duckdb", *limited],
+                "numpy-baseline": [
+                    sys.executable,
+                    "-c",
+                    _BASELINE,
+                    str(args.baseline and args.baseline / "src"),
+                    *ereval[3:],
+                    "--engine",
+                    "numpy",
+                ],
             }
             runs: dict[str, list[dict[str, Any]]] = {name: [] for name in cases}
             for _ in range(args.repeats):  # rounds, so that a slow spell hits every case
@@ -269,7 +307,7 @@ def main() -> None:
                 r = got[name]
                 if not r["ok"]:
                     err = (r["err"].strip().splitlines() or ["?"])[-1][:70]
-                    lines.append(f"  {name:<12}{'failed':>8}  {err}")
+                    lines.append(f"  {name:<15}{'failed':>8}  {err}")
                     continue
                 cpu, wall, rss = float(r["cpu"]), float(r["wall"]), float(r["rss_mb"])
                 if floor is not None and floor["ok"]:
@@ -279,7 +317,7 @@ def main() -> None:
                     shown = "".join(f"{x:>8.2f}" for x in ratios)
                 else:
                     shown = f"{'-':>8}{'-':>8}{'-':>8}"
-                lines.append(f"  {name:<12}{cpu:>8.1f}{wall:>8.1f}{rss:>9.0f}{shown}")
+                lines.append(f"  {name:<15}{cpu:>8.1f}{wall:>8.1f}{rss:>9.0f}{shown}")
             outputs = [
                 str(got[c]["out"]) for c in cases if not c.startswith("bare") and got[c]["ok"]
             ]
@@ -291,7 +329,7 @@ def main() -> None:
         "ratios to the unlimited bare DuckDB join + GROUP BY"
     )
     print(
-        f"  {'case':<12}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'x CPU':>8}{'x wall':>8}{'x RSS':>8}"
+        f"  {'case':<15}{'CPU s':>8}{'wall s':>8}{'peak MB':>9}{'x CPU':>8}{'x wall':>8}{'x RSS':>8}"
     )
     for _, title, lines in sorted(rows, key=lambda r: -r[0]):
         print(title)
