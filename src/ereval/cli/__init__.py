@@ -9,9 +9,11 @@ it runs.
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
-# Set before anything imports NumPy, unless the user chose:
+# Set when NumPy is not loaded yet (the command itself; a process that imports this
+# module later keeps its environment as it was), unless the user chose:
 # - NumPy's OpenBLAS starts a worker thread per core as it loads, and the workers
 #   spin awaiting work no command gives them (none multiplies matrices worth
 #   sharing), taking a core from the command's own threads: one thread.
@@ -20,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 #   `defrag` setting, `madvise`), a command that allocates gigabytes in all waits
 #   on that at random (10^7 text ids: 6.1-7.2 CPU s from one run to the next,
 #   5.6-5.7 without): plain pages.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+if "numpy" not in sys.modules:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from ._app import main
 
