@@ -18,6 +18,7 @@ from ereval.engines import DuckDBDatabase, DuckDBEngine, NumpyEngine
 from ereval.engines import _dialect as sql
 from ereval.engines import _duckdb as duckdb_engine
 from ereval.statistics import FLOAT_STATISTICS, INTEGER_STATISTICS, compute_table, table_statistics
+from ereval.statistics import _sizes as size_terms
 from ereval.statistics import _sql as duckdb_stats
 
 
@@ -75,8 +76,9 @@ def _same(got: Any, expected: Any) -> None:
 def test_coded_statistics_match_memory_in_small_chunks(
     monkeypatch: pytest.MonkeyPatch, keys: str, policy: str
 ) -> None:
-    monkeypatch.setattr(duckdb_stats, "_SMALL", 7)
-    monkeypatch.setattr(duckdb_stats, "_CHUNK", 13)
+    monkeypatch.setattr(duckdb_stats, "SMALL", 7)
+    monkeypatch.setattr(size_terms, "SMALL", 7)
+    monkeypatch.setattr(duckdb_stats, "CHUNK", 13)
     monkeypatch.setattr(duckdb_stats, "_BATCH", 50)
     monkeypatch.setattr(duckdb_engine, "LEND_FROM", 0)
     t, p = _frames(keys, policy)

@@ -25,6 +25,7 @@ from ereval.statistics import (
     compute_table,
     table_statistics,
 )
+from ereval.statistics import _sizes as size_terms
 from ereval.statistics import _sql as duckdb_stats
 from ereval.statistics._cells import checked_cells
 from ereval.statistics._stream import streamed_statistics
@@ -90,7 +91,8 @@ def test_streamed_statistics_match_memory_over_many_batches(
     monkeypatch: pytest.MonkeyPatch, keys: str, policy: str
 ) -> None:
     monkeypatch.setattr(duckdb_stats, "_BATCH", 7)
-    monkeypatch.setattr(duckdb_stats, "_SMALL", 11)
+    monkeypatch.setattr(duckdb_stats, "SMALL", 11)
+    monkeypatch.setattr(size_terms, "SMALL", 11)
     t, p = _sides(keys, policy)
     columns = ["cluster_id", "part"] if keys == "two-columns" else "cluster_id"
     options = {"on_mismatch": policy, "cluster_col": columns}

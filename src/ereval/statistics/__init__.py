@@ -467,7 +467,7 @@ class LazyStatistics:
         """The entropies of the table with each record of one side only in a singleton
         of its own on the other side, by their terms: the cells', the clusters' sizes',
         and the singletons' (as the SQL statistics sum them; no table is built)."""
-        from ._sql import size_entropy, twin_terms
+        from ._sizes import size_entropy, twin_terms
 
         t = self._t
         only_t = t.n_true_records - t.n_common

@@ -53,6 +53,7 @@ from .._algorithms import (
 from ..engines import _dialect as sql
 from ..io import MismatchPolicy, arrow_to_numpy
 from . import TableStatistics
+from ._sizes import CHUNK, SMALL, chunks, size_entropy, twin_terms
 
 __all__ = ["duckdb_table_statistics", "sql_table_statistics"]
 
@@ -261,16 +262,10 @@ def _solved(rest: dict[str, Any], totals: list[float]) -> tuple[float, float]:
 # -- the groups as integer codes, reduced in NumPy -------------------------------------
 
 _BATCH = 1 << 20  # rows per Arrow record batch fetched
-_CHUNK = 1 << 23  # cells per bincount (bounds the temporary arrays)
 _USED = 0.9  # codes are renumbered when fewer than this share of them is used
-_SMALL = 1 << 16  # cells per step of the per-cell passes (their temporaries stay in cache)
 _INTEGER_TYPES = frozenset(
     ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER")
 )
-
-
-def _chunks(m: int, size: int = _CHUNK) -> list[slice]:
-    return [slice(k, min(k + size, m)) for k in range(0, m, size)]
 
 
 def _sum_squares(x: npt.NDArray[Any]) -> int:
@@ -278,7 +273,7 @@ def _sum_squares(x: npt.NDArray[Any]) -> int:
     if x.size == 0:
         return 0
     top = int(x.max())
-    step = max(1, min(_CHUNK, (2**63 - 1) // max(1, top * top)))
+    step = max(1, min(CHUNK, (2**63 - 1) // max(1, top * top)))
     total = 0
     for k in range(0, x.size, step):
         part = x[k : k + step].astype(np.int64)
@@ -436,14 +431,14 @@ def _sizes(
     few unused codes, of size 0, cost less than a pass renumbering every cell);
     ``-1`` stays ``-1``."""
     sizes = np.zeros(n_codes + 1, dtype=counts.dtype)
-    for part in _chunks(codes.shape[0], _SMALL):
+    for part in chunks(codes.shape[0], SMALL):
         np.add.at(sizes, codes[part] + 1, counts[part])
     sizes = sizes[1:]
     present = sizes > 0
     if np.count_nonzero(present) < _USED * sizes.shape[0]:
         renumber = np.cumsum(present, dtype=np.int64) - 1
         renumber = np.append(renumber, -1).astype(codes.dtype)
-        for part in _chunks(codes.shape[0]):
+        for part in chunks(codes.shape[0]):
             codes[part] = renumber[codes[part]]
         del renumber
         sizes = sizes[present]
@@ -668,7 +663,7 @@ def _cell_pass(
     parts: dict[str, list[float]] = {name: [] for name in TERMS}
     best_r, best_c = np.zeros(k), np.zeros(r)
     s4r, s4c = np.zeros(k), np.zeros(r)
-    for p in _chunks(i.shape[0], _SMALL):
+    for p in chunks(i.shape[0], SMALL):
         ii, jj = i[p], j[p]
         jac, w4 = cell_terms(parts, n[p], a[ii], b[jj], big_n, None if cc is None else cc[jj])
         np.maximum.at(best_r, ii, jac)
@@ -684,34 +679,6 @@ def _cell_pass(
 def _counts(codes: npt.NDArray[Any], n: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
     """The counts summed per code (records on both sides per cluster), exact."""
     total = np.zeros(size, dtype=n.dtype)
-    for p in _chunks(codes.shape[0], _SMALL):
+    for p in chunks(codes.shape[0], SMALL):
         np.add.at(total, codes[p], n[p])
     return total
-
-
-def size_entropy(sizes: npt.NDArray[Any], big_n: float) -> float:
-    """``sum (s / N) ln(s / N)`` over the clusters (in chunks)."""
-    total = []
-    for p in _chunks(sizes.shape[0], _SMALL):
-        x = sizes[p][sizes[p] > 0].astype(np.float64) / big_n
-        total.append(float(np.sum(x * np.log(x))))
-    return math.fsum(total)
-
-
-def twin_terms(
-    sizes: npt.NDArray[Any], common: npt.NDArray[Any], big_n: float
-) -> tuple[float, float, int, int]:
-    """Over the clusters with records on this side only: those records' share of the
-    other side's conditional entropy, ``sum (s - c) (1 / N) ln(1 / s)``; ``sum (s -
-    c) / s``; the clusters; those of a single record."""
-    entropy, shares, clusters, lone = [], [], 0, 0
-    for p in _chunks(sizes.shape[0], _SMALL):
-        extra = sizes[p].astype(np.int64) - common[p]
-        some = extra > 0
-        if some.any():
-            s = sizes[p][some].astype(np.float64)
-            entropy.append(float(np.sum(extra[some] * ((1.0 / big_n) * np.log(1.0 / s)))))
-            shares.append(float(np.sum(extra[some] / s)))
-            clusters += int(np.count_nonzero(some))
-            lone += int(np.count_nonzero(s == 1.0))
-    return math.fsum(entropy), math.fsum(shares), clusters, lone

@@ -53,7 +53,8 @@ from .._algorithms import (
 from ..io import MismatchPolicy, arrow_to_numpy
 from . import TableStatistics
 from ._compact import ByteCounts, rounded_up
-from ._sql import _SMALL, TERMS, SizeTerms, _chunks, _sum_squares, assembled, cell_terms, size_terms
+from ._sizes import SMALL, chunks
+from ._sql import TERMS, SizeTerms, _sum_squares, assembled, cell_terms, size_terms
 
 __all__ = ["first_bytes", "kept_bytes", "numbered_cells", "swept_fits", "swept_statistics"]
 
@@ -285,12 +286,12 @@ def _sizes(
 def _cells(
     con: Any, cells: str, key: str, bounds: tuple[int, int], dtype: Any
 ) -> Iterator[tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]]:
-    """The cells whose ``key`` lies in ``bounds``, in steps of :data:`_SMALL`."""
+    """The cells whose ``key`` lies in ``bounds``, in steps of :data:`SMALL`."""
     lo, hi = bounds
     query = _select(cells, f"{key} >= {lo} AND {key} < {hi} AND tc IS NOT NULL AND pc IS NOT NULL")
     for i, j, n in _batches(con, query):
         x = n.astype(dtype)
-        for p in _chunks(i.shape[0], _SMALL):
+        for p in chunks(i.shape[0], SMALL):
             yield i[p], j[p], x[p]
 
 
