@@ -127,7 +127,7 @@ def paired_cells(truth: PackedSide, pred: PackedSide) -> tuple[IntArray, IntArra
         rec = kt[part] >> truth.shift
         # sorted keys: the same records on both sides, each once, iff the record parts
         # are equal and strictly increasing
-        if rec[0] <= last or (rec[1:] <= rec[:-1]).any():
+        if not _rising(rec, last):
             return None
         if not np.array_equal(rec, kp[part] >> pred.shift):
             return None
@@ -216,7 +216,7 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
     written = n_found = n_alone = 0
     for at in range(0, n_t, BLOCK):
         rec = kt[at : at + BLOCK] >> truth.shift
-        if rec[0] <= last or (rec[1:] <= rec[:-1]).any():
+        if not _rising(rec, last):
             return None  # a truth record twice
         last = rec[-1]
         rec += offset  # the record less the prediction's lowest id
@@ -291,12 +291,18 @@ def _code_counts(keys: IntArray, mask: np.int64, n_codes: int) -> IntArray:
     return counts
 
 
+def _rising(rec: IntArray, last: Any) -> bool:
+    """Whether a block of sorted records is strictly increasing and above ``last``,
+    the previous block's last record (each record held once)."""
+    return bool(rec[0] > last and (rec[1:] > rec[:-1]).all())
+
+
 def _increasing(side: PackedSide) -> bool:
     """Whether the side's records are strictly increasing (each held once)."""
     last = np.int64(-1)
     for at in range(0, len(side), BLOCK):
         rec = side.keys[at : at + BLOCK] >> side.shift
-        if rec[0] <= last or (rec[1:] <= rec[:-1]).any():
+        if not _rising(rec, last):
             return False
         last = rec[-1]
     return True

@@ -397,8 +397,8 @@ def _table_of_cells(cells: PackedCells, sides: Sides) -> ContingencyTable:
     pred_sizes = cells.pred_sizes
     if pred_sizes is None:
         pred_sizes = _sum_by(cells.cols, cells.counts, len(sides.p_labels))
-    rows, true_sizes = _compact(cells.rows, true_sizes.astype(np.int64, copy=False))
-    cols, pred_sizes = _compact(cells.cols, pred_sizes.astype(np.int64, copy=False))
+    rows, true_sizes = _compact(cells.rows, true_sizes)
+    cols, pred_sizes = _compact(cells.cols, pred_sizes)
     return ContingencyTable(rows, cols, cells.counts, true_sizes, pred_sizes, sides.policy)
 
 
