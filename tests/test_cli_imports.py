@@ -199,7 +199,10 @@ def test_console_script_runs_a_one_command_module(files: dict[str, Path], tmp_pa
         check=False,
         timeout=120,
     )
-    assert wrong.returncode == 2 and "No such command 'metricz'" in wrong.stderr
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip().splitlines() == [
+        "error: ereval: no such command 'metricz'; did you mean 'metrics'?"
+    ]
 
 
 @pytest.mark.parametrize(

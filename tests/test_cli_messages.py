@@ -245,3 +245,55 @@ def test_cells_beyond_the_memory_limit_name_the_metrics_flag(
     # the metrics from the statistics alone are given under the same limit
     fine = runner.invoke(app, [*args, "--metrics", "ceaf_phi1,ceafm", "-f", "json", "-q"])
     assert fine.exit_code == 0, fine.output
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["metrics", T, P, "--on-mismatch", "twin"],
+            "error: ereval metrics: invalid value for '--on-mismatch': 'twin' is not one of "
+            "'error', 'intersection', 'twinless', 'singletons'; see 'ereval metrics --help'",
+        ),
+        (
+            ["metrics", T, P, "--threads", "two"],
+            "error: ereval metrics: invalid value for '--threads': input should be a valid "
+            "integer, unable to parse string as an integer; received 'two'; "
+            "see 'ereval metrics --help'",
+        ),
+        (
+            ["metrics", T, P, "--engine=gpu"],
+            "error: ereval metrics: invalid value for '--engine': 'gpu' is not one of 'auto', "
+            "'numpy', 'duckdb', 'spark'; see 'ereval metrics --help'",
+        ),
+        (
+            ["metrics", T],
+            "error: ereval metrics: missing argument 'PRED'; see 'ereval metrics --help'",
+        ),
+        (
+            ["metrics", T, P, "extra.csv"],
+            "error: ereval metrics: got unexpected extra argument(s) (extra.csv); "
+            "see 'ereval metrics --help'",
+        ),
+        (["metrcs"], "error: ereval: no such command 'metrcs'; did you mean 'metrics'?"),
+        (
+            ["oasis", "estimat"],
+            "error: ereval oasis: no such command 'estimat'; did you mean 'estimate'?",
+        ),
+    ],
+)
+def test_command_lines_click_refuses_get_one_line(args: list[str], line: str) -> None:
+    """A value of the wrong kind, a missing or extra argument, a misspelt command: one
+    line naming the option and the value received, exit 2 (not click's boxed panel)."""
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [line]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("args", [[], ["oasis"], ["label"], ["paula"]])
+def test_a_bare_group_prints_its_help(args: list[str]) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"Usage: {' '.join(['ereval', *args])} [OPTIONS] COMMAND")
+    assert result.stderr == ""

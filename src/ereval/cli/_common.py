@@ -170,20 +170,18 @@ class Command(TyperCommand):
         write_help(self, ctx, formatter)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        given = list(args)  # click consumes the list it parses
         try:
             parsed: list[str] = super().parse_args(ctx, args)
         except Exception as exc:
-            # click's NoSuchOption (Typer may carry its own copy of click: matched by name)
-            flag = getattr(exc, "option_name", None)
-            if type(exc).__name__ != "NoSuchOption" or not isinstance(flag, str):
+            if not _is_usage_error(exc):
                 raise
-            known = [o for p in self.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
-            names, up = [], ctx
-            while up is not None and up.parent is not None:  # the root is the program
-                names.append(str(up.info_name))
-                up = up.parent
-            name = " ".join(reversed(names)) or str(self.name)
-            raise fail(unknown_option_message(name, flag, known)) from None
+            name = _command_path(ctx) or str(self.name)
+            flag = getattr(exc, "option_name", None)
+            if type(exc).__name__ == "NoSuchOption" and isinstance(flag, str):
+                known = [o for p in self.get_params(ctx) for o in (*p.opts, *p.secondary_opts)]
+                raise fail(unknown_option_message(name, flag, known)) from None
+            raise fail(usage_message(name, exc, given)) from None
         return parsed
 
 
@@ -198,6 +196,81 @@ class Group(TyperGroup):
         from ._help import write_help
 
         write_help(self, ctx, formatter)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        given = list(args)  # click consumes the list it parses
+        try:
+            parsed: list[str] = super().parse_args(ctx, args)
+        except Exception as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                # a group called bare: its help (Typer's error printer shows nothing)
+                typer.echo(ctx.get_help())
+                raise typer.Exit(0) from None
+            if not _is_usage_error(exc):
+                raise
+            raise fail(usage_message(_command_path(ctx), exc, given)) from None
+        return parsed
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as exc:
+            if not _is_usage_error(exc):
+                raise
+            raise fail(usage_message(_command_path(ctx), exc, args)) from None
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is click's error for a command line it cannot parse (matched by
+    name: Typer may carry its own copy of click)."""
+    return "UsageError" in {kind.__name__ for kind in type(exc).__mro__}
+
+
+def _command_path(ctx: Any) -> str:
+    """The command's words after the program (``oasis estimate``), empty for the
+    program itself."""
+    names, up = [], ctx
+    while up is not None and up.parent is not None:  # the root is the program
+        names.append(str(up.info_name))
+        up = up.parent
+    return " ".join(reversed(names))
+
+
+def usage_message(command: str, exc: Any, args: Sequence[str]) -> str:
+    """The one-line error for a command line click refuses (a bad option value, a
+    missing or extra argument, an unknown command), with the value received when
+    click's message leaves it out and a pointer to the command's help.
+
+    Examples
+    --------
+    >>> class Bad(Exception):
+    ...     param = type("P", (), {"opts": ["--threads"]})()
+    ...     def format_message(self):
+    ...         return "Invalid value for '--threads': Input should be a valid integer"
+    >>> usage_message("metrics", Bad(), ["t.csv", "--threads", "x"])
+    "ereval metrics: invalid value for '--threads': input should be a valid integer; received 'x'; see 'ereval metrics --help'"
+    """
+    text = " ".join(str(exc.format_message()).split()).replace("Value error, ", "")
+    text = re.sub(r"\.$", "", text.replace(". Did you mean", "; did you mean"))
+    received = _received(getattr(getattr(exc, "param", None), "opts", ()), args)
+    if received is not None and repr(received) not in text:
+        text += f"; received {received!r}"
+    program = f"ereval {command}".strip()
+    text = re.sub(r"(^|: |, |\. )([A-Z])(?=[a-z])", lambda m: m[1] + m[2].lower(), text)
+    see = "" if "did you mean" in text else f"; see '{program} --help'"
+    return f"{program}: {text}{see}"
+
+
+def _received(opts: Sequence[str], args: Sequence[str]) -> str | None:
+    """The last value given to an option spelled ``opts`` in ``args``, if any."""
+    value = None
+    for k, arg in enumerate(args):
+        for opt in opts:
+            if arg == opt and k + 1 < len(args):
+                value = args[k + 1]
+            elif opt.startswith("--") and arg.startswith(opt + "="):
+                value = arg[len(opt) + 1 :]
+    return value
 
 
 class App(typer.Typer):
