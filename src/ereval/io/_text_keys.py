@@ -270,26 +270,33 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
         return None
     # one side after the other: at once, the two sides' layouts took 8% more memory
     ka = _chunked_keys(a, width)
-    kb = _chunked_keys(b, width)
-    if ka is None or kb is None:
+    if ka is None:
         return None
     order_a, distinct = _order(ka)
     if not distinct:
         return None  # a repeated id (or a hash collision): the general path reports it
+    hashed = width > 8
+    if hashed:
+        del ka  # the ids themselves are compared below
+    kb = _chunked_keys(b, width)
+    if kb is None:
+        return None
     order_b, _ = _order(kb)
+    if hashed:
+        del kb
     # the k-th smallest key of each side paired: a one-to-one map from b to a, which
     # matches every key iff both sides hold the same keys
     where = np.empty(len(b), dtype=np.int64)
     where[order_b] = order_a
     del order_a, order_b
-    if not _same_keys(ka, where, kb):
-        return None
-    del ka, kb
-    if width > 8:  # hashed keys: check that every matched pair holds the same id
-        for part in _chunks(len(b)):
-            matched = a.take(pa.array(where[part]))
-            if not pc.all(pc.equal(matched, b.slice(part.start, part.stop - part.start))).as_py():
-                return None
+    if not hashed:  # each key is its id
+        return where if _same_keys(ka, where, kb) else None
+    # hashed keys: every matched pair must hold the same id (which also proves the
+    # keys the same)
+    for part in _chunks(len(b)):
+        matched = a.take(pa.array(where[part]))
+        if not pc.all(pc.equal(matched, b.slice(part.start, part.stop - part.start))).as_py():
+            return None
     return where
 
 
