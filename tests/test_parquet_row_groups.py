@@ -9,6 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ereval.contingency import contingency_table
 from ereval.io import read_arrow
@@ -85,3 +87,85 @@ def test_the_table_of_many_row_groups_is_that_of_one(tmp_path: Path) -> None:
     one, many = tables
     for field in ("rows", "cols", "counts", "true_sizes", "pred_sizes"):
         assert np.array_equal(getattr(one, field), getattr(many, field))
+
+
+TEXT_KINDS = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    values=st.lists(
+        st.one_of(st.none(), st.text(max_size=12), st.sampled_from(["a", "bb", ""])),
+        min_size=1,
+        max_size=300,
+    ),
+    kind=st.sampled_from(TEXT_KINDS),
+    row_group_size=st.integers(1, 64),
+    dictionary=st.booleans(),
+)
+def test_text_columns_of_many_row_groups_read_back_exactly(
+    tmp_path_factory: pytest.TempPathFactory,
+    values: list[str | None],
+    kind: pa.DataType,
+    row_group_size: int,
+    dictionary: bool,
+) -> None:
+    """Text and binary columns, with or without nulls, in row groups of any size, their
+    pages plain or a dictionary's (which hold fewer bytes than the text: the buffer
+    grows): the same values, type and nulls as pyarrow's own reader, in one chunk."""
+    if pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+        column = pa.array([None if v is None else v.encode() for v in values], kind)
+    else:
+        column = pa.array(values, kind)
+    table = pa.table({"id": column, "n": pa.array(np.arange(len(values)))})
+    path = tmp_path_factory.mktemp("text") / "t.parquet"
+    pq.write_table(table, path, row_group_size=row_group_size, use_dictionary=dictionary)
+    got = read_arrow(path)
+    assert got.schema == table.schema
+    assert got.equals(pq.read_table(path))
+    assert got.column("id").num_chunks == 1
+    got.validate(full=True)
+
+
+def test_text_past_its_encoded_size_grows_its_buffer(tmp_path: Path) -> None:
+    """Ids repeated many times: a dictionary's pages encode far fewer bytes than the
+    text holds, so the bytes' buffer, sized from them, grows (several times)."""
+    ids = pa.array([f"cluster-{i % 3:040d}" for i in range(20_000)])
+    table = pa.table({"id": ids})
+    path = tmp_path / "t.parquet"
+    pq.write_table(table, path, row_group_size=1000, use_dictionary=True)
+    metadata = pq.ParquetFile(path).metadata
+    encoded = sum(metadata.row_group(g).column(0).total_uncompressed_size for g in range(20))
+    text_bytes = sum(len(v) for v in ids.to_pylist())
+    assert encoded * 4 < text_bytes  # the premise: the buffer must grow twice or more
+    got = read_arrow(path)
+    assert got.equals(table) and got.column("id").num_chunks == 1
+
+
+def test_text_past_the_reach_of_its_offsets_is_kept_in_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the bytes 32-bit offsets reach (2 GiB; 100 bytes here), the rest of the
+    column is kept as Arrow's pieces and joined as Arrow joins them."""
+    from ereval.io import _files
+
+    monkeypatch.setattr(_files, "NARROW_REACH", 100)
+    joined: list[int] = []
+    concat = pa.concat_arrays
+
+    def spy(arrays: list[pa.Array]) -> pa.Array:
+        joined.append(len(arrays))
+        return concat(arrays)
+
+    monkeypatch.setattr(pa, "concat_arrays", spy)
+    table = pa.table({"id": pa.array([f"id-{i:05d}" for i in range(200)])})
+    path = tmp_path / "t.parquet"
+    pq.write_table(table, path, row_group_size=7)
+    got = read_arrow(path)
+    assert got.equals(table) and got.column("id").num_chunks == 1
+    # 29 row groups of 7 ids of 8 bytes: the first copied (56 bytes; two would pass 100),
+    # the other 28 kept as they came
+    assert joined == [1 + 28]
+    got.validate(full=True)
