@@ -241,10 +241,26 @@ def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
         | rng.integers(0, 9, n).astype(np.uint64),
         "all equal": np.full(n, 2**64 - 1, dtype=np.uint64),
     }[kind]
-    order, distinct = _order(keys)
-    assert distinct == (np.unique(keys).shape[0] == n)
-    assert order.dtype == np.int64
-    assert sorted(order.tolist()) == list(range(n))
-    np.testing.assert_array_equal(keys[order], np.sort(keys))
-    if np.unique(keys).shape[0] == n:
-        np.testing.assert_array_equal(order, np.argsort(keys))
+    asked: list[int] = []
+
+    def key_at(at: np.ndarray) -> np.ndarray:
+        asked.append(at.shape[0])
+        return keys[at]
+
+    # the keys kept, or sorted in their own array with the tied ones given again
+    for order, distinct in (_order(keys), _order(keys.copy(), key_at=key_at)):
+        assert distinct == (np.unique(keys).shape[0] == n)
+        assert order.dtype == np.int64
+        assert sorted(order.tolist()) == list(range(n))
+        np.testing.assert_array_equal(keys[order], np.sort(keys))
+        if np.unique(keys).shape[0] == n:
+            np.testing.assert_array_equal(order, np.argsort(keys))
+    # only keys whose top bits tie are asked for again, once
+    assert len(asked) <= 1 and sum(asked) <= n
+    if kind == "random":  # 64 random bits: no two keys tie in their top 51 or more
+        assert asked == []
+    if kind == "all equal" and n > 1:
+        assert asked == [n]
+    # keys that cannot be given again: not said to be distinct
+    if asked:
+        assert _order(keys.copy(), key_at=lambda at: None)[1] is False
