@@ -169,3 +169,25 @@ def test_text_past_the_reach_of_its_offsets_is_kept_in_pieces(
     # the other 28 kept as they came
     assert joined == [1 + 28]
     got.validate(full=True)
+
+
+def test_the_parts_of_one_input_are_read_as_one_table(tmp_path: Path) -> None:
+    """Parts typed alike (several row groups each, nulls in one) join into one chunk per
+    column, the same table as the parts one after the other; parts typed differently
+    are promoted as before (integers and floats to floats)."""
+    table = _table()
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    bounds = [0, 130, 131, 600, N]
+    for k, (start, stop) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        part = table.slice(start, stop - start)
+        pq.write_table(part, folder / f"part-{k}.parquet", row_group_size=64)
+    got = read_arrow(folder)
+    assert got.equals(table)
+    assert all(column.num_chunks == 1 for column in got.columns)
+    assert read_arrow(folder, columns=["text", "i8"]).equals(table.select(["text", "i8"]))
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64())}), mixed / "a.parquet")
+    pq.write_table(pa.table({"id": pa.array([2.5], pa.float64())}), mixed / "b.parquet")
+    assert read_arrow(mixed).column("id").to_pylist() == [1.0, 2.0, 2.5]

@@ -28,7 +28,7 @@ import csv
 import glob
 import gzip
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -224,7 +224,7 @@ def read_arrow(
             import pyarrow.parquet as pq
 
             wanted = None if columns is None else list(columns)
-            return _concat([_read_parquet(pq, part, wanted) for part in spec.parts])
+            return _read_parquet(pq, spec.parts, wanted)
         import pyarrow.csv as pacsv
 
         text = names if text_columns == "all" else [c for c in text_columns if c in names]
@@ -250,33 +250,55 @@ def read_arrow(
         )
 
 
-def _read_parquet(pq: Any, part: Path, columns: list[str] | None) -> pa.Table:
-    """One Parquet file, one row group at a time, as a table of one chunk per column
-    (read as a file rather than through ``pyarrow.dataset``, as ``pq.read_table``
+def _read_parquet(pq: Any, parts: Sequence[Path], columns: list[str] | None) -> pa.Table:
+    """Parquet files, one row group at a time, as a table of one chunk per column
+    (read as files rather than through ``pyarrow.dataset``, as ``pq.read_table``
     does, which would import pandas).
 
     An integer, float or text column without nulls is copied into one array as each
     row group is decoded, so that the decoder's buffers are reused and the whole
     column is never copied again to join its pieces (10^7 text ids: 0.2 CPU s and
-    0.2 GB less per side); any other column is joined at the end.
+    0.2 GB less per side); any other column is joined at the end. The parts of one
+    input are joined so when their columns are typed alike (ten parts of 10^6
+    records: 0.25 CPU s less than joining them after), else each part is read so
+    and the parts' types promoted (:func:`_concat`).
 
     Each file is decoded in the calling thread, without Arrow's thread pool: the two
     sides of a table are read at once in two threads, and the pool on top of them
     only contended for the cores (two files of 10^7 records: 0.53 CPU s without it,
     0.5 to 1.1 CPU s with it, from one run to the next)."""
-    with pq.ParquetFile(part) as parquet:
-        names = list(parquet.schema_arrow.names) if columns is None else columns
-        n_rows = parquet.metadata.num_rows
-        n_groups = parquet.metadata.num_row_groups
-        if n_groups < 2:
-            table: pa.Table = parquet.read(columns=names, use_threads=False)
-            return table.combine_chunks()
-        schema = parquet.schema_arrow
-        joined = [
-            _Joined(schema.field(name).type, n_rows, _encoded_bytes(parquet.metadata, name))
-            for name in names
-        ]
-        for group in range(n_groups):
+    files: list[Any] = []
+    try:
+        for part in parts:
+            files.append(pq.ParquetFile(part))
+        names = list(files[0].schema_arrow.names) if columns is None else columns
+        kinds = [[f.schema_arrow.field(name).type for name in names] for f in files]
+        if any(k != kinds[0] for k in kinds[1:]):
+            return _concat([_read_files(names, [f]) for f in files])
+        return _read_files(names, files)
+    finally:
+        for parquet in files:
+            parquet.close()
+
+
+def _read_files(names: list[str], files: list[Any]) -> pa.Table:
+    """The columns ``names`` (typed alike in every file) of open Parquet files, their
+    row groups joined (:class:`_Joined`)."""
+    if len(files) == 1 and files[0].metadata.num_row_groups < 2:
+        table: pa.Table = files[0].read(columns=names, use_threads=False)
+        return table.combine_chunks()
+    schema = files[0].schema_arrow
+    n_rows = sum(f.metadata.num_rows for f in files)
+    joined = [
+        _Joined(
+            schema.field(name).type,
+            n_rows,
+            sum(_encoded_bytes(f.metadata, name) for f in files),
+        )
+        for name in names
+    ]
+    for parquet in files:
+        for group in range(parquet.metadata.num_row_groups):
             piece = parquet.read_row_group(group, columns=names, use_threads=False)
             for k, column in enumerate(joined):
                 column.add(piece.column(k))
