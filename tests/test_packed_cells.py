@@ -164,7 +164,10 @@ def test_records_of_one_side_follow_the_policy_as_aligned(
         p_rec = np.append(p_rec, p_rec[0])
     k = int(rng.integers(1, 8))
     t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, k, t_rec.shape[0])})
-    p = pd.DataFrame({"record_id": p_rec, "cluster_id": rng.integers(0, k, p_rec.shape[0]) * 3})
+    # the predicted cluster ids never those of the truth (no warning of identical columns)
+    p = pd.DataFrame(
+        {"record_id": p_rec, "cluster_id": rng.integers(0, k, p_rec.shape[0]) * 3 + 100}
+    )
     p = p.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_packed, "BLOCK", block)
