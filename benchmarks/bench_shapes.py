@@ -24,7 +24,10 @@ The shapes:
   part, record ids 0..N-1 shuffled, the prediction's rows in reverse order;
 * ``twofiles``: the Zipf shape with a different tenth of the records missing
   from each side, scored with ``--on-mismatch twinless`` (the twinless
-  variants of B-cubed and CEAF are then reported too).
+  variants of B-cubed and CEAF are then reported too);
+* ``keys``: the dense shape keyed by two columns, a data set's name (four of
+  them, as text) and an integer id within it (``--record-col source,local_id``;
+  the bare join is ``USING (source, local_id)``).
 
 For each shape it prints CPU seconds (user + system), wall seconds and peak
 resident memory of each case, and their ratios to the unlimited bare join;
@@ -59,7 +62,9 @@ import pyarrow.parquet as pq
 
 from _process import cached_files
 
-SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile", "twofiles")
+SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile", "twofiles", "keys")
+#: The record key of each shape (a shape not listed: ``record_id``).
+KEYS = {"keys": ("source", "local_id")}
 CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB", "numpy-baseline")
 
 
@@ -85,7 +90,7 @@ def _text_ids(rng: np.random.Generator, ids: np.ndarray) -> pa.Array:
 
 def _write_pair(
     folder: Path,
-    records: pa.Array,
+    records: pa.Array | dict[str, pa.Array],
     truth: np.ndarray,
     pred: np.ndarray,
     t_order: np.ndarray | None,
@@ -93,9 +98,11 @@ def _write_pair(
     parts: int = 1,
 ) -> None:
     for name, clusters, order in (("truth", truth, t_order), ("pred", pred, p_order)):
-        ids = records if order is None else records.take(pa.array(order))
+        columns = records if isinstance(records, dict) else {"record_id": records}
+        if order is not None:
+            columns = {name: ids.take(pa.array(order)) for name, ids in columns.items()}
         c = clusters if order is None else clusters[order]
-        table = pa.table({"record_id": ids, "cluster_id": c})
+        table = pa.table({**columns, "cluster_id": c})
         out = folder / name
         out.mkdir(parents=True, exist_ok=True)
         step = math.ceil(len(table) / parts)
@@ -131,7 +138,12 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
     if shape == "sparse":
         ids = np.unique(rng.integers(0, 2**62, size=n + n // 100, dtype=np.int64))
         ids = rng.permutation(ids)[:n]
-    records = _text_ids(rng, ids) if shape == "text" else pa.array(ids)
+    records: pa.Array | dict[str, pa.Array] = (
+        _text_ids(rng, ids) if shape == "text" else pa.array(ids)
+    )
+    if shape == "keys":  # four data sets, each numbering its records from 0
+        names = np.array(["alpha", "beta", "gamma", "delta"], dtype=object)
+        records = {"source": pa.array(names[ids % 4]), "local_id": pa.array(ids // 4)}
     if shape == "ordered":
         _write_pair(folder, records, truth, pred, None, None)
     elif shape == "twofiles":  # each side without its own tenth of the records
@@ -149,12 +161,12 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
 _BARE = """
 import sys, duckdb
 con = duckdb.connect()
-if len(sys.argv) > 3:
+if sys.argv[3]:  # the memory limit, or nothing
     con.execute(f"SET memory_limit = '{sys.argv[3]}'")
     con.execute(f"SET temp_directory = '{sys.argv[4]}'")
 cells = con.execute(
     "SELECT t.cluster_id AS tc, p.cluster_id AS pc, count(*) AS n "
-    "FROM read_parquet(?) AS t JOIN read_parquet(?) AS p USING (record_id) GROUP BY ALL",
+    f"FROM read_parquet(?) AS t JOIN read_parquet(?) AS p USING ({sys.argv[5]}) GROUP BY ALL",
     [sys.argv[1], sys.argv[2]],
 ).fetchnumpy()
 print(len(cells["n"]))
@@ -271,9 +283,12 @@ def main() -> None:
             ereval = [sys.executable, "-m", "ereval", "metrics", t, p, "-f", "json", "-q"]
             if shape == "twofiles":
                 ereval += ["--on-mismatch", "twinless"]
+            key = KEYS.get(shape, ("record_id",))
+            if shape in KEYS:
+                ereval += ["--record-col", ",".join(key)]
             limited = ["--memory-limit", args.memory_limit, "--temp-dir", str(spill)]
             commands = {
-                "bare": [sys.executable, "-c", _BARE, glob_t, glob_p],
+                "bare": [sys.executable, "-c", _BARE, glob_t, glob_p, "", "", ", ".join(key)],
                 "bare-1GB": [
                     sys.executable,
                     "-c",
@@ -282,6 +297,7 @@ def main() -> None:
                     glob_p,
                     args.memory_limit,
                     str(spill),
+                    ", ".join(key),
                 ],
                 "numpy": [*ereval, "--engine", "numpy"],
                 "duckdb": [*ereval, "--engine", "duckdb"],

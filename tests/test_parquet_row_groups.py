@@ -3,6 +3,7 @@ every type, nulls in some row groups only, a subset of the columns in any order.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -179,7 +180,7 @@ def test_the_parts_of_one_input_are_read_as_one_table(tmp_path: Path) -> None:
     folder = tmp_path / "parts"
     folder.mkdir()
     bounds = [0, 130, 131, 600, N]
-    for k, (start, stop) in enumerate(zip(bounds, bounds[1:], strict=False)):
+    for k, (start, stop) in enumerate(itertools.pairwise(bounds)):
         part = table.slice(start, stop - start)
         pq.write_table(part, folder / f"part-{k}.parquet", row_group_size=64)
     got = read_arrow(folder)

@@ -14,6 +14,7 @@ records, so ``a_i`` may exceed ``sum_j n_ij``.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Unpack
@@ -30,6 +31,7 @@ from ..io import (
     MismatchPolicy,
     Sides,
     aligned,
+    integer_keys,
     read_sides,
     release_arrow_memory,
     same_ids,
@@ -38,7 +40,14 @@ from ..io import (
     warn_if_identical,
 )
 from ._link_only import SourcePairs, source_pairs
-from ._packed import PackedCells, PackedSide, cells_of_sorted, pack_side, packed_cells
+from ._packed import (
+    PackedCells,
+    PackedSide,
+    cells_of_sorted,
+    pack_side,
+    packable,
+    packed_cells,
+)
 
 __all__ = [
     "ContingencyTable",
@@ -371,10 +380,17 @@ def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) ->
             raise InputError("'pred' must be None when 'truth' is already a ContingencyTable")
         return truth
     sides = read_sides(truth, pred, pack=_pack, **options)
+    same_order = None  # whether both sides list the same records in the same order
+    if sides.t_packed is None and sides.p_packed is None:
+        sides, same_order = _packed_keys(sides)
     if sides.t_packed is not None and sides.p_packed is not None:
         cells = packed_cells(sides.t_packed, sides.p_packed, sides.policy)
         if cells is not None:  # each record once, the policy's records scored
-            if not same_source(truth, pred) and same_ids(sides.t.record_ids, sides.p.record_ids):
+            if not same_source(truth, pred) and (
+                same_ids(sides.t.record_ids, sides.p.record_ids)
+                if same_order is None
+                else same_order
+            ):
                 warn_if_identical(sides.t, sides.p, sides.t_cols, sides.p_cols)
             table = _table_of_cells(cells, sides)
             del sides, cells  # the records, read into Arrow's memory: freed before the metrics
@@ -392,8 +408,41 @@ def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) ->
 
 def _pack(side: Membership, codes: IntArray, n_codes: int) -> PackedSide | None:
     """Integer record ids packed with their cluster codes into sorted keys (see
-    :mod:`ereval.contingency._packed`); ``None`` for other ids."""
+    :mod:`ereval.contingency._packed`); ``None`` for other ids, and for keys of several
+    columns (:func:`_packed_keys` packs those once both sides are read)."""
+    if side.key is not None:
+        return None
     return pack_side(side.record_ids, codes, n_codes)
+
+
+def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
+    """Records keyed by several columns, numbered as integers over both sides
+    (:func:`ereval.io.integer_keys`) and packed with their cluster codes, each side in
+    its own thread; and whether both sides list the same keys in the same order.
+    Unchanged (and ``None``) where that does not apply: ids compared as text,
+    link-only, parts of kinds that differ, or codes too wide."""
+    t, p = sides.t, sides.p
+    if (
+        t.key is None
+        or p.key is None
+        or sides.id_type != "exact"
+        or t.sources is not None
+        or sides.t_codes is None
+        or sides.p_codes is None
+    ):
+        return sides, None
+    ids = integer_keys(t.key, p.key)
+    n_t, n_p = len(sides.t_labels), len(sides.p_labels)
+    if ids is None or not (packable(ids[0], n_t) and packable(ids[1], n_p)):
+        return sides, None
+    same = bool(np.array_equal(ids[0], ids[1]))
+    work = [(ids[0], sides.t_codes, n_t), (ids[1], sides.p_codes, n_p)]
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ereval-pack") as pool:
+        later = pool.submit(pack_side, *work[1])
+        t_packed = pack_side(*work[0])
+        p_packed = later.result()
+    # the codes, packed in place, are given up (the general path encodes them again)
+    return replace(sides, t_codes=None, p_codes=None, t_packed=t_packed, p_packed=p_packed), same
 
 
 def _table_of_cells(cells: PackedCells, sides: Sides) -> ContingencyTable:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -31,6 +32,8 @@ __all__ = [
     "describe_kinds",
     "id_kinds",
     "key_ids",
+    "integer_keys",
+    "key_parts",
     "keyed_frame",
     "kinds_clash",
     "missing_columns_error",
@@ -113,6 +116,9 @@ class KeyParts:
     columns: tuple[str, ...]
     parts: tuple[IdArray, ...]
 
+    def __len__(self) -> int:
+        return len(self.parts[0])
+
     @property
     def kinds(self) -> tuple[str, ...]:
         """The kind of each part (``"integer"``, ``"text"``, ...)."""
@@ -129,14 +135,103 @@ class KeyParts:
         return pc.binary_join_element_wise(_lit("["), joined, _lit("]"), _lit(""))
 
 
-def read_key(table: Any, cols: list[str], *, name: str) -> tuple[IdArray, KeyParts | None]:
-    """The key of :func:`key_ids`, and its parts when it has several columns."""
+def key_parts(table: Any, cols: list[str], *, name: str) -> KeyParts:
+    """The parts of a record key of several columns ``cols``, checked: no value missing,
+    each part of integers or text."""
     parts = [column_ids(table[c]) for c in cols]
-    if len(parts) == 1:
-        return parts[0], None
     for c, part in zip(cols, parts, strict=True):
         check_no_missing(part, name=name, what=f"values in key column '{c}'")
-    key = KeyParts(tuple(cols), tuple(parts))
+    for c, part in zip(cols, parts, strict=True):
+        kind = id_kind(part)
+        if kind not in ("integer", "text"):
+            raise InputTypeError(
+                f"'{name}': column '{c}' of a key made of several columns must hold "
+                f"integers or text; it holds {kind} values"
+            )
+    return KeyParts(tuple(cols), tuple(parts))
+
+
+#: The most distinct keys :func:`integer_keys` numbers (their codes then fit 62 bits).
+INTEGER_KEY_SPAN = 1 << 62
+
+
+def integer_keys(
+    a: KeyParts, b: KeyParts
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """Two sides' keys of several columns as integers, equal exactly where the keys are
+    equal: each part coded from 0 over both sides (an integer part by its offset from
+    the least value, a text part by its place among both sides' distinct values), the
+    codes then numbered in mixed radix. ``None`` when the parts' kinds differ (the ids
+    are then compared as their text, which says why) or the codes would pass
+    :data:`INTEGER_KEY_SPAN`.
+
+    Examples
+    --------
+    >>> a = KeyParts(("s", "n"), (pa.array(["x", "y"]), np.array([5, 7])))
+    >>> b = KeyParts(("s", "n"), (pa.array(["y", "z"]), np.array([7, 5])))
+    >>> [k.tolist() for k in integer_keys(a, b)]
+    [[0, 5], [5, 6]]
+    """
+    if a.kinds != b.kinds or any(k not in ("integer", "text") for k in a.kinds):
+        return None
+    codes_a = np.zeros(len(a), dtype=np.int64)
+    codes_b = np.zeros(len(b), dtype=np.int64)
+    span = 1
+    for x, y in zip(a.parts, b.parts, strict=True):
+        coded = _integer_codes(x, y) if id_kind(x) == "integer" else _text_codes(x, y)
+        if coded is None or span * coded[2] > INTEGER_KEY_SPAN:
+            return None
+        codes_a *= coded[2]
+        codes_a += coded[0]
+        codes_b *= coded[2]
+        codes_b += coded[1]
+        span *= coded[2]
+    return codes_a, codes_b
+
+
+Coded = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]
+
+
+def _integer_codes(x: Any, y: Any) -> Coded | None:
+    """Integer parts as their offsets from the least value of both, and how many values
+    that range spans."""
+    x, y = np.asarray(x), np.asarray(y)
+    if not (x.size or y.size):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 1
+    lo = min(int(v.min()) for v in (x, y) if v.size)
+    hi = max(int(v.max()) for v in (x, y) if v.size)
+    if hi - lo >= INTEGER_KEY_SPAN:
+        return None
+    return _offsets(x, lo), _offsets(y, lo), hi - lo + 1
+
+
+def _offsets(values: npt.NDArray[Any], lo: int) -> npt.NDArray[np.int64]:
+    """``values - lo`` as 64-bit integers (exact: the differences fit 62 bits)."""
+    if values.dtype == np.uint64 and lo >= 0:  # values past 2^63 fit once offset
+        return (values - np.uint64(lo)).astype(np.int64)
+    out = values.astype(np.int64)
+    out -= lo
+    return out
+
+
+def _text_codes(x: Any, y: Any) -> Coded:
+    """Text parts coded by their place among both sides' distinct values (each side
+    encoded on its own, then only the two dictionaries matched)."""
+    encoded = [pc.dictionary_encode(pa.array(v)) for v in (x, y)]
+    seen = [e.dictionary.cast(pa.large_string()) for e in encoded]
+    values = pc.unique(pa.concat_arrays(seen))
+    codes = []
+    for e, dictionary in zip(encoded, seen, strict=True):
+        place = np.asarray(pc.index_in(dictionary, value_set=values), dtype=np.int64)
+        codes.append(place[np.asarray(e.indices, dtype=np.int64)])
+    return codes[0], codes[1], max(len(values), 1)
+
+
+def read_key(table: Any, cols: list[str], *, name: str) -> tuple[IdArray, KeyParts | None]:
+    """The key of :func:`key_ids`, and its parts when it has several columns."""
+    if len(cols) == 1:
+        return column_ids(table[cols[0]]), None
+    key = key_parts(table, cols, name=name)
     return key.joined(name=name), key
 
 

@@ -60,8 +60,8 @@ from ._keys import (
     column_ids,
     column_names,
     key_ids,
+    key_parts,
     missing_columns_error,
-    read_key,
     record_kind,
     table_columns,
 )
@@ -90,11 +90,12 @@ class Membership:
     column, ``records`` / ``clusters`` a NumPy view of it (Python ``str``
     objects for text, made on first use). A record key of several columns keeps
     its parts in ``key`` (:class:`KeyParts`), so that their kinds can be compared
-    with another side's; ``sources`` holds each record's data set when one was
-    read (``source_col``).
+    with another side's; its ``record_ids`` (each key as its JSON text) are then
+    made on first use, given as ``records=None``. ``sources`` holds each record's
+    data set when one was read (``source_col``).
     """
 
-    __slots__ = ("_cache", "cluster_ids", "key", "record_ids", "sources")
+    __slots__ = ("_cache", "_record_ids", "cluster_ids", "key", "sources")
 
     def __init__(
         self,
@@ -104,7 +105,9 @@ class Membership:
         key: KeyParts | None = None,
         sources: IdArray | None = None,
     ) -> None:
-        self.record_ids: IdArray = to_arrow_ids(records)
+        if records is None and key is None:
+            raise InputTypeError("Membership: give the record ids, or the parts of their key")
+        self._record_ids: IdArray | None = None if records is None else to_arrow_ids(records)
         self.cluster_ids: IdArray = to_arrow_ids(clusters)
         #: The parts of a record key of several columns (``None`` for one column).
         self.key = key
@@ -113,7 +116,17 @@ class Membership:
         self._cache: dict[str, npt.NDArray[Any]] = {}
 
     def __len__(self) -> int:
-        return len(self.record_ids)
+        ids = self._record_ids
+        return len(ids) if ids is not None else len(self.key or ())
+
+    @property
+    def record_ids(self) -> IdArray:
+        """The record ids as read; for a key of several columns, each key's JSON text."""
+        if self._record_ids is None:
+            if self.key is None:  # pragma: no cover (refused by the constructor)
+                raise InputTypeError("Membership: no record ids")
+            self._record_ids = self.key.joined(name="record_col")
+        return self._record_ids
 
     def __repr__(self) -> str:
         return (
@@ -179,7 +192,9 @@ def _pick_membership(
             sources = key_ids(table, source_cols, name=name)
             check_no_missing(sources, name=name, what=f"data sets (column(s) {source_cols})")
     if not missing:
-        records, key = read_key(table, record_cols, name=name)
+        # a key of several columns: its parts, joined into text only if asked for
+        key = key_parts(table, record_cols, name=name) if len(record_cols) > 1 else None
+        records = None if key is not None else column_ids(table[record_cols[0]])
         return records, key_ids(table, cluster_cols, name=name), key, sources
     if (
         source_cols is None
@@ -200,7 +215,7 @@ def duplicate_error(name: str, dup: IdArray, surplus: int) -> InputError:
 
 
 def _finalise(
-    records: IdArray,
+    records: IdArray | None,
     clusters: IdArray,
     *,
     name: str,
@@ -209,15 +224,24 @@ def _finalise(
     sources: IdArray | None = None,
     allow_empty: bool = False,
 ) -> Membership:
-    if len(records) != len(clusters):
-        raise InputError(f"'{name}': {len(records)} record ids but {len(clusters)} cluster ids")
-    if len(records) == 0 and not allow_empty:
+    """The membership of ``records`` and ``clusters``, checked. ``records`` is ``None``
+    for a key of several columns (``key``, its parts checked as read): its JSON text
+    is then made only to look for a repeat (unless ``unique_records``)."""
+    if key is not None and records is None and not unique_records:
+        records = key.joined(name=name)
+    checked = [(clusters, "cluster ids")]
+    if records is not None:
+        checked.insert(0, (records, "record ids"))
+    n = len(records) if records is not None else len(key) if key is not None else 0
+    if n != len(clusters):
+        raise InputError(f"'{name}': {n} record ids but {len(clusters)} cluster ids")
+    if n == 0 and not allow_empty:
         raise InputError(f"'{name}' is empty; expected at least one record")
-    for arr, what in ((records, "record ids"), (clusters, "cluster ids")):
+    for arr, what in checked:
         if not isinstance(arr, pa.Array) and arr.ndim != 1:
             raise InputError(f"'{name}': {what} must be 1-dimensional; received shape {arr.shape}")
         check_no_missing(arr, name=name, what=what)
-    if not unique_records:
+    if not unique_records and records is not None:
         dup, surplus = duplicate_ids(records)
         if surplus:
             raise duplicate_error(name, dup, surplus)

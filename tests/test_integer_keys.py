@@ -1,0 +1,168 @@
+"""Record keys of several columns numbered as integers over both sides, and the table
+counted from them: the same as the table of the keys' JSON text, record for record."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ereval import InputTypeError
+from ereval.contingency import ContingencyTable, contingency_table
+from ereval.io import KeyParts, as_membership, integer_keys
+from ereval.io import _keys as keys_module
+
+FIELDS = ("rows", "cols", "counts", "true_sizes", "pred_sizes")
+
+TEXT = st.sampled_from(["", "a", "b", "ab", "é", '"', "\\", "a,b", "[1]"])
+INTEGER = st.sampled_from([0, 1, -1, 7, -(2**15), 2**15, 2**16])
+
+
+def _parts(values: list[tuple[object, ...]], kinds: tuple[str, ...]) -> KeyParts:
+    columns = []
+    for k, kind in enumerate(kinds):
+        column = [v[k] for v in values]
+        columns.append(pa.array(column, pa.string()) if kind == "text" else np.array(column))
+    return KeyParts(tuple(f"c{k}" for k in range(len(kinds))), tuple(columns))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), kinds=st.lists(st.sampled_from(["text", "integer"]), min_size=2, max_size=3))
+def test_integer_keys_are_equal_exactly_where_the_keys_are(
+    data: st.DataObject, kinds: list[str]
+) -> None:
+    """Any two keys, of one side or of both: their integers are equal if and only if
+    the keys are (a brute force over every pair)."""
+    part = {"text": TEXT, "integer": INTEGER}
+    key = st.tuples(*(part[k] for k in kinds))
+    left = data.draw(st.lists(key, min_size=1, max_size=25))
+    right = data.draw(st.lists(key, min_size=1, max_size=25))
+    got = integer_keys(_parts(left, tuple(kinds)), _parts(right, tuple(kinds)))
+    assert got is not None
+    codes = [*got[0].tolist(), *got[1].tolist()]
+    keys = [*left, *right]
+    for i in range(len(keys)):
+        for j in range(len(keys)):
+            assert (codes[i] == codes[j]) == (keys[i] == keys[j])
+    assert min(codes) >= 0 and got[0].dtype == got[1].dtype == np.int64
+
+
+def test_integer_keys_refuse_what_they_cannot_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    text_int = KeyParts(("s", "n"), (pa.array(["x"]), np.array([1])))
+    int_int = KeyParts(("s", "n"), (np.array([1]), np.array([1])))
+    assert integer_keys(text_int, int_int) is None  # kinds differ: compared as text instead
+    wide = KeyParts(("s", "n"), (np.array([0, 2**62]), np.array([0, 2**62])))
+    assert integer_keys(wide, wide) is None  # 2^62 + 1 values by 2^62 + 1: past 2^62
+    # unsigned ids past 2^63 are numbered from their least
+    big = KeyParts(("s", "n"), (pa.array(["x", "x"]), np.array([2**63 + 5, 2**63], np.uint64)))
+    assert [k.tolist() for k in integer_keys(big, big)] == [[5, 0], [5, 0]]  # type: ignore[union-attr]
+    monkeypatch.setattr(keys_module, "INTEGER_KEY_SPAN", 5)
+    small = KeyParts(("s", "n"), (pa.array(["x", "y"]), np.array([1, 3])))
+    assert integer_keys(small, small) is None  # 2 values by 3: past 5
+    narrow = KeyParts(("s", "n"), (pa.array(["x", "y"]), np.array([1, 2])))
+    assert [k.tolist() for k in integer_keys(narrow, narrow)] == [[0, 3], [0, 3]]  # type: ignore[union-attr]
+
+
+def _json(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame keyed by the JSON text of its two key columns, in one column."""
+    key = [f'["{s}",{n}]' for s, n in zip(frame["source"], frame["uid"], strict=True)]
+    return pd.DataFrame(
+        {"record_id": pd.array(key, dtype="string"), "cluster_id": frame["cluster_id"]}
+    )
+
+
+def _same(a: ContingencyTable, b: ContingencyTable) -> None:
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    policy=st.sampled_from(["error", "twinless", "intersection", "singletons"]),
+    repeat=st.sampled_from([None, "truth", "pred"]),
+)
+def test_the_table_of_keys_is_that_of_their_text(
+    seed: int, policy: str, repeat: str | None
+) -> None:
+    """Two sides keyed by (text, integer), holding records of either side only and a
+    record twice on one side: the table, or the error, of the keys' JSON text."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    pool = pd.DataFrame(
+        {"source": rng.choice(["alpha", "b", "c d"], n), "uid": rng.integers(-3, 5, n) * 10**12}
+    ).drop_duplicates(ignore_index=True)
+    in_t = rng.random(len(pool)) < rng.uniform(0.3, 1.0)
+    in_p = rng.random(len(pool)) < rng.uniform(0.3, 1.0)
+    in_t[0] = in_p[-1] = True
+    t, p = pool[in_t].reset_index(drop=True), pool[in_p].reset_index(drop=True)
+    if repeat == "truth":
+        t = pd.concat([t, t.iloc[-1:]], ignore_index=True)
+    if repeat == "pred":
+        p = pd.concat([p, p.iloc[:1]], ignore_index=True)
+    t = t.assign(cluster_id=rng.integers(0, 4, len(t)))
+    p = p.assign(cluster_id=rng.integers(0, 4, len(p)) * 3 + 100).sample(
+        frac=1.0, random_state=seed % 999
+    )
+    key = ["source", "uid"]
+    try:
+        expected = contingency_table(_json(t), _json(p), on_mismatch=policy)
+    except ValueError as exc:
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            contingency_table(t, p, on_mismatch=policy, record_col=key)
+        return
+    got = contingency_table(t, p, on_mismatch=policy, record_col=key)
+    if policy == "singletons":  # the lone records' columns: compared as a set of sizes
+        assert sorted(got.pred_sizes.tolist()) == sorted(expected.pred_sizes.tolist())
+        assert (
+            got.n_cells == expected.n_cells
+            and got.true_sizes.tolist() == expected.true_sizes.tolist()
+        )
+        return
+    _same(got, expected)
+
+
+def test_keys_are_counted_without_their_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys of several columns on both sides: neither the general alignment nor the
+    keys' JSON text is made (both made to fail here), and a repeat still gets the
+    error naming the key as text."""
+    from ereval.contingency import _table
+
+    t = pd.DataFrame(
+        {"source": ["a", "a", "b", "b"], "uid": [1, 2, 1, 2], "cluster_id": [1, 2, 1, 3]}
+    )
+    p = pd.DataFrame(
+        {"source": ["b", "a", "b", "c"], "uid": [2, 1, 1, 9], "cluster_id": [8, 7, 7, 8]}
+    )
+    joined = KeyParts.joined
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the general path was used")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(_table, "aligned", refuse)
+        patch.setattr(KeyParts, "joined", refuse)
+        tab = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
+    # (a,1) (b,1) together on both sides; (b,2) alone; (a,2) and (c,9) on one side only
+    assert (tab.rows.tolist(), tab.cols.tolist(), tab.counts.tolist()) == ([0, 2], [0, 1], [2, 1])
+    assert (tab.true_sizes.tolist(), tab.pred_sizes.tolist()) == ([2, 1, 1], [2, 2])
+    assert KeyParts.joined is joined
+    twice = pd.concat([t, t.iloc[:1]], ignore_index=True)
+    with pytest.raises(
+        ValueError, match=re.escape("'truth' has 1 duplicate record ids (e.g. '[\"a\",1]')")
+    ):
+        contingency_table(twice, p, record_col=["source", "uid"], on_mismatch="twinless")
+
+
+def test_a_membership_of_a_key_makes_its_text_on_first_use() -> None:
+    frame = pd.DataFrame({"s": ["x", "y"], "n": [1, 2], "c": [0, 0]})
+    m = as_membership(frame, record_col=["s", "n"], cluster_col="c")
+    assert len(m) == 2 and m.key is not None
+    assert m.records.tolist() == ['["x",1]', '["y",2]']
+    with pytest.raises(InputTypeError, match="holds float values"):
+        as_membership(frame.assign(n=[1.5, 2.0]), record_col=["s", "n"], cluster_col="c")
