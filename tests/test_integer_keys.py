@@ -166,3 +166,18 @@ def test_a_membership_of_a_key_makes_its_text_on_first_use() -> None:
     assert m.records.tolist() == ['["x",1]', '["y",2]']
     with pytest.raises(InputTypeError, match="holds float values"):
         as_membership(frame.assign(n=[1.5, 2.0]), record_col=["s", "n"], cluster_col="c")
+
+
+def test_large_keys_are_numbered_in_two_threads() -> None:
+    """From ``MIN_SIZE`` records each side is read and numbered in its own thread: the
+    same table as the keys' text, on two sides of different records."""
+    from ereval.io._threads import MIN_SIZE
+
+    rng = np.random.default_rng(5)
+    n = MIN_SIZE + 7
+    names = np.array(["left", "right", "x"])
+    pool = pd.DataFrame({"source": names[np.arange(n) % 3], "uid": np.arange(n) // 3})
+    t = pool.iloc[: n - 100].assign(cluster_id=rng.integers(0, n // 4, n - 100))
+    p = pool.iloc[50:].assign(cluster_id=rng.integers(0, n // 4, n - 50) + n).sample(frac=1.0)
+    got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
+    _same(got, contingency_table(_json(t), _json(p), on_mismatch="twinless"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,7 @@ from .._errors import InputError, InputTypeError
 from .._optional import instance_of
 from .._validation import describe
 from ._ids import IdArray, IdType, cast_ids, check_no_missing, id_kind, to_arrow_ids, to_numpy
+from ._threads import both
 
 __all__ = [
     "Columns",
@@ -163,7 +164,8 @@ def integer_keys(
     the least value, a text part by its place among both sides' distinct values), the
     codes then numbered in mixed radix. ``None`` when the parts' kinds differ (the ids
     are then compared as their text, which says why) or the codes would pass
-    :data:`INTEGER_KEY_SPAN`.
+    :data:`INTEGER_KEY_SPAN`. Each side is read, then numbered, in its own thread;
+    only what each side holds (a range, a dictionary) is joined between.
 
     Examples
     --------
@@ -174,35 +176,90 @@ def integer_keys(
     """
     if a.kinds != b.kinds or any(k not in ("integer", "text") for k in a.kinds):
         return None
-    codes_a = np.zeros(len(a), dtype=np.int64)
-    codes_b = np.zeros(len(b), dtype=np.int64)
+    size = max(len(a), len(b))
+    held_a, held_b = both(_held, a, b, size=size)
+    scales: list[_Scale] = []
     span = 1
-    for x, y in zip(a.parts, b.parts, strict=True):
-        coded = _integer_codes(x, y) if id_kind(x) == "integer" else _text_codes(x, y)
-        if coded is None or span * coded[2] > INTEGER_KEY_SPAN:
+    for x, y in zip(held_a, held_b, strict=True):
+        scale = _scale(x, y)
+        if scale is None or span * scale.size > INTEGER_KEY_SPAN:
             return None
-        codes_a *= coded[2]
-        codes_a += coded[0]
-        codes_b *= coded[2]
-        codes_b += coded[1]
-        span *= coded[2]
-    return codes_a, codes_b
+        scales.append(scale)
+        span *= scale.size
+    return both(lambda side: _numbered(side, scales), held_a, held_b, size=size)
 
 
-Coded = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]
+@dataclass(frozen=True)
+class _Range:
+    """An integer part of one side and its least and greatest value (``None`` when
+    it is empty)."""
+
+    values: npt.NDArray[Any]
+    lo: int | None
+    hi: int | None
 
 
-def _integer_codes(x: Any, y: Any) -> Coded | None:
-    """Integer parts as their offsets from the least value of both, and how many values
-    that range spans."""
-    x, y = np.asarray(x), np.asarray(y)
-    if not (x.size or y.size):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), 1
-    lo = min(int(v.min()) for v in (x, y) if v.size)
-    hi = max(int(v.max()) for v in (x, y) if v.size)
-    if hi - lo >= INTEGER_KEY_SPAN:
-        return None
-    return _offsets(x, lo), _offsets(y, lo), hi - lo + 1
+#: What one side holds of a part: integers and their range, or text dictionary-encoded.
+_Held: TypeAlias = "_Range | pa.DictionaryArray"
+
+
+def _held(key: KeyParts) -> list[_Held]:
+    """Each part of one side: integers with their range, or text dictionary-encoded."""
+    out: list[_Held] = []
+    for part in key.parts:
+        if id_kind(part) == "integer":
+            values = np.asarray(part)
+            if values.size:
+                out.append(_Range(values, int(values.min()), int(values.max())))
+            else:
+                out.append(_Range(values, None, None))
+        else:
+            out.append(pc.dictionary_encode(pa.array(part)))
+    return out
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """How one part is coded over both sides: integers from ``lo``, or text by its
+    place among ``values``; ``size`` codes in all."""
+
+    size: int
+    lo: int = 0
+    values: pa.Array | None = None
+
+
+def _scale(x: _Held, y: _Held) -> _Scale | None:
+    """The coding of one part from what both sides hold of it; ``None`` when its codes
+    would pass :data:`INTEGER_KEY_SPAN`."""
+    if not isinstance(x, _Range) and not isinstance(y, _Range):  # text on both sides
+        seen = [x.dictionary.cast(pa.large_string()), y.dictionary.cast(pa.large_string())]
+        values = pc.unique(pa.concat_arrays(seen))
+        return _Scale(max(len(values), 1), values=values)
+    if not (isinstance(x, _Range) and isinstance(y, _Range)):
+        return None  # integers against text (the kinds are checked alike before)
+    known = [v for v in (x.lo, x.hi, y.lo, y.hi) if v is not None]
+    if not known:
+        return _Scale(1)
+    lo, hi = min(known), max(known)
+    return None if hi - lo >= INTEGER_KEY_SPAN else _Scale(hi - lo + 1, lo=lo)
+
+
+def _numbered(held: list[_Held], scales: list[_Scale]) -> npt.NDArray[np.int64]:
+    """One side's keys in mixed radix: each part's code, scaled by the parts after."""
+    codes: npt.NDArray[np.int64] | None = None
+    for part, scale in zip(held, scales, strict=True):
+        if isinstance(part, _Range):
+            code = _offsets(part.values, scale.lo)
+        else:
+            dictionary = part.dictionary.cast(pa.large_string())
+            place = np.asarray(pc.index_in(dictionary, value_set=scale.values), dtype=np.int64)
+            code = place[np.asarray(part.indices)]
+        if codes is None:
+            codes = code
+        else:
+            codes *= scale.size
+            codes += code
+    return codes if codes is not None else np.zeros(0, dtype=np.int64)
 
 
 def _offsets(values: npt.NDArray[Any], lo: int) -> npt.NDArray[np.int64]:
@@ -212,19 +269,6 @@ def _offsets(values: npt.NDArray[Any], lo: int) -> npt.NDArray[np.int64]:
     out = values.astype(np.int64)
     out -= lo
     return out
-
-
-def _text_codes(x: Any, y: Any) -> Coded:
-    """Text parts coded by their place among both sides' distinct values (each side
-    encoded on its own, then only the two dictionaries matched)."""
-    encoded = [pc.dictionary_encode(pa.array(v)) for v in (x, y)]
-    seen = [e.dictionary.cast(pa.large_string()) for e in encoded]
-    values = pc.unique(pa.concat_arrays(seen))
-    codes = []
-    for e, dictionary in zip(encoded, seen, strict=True):
-        place = np.asarray(pc.index_in(dictionary, value_set=values), dtype=np.int64)
-        codes.append(place[np.asarray(e.indices, dtype=np.int64)])
-    return codes[0], codes[1], max(len(values), 1)
 
 
 def read_key(table: Any, cols: list[str], *, name: str) -> tuple[IdArray, KeyParts | None]:

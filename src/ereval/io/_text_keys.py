@@ -15,18 +15,18 @@ lengths, small columns).
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ._threads import both
+
 __all__ = ["same_set_positions", "text_codes", "text_offsets"]
 
 IntArray = npt.NDArray[np.int64]
-T = TypeVar("T")
 U64 = npt.NDArray[np.uint64]
 
 #: Below this many ids Arrow's dictionary encoding is as fast and simpler.
@@ -231,17 +231,6 @@ def _ordered_keys(ids: npt.NDArray[Any]) -> U64:
     return ids.astype(np.int64).view(np.uint64) ^ np.uint64(1 << 63)
 
 
-def _both(work: Callable[[Any], T], a: Any, b: Any) -> tuple[T, T]:
-    """``(work(a), work(b))``, ``b``'s in a second thread (NumPy's sorts release the
-    interpreter, so the two sides use both cores) unless the sides are small."""
-    if len(a) < MIN_IDS:
-        return work(a), work(b)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ereval-keys") as pool:
-        later = pool.submit(work, b)
-        first = work(a)
-        return first, later.result()
-
-
 def _ordered_and_sorted(ids: npt.NDArray[Any]) -> tuple[U64, tuple[IntArray, bool]]:
     """:func:`_ordered_keys` of ``ids`` and their :func:`_order`."""
     keys = _ordered_keys(ids)
@@ -257,7 +246,7 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
     """
     if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind not in "iu" or a.ndim != 1:
         return None
-    (ka, (order_a, distinct)), (kb, (order_b, _)) = _both(_ordered_and_sorted, a, b)
+    (ka, (order_a, distinct)), (kb, (order_b, _)) = both(_ordered_and_sorted, a, b, size=len(a))
     if not distinct:
         return None  # a repeated id: the general path reports it
     where = np.empty(len(b), dtype=np.int64)
@@ -300,7 +289,7 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
         return None, _order(keys, key_at=lambda at: _chunked_keys(ids.take(pa.array(at)), width))
 
     # both sides at once, in two threads (each side's keys sorted in place)
-    got_a, got_b = _both(sorted_keys, a, b)
+    got_a, got_b = both(sorted_keys, a, b, size=len(a))
     pa.default_memory_pool().release_unused()  # the padded ids, freed in two threads
     if got_a is None or got_b is None:
         return None
@@ -317,7 +306,7 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     # hashed keys: every matched pair must hold the same id (which also proves the
     # keys the same); each half of b in its own thread
     half = len(b) // 2
-    same = _both(lambda at: _same_ids(a, where, b, at), range(half), range(half, len(b)))
+    same = both(lambda at: _same_ids(a, where, b, at), range(half), range(half, len(b)), size=half)
     return where if all(same) else None
 
 
