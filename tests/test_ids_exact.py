@@ -537,7 +537,7 @@ def test_a_missing_score_column_lists_the_file_columns(tmp_path: Path) -> None:
 def test_large_sparse_integers_sorted_in_two_threads() -> None:
     """From ``MIN_SIZE`` ids the two sides are sorted at once: the same positions, and a
     repeat on either side still refused."""
-    from ereval.io._threads import MIN_SIZE
+    from ereval._threads import MIN_SIZE
 
     rng = np.random.default_rng(11)
     n = MIN_SIZE + 1

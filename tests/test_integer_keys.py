@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ereval import InputTypeError
 from ereval.contingency import ContingencyTable, contingency_table
 from ereval.io import KeyParts, as_membership, integer_keys
-from ereval.io import _keys as keys_module
+from ereval.io import _integer_keys as keys_module
 
 FIELDS = ("rows", "cols", "counts", "true_sizes", "pred_sizes")
 
@@ -171,7 +171,7 @@ def test_a_membership_of_a_key_makes_its_text_on_first_use() -> None:
 def test_large_keys_are_numbered_in_two_threads() -> None:
     """From ``MIN_SIZE`` records each side is read and numbered in its own thread: the
     same table as the keys' text, on two sides of different records."""
-    from ereval.io._threads import MIN_SIZE
+    from ereval._threads import MIN_SIZE
 
     rng = np.random.default_rng(5)
     n = MIN_SIZE + 7

@@ -14,7 +14,6 @@ records, so ``a_i`` may exceed ``sum_j n_ij``.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Unpack
@@ -23,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._errors import InputError, InputTypeError
+from .._threads import both
 from .._validation import describe
 from ..io import (
     Alignment,
@@ -436,11 +436,12 @@ def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
     if ids is None or not (packable(ids[0], n_t) and packable(ids[1], n_p)):
         return sides, None
     same = bool(np.array_equal(ids[0], ids[1]))
-    work = [(ids[0], sides.t_codes, n_t), (ids[1], sides.p_codes, n_p)]
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ereval-pack") as pool:
-        later = pool.submit(pack_side, *work[1])
-        t_packed = pack_side(*work[0])
-        p_packed = later.result()
+    t_packed, p_packed = both(
+        lambda side: pack_side(*side),
+        (ids[0], sides.t_codes, n_t),
+        (ids[1], sides.p_codes, n_p),
+        size=len(t),
+    )
     # the codes, packed in place, are given up (the general path encodes them again)
     return replace(sides, t_codes=None, p_codes=None, t_packed=t_packed, p_packed=p_packed), same
 

@@ -56,12 +56,12 @@ from ._ids import (
     to_numpy,
     union,
 )
+from ._integer_keys import integer_keys
 from ._keys import (
     Columns,
     KeyParts,
     column_ids,
     column_names,
-    integer_keys,
     key_ids,
     keyed_frame,
     kinds_clash,

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -22,7 +21,6 @@ from .._errors import InputError, InputTypeError
 from .._optional import instance_of
 from .._validation import describe
 from ._ids import IdArray, IdType, cast_ids, check_no_missing, id_kind, to_arrow_ids, to_numpy
-from ._threads import both
 
 __all__ = [
     "Columns",
@@ -33,7 +31,6 @@ __all__ = [
     "describe_kinds",
     "id_kinds",
     "key_ids",
-    "integer_keys",
     "key_parts",
     "keyed_frame",
     "kinds_clash",
@@ -150,125 +147,6 @@ def key_parts(table: Any, cols: list[str], *, name: str) -> KeyParts:
                 f"integers or text; it holds {kind} values"
             )
     return KeyParts(tuple(cols), tuple(parts))
-
-
-#: The most distinct keys :func:`integer_keys` numbers (their codes then fit 62 bits).
-INTEGER_KEY_SPAN = 1 << 62
-
-
-def integer_keys(
-    a: KeyParts, b: KeyParts
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
-    """Two sides' keys of several columns as integers, equal exactly where the keys are
-    equal: each part coded from 0 over both sides (an integer part by its offset from
-    the least value, a text part by its place among both sides' distinct values), the
-    codes then numbered in mixed radix. ``None`` when the parts' kinds differ (the ids
-    are then compared as their text, which says why) or the codes would pass
-    :data:`INTEGER_KEY_SPAN`. Each side is read, then numbered, in its own thread;
-    only what each side holds (a range, a dictionary) is joined between.
-
-    Examples
-    --------
-    >>> a = KeyParts(("s", "n"), (pa.array(["x", "y"]), np.array([5, 7])))
-    >>> b = KeyParts(("s", "n"), (pa.array(["y", "z"]), np.array([7, 5])))
-    >>> [k.tolist() for k in integer_keys(a, b)]
-    [[0, 5], [5, 6]]
-    """
-    if a.kinds != b.kinds or any(k not in ("integer", "text") for k in a.kinds):
-        return None
-    size = max(len(a), len(b))
-    held_a, held_b = both(_held, a, b, size=size)
-    scales: list[_Scale] = []
-    span = 1
-    for x, y in zip(held_a, held_b, strict=True):
-        scale = _scale(x, y)
-        if scale is None or span * scale.size > INTEGER_KEY_SPAN:
-            return None
-        scales.append(scale)
-        span *= scale.size
-    return both(lambda side: _numbered(side, scales), held_a, held_b, size=size)
-
-
-@dataclass(frozen=True)
-class _Range:
-    """An integer part of one side and its least and greatest value (``None`` when
-    it is empty)."""
-
-    values: npt.NDArray[Any]
-    lo: int | None
-    hi: int | None
-
-
-#: What one side holds of a part: integers and their range, or text dictionary-encoded.
-_Held: TypeAlias = "_Range | pa.DictionaryArray"
-
-
-def _held(key: KeyParts) -> list[_Held]:
-    """Each part of one side: integers with their range, or text dictionary-encoded."""
-    out: list[_Held] = []
-    for part in key.parts:
-        if id_kind(part) == "integer":
-            values = np.asarray(part)
-            if values.size:
-                out.append(_Range(values, int(values.min()), int(values.max())))
-            else:
-                out.append(_Range(values, None, None))
-        else:
-            out.append(pc.dictionary_encode(pa.array(part)))
-    return out
-
-
-@dataclass(frozen=True)
-class _Scale:
-    """How one part is coded over both sides: integers from ``lo``, or text by its
-    place among ``values``; ``size`` codes in all."""
-
-    size: int
-    lo: int = 0
-    values: pa.Array | None = None
-
-
-def _scale(x: _Held, y: _Held) -> _Scale | None:
-    """The coding of one part from what both sides hold of it; ``None`` when its codes
-    would pass :data:`INTEGER_KEY_SPAN`."""
-    if not isinstance(x, _Range) and not isinstance(y, _Range):  # text on both sides
-        seen = [x.dictionary.cast(pa.large_string()), y.dictionary.cast(pa.large_string())]
-        values = pc.unique(pa.concat_arrays(seen))
-        return _Scale(max(len(values), 1), values=values)
-    if not (isinstance(x, _Range) and isinstance(y, _Range)):
-        return None  # integers against text (the kinds are checked alike before)
-    known = [v for v in (x.lo, x.hi, y.lo, y.hi) if v is not None]
-    if not known:
-        return _Scale(1)
-    lo, hi = min(known), max(known)
-    return None if hi - lo >= INTEGER_KEY_SPAN else _Scale(hi - lo + 1, lo=lo)
-
-
-def _numbered(held: list[_Held], scales: list[_Scale]) -> npt.NDArray[np.int64]:
-    """One side's keys in mixed radix: each part's code, scaled by the parts after."""
-    codes: npt.NDArray[np.int64] | None = None
-    for part, scale in zip(held, scales, strict=True):
-        if isinstance(part, _Range):
-            code = _offsets(part.values, scale.lo)
-        else:
-            dictionary = part.dictionary.cast(pa.large_string())
-            place = np.asarray(pc.index_in(dictionary, value_set=scale.values), dtype=np.int64)
-            code = place[np.asarray(part.indices)]
-        if codes is None:
-            codes = code
-        else:
-            codes *= scale.size
-            codes += code
-    return codes if codes is not None else np.zeros(0, dtype=np.int64)
-
-
-def _offsets(values: npt.NDArray[Any], lo: int) -> npt.NDArray[np.int64]:
-    """``values - lo`` as 64-bit integers (exact: the differences fit 62 bits)."""
-    if values.dtype == np.uint64 and lo >= 0:  # values past 2^63 fit once offset
-        return (values - np.uint64(lo)).astype(np.int64)
-    out = values.astype(np.int64)
-    out -= lo
-    return out
 
 
 def read_key(table: Any, cols: list[str], *, name: str) -> tuple[IdArray, KeyParts | None]:

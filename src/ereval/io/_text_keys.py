@@ -22,7 +22,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._threads import both
+from .._threads import both
 
 __all__ = ["same_set_positions", "text_codes", "text_offsets"]
 
