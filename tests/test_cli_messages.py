@@ -261,6 +261,12 @@ def test_cells_beyond_the_memory_limit_name_the_metrics_flag(
             "integer, unable to parse string as an integer; received 'two'; "
             "see 'ereval metrics --help'",
         ),
+        (  # the value as written, its case kept
+            ["metrics", T, P, "--threads", "Two, Three"],
+            "error: ereval metrics: invalid value for '--threads': input should be a valid "
+            "integer, unable to parse string as an integer; received 'Two, Three'; "
+            "see 'ereval metrics --help'",
+        ),
         (
             ["metrics", T, P, "--engine=gpu"],
             "error: ereval metrics: invalid value for '--engine': 'gpu' is not one of 'auto', "

@@ -256,9 +256,18 @@ def usage_message(command: str, exc: Any, args: Sequence[str]) -> str:
     if received is not None and repr(received) not in text:
         text += f"; received {received!r}"
     program = f"ereval {command}".strip()
-    text = re.sub(r"(^|: |, |\. )([A-Z])(?=[a-z])", lambda m: m[1] + m[2].lower(), text)
+    # click's sentence case, in the lower case of our messages: the first word, and the
+    # first of the reason after "Invalid value for '--x': " (values, quoted, untouched)
+    head, colon, reason = text.partition(": ")
+    text = _lower_first(head) + colon + _lower_first(reason)
     see = "" if "did you mean" in text else f"; see '{program} --help'"
     return f"{program}: {text}{see}"
+
+
+def _lower_first(text: str) -> str:
+    """``text`` with its first letter in lower case when it starts a word in lower case
+    (``Missing`` but not ``PRED``)."""
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
 def _received(opts: Sequence[str], args: Sequence[str]) -> str | None:
