@@ -36,11 +36,18 @@ from ._align import (
     locate_pairs,
     mismatch_error,
     read_sides,
-    release_arrow_memory,
     same_source,
     warn_if_identical,
 )
-from ._files import FileSpec, count_rows, file_spec, header, read_arrow, read_table
+from ._files import (
+    FileSpec,
+    count_rows,
+    file_spec,
+    header,
+    read_arrow,
+    read_table,
+    release_arrow_memory,
+)
 from ._ids import (
     IdArray,
     IdType,

@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from .._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .._validation import check_choice, describe, examples
+from ._files import release_arrow_memory
 from ._ids import (
     IdArray,
     IdType,
@@ -61,7 +62,6 @@ __all__ = [
     "locate_pairs",
     "mismatch_error",
     "read_sides",
-    "release_arrow_memory",
     "same_source",
     "warn_if_identical",
 ]
@@ -460,12 +460,6 @@ def _read_side(
     codes, labels = encode(m.cluster_ids)
     packed = None if pack is None else pack(m, codes, len(labels))
     return m, cols, (codes, labels), packed
-
-
-def release_arrow_memory() -> None:
-    """Give the memory Arrow's allocator holds but no longer uses back to the system
-    (it keeps freed blocks for its own reuse, which NumPy's arrays never get)."""
-    pa.default_memory_pool().release_unused()
 
 
 def _check_unique(records: IdArray, name: str) -> None:

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from .._errors import InputError
-from ._text_keys import text_offsets
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,6 +50,8 @@ __all__ = [
     "header",
     "read_arrow",
     "read_table",
+    "release_arrow_memory",
+    "text_offsets",
 ]
 
 FileFormat = Literal["csv", "parquet"]
@@ -304,6 +306,27 @@ def _read_files(names: list[str], files: list[Any]) -> pa.Table:
                 column.add(piece.column(k))
             del piece
     return pa.Table.from_arrays([column.finish() for column in joined], names=names)
+
+
+def text_offsets(a: pa.Array) -> npt.NDArray[Any] | None:
+    """The ``len(a) + 1`` offsets of a column of strings (or binaries), read from its
+    buffer without a copy, or ``None`` for another layout."""
+    if pa.types.is_string(a.type) or pa.types.is_binary(a.type):
+        kind: Any = np.int32
+    elif pa.types.is_large_string(a.type) or pa.types.is_large_binary(a.type):
+        kind = np.int64
+    else:
+        return None
+    buffers = a.buffers()
+    if buffers[1] is None:
+        return None
+    return np.frombuffer(buffers[1], dtype=kind)[a.offset : a.offset + len(a) + 1]
+
+
+def release_arrow_memory() -> None:
+    """Give the memory Arrow's allocator holds but no longer uses back to the system
+    (it keeps freed blocks for its own reuse, which NumPy's arrays never get)."""
+    pa.default_memory_pool().release_unused()
 
 
 #: The most bytes a text column of 32-bit offsets reaches (past it, the pieces are

@@ -25,7 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._errors import InputError, InputTypeError
-from ._text_keys import same_int_set_positions, same_set_positions, text_codes, text_offsets
+from ._files import text_offsets
+from ._text_keys import same_int_set_positions, same_set_positions, text_codes
 
 __all__ = [
     "IdArray",

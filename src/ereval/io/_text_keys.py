@@ -23,8 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._threads import both
+from ._files import release_arrow_memory, text_offsets
 
-__all__ = ["same_set_positions", "text_codes", "text_offsets"]
+__all__ = ["same_set_positions", "text_codes"]
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -77,21 +78,6 @@ def _consistent(parts: list[U64], codes: list[IntArray], n_codes: int) -> bool:
             if not np.array_equal(rep[c], words[:, k]):
                 return False
     return True
-
-
-def text_offsets(a: pa.Array) -> npt.NDArray[Any] | None:
-    """The ``len(a) + 1`` offsets of a column of strings (or binaries), read from its
-    buffer without a copy, or ``None`` for another layout."""
-    if pa.types.is_string(a.type) or pa.types.is_binary(a.type):
-        kind: Any = np.int32
-    elif pa.types.is_large_string(a.type) or pa.types.is_large_binary(a.type):
-        kind = np.int64
-    else:
-        return None
-    buffers = a.buffers()
-    if buffers[1] is None:
-        return None
-    return np.frombuffer(buffers[1], dtype=kind)[a.offset : a.offset + len(a) + 1]
 
 
 def _bytes_of(a: pa.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint8]] | None:
@@ -290,7 +276,7 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
 
     # both sides at once, in two threads (each side's keys sorted in place)
     got_a, got_b = both(sorted_keys, a, b, size=len(a))
-    pa.default_memory_pool().release_unused()  # the padded ids, freed in two threads
+    release_arrow_memory()  # the padded ids, freed in two threads
     if got_a is None or got_b is None:
         return None
     (ka, (order_a, distinct)), (kb, (order_b, _)) = got_a, got_b
