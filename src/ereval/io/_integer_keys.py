@@ -72,8 +72,17 @@ class _Range:
     hi: int | None
 
 
-#: What one side holds of a part: integers and their range, or text dictionary-encoded.
-_Held: TypeAlias = "_Range | pa.DictionaryArray"
+@dataclass(frozen=True)
+class _Text:
+    """A text part of one side dictionary-encoded: each value's index among its
+    distinct ``values``."""
+
+    indices: npt.NDArray[Any]
+    values: pa.Array
+
+
+#: What one side holds of a part.
+_Held: TypeAlias = _Range | _Text
 
 
 def _held(key: KeyParts) -> list[_Held]:
@@ -87,7 +96,9 @@ def _held(key: KeyParts) -> list[_Held]:
             else:
                 out.append(_Range(values, None, None))
         else:
-            out.append(pc.dictionary_encode(pa.array(part)))
+            encoded = pc.dictionary_encode(pa.array(part))
+            dictionary = encoded.dictionary.cast(pa.large_string())
+            out.append(_Text(np.asarray(encoded.indices), dictionary))
     return out
 
 
@@ -104,9 +115,8 @@ class _Scale:
 def _scale(x: _Held, y: _Held) -> _Scale | None:
     """The coding of one part from what both sides hold of it; ``None`` when its codes
     would pass :data:`INTEGER_KEY_SPAN`."""
-    if not isinstance(x, _Range) and not isinstance(y, _Range):  # text on both sides
-        seen = [x.dictionary.cast(pa.large_string()), y.dictionary.cast(pa.large_string())]
-        values = pc.unique(pa.concat_arrays(seen))
+    if isinstance(x, _Text) and isinstance(y, _Text):
+        values = pc.unique(pa.concat_arrays([x.values, y.values]))
         return _Scale(max(len(values), 1), values=values)
     if not (isinstance(x, _Range) and isinstance(y, _Range)):
         return None  # integers against text (the kinds are checked alike before)
@@ -124,9 +134,8 @@ def _numbered(held: list[_Held], scales: list[_Scale]) -> npt.NDArray[np.int64]:
         if isinstance(part, _Range):
             code = _offsets(part.values, scale.lo)
         else:
-            dictionary = part.dictionary.cast(pa.large_string())
-            place = np.asarray(pc.index_in(dictionary, value_set=scale.values), dtype=np.int64)
-            code = place[np.asarray(part.indices)]
+            place = np.asarray(pc.index_in(part.values, value_set=scale.values), dtype=np.int64)
+            code = place[part.indices]
         if codes is None:
             codes = code
         else:
