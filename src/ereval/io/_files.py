@@ -308,14 +308,21 @@ def _read_files(names: list[str], files: list[Any]) -> pa.Table:
     return pa.Table.from_arrays([column.finish() for column in joined], names=names)
 
 
+def _offsets_type(kind: pa.DataType) -> Any:
+    """The NumPy type of the offsets of a column of strings (or binaries) of Arrow type
+    ``kind``, or ``None`` for another type."""
+    if pa.types.is_string(kind) or pa.types.is_binary(kind):
+        return np.int32
+    if pa.types.is_large_string(kind) or pa.types.is_large_binary(kind):
+        return np.int64
+    return None
+
+
 def text_offsets(a: pa.Array) -> npt.NDArray[Any] | None:
     """The ``len(a) + 1`` offsets of a column of strings (or binaries), read from its
     buffer without a copy, or ``None`` for another layout."""
-    if pa.types.is_string(a.type) or pa.types.is_binary(a.type):
-        kind: Any = np.int32
-    elif pa.types.is_large_string(a.type) or pa.types.is_large_binary(a.type):
-        kind = np.int64
-    else:
+    kind = _offsets_type(a.type)
+    if kind is None:
         return None
     buffers = a.buffers()
     if buffers[1] is None:
@@ -358,7 +365,7 @@ class _Joined:
         self.text: _Text | None = None
         if pa.types.is_integer(kind) or kind in (pa.float32(), pa.float64()):
             self.buffer = np.empty(size, dtype=np.dtype(kind.to_pandas_dtype()))
-        elif _Text.holds(kind):
+        elif _offsets_type(kind) is not None:
             self.text = _Text(kind, size, encoded_bytes)
         self.at = 0
         self.chunks: list[pa.Array] = []
@@ -398,23 +405,11 @@ class _Text:
 
     def __init__(self, kind: pa.DataType, size: int, encoded_bytes: int) -> None:
         self.kind = kind
-        wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
-        self.limit = np.iinfo(np.int64).max if wide else NARROW_REACH
-        self.offsets = np.zeros(size + 1, dtype=np.int64 if wide else np.int32)
+        offsets = _offsets_type(kind)
+        self.limit = NARROW_REACH if offsets is np.int32 else np.iinfo(np.int64).max
+        self.offsets = np.zeros(size + 1, dtype=offsets)
         self.data = np.empty(max(encoded_bytes, 1 << 16), dtype=np.uint8)
         self.rows = 0
-
-    @staticmethod
-    def holds(kind: pa.DataType) -> bool:
-        return any(
-            test(kind)
-            for test in (
-                pa.types.is_string,
-                pa.types.is_large_string,
-                pa.types.is_binary,
-                pa.types.is_large_binary,
-            )
-        )
 
     def add(self, chunk: pa.Array) -> bool:
         """Copy ``chunk`` in; ``False`` (nothing copied) for a chunk with nulls, of
