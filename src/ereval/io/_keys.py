@@ -85,20 +85,26 @@ def column_ids(values: Any) -> IdArray:
     return to_arrow_ids(values)
 
 
-def _json_part(arr: IdArray, *, name: str, column: str, as_text: bool = False) -> pa.Array:
+def _part_kind(arr: IdArray, *, name: str, column: str) -> str:
+    """The kind of a key's part, ``"integer"`` or ``"text"``; any other is refused."""
     kind = id_kind(arr)
+    if kind not in ("integer", "text"):
+        raise InputTypeError(
+            f"'{name}': column '{column}' of a key made of several columns must hold "
+            f"integers or text; it holds {kind} values"
+        )
+    return kind
+
+
+def _json_part(arr: IdArray, *, name: str, column: str, as_text: bool = False) -> pa.Array:
+    kind = _part_kind(arr, name=name, column=column)
     if kind == "integer" and as_text:
         arr, kind = pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.large_string()), "text"
     if kind == "text":
         text = pc.replace_substring(pc.cast(arr, pa.large_string()), "\\", "\\\\")
         text = pc.replace_substring(text, '"', '\\"')
         return pc.binary_join_element_wise(_lit('"'), text, _lit('"'), _lit(""))
-    if kind == "integer":
-        return pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.large_string())
-    raise InputTypeError(
-        f"'{name}': column '{column}' of a key made of several columns must hold integers "
-        f"or text; it holds {kind} values"
-    )
+    return pc.cast(pa.array(np.asarray(arr, dtype=np.int64)), pa.large_string())
 
 
 def _lit(text: str) -> pa.Scalar:
@@ -140,12 +146,7 @@ def key_parts(table: Any, cols: list[str], *, name: str) -> KeyParts:
     for c, part in zip(cols, parts, strict=True):
         check_no_missing(part, name=name, what=f"values in key column '{c}'")
     for c, part in zip(cols, parts, strict=True):
-        kind = id_kind(part)
-        if kind not in ("integer", "text"):
-            raise InputTypeError(
-                f"'{name}': column '{c}' of a key made of several columns must hold "
-                f"integers or text; it holds {kind} values"
-            )
+        _part_kind(part, name=name, column=c)
     return KeyParts(tuple(cols), tuple(parts))
 
 
