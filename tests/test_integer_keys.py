@@ -181,3 +181,30 @@ def test_large_keys_are_numbered_in_two_threads() -> None:
     p = pool.iloc[50:].assign(cluster_id=rng.integers(0, n // 4, n - 50) + n).sample(frac=1.0)
     got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
     _same(got, contingency_table(_json(t), _json(p), on_mismatch="twinless"))
+
+
+def test_a_side_that_does_not_pack_sends_both_the_general_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When one side's numbers do not pack (their range and codes past 63 bits), the
+    other side's codes, already packed in place, are not used: the general path
+    encodes both again and gives the table of the keys' text."""
+    from ereval.contingency import _table
+
+    t = pd.DataFrame(
+        {"source": ["a", "a", "b", "b"], "uid": [1, 2, 1, 2], "cluster_id": [1, 2, 1, 3]}
+    )
+    p = pd.DataFrame(
+        {"source": ["b", "a", "b", "a"], "uid": [2, 1, 1, 2], "cluster_id": [8, 7, 7, 8]}
+    )
+    pack = _table.pack_side
+    packed: list[bool] = []
+
+    def pack_truth_only(records: np.ndarray, codes: np.ndarray, n_codes: int) -> object:
+        packed.append(not packed)
+        return pack(records, codes, n_codes) if packed[-1] else None
+
+    monkeypatch.setattr(_table, "pack_side", pack_truth_only)
+    got = contingency_table(t, p, record_col=["source", "uid"])
+    assert packed == [True, False]
+    _same(got, contingency_table(_json(t), _json(p)))

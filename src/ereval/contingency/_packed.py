@@ -38,7 +38,6 @@ __all__ = [
     "cells_of_sorted",
     "matched_cells",
     "pack_side",
-    "packable",
     "packed_cells",
     "paired_cells",
 ]
@@ -67,21 +66,6 @@ class PackedSide:
         return int(self.keys.shape[0])
 
 
-def packable(records: Any, n_codes: int) -> bool:
-    """Whether :func:`pack_side` packs ``records`` with ``n_codes`` cluster codes: a
-    non-empty NumPy array of integers below 2^63 whose range and codes fit 63 bits."""
-    return _fit(records, n_codes) is not None
-
-
-def _fit(records: Any, n_codes: int) -> tuple[int, int, int] | None:
-    """The least and greatest record and the codes' bits of :func:`packable` records."""
-    if not isinstance(records, np.ndarray) or records.dtype.kind not in "iu" or records.size == 0:
-        return None
-    lo, hi = int(records.min()), int(records.max())
-    shift = max(int(n_codes - 1).bit_length(), 1)
-    return None if hi >= 2**63 or (hi - lo) >> (63 - shift) else (lo, hi, shift)
-
-
 def pack_side(records: Any, codes: IntArray, n_codes: int) -> PackedSide | None:
     """Pack integer ``records`` with their cluster ``codes`` (``0 <= code < n_codes``)
     into sorted keys, written over ``codes`` (which the caller gives up); ``None`` when
@@ -94,12 +78,14 @@ def pack_side(records: Any, codes: IntArray, n_codes: int) -> PackedSide | None:
     >>> side.keys.tolist(), side.shift, side.lo
     ([0, 3, 5], 1, 10)
     """
-    fit = _fit(records, n_codes)
-    if fit is None:
+    if not isinstance(records, np.ndarray) or records.dtype.kind not in "iu" or records.size == 0:
         return None
     if codes.dtype != np.int64 or codes.shape != records.shape or not codes.flags.writeable:
         return None
-    lo, hi, shift = fit
+    lo, hi = int(records.min()), int(records.max())
+    shift = max(int(n_codes - 1).bit_length(), 1)
+    if hi >= 2**63 or (hi - lo) >> (63 - shift):
+        return None
     for start in range(0, records.shape[0], BLOCK):
         part = slice(start, start + BLOCK)
         rel = records[part].astype(np.int64)

@@ -45,7 +45,6 @@ from ._packed import (
     PackedSide,
     cells_of_sorted,
     pack_side,
-    packable,
     packed_cells,
 )
 
@@ -432,17 +431,17 @@ def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
     ):
         return sides, None
     ids = integer_keys(t.key, p.key)
-    n_t, n_p = len(sides.t_labels), len(sides.p_labels)
-    if ids is None or not (packable(ids[0], n_t) and packable(ids[1], n_p)):
+    if ids is None:
         return sides, None
     same = bool(np.array_equal(ids[0], ids[1]))
     t_packed, p_packed = both(
         lambda side: pack_side(*side),
-        (ids[0], sides.t_codes, n_t),
-        (ids[1], sides.p_codes, n_p),
+        (ids[0], sides.t_codes, len(sides.t_labels)),
+        (ids[1], sides.p_codes, len(sides.p_labels)),
         size=len(t),
     )
-    # the codes, packed in place, are given up (the general path encodes them again)
+    # the codes, packed in place, are given up: if one side did not pack, the general
+    # path encodes both again
     return replace(sides, t_codes=None, p_codes=None, t_packed=t_packed, p_packed=p_packed), same
 
 
