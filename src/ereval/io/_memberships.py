@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -122,11 +122,10 @@ class Membership:
     @property
     def record_ids(self) -> IdArray:
         """The record ids as read; for a key of several columns, each key's JSON text."""
-        if self._record_ids is None:
-            if self.key is None:  # pragma: no cover (refused by the constructor)
-                raise InputTypeError("Membership: no record ids")
-            self._record_ids = self.key.joined(name="record_col")
-        return self._record_ids
+        ids = self._record_ids
+        if ids is None:  # a key's parts, given without their text (see the constructor)
+            ids = self._record_ids = cast(KeyParts, self.key).joined(name="record_col")
+        return ids
 
     def __repr__(self) -> str:
         return (
@@ -232,7 +231,7 @@ def _finalise(
     checked = [(clusters, "cluster ids")]
     if records is not None:
         checked.insert(0, (records, "record ids"))
-    n = len(records) if records is not None else len(key) if key is not None else 0
+    n = len(records if records is not None else cast(KeyParts, key))
     if n != len(clusters):
         raise InputError(f"'{name}': {n} record ids but {len(clusters)} cluster ids")
     if n == 0 and not allow_empty:
