@@ -208,3 +208,36 @@ def test_a_side_that_does_not_pack_sends_both_the_general_way(
     got = contingency_table(t, p, record_col=["source", "uid"])
     assert packed == [True, False]
     _same(got, contingency_table(_json(t), _json(p)))
+
+
+def test_a_text_part_of_ids_of_its_own_is_left_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text part whose first values are mostly distinct (ids of its own, not a data
+    set's name) is not numbered: its dictionaries would cost more than the keys'
+    text. A part of few values is, and so is a short column."""
+    monkeypatch.setattr(keys_module, "SAMPLE", 64)
+    n = 200
+    ids = pa.array([f"id-{i:05d}" for i in range(n)])
+    names = pa.array(["left", "right"] * (n // 2))
+    numbers = np.arange(n)
+    assert (
+        integer_keys(KeyParts(("s", "u"), (names, ids)), KeyParts(("s", "u"), (names, ids))) is None
+    )
+    mostly = pa.array([f"s{i % 8}" for i in range(n)])  # 8 distinct of 64: one in 8
+    numbered = integer_keys(
+        KeyParts(("s", "n"), (mostly, numbers)), KeyParts(("s", "n"), (mostly, numbers))
+    )
+    assert numbered is not None
+    short = KeyParts(("s", "u"), (names[:63], ids[:63]))
+    assert integer_keys(short, short) is not None
+    # left as text, the table is still that of the keys' text
+    t = pd.DataFrame(
+        {"source": names.to_pylist(), "uid": ids.to_pylist(), "cluster_id": numbers // 3}
+    )
+    p = t.assign(cluster_id=numbers // 4 + 1000).iloc[::-1]
+    got = contingency_table(t, p, record_col=["source", "uid"])
+    key = [f'["{s}","{u}"]' for s, u in zip(t["source"], t["uid"], strict=True)]
+    expected = contingency_table(
+        pd.DataFrame({"record_id": key, "cluster_id": t["cluster_id"]}),
+        pd.DataFrame({"record_id": key[::-1], "cluster_id": p["cluster_id"]}),
+    )
+    _same(got, expected)
