@@ -4,6 +4,7 @@ counted from them: the same as the table of the keys' JSON text, record for reco
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,9 @@ from hypothesis import strategies as st
 from ereval import InputTypeError
 from ereval.contingency import ContingencyTable, contingency_table
 from ereval.io import KeyParts, as_membership, integer_keys
+from ereval.io import _hashed_keys as hashed_module
 from ereval.io import _integer_keys as keys_module
+from ereval.io._hashed_keys import hashed_keys
 
 FIELDS = ("rows", "cols", "counts", "true_sizes", "pred_sizes")
 
@@ -52,20 +55,81 @@ def test_integer_keys_are_equal_exactly_where_the_keys_are(
     assert min(codes) >= 0 and got[0].dtype == got[1].dtype == np.int64
 
 
-def test_integer_keys_refuse_what_they_cannot_number(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_integer_keys_past_62_bits_are_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
     text_int = KeyParts(("s", "n"), (pa.array(["x"]), np.array([1])))
     int_int = KeyParts(("s", "n"), (np.array([1]), np.array([1])))
     assert integer_keys(text_int, int_int) is None  # kinds differ: compared as text instead
+    # 2^62 + 1 values by 2^62 + 1: past 2^62, so numbered by position instead
     wide = KeyParts(("s", "n"), (np.array([0, 2**62]), np.array([0, 2**62])))
-    assert integer_keys(wide, wide) is None  # 2^62 + 1 values by 2^62 + 1: past 2^62
+    reversed_wide = KeyParts(("s", "n"), (np.array([2**62, 0]), np.array([2**62, 0])))
+    assert [k.tolist() for k in integer_keys(wide, reversed_wide)] == [[0, 1], [1, 0]]  # type: ignore[union-attr]
     # unsigned ids past 2^63 are numbered from their least
     big = KeyParts(("s", "n"), (pa.array(["x", "x"]), np.array([2**63 + 5, 2**63], np.uint64)))
     assert [k.tolist() for k in integer_keys(big, big)] == [[5, 0], [5, 0]]  # type: ignore[union-attr]
     monkeypatch.setattr(keys_module, "INTEGER_KEY_SPAN", 5)
     small = KeyParts(("s", "n"), (pa.array(["x", "y"]), np.array([1, 3])))
-    assert integer_keys(small, small) is None  # 2 values by 3: past 5
+    other = KeyParts(("s", "n"), (pa.array(["y", "z"]), np.array([3, 1])))
+    assert [k.tolist() for k in integer_keys(small, other)] == [[0, 1], [1, 2]]  # type: ignore[union-attr]
     narrow = KeyParts(("s", "n"), (pa.array(["x", "y"]), np.array([1, 2])))
     assert [k.tolist() for k in integer_keys(narrow, narrow)] == [[0, 3], [0, 3]]  # type: ignore[union-attr]
+    # past 2^62 and with unsigned ids past 2^63: neither way applies
+    huge = KeyParts(("s", "n"), (np.array([0, 2**62]), np.array([2**63, 1], np.uint64)))
+    assert integer_keys(huge, huge) is None
+
+
+ASCII = st.sampled_from(["", "a", "b", "ab", '"', "\\", "a,b", "[1]", "x" * 9, "x" * 17])
+WIDE = st.sampled_from([0, 1, -1, 2**62, -(2**63), 2**63 - 1, 10**12])
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), kinds=st.lists(st.sampled_from(["text", "integer"]), min_size=2, max_size=3))
+def test_hashed_keys_are_equal_exactly_where_the_keys_are(
+    data: st.DataObject, kinds: list[str]
+) -> None:
+    """Keys hashed over both sides (short ASCII text, integers of any size): any two
+    keys get one number if and only if they are equal (a brute force over every
+    pair); a key given twice on one side is not numbered."""
+    part = {"text": ASCII, "integer": WIDE}
+    key = st.tuples(*(part[k] for k in kinds))
+    left = data.draw(st.lists(key, min_size=1, max_size=25))
+    right = data.draw(st.lists(key, min_size=1, max_size=25))
+    got = hashed_keys(_parts(left, tuple(kinds)), _parts(right, tuple(kinds)))
+    if len(set(left)) < len(left) or len(set(right)) < len(right):
+        assert got is None
+        return
+    assert got is not None
+    codes = [*got[0].tolist(), *got[1].tolist()]
+    keys = [*left, *right]
+    for i in range(len(keys)):
+        for j in range(len(keys)):
+            assert (codes[i] == codes[j]) == (keys[i] == keys[j])
+    assert got[0].tolist() == list(range(len(left)))  # the first side by position
+    assert sorted(set(codes)) == list(range(len(set(keys))))  # then the second's own
+
+
+def test_hashed_keys_check_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hashes are never trusted: keys of one side that share a hash, or keys of both
+    sides that share one but differ, are not numbered, and the table is still that of
+    the keys' text."""
+    a = KeyParts(("s", "u"), (pa.array(["x", "y", "z"]), np.array([1, 2, 3])))
+    b = KeyParts(("s", "u"), (pa.array(["z", "y", "w"]), np.array([3, 2, 1])))
+    assert [k.tolist() for k in hashed_keys(a, b)] == [[0, 1, 2], [2, 1, 3]]  # type: ignore[union-attr]
+    with monkeypatch.context() as patch:  # every key of a side one hash
+        patch.setattr(hashed_module, "_keys", lambda words: np.zeros(len(words), np.uint64))
+        assert hashed_keys(a, b) is None
+    with monkeypatch.context() as patch:  # each key hashed to its position: z=x, w=z, ...
+        patch.setattr(
+            hashed_module, "_hashes", lambda parts: np.arange(len(parts[0][0]), dtype=np.uint64)
+        )
+        assert hashed_keys(a, b) is None
+        shorter = KeyParts(("s", "u"), (pa.array(["x", "q"]), np.array([1, 5])))
+        assert hashed_keys(a, shorter) is None  # "q" matched with "y": refused
+        t = pd.DataFrame({"source": ["x", "y", "z"], "uid": [1, 2, 3], "cluster_id": [0, 0, 1]})
+        p = pd.DataFrame({"source": ["z", "y", "x"], "uid": [3, 2, 1], "cluster_id": [5, 6, 6]})
+        with monkeypatch.context() as few:
+            few.setattr(keys_module, "INTEGER_KEY_SPAN", 2)  # numbered by hashing
+            got = contingency_table(t, p, record_col=["source", "uid"])
+    _same(got, contingency_table(_json(t), _json(p)))
 
 
 def _json(frame: pd.DataFrame) -> pd.DataFrame:
@@ -74,6 +138,17 @@ def _json(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {"record_id": pd.array(key, dtype="string"), "cluster_id": frame["cluster_id"]}
     )
+
+
+def _spy(numbered: list[bool]) -> Callable[[KeyParts, KeyParts], object]:
+    """:func:`hashed_keys`, noting in ``numbered`` whether each call numbered the keys."""
+
+    def spy(a: KeyParts, b: KeyParts) -> object:
+        got = hashed_keys(a, b)
+        numbered.append(got is not None)
+        return got
+
+    return spy
 
 
 def _same(a: ContingencyTable, b: ContingencyTable) -> None:
@@ -86,12 +161,14 @@ def _same(a: ContingencyTable, b: ContingencyTable) -> None:
     seed=st.integers(0, 2**32 - 1),
     policy=st.sampled_from(["error", "twinless", "intersection", "singletons"]),
     repeat=st.sampled_from([None, "truth", "pred"]),
+    hashed=st.booleans(),
 )
 def test_the_table_of_keys_is_that_of_their_text(
-    seed: int, policy: str, repeat: str | None
+    seed: int, policy: str, repeat: str | None, hashed: bool
 ) -> None:
     """Two sides keyed by (text, integer), holding records of either side only and a
-    record twice on one side: the table, or the error, of the keys' JSON text."""
+    record twice on one side, numbered in mixed radix or by hashing: the table, or
+    the error, of the keys' JSON text."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 40))
     pool = pd.DataFrame(
@@ -110,13 +187,19 @@ def test_the_table_of_keys_is_that_of_their_text(
         frac=1.0, random_state=seed % 999
     )
     key = ["source", "uid"]
-    try:
-        expected = contingency_table(_json(t), _json(p), on_mismatch=policy)
-    except ValueError as exc:
-        with pytest.raises(type(exc), match=re.escape(str(exc))):
-            contingency_table(t, p, on_mismatch=policy, record_col=key)
-        return
-    got = contingency_table(t, p, on_mismatch=policy, record_col=key)
+    with pytest.MonkeyPatch.context() as patch:
+        numbered: list[bool] = []
+        if hashed:  # every text part taken to hold ids of its own
+            patch.setattr(keys_module, "SAMPLE", 1)
+            patch.setattr(keys_module, "hashed_keys", _spy(numbered))
+        try:
+            expected = contingency_table(_json(t), _json(p), on_mismatch=policy)
+        except ValueError as exc:
+            with pytest.raises(type(exc), match=re.escape(str(exc))):
+                contingency_table(t, p, on_mismatch=policy, record_col=key)
+            return
+        got = contingency_table(t, p, on_mismatch=policy, record_col=key)
+    assert numbered == ([True] if hashed else [])  # hashed when asked, and not refused
     if policy == "singletons":  # the lone records' columns: compared as a set of sizes
         assert sorted(got.pred_sizes.tolist()) == sorted(expected.pred_sizes.tolist())
         assert (
@@ -210,34 +293,58 @@ def test_a_side_that_does_not_pack_sends_both_the_general_way(
     _same(got, contingency_table(_json(t), _json(p)))
 
 
-def test_a_text_part_of_ids_of_its_own_is_left_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_text_part_of_ids_of_its_own_is_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
     """A text part whose first values are mostly distinct (ids of its own, not a data
-    set's name) is not numbered: its dictionaries would cost more than the keys'
-    text. A part of few values is, and so is a short column."""
+    set's name) is not numbered by dictionaries, which would cost more than the keys:
+    the keys are hashed, without their text. A part of few values is numbered, and
+    so is a short column."""
+    from ereval.contingency import _table
+
     monkeypatch.setattr(keys_module, "SAMPLE", 64)
     n = 200
     ids = pa.array([f"id-{i:05d}" for i in range(n)])
     names = pa.array(["left", "right"] * (n // 2))
     numbers = np.arange(n)
-    assert (
-        integer_keys(KeyParts(("s", "u"), (names, ids)), KeyParts(("s", "u"), (names, ids))) is None
-    )
+    numbered: list[bool] = []
+    monkeypatch.setattr(keys_module, "hashed_keys", _spy(numbered))
     mostly = pa.array([f"s{i % 8}" for i in range(n)])  # 8 distinct of 64: one in 8
-    numbered = integer_keys(
+    by_parts = integer_keys(
         KeyParts(("s", "n"), (mostly, numbers)), KeyParts(("s", "n"), (mostly, numbers))
     )
-    assert numbered is not None
     short = KeyParts(("s", "u"), (names[:63], ids[:63]))
-    assert integer_keys(short, short) is not None
-    # left as text, the table is still that of the keys' text
+    assert by_parts is not None and integer_keys(short, short) is not None and not numbered
     t = pd.DataFrame(
         {"source": names.to_pylist(), "uid": ids.to_pylist(), "cluster_id": numbers // 3}
     )
-    p = t.assign(cluster_id=numbers // 4 + 1000).iloc[::-1]
-    got = contingency_table(t, p, record_col=["source", "uid"])
+    p = t.assign(cluster_id=numbers // 4 + 1000).iloc[::-1].iloc[5:]
+    with monkeypatch.context() as patch:  # neither the general path nor the keys' text
+        patch.setattr(_table, "aligned", AssertionError)
+        patch.setattr(KeyParts, "joined", AssertionError)
+        got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
+    assert numbered == [True]
     key = [f'["{s}","{u}"]' for s, u in zip(t["source"], t["uid"], strict=True)]
     expected = contingency_table(
         pd.DataFrame({"record_id": key, "cluster_id": t["cluster_id"]}),
-        pd.DataFrame({"record_id": key[::-1], "cluster_id": p["cluster_id"]}),
+        pd.DataFrame({"record_id": key[::-1][5:], "cluster_id": p["cluster_id"]}),
+        on_mismatch="twinless",
     )
     _same(got, expected)
+
+
+def test_large_hashed_keys_in_two_threads() -> None:
+    """From ``MIN_SIZE`` records, keys of a text id and a number hashed in two threads
+    on two sides of different records: the table of the keys' text."""
+    from ereval._threads import MIN_SIZE
+
+    rng = np.random.default_rng(9)
+    n = MIN_SIZE + 11
+    pool = pd.DataFrame({"source": [f"u{i:07x}" for i in range(n)], "uid": np.arange(n) % 5})
+    t = pool.iloc[: n - 100].assign(cluster_id=rng.integers(0, n // 3, n - 100))
+    p = pool.iloc[80:].assign(cluster_id=rng.integers(0, n // 3, n - 80) + n).sample(frac=1.0)
+    numbered: list[bool] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(keys_module, "SAMPLE", 1024)  # fewer records than the sample
+        patch.setattr(keys_module, "hashed_keys", _spy(numbered))
+        got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
+    assert numbered == [True]
+    _same(got, contingency_table(_json(t), _json(p), on_mismatch="twinless"))

@@ -6,7 +6,9 @@ where the keys are equal. Each part is coded from 0 over both sides, an integer
 part by its offset from the least value, a text part by its place among both
 sides' distinct values, and the codes are numbered in mixed radix. Each side is
 read, then numbered, in its own thread; only what each side holds of a part (a
-range, a dictionary) is joined between.
+range, a dictionary) is joined between. Keys whose parts cannot be coded so (a
+text part of ids of its own, codes past 62 bits) are numbered by hashing
+(:mod:`ereval.io._hashed_keys`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._threads import both
+from ._hashed_keys import hashed_keys
 from ._ids import id_kind
 from ._keys import KeyParts
 
@@ -29,8 +32,8 @@ __all__ = ["INTEGER_KEY_SPAN", "integer_keys"]
 INTEGER_KEY_SPAN = 1 << 62
 #: The first values of a text part looked at: when more than one in
 #: :data:`MOST_DISTINCT` of them differ, the part is taken to hold ids of its own, whose
-#: dictionaries cost more than the keys' text (two sides of 10^7 keys of a data set
-#: and a 12-character id: 18.5 CPU s numbered, 13-15 as text).
+#: dictionaries cost more than hashing the keys (two sides of 10^7 keys of a data set
+#: and a 12-character id: 18.5 CPU s numbered by dictionaries, 13-15 as text).
 SAMPLE = 1 << 16
 MOST_DISTINCT = 8
 
@@ -41,11 +44,14 @@ def integer_keys(
     """Two sides' keys of several columns as integers, equal exactly where the keys are
     equal: each part coded from 0 over both sides (an integer part by its offset from
     the least value, a text part by its place among both sides' distinct values), the
-    codes then numbered in mixed radix. ``None`` when the parts' kinds differ (the ids
-    are then compared as their text, which says why), when the codes would pass
-    :data:`INTEGER_KEY_SPAN`, or when a text part of many rows holds ids of its own
-    (see :data:`SAMPLE`). Each side is read, then numbered, in its own thread;
-    only what each side holds (a range, a dictionary) is joined between.
+    codes then numbered in mixed radix. Each side is read, then numbered, in its own
+    thread; only what each side holds (a range, a dictionary) is joined between.
+
+    When the codes would pass :data:`INTEGER_KEY_SPAN`, or a text part of many rows
+    holds ids of its own (see :data:`SAMPLE`), the keys are numbered by
+    :func:`~ereval.io._hashed_keys.hashed_keys` instead. ``None`` when the parts' kinds
+    differ (the ids are then compared as their text, which says why) and where
+    hashing does not apply.
 
     Examples
     --------
@@ -61,7 +67,7 @@ def integer_keys(
         for x, y, kind in zip(a.parts, b.parts, a.kinds, strict=True)
         if kind == "text"
     ):
-        return None
+        return hashed_keys(a, b)
     size = max(len(a), len(b))
     held_a, held_b = both(_held, a, b, size=size)
     scales: list[_Scale] = []
@@ -69,7 +75,7 @@ def integer_keys(
     for x, y in zip(held_a, held_b, strict=True):
         scale = _scale(x, y)
         if scale is None or span * scale.size > INTEGER_KEY_SPAN:
-            return None
+            return hashed_keys(a, b)
         scales.append(scale)
         span *= scale.size
     return both(lambda side: _numbered(side, scales), held_a, held_b, size=size)

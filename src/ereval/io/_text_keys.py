@@ -93,12 +93,13 @@ def _bytes_of(a: pa.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.uint8]] | N
     return offsets, np.frombuffer(buffers[2], dtype=np.uint8)[start:stop]
 
 
-def _width(arrays: list[pa.Array]) -> int | None:
+def _width(arrays: list[pa.Array], *, least: int = MIN_IDS) -> int | None:
     """The common row width (bytes, a multiple of 8) of the word layout, or ``None``:
     the lengths from the offsets, ASCII and no NUL byte checked on the bytes
-    themselves (a pass of NumPy over each buffer)."""
+    themselves (a pass of NumPy over each buffer). ``None`` also for fewer than
+    ``least`` ids in all."""
     n = sum(len(a) for a in arrays)
-    if n < MIN_IDS or any(a.null_count for a in arrays):
+    if n < max(least, 1) or any(a.null_count for a in arrays):
         return None
     longest, total = 0, 0
     for a in arrays:
