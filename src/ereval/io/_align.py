@@ -39,6 +39,7 @@ from ._ids import (
     int_offsets,
     same_id_set,
     same_ids,
+    smallest,
     take,
     to_numpy,
     union,
@@ -359,7 +360,9 @@ def aligned(sides: Sides) -> Alignment:
     if not (only_true.any() or only_pred.any()):
         return _alignment(records, true_of, pred_of, t_labels, p_labels, policy, n_src)
     if policy == "error" or (policy == "singletons" and only_pred.any()):
-        _raise_mismatch(records, only_true, only_pred, policy)
+        # under "singletons" the truth's own records are not at fault (they are completed)
+        at_fault = only_true if policy == "error" else np.zeros_like(only_true)
+        _raise_mismatch(records, at_fault, only_pred, policy)
     if n_src and only_pred.any() and policy == "twinless":
         ex = examples(to_numpy(take(records, np.flatnonzero(only_pred)[:3])))
         raise RecordMismatchError(
@@ -624,8 +627,9 @@ def _raise_mismatch(
     policy: MismatchPolicy = "error",
 ) -> None:
     n_t, n_p = int(only_true.sum()), int(only_pred.sum())
-    ex_t = to_numpy(take(union_ids, np.flatnonzero(only_true)[:3]))
-    ex_p = to_numpy(take(union_ids, np.flatnonzero(only_pred)[:3]))
+    # the smallest, as every engine shows them
+    ex_t = to_numpy(smallest(take(union_ids, np.flatnonzero(only_true))))
+    ex_p = to_numpy(smallest(take(union_ids, np.flatnonzero(only_pred))))
     raise mismatch_error(n_t, ex_t, n_p, ex_p, policy)
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "positions_to_arrow",
     "same_ids",
     "same_id_set",
+    "smallest",
     "take",
     "to_arrow_ids",
     "to_numpy",
@@ -203,6 +204,24 @@ def take(arr: IdArray, index: npt.NDArray[Any]) -> IdArray:
             index = np.flatnonzero(index)
         return arr.take(positions_to_arrow(index))
     return arr[index]
+
+
+def smallest(ids: IdArray, k: int = 3) -> IdArray:
+    """The ``k`` smallest of ``ids`` in increasing order, as SQL's ``ORDER BY ... LIMIT
+    k`` gives them (text by its bytes); the first ``k`` for ids of no common order.
+
+    Examples
+    --------
+    >>> smallest(np.array([5, 1, 9, 3, 7])).tolist(), smallest(pa.array(["b", "a,b", "B"])).to_pylist()
+    ([1, 3, 5], ['B', 'a,b', 'b'])
+    """
+    if isinstance(ids, pa.Array):
+        return ids.take(pc.bottom_k_unstable(ids, k=min(k, len(ids))))
+    try:
+        low = ids if len(ids) <= k else np.partition(ids, k - 1)[:k]
+        return np.sort(low)
+    except TypeError:  # ids of mutually unorderable types
+        return ids[:k]
 
 
 def same_ids(a: IdArray, b: IdArray) -> bool:
