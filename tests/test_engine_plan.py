@@ -464,3 +464,27 @@ def test_repeated_records_of_one_side_only_are_found_in_passes(tmp_path: Path, p
     with pytest.raises(InputError, match=r"^'pred' has 2 duplicate record ids \(e\.g\. '7', '8'\)"):
         evaluate(ok, pred_dup, engine=engine, on_mismatch="twinless")
     assert evaluate(ok, ok, engine=engine)["b3_f1"] == 1.0
+
+
+@pytest.mark.parametrize("widths", [("int32", "int64"), ("int8", "uint64"), ("int16", "int32")])
+def test_passes_find_equal_ids_read_in_two_widths(tmp_path: Path, widths: tuple[str, str]) -> None:
+    """DuckDB hashes a negative integer differently in each width: ids written as 32-bit
+    integers on one side and 64-bit on the other still meet in one pass."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ids = list(range(-60, 60)) if widths[1] != "uint64" else list(range(120))
+    paths = []
+    for name, width, order in (("t", widths[0], ids), ("p", widths[1], ids[::-1])):
+        table = pa.table(
+            {
+                "record_id": pa.array(order, getattr(pa, width)()),
+                "cluster_id": [i % 7 for i in order] if name == "t" else [i % 5 for i in order],
+            }
+        )
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+        paths.append(tmp_path / f"{name}.parquet")
+    expected = evaluate(*paths, metrics=list(CANONICAL_METRICS))
+    for passes in (1, 3, 7):
+        table = compute_table(DuckDBEngine(passes=passes), *paths)
+        _same(expected, evaluate(table, metrics=list(CANONICAL_METRICS)))

@@ -18,6 +18,7 @@ DataFrame reader, so :func:`source_sql` is DuckDB's only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +27,7 @@ from ..io import FileSpec
 __all__ = [
     "DUCKDB",
     "Dialect",
+    "PARTS",
     "SPARK",
     "SparkDialect",
     "alone_repeats_sql",
@@ -55,6 +57,7 @@ __all__ = [
     "mismatch_examples_sql",
     "missing_count_sql",
     "nulls_sql",
+    "parts_sql",
     "quote",
     "repeated_sql",
     "shared_twinless_sql",
@@ -223,6 +226,31 @@ def key_sql(
     return d.quote("[") + " || " + f" || {d.quote(',')} || ".join(parts) + " || " + d.quote("]")
 
 
+#: The column of a side's view holding the parts of a record key of several columns
+#: as one value (:func:`parts_sql`), which joins without the key's text.
+PARTS = "rk"
+
+
+def parts_sql(columns: list[str], kinds: list[str], *, as_text: bool = False) -> str:
+    """The parts of a key of several columns as one DuckDB struct (``{'k0': ..., 'k1':
+    ...}``), equal exactly where the keys' JSON text (:func:`key_sql`) is when both
+    sides' parts are of the same kinds: integer parts by value (whatever their width),
+    text parts as written; with ``as_text``, integer parts as their decimal text.
+
+    Examples
+    --------
+    >>> print(parts_sql(["s", "id"], ["text", "integer"], as_text=True))
+    {'k0': "s", 'k1': CAST("id" AS VARCHAR)}
+    """
+    fields = []
+    for k, (column, kind) in enumerate(zip(columns, kinds, strict=True)):
+        value = ident(column)
+        if as_text and kind == "integer":
+            value = f"CAST({value} AS VARCHAR)"
+        fields.append(f"'k{k}': {value}")
+    return "{" + ", ".join(fields) + "}"
+
+
 def side_sql(
     source: str,
     record: str,
@@ -248,17 +276,26 @@ def size_distribution_sql(side: str) -> str:
     )
 
 
-def nulls_sql(side: str, *, record_text: bool, cluster_text: bool) -> str:
+def nulls_sql(
+    side: str, *, record_text: bool, cluster_text: bool, parts: Sequence[bool] = ()
+) -> str:
     """Rows, missing record keys and missing cluster keys of ``side`` (empty text is missing).
 
     NULLs are counted as ``count(*) - count(key)``, which DuckDB answers from the
     statistics of Parquet files without reading the columns; only empty text needs
-    the values."""
-    empty_r = " + count(*) FILTER (WHERE r = '')" if record_text else ""
+    the values. ``parts``, for a record key of several columns, tells which of its
+    parts (the fields of :data:`PARTS`) are text: a key is missing where a part is
+    NULL, or empty text (its own text is never made here)."""
+    if parts:
+        missing = [f"{PARTS}.k{k} IS NULL" for k in range(len(parts))]
+        missing += [f"{PARTS}.k{k} = ''" for k, text in enumerate(parts) if text]
+        missing_r = f"count(*) FILTER (WHERE {' OR '.join(missing)})"
+    else:
+        missing_r = "count(*) - count(r)" + (
+            " + count(*) FILTER (WHERE r = '')" if record_text else ""
+        )
     empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
-    return (
-        f"SELECT count(*), count(*) - count(r){empty_r}, count(*) - count(c){empty_c} FROM {side}"
-    )
+    return f"SELECT count(*), {missing_r}, count(*) - count(c){empty_c} FROM {side}"
 
 
 def cells_sql(truth: str, pred: str) -> str:

@@ -448,7 +448,9 @@ class DuckDBDatabase(Database):
 
 
 class _Side:
-    """One clustering as the temporary view ``view(r, c)`` of a DuckDB connection."""
+    """One clustering as the temporary view ``view(r, c)`` of a DuckDB connection; a
+    record key of several columns also as its parts, the column ``rk``
+    (:func:`ereval.engines._dialect.parts_sql`), which joins without the key's text."""
 
     def __init__(self, con: Any, spec: SideSpec) -> None:
         self.con, self.spec = con, spec
@@ -528,12 +530,22 @@ class _Side:
         extra = tuple(
             (alias, _key(list(cols), types, name=self.name)[0]) for alias, cols in self.spec.extra
         )
+        parts: list[bool] = []  # for a key of several columns, which parts are text
+        if len(self.records) > 1 and not self.spec.pair:  # the key's parts, to join on
+            read = [_kind(types[c]) for c in self.records]
+            extra += ((sql.PARTS, sql.parts_sql(self.records, read, as_text=as_text)),)
+            parts = [kind == "text" for kind in read]
         self.con.execute(
             f"CREATE TEMP {kind} {self.view} AS "
             + sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra)
         )
         n, n_null_r, n_null_c = self.con.execute(
-            sql.nulls_sql(self.view, record_text=r_kind == "text", cluster_text=c_kind == "text")
+            sql.nulls_sql(
+                self.view,
+                record_text=r_kind == "text",
+                cluster_text=c_kind == "text",
+                parts=parts,
+            )
         ).fetchall()[0]
         if self.spec.pair:  # both are record ids
             n_null_r, n_null_c = n_null_r + n_null_c, 0

@@ -223,18 +223,35 @@ def in_passes(db: Any, rows: int, run: Callable[[int], T], *, leaves: Sequence[s
     return run(fallback)
 
 
-def _hash(key: str, kind: str) -> str:
-    # integers of every width hash alike in DuckDB; floats are compared as doubles
-    return f"hash(CAST({key} AS DOUBLE))" if kind == "float" else f"hash({key})"
+_FLOATS = ("FLOAT", "DOUBLE", "DECIMAL", "REAL")
+_INTEGERS = re.compile(r"^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$")
 
 
 def key_hash(con: Any, sides: Sequence[str]) -> str:
     """The SQL hash of the record key ``r`` of ``sides`` (views or queries in
-    parentheses) that puts equal keys in the same pass: keys of floats are hashed as
-    doubles (so that equal keys of two float types fall in the same pass)."""
+    parentheses) that puts equal keys in the same pass, whatever type each side reads
+    them as. DuckDB hashes a negative integer differently in each width (``-1`` as an
+    INTEGER and as a BIGINT): where the sides' types differ, integers are hashed as
+    HUGEINTs (every 64-bit value, exactly), floats as doubles, and a struct of a key's
+    parts field by field so."""
     types = [str(con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()[0][1]) for side in sides]
-    floats = any(t.startswith(("FLOAT", "DOUBLE", "DECIMAL", "REAL")) for t in types)
-    return _hash("r", "float" if floats else "other")
+    if any(t.startswith(_FLOATS) for t in types):
+        return "hash(CAST(r AS DOUBLE))"
+    if len(set(types)) == 1:
+        return "hash(r)"
+    structs = [_STRUCT.match(t) for t in types]
+    if all(s is not None for s in structs):
+        fields = [[f.split(" ", 1) for f in s.group(1).split(", ")] for s in structs if s]
+        kinds = list(zip(*fields, strict=True))  # each part: its (name, type) on every side
+        return "hash(" + ", ".join(_common(f"r.{part[0][0]}", part) for part in kinds) + ")"
+    return "hash(CAST(r AS HUGEINT))" if all(_INTEGERS.match(t) for t in types) else "hash(r)"
+
+
+def _common(value: str, typed: Sequence[Sequence[str]]) -> str:
+    """``value`` (a part of a key, ``(name, type)`` on each side) in one type for all."""
+    if len({t for _, t in typed}) > 1 and all(_INTEGERS.match(t) for _, t in typed):
+        return f"CAST({value} AS HUGEINT)"
+    return value
 
 
 #: DuckDB types that a Parquet file gives back as they were written (a HUGEINT,
@@ -244,6 +261,22 @@ _EXACT_IN_PARQUET = re.compile(
     r"^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
     r"FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|BLOB|DATE)$"
 )
+#: A struct of the parts of a key (:func:`ereval.engines._dialect.parts_sql`): its fields.
+_STRUCT = re.compile(r"^STRUCT\((.*)\)$")
+_FIELD = re.compile(r"^k\d+ (.+)$")
+
+
+def _exact_in_parquet(duck_type: str) -> bool:
+    """Whether a Parquet file gives back values of ``duck_type`` as they were written:
+    one of :data:`_EXACT_IN_PARQUET`, or a struct of the parts of a key whose
+    fields all are."""
+    struct = _STRUCT.match(duck_type)
+    if struct is None:
+        return _EXACT_IN_PARQUET.match(duck_type) is not None
+    fields = [_FIELD.match(field) for field in struct.group(1).split(", ")]
+    return all(f is not None and _EXACT_IN_PARQUET.match(f.group(1)) for f in fields)
+
+
 #: Bytes of DuckDB memory a row of a partition being written takes (its buffers).
 _WRITE_ROW_BYTES = 64
 #: The share of the memory limit the buffers of the partitions being written take.
@@ -281,7 +314,7 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> tuple[str, 
     hashed = key_hash(con, sides)
     con.execute(f"CREATE TEMP TABLE cells (tc {types[0][1]}, pc {types[1][1]}, n BIGINT)")
     counts = (planned, merge_count(planned))
-    if not all(_EXACT_IN_PARQUET.match(t) for side in types for t in side):
+    if not all(_exact_in_parquet(t) for side in types for t in side):
         return "cells", _cells_in_tables(con, sides, counts, hashed, oom)
     with con.scratch() as folder:
         return "cells", _cells_in_files(con, sides, counts, hashed, oom, Path(folder))

@@ -35,6 +35,7 @@ __all__ = [
     "check_side",
     "check_unique",
     "is_link_only",
+    "joined_sides",
     "key_of",
     "name_columns",
     "push_table",
@@ -254,6 +255,24 @@ def push_table(con: Any, name: str, table: Any) -> None:
         con.push(name, table)
     else:
         con.register(name, table)
+
+
+def joined_sides(
+    con: Any, views: tuple[str, str], dialect: sql.Dialect = sql.DUCKDB
+) -> tuple[str, str]:
+    """The two sides ``views`` as they are joined on their record key: each as
+    ``(SELECT rk AS r, c FROM view)`` when both hold the parts of keys of several
+    columns (:data:`ereval.engines._dialect.PARTS`, DuckDB only), which join without
+    the keys' text; the views themselves otherwise. What is shown of a record (an
+    error, an output) is read from the views' own ``r``."""
+    if dialect is not sql.DUCKDB:
+        return views
+    for view in views:
+        described = con.execute(f"DESCRIBE SELECT * FROM {view}").fetchall()
+        if sql.PARTS not in (str(row[0]) for row in described):
+            return views
+    t, p = (f"(SELECT {sql.PARTS} AS r, c FROM {view})" for view in views)
+    return t, p
 
 
 def column_of(con: Any, query: str) -> list[Any]:

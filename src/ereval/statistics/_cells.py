@@ -20,7 +20,7 @@ from .._validation import examples
 from ..contingency import ContingencyTable, SourcePairs
 from ..engines import _dialect as sql
 from ..engines._plan import alone_repeats, planned_cells
-from ..engines._sources import SideSpec, check_unique, column_of
+from ..engines._sources import SideSpec, check_unique, column_of, joined_sides
 from ..io import (
     MismatchPolicy,
     mismatch_error,
@@ -139,7 +139,7 @@ def checked_cells(
     (:func:`check_totals`); return the records on both sides, on the truth's only
     and on the prediction's only. With ``passes`` > 1 (DuckDB only) the join runs
     in that many passes over the records (:func:`ereval.engines._plan.planned_cells`)."""
-    t, p = views
+    t, p = joined_sides(con, views, dialect)
     alone = None
     if passes > 1:
         _, alone = planned_cells(con, (t, p), passes)
@@ -193,7 +193,9 @@ def check_totals(
         check_unique(con, p, "pred")
     sides = ((t, p, "truth", only_t), (p, t, "pred", only_p))
     if only_t or only_p:  # a record of one side only repeats
-        surplus = alone if alone is not None else alone_repeats(con, f"({sql.alone_sql(t, p)})")
+        if alone is None:
+            alone = alone_repeats(con, f"({sql.alone_sql(*joined_sides(con, views, dialect))})")
+        surplus = alone
         for (side, _, name, _), extra in zip(sides, surplus, strict=True):
             if extra:
                 check_unique(con, side, name)

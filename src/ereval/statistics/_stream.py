@@ -34,6 +34,7 @@ from typing import Any
 
 from ..engines import _dialect as sql
 from ..engines._plan import planned_cells
+from ..engines._sources import joined_sides
 from ..io import MismatchPolicy
 from . import TableStatistics
 from ._cells import check_totals, checked_totals
@@ -81,7 +82,8 @@ def streamed_statistics(
     most = rows[0] + rows[1]  # records, and groups, once no record id repeats
     sides = [_Codes(_bounds(con, view, "c"), most) for view in views]
     common_only = policy == "intersection"
-    coded = (sides[0].coded(views[0]), sides[1].coded(views[1]))
+    joined = joined_sides(con, views)
+    coded = (sides[0].coded(joined[0]), sides[1].coded(joined[1]))
     alone = None
     if passes > 1:
         cells, alone = planned_cells(con, coded, passes)

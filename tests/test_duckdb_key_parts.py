@@ -1,0 +1,191 @@
+"""The DuckDB engine joins records keyed by several columns on the key's parts (a
+struct), not on the key's JSON text: the same tables, metrics and errors as the
+in-memory engine, which compares the keys' text."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ereval.engines import DuckDBEngine
+from ereval.engines._duckdb import DuckDBDatabase
+from ereval.metrics import CANONICAL_METRICS, evaluate
+from ereval.statistics import compute_statistics, compute_table
+
+KEY = ["src", "local"]
+TEXT = [" ", "a", "b", "a,b", '"', "\\", "é", "[1]", '"a",1']
+NUMBERS = [0, 1, -1, 7, 2**31 - 1, -(2**31)]
+
+
+def _write(path: Path, src: list[str], local: pa.Array, clusters: list[int]) -> Path:
+    pq.write_table(
+        pa.table({"src": pa.array(src, pa.string()), "local": local, "cluster_id": clusters}),
+        path,
+    )
+    return path
+
+
+def _same_metrics(expected: dict[str, float], got: dict[str, float]) -> None:
+    for name, a in expected.items():
+        b = got[name]
+        assert (math.isnan(a) and math.isnan(b)) or a == b, name
+
+
+@pytest.fixture
+def statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Every statement the DuckDB engine runs, in order."""
+    seen: list[str] = []
+    for method in ("execute", "fetch_batches", "fetch_arrow"):
+        original = getattr(DuckDBDatabase, method)
+
+        def spy(self: Any, query: str, *args: Any, _original: Any = original, **kw: Any) -> Any:
+            seen.append(query)
+            return _original(self, query, *args, **kw)
+
+        monkeypatch.setattr(DuckDBDatabase, method, spy)
+    yield seen
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.data(),
+    policy=st.sampled_from(["error", "twinless", "intersection", "singletons"]),
+    widths=st.sampled_from([("int32", "int64"), ("int64", "int64"), ("int64", "uint64")]),
+    passes=st.sampled_from([1, 3]),
+)
+def test_keys_joined_on_their_parts_match_their_text(
+    tmp_path: Path, data: st.DataObject, policy: str, widths: tuple[str, str], passes: int
+) -> None:
+    """Keys of (text, integer) with quotes, backslashes, commas and non-ASCII text, the
+    integer part typed differently on each side, records of one side only, in one pass
+    or three: the same metrics, or the same error, as the in-memory engine."""
+    pool = data.draw(
+        st.lists(
+            st.tuples(st.sampled_from(TEXT), st.sampled_from(NUMBERS)),
+            min_size=2,
+            max_size=30,
+            unique=True,
+        )
+    )
+    if widths[1] == "uint64":
+        pool = [(s, abs(n)) for s, n in pool]
+        pool = list(dict.fromkeys(pool))
+    in_t = data.draw(st.lists(st.booleans(), min_size=len(pool), max_size=len(pool)))
+    in_p = data.draw(st.lists(st.booleans(), min_size=len(pool), max_size=len(pool)))
+    in_t[0] = in_p[-1] = True
+    t_keys = [k for k, keep in zip(pool, in_t, strict=True) if keep]
+    p_keys = [k for k, keep in zip(pool, in_p, strict=True) if keep][::-1]
+    if data.draw(st.booleans()):  # a record twice in the prediction
+        p_keys.append(p_keys[0])
+    t_clusters = data.draw(st.lists(st.integers(0, 3), min_size=len(t_keys), max_size=len(t_keys)))
+    p_clusters = data.draw(st.lists(st.integers(0, 3), min_size=len(p_keys), max_size=len(p_keys)))
+    folder = tmp_path  # each example writes its files afresh
+    paths = [
+        _write(
+            folder / f"{name}.parquet",
+            [s for s, _ in keys],
+            pa.array([n for _, n in keys], getattr(pa, width)()),
+            clusters,
+        )
+        for name, keys, width, clusters in (
+            ("t", t_keys, widths[0], t_clusters),
+            ("p", p_keys, widths[1], p_clusters),
+        )
+    ]
+    opts: dict[str, Any] = {"record_col": KEY, "on_mismatch": policy}
+    names = list(CANONICAL_METRICS)
+    try:
+        expected = evaluate(*paths, metrics=names, **opts)
+    except ValueError as exc:
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            compute_table(DuckDBEngine(passes=passes), *paths, **opts)
+        return
+    table = compute_table(DuckDBEngine(passes=passes), *paths, **opts)
+    _same_metrics(expected, evaluate(table, metrics=names))
+    stats = compute_statistics(DuckDBEngine(passes=passes), *paths, **opts)
+    for name, a in expected.items():
+        b = evaluate(stats, metrics=[name])[name]
+        assert (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_the_join_reads_the_parts_and_errors_show_the_text(
+    tmp_path: Path, statements: list[str]
+) -> None:
+    """The join and the search for repeats read the parts (``rk``), never the keys'
+    text; a repeated key and the records of one side only are still named by their
+    JSON text, as the in-memory engine names them."""
+    t = _write(tmp_path / "t.parquet", ["a", "a", "b", 'q"'], pa.array([1, 2, 1, 5]), [0, 0, 1, 1])
+    p = _write(tmp_path / "p.parquet", ["b", "a", "a", "c"], pa.array([1, 2, 1, 9]), [3, 3, 4, 4])
+    got = evaluate(t, p, engine="duckdb", record_col=KEY, on_mismatch="twinless")
+    assert got == evaluate(t, p, record_col=KEY, on_mismatch="twinless")
+    joins = [q for q in statements if "JOIN" in q]
+    assert joins and all("rk AS r" in q for q in joins), joins
+    statements.clear()
+    shown = '["q\\"",5]'  # the key's JSON text: ["q\"",5]
+    message = re.escape(f"only in 'truth' (e.g. {shown!r})")
+    for engine in ("numpy", "duckdb"):
+        with pytest.raises(ValueError, match=message):
+            evaluate(t, p, engine=engine, record_col=KEY)
+    twice = _write(tmp_path / "twice.parquet", ["a", "a"], pa.array([1, 1]), [0, 1])
+    for engine in ("numpy", "duckdb"):
+        with pytest.raises(
+            ValueError, match=re.escape("""duplicate record ids (e.g. '["a",1]')""")
+        ):
+            evaluate(twice, twice, engine=engine, record_col=KEY)
+
+
+def test_text_against_integer_parts_match_as_text(tmp_path: Path) -> None:
+    """With ``id_type="string"``, an integer part on one side and the same digits as
+    text on the other are one key, joined on the parts as on the text."""
+    t = _write(tmp_path / "t.parquet", ["a", "a", "b"], pa.array([1, 2, 10]), [0, 0, 1])
+    p_table = pa.table({"src": ["b", "a", "a"], "local": ["10", "2", "1"], "cluster_id": [3, 4, 4]})
+    pq.write_table(p_table, tmp_path / "p.parquet")
+    p = tmp_path / "p.parquet"
+    opts: dict[str, Any] = {"record_col": KEY, "id_type": "string"}
+    expected = evaluate(t, p, **opts)
+    assert expected["pairwise_precision"] == 1.0  # (a,1) and (a,2) together on both sides
+    assert evaluate(t, p, engine="duckdb", **opts) == expected
+
+
+def test_a_key_of_one_text_column_joins_the_text_of_a_key_of_several(tmp_path: Path) -> None:
+    """One side keyed by a column of the keys' JSON text, the other by the key's parts:
+    the join is on the text (the one side has no parts), as in memory."""
+    t = _write(tmp_path / "t.parquet", ["a", "b"], pa.array(["x", "y"]), [0, 0])
+    keyed = pa.table({"record_id": ['["a","x"]', '["b","y"]'], "cluster_id": [5, 6]})
+    pq.write_table(keyed, tmp_path / "p.parquet")
+    p = tmp_path / "p.parquet"
+    opts: dict[str, Any] = {"truth_record_col": KEY, "pred_record_col": "record_id"}
+    expected = evaluate(t, p, **opts)
+    assert expected["pairwise_recall"] == 0.0
+    assert evaluate(t, p, engine="duckdb", **opts) == expected
+    assert np.isclose(expected["cluster_recall"], 0.0)
+
+
+def test_an_empty_part_is_a_missing_key_on_both_engines(tmp_path: Path) -> None:
+    """Empty text in a part of a key is a missing value, as in a key of one column:
+    both engines refuse it, DuckDB without making the keys' text."""
+    t = _write(tmp_path / "t.parquet", ["", "a"], pa.array([0, 1]), [0, 0])
+    p = _write(tmp_path / "p.parquet", ["a", ""], pa.array([1, 0]), [0, 1])
+    with pytest.raises(
+        ValueError, match=re.escape("'truth' has 1 missing values in key column 'src'")
+    ):
+        evaluate(t, p, record_col=KEY)
+    with pytest.raises(
+        ValueError, match=re.escape("'truth' has 1 missing record ids (empty, null")
+    ):
+        evaluate(t, p, engine="duckdb", record_col=KEY)
+    nulls = _write(tmp_path / "n.parquet", ["a", "b"], pa.array([1, None]), [0, 0])
+    with pytest.raises(ValueError, match=re.escape("'truth' has 1 missing record ids")):
+        evaluate(nulls, p, engine="duckdb", record_col=KEY)
