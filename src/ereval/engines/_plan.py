@@ -225,6 +225,9 @@ def in_passes(db: Any, rows: int, run: Callable[[int], T], *, leaves: Sequence[s
 
 _FLOATS = ("FLOAT", "DOUBLE", "DECIMAL", "REAL")
 _INTEGERS = re.compile(r"^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$")
+#: A struct of the parts of a key (:func:`ereval.engines._dialect.parts_sql`): its fields.
+_STRUCT = re.compile(r"^STRUCT\((.*)\)$")
+_FIELD = re.compile(r"^k\d+ (.+)$")
 
 
 def key_hash(con: Any, sides: Sequence[str]) -> str:
@@ -261,9 +264,6 @@ _EXACT_IN_PARQUET = re.compile(
     r"^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
     r"FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|BLOB|DATE)$"
 )
-#: A struct of the parts of a key (:func:`ereval.engines._dialect.parts_sql`): its fields.
-_STRUCT = re.compile(r"^STRUCT\((.*)\)$")
-_FIELD = re.compile(r"^k\d+ (.+)$")
 
 
 def _exact_in_parquet(duck_type: str) -> bool:
