@@ -1,6 +1,7 @@
 """The DuckDB engine joins records keyed by several columns on the key's parts (a
 struct), not on the key's JSON text: the same tables, metrics and errors as the
-in-memory engine, which compares the keys' text."""
+in-memory engine, which compares the keys' text. And every engine refuses a key
+with a missing part."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ereval.engines import DuckDBEngine
+from ereval.engines import DuckDBEngine, Engine
 from ereval.engines._duckdb import DuckDBDatabase
 from ereval.metrics import CANONICAL_METRICS, evaluate
 from ereval.statistics import compute_statistics, compute_table
@@ -173,19 +174,17 @@ def test_a_key_of_one_text_column_joins_the_text_of_a_key_of_several(tmp_path: P
     assert np.isclose(expected["cluster_recall"], 0.0)
 
 
-def test_an_empty_part_is_a_missing_key_on_both_engines(tmp_path: Path) -> None:
+@pytest.mark.each_engine(spark=True)
+def test_an_empty_part_is_a_missing_key_on_every_engine(
+    tmp_path: Path, engine: str, engine_object: Engine
+) -> None:
     """Empty text in a part of a key is a missing value, as in a key of one column:
-    both engines refuse it, DuckDB without making the keys' text."""
+    every engine refuses it (the SQL engines without making the keys' text, whose
+    JSON ``["",0]`` is not empty), and a NULL part."""
     t = _write(tmp_path / "t.parquet", ["", "a"], pa.array([0, 1]), [0, 0])
     p = _write(tmp_path / "p.parquet", ["a", ""], pa.array([1, 0]), [0, 1])
-    with pytest.raises(
-        ValueError, match=re.escape("'truth' has 1 missing values in key column 'src'")
-    ):
-        evaluate(t, p, record_col=KEY)
-    with pytest.raises(
-        ValueError, match=re.escape("'truth' has 1 missing record ids (empty, null")
-    ):
-        evaluate(t, p, engine="duckdb", record_col=KEY)
     nulls = _write(tmp_path / "n.parquet", ["a", "b"], pa.array([1, None]), [0, 0])
-    with pytest.raises(ValueError, match=re.escape("'truth' has 1 missing record ids")):
-        evaluate(nulls, p, engine="duckdb", record_col=KEY)
+    shown = "missing values in key column" if engine == "numpy" else "missing record ids"
+    for truth in (t, nulls):
+        with pytest.raises(ValueError, match=re.escape(f"'truth' has 1 {shown}")):
+            evaluate(truth, p, engine=engine_object, record_col=KEY, metrics=["pairwise"])

@@ -277,18 +277,18 @@ def size_distribution_sql(side: str) -> str:
 
 
 def nulls_sql(
-    side: str, *, record_text: bool, cluster_text: bool, parts: Sequence[bool] = ()
+    side: str, *, record_text: bool, cluster_text: bool, parts: Sequence[tuple[str, bool]] = ()
 ) -> str:
     """Rows, missing record keys and missing cluster keys of ``side`` (empty text is missing).
 
     NULLs are counted as ``count(*) - count(key)``, which DuckDB answers from the
     statistics of Parquet files without reading the columns; only empty text needs
-    the values. ``parts``, for a record key of several columns, tells which of its
-    parts (the fields of :data:`PARTS`) are text: a key is missing where a part is
-    NULL, or empty text (its own text is never made here)."""
+    the values. ``parts``, for a record key of several columns, are the SQL of each
+    of its parts in ``side`` and whether it is text: a key is missing where a part
+    is NULL, or empty text (its own text is never made here)."""
     if parts:
-        missing = [f"{PARTS}.k{k} IS NULL" for k in range(len(parts))]
-        missing += [f"{PARTS}.k{k} = ''" for k, text in enumerate(parts) if text]
+        missing = [f"{part} IS NULL" for part, _ in parts]
+        missing += [f"{part} = ''" for part, text in parts if text]
         missing_r = f"count(*) FILTER (WHERE {' OR '.join(missing)})"
     else:
         missing_r = "count(*) - count(r)" + (

@@ -530,11 +530,11 @@ class _Side:
         extra = tuple(
             (alias, _key(list(cols), types, name=self.name)[0]) for alias, cols in self.spec.extra
         )
-        parts: list[bool] = []  # for a key of several columns, which parts are text
+        parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
         if len(self.records) > 1 and not self.spec.pair:  # the key's parts, to join on
             read = [_kind(types[c]) for c in self.records]
             extra += ((sql.PARTS, sql.parts_sql(self.records, read, as_text=as_text)),)
-            parts = [kind == "text" for kind in read]
+            parts = [(f"{sql.PARTS}.k{k}", kind == "text") for k, kind in enumerate(read)]
         self.con.execute(
             f"CREATE TEMP {kind} {self.view} AS "
             + sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra)

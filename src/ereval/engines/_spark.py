@@ -390,10 +390,15 @@ class _Side:
             c_sql, c_kind = self._key(self.clusters, types)
         r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         extra = tuple((alias, self._key(list(cols), types)[0]) for alias, cols in self.spec.extra)
+        parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
+        if len(self.records) > 1 and not self.spec.pair:  # each part, for its missing values
+            for k, column in enumerate(self.records):
+                extra += ((f"{sql.PARTS}{k}", sql.ident(column, dialect=_D)),)
+                parts.append((f"{sql.PARTS}{k}", _kind(types[column]) == "text"))
         side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra, dialect=_D)
         self.run.register(self.view, self.run.spark.sql(side))
         query = sql.nulls_sql(
-            self.view, record_text=r_kind == "text", cluster_text=c_kind == "text"
+            self.view, record_text=r_kind == "text", cluster_text=c_kind == "text", parts=parts
         )
         try:
             n, n_null_r, n_null_c = self.run.rows(query)[0]
