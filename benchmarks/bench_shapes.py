@@ -27,7 +27,10 @@ The shapes:
   variants of B-cubed and CEAF are then reported too);
 * ``keys``: the dense shape keyed by two columns, a data set's name (four of
   them, as text) and an integer id within it (``--record-col source,local_id``;
-  the bare join is ``USING (source, local_id)``).
+  the bare join is ``USING (source, local_id)``);
+* ``textkeys``: the two-files shape keyed by two columns, a text id of each
+  record's own (the decimal text of a random 62-bit number, up to 19
+  characters) and the number of its data set, 0 to 3 (``--record-col uid,part``).
 
 For each shape it prints CPU seconds (user + system), wall seconds and peak
 resident memory of each case, and their ratios to the unlimited bare join;
@@ -62,9 +65,11 @@ import pyarrow.parquet as pq
 
 from _process import cached_files
 
-SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile", "twofiles", "keys")
+SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile", "twofiles", "keys", "textkeys")
 #: The record key of each shape (a shape not listed: ``record_id``).
-KEYS = {"keys": ("source", "local_id")}
+KEYS = {"keys": ("source", "local_id"), "textkeys": ("uid", "part")}
+#: The shapes whose sides each lack records of their own (scored ``twinless``).
+TWO_FILES = ("twofiles", "textkeys")
 CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB", "numpy-baseline")
 
 
@@ -127,7 +132,7 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
         reverse = np.arange(n)[::-1].copy()
         _write_pair(folder, records, truth, pred, None, reverse, parts)
         return
-    if shape in ("zipf", "twofiles"):
+    if shape in ("zipf", *TWO_FILES):
         sizes = np.minimum(rng.zipf(2.0, size=n), n)
         truth = np.repeat(np.arange(sizes.shape[0]), sizes)[:n]
         n_clusters = int(truth.max()) + 1
@@ -135,7 +140,7 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
         truth = rng.integers(0, n_clusters, size=n)
     pred = _moved(rng, truth, n_clusters)
     ids: Any = np.arange(n, dtype=np.int64)
-    if shape == "sparse":
+    if shape in ("sparse", "textkeys"):
         ids = np.unique(rng.integers(0, 2**62, size=n + n // 100, dtype=np.int64))
         ids = rng.permutation(ids)[:n]
     records: pa.Array | dict[str, pa.Array] = (
@@ -144,9 +149,14 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
     if shape == "keys":  # four data sets, each numbering its records from 0
         names = np.array(["alpha", "beta", "gamma", "delta"], dtype=object)
         records = {"source": pa.array(names[ids % 4]), "local_id": pa.array(ids // 4)}
+    if shape == "textkeys":
+        records = {
+            "uid": pc.cast(pa.array(ids), pa.string()),
+            "part": pa.array((ids % 4).astype(np.int32)),
+        }
     if shape == "ordered":
         _write_pair(folder, records, truth, pred, None, None)
-    elif shape == "twofiles":  # each side without its own tenth of the records
+    elif shape in TWO_FILES:  # each side without its own tenth of the records
         u = rng.random(n)
         t_order, p_order = rng.permutation(n), rng.permutation(n)
         t_order, p_order = (
@@ -281,7 +291,7 @@ def main() -> None:
             t, p = str(folder / "truth"), str(folder / "pred")
             glob_t, glob_p = f"{t}/*.parquet", f"{p}/*.parquet"
             ereval = [sys.executable, "-m", "ereval", "metrics", t, p, "-f", "json", "-q"]
-            if shape == "twofiles":
+            if shape in TWO_FILES:
                 ereval += ["--on-mismatch", "twinless"]
             key = KEYS.get(shape, ("record_id",))
             if shape in KEYS:
