@@ -348,3 +348,15 @@ def test_large_hashed_keys_in_two_threads() -> None:
         got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
     assert numbered == [True]
     _same(got, contingency_table(_json(t), _json(p), on_mismatch="twinless"))
+
+
+def test_hashed_keys_of_text_typed_otherwise_on_each_side() -> None:
+    """Text parts as strings on one side and large strings on the other, sliced
+    arrays, and integers of different widths and signs: the same keys meet."""
+    a = KeyParts(
+        ("s", "u"), (pa.array(["q", "x", "y", "z"]).slice(1), np.array([1, 2, 3], np.int32))
+    )
+    b = KeyParts(
+        ("s", "u"), (pa.array(["z", "y", "w"], pa.large_string()), np.array([3, 2, 1], np.uint64))
+    )
+    assert [k.tolist() for k in hashed_keys(a, b)] == [[0, 1, 2], [2, 1, 3]]  # type: ignore[union-attr]
