@@ -531,7 +531,9 @@ class _Side:
             (alias, _key(list(cols), types, name=self.name)[0]) for alias, cols in self.spec.extra
         )
         parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
-        if len(self.records) > 1 and not self.spec.pair:  # the key's parts, to join on
+        # the key's parts, to join on, where they are read in place: a CSV file's rows are
+        # stored once, its keys' text with them (its empty fields are NULLs)
+        if len(self.records) > 1 and not self.spec.pair and self.parquet_or_table:
             read = [_kind(types[c]) for c in self.records]
             extra += ((sql.PARTS, sql.parts_sql(self.records, read, as_text=as_text)),)
             parts = [(f"{sql.PARTS}.k{k}", kind == "text") for k, kind in enumerate(read)]
