@@ -344,3 +344,30 @@ def test_cli_names_pred_as_the_mode_reads_it(tmp_path: Path) -> None:
     got = CliRunner().invoke(app, [*args, "--weights", "uniform"])
     assert got.exit_code == 2
     assert got.output.startswith("error: '--pred' has 1 duplicate record ids"), got.output
+
+
+@pytest.mark.each_engine(spark=True)
+def test_every_engine_names_the_same_records_in_its_errors(
+    tmp_path: Path, engine: str, engine_object: Any
+) -> None:
+    """The repeated records and the records of one side only are named alike by every
+    engine: the three smallest ids, and how many more there are."""
+    from ereval.metrics import evaluate
+
+    ids = ["z", "z", "b", "b", "y", "y", "a", "a", "c"]
+    twice = write(pd.DataFrame({"record_id": ids, "cluster_id": range(9)}), tmp_path / "t.parquet")
+    with pytest.raises(InputError) as got:
+        evaluate(twice, twice, engine=engine_object, metrics=["pairwise"])
+    assert "4 duplicate record ids (e.g. 'a', 'b', 'y' and 1 more)" in str(got.value)
+    t = write(
+        pd.DataFrame({"record_id": ["q", "d", "x"], "cluster_id": [0, 0, 1]}),
+        tmp_path / "a.parquet",
+    )
+    p = write(
+        pd.DataFrame({"record_id": ["x", "m", "e", "k"], "cluster_id": [0, 1, 1, 1]}),
+        tmp_path / "b.parquet",
+    )
+    with pytest.raises(RecordMismatchError) as mismatch:
+        evaluate(t, p, engine=engine_object, metrics=["pairwise"])
+    assert "2 record(s) only in 'truth' (e.g. 'd', 'q')" in str(mismatch.value)
+    assert "3 record(s) only in 'pred' (e.g. 'e', 'k', 'm')" in str(mismatch.value)

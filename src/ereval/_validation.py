@@ -35,10 +35,13 @@ def describe(value: Any, *, limit: int = 60) -> str:
     return text
 
 
-def examples(values: Sequence[Any] | npt.NDArray[Any], *, k: int = 3) -> str:
-    """Render up to ``k`` example values, e.g. ``'r1', 'r7', 'r9'``."""
+def examples(
+    values: Sequence[Any] | npt.NDArray[Any], *, k: int = 3, total: int | None = None
+) -> str:
+    """Render up to ``k`` example values, e.g. ``'r1', 'r7', 'r9'``, and how many more of
+    the ``total`` (default: of ``values``) there are."""
     shown = [repr(v.item() if isinstance(v, np.generic) else v) for v in list(values[:k])]
-    more = len(values) - len(shown)
+    more = (len(values) if total is None else total) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 

@@ -350,11 +350,11 @@ def keyed_cells_sql(cells: str, *, common_only: bool) -> str:
 
 
 def duplicates_sql(side: str) -> str:
-    """The surplus rows of the record keys ``side`` repeats (0 when none repeats): a
-    GROUP BY, which DuckDB spills under its memory limit (a distinct count does
-    not, and ran out of memory at 10^8 rows under 1 GB)."""
+    """The surplus rows of the record keys ``side`` repeats (0 when none repeats), and
+    the number of keys repeated: a GROUP BY, which DuckDB spills under its memory
+    limit (a distinct count does not, and ran out of memory at 10^8 rows under 1 GB)."""
     return (
-        "SELECT coalesce(sum(k - 1), 0) FROM "
+        "SELECT coalesce(sum(k - 1), 0), count(*) FROM "
         f"(SELECT count(*) AS k FROM {side} GROUP BY r HAVING count(*) > 1)"
     )
 

@@ -305,9 +305,9 @@ def size_distribution(con: Any, view: str) -> tuple[npt.NDArray[np.int64], npt.N
 
 def check_unique(con: Any, view: str, name: str) -> None:
     """An error naming the repeated record ids of ``view``, if any."""
-    surplus = int(con.execute(sql.duplicates_sql(view)).fetchall()[0][0] or 0)
+    surplus, repeated = con.execute(sql.duplicates_sql(view)).fetchall()[0]
     if surplus:
-        ex = examples(column_of(con, sql.repeated_sql(view)))
+        ex = examples(column_of(con, sql.repeated_sql(view)), total=int(repeated))
         raise InputError(
             f"'{name}' has {surplus} duplicate record ids (e.g. {ex}); "
             "each record must belong to exactly one cluster"

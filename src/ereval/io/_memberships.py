@@ -50,6 +50,7 @@ from ._ids import (
     encode,
     id_kind,
     object_array,
+    smallest,
     to_arrow_ids,
     to_numpy,
     union,
@@ -208,7 +209,8 @@ def _pick_membership(
 def duplicate_error(name: str, dup: IdArray, surplus: int) -> InputError:
     """The error for a clustering that lists a record more than once."""
     return InputError(
-        f"'{name}' has {surplus} duplicate record ids (e.g. {examples(to_numpy(dup))}); "
+        f"'{name}' has {surplus} duplicate record ids "
+        f"(e.g. {examples(to_numpy(smallest(dup)), total=len(dup))}); "
         "each record must belong to exactly one cluster"
     )
 
