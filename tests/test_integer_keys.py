@@ -41,18 +41,33 @@ def test_integer_keys_are_equal_exactly_where_the_keys_are(
 ) -> None:
     """Any two keys, of one side or of both: their integers are equal if and only if
     the keys are (a brute force over every pair)."""
-    part = {"text": TEXT, "integer": INTEGER}
-    key = st.tuples(*(part[k] for k in kinds))
-    left = data.draw(st.lists(key, min_size=1, max_size=25))
-    right = data.draw(st.lists(key, min_size=1, max_size=25))
+    left, right = _drawn(data, kinds, {"text": TEXT, "integer": INTEGER})
     got = integer_keys(_parts(left, tuple(kinds)), _parts(right, tuple(kinds)))
     assert got is not None
+    codes = _equal_where_the_keys_are(got, left + right)
+    assert min(codes) >= 0 and got[0].dtype == got[1].dtype == np.int64
+
+
+def _drawn(
+    data: st.DataObject, kinds: list[str], part: dict[str, st.SearchStrategy[object]]
+) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    """Two sides' keys of the given kinds, each part drawn from ``part[kind]``."""
+    key = st.tuples(*(part[k] for k in kinds))
+    return data.draw(st.lists(key, min_size=1, max_size=25)), data.draw(
+        st.lists(key, min_size=1, max_size=25)
+    )
+
+
+def _equal_where_the_keys_are(
+    got: tuple[np.ndarray, np.ndarray], keys: list[tuple[object, ...]]
+) -> list[int]:
+    """Both sides' numbers, checked over every pair: equal if and only if their keys are
+    (``keys``: the first side's, then the second's)."""
     codes = [*got[0].tolist(), *got[1].tolist()]
-    keys = [*left, *right]
     for i in range(len(keys)):
         for j in range(len(keys)):
             assert (codes[i] == codes[j]) == (keys[i] == keys[j])
-    assert min(codes) >= 0 and got[0].dtype == got[1].dtype == np.int64
+    return codes
 
 
 def test_integer_keys_past_62_bits_are_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,20 +104,14 @@ def test_hashed_keys_are_equal_exactly_where_the_keys_are(
     """Keys hashed over both sides (short ASCII text, integers of any size): any two
     keys get one number if and only if they are equal (a brute force over every
     pair); a key given twice on one side is not numbered."""
-    part = {"text": ASCII, "integer": WIDE}
-    key = st.tuples(*(part[k] for k in kinds))
-    left = data.draw(st.lists(key, min_size=1, max_size=25))
-    right = data.draw(st.lists(key, min_size=1, max_size=25))
+    left, right = _drawn(data, kinds, {"text": ASCII, "integer": WIDE})
     got = hashed_keys(_parts(left, tuple(kinds)), _parts(right, tuple(kinds)))
     if len(set(left)) < len(left) or len(set(right)) < len(right):
         assert got is None
         return
     assert got is not None
-    codes = [*got[0].tolist(), *got[1].tolist()]
-    keys = [*left, *right]
-    for i in range(len(keys)):
-        for j in range(len(keys)):
-            assert (codes[i] == codes[j]) == (keys[i] == keys[j])
+    keys = left + right
+    codes = _equal_where_the_keys_are(got, keys)
     assert got[0].tolist() == list(range(len(left)))  # the first side by position
     assert sorted(set(codes)) == list(range(len(set(keys))))  # then the second's own
 
