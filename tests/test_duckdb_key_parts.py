@@ -188,3 +188,22 @@ def test_an_empty_part_is_a_missing_key_on_every_engine(
     for truth in (t, nulls):
         with pytest.raises(ValueError, match=re.escape(f"'truth' has 1 {shown}")):
             evaluate(truth, p, engine=engine_object, record_col=KEY, metrics=["pairwise"])
+
+
+@pytest.mark.parametrize("passes", [3, 7])
+def test_keys_of_negative_parts_in_two_widths_meet_in_one_pass(tmp_path: Path, passes: int) -> None:
+    """Keys whose integer part is negative, 32-bit on one side and 64-bit on the other,
+    are hashed field by field in one type: each key falls in one pass on both sides."""
+    numbers = list(range(-80, 0))
+    src = [f"s{n % 3}" for n in numbers]
+    t = _write(tmp_path / "t.parquet", src, pa.array(numbers, pa.int32()), [n % 7 for n in numbers])
+    p = _write(
+        tmp_path / "p.parquet",
+        src[::-1],
+        pa.array(numbers[::-1], pa.int64()),
+        [n % 5 for n in numbers],
+    )
+    names = list(CANONICAL_METRICS)
+    expected = evaluate(t, p, record_col=KEY, metrics=names)
+    table = compute_table(DuckDBEngine(passes=passes), t, p, record_col=KEY)
+    _same_metrics(expected, evaluate(table, metrics=names))

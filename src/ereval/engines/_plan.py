@@ -227,7 +227,19 @@ _FLOATS = ("FLOAT", "DOUBLE", "DECIMAL", "REAL")
 _INTEGERS = re.compile(r"^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$")
 #: A struct of the parts of a key (:func:`ereval.engines._dialect.parts_sql`): its fields.
 _STRUCT = re.compile(r"^STRUCT\((.*)\)$")
-_FIELD = re.compile(r"^k\d+ (.+)$")
+_FIELD = re.compile(r"^k(\d+) (.+)$")
+
+
+def _part_types(duck_type: str) -> list[str] | None:
+    """The types of the fields ``k0, k1, ...`` of a struct of a key's parts, in order;
+    ``None`` for any other type."""
+    struct = _STRUCT.match(duck_type)
+    if struct is None:
+        return None
+    fields = [_FIELD.match(field) for field in struct.group(1).split(", ")]
+    if not all(f is not None and f.group(1) == str(k) for k, f in enumerate(fields)):
+        return None
+    return [f.group(2) for f in fields if f is not None]
 
 
 def key_hash(con: Any, sides: Sequence[str]) -> str:
@@ -242,17 +254,17 @@ def key_hash(con: Any, sides: Sequence[str]) -> str:
         return "hash(CAST(r AS DOUBLE))"
     if len(set(types)) == 1:
         return "hash(r)"
-    structs = [_STRUCT.match(t) for t in types]
-    if all(s is not None for s in structs):
-        fields = [[f.split(" ", 1) for f in s.group(1).split(", ")] for s in structs if s]
-        kinds = list(zip(*fields, strict=True))  # each part: its (name, type) on every side
-        return "hash(" + ", ".join(_common(f"r.{part[0][0]}", part) for part in kinds) + ")"
-    return "hash(CAST(r AS HUGEINT))" if all(_INTEGERS.match(t) for t in types) else "hash(r)"
+    parts = [_part_types(t) for t in types]
+    if all(p is not None for p in parts):
+        typed = zip(*(p for p in parts if p is not None), strict=True)  # a part's type per side
+        return "hash(" + ", ".join(_common(f"r.k{k}", t) for k, t in enumerate(typed)) + ")"
+    return f"hash({_common('r', types)})"
 
 
-def _common(value: str, typed: Sequence[Sequence[str]]) -> str:
-    """``value`` (a part of a key, ``(name, type)`` on each side) in one type for all."""
-    if len({t for _, t in typed}) > 1 and all(_INTEGERS.match(t) for _, t in typed):
+def _common(value: str, types: Sequence[str]) -> str:
+    """The SQL hash argument of ``value``, read as ``types`` on the sides: integers of
+    several types as HUGEINTs, ``value`` itself otherwise."""
+    if len(set(types)) > 1 and all(_INTEGERS.match(t) for t in types):
         return f"CAST({value} AS HUGEINT)"
     return value
 
@@ -270,11 +282,10 @@ def _exact_in_parquet(duck_type: str) -> bool:
     """Whether a Parquet file gives back values of ``duck_type`` as they were written:
     one of :data:`_EXACT_IN_PARQUET`, or a struct of the parts of a key whose
     fields all are."""
-    struct = _STRUCT.match(duck_type)
-    if struct is None:
+    parts = _part_types(duck_type)
+    if parts is None:
         return _EXACT_IN_PARQUET.match(duck_type) is not None
-    fields = [_FIELD.match(field) for field in struct.group(1).split(", ")]
-    return all(f is not None and _EXACT_IN_PARQUET.match(f.group(1)) for f in fields)
+    return all(_EXACT_IN_PARQUET.match(t) for t in parts)
 
 
 #: Bytes of DuckDB memory a row of a partition being written takes (its buffers).
