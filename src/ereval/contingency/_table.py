@@ -31,6 +31,7 @@ from ..io import (
     MismatchPolicy,
     Sides,
     aligned,
+    check_options,
     integer_keys,
     read_sides,
     release_arrow_memory,
@@ -378,6 +379,7 @@ def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) ->
         if pred is not None:
             raise InputError("'pred' must be None when 'truth' is already a ContingencyTable")
         return truth
+    check_options(options)
     sides = read_sides(truth, pred, pack=_pack, **options)
     same_order = None  # whether both sides list the same records in the same order
     if sides.t_packed is None and sides.p_packed is None:

@@ -22,6 +22,7 @@ from ..io import (
     AlignOptions,
     MismatchPolicy,
     check_link_only,
+    check_options,
     column_names,
     kinds_clash,
     missing_columns_error,
@@ -58,6 +59,7 @@ def read_options(
     >>> policy, id_type, columns["pred"]
     ('error', 'exact', (['record_id'], ['c']))
     """
+    check_options(options)
     policy = check_choice("on_mismatch", options.get("on_mismatch", "error"), MISMATCH_POLICIES)
     id_type = check_choice("id_type", options.get("id_type", "exact"), ("exact", "string"))
     rc = options.get("record_col", "record_id")

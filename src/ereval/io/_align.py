@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
@@ -59,6 +59,7 @@ __all__ = [
     "align",
     "aligned",
     "check_link_only",
+    "check_options",
     "id_type_error",
     "locate_pairs",
     "mismatch_error",
@@ -92,6 +93,40 @@ class AlignOptions(TypedDict, total=False):
     id_type: IdType
     link_only: bool
     source_col: Columns | None
+
+
+#: Options of an engine, given with the options of reading by mistake.
+_ENGINE_OPTIONS = ("memory_limit", "threads", "temp_dir", "passes", "master", "conf")
+
+
+def check_options(options: Mapping[str, object]) -> None:
+    """Refuse an option that is not one of :class:`AlignOptions`, which an engine
+    reading the sides where they are would otherwise pass over.
+
+    Examples
+    --------
+    >>> check_options({"on_mismatch": "twinless"})
+    >>> try:
+    ...     check_options({"memory_limit": "1GB"})
+    ... except TypeError as e:
+    ...     print(str(e).replace(": ", ":\\n", 1))
+    unexpected option 'memory_limit':
+    an engine's options are given to the engine, e.g. engine=DuckDBEngine(memory_limit='1GB')
+    """
+    known = AlignOptions.__optional_keys__
+    for name in options:
+        if name in known:
+            continue
+        if name in _ENGINE_OPTIONS:
+            engine = "SparkEngine" if name in ("master", "conf") else "DuckDBEngine"
+            raise InputTypeError(
+                f"unexpected option {name!r}: an engine's options are given to the engine, "
+                f"e.g. engine={engine}({name}={options[name]!r})"
+            )
+        raise InputTypeError(
+            f"unexpected option {name!r}; the options of reading two clusterings are "
+            + ", ".join(sorted(known))
+        )
 
 
 class IdenticalColumnsWarning(UserWarning):

@@ -31,7 +31,7 @@ from ..engines import Database
 from ..engines import _dialect as sql
 from ..engines._plan import in_passes
 from ..engines._sources import push_table, side_specs
-from ..io import AlignOptions, MismatchPolicy
+from ..io import AlignOptions, MismatchPolicy, check_options
 from ..statistics._cells import checked_cells
 
 if TYPE_CHECKING:
@@ -278,6 +278,7 @@ def _errors(
         raise InputError(
             f"'engine': expected an engine (NumPy, DuckDB or Spark); received {engine!r}"
         )
+    check_options(options)
     fmt: CopyFormat | None = None
     if out is not None:
         if not engine.writes_files:

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from .._errors import InputError
 from ..engines import Database
 from ..engines import _dialect as sql
-from ..io import AlignOptions
+from ..io import AlignOptions, check_options
 from ._records_sql import _frame, cluster_errors_sql, load_cell_errors
 
 if TYPE_CHECKING:
@@ -153,6 +153,7 @@ def engine_worst_clusters(
     """The :class:`WorstRanking` of ``pred`` against ``truth`` with the first ``rank``
     true clusters with an error, computed by ``engine`` (``in_memory`` is called for
     the NumPy engine); ``options`` as for :func:`ereval.io.align`."""
+    check_options(options)
     return engine.run(_WorstJob(truth, pred, rank, in_memory, options))  # type: ignore[no-any-return]
 
 
