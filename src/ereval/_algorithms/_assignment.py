@@ -286,9 +286,13 @@ def fix_dominant(
     fixed cells' CEAFm and CEAFe totals."""
     f3 = 3 * counts.astype(np.int64) > sums[0]
     f4 = 3.0 * w4 > sums[1] * margin
+    # a row (column) holds at most one fixed cell per weight, so the codes of each
+    # mask below are distinct; most fixed cells are fixed for both weights at once
+    both = f3 & f4
+    marks = [(both, 3), (f3 & ~both, 1), (f4 & ~both, 2)]
     for side, codes in zip(done, at, strict=True):
-        side[codes[f3]] |= 1  # a row (column) holds at most one fixed cell per weight
-        side[codes[f4]] |= 2
+        for fixed, bits in marks:
+            side[codes[fixed]] |= bits
     return int(counts[f3].sum(dtype=np.int64)), float(w4[f4].sum())
 
 
