@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ereval import threshold_curve
 from ereval.engines import DuckDBEngine, Engine
 from ereval.engines._duckdb import DuckDBDatabase
 from ereval.metrics import CANONICAL_METRICS, evaluate
@@ -188,6 +189,46 @@ def test_an_empty_part_is_a_missing_key_on_every_engine(
     for truth in (t, nulls):
         with pytest.raises(ValueError, match=re.escape(f"'truth' has 1 {shown}")):
             evaluate(truth, p, engine=engine_object, record_col=KEY, metrics=["pairwise"])
+
+
+@pytest.mark.each_engine(spark=True)
+def test_an_empty_part_of_a_scored_pair_is_a_missing_key_on_every_engine(
+    tmp_path: Path, engine: str, engine_object: Engine
+) -> None:
+    """The records of scored pairs keyed by two columns: an empty text part, in the
+    first record or the second, or a NULL part, is refused on every engine, also when
+    pairs naming records absent from the truth would be dropped (their keys' JSON
+    text, ``["",1]``, is not empty)."""
+    truth = _write(tmp_path / "t.parquet", ["a", "a", "b"], pa.array([1, 2, 1]), [0, 0, 1])
+    good = (["a", "a"], [1, 1], ["a", "b"], [2, 1])
+    bad = {
+        "empty first": (["a", ""], [1, 1], ["a", "b"], [2, 1]),
+        "empty second": (["a", "a"], [1, 1], ["a", ""], [2, 1]),
+        "null part": (["a", "a"], [1, None], ["a", "b"], [2, 1]),
+    }
+    shown = "missing values in key column" if engine == "numpy" else "missing record ids"
+    for label, (s1, u1, s2, u2) in [("good", good), *bad.items()]:
+        path = tmp_path / f"{label.replace(' ', '_')}.parquet"
+        columns = {"s1": s1, "u1": pa.array(u1, pa.int64()), "s2": s2, "u2": u2}
+        pq.write_table(pa.table({**columns, "score": [0.9, 0.4]}), path)
+        for policy in ("error", "intersection"):
+
+            def curve(path: Path = path, policy: str = policy) -> Any:
+                return threshold_curve(
+                    truth,
+                    path,
+                    left_col=["s1", "u1"],
+                    right_col=["s2", "u2"],
+                    record_col=KEY,
+                    engine=engine_object,
+                    on_mismatch=policy,
+                )
+
+            if label == "good":
+                assert curve().summary["n_pairs"] == 2
+                continue
+            with pytest.raises(ValueError, match=re.escape(f"'pairs' has 1 {shown}")):
+                curve()
 
 
 @pytest.mark.parametrize("passes", [3, 7])

@@ -45,7 +45,7 @@ from ._plan import FIRST_TRY, MAX_MODULUS, check_memory_size, limit_bytes, pass_
 from ._sources import (
     SideSpec,
     check_columns,
-    check_side,
+    check_scan,
     key_of,
     second_key,
 )
@@ -531,9 +531,13 @@ class _Side:
             (alias, _key(list(cols), types, name=self.name)[0]) for alias, cols in self.spec.extra
         )
         parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
-        # the key's parts, to join on, where they are read in place: a CSV file's rows are
-        # stored once, its keys' text with them (its empty fields are NULLs)
-        if len(self.records) > 1 and not self.spec.pair and self.parquet_or_table:
+        # the key's parts, to join on and to check, where they are read in place: a CSV
+        # file's rows are stored once, its keys' text with them (its empty fields are NULLs)
+        checked = self.spec.parts if self.parquet_or_table else []
+        if checked and self.spec.pair:  # each part of both records, for its missing values
+            extra += tuple((f"{sql.PARTS}{k}", sql.ident(c)) for k, c in enumerate(checked))
+            parts = [(f"{sql.PARTS}{k}", _kind(types[c]) == "text") for k, c in enumerate(checked)]
+        elif checked:
             read = [_kind(types[c]) for c in self.records]
             extra += ((sql.PARTS, sql.parts_sql(self.records, read, as_text=as_text)),)
             parts = [(f"{sql.PARTS}.k{k}", kind == "text") for k, kind in enumerate(read)]
@@ -541,7 +545,7 @@ class _Side:
             f"CREATE TEMP {kind} {self.view} AS "
             + sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra)
         )
-        n, n_null_r, n_null_c = self.con.execute(
+        counts = self.con.execute(
             sql.nulls_sql(
                 self.view,
                 record_text=r_kind == "text",
@@ -549,8 +553,6 @@ class _Side:
                 parts=parts,
             )
         ).fetchall()[0]
-        if self.spec.pair:  # both are record ids
-            n_null_r, n_null_c = n_null_r + n_null_c, 0
-        check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
-        self.n_rows, self.kind = int(n), r_kinds
+        check_scan(self.spec, counts, by_parts=bool(parts))
+        self.n_rows, self.kind = int(counts[0]), r_kinds
         return r_kinds

@@ -33,6 +33,7 @@ __all__ = [
     "column_of",
     "SideSpec",
     "check_columns",
+    "check_scan",
     "check_side",
     "check_unique",
     "is_link_only",
@@ -119,6 +120,15 @@ class SideSpec:
         """Every column the side reads, each once."""
         wanted = self.records + self.clusters + [c for _, cols in self.extra for c in cols]
         return list(dict.fromkeys(wanted))
+
+    @property
+    def parts(self) -> list[str]:
+        """The columns whose values are checked one by one for a missing key: the parts
+        of a record key of several columns (and of each pair's second record), since
+        the key's text is not empty where one of its parts is."""
+        if len(self.records) < 2:
+            return []
+        return self.records + self.clusters if self.pair else list(self.records)
 
 
 def key_of(
@@ -280,6 +290,16 @@ def joined_sides(
 def column_of(con: Any, query: str) -> list[Any]:
     """The first column of the rows of ``query``."""
     return [r[0] for r in con.execute(query).fetchall()]
+
+
+def check_scan(spec: SideSpec, counts: Sequence[int], *, by_parts: bool) -> None:
+    """:func:`check_side` on the counts of ``spec``'s view
+    (:func:`ereval.engines._dialect.nulls_sql`): for pairs, the missing keys of both
+    records are missing record ids, counted once a row when counted ``by_parts``."""
+    n, n_null_r, n_null_c = (int(v) for v in counts)
+    if spec.pair:
+        n_null_r, n_null_c = (n_null_r if by_parts else n_null_r + n_null_c), 0
+    check_side(spec.name, n, n_null_r, n_null_c, allow_empty=spec.allow_empty)
 
 
 def check_side(

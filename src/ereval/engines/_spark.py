@@ -37,7 +37,7 @@ from ._duckdb import is_arrow_table
 from ._sources import (
     SideSpec,
     check_columns,
-    check_side,
+    check_scan,
     key_of,
     second_key,
 )
@@ -391,23 +391,20 @@ class _Side:
         r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         extra = tuple((alias, self._key(list(cols), types)[0]) for alias, cols in self.spec.extra)
         parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
-        if len(self.records) > 1 and not self.spec.pair:  # each part, for its missing values
-            for k, column in enumerate(self.records):
-                extra += ((f"{sql.PARTS}{k}", sql.ident(column, dialect=_D)),)
-                parts.append((f"{sql.PARTS}{k}", _kind(types[column]) == "text"))
+        for k, column in enumerate(self.spec.parts):  # each part, for its missing values
+            extra += ((f"{sql.PARTS}{k}", sql.ident(column, dialect=_D)),)
+            parts.append((f"{sql.PARTS}{k}", _kind(types[column]) == "text"))
         side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra, dialect=_D)
         self.run.register(self.view, self.run.spark.sql(side))
         query = sql.nulls_sql(
             self.view, record_text=r_kind == "text", cluster_text=c_kind == "text", parts=parts
         )
         try:
-            n, n_null_r, n_null_c = self.run.rows(query)[0]
+            counts = self.run.rows(query)[0]
         except Exception as exc:  # a malformed CSV row surfaces on the first scan
             raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
-        if self.spec.pair:  # both are record ids
-            n_null_r, n_null_c = n_null_r + n_null_c, 0
-        check_side(self.name, n, n_null_r, n_null_c, allow_empty=self.spec.allow_empty)
-        self.n_rows, self.kind = int(n), r_kinds
+        check_scan(self.spec, counts, by_parts=bool(parts))
+        self.n_rows, self.kind = int(counts[0]), r_kinds
         return r_kinds
 
     def _key(self, cols: list[str], types: dict[str, Any]) -> tuple[str, str]:
