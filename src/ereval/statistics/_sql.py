@@ -276,7 +276,7 @@ def _sum_squares(x: npt.NDArray[Any]) -> int:
     step = max(1, min(CHUNK, (2**63 - 1) // max(1, top * top)))
     total = 0
     for k in range(0, x.size, step):
-        part = x[k : k + step].astype(np.int64)
+        part = x[k : k + step].astype(np.int64, copy=False)
         total += int(np.dot(part, part))
     return total
 

@@ -263,12 +263,12 @@ def _sizes(
             np.add.at(a, i[some_t], x[some_t])
             np.add.at(b, j[some_p], x[some_p])
             both = some_t & some_p
-            i, j, x = i[both], j[both], x[both]
+            i, j, x, n = i[both], j[both], x[both], n[both]
             np.add.at(common[0], i, x)
             np.add.at(common[1], j, x)
-        m += int(x.shape[0])
-        n_common += int(x.sum(dtype=np.int64))
-        squares += _sum_squares(x)
+        m += int(n.shape[0])
+        n_common += int(n.sum())
+        squares += _sum_squares(n)  # the counts as read, 64-bit: no copy to square
     terms = size_terms(a, b, common, float(n_common + sum(only)))
     a_bytes = ByteCounts(a, dtype)
     del a
