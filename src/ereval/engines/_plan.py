@@ -375,7 +375,7 @@ def _cells_in_files(
     )
     flush = max(2048, int(_WRITE_SHARE * limit / (planned * _WRITE_ROW_BYTES)))
     con.execute(f"SET partitioned_write_flush_threshold = {flush}")
-    options = "FORMAT parquet, PARTITION_BY (q), COMPRESSION uncompressed"
+    options = "FORMAT parquet, PARTITION_BY (q), COMPRESSION uncompressed, DICTIONARY_SIZE_LIMIT 0"
     for name, side in zip(("t", "p"), sides, strict=True):
         query = f"SELECT {hashed} % {planned} AS q, r, c FROM {side}"
         con.execute(f"COPY ({query}) TO {sql.quote(str(root / name))} ({options})")
