@@ -24,7 +24,32 @@ _EXTRA_OF = {
 }
 
 
-def require(module: str, *, feature: str, extra: str | None = None) -> ModuleType:
+def release(version: str) -> tuple[int, ...]:
+    """The leading numbers of a version string, to compare releases.
+
+    Examples
+    --------
+    >>> release("1.5.0"), release("2.0.1.dev12"), release("1.10rc1") > release("1.9")
+    ((1, 5, 0), (2, 0, 1), True)
+    """
+    numbers = []
+    for part in version.split("."):
+        digits = ""
+        for ch in part:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if len(digits) < len(part):
+            break
+    return tuple(numbers)
+
+
+def require(
+    module: str, *, feature: str, extra: str | None = None, least: str | None = None
+) -> ModuleType:
     """Import ``module`` or raise :class:`MissingDependencyError` with an install hint.
 
     Parameters
@@ -36,16 +61,25 @@ def require(module: str, *, feature: str, extra: str | None = None) -> ModuleTyp
     extra : str, optional
         The extra to install, for a package that several extras hold (default: the
         extra this module lists for the package).
+    least : str, optional
+        The earliest release of the package that works (its ``__version__``).
     """
+    top = module.split(".")[0]
+    extra = extra or _EXTRA_OF.get(module, _EXTRA_OF.get(top, top))
     try:
-        return importlib.import_module(module)
+        loaded = importlib.import_module(module)
     except ImportError as exc:
-        top = module.split(".")[0]
-        extra = extra or _EXTRA_OF.get(module, _EXTRA_OF.get(top, top))
         raise MissingDependencyError(
             f"{feature} needs the optional package '{top}', which is not installed; "
             f"install it with: pip install 'ereval[{extra}]'"
         ) from exc
+    found = str(getattr(sys.modules[top], "__version__", ""))
+    if least is not None and found and release(found) < release(least):
+        raise MissingDependencyError(
+            f"{feature} needs {top} {least} or later; {found} is installed; "
+            f"upgrade it with: pip install -U 'ereval[{extra}]'"
+        )
+    return loaded
 
 
 def instance_of(obj: object, module: str, *names: str) -> bool:

@@ -63,6 +63,10 @@ __all__ = [
 T = TypeVar("T")
 
 
+#: The earliest DuckDB release the engine works with (its relations' Arrow readers, the
+#: Parquet writer's options of the join's passes); ``pyproject.toml`` asks for it.
+DUCKDB_LEAST = "1.5"
+
 #: From this many records on, DuckDB's buffers go to disk while NumPy works on its
 #: results (:meth:`DuckDBDatabase.lend_memory`), under this limit.
 LEND_FROM = 1 << 24
@@ -243,7 +247,7 @@ class DuckDBEngine:
 
     def connect(self) -> Any:
         """A new in-memory DuckDB connection with this engine's settings."""
-        duckdb = require("duckdb", feature="the DuckDB engine")
+        duckdb = require("duckdb", feature="the DuckDB engine", least=DUCKDB_LEAST)
         con = duckdb.connect()
         con.execute("SET preserve_insertion_order = false")
         # DuckDB's own bar would write to stdout, which carries the results: the
