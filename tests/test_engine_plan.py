@@ -466,14 +466,12 @@ def test_repeated_records_of_one_side_only_are_found_in_passes(tmp_path: Path, p
     assert evaluate(ok, ok, engine=engine)["b3_f1"] == 1.0
 
 
-@pytest.mark.parametrize("widths", [("int32", "int64"), ("int8", "uint64"), ("int16", "int32")])
-def test_passes_find_equal_ids_read_in_two_widths(tmp_path: Path, widths: tuple[str, str]) -> None:
-    """DuckDB hashes a negative integer differently in each width: ids written as 32-bit
-    integers on one side and 64-bit on the other still meet in one pass."""
+def _two_widths(tmp_path: Path, widths: tuple[str, str], ids: list[int]) -> list[Path]:
+    """The truth and the prediction as Parquet files, record ids ``ids`` in the first
+    and ``ids`` reversed in the second, written in ``widths``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    ids = list(range(-60, 60)) if widths[1] != "uint64" else list(range(120))
     paths = []
     for name, width, order in (("t", widths[0], ids), ("p", widths[1], ids[::-1])):
         table = pa.table(
@@ -484,7 +482,40 @@ def test_passes_find_equal_ids_read_in_two_widths(tmp_path: Path, widths: tuple[
         )
         pq.write_table(table, tmp_path / f"{name}.parquet")
         paths.append(tmp_path / f"{name}.parquet")
+    return paths
+
+
+@pytest.mark.parametrize("widths", [("int32", "int64"), ("int8", "uint64"), ("int16", "int32")])
+def test_passes_find_equal_ids_read_in_two_widths(tmp_path: Path, widths: tuple[str, str]) -> None:
+    """DuckDB hashes a negative integer differently in each width: ids written as 32-bit
+    integers on one side and 64-bit on the other still meet in one pass."""
+    ids = list(range(-60, 60)) if widths[1] != "uint64" else list(range(120))
+    paths = _two_widths(tmp_path, widths, ids)
     expected = evaluate(*paths, metrics=list(CANONICAL_METRICS))
     for passes in (1, 3, 7):
         table = compute_table(DuckDBEngine(passes=passes), *paths)
         _same(expected, evaluate(table, metrics=list(CANONICAL_METRICS)))
+
+
+@pytest.mark.each_engine(spark=True)
+def test_every_engine_joins_negative_ids_read_in_two_widths(
+    tmp_path: Path, engine: str, engine_object: Any
+) -> None:
+    """Negative ids written 32-bit in the truth and 64-bit in the prediction, some of
+    them on one side only: every engine, whose join hashes the ids its own way, gives
+    the in-memory numbers (Spark's shuffle partitions both sides in one type)."""
+    ids = list(range(-90, 30))
+    paths = _two_widths(tmp_path, ("int32", "int64"), ids)
+    import pyarrow.parquet as pq
+
+    pred = pq.read_table(paths[1])
+    pq.write_table(pred.slice(0, 100), paths[1])  # the truth's last twenty ids are its own
+    names = list(CANONICAL_METRICS)
+    expected = evaluate(*paths, metrics=names, engine="numpy", on_mismatch="twinless")
+    got = evaluate(*paths, metrics=names, engine=engine_object, on_mismatch="twinless")
+    assert got.keys() == expected.keys()
+    for name, value in expected.items():  # integers exactly, floats to 1e-12
+        assert math.isclose(got[name], value, rel_tol=1e-12, abs_tol=1e-15), name
+    assert evaluate(*paths, metrics="pairwise", on_mismatch="intersection") == evaluate(
+        *paths, metrics="pairwise", engine=engine_object, on_mismatch="intersection"
+    )
