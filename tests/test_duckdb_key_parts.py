@@ -181,14 +181,20 @@ def test_an_empty_part_is_a_missing_key_on_every_engine(
 ) -> None:
     """Empty text in a part of a key is a missing value, as in a key of one column:
     every engine refuses it (the SQL engines without making the keys' text, whose
-    JSON ``["",0]`` is not empty), and a NULL part."""
+    JSON ``["",0]`` is not empty), and a NULL part, naming the column, from Parquet
+    and from CSV."""
     t = _write(tmp_path / "t.parquet", ["", "a"], pa.array([0, 1]), [0, 0])
     p = _write(tmp_path / "p.parquet", ["a", ""], pa.array([1, 0]), [0, 1])
     nulls = _write(tmp_path / "n.parquet", ["a", "b"], pa.array([1, None]), [0, 0])
-    shown = "missing values in key column" if engine == "numpy" else "missing record ids"
-    for truth in (t, nulls):
-        with pytest.raises(ValueError, match=re.escape(f"'truth' has 1 {shown}")):
+    csv = tmp_path / "t.csv"  # an empty field, and a quoted empty one
+    csv.write_text('src,local,cluster_id\n,0,0\na,1,0\n"",2,1\n')
+    for truth, column in ((t, "src"), (nulls, "local")):
+        shown = f"'truth' has 1 missing values in key column '{column}' (empty, null or NaN)"
+        with pytest.raises(ValueError, match="^" + re.escape(shown)):
             evaluate(truth, p, engine=engine_object, record_col=KEY, metrics=["pairwise"])
+    shown = "'truth' has 2 missing values in key column 'src' (empty, null or NaN)"
+    with pytest.raises(ValueError, match="^" + re.escape(shown)):
+        evaluate(csv, p, engine=engine_object, record_col=KEY, metrics=["pairwise"])
 
 
 @pytest.mark.each_engine(spark=True)
@@ -202,13 +208,12 @@ def test_an_empty_part_of_a_scored_pair_is_a_missing_key_on_every_engine(
     truth = _write(tmp_path / "t.parquet", ["a", "a", "b"], pa.array([1, 2, 1]), [0, 0, 1])
     good = (["a", "a"], [1, 1], ["a", "b"], [2, 1])
     bad = {
-        "empty first": (["a", ""], [1, 1], ["a", "b"], [2, 1]),
-        "empty second": (["a", "a"], [1, 1], ["a", ""], [2, 1]),
-        "null part": (["a", "a"], [1, None], ["a", "b"], [2, 1]),
+        "s1": (["a", ""], [1, 1], ["a", "b"], [2, 1]),
+        "s2": (["a", "a"], [1, 1], ["a", ""], [2, 1]),
+        "u1": (["a", "a"], [1, None], ["a", "b"], [2, 1]),
     }
-    shown = "missing values in key column" if engine == "numpy" else "missing record ids"
     for label, (s1, u1, s2, u2) in [("good", good), *bad.items()]:
-        path = tmp_path / f"{label.replace(' ', '_')}.parquet"
+        path = tmp_path / f"{label}.parquet"
         columns = {"s1": s1, "u1": pa.array(u1, pa.int64()), "s2": s2, "u2": u2}
         pq.write_table(pa.table({**columns, "score": [0.9, 0.4]}), path)
         for policy in ("error", "intersection"):
@@ -227,7 +232,8 @@ def test_an_empty_part_of_a_scored_pair_is_a_missing_key_on_every_engine(
             if label == "good":
                 assert curve().summary["n_pairs"] == 2
                 continue
-            with pytest.raises(ValueError, match=re.escape(f"'pairs' has 1 {shown}")):
+            shown = f"'pairs' has 1 missing values in key column '{label}' (empty, null or NaN)"
+            with pytest.raises(ValueError, match="^" + re.escape(shown)):
                 curve()
 
 

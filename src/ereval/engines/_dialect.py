@@ -28,6 +28,7 @@ __all__ = [
     "DUCKDB",
     "Dialect",
     "PARTS",
+    "part_nulls_sql",
     "SPARK",
     "SparkDialect",
     "alone_repeats_sql",
@@ -285,17 +286,44 @@ def nulls_sql(
     statistics of Parquet files without reading the columns; only empty text needs
     the values. ``parts``, for a record key of several columns, are the SQL of each
     of its parts in ``side`` and whether it is text: a key is missing where a part
-    is NULL, or empty text (its own text is never made here)."""
+    is NULL, or empty text (its own text is never made here); the missing values of
+    each part follow, in their order.
+
+    Examples
+    --------
+    >>> print(nulls_sql("t", record_text=False, cluster_text=False, parts=[("a", True)]))
+    SELECT count(*), count(*) FILTER (WHERE a IS NULL OR a = ''), count(*) - count(c), \
+count(*) FILTER (WHERE a IS NULL OR a = '') FROM t
+    """
     if parts:
-        missing = [f"{part} IS NULL" for part, _ in parts]
-        missing += [f"{part} = ''" for part, text in parts if text]
-        missing_r = f"count(*) FILTER (WHERE {' OR '.join(missing)})"
+        each = _missing_parts(parts)
+        missing_r = f"count(*) FILTER (WHERE {' OR '.join(each)})"
+        per_part = "".join(f", count(*) FILTER (WHERE {one})" for one in each)
+        empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
+        return f"SELECT count(*), {missing_r}, count(*) - count(c){empty_c}{per_part} FROM {side}"
     else:
         missing_r = "count(*) - count(r)" + (
             " + count(*) FILTER (WHERE r = '')" if record_text else ""
         )
     empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
     return f"SELECT count(*), {missing_r}, count(*) - count(c){empty_c} FROM {side}"
+
+
+def part_nulls_sql(source: str, parts: Sequence[tuple[str, bool]]) -> str:
+    """The missing values of each of ``parts`` (as in :func:`nulls_sql`) in ``source``.
+
+    Examples
+    --------
+    >>> print(part_nulls_sql("s", [('"a"', True), ('"b"', False)]))
+    SELECT count(*) FILTER (WHERE "a" IS NULL OR "a" = ''), count(*) FILTER (WHERE "b" IS NULL) FROM s
+    """
+    counts = ", ".join(f"count(*) FILTER (WHERE {one})" for one in _missing_parts(parts))
+    return f"SELECT {counts} FROM {source}"
+
+
+def _missing_parts(parts: Sequence[tuple[str, bool]]) -> list[str]:
+    """For each part (its SQL, whether it is text), where its value is missing."""
+    return [f"{part} IS NULL" + (f" OR {part} = ''" if text else "") for part, text in parts]
 
 
 def cells_sql(truth: str, pred: str) -> str:

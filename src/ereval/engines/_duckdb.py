@@ -557,6 +557,12 @@ class _Side:
                 parts=parts,
             )
         ).fetchall()[0]
+        if self.spec.parts and not parts and (counts[1] or (self.spec.pair and counts[2])):
+            # a CSV file's key is missing: its parts, counted in the file on the way to
+            # the error only, name the column
+            parts = [(sql.ident(c), _kind(types[c]) == "text") for c in self.spec.parts]
+            got = self.con.execute(sql.part_nulls_sql(source, parts)).fetchall()[0]
+            counts = (*counts[:3], *got)
         check_scan(self.spec, counts, by_parts=bool(parts))
         self.n_rows, self.kind = int(counts[0]), r_kinds
         return r_kinds
