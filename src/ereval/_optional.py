@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from types import ModuleType
 
@@ -32,19 +33,8 @@ def release(version: str) -> tuple[int, ...]:
     >>> release("1.5.0"), release("2.0.1.dev12"), release("1.10rc1") > release("1.9")
     ((1, 5, 0), (2, 0, 1), True)
     """
-    numbers = []
-    for part in version.split("."):
-        digits = ""
-        for ch in part:
-            if not ch.isdigit():
-                break
-            digits += ch
-        if not digits:
-            break
-        numbers.append(int(digits))
-        if len(digits) < len(part):
-            break
-    return tuple(numbers)
+    leading = re.match(r"\d+(?:\.\d+)*", version)
+    return tuple(int(n) for n in leading.group(0).split(".")) if leading else ()
 
 
 def require(

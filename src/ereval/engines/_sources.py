@@ -294,9 +294,9 @@ def column_of(con: Any, query: str) -> list[Any]:
 
 def check_scan(spec: SideSpec, counts: Sequence[int], *, by_parts: bool) -> None:
     """:func:`check_side` on the counts of ``spec``'s view
-    (:func:`ereval.engines._dialect.nulls_sql`): for pairs, the missing keys of both
-    records are missing record ids, counted once a row when counted ``by_parts``,
-    and then the first part holding a missing value is named, as in memory."""
+    (:func:`ereval.engines._dialect.nulls_sql`), the first part holding a missing
+    value named, as in memory, when the parts were counted (``by_parts``); for
+    pairs, the missing keys of both records are missing record ids."""
     n, n_null_r, n_null_c, *per_part = (int(v) for v in counts)
     if by_parts and n_null_r:
         column, missing = next((c, k) for c, k in zip(spec.parts, per_part, strict=True) if k)
@@ -305,7 +305,7 @@ def check_scan(spec: SideSpec, counts: Sequence[int], *, by_parts: bool) -> None
             "(empty, null or NaN)"
         )
     if spec.pair:
-        n_null_r, n_null_c = (n_null_r if by_parts else n_null_r + n_null_c), 0
+        n_null_r, n_null_c = n_null_r + n_null_c, 0
     check_side(spec.name, n, n_null_r, n_null_c, allow_empty=spec.allow_empty)
 
 
