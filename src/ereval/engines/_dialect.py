@@ -295,18 +295,17 @@ def nulls_sql(
     SELECT count(*), count(*) FILTER (WHERE a IS NULL OR a = ''), count(*) - count(c), \
 count(*) FILTER (WHERE a IS NULL OR a = '') FROM t
     """
+    empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
     if parts:
         each = _missing_parts(parts)
         missing_r = f"count(*) FILTER (WHERE {' OR '.join(each)})"
         per_part = "".join(f", count(*) FILTER (WHERE {one})" for one in each)
-        empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
-        return f"SELECT count(*), {missing_r}, count(*) - count(c){empty_c}{per_part} FROM {side}"
     else:
         missing_r = "count(*) - count(r)" + (
             " + count(*) FILTER (WHERE r = '')" if record_text else ""
         )
-    empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
-    return f"SELECT count(*), {missing_r}, count(*) - count(c){empty_c} FROM {side}"
+        per_part = ""
+    return f"SELECT count(*), {missing_r}, count(*) - count(c){empty_c}{per_part} FROM {side}"
 
 
 def part_nulls_sql(source: str, parts: Sequence[tuple[str, bool]]) -> str:

@@ -195,8 +195,7 @@ def check_totals(
     if only_t or only_p:  # a record of one side only repeats
         if alone is None:
             alone = alone_repeats(con, f"({sql.alone_sql(*joined_sides(con, views, dialect))})")
-        surplus = alone
-        for (side, _, name, _), extra in zip(sides, surplus, strict=True):
+        for (side, _, name, _), extra in zip(sides, alone, strict=True):
             if extra:
                 check_unique(con, side, name)
     if (only_t or only_p) and policy in ("error", "singletons"):
