@@ -193,6 +193,48 @@ def test_the_streamed_totals_raise_the_errors_of_the_join(monkeypatch: pytest.Mo
     assert streamed == joined == "'truth' and 'pred' have no record in common"
 
 
+@pytest.mark.parametrize("policy", ["twinless", "intersection"])
+def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
+    monkeypatch: pytest.MonkeyPatch, policy: str
+) -> None:
+    # sides of unequal rows hold records of one side only: the join groups each such
+    # record on its own, so a repeated one shows without a second join; with as many
+    # rows on both sides the second join still looks (some may be on one side only)
+    monkeypatch.setattr(duckdb_stats, "_BATCH", 2)
+    from ereval.engines import _dialect
+
+    second_joins: list[str] = []
+    alone_sql = _dialect.alone_sql
+    monkeypatch.setattr(
+        _dialect, "alone_sql", lambda *a: second_joins.append("alone") or alone_sql(*a)
+    )
+    ok = _table([1, 2, 3, 4, 5], [1, 1, 2, 2, 3])
+    cases = [
+        # (truth, pred, what the error begins with): a repeat in one cluster, three
+        # rows of one record, a repeat in two clusters
+        (_table([1, 2, 3, 4, 5, 9, 9], [1, 1, 2, 2, 3, 4, 4]), ok, "'truth' has 1 duplicate"),
+        (ok, _table([1, 2, 3, 4, 8, 8, 8, 6], [5, 5, 5, 6, 7, 7, 7, 6]), "'pred' has 2 duplicate"),
+        (_table([1, 2, 3, 4, 5, 9, 9, 7], [1, 1, 2, 2, 3, 4, 5, 6]), ok, "'truth' has 1 duplicate"),
+    ]
+    for truth, pred, begins in cases:
+        streamed, joined = _errors(truth, pred, on_mismatch=policy)
+        assert streamed == joined and streamed.startswith(begins)
+    assert second_joins == ["alone"] * 3  # the materialised join's only
+    # the same rows on both sides, a record of one side only on each: the second join
+    t, p = _table([1, 2, 3, 9, 9], [1, 1, 2, 2, 3]), _table([1, 2, 3, 4, 5], [1, 2, 2, 3, 3])
+    second_joins.clear()
+    streamed, joined = _errors(t, p, on_mismatch=policy)
+    assert streamed == joined and streamed.startswith("'truth' has 1 duplicate record ids (e.g. 9)")
+    assert second_joins == ["alone", "alone"]
+    # no repeat: the statistics of records of one side only grouped each on its own
+    t = _table(list(range(40)), [k // 3 for k in range(40)])
+    p = _table(list(range(10, 60)), [k // 4 for k in range(10, 60)])
+    second_joins.clear()
+    got, _ = _streamed(t, p, on_mismatch=policy)
+    _same(got, table_statistics(compute_table(NumpyEngine(), t, p, on_mismatch=policy)))
+    assert second_joins == []
+
+
 def test_text_keys_of_one_record_each_and_one_group() -> None:
     one = _table(["x"], ["a"])
     got, _ = _streamed(one, one)

@@ -25,6 +25,7 @@ from typing import Literal
 from ..io import FileSpec
 
 __all__ = [
+    "ALONE_KEY",
     "DUCKDB",
     "Dialect",
     "PARTS",
@@ -34,6 +35,7 @@ __all__ = [
     "alone_sql",
     "cell_sums_sql",
     "cell_totals_sql",
+    "cells_and_lone_records_sql",
     "cells_sql",
     "cells_with_rows_sql",
     "cluster_stats_sql",
@@ -336,6 +338,31 @@ def cells_sql(truth: str, pred: str) -> str:
     return (
         f"SELECT t.c AS tc, p.c AS pc, count(*) AS n "
         f"FROM {truth} AS t FULL OUTER JOIN {pred} AS p ON t.r = p.r GROUP BY ALL"
+    )
+
+
+#: A joined record's key when it is on one side only, NULL when it is on both (over
+#: ``truth AS t FULL OUTER JOIN pred AS p``).
+ALONE_KEY = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN coalesce(t.r, p.r) END"
+
+
+def cells_and_lone_records_sql(truth: str, pred: str) -> str:
+    """The groups of :func:`cells_sql` for the records on both sides, and a group of its
+    own for each record of one side only, from one full outer join.
+
+    Rows are ``(tc, pc, n)`` as in :func:`cells_sql`; a record of one side only is a
+    row of ``n`` 1 unless its key repeats on its side (then ``n`` is its rows there,
+    and its ``tc`` one of its clusters). So the records of one side only are counted
+    per cluster, and their repeats found, without a second join (which costs about
+    as much as the first). A record is never on the truth's side only and on the
+    prediction's only, so its key alone names its group.
+    """
+    both = "ra IS NULL"
+    return (
+        "SELECT any_value(tc) AS tc, any_value(pc) AS pc, count(*) AS n FROM "
+        f"(SELECT t.c AS tc, p.c AS pc, {ALONE_KEY} AS ra "
+        f"FROM {truth} AS t FULL OUTER JOIN {pred} AS p ON t.r = p.r) "
+        f"GROUP BY CASE WHEN {both} THEN tc END, CASE WHEN {both} THEN pc END, ra"
     )
 
 

@@ -332,7 +332,7 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> tuple[str, 
 
 
 #: A joined record's key when it is on one side only (NULL otherwise).
-_ALONE = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN coalesce(t.r, p.r) END AS ra"
+_ALONE = f"{sql.ALONE_KEY} AS ra"
 
 
 def alone_repeats(con: Any, alone: str) -> tuple[int, int]:

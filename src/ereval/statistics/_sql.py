@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -386,26 +386,42 @@ def _bounds(con: Any, source: str, key: str) -> tuple[Any, Any] | None:
     return lo, hi
 
 
-def _fetch(
-    con: Any, cells: str, sides: list[_Codes], total: int, *, common_only: bool
-) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any], int, int, tuple[int, int, int]]:
+class Fetched(NamedTuple):
+    """The groups of a table of cells as arrays (:func:`_fetch`)."""
+
+    i: npt.NDArray[Any]
+    j: npt.NDArray[Any]
+    n: npt.NDArray[Any]
+    k: int
+    r: int
+    totals: tuple[int, int, int]
+    #: the surplus rows of the records of the truth's only and of the prediction's only
+    #: that repeat, when each such record is a group of its own
+    surplus: tuple[int, int]
+
+
+def _fetch(con: Any, cells: str, sides: list[_Codes], total: int, *, common_only: bool) -> Fetched:
     """The groups of ``cells(tc, pc, n)`` (a table, or a query in parentheses) as
     ``(i, j, n)`` arrays (codes of ``sides``, ``-1`` for a NULL key; the groups with
     a NULL key left out with ``common_only``) and the number of codes of each side,
-    from one pass streamed as Arrow batches; and the records on both sides, on the
-    truth's only and on the prediction's only. ``total`` is at least the sum of the
-    counts when no record id repeats."""
+    from one pass streamed as Arrow batches; the records on both sides, on the
+    truth's only and on the prediction's only; and the surplus rows of the groups
+    with a NULL key (what repeats, when each record of one side only is a group of
+    its own: :func:`ereval.engines._dialect.cells_and_lone_records_sql`). ``total``
+    is at least the sum of the counts when no record id repeats."""
     # every count and every sum of counts fits the type of the total (the totals are
     # summed from the counts as DuckDB gives them, repeated record ids and all)
     dtype = np.int32 if total < 2**31 else np.int64
     parts: list[npt.NDArray[Any]] = []
     columns = f"{sides[0].select('tc')}, {sides[1].select('pc')}, CAST(n AS BIGINT) AS n"
-    both = only_t = only_p = 0
+    both = only_t = only_p = groups_t = groups_p = 0
     for batch in con.fetch_batches(f"SELECT {columns} FROM {cells}", _BATCH):
         n = arrow_to_numpy(batch.column(2))
         no_t, no_p = sides[0].missing(batch.column(0)), sides[1].missing(batch.column(1))
         only_t += int(n[no_p].sum(dtype=np.int64))
         only_p += int(n[no_t].sum(dtype=np.int64))
+        groups_t += int(np.count_nonzero(no_p))
+        groups_p += int(np.count_nonzero(no_t))
         keep = None
         if no_t.any() or no_p.any():
             keep = ~(no_t | no_p)
@@ -420,7 +436,9 @@ def _fetch(
     m = sum(part.shape[0] for part in parts)
     counts = _joined(parts, m, dtype)
     (i, k), (j, r) = sides[0].finish(m), sides[1].finish(m)
-    return i, j, counts, k, r, (both, only_t, only_p)
+    return Fetched(
+        i, j, counts, k, r, (both, only_t, only_p), (only_t - groups_t, only_p - groups_p)
+    )
 
 
 def _sizes(
@@ -455,8 +473,8 @@ def _coded_statistics(
         total = _int(con.execute(f"SELECT sum(n) FROM {cells}").fetchall()[0][0])
         sides = [_Codes(_bounds(con, cells, key), total) for key in ("tc", "pc")]
         common_only = policy == "intersection"
-        i, j, n, k, r, _ = _fetch(con, cells, sides, total, common_only=common_only)
-        return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+        got = _fetch(con, cells, sides, total, common_only=common_only)
+        return _statistics_of_codes(got.i, got.j, got.n, got.k, got.r, policy, only_t, only_p)
 
 
 def _statistics_of_codes(

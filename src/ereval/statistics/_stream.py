@@ -85,6 +85,7 @@ def streamed_statistics(
     joined = joined_sides(con, views)
     coded = (sides[0].coded(joined[0]), sides[1].coded(joined[1]))
     alone = None
+    lone_records = passes == 1 and rows[0] != rows[1]  # some record is on one side only
     if passes > 1:
         cells, alone = planned_cells(con, coded, passes)
         budget = con.memory_bytes()
@@ -92,17 +93,21 @@ def streamed_statistics(
         if budget is not None and m * CELL_BYTES > budget:
             limits = (budget, alone)
             return _beyond_the_limit(con, cells, views, rows, policy, checked, sides, limits)
+    elif lone_records:  # each a group of its own: their repeats seen without a second join
+        cells = f"({sql.cells_and_lone_records_sql(*coded)})"
     else:
         cells = f"({sql.cells_sql(*coded)})"
-    i, j, n, k, r, totals = _fetch(con, cells, sides, most, common_only=common_only)
-    _, only_t, only_p = check_totals(con, views, rows, totals, policy, alone=alone)
+    got = _fetch(con, cells, sides, most, common_only=common_only)
+    if lone_records:
+        alone = got.surplus
+    _, only_t, only_p = check_totals(con, views, rows, got.totals, policy, alone=alone)
     if checked is not None:
         checked()
     if common_only:
         only_t = only_p = 0
     # the query is over, but DuckDB's allocator keeps much of what it used
     with con.lend_memory(most):
-        return _statistics_of_codes(i, j, n, k, r, policy, only_t, only_p)
+        return _statistics_of_codes(got.i, got.j, got.n, got.k, got.r, policy, only_t, only_p)
 
 
 def _beyond_the_limit(
@@ -143,8 +148,10 @@ def statistics_within(
     sides = [_Codes(_bounds(con, cells, key), most) for key in ("tc", "pc")]
     if budget is None or int(m) * CELL_BYTES <= budget:
         with con.lend_memory(most):
-            i, j, n, k, r, _ = _fetch(con, cells, sides, most, common_only=policy == "intersection")
-            return _statistics_of_codes(i, j, n, k, r, policy, totals[1], totals[2])
+            got = _fetch(con, cells, sides, most, common_only=policy == "intersection")
+            return _statistics_of_codes(
+                got.i, got.j, got.n, got.k, got.r, policy, totals[1], totals[2]
+            )
     return _swept_or_aggregated(con, cells, sides, policy, totals, budget)
 
 
