@@ -54,8 +54,10 @@ __all__ = [
     "joined_cells_sql",
     "key_sql",
     "keyed_cells_sql",
+    "lone_surplus_sql",
     "lone_twinless_sql",
     "marginal_stats_sql",
+    "merged_lone_records_sql",
     "mismatch_examples_sql",
     "missing_count_sql",
     "nulls_sql",
@@ -363,6 +365,25 @@ def cells_and_lone_records_sql(truth: str, pred: str) -> str:
         f"(SELECT t.c AS tc, p.c AS pc, {ALONE_KEY} AS ra "
         f"FROM {truth} AS t FULL OUTER JOIN {pred} AS p ON t.r = p.r) "
         f"GROUP BY CASE WHEN {both} THEN tc END, CASE WHEN {both} THEN pc END, ra"
+    )
+
+
+def lone_surplus_sql(cells: str) -> str:
+    """Over the groups of :func:`cells_and_lone_records_sql`, the surplus rows of the
+    records of the truth's only and of the prediction's only that repeat."""
+    return (
+        "SELECT sum(n - 1) FILTER (WHERE pc IS NULL), sum(n - 1) FILTER (WHERE tc IS NULL) "
+        f"FROM {cells} WHERE tc IS NULL OR pc IS NULL"
+    )
+
+
+def merged_lone_records_sql(cells: str) -> str:
+    """The groups of :func:`cells_sql` from those of :func:`cells_and_lone_records_sql`:
+    the records of one side only counted by cluster."""
+    return (
+        f"SELECT tc, pc, n FROM {cells} WHERE tc IS NOT NULL AND pc IS NOT NULL UNION ALL "
+        f"SELECT tc, pc, CAST(sum(n) AS BIGINT) FROM {cells} WHERE tc IS NULL OR pc IS NULL "
+        "GROUP BY tc, pc"
     )
 
 

@@ -143,9 +143,24 @@ def checked_cells(
     alone = None
     if passes > 1:
         _, alone = planned_cells(con, (t, p), passes)
+    elif dialect is sql.DUCKDB and rows[0] != rows[1]:  # some record is on one side only
+        alone = _cells_and_lone_records(con, t, p)
     else:
         con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
     return checked_totals(con, "cells", views, rows, policy, dialect, alone=alone)
+
+
+def _cells_and_lone_records(con: Any, t: str, p: str) -> tuple[int, int]:
+    """The table ``cells`` of :func:`ereval.engines._dialect.cells_sql` from the join
+    that groups each record of one side only on its own
+    (:func:`~ereval.engines._dialect.cells_and_lone_records_sql`), and the surplus rows
+    of those records that repeat, on the truth's side and on the prediction's: their
+    repeats found without a second full join."""
+    con.execute("CREATE TEMP TABLE lone_cells AS " + sql.cells_and_lone_records_sql(t, p))
+    surplus = con.execute(sql.lone_surplus_sql("lone_cells")).fetchall()[0]
+    con.execute("CREATE TEMP TABLE cells AS " + sql.merged_lone_records_sql("lone_cells"))
+    con.execute("DROP TABLE lone_cells")
+    return int(surplus[0] or 0), int(surplus[1] or 0)
 
 
 def checked_totals(
