@@ -191,6 +191,9 @@ def test_engines_raise_the_same_errors(tmp_path: Path, spark: Any) -> None:
         (csv("header_only.csv", ""), ok, {}),
         (csv("missing.csv", "1,a\n,a\n3,b\n"), ok, {}),
         (csv("d1.csv", "1,a\n2,a\n3,b\n9,c\n9,d\n"), ok, {"on_mismatch": "twinless"}),
+        # a record of one side only repeated in its cluster, three times on the other side
+        (csv("d3.csv", "1,a\n2,a\n3,b\n9,c\n9,c\n"), ok, {"on_mismatch": "intersection"}),
+        (ok, csv("d4.csv", "1,a\n2,a\n3,b\n8,c\n8,c\n8,d\n"), {"on_mismatch": "twinless"}),
         (ok, csv("d2.csv", "1,a\n2,a\n2,b\n3,b\n"), {}),
         (ok, csv("more.csv", "1,a\n2,a\n3,b\n4,b\n"), {}),
         (ok, csv("x.csv", "7,a\n"), {"on_mismatch": "intersection"}),
