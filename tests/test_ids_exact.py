@@ -24,6 +24,7 @@ from ereval.contingency import contingency_table
 from ereval.engines import DuckDBEngine
 from ereval.io import IdenticalColumnsWarning, encode
 from ereval.io import _text_keys as text_keys
+from ereval.io import _words as words_module
 from ereval.io._ids import union
 from ereval.metrics import pairwise_scores_from_pairs
 from ereval.statistics import compute_table
@@ -323,7 +324,7 @@ def test_large_text_columns_code_like_arrow(width: int) -> None:
 def test_a_hash_collision_falls_back_to_arrow(monkeypatch: pytest.MonkeyPatch) -> None:
     n = text_keys.MIN_IDS + 10
     a = pa.array([f"record-{i:07d}" for i in range(n)])
-    monkeypatch.setattr(text_keys, "_keys", lambda words: np.zeros(words.shape[0], np.uint64))
+    monkeypatch.setattr(text_keys, "word_hashes", lambda words: np.zeros(words.shape[0], np.uint64))
     assert text_keys.text_codes([a]) is None  # every id collides: the check catches it
     codes, uniques = encode(a, sort=False)
     assert len(uniques) == n and codes.tolist() == list(range(n))
@@ -331,7 +332,7 @@ def test_a_hash_collision_falls_back_to_arrow(monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.parametrize("width", [7, 12])
 def test_the_same_large_set_in_another_order(width: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(text_keys, "CHUNK", 7919)  # several chunks of words
+    monkeypatch.setattr(words_module, "CHUNK", 7919)  # several chunks of words
     rng = np.random.default_rng(width)
     n = text_keys.MIN_IDS + 5
     ids = [f"id{v:0{width}d}"[-width:] for v in rng.permutation(10**6)[:n]]
@@ -360,7 +361,7 @@ def test_matched_ids_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch)
     ids, and the fast path gives way to the general one."""
     n = text_keys.MIN_IDS + 3
     ids = [f"{i:08d}-suffix" for i in range(n)]
-    monkeypatch.setattr(text_keys, "_keys", lambda words: words[:, 0].copy())
+    monkeypatch.setattr(text_keys, "word_hashes", lambda words: words[:, 0].copy())
     a = pa.array(ids)
     b = pa.array(ids[::-1], type=pa.large_string())  # another string layout, same ids
     where = text_keys.same_set_positions(a, b)

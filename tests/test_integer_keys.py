@@ -124,7 +124,7 @@ def test_hashed_keys_check_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
     b = KeyParts(("s", "u"), (pa.array(["z", "y", "w"]), np.array([3, 2, 1])))
     assert [k.tolist() for k in hashed_keys(a, b)] == [[0, 1, 2], [2, 1, 3]]  # type: ignore[union-attr]
     with monkeypatch.context() as patch:  # every key of a side one hash
-        patch.setattr(hashed_module, "_keys", lambda words: np.zeros(len(words), np.uint64))
+        patch.setattr(hashed_module, "word_hashes", lambda words: np.zeros(len(words), np.uint64))
         assert hashed_keys(a, b) is None
     with monkeypatch.context() as patch:  # each key hashed to its position: z=x, w=z, ...
         patch.setattr(

@@ -232,7 +232,7 @@ def test_count_cells_with_codes_far_apart() -> None:
 @pytest.mark.parametrize("kind", ["random", "few values", "equal top bits", "all equal"])
 @pytest.mark.parametrize("n", [1, 2, 7, 5000])
 def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
-    from ereval.io._text_keys import _order
+    from ereval.io._words import key_order
 
     rng = np.random.default_rng(n)
     wide = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64)
@@ -251,7 +251,7 @@ def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
         return keys[at]
 
     # the keys kept, or sorted in their own array with the tied ones given again
-    for order, distinct in (_order(keys), _order(keys.copy(), key_at=key_at)):
+    for order, distinct in (key_order(keys), key_order(keys.copy(), key_at=key_at)):
         assert distinct == (np.unique(keys).shape[0] == n)
         assert order.dtype == np.int64
         assert sorted(order.tolist()) == list(range(n))
@@ -266,4 +266,4 @@ def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
         assert asked == [n]
     # keys that cannot be given again: not said to be distinct
     if asked:
-        assert _order(keys.copy(), key_at=lambda at: None)[1] is False
+        assert key_order(keys.copy(), key_at=lambda at: None)[1] is False

@@ -4,7 +4,7 @@ Some keys cannot be numbered part by part in mixed radix
 (:mod:`ereval.io._integer_keys`): a text part that holds ids of its own (its
 dictionaries would cost more than the keys themselves), or parts whose codes
 together pass 62 bits. Such a key is hashed to 64 bits from its parts (a text
-part laid out in words as text ids are, :mod:`ereval.io._text_keys`; an integer
+part laid out in words as text ids are, :mod:`ereval.io._words`; an integer
 part by its value), each side's hashes are sorted, and the sorted hashes of the
 two sides matched. The match is then made exact: every matched pair of keys is
 compared part by part. Keys of one side with one hash (a key given twice, or a
@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 
 from .._threads import both
 from ._keys import KeyParts
-from ._text_keys import _chunks, _keys, _order, _width, _words
+from ._words import chunks, key_order, word_hashes, word_rows, word_width
 
 __all__ = ["hashed_keys"]
 
@@ -102,7 +102,7 @@ def _text_type(x: Any, y: Any) -> pa.DataType:
 
 def _hashable(key: KeyParts, types: list[pa.DataType | None]) -> list[_Part] | None:
     """One side's parts ready to hash: integers as signed 64-bit values, text as
-    ``types`` says with the width of its words (:func:`~._text_keys._width`); or
+    ``types`` says with the width of its words (:func:`~._words.word_width`); or
     ``None``."""
     out: list[_Part] = []
     for values, text in zip(key.parts, types, strict=True):
@@ -114,7 +114,7 @@ def _hashable(key: KeyParts, types: list[pa.DataType | None]) -> list[_Part] | N
             continue
         arr = pa.array(values)
         arr = arr if arr.type == text else arr.cast(text)
-        width = _width([arr], least=0)
+        width = word_width([arr])
         if width is None:
             return None
         out.append((arr, width))
@@ -135,18 +135,18 @@ def _hashes(parts: list[_Part]) -> U64 | None:
     n = len(parts[0][0])
     spans = np.cumsum([0] + [1 if width is None else width // 8 for _, width in parts])
     out = np.empty(n, dtype=np.uint64)
-    for at in _chunks(n):
+    for at in chunks(n):
         words = np.empty((at.stop - at.start, int(spans[-1])), dtype=np.uint64)
         for k, (values, width) in enumerate(parts):
             row = slice(int(spans[k]), int(spans[k + 1]))
             if width is None:
                 words[:, row.start] = values[at].view(np.uint64)
                 continue
-            text = _words(values.slice(at.start, at.stop - at.start), width)
+            text = word_rows(values.slice(at.start, at.stop - at.start), width)
             if text is None:
                 return None
             words[:, row] = text
-        out[at] = _keys(words)
+        out[at] = word_hashes(words)
     return out
 
 
@@ -156,7 +156,7 @@ def _ordered_hashes(parts: list[_Part], sort: bool) -> tuple[U64, IntArray] | No
     hashes = _hashes(parts)
     if hashes is None:
         return None
-    order, distinct = _order(hashes)
+    order, distinct = key_order(hashes)
     if not distinct:
         return None
     return (hashes[order] if sort else hashes), order
@@ -181,7 +181,7 @@ def _same_keys(a: list[_Part], b: list[_Part], match: IntArray) -> bool:
     half = matched.shape[0] // 2
 
     def same(at: IntArray) -> bool:
-        for part in _chunks(at.shape[0]):
+        for part in chunks(at.shape[0]):
             ib = at[part]
             ia = match[ib]
             for (x, width), (y, _) in zip(a, b, strict=True):
