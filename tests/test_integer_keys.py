@@ -342,11 +342,12 @@ def test_a_text_part_of_ids_of_its_own_is_hashed(monkeypatch: pytest.MonkeyPatch
 
 def test_large_hashed_keys_in_two_threads() -> None:
     """From ``MIN_SIZE`` records, keys of a text id and a number hashed in two threads
-    on two sides of different records: the table of the keys' text."""
+    on two sides of different records, and from twice as many each half of the second
+    side matched in its own thread: the table of the keys' text."""
     from ereval._threads import MIN_SIZE
 
     rng = np.random.default_rng(9)
-    n = MIN_SIZE + 11
+    n = 2 * MIN_SIZE + 11
     pool = pd.DataFrame({"source": [f"u{i:07x}" for i in range(n)], "uid": np.arange(n) % 5})
     t = pool.iloc[: n - 100].assign(cluster_id=rng.integers(0, n // 3, n - 100))
     p = pool.iloc[80:].assign(cluster_id=rng.integers(0, n // 3, n - 80) + n).sample(frac=1.0)

@@ -164,13 +164,21 @@ def _ordered_hashes(parts: list[_Part], sort: bool) -> tuple[U64, IntArray] | No
 
 def _matches(a: tuple[U64, IntArray], b: tuple[U64, IntArray]) -> IntArray:
     """For each key of the second side, the position of the key of the first side with
-    its hash, or ``-1``, from each side's sorted hashes and their order."""
+    its hash, or ``-1``, from each side's sorted hashes and their order; each half of
+    the second side in its own thread (the halves write at positions of their own: the
+    order is a permutation)."""
     (ha, order_a), (hb, order_b) = a, b
     match = np.full(hb.shape[0], -1, dtype=np.int64)
-    at = np.searchsorted(ha, hb)
-    np.minimum(at, ha.shape[0] - 1, out=at)
-    hit = ha[at] == hb
-    match[order_b[hit]] = order_a[at[hit]]
+
+    def half(rows: slice) -> None:
+        sought = hb[rows]
+        at = np.searchsorted(ha, sought)
+        np.minimum(at, ha.shape[0] - 1, out=at)
+        hit = ha[at] == sought
+        match[order_b[rows][hit]] = order_a[at[hit]]
+
+    middle = hb.shape[0] // 2
+    both(half, slice(0, middle), slice(middle, None), size=middle)
     return match
 
 
