@@ -7,6 +7,7 @@ the materialised join word for word."""
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from ereval._errors import InputError, RecordMismatchError
 from ereval.engines import DuckDBDatabase, DuckDBEngine, NumpyEngine
 from ereval.engines import _duckdb as duckdb_engine
+from ereval.engines._sources import hashed_keys
 from ereval.statistics import (
     FLOAT_STATISTICS,
     INTEGER_STATISTICS,
@@ -193,9 +195,28 @@ def test_the_streamed_totals_raise_the_errors_of_the_join(monkeypatch: pytest.Mo
     assert streamed == joined == "'truth' and 'pred' have no record in common"
 
 
+#: Record keys of each kind: integers, text (grouped by a hash of them when on one
+#: side only) and keys of two columns (their parts, hashed so too).
+ID_KINDS = ["integer", "text", "two-columns"]
+
+
+def _keyed(kind: str, ids: list[int], clusters: list[Any]) -> pa.Table:
+    """The records ``ids`` of the clusters ``clusters`` keyed as ``kind`` says."""
+    if kind == "integer":
+        return _table(ids, clusters)
+    if kind == "text":
+        return _table([f"r{k}" for k in ids], clusters)
+    return pa.table({"src": [f"s{k % 2}" for k in ids], "record_id": ids, "cluster_id": clusters})
+
+
+def _key_options(kind: str) -> dict[str, Any]:
+    return {"record_col": ["src", "record_id"]} if kind == "two-columns" else {}
+
+
+@pytest.mark.parametrize("kind", ID_KINDS)
 @pytest.mark.parametrize("policy", ["twinless", "intersection"])
 def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
-    monkeypatch: pytest.MonkeyPatch, policy: str
+    monkeypatch: pytest.MonkeyPatch, policy: str, kind: str
 ) -> None:
     # sides of unequal rows hold records of one side only: the join groups each such
     # record on its own, so a repeated one shows without a second join (streamed, and
@@ -209,38 +230,96 @@ def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
     monkeypatch.setattr(
         _dialect, "alone_sql", lambda *a: second_joins.append("alone") or alone_sql(*a)
     )
-    ok = _table([1, 2, 3, 4, 5], [1, 1, 2, 2, 3])
+    keyed = functools.partial(_keyed, kind)
+    options = {"on_mismatch": policy, **_key_options(kind)}
+    ok = keyed([1, 2, 3, 4, 5], [1, 1, 2, 2, 3])
     cases = [
         # (truth, pred, what the error begins with): a repeat in one cluster, three
         # rows of one record, a repeat in two clusters
-        (_table([1, 2, 3, 4, 5, 9, 9], [1, 1, 2, 2, 3, 4, 4]), ok, "'truth' has 1 duplicate"),
-        (ok, _table([1, 2, 3, 4, 8, 8, 8, 6], [5, 5, 5, 6, 7, 7, 7, 6]), "'pred' has 2 duplicate"),
-        (_table([1, 2, 3, 4, 5, 9, 9, 7], [1, 1, 2, 2, 3, 4, 5, 6]), ok, "'truth' has 1 duplicate"),
+        (keyed([1, 2, 3, 4, 5, 9, 9], [1, 1, 2, 2, 3, 4, 4]), ok, "'truth' has 1 duplicate"),
+        (ok, keyed([1, 2, 3, 4, 8, 8, 8, 6], [5, 5, 5, 6, 7, 7, 7, 6]), "'pred' has 2 duplicate"),
+        (keyed([1, 2, 3, 4, 5, 9, 9, 7], [1, 1, 2, 2, 3, 4, 5, 6]), ok, "'truth' has 1 duplicate"),
     ]
     for truth, pred, begins in cases:
-        streamed, joined = _errors(truth, pred, on_mismatch=policy)
+        streamed, joined = _errors(truth, pred, **options)
         assert streamed == joined and streamed.startswith(begins)
     assert second_joins == []
     # the same rows on both sides, a record of one side only on each: the second join
-    t, p = _table([1, 2, 3, 9, 9], [1, 1, 2, 2, 3]), _table([1, 2, 3, 4, 5], [1, 2, 2, 3, 3])
+    t, p = keyed([1, 2, 3, 9, 9], [1, 1, 2, 2, 3]), keyed([1, 2, 3, 4, 5], [1, 2, 2, 3, 3])
     second_joins.clear()
-    streamed, joined = _errors(t, p, on_mismatch=policy)
-    assert streamed == joined and streamed.startswith("'truth' has 1 duplicate record ids (e.g. 9)")
+    streamed, joined = _errors(t, p, **options)
+    assert streamed == joined and streamed.startswith("'truth' has 1 duplicate record ids (e.g. ")
     assert second_joins == ["alone", "alone"]
     # no repeat: the statistics of records of one side only grouped each on its own
-    t = _table(list(range(40)), [k // 3 for k in range(40)])
-    p = _table(list(range(10, 60)), [k // 4 for k in range(10, 60)])
+    t = keyed(list(range(40)), [k // 3 for k in range(40)])
+    p = keyed(list(range(10, 60)), [k // 4 for k in range(10, 60)])
     second_joins.clear()
-    got, _ = _streamed(t, p, on_mismatch=policy)
-    expected = compute_table(NumpyEngine(), t, p, on_mismatch=policy)
+    got, _ = _streamed(t, p, **options)
+    expected = compute_table(NumpyEngine(), t, p, **options)
     _same(got, table_statistics(expected))
     # the table of cells, its records of one side only counted by cluster again
-    cells = compute_statistics(DuckDBEngine(), t, p, on_mismatch=policy, cells="always")
+    cells = compute_statistics(DuckDBEngine(), t, p, cells="always", **options)
     assert cells.table is not None
     for name in ("counts", "true_sizes", "pred_sizes"):
         np.testing.assert_array_equal(getattr(cells.table, name), getattr(expected, name))
     _same(cells, table_statistics(expected))
     assert second_joins == []
+
+
+@pytest.mark.parametrize("kind", ID_KINDS)
+def test_keys_of_text_or_parts_of_one_side_only_are_grouped_by_their_hash(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # text and keys of several columns group by a 64-bit hash; when every record of one
+    # side only of a side is given one hash (a collision on each side, which looks like
+    # a repeat), the join groups them again by their keys: the statistics and the table
+    # of cells are still those in memory
+    from ereval.engines import _dialect
+
+    grouped: list[bool] = []
+    original = _dialect.cells_and_lone_records_sql
+
+    def spy(*sides: str, hashed: bool = False) -> str:
+        grouped.append(hashed)
+        return original(*sides, hashed=hashed)
+
+    monkeypatch.setattr(_dialect, "cells_and_lone_records_sql", spy)
+    t = _keyed(kind, list(range(40)), [k // 3 for k in range(40)])
+    p = _keyed(kind, list(range(10, 60)), [k // 4 for k in range(10, 60)])
+    hashed = kind != "integer"
+    one_hash = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN CAST(t.r IS NULL AS UBIGINT) END"
+    for collide in (False, True):
+        if collide:
+            monkeypatch.setattr(_dialect, "HASHED_ALONE_KEY", one_hash)
+        for policy in ("twinless", "intersection"):
+            options = {"on_mismatch": policy, **_key_options(kind)}
+            expected = compute_table(NumpyEngine(), t, p, **options)
+            grouped.clear()
+            got, _ = _streamed(t, p, **options)
+            _same(got, table_statistics(expected))
+            cells = compute_statistics(DuckDBEngine(), t, p, cells="always", **options)
+            assert cells.table is not None
+            for name in ("counts", "true_sizes", "pred_sizes"):
+                np.testing.assert_array_equal(getattr(cells.table, name), getattr(expected, name))
+            _same(cells, table_statistics(expected))
+            again = [False] if collide and hashed else []
+            assert grouped == 2 * [hashed, *again]
+
+
+def test_the_keys_grouped_by_their_hash_are_text_and_parts_of_text_and_integers() -> None:
+    con = DuckDBDatabase(DuckDBEngine())
+    kinds = {
+        "'a'": True,
+        "{'k0': 'a', 'k1': 3::BIGINT}": True,
+        "{'k0': 3::UINTEGER, 'k1': 4::HUGEINT}": True,
+        "3::BIGINT": False,  # as narrow as its hash, and exact
+        "3.5::DOUBLE": False,  # -0.0 equals 0.0
+        "{'k0': 'a', 'k1': 3.5::DOUBLE}": False,
+        "DATE '2020-01-01'": False,
+        "['a']": False,
+    }
+    for value, hashed in kinds.items():
+        assert hashed_keys(con, f"(SELECT {value} AS r)") is hashed, value
 
 
 def test_text_keys_of_one_record_each_and_one_group() -> None:

@@ -26,6 +26,7 @@ from ..io import FileSpec
 
 __all__ = [
     "ALONE_KEY",
+    "HASHED_ALONE_KEY",
     "DUCKDB",
     "Dialect",
     "PARTS",
@@ -346,9 +347,17 @@ def cells_sql(truth: str, pred: str) -> str:
 #: A joined record's key when it is on one side only, NULL when it is on both (over
 #: ``truth AS t FULL OUTER JOIN pred AS p``).
 ALONE_KEY = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN coalesce(t.r, p.r) END"
+#: :data:`ALONE_KEY` as a 64-bit hash, its lowest bit the side the record is on (1 for
+#: the prediction's): eight bytes to group by where a key of text or parts takes
+#: more. Two records of one side may share it (a collision, which the caller rules
+#: out); a record of each side never do.
+HASHED_ALONE_KEY = (
+    "CASE WHEN t.r IS NULL OR p.r IS NULL THEN "
+    "(hash(coalesce(t.r, p.r)) >> 1 << 1) | CAST(t.r IS NULL AS UBIGINT) END"
+)
 
 
-def cells_and_lone_records_sql(truth: str, pred: str) -> str:
+def cells_and_lone_records_sql(truth: str, pred: str, *, hashed: bool = False) -> str:
     """The groups of :func:`cells_sql` for the records on both sides, and a group of its
     own for each record of one side only, from one full outer join.
 
@@ -358,11 +367,16 @@ def cells_and_lone_records_sql(truth: str, pred: str) -> str:
     per cluster, and their repeats found, without a second join (which costs about
     as much as the first). A record is never on the truth's side only and on the
     prediction's only, so its key alone names its group.
+
+    With ``hashed``, such a record is grouped by :data:`HASHED_ALONE_KEY`: two records
+    of one side may then share a group, which looks like a repeat; the caller tells
+    the two apart (a repeat is an error) and groups again without ``hashed``.
     """
     both = "ra IS NULL"
+    alone = HASHED_ALONE_KEY if hashed else ALONE_KEY
     return (
         "SELECT any_value(tc) AS tc, any_value(pc) AS pc, count(*) AS n FROM "
-        f"(SELECT t.c AS tc, p.c AS pc, {ALONE_KEY} AS ra "
+        f"(SELECT t.c AS tc, p.c AS pc, {alone} AS ra "
         f"FROM {truth} AS t FULL OUTER JOIN {pred} AS p ON t.r = p.r) "
         f"GROUP BY CASE WHEN {both} THEN tc END, CASE WHEN {both} THEN pc END, ra"
     )

@@ -8,6 +8,7 @@ of :mod:`ereval.io`, with the keys of :func:`key_of`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "check_side",
     "check_unique",
     "is_link_only",
+    "hashed_keys",
     "joined_sides",
     "key_of",
     "name_columns",
@@ -285,6 +287,21 @@ def joined_sides(
             return views
     t, p = (f"(SELECT {sql.PARTS} AS r, c FROM {view})" for view in views)
     return t, p
+
+
+#: DuckDB's integer types, the types of the parts of a key that hash as their values.
+_INTEGERS = "U?(?:TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)"
+#: A key of text, or of parts of text and integers (:data:`ereval.engines._dialect.PARTS`).
+_HASHED_KEY = re.compile(rf"VARCHAR|STRUCT\((?:\w+ (?:VARCHAR|{_INTEGERS})(?:, |\)$))+")
+
+
+def hashed_keys(con: Any, side: str) -> bool:
+    """Whether the record keys ``r`` of ``side`` (one of :func:`joined_sides`) are text,
+    or the parts of keys of several columns, texts and integers: keys that group more
+    cheaply by a 64-bit hash of them (:data:`ereval.engines._dialect.HASHED_ALONE_KEY`)
+    than by themselves, and hash as they compare."""
+    described = con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()
+    return _HASHED_KEY.fullmatch(str(described[0][1])) is not None
 
 
 def column_of(con: Any, query: str) -> list[Any]:

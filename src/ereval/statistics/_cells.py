@@ -20,7 +20,7 @@ from .._validation import examples
 from ..contingency import ContingencyTable, SourcePairs
 from ..engines import _dialect as sql
 from ..engines._plan import alone_repeats, planned_cells
-from ..engines._sources import SideSpec, check_unique, column_of, joined_sides
+from ..engines._sources import SideSpec, check_unique, column_of, hashed_keys, joined_sides
 from ..io import (
     MismatchPolicy,
     mismatch_error,
@@ -157,11 +157,24 @@ def _cells_and_lone_records(con: Any, t: str, p: str) -> tuple[int, int]:
     that groups each record of one side only on its own
     (:func:`~ereval.engines._dialect.cells_and_lone_records_sql`), and the surplus rows
     of those records that repeat, on the truth's side and on the prediction's: their
-    repeats found without a second full join."""
-    con.execute("CREATE TEMP TABLE lone_cells AS " + sql.cells_and_lone_records_sql(t, p))
-    surplus = con.execute(sql.lone_surplus_sql("lone_cells")).fetchall()[0]
+    repeats found without a second full join. Keys of text or parts are grouped by their
+    hash first, and again by themselves where that shows a repeat (perhaps two keys
+    of one hash)."""
+    hashed = hashed_keys(con, t)
+    surplus = _lone_cells(con, t, p, hashed=hashed)
+    if hashed and any(surplus):  # a repeat, or two keys of one hash: grouped by the keys
+        surplus = _lone_cells(con, t, p, hashed=False)
     con.execute("CREATE TEMP TABLE cells AS " + sql.merged_lone_records_sql("lone_cells"))
     con.execute("DROP TABLE lone_cells")
+    return surplus
+
+
+def _lone_cells(con: Any, t: str, p: str, *, hashed: bool) -> tuple[int, int]:
+    """The table ``lone_cells`` of :func:`ereval.engines._dialect.cells_and_lone_records_sql`
+    and its surplus rows on each side."""
+    grouped = sql.cells_and_lone_records_sql(t, p, hashed=hashed)
+    con.execute("CREATE OR REPLACE TEMP TABLE lone_cells AS " + grouped)
+    surplus = con.execute(sql.lone_surplus_sql("lone_cells")).fetchall()[0]
     return int(surplus[0] or 0), int(surplus[1] or 0)
 
 

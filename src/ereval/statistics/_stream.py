@@ -34,7 +34,7 @@ from typing import Any
 
 from ..engines import _dialect as sql
 from ..engines._plan import planned_cells
-from ..engines._sources import joined_sides
+from ..engines._sources import hashed_keys, joined_sides
 from ..io import MismatchPolicy
 from . import TableStatistics
 from ._cells import check_totals, checked_totals
@@ -86,6 +86,7 @@ def streamed_statistics(
     coded = (sides[0].coded(joined[0]), sides[1].coded(joined[1]))
     alone = None
     lone_records = passes == 1 and rows[0] != rows[1]  # some record is on one side only
+    hashed = lone_records and hashed_keys(con, joined[0])
     if passes > 1:
         cells, alone = planned_cells(con, coded, passes)
         budget = con.memory_bytes()
@@ -94,10 +95,13 @@ def streamed_statistics(
             limits = (budget, alone)
             return _beyond_the_limit(con, cells, views, rows, policy, checked, sides, limits)
     elif lone_records:  # each a group of its own: their repeats seen without a second join
-        cells = f"({sql.cells_and_lone_records_sql(*coded)})"
+        cells = f"({sql.cells_and_lone_records_sql(*coded, hashed=hashed)})"
     else:
         cells = f"({sql.cells_sql(*coded)})"
     got = _fetch(con, cells, sides, most, common_only=common_only)
+    if hashed and any(got.surplus):  # a repeat, or two keys of one hash: grouped by the keys
+        cells = f"({sql.cells_and_lone_records_sql(*coded)})"
+        got = _fetch(con, cells, sides, most, common_only=common_only)
     if lone_records:
         alone = got.surplus
     _, only_t, only_p = check_totals(con, views, rows, got.totals, policy, alone=alone)
