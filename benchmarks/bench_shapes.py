@@ -25,6 +25,8 @@ The shapes:
 * ``twofiles``: the Zipf shape with a different tenth of the records missing
   from each side, scored with ``--on-mismatch twinless`` (the twinless
   variants of B-cubed and CEAF are then reported too);
+* ``evenfiles``: the two-files shape with both sides cut to as many rows (whether
+  some record is on one side only cannot then be told from the rows' counts);
 * ``keys``: the dense shape keyed by two columns, a data set's name (four of
   them, as text) and an integer id within it (``--record-col source,local_id``;
   the bare join is ``USING (source, local_id)``);
@@ -65,11 +67,22 @@ import pyarrow.parquet as pq
 
 from _process import cached_files
 
-SHAPES = ("dense", "ordered", "sparse", "zipf", "text", "hostile", "twofiles", "keys", "textkeys")
+SHAPES = (
+    "dense",
+    "ordered",
+    "sparse",
+    "zipf",
+    "text",
+    "hostile",
+    "twofiles",
+    "evenfiles",
+    "keys",
+    "textkeys",
+)
 #: The record key of each shape (a shape not listed: ``record_id``).
 KEYS = {"keys": ("source", "local_id"), "textkeys": ("uid", "part")}
 #: The shapes whose sides each lack records of their own (scored ``twinless``).
-TWO_FILES = ("twofiles", "textkeys")
+TWO_FILES = ("twofiles", "evenfiles", "textkeys")
 CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB", "numpy-baseline")
 
 
@@ -163,6 +176,9 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
             t_order[u[t_order] >= 0.1],
             p_order[(u[p_order] < 0.1) | (u[p_order] >= 0.2)],
         )
+        if shape == "evenfiles":
+            rows = min(t_order.shape[0], p_order.shape[0])
+            t_order, p_order = t_order[:rows], p_order[:rows]
         _write_pair(folder, records, truth, pred, t_order, p_order)
     else:
         _write_pair(folder, records, truth, pred, rng.permutation(n), rng.permutation(n))
