@@ -466,6 +466,50 @@ def test_repeated_records_of_one_side_only_are_found_in_passes(tmp_path: Path, p
     assert evaluate(ok, ok, engine=engine)["b3_f1"] == 1.0
 
 
+@pytest.mark.parametrize("csv", [False, True])
+def test_keys_of_one_side_only_that_share_a_hash_in_passes_are_no_repeat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, csv: bool
+) -> None:
+    """The passes keep a text key of one side only by its hash: when every such record of
+    a side is given one hash, the passes count repeats that the sides' own check then
+    does not find, and the metrics are those of NumPy (from Parquet files and from CSV
+    files, whose passes are tables)."""
+    from ereval.engines import _dialect, _sources
+
+    monkeypatch.setattr(
+        _dialect,
+        "HASHED_ALONE_KEY",
+        "CASE WHEN t.r IS NULL OR p.r IS NULL THEN CAST(t.r IS NULL AS UBIGINT) END",
+    )
+    checked: list[str] = []
+    check_unique = _sources.check_unique
+
+    def spy(con: Any, view: str, name: str) -> None:
+        checked.append(name)
+        check_unique(con, view, name)
+
+    monkeypatch.setattr("ereval.statistics._cells.check_unique", spy)
+    rng = np.random.default_rng(3)
+    ids = [f"id-{k}" for k in range(300)]
+    files = []
+    for name, kept in (("t", ids[:260]), ("p", ids[30:])):
+        frame = pd.DataFrame({"record_id": kept, "cluster_id": rng.integers(0, 40, len(kept))})
+        path = tmp_path / f"{name}.{'csv' if csv else 'parquet'}"
+        if csv:
+            frame.to_csv(path, index=False)
+        else:
+            frame.to_parquet(path)
+        files.append(path)
+    (tmp_path / "spill").mkdir()
+    engine = DuckDBEngine(passes=4, temp_dir=tmp_path / "spill")
+    got = evaluate(*files, engine=engine, on_mismatch="twinless")
+    expected = evaluate(*files, engine="numpy", on_mismatch="twinless")
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert math.isclose(got[key], value, rel_tol=1e-12, abs_tol=1e-15), key
+    assert checked == ["truth", "pred"]
+
+
 def _two_widths(tmp_path: Path, widths: tuple[str, str], ids: list[int]) -> list[Path]:
     """The truth and the prediction as Parquet files, record ids ``ids`` in the first
     and ``ids`` reversed in the second, written in ``widths``."""

@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 
 from .._errors import InputError
 from . import _dialect as sql
+from ._sources import hashed_keys
 
 __all__ = [
     "FIRST_TRY",
@@ -324,16 +325,16 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> tuple[str, 
         for side in sides
     ]
     hashed = key_hash(con, sides)
+    # the key of a record of one side only, kept for its repeats: by a hash of it where
+    # it is text or parts (two keys of one hash look like a repeat, which the checks
+    # then look for in the sides themselves; the cells do not read it)
+    alone = sql.HASHED_ALONE_KEY if hashed_keys(con, sides[0]) else sql.ALONE_KEY
     con.execute(f"CREATE TEMP TABLE cells (tc {types[0][1]}, pc {types[1][1]}, n BIGINT)")
     counts = (planned, merge_count(planned))
     if not all(_exact_in_parquet(t) for side in types for t in side):
-        return "cells", _cells_in_tables(con, sides, counts, hashed, oom)
+        return "cells", _cells_in_tables(con, sides, counts, (hashed, alone), oom)
     with con.scratch() as folder:
-        return "cells", _cells_in_files(con, sides, counts, hashed, oom, Path(folder))
-
-
-#: A joined record's key when it is on one side only (NULL otherwise).
-_ALONE = f"{sql.ALONE_KEY} AS ra"
+        return "cells", _cells_in_files(con, sides, counts, (hashed, alone), oom, Path(folder))
 
 
 def alone_repeats(con: Any, alone: str) -> tuple[int, int]:
@@ -363,14 +364,16 @@ def _cells_in_files(
     con: Any,
     sides: tuple[str, str],
     counts: tuple[int, int],
-    hashed: str,
+    keys: tuple[str, str],
     oom: type[Exception],
     root: Path,
 ) -> tuple[int, int]:
     """:func:`planned_cells` with the partitions written as Parquet files under ``root``,
     in ``counts`` passes of the join and of the merge; the repeats of the records
-    of one side only."""
+    of one side only. ``keys``: the SQL of the hash of a record's key, and of the key
+    of a record of one side only (NULL for the others)."""
     planned, merges = counts
+    hashed, alone = keys
     limit = limit_bytes(
         str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]).replace(" ", "")
     )
@@ -401,7 +404,7 @@ def _cells_in_files(
         )
         out = root / f"j{piece.modulus}_{piece.residue}"
         joined = (
-            f"SELECT hash(t.c, p.c) % {merges} AS q, t.c AS tc, p.c AS pc, {_ALONE} "
+            f"SELECT hash(t.c, p.c) % {merges} AS q, t.c AS tc, p.c AS pc, {alone} AS ra "
             f"FROM {t} AS t FULL OUTER JOIN {p} AS p ON t.r = p.r"
         )
         try:
@@ -449,13 +452,18 @@ def _parquet_files(files: Sequence[Path]) -> str:
 
 
 def _cells_in_tables(
-    con: Any, sides: tuple[str, str], counts: tuple[int, int], hashed: str, oom: type[Exception]
+    con: Any,
+    sides: tuple[str, str],
+    counts: tuple[int, int],
+    keys: tuple[str, str],
+    oom: type[Exception],
 ) -> tuple[int, int]:
     """:func:`planned_cells` with the partitions kept in DuckDB tables sorted by
     partition (so that a pass reads the blocks of its own partition only), in
     ``counts`` passes of the join and of the merge; the repeats of the records of
-    one side only."""
+    one side only (``keys`` as in :func:`_cells_in_files`)."""
     planned, merges = counts
+    hashed, alone = keys
     for view, side in zip(("tq", "pq"), sides, strict=True):
         con.execute(
             f"CREATE TEMP TABLE {view} AS SELECT {hashed} % {planned} AS q, {hashed} AS h, "
@@ -463,7 +471,7 @@ def _cells_in_tables(
         )
     joined = (
         "SELECT hash(t.c, p.c) % {m} AS q, hash(t.c, p.c) AS h, t.c AS tc, p.c AS pc, "
-        f"{_ALONE} FROM (SELECT r, c FROM tq WHERE {{w}}) AS t FULL OUTER JOIN "
+        f"{alone} AS ra FROM (SELECT r, c FROM tq WHERE {{w}}) AS t FULL OUTER JOIN "
         "(SELECT r, c FROM pq WHERE {w}) AS p ON t.r = p.r"
     )
     con.execute(f"CREATE TEMP TABLE joined AS {joined.format(m=merges, w='false')}")
