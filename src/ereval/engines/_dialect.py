@@ -26,9 +26,9 @@ from ..io import FileSpec
 
 __all__ = [
     "ALONE_KEY",
-    "HASHED_ALONE_KEY",
     "DUCKDB",
     "Dialect",
+    "HASHED_ALONE_KEY",
     "PARTS",
     "SPARK",
     "SparkDialect",
@@ -350,7 +350,7 @@ ALONE_KEY = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN coalesce(t.r, p.r) END"
 #: :data:`ALONE_KEY` as a 64-bit hash, its lowest bit the side the record is on (1 for
 #: the prediction's): eight bytes to group by where a key of text or parts takes
 #: more. Two records of one side may share it (a collision, which the caller rules
-#: out); a record of each side never do.
+#: out); two records of different sides never do.
 HASHED_ALONE_KEY = (
     "CASE WHEN t.r IS NULL OR p.r IS NULL THEN "
     "(hash(coalesce(t.r, p.r)) >> 1 << 1) | CAST(t.r IS NULL AS UBIGINT) END"

@@ -301,7 +301,8 @@ def planned_cells(con: Any, sides: tuple[str, str], planned: int) -> tuple[str, 
     ``planned`` passes (more when a pass runs out of memory) into the temporary
     table ``cells``; its name, and the surplus rows of the records repeated among
     those of the truth's only and of the prediction's only (each pass keeps the
-    key of such a record, and a GROUP BY counts the repeats, as
+    key of such a record, or its 64-bit hash where the key is text or parts, so that
+    two keys of one hash count as a repeat, and a GROUP BY counts the repeats, as
     :func:`ereval.engines._dialect.alone_repeats_sql`: over each pass's rows when
     the passes are files, over all of them when tables).
 
