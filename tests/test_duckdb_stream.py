@@ -251,19 +251,29 @@ def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
     assert streamed == joined and streamed.startswith("'truth' has 1 duplicate record ids (e.g. ")
     assert second_joins == ["alone", "alone"]
     # no repeat: the statistics of records of one side only grouped each on its own
-    t = keyed(list(range(40)), [k // 3 for k in range(40)])
-    p = keyed(list(range(10, 60)), [k // 4 for k in range(10, 60)])
     second_joins.clear()
-    got, _ = _streamed(t, p, **options)
+    _same_as_in_memory(*_lone_sides(kind), options)
+    assert second_joins == []
+
+
+def _lone_sides(kind: str) -> tuple[pa.Table, pa.Table]:
+    """Two sides of unequal rows, each with records of its own, keyed as ``kind`` says."""
+    t = _keyed(kind, list(range(40)), [k // 3 for k in range(40)])
+    p = _keyed(kind, list(range(10, 60)), [k // 4 for k in range(10, 60)])
+    return t, p
+
+
+def _same_as_in_memory(t: pa.Table, p: pa.Table, options: dict[str, Any]) -> None:
+    """The streamed statistics, and those of the table of cells (its records of one
+    side only counted by cluster again), are NumPy's."""
     expected = compute_table(NumpyEngine(), t, p, **options)
+    got, _ = _streamed(t, p, **options)
     _same(got, table_statistics(expected))
-    # the table of cells, its records of one side only counted by cluster again
     cells = compute_statistics(DuckDBEngine(), t, p, cells="always", **options)
     assert cells.table is not None
     for name in ("counts", "true_sizes", "pred_sizes"):
         np.testing.assert_array_equal(getattr(cells.table, name), getattr(expected, name))
     _same(cells, table_statistics(expected))
-    assert second_joins == []
 
 
 @pytest.mark.parametrize("kind", ID_KINDS)
@@ -284,24 +294,15 @@ def test_keys_of_text_or_parts_of_one_side_only_are_grouped_by_their_hash(
         return original(*sides, hashed=hashed)
 
     monkeypatch.setattr(_dialect, "cells_and_lone_records_sql", spy)
-    t = _keyed(kind, list(range(40)), [k // 3 for k in range(40)])
-    p = _keyed(kind, list(range(10, 60)), [k // 4 for k in range(10, 60)])
+    t, p = _lone_sides(kind)
     hashed = kind != "integer"
     one_hash = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN CAST(t.r IS NULL AS UBIGINT) END"
     for collide in (False, True):
         if collide:
             monkeypatch.setattr(_dialect, "HASHED_ALONE_KEY", one_hash)
         for policy in ("twinless", "intersection"):
-            options = {"on_mismatch": policy, **_key_options(kind)}
-            expected = compute_table(NumpyEngine(), t, p, **options)
             grouped.clear()
-            got, _ = _streamed(t, p, **options)
-            _same(got, table_statistics(expected))
-            cells = compute_statistics(DuckDBEngine(), t, p, cells="always", **options)
-            assert cells.table is not None
-            for name in ("counts", "true_sizes", "pred_sizes"):
-                np.testing.assert_array_equal(getattr(cells.table, name), getattr(expected, name))
-            _same(cells, table_statistics(expected))
+            _same_as_in_memory(t, p, {"on_mismatch": policy, **_key_options(kind)})
             again = [False] if collide and hashed else []
             assert grouped == 2 * [hashed, *again]
 
