@@ -474,19 +474,15 @@ def _coded_statistics(
         sides = [_Codes(_bounds(con, cells, key), total) for key in ("tc", "pc")]
         common_only = policy == "intersection"
         got = _fetch(con, cells, sides, total, common_only=common_only)
-        return _statistics_of_codes(got.i, got.j, got.n, got.k, got.r, policy, only_t, only_p)
+        return _statistics_of_codes(got, policy, only_t, only_p)
 
 
 def _statistics_of_codes(
-    i: npt.NDArray[Any],
-    j: npt.NDArray[Any],
-    n: npt.NDArray[Any],
-    k: int,
-    r: int,
-    policy: MismatchPolicy,
-    only_t: int,
-    only_p: int,
+    got: Fetched, policy: MismatchPolicy, only_t: int, only_p: int
 ) -> TableStatistics:
+    """The statistics of the fetched groups ``got`` (``only_t`` and ``only_p`` records
+    of the truth's side only and of the prediction's only)."""
+    i, j, n, k, r = got.i, got.j, got.n, got.k, got.r
     a, i = _sizes(i, n, k)
     b, j = _sizes(j, n, r)
     k, r = a.shape[0], b.shape[0]  # codes, some of them perhaps unused (size 0)

@@ -111,7 +111,7 @@ def streamed_statistics(
         only_t = only_p = 0
     # the query is over, but DuckDB's allocator keeps much of what it used
     with con.lend_memory(most):
-        return _statistics_of_codes(got.i, got.j, got.n, got.k, got.r, policy, only_t, only_p)
+        return _statistics_of_codes(got, policy, only_t, only_p)
 
 
 def _beyond_the_limit(
@@ -153,9 +153,7 @@ def statistics_within(
     if budget is None or int(m) * CELL_BYTES <= budget:
         with con.lend_memory(most):
             got = _fetch(con, cells, sides, most, common_only=policy == "intersection")
-            return _statistics_of_codes(
-                got.i, got.j, got.n, got.k, got.r, policy, totals[1], totals[2]
-            )
+            return _statistics_of_codes(got, policy, totals[1], totals[2])
     return _swept_or_aggregated(con, cells, sides, policy, totals, budget)
 
 
