@@ -86,6 +86,25 @@ def test_sweeps_give_the_table_statistics(
         assert math.isclose(have, want, rel_tol=1e-12, abs_tol=1e-12), field
 
 
+def test_sweeps_align_cells_of_clusters_with_records_of_one_side_only() -> None:
+    """Two true clusters of two records in each of two predicted ones, the first
+    with a record of the truth's side only: no cell is heavier than the rest of its
+    row and column, so sweep 3 aligns them all. For CEAF_sys the first row's
+    weights are ``n - 1 = 1``: one aligned cell of each row gives 1 + 2, and the
+    row with a record of one side only adds 1 (its singleton)."""
+    frame = pd.DataFrame(
+        {"tc": [0, 0, 1, 1, 0], "pc": [0, 1, 0, 1, None], "n": [2, 2, 2, 2, 1]}
+    ).astype({"tc": "Int32", "pc": "Int32", "n": "int64"})
+    con = DuckDBDatabase(DuckDBEngine())
+    con.push("frame", frame)
+    con.execute("CREATE TEMP TABLE cells AS SELECT * FROM frame")
+    totals = (8, 1, 0)
+    budget = _swept.kept_bytes((2, 2), 9, twinless=True) + 10**6
+    got = _swept.swept_statistics(con, "cells", (2, 2), "twinless", totals, budget)
+    assert (got.ceaf_sys_precision_total, got.ceaf_sys_recall_total) == (4, 4)
+    assert got.ceafm_total == 4.0  # one cell of 2 a row
+
+
 def _dense(codes: np.ndarray) -> np.ndarray:
     """The codes numbered 0.. over those used, ``-1`` kept."""
     used = np.unique(codes[codes >= 0])
@@ -104,10 +123,13 @@ def test_ranges_cover_every_code_once() -> None:
 def test_sweeps_fit_only_in_few_ranges() -> None:
     spans, total = (10**6, 2 * 10**6), 10**7
     kept = _swept.kept_bytes(spans, total, twinless=False)
-    # a byte a size, 12 bytes for each of at most total // 255 wide sizes a side, a
-    # byte of flags a cluster, and a float32 sum of weights per column
-    wide = min(10**6, total // 255) * 12
-    assert kept == (10**6 + wide) + (2 * 10**6 + wide) + 10**6 + 2 * 10**6 * 5 + _swept.BATCH_BYTES
+    # a byte a size, 8 bytes a block of 64 sizes (and two), 4 bytes for each of at
+    # most total // 192 wide sizes a side, a byte of flags a cluster, and a float32
+    # sum of weights per column
+    wide = min(10**6, total // 192) * 4
+    rows = 10**6 + (10**6 // 64 + 2) * 8 + wide
+    cols = 2 * 10**6 + (2 * 10**6 // 64 + 2) * 8 + wide
+    assert kept == rows + cols + 10**6 + 2 * 10**6 * 5 + _swept.BATCH_BYTES
     assert _swept.kept_bytes(spans, 2**31, twinless=True) > kept  # wider counts, twice
     least = kept + _swept.LEAST_REST
     assert _swept.swept_fits(least, spans, total, twinless=False)
@@ -128,7 +150,8 @@ def test_sweep_zero_holds_the_sizes_at_full_width() -> None:
     kept = _swept.kept_bytes(spans, total, twinless=True)
     need = _swept.ROW_BYTES * spans[0] // _swept.MOST_RANGES
     first = _swept.first_bytes(spans, total, twinless=True)
-    assert first == 4 * 4 * 10**7 + 10**7 + (total // 255) * 12 + _swept.BATCH_BYTES
+    narrowed = 10**7 + (10**7 // 64 + 2) * 8 + (total // 192) * 4
+    assert first == 4 * 4 * 10**7 + narrowed + _swept.BATCH_BYTES
     assert first > kept + need
     assert not _swept.swept_fits(first - 1, spans, total, twinless=True)
     assert _swept.swept_fits(first, spans, total, twinless=True)

@@ -4,8 +4,8 @@ The sweeps of :mod:`ereval.statistics._swept` keep, for every cluster of both
 sides, its size and a sum of CEAFe's weights. At 10^9 records there are some
 2.5 * 10^8 clusters a side: as 32-bit sizes and 64-bit sums their arrays take
 4.5 GB. Most clusters are small, so a size is held in one byte, the few of
-:data:`WIDE` records or more in a sorted side table (:class:`ByteCounts`), and a
-sum, which the sweeps only compare, as the least float32 at or above it
+:data:`WIDE` records or more in a side table (:class:`ByteCounts`), and a sum,
+which the sweeps only compare, as the least float32 at or above it
 (:func:`rounded_up`).
 """
 
@@ -16,17 +16,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["WIDE", "ByteCounts", "rounded_up"]
+__all__ = ["BLOCK", "WIDE", "ByteCounts", "rounded_up"]
 
+#: Codes per block of :class:`ByteCounts`: the byte of a wide count is its rank
+#: among the wide counts of its block.
+BLOCK = 64
 #: Counts of this many or more are held in the side table.
-WIDE = 255
+WIDE = 256 - BLOCK
 #: Codes narrowed (sums rounded) at a time: the temporaries stay small.
 STEP = 1 << 20
 
 
 class ByteCounts:
-    """Non-negative counts per code, one byte each; those of :data:`WIDE` or more
-    looked up in a sorted table of their codes and counts.
+    """Non-negative counts per code, one byte each. A count below :data:`WIDE` is its
+    byte. A larger one is held in a side table, in the order of the codes; its
+    byte is ``WIDE`` plus its rank among those of its block of :data:`BLOCK` codes,
+    and a number a block (the wide counts before it) finds its place: a lookup
+    is two gathers, whichever the code.
 
     Examples
     --------
@@ -35,33 +41,48 @@ class ByteCounts:
     ([300, 3, 255, 300], 300, 'uint8')
     """
 
-    __slots__ = ("dtype", "small", "top", "wide", "wide_at")
+    __slots__ = ("before", "block", "dtype", "small", "top", "wide", "wide_from")
 
     def __init__(self, counts: npt.NDArray[Any], dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
-        self.small = np.empty(counts.shape[0], dtype=np.uint8)
-        wide_at = []
-        for lo in range(0, counts.shape[0], STEP):  # no temporary of the counts' size
-            part = counts[lo : lo + STEP]
-            wide_at.append(np.flatnonzero(part >= WIDE) + lo)
-            self.small[lo : lo + STEP] = np.minimum(part, WIDE)
-        self.wide_at = np.concatenate(wide_at) if wide_at else np.zeros(0, dtype=np.intp)
-        self.wide = counts[self.wide_at].astype(self.dtype)
+        self.block = block = BLOCK
+        self.wide_from = wide_from = 256 - block
+        size = counts.shape[0]
+        self.small = np.empty(size, dtype=np.uint8)
+        blocks = -(-size // block)
+        self.before = np.zeros(blocks + 1, dtype=np.int64)
+        wide = []
+        step = max(block, STEP // block * block)
+        for lo in range(0, size, step):  # no temporary of the counts' size
+            part = counts[lo : lo + step]
+            is_wide = np.zeros(-(-part.shape[0] // block) * block, dtype=np.uint8)
+            is_wide[: part.shape[0]] = part >= wide_from
+            ranks = is_wide.reshape(-1, block).cumsum(axis=1, dtype=np.uint8)
+            first = lo // block
+            self.before[first + 1 : first + 1 + ranks.shape[0]] = ranks[:, -1]
+            rank = ranks.ravel()[: part.shape[0]] - is_wide[: part.shape[0]]
+            self.small[lo : lo + step] = np.where(
+                is_wide[: part.shape[0]] != 0, wide_from + rank, part
+            )
+            wide.append(part[part >= wide_from].astype(self.dtype))
+        np.cumsum(self.before, out=self.before)
+        self.wide = np.concatenate(wide) if wide else np.zeros(0, dtype=self.dtype)
         self.top = int(counts.max(initial=0))
 
     @staticmethod
     def most_bytes(span: int, total: int, item: int) -> int:
         """The most bytes the counts of ``span`` codes summing to at most ``total``
-        take, ``item`` bytes a wide count: a byte a code, and the side table of at
-        most ``total // WIDE`` codes."""
-        return span + min(span, total // WIDE) * (8 + item)
+        take, ``item`` bytes a wide count: a byte a code, eight a block, and the
+        side table of at most ``total // WIDE`` counts."""
+        return span + (span // BLOCK + 2) * 8 + min(span, total // WIDE) * item
 
     def __getitem__(self, at: npt.NDArray[Any]) -> npt.NDArray[Any]:
         out: npt.NDArray[Any] = self.small[at].astype(self.dtype)
         if self.wide.size:
-            wide = out == WIDE
+            wide = out >= self.wide_from
             if wide.any():
-                out[wide] = self.wide[np.searchsorted(self.wide_at, at[wide])]
+                rank = out[wide] - self.wide_from
+                out[wide] = self.wide[self.before[at[wide] // self.block] + rank]
         return out
 
 

@@ -10,7 +10,8 @@ each keeping per-cluster arrays and never all the groups:
 0. every group once: each cluster's size (records on one side only included),
    and its records on both sides when some record is on one side only; the
    terms of the sizes alone are taken, then the arrays narrowed to a byte a
-   cluster (:class:`~ereval.statistics._compact.ByteCounts`);
+   cluster (:class:`~ereval.statistics._compact.ByteCounts`), and a byte of flags
+   a cluster made, which tells the clusters holding a record of one side only;
 1. the cells by ranges of columns: the per-cell sums
    (:func:`~ereval.statistics._sql.cell_terms`), each column's best Jaccard
    (summed per range) and the sums of CEAFe's weights per column (kept rounded
@@ -67,6 +68,12 @@ COLUMN_BYTES = 16
 MOST_RANGES = 16
 #: The least memory a range is given.
 LEAST_REST = 16 << 20
+#: The bit of a row's flags when it holds a record of one side only (the bits of
+#: the fixed cells are those of :func:`~ereval._algorithms.fix_dominant` and
+#: :func:`~ereval._algorithms.fix_twinless`).
+ROW_EXTRA = 16
+#: The same for a column.
+COLUMN_EXTRA = 32
 #: Rows per Arrow record batch read.
 _BATCH = 1 << 18
 #: Bytes kept aside for a batch read (two codes and a count a group, the counts
@@ -197,7 +204,7 @@ def swept_statistics(
     sums = {name: math.fsum(values) for name, values in parts.items()}
     sums["closest_p"] = math.fsum(best)
     margin = 1.0 + dominance_margin(max(a.top, b.top))
-    done = [np.zeros(spans[0], dtype=np.uint8), np.zeros(spans[1], dtype=np.uint8)]
+    done = [_flags(a, rc, ROW_EXTRA), _flags(b, cc, COLUMN_EXTRA)]
     best, fixed3, fixed4, fixed_sys = [], [], [], [(0, 0)]
     for lo, hi in _even_ranges(spans[0], max(1, rest // ROW_BYTES)):
         best_r, s4r = np.zeros(hi - lo), np.zeros(hi - lo)
@@ -221,11 +228,23 @@ def swept_statistics(
     sums["closest_r"] = math.fsum(best)
     del s4c
     fixed = (sum(fixed3), math.fsum(fixed4), *(sum(f) for f in zip(*fixed_sys, strict=True)))
-    ceaf, sys = _undecided(con, cells, spans, done, (a, b, rc, cc), dtype, fixed)
+    ceaf, sys = _undecided(con, cells, spans, done, (a, b), dtype, fixed, twinless=twinless)
     counts = (sides.m, sides.n_common, sides.squares)
     return assembled(
         sides.terms, sums, ceaf, counts, policy, only_t, only_p, sys if twinless else None
     )
+
+
+def _flags(sizes: ByteCounts, common: ByteCounts, extra: int) -> npt.NDArray[np.uint8]:
+    """The flags of the clusters of a side: ``extra`` for those holding a record of
+    one side only (their ``sizes`` beyond their records on both sides, ``common``),
+    the bits of the fixed cells added by the sweeps."""
+    flags = np.zeros(sizes.small.shape[0], dtype=np.uint8)
+    if common is not sizes:
+        for p in chunks(flags.shape[0], SMALL):
+            at = np.arange(p.start, p.stop)
+            flags[p] = (sizes[at] > common[at]) * np.uint8(extra)
+    return flags
 
 
 def _batches(con: Any, query: str) -> Iterator[list[npt.NDArray[Any]]]:
@@ -307,22 +326,24 @@ def _undecided(
     cells: str,
     spans: tuple[int, int],
     done: list[npt.NDArray[np.uint8]],
-    sizes: tuple[ByteCounts, ByteCounts, ByteCounts, ByteCounts],
+    sizes: tuple[ByteCounts, ByteCounts],
     dtype: Any,
     fixed: tuple[float, ...],
+    *,
+    twinless: bool,
 ) -> tuple[tuple[float, float], tuple[int, int]]:
-    """CEAFm's and CEAFe's totals, and when some record is on one side only (the
-    records on both sides, the last two of ``sizes``, are not the sizes) those of
+    """CEAFm's and CEAFe's totals, and when some record is on one side only
+    (``twinless``) those of
     :func:`~ereval._algorithms.twinless_totals`: the ``fixed`` cells' and the exact
-    alignment of the cells of rows and columns holding no fixed cell (sweep 3); the
-    flags ``done`` are emptied once read."""
-    a, b, rc, cc = sizes
-    twinless = rc is not a
+    alignment of the cells of rows and columns holding no fixed cell (sweep 3),
+    whose clusters' ``sizes`` give CEAFe's weights and whose flags ``done`` tell
+    which hold a record of one side only; the flags are emptied once read."""
+    a, b = sizes
     bits = (1, 2, PRECISION_BIT, RECALL_BIT) if twinless else (1, 2)
     left: list[list[list[npt.NDArray[Any]]]] = [[[], [], []] for _ in bits]
     for ii, jj, x in _cells(con, cells, "tc", (0, spans[0]), dtype):
         flags = done[0][ii] | done[1][jj]
-        extra = (a[ii] > rc[ii], b[jj] > cc[jj]) if twinless else None
+        extra = ((flags & ROW_EXTRA) != 0, (flags & COLUMN_EXTRA) != 0) if twinless else None
         for t, bit in enumerate(bits):
             if extra is None or t < 2:
                 keep, w = (flags & bit) == 0, x
