@@ -105,6 +105,29 @@ def test_sweeps_align_cells_of_clusters_with_records_of_one_side_only() -> None:
     assert got.ceafm_total == 4.0  # one cell of 2 a row
 
 
+@pytest.mark.parametrize("row_bytes", [16, 10**6])
+def test_the_sums_of_the_rows_decide_an_alignment_in_sweeps(row_bytes: int) -> None:
+    """A table whose CEAFe alignment the rows' sums of weights decide: with half those
+    sums a cell of the second row would be fixed, and CEAFe's total be 1.758...
+    instead of 1.225. With 16 bytes a row the rows are read in one range; with a
+    million, a range a row."""
+    i, j, n = [1, 0, 1, 1, 0], [1, 1, 0, 2, 0], [2, 5, 2, 3, 4]
+    frame = pd.DataFrame({"tc": i, "pc": j, "n": n}).astype(
+        {"tc": "Int32", "pc": "Int32", "n": "int64"}
+    )
+    ref = statistics_of(table_from_codes(np.array(i), np.array(j), np.array(n), "twinless"))
+    assert math.isclose(ref.ceafe_total, 1.225, rel_tol=1e-12)
+    con = DuckDBDatabase(DuckDBEngine())
+    con.push("frame", frame)
+    con.execute("CREATE TEMP TABLE cells AS SELECT * FROM frame")
+    budget = _swept.kept_bytes((2, 3), 18, twinless=False) + 10**6
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_swept, "ROW_BYTES", row_bytes)
+        got = _swept.swept_statistics(con, "cells", (2, 3), "twinless", (18, 0, 0), budget)
+    assert math.isclose(got.ceafe_total, ref.ceafe_total, rel_tol=1e-12)
+    assert got.closest_recall_sum == ref.closest_recall_sum
+
+
 def _dense(codes: np.ndarray) -> np.ndarray:
     """The codes numbered 0.. over those used, ``-1`` kept."""
     used = np.unique(codes[codes >= 0])

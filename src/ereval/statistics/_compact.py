@@ -77,11 +77,12 @@ class ByteCounts:
         return span + (span // BLOCK + 2) * 8 + min(span, total // WIDE) * item
 
     def __getitem__(self, at: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        out: npt.NDArray[Any] = self.small[at].astype(self.dtype)
+        small = self.small[at]
+        out: npt.NDArray[Any] = small.astype(self.dtype)
         if self.wide.size:
-            wide = out >= self.wide_from
+            wide = small >= self.wide_from
             if wide.any():
-                rank = out[wide] - self.wide_from
+                rank = small[wide] - self.wide_from
                 out[wide] = self.wide[self.before[at[wide] // self.block] + rank]
         return out
 
