@@ -100,12 +100,27 @@ def test_errors_table_is_cut_and_out_prints_nothing_but_the_file(tmp_path: Path)
     assert n > MAX_TABLE_ROWS
     res = runner.invoke(app, ["errors", TRUTH, pred, "-q"])
     assert f"… {n - MAX_TABLE_ROWS:,} rows not shown; write them all with --out FILE" in res.stdout
-    out = tmp_path / "errors.parquet"
-    res = runner.invoke(app, ["errors", TRUTH, pred, "-o", str(out)])
-    assert res.exit_code == 0, res.output
-    assert res.stdout == ""
-    assert res.stderr.strip().splitlines()[-1] == f"wrote {n:,} rows to {out}"
-    assert len(pd.read_parquet(out)) == n
+    for by in ("record", "cluster"):
+        for engine in ("numpy", "duckdb"):  # DuckDB writes the file itself
+            out = tmp_path / f"errors_{engine}_{by}.parquet"
+            args = ["errors", TRUTH, pred, "-o", str(out), "--engine", engine, "--by", by]
+            res = runner.invoke(app, args)
+            assert res.exit_code == 0, res.output
+            assert res.stdout == ""
+            rows = len(pd.read_parquet(out))
+            assert (rows == n) if by == "cluster" else (rows > n)  # n: the clusters
+            assert res.stderr.strip().splitlines()[-1] == f"wrote {rows:,} rows to {out}"
+
+
+def test_compare_out_says_the_rows_written_on_every_engine(tmp_path: Path) -> None:
+    pred = str(EXAMPLES / "pred_poor.csv")
+    for engine in ("numpy", "duckdb"):
+        out = tmp_path / f"records_{engine}.csv"
+        res = runner.invoke(app, ["compare", TRUTH, pred, "-o", str(out), "--engine", engine])
+        assert res.exit_code == 0, res.output
+        rows = len(pd.read_csv(out))
+        assert rows > 0
+        assert f"wrote {rows:,} rows to {out}" in res.stderr
 
 
 def test_a_table_that_fits_is_whole(capsys: pytest.CaptureFixture[str]) -> None:

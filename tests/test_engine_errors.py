@@ -216,7 +216,7 @@ def test_engine_functions_write_files(tmp_path: Path) -> None:
         frame = fn(t, p, engine="numpy")
         for name in ("x.csv", "x.parquet", "x.csv.gz"):
             path = tmp_path / name
-            assert in_sql(engine, t, p, out=path) is None
+            assert in_sql(engine, t, p, out=path) == len(frame)  # the rows written
             if name.endswith(".parquet"):
                 assert_same_frame(pd.read_parquet(path), frame)
             else:

@@ -165,8 +165,8 @@ def test_duckdb_writes_the_records_itself(tmp_path: Path) -> None:
     for changed in (False, True):
         for name in ("r.csv", "r.csv.gz", "r.parquet"):
             target = tmp_path / name
-            assert duck.write_records(target, changed_only=changed) is None
             rows = memory.write_records(tmp_path / f"m{name}", changed_only=changed)
+            assert duck.write_records(target, changed_only=changed) == rows
             read = pd.read_parquet if name.endswith("parquet") else pd.read_csv
             opts = {} if name.endswith("parquet") else {"dtype": str, "keep_default_na": False}
             got, want = read(target, **opts), read(tmp_path / f"m{name}", **opts)

@@ -290,10 +290,10 @@ class Comparison(FrameRepr):
         mask = moved_records(changed)
         return int(mask.sum()), changed[mask].head(first).reset_index(drop=True)
 
-    def write_records(self, path: str | Path, *, changed_only: bool = False) -> int | None:
+    def write_records(self, path: str | Path, *, changed_only: bool = False) -> int:
         """Write :meth:`records` to ``path`` (CSV, gzipped CSV or Parquet by its ending):
         the engine writes the file itself when it can (DuckDB, the rows never pass
-        through Python); the number of rows written when known.
+        through Python); the number of rows written.
 
         Raises
         ------
@@ -307,8 +307,10 @@ class Comparison(FrameRepr):
             )
         source = self.source
         if self.alignment is None and source is not None and source.engine.writes_files:
-            self._again(_rows(records_sql(changed_only=changed_only), (Path(path), fmt)))
-            return None
+            written: int = self._again(
+                _rows(records_sql(changed_only=changed_only), (Path(path), fmt))
+            )
+            return written
         frame = self.records(changed_only=changed_only)
         if fmt == "parquet":
             frame.to_parquet(path, index=False)
@@ -432,13 +434,13 @@ class _AgainJob:
         return self.read(db)
 
 
-def _rows(query: str, out: tuple[Path, str] | None) -> Callable[[Database], pd.DataFrame]:
-    """The rows of ``query``: returned, or written to the file ``out``."""
+def _rows(query: str, out: tuple[Path, str] | None) -> Callable[[Database], pd.DataFrame | int]:
+    """The rows of ``query``: returned, or written to the file ``out`` (then their
+    number)."""
 
-    def read(db: Database) -> pd.DataFrame:
+    def read(db: Database) -> pd.DataFrame | int:
         if out is not None:
-            db.copy_to(query, *out)
-            return pd.DataFrame()
+            return db.copy_to(query, *out)
         frame: pd.DataFrame = db.fetch_frame(query)
         return frame
 

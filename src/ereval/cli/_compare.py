@@ -117,7 +117,8 @@ def compare_command(
                     # the engine writes the file itself: the rows never pass through Python
 
                     def write(tmp: Path) -> None:
-                        result.write_records(tmp, changed_only=changed_only)
+                        nonlocal rows
+                        rows = result.write_records(tmp, changed_only=changed_only)
 
                     outputs.add(out, write)
                 else:

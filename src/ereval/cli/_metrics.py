@@ -411,20 +411,24 @@ def errors_command(
         kind = copy_format(out) if out is not None and builder.writes_files else None
         if out is not None and kind is not None:
             # the engine writes the file itself: the rows never pass through Python
-            with Outputs() as outputs:
-                outputs.add(
-                    out,
-                    lambda tmp: in_sql(
-                        builder,
-                        truth_file,
-                        pred_file,
-                        out=tmp,
-                        out_format=kind,
-                        progress=report,
-                        **options,
-                    ),
+            rows = 0
+
+            def write(tmp: Path) -> None:
+                nonlocal rows
+                got = in_sql(
+                    builder,
+                    truth_file,
+                    pred_file,
+                    out=tmp,
+                    out_format=kind,
+                    progress=report,
+                    **options,
                 )
-            note_written(out, quiet=quiet)
+                rows = cast("int", got)
+
+            with Outputs() as outputs:
+                outputs.add(out, write)
+            note_written(out, rows=rows, quiet=quiet)
             return
         frame = cast(
             "pd.DataFrame",

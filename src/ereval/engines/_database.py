@@ -125,10 +125,10 @@ class Database(ABC):
         and missing ids; record ids of different kinds on two sides are an error
         unless ``id_type="string"``."""
 
-    def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> None:
+    def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> int:
         """Write the rows of ``query`` to the file ``path`` (``fmt``: ``"csv"``,
         ``"csv.gz"`` or ``"parquet"``), when the engine writes files itself
-        (see ``Engine.writes_files``)."""
+        (see ``Engine.writes_files``); the number of rows written."""
         raise InputError(
             f"'out': only the DuckDB engine writes the table itself; the {self.name} "
             "engine returns it (write the DataFrame)"

@@ -437,18 +437,20 @@ class DuckDBDatabase(Database):
             )
         return [side.n_rows for side in loaded]
 
-    def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> None:
+    def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> int:
         """Write the rows of ``query`` to ``path`` with DuckDB's ``COPY``: CSV as pandas
-        writes it (a header, minimal quoting with ``"``, ``\\n`` line ends) or Parquet."""
-        target = sql.quote(str(path))
+        writes it (a header, minimal quoting with ``"``, ``\\n`` line ends) or Parquet;
+        the number of rows written (``COPY`` counts them)."""
         if fmt == "parquet":
-            self.connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet)")
-            return
-        compression = "gzip" if fmt == "csv.gz" else "none"
-        self.connection.execute(
-            f"COPY ({query}) TO {target} (FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', "
-            f"ESCAPE '\"', COMPRESSION {compression})"
-        )
+            options = "FORMAT parquet"
+        else:
+            compression = "gzip" if fmt == "csv.gz" else "none"
+            options = (
+                "FORMAT csv, HEADER true, DELIMITER ',', QUOTE '\"', ESCAPE '\"', "
+                f"COMPRESSION {compression}"
+            )
+        got = self.connection.execute(f"COPY ({query}) TO {sql.quote(str(path))} ({options})")
+        return int(got.fetchall()[0][0])
 
 
 class _Side:

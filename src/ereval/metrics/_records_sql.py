@@ -209,7 +209,7 @@ def engine_record_errors(
     progress: Callable[[str], None] | None = None,
     in_memory: Callable[[], pd.DataFrame] | None = None,
     **options: Unpack[AlignOptions],
-) -> pd.DataFrame | None:
+) -> pd.DataFrame | int:
     """One row per true record with its error metrics, computed by ``engine``.
 
     Parameters
@@ -233,9 +233,10 @@ def engine_record_errors(
 
     Returns
     -------
-    DataFrame or None
+    DataFrame or int
         The table of :func:`ereval.metrics.record_errors` (same columns,
-        types and order: increasing record id), or None when written to ``out``.
+        types and order: increasing record id), or the number of its rows when
+        written to ``out``.
     """
     return _errors(engine, truth, pred, "record", out, out_format, progress, in_memory, options)
 
@@ -250,15 +251,15 @@ def engine_cluster_errors(
     progress: Callable[[str], None] | None = None,
     in_memory: Callable[[], pd.DataFrame] | None = None,
     **options: Unpack[AlignOptions],
-) -> pd.DataFrame | None:
+) -> pd.DataFrame | int:
     """One row per true cluster with the means of its records' error metrics, computed
     by ``engine``; parameters as in :func:`engine_record_errors`.
 
     Returns
     -------
-    DataFrame or None
+    DataFrame or int
         The table of :func:`ereval.metrics.cluster_errors` (increasing true
-        cluster id), or None when written to ``out``.
+        cluster id), or the number of its rows when written to ``out``.
     """
     return _errors(engine, truth, pred, "cluster", out, out_format, progress, in_memory, options)
 
@@ -273,7 +274,7 @@ def _errors(
     progress: Callable[[str], None] | None,
     in_memory: Callable[[], pd.DataFrame] | None,
     options: AlignOptions,
-) -> pd.DataFrame | None:
+) -> pd.DataFrame | int:
     if not hasattr(engine, "run"):
         raise InputError(
             f"'engine': expected an engine (NumPy, DuckDB or Spark); received {engine!r}"
@@ -294,7 +295,7 @@ def _errors(
         if fmt not in ("csv", "csv.gz", "parquet"):
             raise InputError(f"'out_format' must be 'csv', 'csv.gz' or 'parquet'; received {fmt!r}")
     return cast(
-        "pd.DataFrame | None",
+        "pd.DataFrame | int",
         engine.run(_ErrorsJob(truth, pred, table, out, fmt, progress, in_memory, options)),
     )
 
@@ -316,14 +317,14 @@ class _ErrorsJob:
         self.truth, self.pred, self.table, self.out, self.fmt = truth, pred, table, out, fmt
         self.progress, self.memory, self.options = progress, in_memory, options
 
-    def in_memory(self, engine: Any) -> pd.DataFrame | None:
+    def in_memory(self, engine: Any) -> pd.DataFrame:
         if self.memory is None:
             raise InputError(
                 f"'engine': expected the DuckDB or the Spark engine; received {engine!r}"
             )
         return self.memory()
 
-    def in_sql(self, db: Database) -> pd.DataFrame | None:
+    def in_sql(self, db: Database) -> pd.DataFrame | int:
         progress, table, out, fmt, dialect = (
             self.progress,
             self.table,
@@ -339,8 +340,7 @@ class _ErrorsJob:
         else:
             query = cluster_errors_sql("cell_errors", dialect=dialect)
         if out is not None and fmt is not None:
-            db.copy_to(query, Path(out), fmt)
-            return None
+            return db.copy_to(query, Path(out), fmt)
         return _frame(db.fetch_numpy(query), table)
 
 
