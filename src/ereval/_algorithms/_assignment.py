@@ -69,18 +69,22 @@ def _first_per_group(
     return out
 
 
-def _top_two(
+def _best_other(
     group: npt.NDArray[np.int64], w: npt.NDArray[np.float64], size: int
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-    """Per group: best weight, second-best weight (0 if none) and, per cell, whether
-    it is the (first) best cell of its group."""
-    top1 = np.zeros(size)
-    np.maximum.at(top1, group, w)
-    first = _first_per_group(group, w == top1[group], size)
-    top2 = np.zeros(size)
-    rest = ~first
-    np.maximum.at(top2, group[rest], w[rest])
-    return top1, top2, first
+) -> npt.NDArray[np.float64]:
+    """Per cell, the best weight of the other cells of its group (0 if none): the
+    group's best, or for the one cell at the best (no tie) the best of the rest."""
+    top = np.zeros(size)
+    np.maximum.at(top, group, w)
+    best = top[group]
+    at_top = w == best
+    ties = np.bincount(group[at_top], minlength=size)
+    second = np.zeros(size)
+    below = ~at_top
+    np.maximum.at(second, group[below], w[below])
+    alone = at_top & (ties[group] == 1)
+    best[alone] = second[group[alone]]
+    return best
 
 
 def _leaf_cells(
@@ -153,11 +157,7 @@ def _fix_dominant_cells(
             if idx.size == 0:
                 break
             if rule == "dominance":
-                r1, r2, r_first = _top_two(ri, wi, k)
-                other_r = np.where(r_first, r2[ri], r1[ri])
-                c1, c2, c_first = _top_two(ci, wi, r)
-                other_c = np.where(c_first, c2[ci], c1[ci])
-                fixed = wi > other_r + other_c
+                fixed = wi > _best_other(ri, wi, k) + _best_other(ci, wi, r)
             elif rule == "leaf_rows":
                 fixed = _leaf_cells(ri, ci, wi, k, r)
             else:
