@@ -55,16 +55,16 @@ class ByteCounts:
         step = max(block, STEP // block * block)
         for lo in range(0, size, step):  # no temporary of the counts' size
             part = counts[lo : lo + step]
-            is_wide = np.zeros(-(-part.shape[0] // block) * block, dtype=np.uint8)
-            is_wide[: part.shape[0]] = part >= wide_from
-            ranks = is_wide.reshape(-1, block).cumsum(axis=1, dtype=np.uint8)
-            first = lo // block
-            self.before[first + 1 : first + 1 + ranks.shape[0]] = ranks[:, -1]
-            rank = ranks.ravel()[: part.shape[0]] - is_wide[: part.shape[0]]
-            self.small[lo : lo + step] = np.where(
-                is_wide[: part.shape[0]] != 0, wide_from + rank, part
-            )
-            wide.append(part[part >= wide_from].astype(self.dtype))
+            flag = part >= wide_from
+            padded = np.zeros(-(-flag.shape[0] // block) * block, dtype=np.uint8)
+            padded[: flag.shape[0]] = flag
+            # the wide counts up to each code of a block, and in the whole block
+            ranks = padded.reshape(-1, block).cumsum(axis=1, dtype=np.uint8)
+            first = lo // block + 1
+            self.before[first : first + ranks.shape[0]] = ranks[:, -1]
+            rank = ranks.ravel()[: flag.shape[0]] - flag
+            self.small[lo : lo + step] = np.where(flag, wide_from + rank, part)
+            wide.append(part[flag].astype(self.dtype))
         np.cumsum(self.before, out=self.before)
         self.wide = np.concatenate(wide) if wide else np.zeros(0, dtype=self.dtype)
         self.top = int(counts.max(initial=0))
