@@ -68,9 +68,7 @@ def test_sweeps_give_the_table_statistics(
     ref = statistics_of(table_from_codes(dense_i, dense_j, n, "twinless"))
     both = int(n[(i >= 0) & (j >= 0)].sum())
     only_t, only_p = int(n[j < 0].sum()), int(n[i < 0].sum())
-    con = DuckDBDatabase(DuckDBEngine())
-    con.push("frame", frame)
-    con.execute("CREATE TEMP TABLE cells AS SELECT * FROM frame")
+    con = _with_cells(frame)
     rest = 10**6
     totals = (both, only_t, only_p)
     budget = _swept.kept_bytes(spans, sum(totals), twinless=only_t + only_p > 0) + rest
@@ -95,9 +93,7 @@ def test_sweeps_align_cells_of_clusters_with_records_of_one_side_only() -> None:
     frame = pd.DataFrame(
         {"tc": [0, 0, 1, 1, 0], "pc": [0, 1, 0, 1, None], "n": [2, 2, 2, 2, 1]}
     ).astype({"tc": "Int32", "pc": "Int32", "n": "int64"})
-    con = DuckDBDatabase(DuckDBEngine())
-    con.push("frame", frame)
-    con.execute("CREATE TEMP TABLE cells AS SELECT * FROM frame")
+    con = _with_cells(frame)
     totals = (8, 1, 0)
     budget = _swept.kept_bytes((2, 2), 9, twinless=True) + 10**6
     got = _swept.swept_statistics(con, "cells", (2, 2), "twinless", totals, budget)
@@ -117,15 +113,21 @@ def test_the_sums_of_the_rows_decide_an_alignment_in_sweeps(row_bytes: int) -> N
     )
     ref = statistics_of(table_from_codes(np.array(i), np.array(j), np.array(n), "twinless"))
     assert math.isclose(ref.ceafe_total, 1.225, rel_tol=1e-12)
-    con = DuckDBDatabase(DuckDBEngine())
-    con.push("frame", frame)
-    con.execute("CREATE TEMP TABLE cells AS SELECT * FROM frame")
+    con = _with_cells(frame)
     budget = _swept.kept_bytes((2, 3), 18, twinless=False) + 10**6
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_swept, "ROW_BYTES", row_bytes)
         got = _swept.swept_statistics(con, "cells", (2, 3), "twinless", (18, 0, 0), budget)
     assert math.isclose(got.ceafe_total, ref.ceafe_total, rel_tol=1e-12)
     assert got.closest_recall_sum == ref.closest_recall_sum
+
+
+def _with_cells(frame: pd.DataFrame) -> DuckDBDatabase:
+    """A DuckDB connection holding ``frame`` as the table ``cells``."""
+    con = DuckDBDatabase(DuckDBEngine())
+    con.push("frame", frame)
+    con.execute("CREATE TEMP TABLE cells AS SELECT * FROM frame")
+    return con
 
 
 def _dense(codes: np.ndarray) -> np.ndarray:

@@ -41,12 +41,12 @@ class ByteCounts:
     ([300, 3, 255, 300], 300, 'uint8')
     """
 
-    __slots__ = ("before", "block", "dtype", "small", "top", "wide", "wide_from")
+    __slots__ = ("before", "block", "dtype", "small", "top", "wide")
 
     def __init__(self, counts: npt.NDArray[Any], dtype: Any) -> None:
         self.dtype = np.dtype(dtype)
-        self.block = block = BLOCK
-        self.wide_from = wide_from = 256 - block
+        self.block = block = BLOCK  # kept: the bytes' meaning depends on it
+        wide_from = 256 - block
         size = counts.shape[0]
         self.small = np.empty(size, dtype=np.uint8)
         blocks = -(-size // block)
@@ -80,9 +80,10 @@ class ByteCounts:
         small = self.small[at]
         out: npt.NDArray[Any] = small.astype(self.dtype)
         if self.wide.size:
-            wide = small >= self.wide_from
+            wide_from = 256 - self.block
+            wide = small >= wide_from
             if wide.any():
-                rank = small[wide] - self.wide_from
+                rank = small[wide] - wide_from
                 out[wide] = self.wide[self.before[at[wide] // self.block] + rank]
         return out
 
