@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..io import sorted_search
+
 __all__ = [
     "BLOCK",
     "PackedCells",
@@ -228,7 +230,7 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
             found = where >= 0
         else:
             rec <<= pred.shift  # the smallest key the record can have in the prediction
-            where = np.searchsorted(kp, rec)
+            where = sorted_search(kp, rec)
             found = where < n_p
             found[found] = (kp[where[found]] >> pred.shift) == (rec[found] >> pred.shift)
         codes = kt[at : at + BLOCK] & mask_t

@@ -14,7 +14,8 @@
   (:func:`encode`, :func:`factorize`, :func:`union`), their kinds (:func:`id_kind`,
   :func:`kinds_clash`), composite keys (:func:`key_ids`, :func:`keyed_frame`) and
   the one-line errors of ids that cannot match (:func:`id_type_error`,
-  :func:`mismatch_error`).
+  :func:`mismatch_error`), and sorted keys found among sorted keys
+  (:func:`sorted_search`).
 
 Ids are read exactly as written: text stays text (``"01"`` and ``"1"`` are two
 ids), integers stay integers; ids of kinds that can never be equal are an error.
@@ -84,6 +85,7 @@ from ._scored_pairs import (
     ScoredPairs,
     read_scored_pairs,
 )
+from ._search import sorted_search
 
 __all__ = [
     "AlignOptions",
@@ -138,6 +140,7 @@ __all__ = [
     "release_arrow_memory",
     "same_ids",
     "same_source",
+    "sorted_search",
     "take",
     "to_arrow_ids",
     "to_numpy",

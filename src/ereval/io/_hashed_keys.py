@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 
 from .._threads import both
 from ._keys import KeyParts
+from ._search import sorted_search
 from ._words import chunks, key_order, word_hashes, word_rows, word_width
 
 __all__ = ["hashed_keys"]
@@ -172,7 +173,7 @@ def _matches(a: tuple[U64, IntArray], b: tuple[U64, IntArray]) -> IntArray:
 
     def half(rows: slice) -> None:
         sought = hb[rows]
-        at = np.searchsorted(ha, sought)
+        at = sorted_search(ha, sought)
         np.minimum(at, ha.shape[0] - 1, out=at)
         hit = ha[at] == sought
         match[order_b[rows][hit]] = order_a[at[hit]]
