@@ -1,11 +1,17 @@
 """The variables the ``ereval`` command sets for NumPy and OpenBLAS: only before NumPy
-loads, and never over the user's own."""
+loads, and never over the user's own; and its C allocator, set to keep the memory
+the command frees."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+
+import pytest
+
+from ereval.cli import _app as app_module
+from ereval.cli._allocator import keep_freed_memory
 
 SHOW = (
     "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'), "
@@ -14,13 +20,18 @@ SHOW = (
 
 
 def _run(code: str, **env: str) -> str:
+    return _run_args(code, **env)
+
+
+def _run_args(code: str, *args: str, **env: str) -> str:
     base = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("OPENBLAS_NUM_THREADS", "NUMPY_MADVISE_HUGEPAGE")
+        if k not in ("OPENBLAS_NUM_THREADS", "NUMPY_MADVISE_HUGEPAGE", "GLIBC_TUNABLES")
+        and not k.startswith("MALLOC_")
     }
     out = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, *args],
         capture_output=True,
         text=True,
         env={**base, **env},
@@ -40,3 +51,53 @@ def test_the_users_own_values_are_kept() -> None:
 
 def test_a_process_that_loaded_numpy_first_is_left_as_it_was() -> None:
     assert _run(f"import numpy, ereval.cli; {SHOW}") == "None None"
+
+
+# Blocks of 1 MB written, freed and written again, twice: the page faults of the
+# second and third rounds (96 MB).
+REUSE = """
+import resource, sys
+import numpy as np
+if sys.argv[1] == "keep":
+    from ereval.cli._allocator import keep_freed_memory
+    assert keep_freed_memory()
+
+def written() -> None:
+    blocks = [np.ones(1 << 17) for _ in range(48)]
+    del blocks
+
+written()
+start = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+written()
+written()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start)
+"""
+
+GLIBC = (getattr(os, "confstr", lambda _: None)("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
+
+
+@pytest.mark.skipif(not GLIBC, reason="the allocator is set on glibc only")
+def test_the_command_reuses_the_memory_it_frees() -> None:
+    kept = int(_run_args(REUSE, "keep"))
+    default = int(_run_args(REUSE, "default"))
+    # 96 MB is 24,576 pages of 4 KB: glibc's defaults give them back to the kernel
+    # and fault them in again; kept, they are written in place
+    assert default > 10_000
+    assert kept < 1_000
+
+
+@pytest.mark.parametrize("variable", ["MALLOC_ARENA_MAX", "GLIBC_TUNABLES"])
+def test_the_users_own_allocator_settings_are_kept(
+    variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(variable, "2")
+    assert keep_freed_memory() is False
+
+
+def test_the_console_script_keeps_freed_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    called: list[bool] = []
+    monkeypatch.setattr(app_module, "keep_freed_memory", lambda: called.append(True))
+    monkeypatch.setattr(sys, "argv", ["ereval", "metrics", "--help"])
+    with pytest.raises(SystemExit):
+        app_module.main()
+    assert called == [True]

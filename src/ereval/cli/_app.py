@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import typer
 
+from ._allocator import keep_freed_memory
 from ._common import App
 
 _NAME = "ereval"
@@ -107,6 +108,7 @@ def __getattr__(name: str) -> App:
 
 def main() -> None:
     """Entry point of the ``ereval`` console script."""
+    keep_freed_memory()
     command = command_of(sys.argv[1:])
     if command is None:
         _full_app()()
