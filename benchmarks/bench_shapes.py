@@ -65,7 +65,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from _process import cached_files
+from _process import byte_compiled, cached_files
 
 SHAPES = (
     "dense",
@@ -292,6 +292,8 @@ def main() -> None:
         parser.error(
             f"--baseline: expected a source tree holding src/ereval; received {args.baseline}"
         )
+    # every version measured imports compiled modules, as an installed copy does
+    byte_compiled(*([args.baseline / "src"] if args.baseline is not None else []))
     rows: list[tuple[float, str, list[str]]] = []
     with tempfile.TemporaryDirectory() as tmp:
         base = args.data_dir or Path(tmp)
