@@ -1,8 +1,9 @@
 """`ereval metrics` on data of several shapes, against a bare DuckDB join in the same run.
 
 Writes a truth and a prediction of N records per shape (Parquet; the prediction
-has 10% of its records moved to another cluster), then runs, each in a fresh
-process:
+has 10% of its records moved to another cluster), compiles ereval's modules to
+bytecode (and those of ``--baseline``), as installing a package does, then runs,
+each in a fresh process:
 
 * ``bare``: ``SELECT t.cluster_id, p.cluster_id, count(*) FROM t JOIN p USING
   (record_id) GROUP BY ALL`` in DuckDB, its cells fetched into NumPy (the floor);
