@@ -4,7 +4,9 @@
 millions of keys, each bisection's first steps land far apart in memory and miss
 the cache. Keys sought in ascending order have ascending positions, so every
 :data:`STEP`-th key is located first, and the keys between two of those are then
-sought only between their positions: a range that fits the cache.
+sought only between their positions: where both arrays spread alike (the keys of
+two sides of one record set), a range about as long as the step, which stays in
+the cache; never a longer one than the whole array.
 """
 
 from __future__ import annotations
