@@ -184,6 +184,30 @@ def test_records_of_one_side_follow_the_policy_as_aligned(
     _same(got, expected)
 
 
+@pytest.mark.parametrize("policy", ["twinless", "intersection", "singletons"])
+def test_sparse_records_of_one_side_past_one_step_of_the_search(policy: str) -> None:
+    """Sparse ids in two files, each block of the truth's records sought in the
+    prediction's keys several steps of :func:`ereval.io.sorted_search` at a time (a
+    block of 24,000 records; a step of 4,096): the table of the general alignment."""
+    rng = np.random.default_rng(7)
+    pool = rng.choice(2**40, size=30_000, replace=False) * 4 - 2**41
+    t_rec = pool[rng.random(pool.shape[0]) < 0.8]
+    p_rec = pool[rng.random(pool.shape[0]) < 0.8]
+    if policy == "singletons":  # every predicted record in the truth too
+        p_rec = p_rec[np.isin(p_rec, t_rec)]
+    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 3000, t_rec.shape[0])})
+    p = pd.DataFrame(
+        {"record_id": p_rec, "cluster_id": rng.integers(0, 3000, p_rec.shape[0]) + 10_000}
+    )
+    p = p.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    expected = ContingencyTable.from_alignment(align(t, p, on_mismatch=policy))
+    got = contingency_table(t, p, on_mismatch=policy)
+    if policy == "singletons":
+        named = p["cluster_id"].nunique()
+        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
+    _same(got, expected)
+
+
 def test_two_files_are_scored_without_the_general_alignment(monkeypatch) -> None:
     """Different records under a policy that scores them: counted from the packed keys
     alone (the general alignment, here made to fail, is never reached)."""
