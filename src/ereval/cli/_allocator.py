@@ -11,7 +11,8 @@ settings below.
 
 :func:`keep_freed_memory` fixes the threshold at glibc's largest (32 MB: a larger
 block is still mapped on its own, and given back as soon as it is freed) and keeps
-up to :data:`TOP_PAD` of free memory at the top of the heap. It does nothing
+up to :data:`TOP_PAD` of free memory at the top of the heap, which can raise
+the command's peak memory by about as much. It does nothing
 where the C library is not glibc, or where the user set the allocator
 (``MALLOC_*`` or ``GLIBC_TUNABLES`` variables).
 """
