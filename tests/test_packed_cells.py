@@ -208,6 +208,66 @@ def test_sparse_records_of_one_side_past_one_step_of_the_search(policy: str) -> 
     _same(got, expected)
 
 
+@pytest.mark.parametrize("policy", ["twinless", "intersection", "singletons"])
+@pytest.mark.parametrize("spread", [1, 2**30])
+def test_two_halves_of_the_truth_looked_up_at_once(monkeypatch, policy: str, spread: int) -> None:
+    """More than two blocks of the truth's records in two files, ids dense (a table of
+    positions) or sparse (a search): the two halves of the truth are looked up in two
+    threads (under ``singletons`` in one, its lone records numbered in order), and
+    the table is the general alignment's, found without it."""
+    from ereval.contingency import _packed, _table
+
+    rng = np.random.default_rng(spread)
+    n = 3 * _packed.BLOCK
+    pool = np.sort(rng.choice(n + n // 4, size=n, replace=False)) * spread
+    t_rec = pool[rng.random(n) < 0.8]
+    p_rec = pool[rng.random(n) < 0.8]
+    if policy == "singletons":  # every predicted record in the truth too
+        p_rec = p_rec[np.isin(p_rec, t_rec)]
+    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 900, t_rec.shape[0])})
+    p = pd.DataFrame(
+        {"record_id": p_rec, "cluster_id": rng.integers(0, 900, p_rec.shape[0]) + 10_000}
+    )
+    p = p.sample(frac=1.0, random_state=5).reset_index(drop=True)
+    expected = ContingencyTable.from_alignment(align(t, p, on_mismatch=policy))
+    spans: list[tuple[int, int]] = []
+    both = _packed.both
+
+    def seen(work, a, b, *, size):  # type: ignore[no-untyped-def]
+        if isinstance(a, tuple):
+            spans.extend([a[:2], b[:2]])
+        return both(work, a, b, size=size)
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the general alignment was used")
+
+    monkeypatch.setattr(_packed, "both", seen)
+    monkeypatch.setattr(_table, "aligned", refuse)
+    got = contingency_table(t, p, on_mismatch=policy)
+    half = t_rec.shape[0] // 2 // _packed.BLOCK * _packed.BLOCK
+    halves = [(0, half), (half, t_rec.shape[0])]
+    assert half and spans == ([] if policy == "singletons" else halves)
+    if policy == "singletons":
+        named = p["cluster_id"].nunique()
+        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
+    _same(got, expected)
+
+
+@pytest.mark.parametrize("policy", ["twinless", "intersection"])
+def test_a_truth_record_twice_at_the_edge_of_the_halves_is_named(policy: str) -> None:
+    """The last record of the truth's first half given again first in its second:
+    the second half's thread sees the repeat, and the error names it."""
+    from ereval.contingency import _packed
+
+    n = 2 * _packed.BLOCK + 5000
+    records = np.arange(n, dtype=np.int64) * 3
+    records[_packed.BLOCK] = records[_packed.BLOCK - 1]
+    t = pd.DataFrame({"record_id": records, "cluster_id": records % 7})
+    p = pd.DataFrame({"record_id": records[5:][::-1], "cluster_id": records[5:] % 5})
+    with pytest.raises(ValueError, match="'truth' has 1 duplicate record ids"):
+        contingency_table(t, p, on_mismatch=policy)
+
+
 def test_two_files_are_scored_without_the_general_alignment(monkeypatch) -> None:
     """Different records under a policy that scores them: counted from the packed keys
     alone (the general alignment, here made to fail, is never reached)."""

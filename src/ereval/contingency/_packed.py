@@ -18,7 +18,8 @@ When the sides hold different records and the policy scores them anyway
 records is looked up in the prediction's sorted keys (through a table of their
 positions, written and read in order, when the ids are dense; else by a binary
 search); the records found line up as above, the others count as the policy
-says. When a side
+says. The two halves of the truth's records are looked up at once, in two
+threads, unless the policy numbers records left alone in their order. When a side
 holds a record twice, or the policy refuses the records, the caller takes the
 general path (which names the problem).
 """
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._threads import both
 from ..io import sorted_search
 
 __all__ = [
@@ -208,47 +210,78 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
     mask_t = np.int64((1 << truth.shift) - 1)
     mask_p = np.int64((1 << pred.shift) - 1)
     true_sizes = pred_sizes = None
-    if policy == "twinless":
-        true_sizes = _code_counts(kt, mask_t, truth.n_codes)
-    if policy != "intersection":
-        pred_sizes = _code_counts(kp, mask_p, pred.n_codes)
+    if policy == "twinless":  # both sides' sizes, one in each thread
+        true_sizes, pred_sizes = both(
+            lambda side: _code_counts(side.keys, side.shift, side.n_codes),
+            truth,
+            pred,
+            size=max(n_t, n_p),
+        )
+    elif policy == "singletons":
+        pred_sizes = _code_counts(kp, pred.shift, pred.n_codes)
     offset = np.int64(truth.lo - pred.lo)
     position = _positions(pred, truth)
-    last = np.int64(-1)
-    written = n_found = n_alone = 0
-    for at in range(0, n_t, BLOCK):
-        rec = kt[at : at + BLOCK] >> truth.shift
-        if not _rising(rec, last):
-            return None  # a truth record twice
-        last = rec[-1]
-        rec += offset  # the record less the prediction's lowest id
-        if position is not None:  # each id's slot: its position in the prediction, or -1
-            table, start = position
-            if start:
-                rec -= start
-            where = table[rec]
-            found = where >= 0
-        else:
-            rec <<= pred.shift  # the smallest key the record can have in the prediction
-            where = sorted_search(kp, rec)
-            found = where < n_p
-            found[found] = (kp[where[found]] >> pred.shift) == (rec[found] >> pred.shift)
-        codes = kt[at : at + BLOCK] & mask_t
-        codes *= width
-        if alone:  # every truth record keeps its place: a cell key of its own if not found
-            lone = ~found
-            k = int(np.count_nonzero(lone))
-            codes[lone] += pred.n_codes + n_alone + np.arange(k, dtype=np.int64)
-            n_alone += k
-            codes[found] += kp[where[found]] & mask_p
-            kt[at : at + BLOCK] = codes
-            written += codes.shape[0]
-        else:  # the cell keys of the records found, gathered at the front
-            cells = codes[found]
-            cells += kp[where[found]] & mask_p
-            kt[written : written + cells.shape[0]] = cells
-            written += cells.shape[0]
-        n_found += int(np.count_nonzero(found))
+
+    def scan(span: tuple[int, int, Any]) -> tuple[int, int, int] | None:
+        """The truth's records ``lo:hi`` (``lo`` a multiple of :data:`BLOCK`), after
+        the record ``last``, looked up in the prediction, their cell keys written over
+        their own keys from ``kt[lo]`` on: how many keys were written, how many records
+        found and how many left alone; ``None`` for a record held twice."""
+        lo, hi, last = span
+        written, n_found, n_alone = lo, 0, 0
+        for at in range(lo, hi, BLOCK):
+            stop = min(at + BLOCK, hi)
+            rec = kt[at:stop] >> truth.shift
+            if not _rising(rec, last):
+                return None  # a truth record twice
+            last = rec[-1]
+            rec += offset  # the record less the prediction's lowest id
+            if position is not None:  # each id's slot: its position in the prediction, or -1
+                table, start = position
+                if start:
+                    rec -= start
+                where = table[rec]
+                found = where >= 0
+            else:
+                rec <<= pred.shift  # the smallest key the record can have in the prediction
+                where = sorted_search(kp, rec)
+                found = where < n_p
+                found[found] = (kp[where[found]] >> pred.shift) == (rec[found] >> pred.shift)
+            codes = kt[at:stop] & mask_t
+            codes *= width
+            if alone:  # every truth record keeps its place: a cell key of its own if not found
+                lone = ~found
+                k = int(np.count_nonzero(lone))
+                codes[lone] += pred.n_codes + n_alone + np.arange(k, dtype=np.int64)
+                n_alone += k
+                codes[found] += kp[where[found]] & mask_p
+                kt[at:stop] = codes
+                written += codes.shape[0]
+            else:  # the cell keys of the records found, gathered at the front
+                cells = codes[found]
+                cells += kp[where[found]] & mask_p
+                kt[written : written + cells.shape[0]] = cells
+                written += cells.shape[0]
+            n_found += int(np.count_nonzero(found))
+        return written - lo, n_found, n_alone
+
+    # without records left alone (numbered in the truth's order), each half of the
+    # truth's records in its own thread, the second half's cell keys then moved to
+    # follow the first's
+    half = 0 if alone else n_t // 2 // BLOCK * BLOCK
+    if half:
+        first, second = both(
+            scan, (0, half, np.int64(-1)), (half, n_t, kt[half - 1] >> truth.shift), size=half
+        )
+        if first is None or second is None:
+            return None
+        kt[first[0] : first[0] + second[0]] = kt[half : half + second[0]]
+        written, n_found, n_alone = (a + b for a, b in zip(first, second, strict=True))
+    else:
+        got = scan((0, n_t, np.int64(-1)))
+        if got is None:
+            return None
+        written, n_found, n_alone = got
     if not n_found or (alone and n_found < n_p):
         return None
     keys = kt[:written]
@@ -282,12 +315,13 @@ def _positions(
     return table, start
 
 
-def _code_counts(keys: IntArray, mask: np.int64, n_codes: int) -> IntArray:
-    """The records of each code (``keys & mask``), counted in chunks as long as the
+def _code_counts(keys: IntArray, shift: int, n_codes: int) -> IntArray:
+    """The records of each code (the low ``shift`` bits of ``keys``), counted in chunks as long as the
     counts at least (no temporary as long as the keys: fresh memory costs more to
     map than to count)."""
+    mask = np.int64((1 << shift) - 1)
     counts = np.zeros(n_codes, dtype=np.int64)
-    step = max(1 << 21, n_codes)
+    step = max(1 << 20, n_codes)
     for at in range(0, keys.shape[0], step):
         counts += np.bincount(keys[at : at + step] & mask, minlength=n_codes)
     return counts
