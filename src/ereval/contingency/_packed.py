@@ -207,8 +207,6 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
     if truth.n_codes * width >= 2**63 or not _increasing(pred):
         return None
     kt, kp = truth.keys, pred.keys
-    mask_t = np.int64((1 << truth.shift) - 1)
-    mask_p = np.int64((1 << pred.shift) - 1)
     true_sizes = pred_sizes = None
     if policy == "twinless":  # both sides' sizes, one in each thread
         true_sizes, pred_sizes = both(
@@ -219,25 +217,71 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
         )
     elif policy == "singletons":
         pred_sizes = _code_counts(kp, pred.shift, pred.n_codes)
-    offset = np.int64(truth.lo - pred.lo)
-    position = _positions(pred, truth)
+    lookup = _Lookup(truth, pred, _positions(pred, truth), width, bool(alone))
+    # without records left alone (numbered in the truth's order), each half of the
+    # truth's records in its own thread, the second half's cell keys then moved to
+    # follow the first's
+    half = 0 if alone else n_t // 2 // BLOCK * BLOCK
+    if half:
+        first, second = both(
+            lookup.scan, (0, half, -1), (half, n_t, int(kt[half - 1] >> truth.shift)), size=half
+        )
+        if first is None or second is None:
+            return None
+        kt[first[0] : first[0] + second[0]] = kt[half : half + second[0]]
+        written, n_found, n_alone = (a + b for a, b in zip(first, second, strict=True))
+    else:
+        got = lookup.scan((0, n_t, -1))
+        if got is None:
+            return None
+        written, n_found, n_alone = got
+    if not n_found or (alone and n_found < n_p):
+        return None
+    keys = kt[:written]
+    keys.sort()
+    rows, cols, counts = cells_of_sorted(keys, width)
+    if pred_sizes is not None and alone:
+        pred_sizes = np.concatenate([pred_sizes, np.ones(n_alone, dtype=np.int64)])
+    return PackedCells(rows, cols, counts, true_sizes, pred_sizes)
 
-    def scan(span: tuple[int, int, Any]) -> tuple[int, int, int] | None:
-        """The truth's records ``lo:hi`` (``lo`` a multiple of :data:`BLOCK`), after
-        the record ``last``, looked up in the prediction, their cell keys written over
-        their own keys from ``kt[lo]`` on: how many keys were written, how many records
-        found and how many left alone; ``None`` for a record held twice."""
+
+@dataclass(frozen=True, eq=False)
+class _Lookup:
+    """The truth's records looked up in the prediction's sorted keys, a block at a
+    time: through ``position`` (:func:`_positions`) when given, else by a search;
+    each record's cell key ``row * width + col`` written over the truth's keys."""
+
+    truth: PackedSide
+    pred: PackedSide
+    position: tuple[npt.NDArray[np.signedinteger[Any]], int] | None
+    width: int
+    alone: bool
+
+    def scan(self, span: tuple[int, int, int]) -> tuple[int, int, int] | None:
+        """The truth's records ``lo:hi`` (``lo`` a multiple of :data:`BLOCK`), after the
+        record ``last``, looked up, and their cell keys written from ``kt[lo]`` on:
+        those of the records found (``alone`` false), or of every record, one not
+        found alone in a predicted cluster of its own (numbered from the
+        prediction's codes on, in order). Returns how many keys were written, how
+        many records found and how many left alone; ``None`` for a record held
+        twice."""
         lo, hi, last = span
+        truth, pred = self.truth, self.pred
+        kt, kp, n_p = truth.keys, pred.keys, len(pred)
+        mask_t = np.int64((1 << truth.shift) - 1)
+        mask_p = np.int64((1 << pred.shift) - 1)
+        offset = np.int64(truth.lo - pred.lo)
+        previous: Any = np.int64(last)
         written, n_found, n_alone = lo, 0, 0
         for at in range(lo, hi, BLOCK):
             stop = min(at + BLOCK, hi)
             rec = kt[at:stop] >> truth.shift
-            if not _rising(rec, last):
+            if not _rising(rec, previous):
                 return None  # a truth record twice
-            last = rec[-1]
+            previous = rec[-1]
             rec += offset  # the record less the prediction's lowest id
-            if position is not None:  # each id's slot: its position in the prediction, or -1
-                table, start = position
+            if self.position is not None:  # each id's slot: its position, or -1
+                table, start = self.position
                 if start:
                     rec -= start
                 where = table[rec]
@@ -248,8 +292,8 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
                 found = where < n_p
                 found[found] = (kp[where[found]] >> pred.shift) == (rec[found] >> pred.shift)
             codes = kt[at:stop] & mask_t
-            codes *= width
-            if alone:  # every truth record keeps its place: a cell key of its own if not found
+            codes *= self.width
+            if self.alone:  # every record keeps its place: a cell key of its own if not found
                 lone = ~found
                 k = int(np.count_nonzero(lone))
                 codes[lone] += pred.n_codes + n_alone + np.arange(k, dtype=np.int64)
@@ -264,32 +308,6 @@ def matched_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCel
                 written += cells.shape[0]
             n_found += int(np.count_nonzero(found))
         return written - lo, n_found, n_alone
-
-    # without records left alone (numbered in the truth's order), each half of the
-    # truth's records in its own thread, the second half's cell keys then moved to
-    # follow the first's
-    half = 0 if alone else n_t // 2 // BLOCK * BLOCK
-    if half:
-        first, second = both(
-            scan, (0, half, np.int64(-1)), (half, n_t, kt[half - 1] >> truth.shift), size=half
-        )
-        if first is None or second is None:
-            return None
-        kt[first[0] : first[0] + second[0]] = kt[half : half + second[0]]
-        written, n_found, n_alone = (a + b for a, b in zip(first, second, strict=True))
-    else:
-        got = scan((0, n_t, np.int64(-1)))
-        if got is None:
-            return None
-        written, n_found, n_alone = got
-    if not n_found or (alone and n_found < n_p):
-        return None
-    keys = kt[:written]
-    keys.sort()
-    rows, cols, counts = cells_of_sorted(keys, width)
-    if pred_sizes is not None and alone:
-        pred_sizes = np.concatenate([pred_sizes, np.ones(n_alone, dtype=np.int64)])
-    return PackedCells(rows, cols, counts, true_sizes, pred_sizes)
 
 
 def _positions(
