@@ -29,7 +29,10 @@ CONTRACTS = {
 def lint() -> subprocess.CompletedProcess[str]:
     """One run of ``lint-imports`` over every contract (the import graph is built once)."""
     script = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
-    command = [script] if script else [sys.executable, "-m", "importlinter.cli"]
+    # without the script beside this interpreter, its entry point (the module has no
+    # ``__main__``: ``-m importlinter.cli`` would print nothing)
+    entry = "from importlinter.cli import lint_imports_command; lint_imports_command()"
+    command = [script] if script else [sys.executable, "-c", entry]
     return subprocess.run(
         [*command, str(PYPROJECT), "--no-cache", "--no-logo"],
         capture_output=True,
