@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from ereval import InputTypeError
 from ereval.contingency import ContingencyTable, contingency_table
-from ereval.io import KeyParts, as_membership, integer_keys
+from ereval.io import KeyParts, align, as_membership, integer_keys
 from ereval.io import _hashed_keys as hashed_module
 from ereval.io import _integer_keys as keys_module
 from ereval.io._hashed_keys import hashed_keys
@@ -138,7 +139,7 @@ def test_hashed_keys_check_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
         with monkeypatch.context() as few:
             few.setattr(keys_module, "INTEGER_KEY_SPAN", 2)  # numbered by hashing
             got = contingency_table(t, p, record_col=["source", "uid"])
-    _same(got, contingency_table(_json(t), _json(p)))
+    _same(got, _text_table(t, p))
 
 
 def _json(frame: pd.DataFrame) -> pd.DataFrame:
@@ -147,6 +148,16 @@ def _json(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {"record_id": pd.array(key, dtype="string"), "cluster_id": frame["cluster_id"]}
     )
+
+
+def _text_table(t: pd.DataFrame, p: pd.DataFrame, **options: Any) -> ContingencyTable:
+    """The table of the keys' JSON text, by the general alignment, the text numbered
+    by pandas' factorize (the reference: text ids are otherwise hashed as keys are)."""
+    from ereval.io import _align
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_align, "_numbered_text", lambda t_rec, p_rec: None)
+        return ContingencyTable.from_alignment(align(_json(t), _json(p), **options))
 
 
 def _spy(numbered: list[bool]) -> Callable[[KeyParts, KeyParts], object]:
@@ -202,7 +213,7 @@ def test_the_table_of_keys_is_that_of_their_text(
             patch.setattr(keys_module, "SAMPLE", 1)
             patch.setattr(keys_module, "hashed_keys", _spy(numbered))
         try:
-            expected = contingency_table(_json(t), _json(p), on_mismatch=policy)
+            expected = _text_table(t, p, on_mismatch=policy)
         except ValueError as exc:
             with pytest.raises(type(exc), match=re.escape(str(exc))):
                 contingency_table(t, p, on_mismatch=policy, record_col=key)
@@ -272,7 +283,7 @@ def test_large_keys_are_numbered_in_two_threads() -> None:
     t = pool.iloc[: n - 100].assign(cluster_id=rng.integers(0, n // 4, n - 100))
     p = pool.iloc[50:].assign(cluster_id=rng.integers(0, n // 4, n - 50) + n).sample(frac=1.0)
     got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
-    _same(got, contingency_table(_json(t), _json(p), on_mismatch="twinless"))
+    _same(got, _text_table(t, p, on_mismatch="twinless"))
 
 
 def test_a_side_that_does_not_pack_sends_both_the_general_way(
@@ -299,7 +310,7 @@ def test_a_side_that_does_not_pack_sends_both_the_general_way(
     monkeypatch.setattr(_table, "pack_side", pack_truth_only)
     got = contingency_table(t, p, record_col=["source", "uid"])
     assert packed == [True, False]
-    _same(got, contingency_table(_json(t), _json(p)))
+    _same(got, _text_table(t, p))
 
 
 def test_a_text_part_of_ids_of_its_own_is_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -357,7 +368,7 @@ def test_large_hashed_keys_in_two_threads() -> None:
         patch.setattr(keys_module, "hashed_keys", _spy(numbered))
         got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
     assert numbered == [True]
-    _same(got, contingency_table(_json(t), _json(p), on_mismatch="twinless"))
+    _same(got, _text_table(t, p, on_mismatch="twinless"))
 
 
 def test_hashed_keys_of_text_typed_otherwise_on_each_side() -> None:
