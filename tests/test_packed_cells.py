@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,6 +46,21 @@ def _frames(
     t = pd.DataFrame({"record_id": records, "cluster_id": truth})
     p = pd.DataFrame({"record_id": records[order], "cluster_id": pred[order]})
     return t, p
+
+
+def _factorized_table(t: pd.DataFrame, p: pd.DataFrame, **options: Any) -> ContingencyTable:
+    """The table of the general alignment, text ids numbered by pandas' factorize
+    rather than hashed: a reference independent of the hashed keys."""
+    from ereval.io import _align
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_align, "_numbered_text", lambda t_rec, p_rec: None)
+        return ContingencyTable.from_alignment(align(t, p, **options))
+
+
+def _refuse(*args: object) -> None:
+    """Stands in for the general alignment where it must not be used."""
+    raise AssertionError("the general alignment was used")
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -238,11 +254,8 @@ def test_two_halves_of_the_truth_looked_up_at_once(monkeypatch, policy: str, spr
             spans.extend([a[:2], b[:2]])
         return both(work, a, b, size=size)
 
-    def refuse(*args: object) -> None:
-        raise AssertionError("the general alignment was used")
-
     monkeypatch.setattr(_packed, "both", seen)
-    monkeypatch.setattr(_table, "aligned", refuse)
+    monkeypatch.setattr(_table, "aligned", _refuse)
     got = contingency_table(t, p, on_mismatch=policy)
     half = t_rec.shape[0] // 2 // _packed.BLOCK * _packed.BLOCK
     halves = [(0, half), (half, t_rec.shape[0])]
@@ -273,10 +286,7 @@ def test_two_files_are_scored_without_the_general_alignment(monkeypatch) -> None
     alone (the general alignment, here made to fail, is never reached)."""
     from ereval.contingency import _table
 
-    def refuse(*args: object) -> None:
-        raise AssertionError("the general alignment was used")
-
-    monkeypatch.setattr(_table, "aligned", refuse)
+    monkeypatch.setattr(_table, "aligned", _refuse)
     t = pd.DataFrame({"record_id": [1, 2, 3, 4, 5], "cluster_id": [0, 0, 1, 1, 1]})
     p = pd.DataFrame({"record_id": [6, 4, 3, 2], "cluster_id": [9, 9, 9, 8]})
     tab = contingency_table(t, p, on_mismatch="twinless")
@@ -351,3 +361,74 @@ def test_the_order_of_text_keys_is_an_argsort(kind: str, n: int) -> None:
     # keys that cannot be given again: not said to be distinct
     if asked:
         assert key_order(keys.copy(), key_at=lambda at: None)[1] is False
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    policy=st.sampled_from(["error", "twinless", "intersection", "singletons"]),
+    ids=st.sampled_from(["short", "long", "accented", "very long"]),
+    repeat=st.sampled_from([None, "truth", "pred"]),
+)
+def test_text_ids_of_two_files_are_numbered_as_keys(
+    seed: int, policy: str, ids: str, repeat: str | None
+) -> None:
+    """Text ids on sides of different lengths (two files; a record twice on either
+    side): numbered as keys of one part where the text is short ASCII, else by the
+    general alignment; the table, or the error, is the general alignment's."""
+    from ereval.contingency import _table
+    from ereval.io import _integer_keys
+
+    rng = np.random.default_rng(seed)
+    stem = {"short": "r", "long": "record-of-file-", "accented": "fiché-", "very long": "x" * 70}
+    pool = np.array([f"{stem[ids]}{k}" for k in rng.choice(10**6, 40, replace=False)])
+    t_rec = pool[rng.random(40) < 0.7]
+    p_rec = pool[rng.random(40) < 0.6]
+    if repeat == "truth":
+        t_rec = np.append(t_rec, t_rec[:1])
+    if repeat == "pred":
+        p_rec = np.append(p_rec, p_rec[-1:])
+    if t_rec.shape[0] == p_rec.shape[0]:
+        p_rec = p_rec[1:]
+    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 5, t_rec.shape[0])})
+    p = pd.DataFrame({"record_id": p_rec, "cluster_id": rng.integers(0, 5, p_rec.shape[0]) + 50})
+    numbered: list[bool] = []
+    hashed = _integer_keys.hashed_keys
+
+    def spy(a, b):  # type: ignore[no-untyped-def]
+        got = hashed(a, b)
+        numbered.append(got is not None)
+        return got
+
+    try:
+        expected = _factorized_table(t, p, on_mismatch=policy)
+    except ValueError as exc:
+        with pytest.raises(type(exc), match=re.escape(str(exc))):
+            contingency_table(t, p, on_mismatch=policy)
+        return
+    keyed = ids in ("short", "long")  # short ASCII text; other text is refused
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_integer_keys, "hashed_keys", spy)
+        patch.setattr(_integer_keys, "SAMPLE", 1)  # the ids taken as ids of their own
+        if keyed:  # counted from the numbered keys alone
+            patch.setattr(_table, "aligned", _refuse)
+        got = contingency_table(t, p, on_mismatch=policy)
+    assert numbered == [keyed]
+    if policy == "singletons":
+        named = p["cluster_id"].nunique()
+        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
+    _same(got, expected)
+
+
+@pytest.mark.parametrize("policy", ["twinless", "intersection"])
+def test_text_ids_of_two_large_files(policy: str) -> None:
+    """Text ids of two files past the size where each side is hashed in its own
+    thread: the general alignment's table."""
+    rng = np.random.default_rng(3)
+    pool = np.array([f"id-{k:09d}" for k in rng.choice(10**9, 80_000, replace=False)])
+    t_rec, p_rec = pool[rng.random(80_000) < 0.9], pool[rng.random(80_000) < 0.8]
+    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 9000, t_rec.shape[0])})
+    p = pd.DataFrame({"record_id": p_rec, "cluster_id": rng.integers(0, 9000, p_rec.shape[0])})
+    p = p.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    expected = _factorized_table(t, p, on_mismatch=policy)
+    _same(contingency_table(t, p, on_mismatch=policy), expected)

@@ -20,6 +20,7 @@ from typing import Any, Unpack
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from .._errors import InputError, InputTypeError
 from .._threads import both
@@ -27,6 +28,7 @@ from .._validation import describe
 from ..io import (
     Alignment,
     AlignOptions,
+    KeyParts,
     Membership,
     MismatchPolicy,
     Sides,
@@ -417,22 +419,28 @@ def _pack(side: Membership, codes: IntArray, n_codes: int) -> PackedSide | None:
 
 
 def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
-    """Records keyed by several columns, numbered as integers over both sides
-    (:func:`ereval.io.integer_keys`) and packed with their cluster codes, each side in
-    its own thread; and whether both sides list the same keys in the same order.
+    """Records keyed by several columns, or by text ids on sides of different lengths
+    (two files), numbered as integers over both sides (:func:`ereval.io.integer_keys`)
+    and packed with their cluster codes, each side in its own thread; and whether
+    both sides list the same keys in the same order.
     Unchanged (and ``None``) where that does not apply: ids compared as text,
     link-only, parts of kinds that differ, or codes too wide."""
     t, p = sides.t, sides.p
+    t_key, p_key = t.key, p.key
+    if t_key is None and p_key is None and len(t) != len(p):
+        # text ids of sides that cannot hold the same records: numbered as keys
+        # (sides of as many rows are first compared as a set, which costs less)
+        t_key, p_key = _text_key(t), _text_key(p)
     if (
-        t.key is None
-        or p.key is None
+        t_key is None
+        or p_key is None
         or sides.id_type != "exact"
         or t.sources is not None
         or sides.t_codes is None
         or sides.p_codes is None
     ):
         return sides, None
-    ids = integer_keys(t.key, p.key)
+    ids = integer_keys(t_key, p_key)
     if ids is None:
         return sides, None
     same = bool(np.array_equal(ids[0], ids[1]))
@@ -445,6 +453,12 @@ def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
     # the codes, packed in place, are given up: if one side did not pack, the general
     # path encodes both again
     return replace(sides, t_codes=None, p_codes=None, t_packed=t_packed, p_packed=p_packed), same
+
+
+def _text_key(side: Membership) -> KeyParts | None:
+    """A side's text record ids as a key of one part; ``None`` for other ids."""
+    ids = side.record_ids
+    return KeyParts(("record_id",), (ids,)) if isinstance(ids, pa.Array) else None
 
 
 def _table_of_cells(cells: PackedCells, sides: Sides) -> ContingencyTable:
