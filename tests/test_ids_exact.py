@@ -554,6 +554,34 @@ def test_large_sparse_integers_sorted_in_two_threads() -> None:
         assert text_keys.same_int_set_positions(*pair) is None
 
 
+@pytest.mark.parametrize(
+    ("low", "dtype"),
+    [(2**40, "int64"), (-(2**40), "int64"), (-(2**63), "int64"), (2**64 - 2**41, "uint64")],
+)
+def test_sparse_integers_within_a_narrow_span(low: int, dtype: str) -> None:
+    """Ids that differ only in their low bits (within 2^40 of one value, negative, at
+    either end of their type): spread over the top bits before they are sorted, so
+    that the sort's packed keys tie nowhere; the same positions, a differing or
+    repeated id still refused."""
+    rng = np.random.default_rng(5)
+    n = 70_000  # both sides sorted in two threads
+    offsets = rng.choice(2**40, size=n, replace=False).astype(np.uint64)
+    a = (
+        (np.uint64(low % 2**64) + offsets).astype(dtype)
+        if dtype == "uint64"
+        else (np.int64(low) + offsets.astype(np.int64))
+    )
+    order = rng.permutation(n)
+    where = text_keys.same_int_set_positions(a, a[order])
+    assert where is not None and where.tolist() == order.tolist()
+    other = a[order].copy()
+    other[5] = other[6]
+    assert text_keys.same_int_set_positions(a, other) is None
+    moved = a[order].copy()
+    moved[9] = a.max() + 1  # an id the first side lacks
+    assert text_keys.same_int_set_positions(a, moved) is None
+
+
 @pytest.mark.parametrize("dtype", ["int64", "int32", "uint64", "uint16"])
 def test_the_same_sparse_integers_in_another_order(dtype: str) -> None:
     """Integer ids spread too widely to be placed by value: where each id of ``b`` is in

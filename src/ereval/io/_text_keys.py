@@ -75,9 +75,22 @@ def _ordered_keys(ids: npt.NDArray[Any]) -> U64:
     return ids.astype(np.int64).view(np.uint64) ^ np.uint64(1 << 63)
 
 
-def _ordered_and_sorted(ids: npt.NDArray[Any]) -> tuple[U64, tuple[IntArray, bool]]:
-    """:func:`_ordered_keys` of ``ids`` and their :func:`~._words.key_order`."""
-    keys = _ordered_keys(ids)
+def _spread(keys: U64, lo: int, shift: int) -> U64:
+    """``(keys - lo) << shift`` in place: keys within a span of ``64 - shift`` bits
+    moved to the top bits, in the same order and still distinct."""
+    keys -= np.uint64(lo)
+    keys <<= np.uint64(shift)
+    return keys
+
+
+def _ordered_and_sorted(
+    ids: npt.NDArray[Any], lo: int, shift: int
+) -> tuple[U64, tuple[IntArray, bool]]:
+    """:func:`_ordered_keys` of ``ids``, spread over the top bits (:func:`_spread`), and
+    their :func:`~._words.key_order`: the order packs each key's top bits with its
+    position, so keys that differ only in their low bits (ids far below 2^64, or
+    all near one value) would otherwise tie, and their runs be sorted again."""
+    keys = _spread(_ordered_keys(ids), lo, shift)
     return keys, key_order(keys)
 
 
@@ -90,7 +103,14 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
     """
     if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind not in "iu" or a.ndim != 1:
         return None
-    (ka, (order_a, distinct)), (kb, (order_b, _)) = both(_ordered_and_sorted, a, b, size=len(a))
+    if not a.size:
+        return np.zeros(0, dtype=np.int64)
+    ends = _ordered_keys(np.array([min(a.min(), b.min()), max(a.max(), b.max())], dtype=a.dtype))
+    lo = int(ends[0])
+    shift = 64 - max(int(ends[1]) - lo, 1).bit_length()
+    (ka, (order_a, distinct)), (kb, (order_b, _)) = both(
+        lambda ids: _ordered_and_sorted(ids, lo, shift), a, b, size=len(a)
+    )
     if not distinct:
         return None  # a repeated id: the general path reports it
     where = np.empty(len(b), dtype=np.int64)
