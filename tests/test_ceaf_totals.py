@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -240,3 +241,36 @@ def test_a_full_block_of_nodes_is_numbered() -> None:
     count, codes = _assignment._renumber(at, 3 * block + 5)
     assert count == 3 * block
     assert codes.tolist() == at.tolist()
+
+
+@pytest.mark.parametrize("side", ["pred", "truth"])
+def test_a_clustering_of_singletons_is_all_stars(monkeypatch, side: str) -> None:
+    """One side all singletons (a cautious linker's prediction): every component is a
+    star (one cluster and the singletons it splits into), read off from the degrees
+    alone, without the reductions; the totals of the dense assignment."""
+    from ereval._algorithms import _assignment
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the reductions were run")
+
+    monkeypatch.setattr(_assignment, "_fix_dominant_cells", refuse)
+    rng = np.random.default_rng(4)
+    clusters = rng.integers(0, 40, 150)
+    singles = np.arange(150)
+    t, p = (clusters, singles) if side == "pred" else (singles, clusters)
+    tab = contingency_table(
+        pd.DataFrame({"record_id": singles, "cluster_id": t}),
+        pd.DataFrame({"record_id": singles, "cluster_id": p + 1000}),
+    )
+    _check(tab.rows, tab.cols, tab.counts, tab.true_sizes, tab.pred_sizes)
+
+
+def test_stars_beside_a_component_that_is_not_one() -> None:
+    """Stars centred on a row and on a column, a single cell, and a cycle of two rows
+    and two columns that the stars must leave whole: the dense assignment's totals."""
+    rows = np.array([0, 0, 0, 1, 2, 3, 4, 4, 5, 5])
+    cols = np.array([0, 1, 2, 3, 3, 4, 5, 6, 5, 6])
+    n = np.array([3, 1, 2, 2, 5, 1, 4, 1, 1, 4])
+    a = np.bincount(rows, weights=n).astype(np.int64)
+    b = np.bincount(cols, weights=n).astype(np.int64)
+    _check(rows, cols, n, a, b)

@@ -226,7 +226,22 @@ def _align(
     """The best total of the cells ``(rows, cols)`` (codes below ``k`` and ``r``) with
     weights ``w``: dominant cells are fixed first (:func:`_fix_dominant_cells`); the
     rest is split into connected components, stars are read off, and the remaining
-    components are solved exactly as one sparse assignment problem."""
+    components are solved exactly as one sparse assignment problem. Stars found
+    without the components (:func:`_stars`) are read off first: a prediction of
+    singletons is all stars, which the reductions would take pass after pass."""
+    total, (rows, cols, w) = _stars(rows, cols, w, k, r)
+    return total + _solved(rows, cols, w, k, r) if rows.size else total
+
+
+def _solved(
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    w: npt.NDArray[np.float64],
+    k: int,
+    r: int,
+) -> float:
+    """The best total of cells of which no star shows in the degrees alone: the
+    reductions, the components and the assignments of :func:`_align`."""
     total, active = _fix_dominant_cells(rows, cols, w, k, r)
     rows, cols, w = rows[active], cols[active], w[active]
     if rows.size == 0:
@@ -249,6 +264,30 @@ def _align(
     if hard.any():
         total += _assignment(rows[hard], cols[hard], w[hard], comp[hard])
     return total
+
+
+def _stars(
+    rows: IntLike, cols: IntLike, w: npt.NDArray[np.float64], k: int, r: int
+) -> tuple[float, tuple[IntLike, IntLike, npt.NDArray[np.float64]]]:
+    """The best total of the stars that show in the degrees alone, and the other cells:
+    a row none of whose columns holds another cell is a component of its own, which
+    aligns its best cell; likewise a column none of whose rows holds another cell
+    (a single cell is counted once, with its row)."""
+    shared_col = np.bincount(cols, minlength=r)[cols] > 1  # its column holds another cell
+    shared_row = np.bincount(rows, minlength=k)[rows] > 1
+    # a row none of whose cells shares its column; a column likewise
+    by_row = np.bincount(rows[shared_col], minlength=k)[rows] == 0
+    by_col = (np.bincount(cols[shared_row], minlength=r)[cols] == 0) & ~by_row
+    best = np.zeros(k)
+    np.maximum.at(best, rows[by_row], w[by_row])
+    total = float(best.sum())
+    best = np.zeros(r)
+    np.maximum.at(best, cols[by_col], w[by_col])
+    total += float(best.sum())
+    rest = ~(by_row | by_col)
+    if rest.all():
+        return total, (rows, cols, w)
+    return total, (rows[rest], cols[rest], w[rest])
 
 
 #: The least relative margin by which a float weight must beat a sum of weights.
@@ -408,18 +447,22 @@ def align_cells(
     rows: IntLike, cols: IntLike, weights: npt.NDArray[np.float64], k: int, r: int
 ) -> float:
     """The best total of a one-to-one alignment of some cells (rows below ``k``,
-    columns below ``r``, non-negative ``weights``), solved exactly: their rows and
-    columns numbered afresh (in the same order), then the reductions, components
-    and assignments of :func:`max_weight_alignment`.
+    columns below ``r``, non-negative ``weights``), solved exactly: the stars that
+    show in the degrees read off (:func:`_stars`), the other cells' rows and columns
+    numbered afresh (in the same order), then the reductions, components and
+    assignments of :func:`max_weight_alignment`.
 
     Examples
     --------
     >>> align_cells(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([3.0, 2.0, 2.0]), 2, 2)
     4.0
     """
+    total, (rows, cols, weights) = _stars(rows, cols, weights, k, r)
+    if not rows.size:
+        return total
     k, row = _renumber(rows, k)
     r, col = _renumber(cols, r)
-    return _align(row, col, weights, k, r)
+    return total + _solved(row, col, weights, k, r)
 
 
 #: Components at most this many clusters wide on each side are aligned densely.
