@@ -274,3 +274,25 @@ def test_stars_beside_a_component_that_is_not_one() -> None:
     a = np.bincount(rows, weights=n).astype(np.int64)
     b = np.bincount(cols, weights=n).astype(np.int64)
     _check(rows, cols, n, a, b)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), lone=st.integers(0, 40))
+def test_stars_aligned_first_beside_tangled_clusters(seed: int, lone: int) -> None:
+    """Clusters of one record on both sides (as many as there are cells, so that the
+    stars are aligned before the test of dominance) beside a random tangle: the
+    totals of the dense assignment."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    t = np.concatenate([rng.integers(0, 6, n), 100 + np.arange(lone)])
+    p = np.concatenate([rng.integers(0, 6, n), 100 + rng.permutation(lone)])
+    if lone:  # some of the lone records together in the prediction: stars of a column
+        p[n : n + lone // 3] = 99
+    key, counts = np.unique(t * 1000 + p, return_counts=True)
+    rows, cols = (
+        np.unique(key // 1000, return_inverse=True)[1],
+        np.unique(key % 1000, return_inverse=True)[1],
+    )
+    a = np.bincount(rows, weights=counts).astype(np.int64)
+    b = np.bincount(cols, weights=counts).astype(np.int64)
+    _check(rows, cols, counts, a, b)
