@@ -35,6 +35,19 @@ The shapes:
   record's own (the decimal text of a random 62-bit number, up to 19
   characters) and the number of its data set, 0 to 3 (``--record-col uid,part``).
 
+Six more shapes, run when named in ``--shapes``:
+
+* ``singletons``: a prediction of singletons (every record alone), the truth's
+  clusters of three records on average, record ids negative and within 2^40;
+* ``giant``: half the records in one true cluster, which the prediction splits
+  into 1,000 parts; the other records in pairs on both sides;
+* ``lopsided``: two files of very different sizes: the truth of N records, the
+  prediction a tenth of them (pairs of true clusters merged) and N/100 records
+  of its own;
+* ``textfiles``, ``textevenfiles``: the ``twofiles`` and ``evenfiles`` shapes
+  with record ids as text, ``rec-`` and the number;
+* ``hexfiles``: the ``twofiles`` shape with record ids as 32 hexadecimal digits.
+
 For each shape it prints CPU seconds (user + system), wall seconds and peak
 resident memory of each case, and their ratios to the unlimited bare join;
 shapes are listed worst first (by the largest CPU ratio of an ereval case). A
@@ -80,10 +93,22 @@ SHAPES = (
     "keys",
     "textkeys",
 )
+#: Shapes written and run only when named.
+MORE_SHAPES = ("singletons", "giant", "lopsided", "textfiles", "textevenfiles", "hexfiles")
 #: The record key of each shape (a shape not listed: ``record_id``).
 KEYS = {"keys": ("source", "local_id"), "textkeys": ("uid", "part")}
 #: The shapes whose sides each lack records of their own (scored ``twinless``).
-TWO_FILES = ("twofiles", "evenfiles", "textkeys")
+TWO_FILES = (
+    "twofiles",
+    "evenfiles",
+    "textkeys",
+    "textfiles",
+    "textevenfiles",
+    "hexfiles",
+    "lopsided",
+)
+#: The shapes whose sides are cut to as many rows.
+EVEN = ("evenfiles", "textevenfiles")
 CASES = ("bare", "bare-1GB", "numpy", "duckdb", "duckdb-1GB", "numpy-baseline")
 
 
@@ -146,6 +171,9 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
         reverse = np.arange(n)[::-1].copy()
         _write_pair(folder, records, truth, pred, None, reverse, parts)
         return
+    if shape in ("singletons", "giant", "lopsided"):
+        _write_more(folder, shape, n, rng)
+        return
     if shape in ("zipf", *TWO_FILES):
         sizes = np.minimum(rng.zipf(2.0, size=n), n)
         truth = np.repeat(np.arange(sizes.shape[0]), sizes)[:n]
@@ -163,6 +191,11 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
     if shape == "keys":  # four data sets, each numbering its records from 0
         names = np.array(["alpha", "beta", "gamma", "delta"], dtype=object)
         records = {"source": pa.array(names[ids % 4]), "local_id": pa.array(ids // 4)}
+    if shape in ("textfiles", "textevenfiles"):
+        records = pc.binary_join_element_wise("rec-", pc.cast(records, pa.string()), "")
+    if shape == "hexfiles":
+        high, low = (rng.integers(0, 2**63, size=n, dtype=np.int64) for _ in range(2))
+        records = pa.array([f"{x:016x}{y:016x}" for x, y in zip(high, low, strict=True)])
     if shape == "textkeys":
         records = {
             "uid": pc.cast(pa.array(ids), pa.string()),
@@ -177,12 +210,37 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
             t_order[u[t_order] >= 0.1],
             p_order[(u[p_order] < 0.1) | (u[p_order] >= 0.2)],
         )
-        if shape == "evenfiles":
+        if shape in EVEN:
             rows = min(t_order.shape[0], p_order.shape[0])
             t_order, p_order = t_order[:rows], p_order[:rows]
         _write_pair(folder, records, truth, pred, t_order, p_order)
     else:
         _write_pair(folder, records, truth, pred, rng.permutation(n), rng.permutation(n))
+
+
+def _write_more(folder: Path, shape: str, n: int, rng: np.random.Generator) -> None:
+    """The files of ``singletons``, ``giant`` and ``lopsided`` (see the module's doc)."""
+    if shape == "singletons":
+        ids = -rng.choice(2**40, size=n, replace=False).astype(np.int64)
+        truth = rng.integers(0, max(1, n // 3), size=n)
+        _write_pair(
+            folder, pa.array(ids), truth, np.arange(n), rng.permutation(n), rng.permutation(n)
+        )
+    elif shape == "giant":
+        half = n // 2
+        pairs = np.arange(n) // 2
+        truth = np.where(np.arange(n) < half, 0, pairs)
+        pred = np.where(np.arange(n) < half, rng.integers(0, 1000, size=n), pairs)
+        records = pa.array(np.arange(n, dtype=np.int64))
+        _write_pair(folder, records, truth, pred, rng.permutation(n), rng.permutation(n))
+    else:  # lopsided: the prediction's own records numbered after the truth's
+        extra = max(1, n // 100)
+        truth = np.concatenate([rng.integers(0, max(1, n // 5), size=n), np.zeros(extra, int)])
+        pred = np.concatenate([truth[:n] // 2, rng.integers(0, 10**6, size=extra)])
+        some = rng.choice(n, size=max(1, n // 10), replace=False)
+        p_order = rng.permutation(np.concatenate([some, n + np.arange(extra)]))
+        records = pa.array(np.arange(n + extra, dtype=np.int64))
+        _write_pair(folder, records, truth, pred, rng.permutation(n), p_order)
 
 
 _BARE = """
@@ -284,7 +342,8 @@ def main() -> None:
         parser.error(f"--repeats: expected a whole number from 1; received {args.repeats}")
     shapes = [s for s in args.shapes.split(",") if s]
     cases = [c for c in args.cases.split(",") if c]
-    bad = [s for s in shapes if s not in SHAPES] + [c for c in cases if c not in CASES]
+    bad = [s for s in shapes if s not in SHAPES + MORE_SHAPES]
+    bad += [c for c in cases if c not in CASES]
     if bad:
         parser.error(f"unknown shape(s) or case(s) {bad}")
     if ("numpy-baseline" in cases) != (args.baseline is not None):

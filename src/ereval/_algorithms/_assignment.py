@@ -381,8 +381,12 @@ def aligned_totals(
     ``S`` including the cell) is fixed: it beats the best other cell of its row plus
     that of its column, so some best alignment holds it, and no two such cells
     share a row or a column. CEAFe's weights are floats: there a cell must win by the
-    relative margin of :func:`dominance_margin`, beyond any rounding. The cells of the rows and columns that
-    hold no fixed cell go to the exact alignment of :func:`max_weight_alignment`.
+    relative margin of :func:`dominance_margin`, beyond any rounding. The cells of
+    the rows and columns that hold no fixed cell go to the exact alignment of
+    :func:`max_weight_alignment`. Where there are at least as many clusters of one
+    record as cells (one side all singletons, say), the stars that show in the
+    degrees alone (:func:`_star_cells`) are aligned before the test, which would
+    fix few of them.
 
     Parameters
     ----------
