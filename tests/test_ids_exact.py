@@ -355,6 +355,24 @@ def test_the_same_large_set_in_another_order(width: int, monkeypatch: pytest.Mon
         contingency_table(pd.DataFrame({"record_id": repeated, "cluster_id": 1}), pred)
 
 
+def test_sets_of_other_bytes_are_told_apart_before_hashing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two columns of as many text ids whose bytes add up to other totals cannot hold
+    the same set: refused from their offsets, before any id is laid out or hashed;
+    of the same total, the ids are compared (an id of one length for another)."""
+    n = text_keys.MIN_IDS + 5
+    a = pa.array([f"rec-{v}" for v in range(n)])
+    b = pa.array([f"rec-{v}" for v in range(1, n + 1)])  # one id a digit longer
+    with monkeypatch.context() as never:
+        never.setattr(text_keys, "word_width", lambda *args, **kw: 1 / 0)
+        assert text_keys.same_set_positions(a, b) is None
+    same_bytes = pa.array([f"rec-{v}" for v in range(n - 2)] + ["rec-x", "rec-yyy"])
+    other = pa.array([f"rec-{v}" for v in range(n - 2)] + ["rec-xy", "rec-yy"])
+    assert text_keys._text_bytes(same_bytes) == text_keys._text_bytes(other)
+    assert text_keys.same_set_positions(same_bytes, other) is None
+
+
 def test_matched_ids_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two ids of one key (a hash collision, forced here by keying on the first 8 bytes
     only) are never taken for one id: the sides hold the same keys but not the same

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._threads import both
-from ._files import release_arrow_memory
+from ._files import release_arrow_memory, text_offsets
 from ._words import chunks, key_order, word_hashes, word_rows, word_width
 
 __all__ = ["same_set_positions", "text_codes"]
@@ -134,8 +134,8 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     layout does not apply), so that the caller takes the general path.
     Sorting 64-bit keys is far cheaper than hashing them.
     """
-    if len(a) != len(b):
-        return None
+    if len(a) != len(b) or _text_bytes(a) != _text_bytes(b):
+        return None  # other ids (the same set of ids has as many bytes in all)
     width = word_width([a, b], least=MIN_IDS)
     if width is None:
         return None
@@ -172,6 +172,13 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     half = len(b) // 2
     same = both(lambda at: _same_ids(a, where, b, at), range(half), range(half, len(b)), size=half)
     return where if all(same) else None
+
+
+def _text_bytes(a: pa.Array) -> int | None:
+    """The bytes of all the ids of a column of strings, from its offsets (``None`` for
+    another layout)."""
+    offsets = text_offsets(a)
+    return None if offsets is None or not len(offsets) else int(offsets[-1] - offsets[0])
 
 
 def _same_ids(a: pa.Array, where: IntArray, b: pa.Array, at: range) -> bool:
