@@ -39,6 +39,34 @@ def _lone_columns_last(tab: ContingencyTable, named: int) -> ContingencyTable:
     return ContingencyTable(tab.rows, cols, tab.counts, tab.true_sizes, tab.pred_sizes, tab.policy)
 
 
+def _two_files(
+    rng: np.random.Generator, pool: np.ndarray, policy: str, clusters: int, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two files of the records of ``pool``, each holding about 80% of them (under
+    ``singletons`` every predicted record in the truth too), ``clusters`` clusters a
+    side, the prediction's rows shuffled by ``seed``."""
+    t_rec = pool[rng.random(pool.shape[0]) < 0.8]
+    p_rec = pool[rng.random(pool.shape[0]) < 0.8]
+    if policy == "singletons":
+        p_rec = p_rec[np.isin(p_rec, t_rec)]
+    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, clusters, t_rec.shape[0])})
+    p = pd.DataFrame(
+        {"record_id": p_rec, "cluster_id": rng.integers(0, clusters, p_rec.shape[0]) + 10_000}
+    )
+    return t, p.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+
+
+def _same_under(
+    policy: str, got: ContingencyTable, expected: ContingencyTable, p: pd.DataFrame
+) -> None:
+    """:func:`_same`, the lone records' columns (which may be numbered in another
+    order) put last in the order of their rows under ``singletons``."""
+    if policy == "singletons":
+        named = p["cluster_id"].nunique()
+        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
+    _same(got, expected)
+
+
 def _frames(
     records: np.ndarray, truth: np.ndarray, pred: np.ndarray, seed: int
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -194,10 +222,7 @@ def test_records_of_one_side_follow_the_policy_as_aligned(
                 contingency_table(t, p, on_mismatch=policy)
             return
         got = contingency_table(t, p, on_mismatch=policy)
-    if policy == "singletons":  # the lone records' columns may be numbered in another order
-        named = p["cluster_id"].nunique()
-        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
-    _same(got, expected)
+    _same_under(policy, got, expected, p)
 
 
 @pytest.mark.parametrize("policy", ["twinless", "intersection", "singletons"])
@@ -207,21 +232,9 @@ def test_sparse_records_of_one_side_past_one_step_of_the_search(policy: str) -> 
     block of 24,000 records; a step of 4,096): the table of the general alignment."""
     rng = np.random.default_rng(7)
     pool = rng.choice(2**40, size=30_000, replace=False) * 4 - 2**41
-    t_rec = pool[rng.random(pool.shape[0]) < 0.8]
-    p_rec = pool[rng.random(pool.shape[0]) < 0.8]
-    if policy == "singletons":  # every predicted record in the truth too
-        p_rec = p_rec[np.isin(p_rec, t_rec)]
-    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 3000, t_rec.shape[0])})
-    p = pd.DataFrame(
-        {"record_id": p_rec, "cluster_id": rng.integers(0, 3000, p_rec.shape[0]) + 10_000}
-    )
-    p = p.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    t, p = _two_files(rng, pool, policy, 3000, seed=3)
     expected = ContingencyTable.from_alignment(align(t, p, on_mismatch=policy))
-    got = contingency_table(t, p, on_mismatch=policy)
-    if policy == "singletons":
-        named = p["cluster_id"].nunique()
-        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
-    _same(got, expected)
+    _same_under(policy, contingency_table(t, p, on_mismatch=policy), expected, p)
 
 
 @pytest.mark.parametrize("policy", ["twinless", "intersection", "singletons"])
@@ -236,15 +249,7 @@ def test_two_halves_of_the_truth_looked_up_at_once(monkeypatch, policy: str, spr
     rng = np.random.default_rng(spread)
     n = 3 * _packed.BLOCK
     pool = np.sort(rng.choice(n + n // 4, size=n, replace=False)) * spread
-    t_rec = pool[rng.random(n) < 0.8]
-    p_rec = pool[rng.random(n) < 0.8]
-    if policy == "singletons":  # every predicted record in the truth too
-        p_rec = p_rec[np.isin(p_rec, t_rec)]
-    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 900, t_rec.shape[0])})
-    p = pd.DataFrame(
-        {"record_id": p_rec, "cluster_id": rng.integers(0, 900, p_rec.shape[0]) + 10_000}
-    )
-    p = p.sample(frac=1.0, random_state=5).reset_index(drop=True)
+    t, p = _two_files(rng, pool, policy, 900, seed=5)
     expected = ContingencyTable.from_alignment(align(t, p, on_mismatch=policy))
     spans: list[tuple[int, int]] = []
     both = _packed.both
@@ -257,13 +262,10 @@ def test_two_halves_of_the_truth_looked_up_at_once(monkeypatch, policy: str, spr
     monkeypatch.setattr(_packed, "both", seen)
     monkeypatch.setattr(_table, "aligned", _refuse)
     got = contingency_table(t, p, on_mismatch=policy)
-    half = t_rec.shape[0] // 2 // _packed.BLOCK * _packed.BLOCK
-    halves = [(0, half), (half, t_rec.shape[0])]
+    half = len(t) // 2 // _packed.BLOCK * _packed.BLOCK
+    halves = [(0, half), (half, len(t))]
     assert half and spans == ([] if policy == "singletons" else halves)
-    if policy == "singletons":
-        named = p["cluster_id"].nunique()
-        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
-    _same(got, expected)
+    _same_under(policy, got, expected, p)
 
 
 @pytest.mark.parametrize("policy", ["twinless", "intersection"])
@@ -414,10 +416,7 @@ def test_text_ids_of_two_files_are_numbered_as_keys(
             patch.setattr(_table, "aligned", _refuse)
         got = contingency_table(t, p, on_mismatch=policy)
     assert numbered == [keyed]
-    if policy == "singletons":
-        named = p["cluster_id"].nunique()
-        got, expected = _lone_columns_last(got, named), _lone_columns_last(expected, named)
-    _same(got, expected)
+    _same_under(policy, got, expected, p)
 
 
 @pytest.mark.parametrize("policy", ["twinless", "intersection"])
