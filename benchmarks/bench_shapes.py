@@ -342,10 +342,13 @@ def main() -> None:
         parser.error(f"--repeats: expected a whole number from 1; received {args.repeats}")
     shapes = [s for s in args.shapes.split(",") if s]
     cases = [c for c in args.cases.split(",") if c]
-    bad = [s for s in shapes if s not in SHAPES + MORE_SHAPES]
-    bad += [c for c in cases if c not in CASES]
-    if bad:
-        parser.error(f"unknown shape(s) or case(s) {bad}")
+    for flag, given, known in (
+        ("--shapes", shapes, SHAPES + MORE_SHAPES),
+        ("--cases", cases, CASES),
+    ):
+        bad = [g for g in given if g not in known]
+        if bad:
+            parser.error(f"{flag}: expected some of {', '.join(known)}; received {', '.join(bad)}")
     if ("numpy-baseline" in cases) != (args.baseline is not None):
         parser.error("--baseline: give it with the case numpy-baseline, and only then")
     if args.baseline is not None and not (args.baseline / "src" / "ereval").is_dir():
