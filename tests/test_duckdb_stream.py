@@ -195,15 +195,18 @@ def test_the_streamed_totals_raise_the_errors_of_the_join(monkeypatch: pytest.Mo
     assert streamed == joined == "'truth' and 'pred' have no record in common"
 
 
-#: Record keys of each kind: integers, text (grouped by a hash of them when on one
-#: side only) and keys of two columns (their parts, hashed so too).
-ID_KINDS = ["integer", "text", "two-columns"]
+#: Record keys of each kind: integers (their repeats found by flags over their span),
+#: integers too far apart for flags (grouped as they are when on one side only), text
+#: (grouped by a hash of them) and keys of two columns (their parts, hashed so too).
+ID_KINDS = ["integer", "wide", "text", "two-columns"]
 
 
 def _keyed(kind: str, ids: list[int], clusters: list[Any]) -> pa.Table:
     """The records ``ids`` of the clusters ``clusters`` keyed as ``kind`` says."""
     if kind == "integer":
         return _table(ids, clusters)
+    if kind == "wide":
+        return _table([k * 10**12 for k in ids], clusters)
     if kind == "text":
         return _table([f"r{k}" for k in ids], clusters)
     return pa.table({"src": [f"s{k % 2}" for k in ids], "record_id": ids, "cluster_id": clusters})
@@ -221,15 +224,19 @@ def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
     # sides of unequal rows hold records of one side only: the join groups each such
     # record on its own, so a repeated one shows without a second join (streamed, and
     # into the table of cells); with as many rows on both sides the second join still
-    # looks (some may be on one side only)
+    # looks (some may be on one side only). Integer keys over a narrow span are
+    # looked at by flags instead, on both sides, with no second join.
     monkeypatch.setattr(duckdb_stats, "_BATCH", 2)
-    from ereval.engines import _dialect
+    from ereval.engines import _dialect, _repeats
 
     second_joins: list[str] = []
     alone_sql = _dialect.alone_sql
     monkeypatch.setattr(
         _dialect, "alone_sql", lambda *a: second_joins.append("alone") or alone_sql(*a)
     )
+    flagged = _repeats._repeat
+    monkeypatch.setattr(_repeats, "_repeat", lambda *a: second_joins.append("flags") or flagged(*a))
+    by_flags = kind == "integer"
     keyed = functools.partial(_keyed, kind)
     options = {"on_mismatch": policy, **_key_options(kind)}
     ok = keyed([1, 2, 3, 4, 5], [1, 1, 2, 2, 3])
@@ -241,19 +248,20 @@ def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
         (keyed([1, 2, 3, 4, 5, 9, 9, 7], [1, 1, 2, 2, 3, 4, 5, 6]), ok, "'truth' has 1 duplicate"),
     ]
     for truth, pred, begins in cases:
+        second_joins.clear()
         streamed, joined = _errors(truth, pred, **options)
         assert streamed == joined and streamed.startswith(begins)
-    assert second_joins == []
+        assert second_joins == (4 * ["flags"] if by_flags else [])
     # the same rows on both sides, a record of one side only on each: the second join
     t, p = keyed([1, 2, 3, 9, 9], [1, 1, 2, 2, 3]), keyed([1, 2, 3, 4, 5], [1, 2, 2, 3, 3])
     second_joins.clear()
     streamed, joined = _errors(t, p, **options)
     assert streamed == joined and streamed.startswith("'truth' has 1 duplicate record ids (e.g. ")
-    assert second_joins == ["alone", "alone"]
+    assert second_joins == (4 * ["flags"] if by_flags else ["alone", "alone"])
     # no repeat: the statistics of records of one side only grouped each on its own
     second_joins.clear()
     _same_as_in_memory(*_lone_sides(kind), options)
-    assert second_joins == []
+    assert second_joins == (4 * ["flags"] if by_flags else [])
 
 
 def _lone_sides(kind: str) -> tuple[pa.Table, pa.Table]:
@@ -295,7 +303,8 @@ def test_keys_of_text_or_parts_of_one_side_only_are_grouped_by_their_hash(
 
     monkeypatch.setattr(_dialect, "cells_and_lone_records_sql", spy)
     t, p = _lone_sides(kind)
-    hashed = kind != "integer"
+    hashed = kind in ("text", "two-columns")
+    by_flags = kind == "integer"  # not grouped at all
     one_hash = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN CAST(t.r IS NULL AS UBIGINT) END"
     for collide in (False, True):
         if collide:
@@ -304,7 +313,7 @@ def test_keys_of_text_or_parts_of_one_side_only_are_grouped_by_their_hash(
             grouped.clear()
             _same_as_in_memory(t, p, {"on_mismatch": policy, **_key_options(kind)})
             again = [False] if collide and hashed else []
-            assert grouped == 2 * [hashed, *again]
+            assert grouped == ([] if by_flags else 2 * [hashed, *again])
 
 
 def test_the_keys_grouped_by_their_hash_are_text_and_parts_of_text_and_integers() -> None:

@@ -20,6 +20,7 @@ from .._validation import examples
 from ..contingency import ContingencyTable, SourcePairs
 from ..engines import _dialect as sql
 from ..engines._plan import alone_repeats, planned_cells
+from ..engines._repeats import flagged_repeats
 from ..engines._sources import SideSpec, check_unique, column_of, hashed_keys, joined_sides
 from ..io import (
     MismatchPolicy,
@@ -140,12 +141,15 @@ def checked_cells(
     and on the prediction's only. With ``passes`` > 1 (DuckDB only) the join runs
     in that many passes over the records (:func:`ereval.engines._plan.planned_cells`)."""
     t, p = joined_sides(con, views, dialect)
-    alone = None
     if passes > 1:
-        _, alone = planned_cells(con, (t, p), passes)
-    elif dialect is sql.DUCKDB and rows[0] != rows[1]:  # some record is on one side only
-        # (Spark's plan of that grouping cost more than its second join: 25 s against 15
-        # at 10^6 records of two files, local[2])
+        _, counted = planned_cells(con, (t, p), passes)
+        return checked_totals(con, "cells", views, rows, policy, dialect, alone=counted)
+    # some record is on one side only: its repeats are looked for by flags, else by
+    # grouping it on its own (Spark's plan of that grouping cost more than its second
+    # join: 25 s against 15 at 10^6 records of two files, local[2])
+    lone = dialect is sql.DUCKDB and rows[0] != rows[1]
+    alone = flagged_repeats(con, (t, p), rows) if lone else None
+    if lone and alone is None:
         alone = _cells_and_lone_records(con, t, p)
     else:
         con.execute("CREATE TEMP TABLE cells AS " + sql.cells_sql(t, p))
@@ -223,8 +227,11 @@ def check_totals(
         check_unique(con, p, "pred")
     sides = ((t, p, "truth", only_t), (p, t, "pred", only_p))
     if only_t or only_p:  # a record of one side only repeats
+        joined = joined_sides(con, views, dialect)
+        if alone is None and dialect is sql.DUCKDB:
+            alone = flagged_repeats(con, joined, rows)
         if alone is None:
-            alone = alone_repeats(con, f"({sql.alone_sql(*joined_sides(con, views, dialect))})")
+            alone = alone_repeats(con, f"({sql.alone_sql(*joined)})")
         for (side, _, name, _), extra in zip(sides, alone, strict=True):
             if extra:
                 check_unique(con, side, name)
