@@ -196,8 +196,8 @@ def test_the_streamed_totals_raise_the_errors_of_the_join(monkeypatch: pytest.Mo
 
 
 #: Record keys of each kind: integers (their repeats found by flags over their span),
-#: integers too far apart for flags (grouped as they are when on one side only), text
-#: (grouped by a hash of them) and keys of two columns (their parts, hashed so too).
+#: integers too far apart for flags (sorted), text (its hashes sorted; grouped by a
+#: hash of it when on one side only) and keys of two columns (their parts, so too).
 ID_KINDS = ["integer", "wide", "text", "two-columns"]
 
 
@@ -216,27 +216,43 @@ def _key_options(kind: str) -> dict[str, Any]:
     return {"record_col": ["src", "record_id"]} if kind == "two-columns" else {}
 
 
-@pytest.mark.parametrize("kind", ID_KINDS)
-@pytest.mark.parametrize("policy", ["twinless", "intersection"])
-def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
-    monkeypatch: pytest.MonkeyPatch, policy: str, kind: str
-) -> None:
-    # sides of unequal rows hold records of one side only: the join groups each such
-    # record on its own, so a repeated one shows without a second join (streamed, and
-    # into the table of cells); with as many rows on both sides the second join still
-    # looks (some may be on one side only). Integer keys over a narrow span are
-    # looked at by flags instead, on both sides, with no second join.
-    monkeypatch.setattr(duckdb_stats, "_BATCH", 2)
+def _spied_reads(monkeypatch: pytest.MonkeyPatch, *, keys: bool) -> list[str]:
+    """The second joins of the repeats of records of one side only, and the reads of
+    the sides' keys in NumPy, as they are called; with ``keys`` false, the keys are
+    never read (as where they would not fit), and each such record is grouped on
+    its own."""
     from ereval.engines import _dialect, _repeats
 
-    second_joins: list[str] = []
+    calls: list[str] = []
     alone_sql = _dialect.alone_sql
-    monkeypatch.setattr(
-        _dialect, "alone_sql", lambda *a: second_joins.append("alone") or alone_sql(*a)
-    )
-    flagged = _repeats._repeat
-    monkeypatch.setattr(_repeats, "_repeat", lambda *a: second_joins.append("flags") or flagged(*a))
-    by_flags = kind == "integer"
+    monkeypatch.setattr(_dialect, "alone_sql", lambda *a: calls.append("alone") or alone_sql(*a))
+    for name in ("_flagged", "_sorted"):
+        read = getattr(_repeats, name)
+        monkeypatch.setattr(
+            _repeats, name, lambda *a, _r=read, _n=name: calls.append(_n[1:]) or _r(*a)
+        )
+    if not keys:
+        monkeypatch.setattr(_repeats, "_way", lambda *a: None)
+    return calls
+
+
+@pytest.mark.parametrize("keys", [True, False], ids=["keys-read", "grouped"])
+@pytest.mark.parametrize("kind", ID_KINDS)
+@pytest.mark.parametrize("policy", ["twinless", "intersection"])
+def test_the_repeats_of_records_of_one_side_only_without_a_second_join(
+    monkeypatch: pytest.MonkeyPatch, policy: str, kind: str, keys: bool
+) -> None:
+    # sides of unequal rows hold records of one side only, whose repeats the rows'
+    # counts do not show: integer keys over a narrow span are read in NumPy as flags,
+    # on both ways of running the join (streamed, and into the table of cells); other
+    # keys, and integers where their flags would not fit, the join groups each such
+    # record on its own, so that a repeated one shows. With as many rows on both
+    # sides, a record of one side only shows in the totals: each side's keys are then
+    # read (flags, else the keys or their hashes sorted), else a second join looks.
+    monkeypatch.setattr(duckdb_stats, "_BATCH", 2)
+    calls = _spied_reads(monkeypatch, keys=keys)
+    flagged = keys and kind == "integer"
+    read = 4 * ["flagged"] if flagged else []
     keyed = functools.partial(_keyed, kind)
     options = {"on_mismatch": policy, **_key_options(kind)}
     ok = keyed([1, 2, 3, 4, 5], [1, 1, 2, 2, 3])
@@ -248,20 +264,20 @@ def test_records_of_one_side_only_are_groups_of_their_own_in_one_join(
         (keyed([1, 2, 3, 4, 5, 9, 9, 7], [1, 1, 2, 2, 3, 4, 5, 6]), ok, "'truth' has 1 duplicate"),
     ]
     for truth, pred, begins in cases:
-        second_joins.clear()
+        calls.clear()
         streamed, joined = _errors(truth, pred, **options)
         assert streamed == joined and streamed.startswith(begins)
-        assert second_joins == (4 * ["flags"] if by_flags else [])
-    # the same rows on both sides, a record of one side only on each: the second join
+        assert calls == read
+    # the same rows on both sides, a record of one side only on each
     t, p = keyed([1, 2, 3, 9, 9], [1, 1, 2, 2, 3]), keyed([1, 2, 3, 4, 5], [1, 2, 2, 3, 3])
-    second_joins.clear()
+    calls.clear()
     streamed, joined = _errors(t, p, **options)
     assert streamed == joined and streamed.startswith("'truth' has 1 duplicate record ids (e.g. ")
-    assert second_joins == (4 * ["flags"] if by_flags else ["alone", "alone"])
-    # no repeat: the statistics of records of one side only grouped each on its own
-    second_joins.clear()
+    assert calls == (4 * ["flagged" if flagged else "sorted"] if keys else ["alone", "alone"])
+    # no repeat: the statistics of records of one side only
+    calls.clear()
     _same_as_in_memory(*_lone_sides(kind), options)
-    assert second_joins == (4 * ["flags"] if by_flags else [])
+    assert calls == read
 
 
 def _lone_sides(kind: str) -> tuple[pa.Table, pa.Table]:
@@ -284,16 +300,47 @@ def _same_as_in_memory(t: pa.Table, p: pa.Table, options: dict[str, Any]) -> Non
     _same(cells, table_statistics(expected))
 
 
+@pytest.mark.parametrize("kind", ["text", "two-columns"])
+def test_keys_of_one_hash_look_like_a_repeat_that_the_sides_do_not_hold(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    # sides of as many rows, with records of one side only: the sorted hashes of text
+    # and parts take two keys of one hash for a repeat. With half of the keys given
+    # one hash and half another, the sides are then looked at for the repeat, which
+    # they do not hold; the statistics are those in memory, and a real repeat is
+    # still named
+    from ereval.engines import _repeats
+    from ereval.statistics import _cells
+
+    calls = _spied_reads(monkeypatch, keys=True)
+    monkeypatch.setattr(_repeats, "KEY_HASH", "hash(r) % 2")
+    looked: list[str] = []
+    unique = _cells.check_unique
+    monkeypatch.setattr(_cells, "check_unique", lambda c, v, n: looked.append(n) or unique(c, v, n))
+    t = _keyed(kind, list(range(40)), [k // 3 for k in range(40)])
+    p = _keyed(kind, list(range(10, 50)), [k // 4 for k in range(10, 50)])
+    for policy in ("twinless", "intersection"):
+        calls.clear()
+        looked.clear()
+        _same_as_in_memory(t, p, {"on_mismatch": policy, **_key_options(kind)})
+        assert calls == 4 * ["sorted"] and looked == 2 * ["truth", "pred"]
+    t = _keyed(kind, [1, 2, 3, 4, 5, 9, 9], [1, 1, 2, 2, 3, 4, 4])
+    p = _keyed(kind, [1, 2, 3, 4, 5, 6, 7], [1, 1, 2, 2, 3, 3, 3])
+    streamed, joined = _errors(t, p, on_mismatch="twinless", **_key_options(kind))
+    assert streamed == joined and streamed.startswith("'truth' has 1 duplicate")
+
+
 @pytest.mark.parametrize("kind", ID_KINDS)
 def test_keys_of_text_or_parts_of_one_side_only_are_grouped_by_their_hash(
     monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    # text and keys of several columns group by a 64-bit hash; when every record of one
-    # side only of a side is given one hash (a collision on each side, which looks like
-    # a repeat), the join groups them again by their keys: the statistics and the table
-    # of cells are still those in memory
+    # where the sides' keys are not read, text and keys of several columns group by a
+    # 64-bit hash; when every record of one side only of a side is given one hash (a
+    # collision on each side, which looks like a repeat), the join groups them again
+    # by their keys: the statistics and the table of cells are still those in memory
     from ereval.engines import _dialect
 
+    _spied_reads(monkeypatch, keys=False)
     grouped: list[bool] = []
     original = _dialect.cells_and_lone_records_sql
 
@@ -304,7 +351,6 @@ def test_keys_of_text_or_parts_of_one_side_only_are_grouped_by_their_hash(
     monkeypatch.setattr(_dialect, "cells_and_lone_records_sql", spy)
     t, p = _lone_sides(kind)
     hashed = kind in ("text", "two-columns")
-    by_flags = kind == "integer"  # not grouped at all
     one_hash = "CASE WHEN t.r IS NULL OR p.r IS NULL THEN CAST(t.r IS NULL AS UBIGINT) END"
     for collide in (False, True):
         if collide:
@@ -313,7 +359,7 @@ def test_keys_of_text_or_parts_of_one_side_only_are_grouped_by_their_hash(
             grouped.clear()
             _same_as_in_memory(t, p, {"on_mismatch": policy, **_key_options(kind)})
             again = [False] if collide and hashed else []
-            assert grouped == ([] if by_flags else 2 * [hashed, *again])
+            assert grouped == 2 * [hashed, *again]
 
 
 def test_the_keys_grouped_by_their_hash_are_text_and_parts_of_text_and_integers() -> None:

@@ -20,7 +20,7 @@ from .._validation import examples
 from ..contingency import ContingencyTable, SourcePairs
 from ..engines import _dialect as sql
 from ..engines._plan import alone_repeats, planned_cells
-from ..engines._repeats import flagged_repeats
+from ..engines._repeats import key_repeats
 from ..engines._sources import SideSpec, check_unique, column_of, hashed_keys, joined_sides
 from ..io import (
     MismatchPolicy,
@@ -144,11 +144,13 @@ def checked_cells(
     if passes > 1:
         _, counted = planned_cells(con, (t, p), passes)
         return checked_totals(con, "cells", views, rows, policy, dialect, alone=counted)
-    # some record is on one side only: its repeats are looked for by flags, else by
-    # grouping it on its own (Spark's plan of that grouping cost more than its second
-    # join: 25 s against 15 at 10^6 records of two files, local[2])
+    # some record is on one side only: its repeats are looked for by flags over each
+    # side's integer keys (:func:`ereval.engines._repeats.key_repeats`), else by
+    # grouping it on its own
+    # (Spark's plan of that grouping cost more than its second join: 25 s against 15
+    # at 10^6 records of two files, local[2])
     lone = dialect is sql.DUCKDB and rows[0] != rows[1]
-    alone = flagged_repeats(con, (t, p), rows) if lone else None
+    alone = key_repeats(con, (t, p), rows, sort=False) if lone else None
     if lone and alone is None:
         alone = _cells_and_lone_records(con, t, p)
     else:
@@ -229,7 +231,7 @@ def check_totals(
     if only_t or only_p:  # a record of one side only repeats
         joined = joined_sides(con, views, dialect)
         if alone is None and dialect is sql.DUCKDB:
-            alone = flagged_repeats(con, joined, rows)
+            alone = key_repeats(con, joined, rows)
         if alone is None:
             alone = alone_repeats(con, f"({sql.alone_sql(*joined)})")
         for (side, _, name, _), extra in zip(sides, alone, strict=True):

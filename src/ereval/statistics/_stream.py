@@ -34,7 +34,7 @@ from typing import Any
 
 from ..engines import _dialect as sql
 from ..engines._plan import planned_cells
-from ..engines._repeats import flagged_repeats
+from ..engines._repeats import key_repeats
 from ..engines._sources import hashed_keys, joined_sides
 from ..io import MismatchPolicy
 from . import TableStatistics
@@ -86,8 +86,9 @@ def streamed_statistics(
     joined = joined_sides(con, views)
     coded = (sides[0].coded(joined[0]), sides[1].coded(joined[1]))
     lone_records = passes == 1 and rows[0] != rows[1]  # some record is on one side only
-    # their repeats looked for by flags, else by grouping each on its own
-    alone = flagged_repeats(con, joined, rows) if lone_records else None
+    # their repeats looked for by flags over each side's integer keys, else by grouping
+    # each on its own
+    alone = key_repeats(con, joined, rows, sort=False) if lone_records else None
     lone_records = lone_records and alone is None
     hashed = lone_records and hashed_keys(con, joined[0])
     if passes > 1:
