@@ -96,8 +96,8 @@ def key_repeats(
 def _way(con: Any, side: str, rows: int, most: int, sort: bool) -> Callable[[], bool] | None:
     """How a key of ``side`` (of ``rows`` rows) is told to repeat: by flags where its
     keys are integers over a span of at most ``most``, else, with ``sort``, by sorting
-    them (or their hashes); ``None`` when neither applies or would take at most half
-    the memory left to DuckDB."""
+    them (or their hashes); ``None`` when neither applies, or the one that does would
+    take more than half the memory left to DuckDB."""
     budget = con.memory_bytes()
     integer = _INTEGER.fullmatch(
         str(con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()[0][1])

@@ -146,9 +146,8 @@ def checked_cells(
         return checked_totals(con, "cells", views, rows, policy, dialect, alone=counted)
     # some record is on one side only: its repeats are looked for by flags over each
     # side's integer keys (:func:`ereval.engines._repeats.key_repeats`), else by
-    # grouping it on its own
-    # (Spark's plan of that grouping cost more than its second join: 25 s against 15
-    # at 10^6 records of two files, local[2])
+    # grouping it on its own (Spark's plan of that grouping cost more than its second
+    # join: 25 s against 15 at 10^6 records of two files, local[2])
     lone = dialect is sql.DUCKDB and rows[0] != rows[1]
     alone = key_repeats(con, (t, p), rows, sort=False) if lone else None
     if lone and alone is None:
@@ -220,8 +219,9 @@ def check_totals(
     records repeated among those of the truth's only and of the prediction's only.
 
     The detailed queries over the views run only when the totals do not add up to
-    the sides' rows, or for the records of one side only (one more full join, unless
-    ``alone`` tells)."""
+    the sides' rows, or for the records of one side only that may repeat: unless
+    ``alone`` tells, each side's keys are read in NumPy for their repeats on DuckDB
+    (:func:`ereval.engines._repeats.key_repeats`), else one more full join looks."""
     t, p = views
     both, only_t, only_p = totals
     if both + only_t != rows[0] or both + only_p != rows[1]:  # a matched record id repeats
@@ -229,11 +229,12 @@ def check_totals(
         check_unique(con, p, "pred")
     sides = ((t, p, "truth", only_t), (p, t, "pred", only_p))
     if only_t or only_p:  # a record of one side only repeats
-        joined = joined_sides(con, views, dialect)
-        if alone is None and dialect is sql.DUCKDB:
-            alone = key_repeats(con, joined, rows)
-        if alone is None:
-            alone = alone_repeats(con, f"({sql.alone_sql(*joined)})")
+        if alone is None:  # each side's keys read in NumPy, else a second join
+            joined = joined_sides(con, views, dialect)
+            if dialect is sql.DUCKDB:
+                alone = key_repeats(con, joined, rows)
+            if alone is None:
+                alone = alone_repeats(con, f"({sql.alone_sql(*joined)})")
         for (side, _, name, _), extra in zip(sides, alone, strict=True):
             if extra:
                 check_unique(con, side, name)
