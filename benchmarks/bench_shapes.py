@@ -46,7 +46,11 @@ Six more shapes, run when named in ``--shapes``:
   of its own;
 * ``textfiles``, ``textevenfiles``: the ``twofiles`` and ``evenfiles`` shapes
   with record ids as text, ``rec-`` and the number;
-* ``hexfiles``: the ``twofiles`` shape with record ids as 32 hexadecimal digits.
+* ``hexfiles``: the ``twofiles`` shape with record ids as 32 hexadecimal digits;
+* ``tangled``, ``tangledtext``: two files of as many rows of tangled clusters
+  (geometric sizes of mean 2.9, 15% of the records moved to any of N/3 predicted
+  clusters, each side missing its own 5%), with 32-bit ids, and with text ids
+  ``id-`` + 16 hexadecimal digits + ``-x``.
 
 For each shape it prints CPU seconds (user + system), wall seconds and peak
 resident memory of each case, and their ratios to the unlimited bare join;
@@ -94,7 +98,16 @@ SHAPES = (
     "textkeys",
 )
 #: Shapes written and run only when named.
-MORE_SHAPES = ("singletons", "giant", "lopsided", "textfiles", "textevenfiles", "hexfiles")
+MORE_SHAPES = (
+    "singletons",
+    "giant",
+    "lopsided",
+    "textfiles",
+    "textevenfiles",
+    "hexfiles",
+    "tangled",
+    "tangledtext",
+)
 #: The record key of each shape (a shape not listed: ``record_id``).
 KEYS = {"keys": ("source", "local_id"), "textkeys": ("uid", "part")}
 #: The shapes whose sides each lack records of their own (scored ``twinless``).
@@ -106,6 +119,8 @@ TWO_FILES = (
     "textevenfiles",
     "hexfiles",
     "lopsided",
+    "tangled",
+    "tangledtext",
 )
 #: The shapes whose sides are cut to as many rows.
 EVEN = ("evenfiles", "textevenfiles")
@@ -171,7 +186,7 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
         reverse = np.arange(n)[::-1].copy()
         _write_pair(folder, records, truth, pred, None, reverse, parts)
         return
-    if shape in ("singletons", "giant", "lopsided"):
+    if shape in ("singletons", "giant", "lopsided", "tangled", "tangledtext"):
         _write_more(folder, shape, n, rng)
         return
     if shape in ("zipf", *TWO_FILES):
@@ -219,8 +234,24 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
 
 
 def _write_more(folder: Path, shape: str, n: int, rng: np.random.Generator) -> None:
-    """The files of ``singletons``, ``giant`` and ``lopsided`` (see the module's doc)."""
-    if shape == "singletons":
+    """The files of ``singletons``, ``giant``, ``lopsided``, ``tangled`` and
+    ``tangledtext`` (see the module's doc)."""
+    if shape in ("tangled", "tangledtext"):
+        sizes = rng.geometric(0.35, size=n)
+        truth = rng.permutation(np.repeat(np.arange(n), sizes)[:n])
+        pred = truth.copy()
+        moved = rng.random(n) < 0.15
+        pred[moved] = rng.integers(0, max(1, n // 3), size=int(moved.sum()))
+        u = rng.random(n)
+        t_order = rng.permutation(np.flatnonzero(u >= 0.05))
+        p_order = rng.permutation(np.flatnonzero(u < 0.95))
+        rows = min(t_order.shape[0], p_order.shape[0])
+        records = pa.array(np.arange(n, dtype=np.int32))
+        if shape == "tangledtext":
+            digits = rng.integers(0, 2**62, size=n, dtype=np.int64)
+            records = pa.array([f"id-{x:016x}-x" for x in digits])
+        _write_pair(folder, records, truth, pred, t_order[:rows], p_order[:rows])
+    elif shape == "singletons":
         ids = -rng.choice(2**40, size=n, replace=False).astype(np.int64)
         truth = rng.integers(0, max(1, n // 3), size=n)
         _write_pair(
