@@ -301,6 +301,30 @@ def test_two_files_are_scored_without_the_general_alignment(monkeypatch) -> None
     assert tab.pred_sizes.tolist() == [1, 2, 1, 1] and tab.n_pred_clusters == 4
 
 
+@pytest.mark.parametrize("policy", ["twinless", "intersection"])
+@pytest.mark.parametrize("differ", ["first block", "last block"])
+def test_sides_of_one_length_and_range_holding_other_records(
+    monkeypatch, policy: str, differ: str
+) -> None:
+    """Two files of as many rows and one range of ids, with other records (so not
+    under ``singletons``, whose predicted records are all in the truth): the keys are
+    seen not to line up, in the first block or only in the last, before any is
+    overwritten, and the sides are matched from them (the general alignment, made
+    to fail, is never reached); the table is the general alignment's."""
+    from ereval.contingency import _packed, _table
+
+    rng = np.random.default_rng(11)
+    n = 3 * _packed.BLOCK
+    gone = (5, 9) if differ == "first block" else (n - 7, n - 3)  # each side's own gap
+    t_rec, p_rec = (np.delete(np.arange(n + 1, dtype=np.int64), k) for k in gone)
+    t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 900, n)})
+    p = pd.DataFrame({"record_id": p_rec, "cluster_id": rng.integers(0, 700, n)})
+    p = p.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    expected = ContingencyTable.from_alignment(align(t, p, on_mismatch=policy))
+    monkeypatch.setattr(_table, "aligned", _refuse)
+    _same(contingency_table(t, p, on_mismatch=policy), expected)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_count_cells_sorted_and_exact(seed: int) -> None:
     rng = np.random.default_rng(seed)

@@ -104,8 +104,9 @@ def paired_cells(truth: PackedSide, pred: PackedSide) -> tuple[IntArray, IntArra
     """The cells ``(rows, cols, counts)`` of the codes of the two sides record by record,
     sorted by ``(row, col)``; ``None`` unless both hold the same records, each once.
 
-    The truth's keys are overwritten (by the cell keys) once the records are seen
-    to line up, block by block; after ``None`` they no longer hold the truth.
+    The records are first seen to line up, block by block, and only then are the
+    truth's keys overwritten (by the cell keys): after ``None`` both sides' keys are
+    as they were, for :func:`matched_cells`.
 
     Examples
     --------
@@ -123,8 +124,6 @@ def paired_cells(truth: PackedSide, pred: PackedSide) -> tuple[IntArray, IntArra
     ):
         return None
     kt, kp = truth.keys, pred.keys
-    mask_t = np.int64((1 << truth.shift) - 1)
-    mask_p = np.int64((1 << pred.shift) - 1)
     last = -1
     for start in range(0, n, BLOCK):
         part = slice(start, start + BLOCK)
@@ -136,6 +135,10 @@ def paired_cells(truth: PackedSide, pred: PackedSide) -> tuple[IntArray, IntArra
         if not np.array_equal(rec, kp[part] >> pred.shift):
             return None
         last = int(rec[-1])
+    mask_t = np.int64((1 << truth.shift) - 1)
+    mask_p = np.int64((1 << pred.shift) - 1)
+    for start in range(0, n, BLOCK):
+        part = slice(start, start + BLOCK)
         cell = kt[part] & mask_t
         cell *= width
         cell += kp[part] & mask_p
@@ -163,11 +166,13 @@ MATCHED_POLICIES = ("twinless", "intersection", "singletons")
 def packed_cells(truth: PackedSide, pred: PackedSide, policy: str) -> PackedCells | None:
     """The cells of two packed sides under ``policy`` (see :func:`paired_cells` and
     :func:`matched_cells`); ``None`` sends the caller to the general path. Sides of
-    one length and one range of ids are taken to hold the same records: if they do
-    not, the general path scores them."""
+    one length and one range of ids are first taken to hold the same records; if
+    they do not (two files of as many rows, say), they are matched as any two
+    sides are."""
     if len(truth) == len(pred) and (truth.lo, truth.hi) == (pred.lo, pred.hi):
         cells = paired_cells(truth, pred)
-        return None if cells is None else PackedCells(*cells)
+        if cells is not None:
+            return PackedCells(*cells)
     return matched_cells(truth, pred, policy)
 
 
