@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from ..contingency import ContingencyTable
 from ._components import component_labels
+from ._pairs import pair_total
 
 __all__ = [
     "DOMINANCE_MARGIN",
@@ -260,7 +261,13 @@ def _solved(
     best = np.zeros(n_comp)
     np.maximum.at(best, comp[star], w[star])
     total += float(best.sum())
-    hard = ~star
+    # one with two true (or two predicted) clusters: the rule of :mod:`._pairs`
+    two_rows = ~star & (rows_per[comp] == 2)
+    two_cols = ~star & ~two_rows & (cols_per[comp] == 2)
+    for two, node, other in ((two_rows, rows, cols), (two_cols, cols, rows)):
+        if two.any():
+            total += pair_total(node[two], other[two], w[two], comp[two])
+    hard = ~(star | two_rows | two_cols)
     if hard.any():
         total += _assignment(rows[hard], cols[hard], w[hard], comp[hard])
     return total
