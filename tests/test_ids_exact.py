@@ -373,6 +373,43 @@ def test_sets_of_other_bytes_are_told_apart_before_hashing(
     assert text_keys.same_set_positions(same_bytes, other) is None
 
 
+@pytest.mark.parametrize("kind", ["text", "hashed text", "integers"])
+def test_sides_of_other_ids_are_told_apart_before_sorting(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two columns of as many ids, as many bytes in all, each holding ids the other
+    lacks: their keys add up to other totals, so they are refused before any key is
+    sorted. With the totals made equal, the sort and the comparison still refuse them;
+    the same set in another order is still matched."""
+    rng = np.random.default_rng(3)
+    n = text_keys.MIN_IDS + 7
+    values = rng.permutation(10**6)[: n + 1]
+    if kind == "integers":
+        ids: Any = values.astype(np.int64) * 2**40  # too sparse to be placed by value
+        a, b, same = ids[:n], ids[1:], rng.permutation(ids[:n])
+        refuse = text_keys.same_int_set_positions
+    else:
+        width = 7 if kind == "text" else 13
+        strings = [f"{v:0{width}d}" for v in values]
+        a, b, same = pa.array(strings[:n]), pa.array(strings[1:]), pa.array(strings[:n][::-1])
+        refuse = text_keys.same_set_positions
+    real_order = text_keys.key_order
+    with monkeypatch.context() as never:
+        never.setattr(text_keys, "key_order", lambda *args, **kw: 1 / 0)
+        assert refuse(a, b) is None
+    monkeypatch.setattr(text_keys, "_total", lambda values: 0)
+    assert refuse(a, b) is None
+    sorted_keys: list[int] = []
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        sorted_keys.append(1)
+        return real_order(*args, **kw)
+
+    monkeypatch.setattr(text_keys, "key_order", spy)
+    assert refuse(a, b) is None and sorted_keys
+    assert refuse(a, same) is not None
+
+
 def test_matched_ids_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two ids of one key (a hash collision, forced here by keying on the first 8 bytes
     only) are never taken for one id: the sides hold the same keys but not the same

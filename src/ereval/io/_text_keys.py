@@ -105,6 +105,9 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
         return None
     if not a.size:
         return np.zeros(0, dtype=np.int64)
+    unsigned = a.dtype.str.replace("i", "u")
+    if _total(a.view(unsigned)) != _total(b.view(unsigned)):
+        return None  # other ids: the same set has the same total
     ends = _ordered_keys(np.array([min(a.min(), b.min()), max(a.max(), b.max())], dtype=a.dtype))
     lo = int(ends[0])
     shift = 64 - max(int(ends[1]) - lo, 1).bit_length()
@@ -119,6 +122,13 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
     if not _same_keys(ka, where, kb):
         return None
     return where
+
+
+def _total(values: npt.NDArray[np.unsignedinteger[Any]]) -> int:
+    """The sum of ``values`` modulo ``2^64``: the same for any order of the same
+    values, so that two sides of other ids are mostly told apart before they are
+    sorted."""
+    return int(np.add.reduce(values, dtype=np.uint64))
 
 
 def _same_keys(ka: U64, where: IntArray, kb: U64) -> bool:
@@ -140,24 +150,24 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     if width is None:
         return None
     hashed = width > 8
-
-    def sorted_keys(ids: pa.Array) -> tuple[U64 | None, tuple[IntArray, bool]] | None:
-        """The keys of ``ids`` (unless hashed) and their order."""
-        keys = _chunked_keys(ids, width)
-        if keys is None:
-            return None
-        if not hashed:
-            return keys, key_order(keys)
-        # hashed keys are sorted in their own array (the ids themselves are compared
-        # below), the few whose top bits tie hashed again
-        return None, key_order(keys, key_at=lambda at: _chunked_keys(ids.take(pa.array(at)), width))
-
-    # both sides at once, in two threads (each side's keys sorted in place)
-    got_a, got_b = both(sorted_keys, a, b, size=len(a))
+    # both sides at once, in two threads
+    ka, kb = both(lambda ids: _chunked_keys(ids, width), a, b, size=len(a))
     release_arrow_memory()  # the padded ids, freed in two threads
-    if got_a is None or got_b is None:
-        return None
-    (ka, (order_a, distinct)), (kb, (order_b, _)) = got_a, got_b
+    if ka is None or kb is None or _total(ka) != _total(kb):
+        return None  # the same ids have the same keys, whose total is that of any order
+
+    def sorted_keys(ids: pa.Array, keys: U64) -> tuple[IntArray, bool]:
+        """The order of ``ids``' keys: hashed keys are sorted in their own array (the
+        ids themselves are compared below), the few whose top bits tie hashed again."""
+        if not hashed:
+            return key_order(keys)
+        return key_order(keys, key_at=lambda at: _chunked_keys(ids.take(pa.array(at)), width))
+
+    (order_a, distinct), (order_b, _) = both(
+        lambda side: sorted_keys(*side), (a, ka), (b, kb), size=len(a)
+    )
+    if hashed:
+        ka = kb = None  # sorted in place: no longer the keys
     if not distinct:
         return None  # a repeated id (or a hash collision): the general path reports it
     # the k-th smallest key of each side paired: a one-to-one map from b to a, which
