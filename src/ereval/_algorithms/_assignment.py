@@ -6,8 +6,9 @@ record in common is 0, so only non-zero cells can be aligned: the
 maximum-weight matching is solved exactly on each connected component of the
 bipartite graph of non-zero cells. Components that are a single true or a
 single predicted cluster (the vast majority in practice) are read off
-directly; the rest are solved together as one sparse assignment problem. No
-dense ``K x R`` matrix is ever built.
+directly, and those of exactly two on one side all at once (:mod:`._pairs`);
+the rest are solved one at a time by the Hungarian method, or together as one
+sparse assignment problem. No dense ``K x R`` matrix is ever built.
 
 CEAFm's and CEAFe's totals are computed together by :func:`aligned_totals`,
 which first fixes, for both weights in one pass, every cell heavier than all
