@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._threads import both
 from ._keys import KeyParts
+from ._matched_text import matched_equal
 from ._search import sorted_search
 from ._words import chunks, key_order, word_hashes, word_rows, word_width
 
@@ -188,16 +188,17 @@ def _same_keys(a: list[_Part], b: list[_Part], match: IntArray) -> bool:
     matched with; each half of ``b`` in its own thread."""
     matched = np.flatnonzero(match >= 0)
     half = matched.shape[0] // 2
+    texts = [
+        None if width is None else matched_equal(x, y)
+        for (x, width), (y, _) in zip(a, b, strict=True)
+    ]
 
     def same(at: IntArray) -> bool:
         for part in chunks(at.shape[0]):
             ib = at[part]
             ia = match[ib]
-            for (x, width), (y, _) in zip(a, b, strict=True):
-                if width is None:
-                    equal = np.array_equal(x[ia], y[ib])
-                else:
-                    equal = pc.all(pc.equal(x.take(pa.array(ia)), y.take(pa.array(ib)))).as_py()
+            for (x, _), (y, _), text in zip(a, b, texts, strict=True):
+                equal = np.array_equal(x[ia], y[ib]) if text is None else text(ia, ib)
                 if not equal:
                     return False
         return True

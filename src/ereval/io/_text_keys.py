@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._threads import both
 from ._files import release_arrow_memory, text_offsets
+from ._matched_text import MatchTest, matched_equal
 from ._words import chunks, key_order, word_hashes, word_rows, word_width
 
 __all__ = ["same_set_positions", "text_codes"]
@@ -180,7 +180,8 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     # hashed keys: every matched pair must hold the same id (which also proves the
     # keys the same); each half of b in its own thread
     half = len(b) // 2
-    same = both(lambda at: _same_ids(a, where, b, at), range(half), range(half, len(b)), size=half)
+    test = matched_equal(a, b)
+    same = both(lambda at: _same_ids(test, where, at), range(half), range(half, len(b)), size=half)
     return where if all(same) else None
 
 
@@ -191,12 +192,12 @@ def _text_bytes(a: pa.Array) -> int | None:
     return None if offsets is None or not len(offsets) else int(offsets[-1] - offsets[0])
 
 
-def _same_ids(a: pa.Array, where: IntArray, b: pa.Array, at: range) -> bool:
-    """Whether ``a[where[k]] == b[k]`` for every ``k`` of ``at``, a chunk at a time."""
+def _same_ids(test: MatchTest, where: IntArray, at: range) -> bool:
+    """Whether ``a[where[k]] == b[k]`` for every ``k`` of ``at`` (``test`` made of ``a``
+    and ``b`` by :func:`~._matched_text.matched_equal`), a chunk at a time."""
     for part in chunks(len(at)):
         start, stop = at.start + part.start, at.start + part.stop
-        matched = a.take(pa.array(where[start:stop]))
-        if not pc.all(pc.equal(matched, b.slice(start, stop - start))).as_py():
+        if not test(where[start:stop], slice(start, stop)):
             return False
     return True
 
