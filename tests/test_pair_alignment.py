@@ -29,12 +29,14 @@ def pairs(draw: st.DrawFn) -> tuple[np.ndarray, ...]:
     ties = draw(st.booleans())
     node, other, w, comp, blocks = [], [], [], [], []
     column = 0
-    for c in range(draw(st.integers(1, 25))):
+    n_comp = draw(st.integers(1, 25))
+    codes_of = rng.choice(10**6, (n_comp, 2), replace=False) * 7 + 3  # a node in one component
+    for c in range(n_comp):
         m = int(rng.integers(1, 7))
         block = rng.integers(0, 4, (2, m)).astype(np.float64) if ties else rng.random((2, m))
         block[rng.random((2, m)) < 0.3] = 0.0
         block[:, 0] += 1.0  # each node keeps a cell
-        codes = rng.choice(10**6, 2, replace=False) * 7 + 3
+        codes = codes_of[c]
         for i in range(2):
             for j in np.flatnonzero(block[i]):
                 node.append(codes[i])
