@@ -131,16 +131,21 @@ def twinless_totals(
         sums = rc[ii].astype(np.int64) + cc[jj]
         fixed = fix_twinless(counts[p], sums, (row_extra[ii], col_extra[jj]), (ii, jj), done)
         totals = [totals[0] + fixed[0], totals[1] + fixed[1]]
-    for t, bit in enumerate((PRECISION_BIT, RECALL_BIT)):
-        at, weights = [], []
-        for p in steps:
-            ii, jj = rows[p], cols[p]
-            flags = done[0][ii] | done[1][jj]
-            keep, w = undecided_weights(counts[p], (row_extra[ii], col_extra[jj]), flags, bit)
-            at.append(np.flatnonzero(keep) + p.start)
-            weights.append(w[keep])
-        cells = np.concatenate(at)
+    bits = (PRECISION_BIT, RECALL_BIT)
+    # the cells each weight leaves undecided, both read in one pass
+    at: tuple[list[IntLike], list[IntLike]] = ([], [])
+    weights: tuple[list[npt.NDArray[np.float64]], list[npt.NDArray[np.float64]]] = ([], [])
+    for p in steps:
+        ii, jj = rows[p], cols[p]
+        flags = done[0][ii] | done[1][jj]
+        step_extra = (row_extra[ii], col_extra[jj])
+        for t, bit in enumerate(bits):
+            keep, w = undecided_weights(counts[p], step_extra, flags, bit)
+            at[t].append(np.flatnonzero(keep) + p.start)
+            weights[t].append(w[keep])
+    for t in range(len(bits)):
+        cells = np.concatenate(at[t])
         if cells.size:
-            solved = align_cells(rows[cells], cols[cells], np.concatenate(weights), k, r)
+            solved = align_cells(rows[cells], cols[cells], np.concatenate(weights[t]), k, r)
             totals[t] += round(solved)  # integer weights: an exact integer
     return totals[0], totals[1]
