@@ -105,3 +105,8 @@ def test_the_exact_alignment_takes_pairs_without_the_hungarian_method(monkeypatc
     dense = np.zeros((k, n))
     dense[r, c_] = weights
     assert align_cells(r, c_, weights, k, n) == _hungarian(dense)
+
+
+def test_no_cell_aligns_nothing() -> None:
+    none = np.zeros(0, dtype=np.int64)
+    assert pair_total(none, none, np.zeros(0), none) == 0.0

@@ -42,8 +42,6 @@ def pair_total(node: IntLike, other: IntLike, w: Floats, comp: IntLike) -> float
     >>> pair_total(node, other, np.array([5.0, 1.0, 4.0, 3.0]), np.zeros(4, dtype=np.int64))
     8.0
     """
-    if node.size == 0:
-        return 0.0
     # numbered afresh: the arrays below are as long as the cells, not the table
     n_comp, comp = _numbered(comp)
     size, node = _numbered(node)
