@@ -18,6 +18,7 @@ DataFrame reader, so :func:`source_sql` is DuckDB's only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -25,6 +26,7 @@ from typing import Literal
 from ..io import FileSpec
 
 __all__ = [
+    "NUMPY_INTEGER",
     "ALONE_KEY",
     "DUCKDB",
     "Dialect",
@@ -78,6 +80,9 @@ __all__ = [
     "undecided_twinless_sql",
     "undecided_rows_sql",
 ]
+
+#: DuckDB's integer types whose values NumPy holds (not HUGEINT's 128 bits).
+NUMPY_INTEGER = re.compile(r"U?(?:TINYINT|SMALLINT|INTEGER|BIGINT)")
 
 
 @dataclass(frozen=True)

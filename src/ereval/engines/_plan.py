@@ -225,7 +225,6 @@ def in_passes(db: Any, rows: int, run: Callable[[int], T], *, leaves: Sequence[s
 
 
 _FLOATS = ("FLOAT", "DOUBLE", "DECIMAL", "REAL")
-_INTEGERS = re.compile(r"^U?(TINYINT|SMALLINT|INTEGER|BIGINT)$")
 #: A struct of the parts of a key (:func:`ereval.engines._dialect.parts_sql`): its fields.
 _STRUCT = re.compile(r"^STRUCT\((.*)\)$")
 _FIELD = re.compile(r"^k(\d+) (.+)$")
@@ -265,7 +264,7 @@ def key_hash(con: Any, sides: Sequence[str]) -> str:
 def _common(value: str, types: Sequence[str]) -> str:
     """The SQL hash argument of ``value``, read as ``types`` on the sides: integers of
     several types as HUGEINTs, ``value`` itself otherwise."""
-    if len(set(types)) > 1 and all(_INTEGERS.match(t) for t in types):
+    if len(set(types)) > 1 and all(sql.NUMPY_INTEGER.fullmatch(t) for t in types):
         return f"CAST({value} AS HUGEINT)"
     return value
 

@@ -17,13 +17,14 @@ to those.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from . import _dialect as sql
 
 __all__ = ["KEY_HASH", "SORTED_ROW_BYTES", "SPAN_PER_ROW", "Flags", "key_repeats"]
 
@@ -33,8 +34,6 @@ SPAN_PER_ROW = 4
 SORTED_ROW_BYTES = 8
 #: The hash of a key other than an integer that is sorted.
 KEY_HASH = "hash(r)"
-#: DuckDB's integer types that NumPy holds (HUGEINT does not fit 64 bits).
-_INTEGER = re.compile(r"U?(?:TINYINT|SMALLINT|INTEGER|BIGINT)")
 
 
 class Flags:
@@ -99,7 +98,7 @@ def _way(con: Any, side: str, rows: int, most: int, sort: bool) -> Callable[[], 
     them (or their hashes); ``None`` when neither applies, or the one that does would
     take more than half the memory left to DuckDB."""
     budget = con.memory_bytes()
-    integer = _INTEGER.fullmatch(
+    integer = sql.NUMPY_INTEGER.fullmatch(
         str(con.execute(f"DESCRIBE SELECT r FROM {side}").fetchall()[0][1])
     )
     if integer:
