@@ -398,6 +398,7 @@ def test_sides_of_other_ids_are_told_apart_before_sorting(
         never.setattr(text_keys, "key_order", lambda *args, **kw: 1 / 0)
         assert refuse(a, b) is None
     monkeypatch.setattr(text_keys, "_total", lambda values: 0)
+    monkeypatch.setattr(text_keys, "_word_sums", lambda column: None)
     assert refuse(a, b) is None
     sorted_keys: list[int] = []
 
@@ -408,6 +409,67 @@ def test_sides_of_other_ids_are_told_apart_before_sorting(
     monkeypatch.setattr(text_keys, "key_order", spy)
     assert refuse(a, b) is None and sorted_keys
     assert refuse(a, same) is not None
+
+
+@pytest.mark.parametrize("width", [8, 13, 16, 21, 36])
+def test_sides_of_ids_of_one_length_are_told_apart_before_hashing(
+    width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two columns of as many ids of one length, each holding ids the other lacks, are
+    refused from their word sums, before any id is hashed; the same ids in another
+    order, in another string layout or as a slice, are still matched."""
+    rng = np.random.default_rng(width)
+    n = text_keys.MIN_IDS + 5
+    strings = [f"{v:0{width}d}" for v in rng.permutation(10**7)[: n + 1]]
+    a, b = pa.array(strings[:n]), pa.array(strings[1:])
+    same = pa.array(strings[:n][::-1], type=pa.large_string())
+    with monkeypatch.context() as never:
+        never.setattr(text_keys, "_chunked_keys", lambda *args: 1 / 0)
+        assert text_keys.same_set_positions(a, b) is None
+        # ids of one length against ids of several, as many bytes in all
+        mixed = pa.array([strings[0][:-1], strings[1] + "x", *strings[2:n]])
+        assert text_keys.same_set_positions(a, mixed) is None
+    where = text_keys.same_set_positions(a, same)
+    assert where is not None and where.tolist() == list(range(n))[::-1]
+    sliced = pa.array(["x" * width, *strings[:n]]).slice(1)
+    assert text_keys.same_set_positions(sliced, same) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 40).flatmap(
+        lambda width: st.lists(
+            st.text(
+                st.characters(min_codepoint=1, max_codepoint=127), min_size=width, max_size=width
+            ),
+            min_size=1,
+            max_size=30,
+        )
+    ),
+    st.randoms(use_true_random=False),
+    st.data(),
+)
+def test_word_sums_are_those_of_any_order_and_see_every_byte(
+    ids: list[str], rnd: Any, data: Any
+) -> None:
+    """The word sums of ids of one length are the same for any order of them, differ
+    when any one byte of any id changes, and are ``None`` for ids under 8 bytes or of
+    several lengths."""
+    width = len(ids[0])
+    got = text_keys._word_sums(pa.array(ids))
+    if width < 8:
+        assert got is None
+        return
+    shuffled = ids[:]
+    rnd.shuffle(shuffled)
+    assert text_keys._word_sums(pa.array(shuffled, type=pa.large_string())) == got
+    k = data.draw(st.integers(0, len(ids) - 1))
+    at = data.draw(st.integers(0, width - 1))
+    byte = data.draw(st.integers(1, 127).filter(lambda c: c != ord(ids[k][at])))
+    changed = ids[:]
+    changed[k] = ids[k][:at] + chr(byte) + ids[k][at + 1 :]
+    assert text_keys._word_sums(pa.array(changed)) != got
+    assert text_keys._word_sums(pa.array([*ids, ids[0] + "x"])) is None
 
 
 def test_matched_ids_are_compared_byte_for_byte(monkeypatch: pytest.MonkeyPatch) -> None:
