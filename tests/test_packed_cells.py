@@ -455,3 +455,33 @@ def test_text_ids_of_two_large_files(policy: str) -> None:
     p = p.sample(frac=1.0, random_state=1).reset_index(drop=True)
     expected = _factorized_table(t, p, on_mismatch=policy)
     _same(contingency_table(t, p, on_mismatch=policy), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 9)), min_size=1, max_size=60),
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 9)), max_size=80),
+)
+def test_cell_counts_are_the_records_of_each_cell_asked_for(
+    records: list[tuple[int, int]], asked: list[tuple[int, int]]
+) -> None:
+    """``n_ij`` of any pairs, in any order, repeated or of an empty cell (0), against a
+    count of the records; the codes are those of the table's rows and columns."""
+    t, p = (np.array(side, dtype=np.int64) for side in zip(*records, strict=True))
+    tab = ContingencyTable.from_codes(t, p, n_true_codes=7, n_pred_codes=10)
+    rows = np.unique(t, return_inverse=True)[1].astype(np.int64)  # the table's row codes
+    cols = np.unique(p, return_inverse=True)[1].astype(np.int64)
+    count: dict[tuple[int, int], int] = {}
+    for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+        count[i, j] = count.get((i, j), 0) + 1
+    pairs = [(i % tab.n_true_clusters, j % tab.n_pred_clusters) for i, j in asked]
+    want = [count.get(pair, 0) for pair in pairs]
+    got = tab.cell_counts(
+        np.array([i for i, _ in pairs], dtype=np.int64),
+        np.array([j for _, j in pairs], dtype=np.int64),
+    )
+    assert got.dtype == np.int64 and got.tolist() == want
+    np.testing.assert_array_equal(
+        tab.cell_counts(rows, cols),
+        [count[k] for k in zip(rows.tolist(), cols.tolist(), strict=True)],
+    )

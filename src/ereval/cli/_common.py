@@ -722,8 +722,10 @@ def emit_frame(
 
         write_csv(frame.loc[:, shown] if columns is not None else frame, sys.stdout)
         return
-    if fmt != "table":
-        emit_records(frame.to_dict("records"), shown, fmt, title=title)
+    if fmt == "json":
+        from ._json_text import write_json
+
+        write_json(frame.loc[:, shown] if columns is not None else frame, sys.stdout)
         return
     n_head, n_tail = rows_shown(len(frame))
     part = frame.loc[:, shown]

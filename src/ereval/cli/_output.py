@@ -213,9 +213,10 @@ def write_table(frame: pd.DataFrame, path: Path) -> None:
     if kind in (".parquet", ".pq"):
         frame.to_parquet(path, index=False)
     elif kind == ".json":
-        from ._common import dumps_json
+        from ._json_text import write_json
 
-        path.write_text(dumps_json(frame.to_dict(orient="records")) + "\n", encoding="utf-8")
+        with path.open("w", encoding="utf-8") as handle:
+            write_json(frame, handle)
     elif kind in (".csv", ".csv.gz"):
         from ._csv_text import write_csv
 

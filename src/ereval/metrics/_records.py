@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING, Any, Unpack, cast
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..contingency import ContingencyTable, record_cells
-from ..io import Alignment, AlignOptions, align, encode, take, to_numpy
+from ..io import Alignment, AlignOptions, align, arrow_to_numpy, encode, take, to_numpy
 
 # The engines import this package (CEAF's totals): they are imported when first used.
 if TYPE_CHECKING:
@@ -48,6 +50,8 @@ def _in_id_order(ids: Any, index: npt.NDArray[np.int64]) -> npt.NDArray[np.int64
         if chosen.shape[0] < 2 or bool(np.all(chosen[1:] > chosen[:-1])):
             return index  # already sorted
         return index[np.argsort(chosen, kind="stable")]
+    if isinstance(chosen, pa.Array):  # text: sorted by its bytes, as its codes would be
+        return index[arrow_to_numpy(pc.array_sort_indices(chosen)).astype(np.int64)]
     codes, _ = encode(chosen, sort=True)  # distinct ids: codes are their ranks
     return index[np.argsort(codes, kind="stable")]
 
