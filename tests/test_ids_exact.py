@@ -781,3 +781,27 @@ def test_a_null_text_id_with_bytes_behind_it_is_missing() -> None:
     )
     assert arr.to_pylist() == ["abc", None, ""]
     assert missing_mask(arr).tolist() == [False, True, True]
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        pa.array(["b", "", "é ü", "01", "1"]),
+        pa.array(["x", None, "y"]),
+        pa.array(["b", "a"], type=pa.large_string()),
+        np.array([3, -1, 2**62]),
+        np.array(["a", 1], dtype=object),
+    ],
+    ids=["text", "missing", "large", "integers", "mixed"],
+)
+def test_a_frame_column_of_ids_is_the_column_of_its_python_values(ids: Any) -> None:
+    """Text kept in Arrow's buffers makes the column pandas makes of the ids as Python
+    values: the same type and values, whatever the id type."""
+    from ereval.io import frame_column, to_numpy
+
+    got = pd.DataFrame({"id": frame_column(ids)})
+    want = pd.DataFrame({"id": to_numpy(ids)})
+    pd.testing.assert_frame_equal(got, want)
+    if isinstance(ids, pa.Array) and ids.type == pa.string() and got["id"].dtype != object:
+        held = got["id"].array.__arrow_array__().chunk(0)  # the very bytes: no Python strings
+        assert held.buffers()[2].address == ids.buffers()[2].address

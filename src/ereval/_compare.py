@@ -54,7 +54,17 @@ from ._moved import moved_records, moved_sql
 from ._validation import check_int
 from .contingency import ContingencyTable
 from .engines import Database, Engine, EngineName, get_engine
-from .io import Alignment, AlignOptions, Columns, IdType, align, id_type_error, take, to_numpy
+from .io import (
+    Alignment,
+    AlignOptions,
+    Columns,
+    IdType,
+    align,
+    frame_column,
+    id_type_error,
+    take,
+    to_numpy,
+)
 from .metrics._records_sql import copy_format
 from .metrics._registry import cells_wanted, evaluate, resolve_metrics
 from .results import FrameRepr, json_ready
@@ -268,7 +278,7 @@ class Comparison(FrameRepr):
         r, c = rows[at], cols[at]
         return pd.DataFrame(
             {
-                "record_id": to_numpy(take(a.records, at)),
+                "record_id": frame_column(take(a.records, at)),
                 "old_cluster": _labels_or_none(_labels(a, "old"), r),
                 "new_cluster": _labels_or_none(_labels(a, "new"), c),
                 "category": names[cat[at]],

@@ -96,4 +96,4 @@ def write_csv(frame: pd.DataFrame, handle: IO[str]) -> None:
         columns = [_column_text(rows.iloc[:, j]) for j in range(rows.shape[1])]
         if len(columns) == 1:  # a lone empty field is quoted: the line is not blank
             columns = [[field or '""' for field in columns[0]]]
-        handle.write("".join(",".join(row) + "\n" for row in zip(*columns, strict=True)))
+        handle.write("\n".join(map(",".join, zip(*columns, strict=True))) + "\n")

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..contingency import ContingencyTable
-from ..io import Alignment, Membership, align, take, to_numpy
+from ..io import Alignment, Membership, align, frame_column, take
 
 __all__ = ["clustering_misplaced", "misplaced_records", "table_misplaced"]
 
@@ -100,7 +100,7 @@ def table_misplaced(al: Alignment, tab: ContingencyTable) -> pd.DataFrame:
     outside = foreign[codes].astype(np.int64)
     return pd.DataFrame(
         {
-            "cluster_id": to_numpy(take(al.true_labels, used[codes])),
+            "cluster_id": frame_column(take(al.true_labels, used[codes])),
             "size": size[codes].astype(np.int64),
             "split_off": split_off,
             "foreign": outside,
