@@ -805,3 +805,62 @@ def test_a_frame_column_of_ids_is_the_column_of_its_python_values(ids: Any) -> N
     if isinstance(ids, pa.Array) and ids.type == pa.string() and got["id"].dtype != object:
         held = got["id"].array.__arrow_array__().chunk(0)  # the very bytes: no Python strings
         assert held.buffers()[2].address == ids.buffers()[2].address
+
+
+_TEXT_IDS = st.lists(
+    st.text(alphabet="ab-1é", min_size=0, max_size=20) | st.sampled_from(["id-0", "id-1"]),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_TEXT_IDS, st.randoms(use_true_random=False))
+def test_repeats_and_the_union_of_text_ids_are_those_of_python(ids: list[str], rng: Any) -> None:
+    """With the word layout taken for any column (``MIN_IDS`` of 1): the repeated ids and
+    their surplus, told apart by sorting keys where every id is distinct; and the union
+    of a column with itself in another order (the same set, its ids in their first
+    order), or with other ids, against Python's sets and dicts."""
+    from ereval.io._ids import duplicate_ids
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(text_keys, "MIN_IDS", 1)
+        column = pa.array(ids, type=pa.string())
+        distinct = len(set(ids)) == len(ids)
+        assert text_keys.surely_distinct(column) <= distinct
+        if distinct and ids and all(x and x.isascii() for x in ids):
+            assert text_keys.surely_distinct(column)
+        dup, surplus = duplicate_ids(column)
+        counts = {x: ids.count(x) for x in ids}
+        assert sorted(dup.to_pylist()) == sorted(x for x, c in counts.items() if c > 1)
+        assert surplus == len(ids) - len(counts)
+        other = list(ids)
+        rng.shuffle(other)
+        other += [] if rng.random() < 0.5 else ["id-9"]
+        united, pos_a, pos_b = union(column, pa.array(other, type=pa.string()))
+        names = united.to_pylist()
+        assert names == list(dict.fromkeys(ids + other))
+        assert [names[k] for k in pos_a.tolist()] == ids
+        assert [names[k] for k in pos_b.tolist()] == other
+
+
+def test_distinct_text_ids_are_not_numbered_to_be_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Distinct ids, and the union of two columns of the same ids, need no numbering
+    (which hashes every id into a table); repeated ids still get it."""
+    from ereval.io import _ids
+    from ereval.io._ids import duplicate_ids
+
+    n = text_keys.MIN_IDS + 7
+    a = pa.array([f"rec-{v}" for v in np.random.default_rng(1).permutation(n)])
+
+    def numbered(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("numbered")
+
+    monkeypatch.setattr(_ids, "text_codes", numbered)
+    monkeypatch.setattr(_ids, "encode", numbered)
+    assert duplicate_ids(a)[1] == 0
+    ids, pos_a, pos_b = union(a, a[::-1])
+    assert ids is a and pos_a.tolist() == list(range(n)) and pos_b.tolist() == pos_a.tolist()[::-1]
+    with pytest.raises(AssertionError, match="numbered"):
+        duplicate_ids(pa.concat_arrays([a, a[:1]]))

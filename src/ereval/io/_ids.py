@@ -26,7 +26,12 @@ import pyarrow.compute as pc
 
 from .._errors import InputError, InputTypeError
 from ._files import text_offsets
-from ._text_keys import same_int_set_positions, same_set_positions, text_codes
+from ._text_keys import (
+    same_int_set_positions,
+    same_set_positions,
+    surely_distinct,
+    text_codes,
+)
 
 __all__ = [
     "IdArray",
@@ -409,6 +414,9 @@ def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
     if _is_text(a) and _is_text(b):
         if a.type != b.type:
             a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
+        where = same_set_positions(a, b)
+        if where is not None:  # the same distinct ids in another order: ``a``'s are the union
+            return a, np.arange(len(a), dtype=np.int64), where
         fast = text_codes([a, b])
         if fast is not None:
             codes, first = fast
@@ -466,6 +474,8 @@ def duplicate_ids(ids: IdArray) -> tuple[IdArray, int]:
         counts = np.bincount(offsets, minlength=span)
         dup = np.flatnonzero(counts > 1)
         return dup + lo, int((counts[dup] - 1).sum())
+    if _is_text(ids) and surely_distinct(ids):
+        return take(ids, np.zeros(0, dtype=np.int64)), 0
     codes, uniques = encode(ids, sort=False)
     return duplicates_of(codes, uniques)
 

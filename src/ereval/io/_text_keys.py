@@ -25,7 +25,7 @@ from ._files import release_arrow_memory, text_offsets
 from ._matched_text import MatchTest, fixed_width, matched_equal
 from ._words import chunks, key_order, word_hashes, word_rows, word_width
 
-__all__ = ["same_set_positions", "text_codes"]
+__all__ = ["same_set_positions", "surely_distinct", "text_codes"]
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -185,6 +185,22 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     test = matched_equal(a, b)
     same = both(lambda at: _same_ids(test, where, at), range(half), range(half, len(b)), size=half)
     return where if all(same) else None
+
+
+def surely_distinct(ids: pa.Array) -> bool:
+    """Whether the text ids of ``ids`` are distinct, as their 64-bit keys (an id's word,
+    or the hash of its words) are: distinct keys are distinct ids. ``False`` where
+    some keys are equal (a repeated id, or two ids of one hash) or the layout does not
+    apply: the caller then counts the repeats itself. Sorting the keys costs a
+    fraction of numbering the ids.
+    """
+    width = word_width([ids], least=MIN_IDS)
+    keys = None if width is None else _chunked_keys(ids, width)
+    release_arrow_memory()  # the padded ids
+    if keys is None:
+        return False
+    keys.sort()
+    return not bool((keys[1:] == keys[:-1]).any())
 
 
 def _word_sums(column: pa.Array) -> tuple[int, ...] | None:
