@@ -153,10 +153,10 @@ def _json(frame: pd.DataFrame) -> pd.DataFrame:
 def _text_table(t: pd.DataFrame, p: pd.DataFrame, **options: Any) -> ContingencyTable:
     """The table of the keys' JSON text, by the general alignment, the text numbered
     by pandas' factorize (the reference: text ids are otherwise hashed as keys are)."""
-    from ereval.io import _align
+    from ereval.io import _hashed_keys
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_align, "_numbered_text", lambda t_rec, p_rec: None)
+        patch.setattr(_hashed_keys, "hashed_keys", lambda a, b: None)
         return ContingencyTable.from_alignment(align(_json(t), _json(p), **options))
 
 

@@ -79,10 +79,10 @@ def _frames(
 def _factorized_table(t: pd.DataFrame, p: pd.DataFrame, **options: Any) -> ContingencyTable:
     """The table of the general alignment, text ids numbered by pandas' factorize
     rather than hashed: a reference independent of the hashed keys."""
-    from ereval.io import _align
+    from ereval.io import _hashed_keys
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_align, "_numbered_text", lambda t_rec, p_rec: None)
+        patch.setattr(_hashed_keys, "hashed_keys", lambda a, b: None)
         return ContingencyTable.from_alignment(align(t, p, **options))
 
 

@@ -30,7 +30,6 @@ import pyarrow as pa
 from .._errors import IdKindError, InputError, InputTypeError, RecordMismatchError
 from .._validation import check_choice, describe, examples
 from ._files import release_arrow_memory
-from ._hashed_keys import hashed_keys
 from ._ids import (
     IdArray,
     IdType,
@@ -45,7 +44,7 @@ from ._ids import (
     to_numpy,
     union,
 )
-from ._keys import Columns, KeyParts, comparable_ids, describe_kinds, kinds_clash, text_would_match
+from ._keys import Columns, comparable_ids, describe_kinds, kinds_clash, text_would_match
 from ._memberships import Membership, duplicate_error, read_membership
 from ._pairs import PairList
 
@@ -556,8 +555,7 @@ def _union(
         present = np.flatnonzero((true_of >= 0) | (pred_of >= 0))
         dtype = np.result_type(t_rec.dtype, p_rec.dtype)
         return (present + lo).astype(dtype), true_of[present], pred_of[present]
-    numbered = _numbered_text(t_rec, p_rec)
-    ids, pos_t, pos_p = union(t_rec, p_rec) if numbered is None else numbered
+    ids, pos_t, pos_p = union(t_rec, p_rec, same_set=False)  # not one set: looked at before
     n = len(ids)
     for pos, name in ((pos_t, "truth"), (pos_p, "pred")):
         dup, surplus = duplicates_of(pos, ids)
@@ -568,24 +566,6 @@ def _union(
     true_of[pos_t] = t_codes
     pred_of[pos_p] = p_codes
     return ids, true_of, pred_of
-
-
-def _numbered_text(t_rec: IdArray, p_rec: IdArray) -> tuple[IdArray, IntArray, IntArray] | None:
-    """:func:`union` of two columns of text ids, each id once on its side, by hashing
-    (:func:`~._hashed_keys.hashed_keys`, exact): the truth's ids, then those of the
-    prediction it lacks, in their order, as :func:`union` gives them. ``None`` where
-    that does not apply (other ids, text that is not short ASCII, an id twice)."""
-    if not (isinstance(t_rec, pa.Array) and isinstance(p_rec, pa.Array)):
-        return None
-    if t_rec.type != p_rec.type:
-        t_rec, p_rec = t_rec.cast(pa.large_string()), p_rec.cast(pa.large_string())
-    numbered = hashed_keys(KeyParts(("record_id",), (t_rec,)), KeyParts(("record_id",), (p_rec,)))
-    if numbered is None:
-        return None
-    pos_t, pos_p = numbered
-    lone = np.flatnonzero(pos_p >= len(t_rec))
-    ids = pa.concat_arrays([t_rec, p_rec.take(pa.array(lone))])
-    return ids, pos_t, pos_p
 
 
 def _placed(

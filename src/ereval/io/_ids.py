@@ -398,12 +398,45 @@ def factorize(values: Any) -> tuple[IntArray, npt.NDArray[Any]]:
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
-def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
+def _one_text_type(a: pa.Array, b: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """Two text columns read as one type (large strings where their types differ)."""
+    if a.type != b.type:
+        return a.cast(pa.large_string()), b.cast(pa.large_string())
+    return a, b
+
+
+def _text_union(a: pa.Array, b: pa.Array) -> tuple[pa.Array, IntArray, IntArray]:
+    """:func:`union` of two text columns of one type: where each id is once on its
+    side, by hashing (:func:`~._hashed_keys.hashed_keys`, exact; the ids of ``a``, then
+    those of ``b`` it lacks, in their order), else by numbering the ids of both
+    (:func:`~._text_keys.text_codes`, short ASCII text), else by Arrow's dictionary."""
+    from ._hashed_keys import hashed_keys  # their modules read this one's ids
+    from ._keys import KeyParts
+
+    numbered = hashed_keys(KeyParts(("id",), (a,)), KeyParts(("id",), (b,)))
+    if numbered is not None:
+        pos_a, pos_b = numbered
+        lone = np.flatnonzero(pos_b >= len(a))
+        return pa.concat_arrays([a, b.take(positions_to_arrow(lone))]), pos_a, pos_b
+    fast = text_codes([a, b])
+    if fast is not None:
+        codes, first = fast
+        ids = pa.chunked_array([a, b]).take(positions_to_arrow(first)).combine_chunks()
+        return ids, codes[: len(a)], codes[len(a) :]
+    encoded = pc.dictionary_encode(pa.chunked_array([a, b]))
+    codes = _arrow_codes(encoded)
+    ids = encoded.chunk(0).dictionary if encoded.num_chunks else a[:0]
+    return ids, codes[: len(a)], codes[len(a) :]
+
+
+def union(a: IdArray, b: IdArray, *, same_set: bool = True) -> tuple[IdArray, IntArray, IntArray]:
     """The distinct ids of ``a`` and ``b`` together, and each element's position in them.
 
     Returns ``(ids, pos_a, pos_b)`` with ``ids[pos_a[k]] == a[k]``. A repeated
     id within one side gives repeated positions (the caller counts them). The
-    two columns must be of the same kind (see :func:`id_kind`).
+    two columns must be of the same kind (see :func:`id_kind`). Text ids are
+    first looked at as the same set in another order (``ids`` is then ``a``)
+    unless ``same_set`` is false (the caller looked already, :func:`same_id_set`).
 
     Examples
     --------
@@ -412,20 +445,11 @@ def union(a: IdArray, b: IdArray) -> tuple[IdArray, IntArray, IntArray]:
     (['x', 'y', 'z'], [0, 1], [1, 2, 0])
     """
     if _is_text(a) and _is_text(b):
-        if a.type != b.type:
-            a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
-        where = same_set_positions(a, b)
+        a, b = _one_text_type(a, b)
+        where = same_set_positions(a, b) if same_set else None
         if where is not None:  # the same distinct ids in another order: ``a``'s are the union
             return a, np.arange(len(a), dtype=np.int64), where
-        fast = text_codes([a, b])
-        if fast is not None:
-            codes, first = fast
-            ids = pa.chunked_array([a, b]).take(positions_to_arrow(first)).combine_chunks()
-            return ids, codes[: len(a)], codes[len(a) :]
-        encoded = pc.dictionary_encode(pa.chunked_array([a, b]))
-        codes = _arrow_codes(encoded)
-        ids = encoded.chunk(0).dictionary if encoded.num_chunks else a[:0]
-        return ids, codes[: len(a)], codes[len(a) :]
+        return _text_union(a, b)
     if isinstance(a, pa.Array) or isinstance(b, pa.Array):
         raise InputTypeError("text and non-text ids cannot be combined")
     dense = dense_int_span(a, b)

@@ -1,0 +1,114 @@
+"""The union of two columns of text ids (``ereval.io.union``): by hashing where each id
+is once on its side, by numbering both together otherwise, as the same set in another
+order where it is one; every way the ids and positions Python's own dictionaries give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ereval.io import _hashed_keys, align
+from ereval.io._ids import union
+
+_ASCII = st.text(
+    alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=0, max_size=30
+)
+
+
+def _reference(t: list[str], p: list[str]) -> tuple[list[str], list[int], list[int]]:
+    """The union by a Python dictionary: ids in order of first appearance."""
+    number = {x: k for k, x in enumerate(dict.fromkeys(t + p))}
+    return list(number), [number[x] for x in t], [number[x] for x in p]
+
+
+def _union_noting(a: Any, b: Any, numbered: list[bool], **options: Any) -> Any:
+    """:func:`union`, noting in ``numbered`` whether each call of
+    :func:`hashed_keys` numbered the ids."""
+
+    hashed_keys = _hashed_keys.hashed_keys
+
+    def spy(x: Any, y: Any) -> Any:
+        got = hashed_keys(x, y)
+        numbered.append(got is not None)
+        return got
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_hashed_keys, "hashed_keys", spy)
+        return union(a, b, **options)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pool=st.lists(_ASCII, min_size=1, max_size=60, unique=True),
+    data=st.data(),
+    large=st.sampled_from([(False, False), (True, False), (True, True)]),
+)
+def test_distinct_ids_are_united_by_hashing(
+    pool: list[str], data: st.DataObject, large: tuple[bool, bool]
+) -> None:
+    """Any two columns of distinct ASCII ids (empty ids too, one side empty, types of
+    text mixed): hashed where both sides hold ids, and the union of Python's."""
+    t = data.draw(st.lists(st.sampled_from(pool), unique=True, max_size=len(pool)))
+    p = data.draw(st.lists(st.sampled_from(pool), unique=True, max_size=len(pool)))
+    kinds = [pa.large_string() if big else pa.string() for big in large]
+    numbered: list[bool] = []
+    ids, pos_a, pos_b = _union_noting(
+        pa.array(t, type=kinds[0]), pa.array(p, type=kinds[1]), numbered, same_set=False
+    )
+    assert numbered == [bool(t and p)]  # an empty side is not hashed
+    want = _reference(t, p)
+    assert (ids.to_pylist(), pos_a.tolist(), pos_b.tolist()) == want
+    assert ids.type == (pa.large_string() if any(large) and not all(large) else kinds[0])
+
+
+@pytest.mark.parametrize(
+    ("t", "p"),
+    [
+        (["x", "y", "x"], ["y", "z"]),  # an id twice on the first side
+        (["x", "y"], ["z", "y", "z"]),  # an id twice on the second, not on the first
+        (["café", "b"], ["b"]),  # not ASCII
+        (["a" * 65, "b"], ["b"]),  # longer than the words hold
+    ],
+)
+def test_where_hashing_does_not_apply_the_ids_are_numbered(t: list[str], p: list[str]) -> None:
+    numbered: list[bool] = []
+    ids, pos_a, pos_b = _union_noting(pa.array(t), pa.array(p), numbered)
+    assert numbered == [False]
+    assert (ids.to_pylist(), pos_a.tolist(), pos_b.tolist()) == _reference(t, p)
+
+
+def test_the_same_set_in_another_order_is_neither_hashed_nor_numbered() -> None:
+    t = [f"rec-{k}" for k in range(_ids_min() + 3)]
+    p = t[::-1]
+    numbered: list[bool] = []
+    ids, pos_a, pos_b = _union_noting(pa.array(t), pa.array(p), numbered)
+    assert numbered == []
+    assert (ids.to_pylist(), pos_a.tolist(), pos_b.tolist()) == _reference(t, p)
+    _union_noting(pa.array(t), pa.array(p), numbered, same_set=False)
+    assert numbered == [True]  # not looked at as one set: hashed
+
+
+def _ids_min() -> int:
+    from ereval.io import _text_keys
+
+    return _text_keys.MIN_IDS
+
+
+def test_integer_ids_are_united_too() -> None:
+    ids, pos_a, pos_b = union(np.array([5, 2**40]), np.array([2**40, 7]))
+    assert (ids.tolist(), pos_a.tolist(), pos_b.tolist()) == ([5, 2**40, 7], [0, 1], [1, 2])
+
+
+def test_a_repeated_text_id_of_two_files_is_still_named() -> None:
+    """An id twice on one side of two files: the general alignment names it."""
+    import pandas as pd
+
+    t = pd.DataFrame({"record_id": ["a1", "b2", "c3", "b2"], "cluster_id": [0, 0, 1, 1]})
+    p = pd.DataFrame({"record_id": ["a1", "c3"], "cluster_id": [5, 6]})
+    with pytest.raises(ValueError, match="'truth' has 1 duplicate record ids"):
+        align(t, p, on_mismatch="twinless")
