@@ -398,13 +398,6 @@ def factorize(values: Any) -> tuple[IntArray, npt.NDArray[Any]]:
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
-def _one_text_type(a: pa.Array, b: pa.Array) -> tuple[pa.Array, pa.Array]:
-    """Two text columns read as one type (large strings where their types differ)."""
-    if a.type != b.type:
-        return a.cast(pa.large_string()), b.cast(pa.large_string())
-    return a, b
-
-
 def _text_union(a: pa.Array, b: pa.Array) -> tuple[pa.Array, IntArray, IntArray]:
     """:func:`union` of two text columns of one type: where each id is once on its
     side, by hashing (:func:`~._hashed_keys.hashed_keys`, exact; the ids of ``a``, then
@@ -445,7 +438,8 @@ def union(a: IdArray, b: IdArray, *, same_set: bool = True) -> tuple[IdArray, In
     (['x', 'y', 'z'], [0, 1], [1, 2, 0])
     """
     if _is_text(a) and _is_text(b):
-        a, b = _one_text_type(a, b)
+        if a.type != b.type:
+            a, b = a.cast(pa.large_string()), b.cast(pa.large_string())
         where = same_set_positions(a, b) if same_set else None
         if where is not None:  # the same distinct ids in another order: ``a``'s are the union
             return a, np.arange(len(a), dtype=np.int64), where
