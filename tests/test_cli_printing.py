@@ -169,3 +169,28 @@ def test_a_terminal_shows_a_screenful(
 def test_a_pipe_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdout", io.StringIO())
     assert not _common._stdout_is_terminal()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_a_reader_that_stops_early_ends_the_command_quietly(fmt: str) -> None:
+    """``ereval ... | head -1``: the reader closes the pipe with most of the output
+    unwritten. The command stops at once, says nothing, and exits as a command ended by
+    SIGPIPE does (141); a stdout that cannot be written for another reason still gets
+    its one-line error."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "ereval", "errors", TRUTH, str(EXAMPLES / "pred_poor.csv")]
+    argv += ["--by", "record", "-f", fmt]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline()  # the output's first line, then the reader leaves
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == _common.EXIT_READER_GONE, err
+    assert err == ""
+    if fmt == "csv":
+        with open("/dev/full", "w") as full:
+            res = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, check=False)
+        assert res.returncode == _common.EXIT_BAD_INPUT
+        assert res.stderr.strip() == "error: cannot read or write : No space left on device"

@@ -55,6 +55,9 @@ EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
 #: Exit code after Ctrl-C.
 EXIT_INTERRUPTED = 130
+#: Exit code when the reader of the output left before it was all written (``| head``),
+#: the code of a command ended by SIGPIPE.
+EXIT_READER_GONE = 141
 
 #: Set this environment variable to see the traceback of unexpected errors.
 DEBUG_ENV = "EREVAL_DEBUG"
@@ -463,6 +466,19 @@ def cli_message(text: str, flags: Mapping[str, str] | None = None) -> str:
     return re.sub(rf"{_NOT_A_COLUMN}'({values})'", lambda m: f"'{CLI_VALUES[m.group(1)]}'", text)
 
 
+def _reader_gone(stream: Any) -> bool:
+    """Whether ``stream`` is a pipe whose reader has closed it (a poll of its end reports
+    an error); ``False`` where that cannot be told (not a file, no ``poll``)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(stream.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     """Print ``message`` as an error and return the Exit to raise (code 2 by default)."""
     _stderr().print(f"[bold red]error:[/bold red] {_escape(message)}", markup=True, highlight=False)
@@ -543,6 +559,10 @@ def handle_errors(func: Callable[P, R]) -> Callable[P, R]:
         except PermissionError as exc:
             raise fail(f"permission denied: {exc.filename}") from None
         except OSError as exc:
+            if isinstance(exc, BrokenPipeError) and _reader_gone(sys.stdout):
+                # the reader chose to stop (``| head``): nothing to report, nothing to flush
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                raise typer.Exit(EXIT_READER_GONE) from None
             raise fail(
                 f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}"
             ) from None
