@@ -195,3 +195,18 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(fmt: str) -> None:
             res = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, check=False)
         assert res.returncode == _common.EXIT_BAD_INPUT
         assert res.stderr.strip() == "error: cannot read or write : No space left on device"
+
+
+def test_a_closed_pipe_is_told_from_other_outputs(tmp_path: Path) -> None:
+    """Only a pipe whose reader has closed it counts as the reader gone: not an open
+    pipe, a file, or a stream with no file behind it."""
+    import os
+
+    read, write = os.pipe()
+    with os.fdopen(write, "w") as pipe:
+        assert not _common._reader_gone(pipe)
+        os.close(read)
+        assert _common._reader_gone(pipe)
+    with open(tmp_path / "out.txt", "w") as file:
+        assert not _common._reader_gone(file)
+    assert not _common._reader_gone(io.StringIO())
