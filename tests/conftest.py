@@ -66,12 +66,15 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     session.stop()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that runs Spark goes to one worker of a parallel run (``--dist
     loadgroup``): one JVM for the whole run instead of one per worker, and no two JVMs
     competing for the cores. The group comes first: its worker starts the long Spark
     work at once while the other runs the rest, and neither waits for the other at the
-    end (a group scheduled late would finish alone)."""
+    end (a group scheduled late would finish alone). It runs before xdist's own hook,
+    which names each test's group from these marks (this file is loaded before xdist's
+    worker registers it, so it would otherwise come after)."""
     on_spark = []
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()) or "spark" in item.name.lower():
