@@ -29,6 +29,8 @@ from ereval.io._ids import union
 from ereval.metrics import pairwise_scores_from_pairs
 from ereval.statistics import compute_table
 
+from ._spies import noting
+
 runner = CliRunner()
 
 # (truth csv body, pred csv body, expected pairwise F1, expected number of records,
@@ -734,15 +736,8 @@ def test_the_same_sparse_integers_in_another_order(dtype: str) -> None:
     from ereval.io import _ids
 
     found: list[bool] = []
-    real = _ids.same_int_set_positions
-
-    def spy(x: Any, y: Any) -> Any:
-        got = real(x, y)
-        found.append(got is not None)
-        return got
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_ids, "same_int_set_positions", spy)
+        mp.setattr(_ids, "same_int_set_positions", noting(_ids.same_int_set_positions, found))
         assert evaluate(contingency_table(truth, pred)) == evaluate(general)
     if np.dtype(dtype).itemsize == 8:  # 64-bit ids spread over their whole range
         assert found == [True]

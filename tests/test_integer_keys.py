@@ -4,7 +4,6 @@ counted from them: the same as the table of the keys' JSON text, record for reco
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,8 @@ from ereval.io import KeyParts, align, as_membership, integer_keys
 from ereval.io import _hashed_keys as hashed_module
 from ereval.io import _integer_keys as keys_module
 from ereval.io._hashed_keys import hashed_keys
+
+from ._spies import noting
 
 FIELDS = ("rows", "cols", "counts", "true_sizes", "pred_sizes")
 
@@ -160,17 +161,6 @@ def _text_table(t: pd.DataFrame, p: pd.DataFrame, **options: Any) -> Contingency
         return ContingencyTable.from_alignment(align(_json(t), _json(p), **options))
 
 
-def _spy(numbered: list[bool]) -> Callable[[KeyParts, KeyParts], object]:
-    """:func:`hashed_keys`, noting in ``numbered`` whether each call numbered the keys."""
-
-    def spy(a: KeyParts, b: KeyParts) -> object:
-        got = hashed_keys(a, b)
-        numbered.append(got is not None)
-        return got
-
-    return spy
-
-
 def _same(a: ContingencyTable, b: ContingencyTable) -> None:
     for name in FIELDS:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
@@ -211,7 +201,7 @@ def test_the_table_of_keys_is_that_of_their_text(
         numbered: list[bool] = []
         if hashed:  # every text part taken to hold ids of its own
             patch.setattr(keys_module, "SAMPLE", 1)
-            patch.setattr(keys_module, "hashed_keys", _spy(numbered))
+            patch.setattr(keys_module, "hashed_keys", noting(hashed_keys, numbered))
         try:
             expected = _text_table(t, p, on_mismatch=policy)
         except ValueError as exc:
@@ -326,7 +316,7 @@ def test_a_text_part_of_ids_of_its_own_is_hashed(monkeypatch: pytest.MonkeyPatch
     names = pa.array(["left", "right"] * (n // 2))
     numbers = np.arange(n)
     numbered: list[bool] = []
-    monkeypatch.setattr(keys_module, "hashed_keys", _spy(numbered))
+    monkeypatch.setattr(keys_module, "hashed_keys", noting(hashed_keys, numbered))
     mostly = pa.array([f"s{i % 8}" for i in range(n)])  # 8 distinct of 64: one in 8
     by_parts = integer_keys(
         KeyParts(("s", "n"), (mostly, numbers)), KeyParts(("s", "n"), (mostly, numbers))
@@ -365,7 +355,7 @@ def test_large_hashed_keys_in_two_threads() -> None:
     numbered: list[bool] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(keys_module, "SAMPLE", 1024)  # fewer records than the sample
-        patch.setattr(keys_module, "hashed_keys", _spy(numbered))
+        patch.setattr(keys_module, "hashed_keys", noting(hashed_keys, numbered))
         got = contingency_table(t, p, record_col=["source", "uid"], on_mismatch="twinless")
     assert numbered == [True]
     _same(got, _text_table(t, p, on_mismatch="twinless"))

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from ereval.io import _hashed_keys, align
 from ereval.io._ids import union
 
+from ._spies import noting
+
 _ASCII = st.text(
     alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=0, max_size=30
 )
@@ -30,15 +32,8 @@ def _union_noting(a: Any, b: Any, numbered: list[bool], **options: Any) -> Any:
     """:func:`union`, noting in ``numbered`` whether each call of
     :func:`hashed_keys` numbered the ids."""
 
-    hashed_keys = _hashed_keys.hashed_keys
-
-    def spy(x: Any, y: Any) -> Any:
-        got = hashed_keys(x, y)
-        numbered.append(got is not None)
-        return got
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_hashed_keys, "hashed_keys", spy)
+        patch.setattr(_hashed_keys, "hashed_keys", noting(_hashed_keys.hashed_keys, numbered))
         return union(a, b, **options)
 
 
