@@ -172,6 +172,7 @@ class TestDrawSample:
     "ids",
     [
         np.arange(10, 18),  # dense integers (position table)
+        np.arange(10, 18, dtype=np.uint64) + np.uint64(2**63),  # past 2^63 (the same table)
         np.array([5, 10**12, 7, 3, 10**9, 8, 1, 2]),  # sparse integers (hashing)
         np.array([f"r{i}" for i in range(8)], dtype=object),  # strings
     ],
@@ -179,7 +180,7 @@ class TestDrawSample:
 def test_every_lookup_path_finds_the_same_records(ids: np.ndarray, index: bool) -> None:
     pred = pd.Series([1, 1, 2, 3, 2, 4, 4, 4], index=ids)
     prepared = prepare_prediction(pred, index=index)
-    absent = np.array(["zz"], dtype=object) if ids.dtype == object else np.array([999])
+    absent = np.array(["zz"], dtype=object) if ids.dtype == object else np.array([999], ids.dtype)
     pos = prepared.locate(np.concatenate([ids[[5, 0, 7]], absent]))
     assert pos.tolist() == [5, 0, 7, -1]
     sample = {ids[0]: "c1", ids[1]: "c1", ids[2]: "c1", ids[3]: "c2", ids[4]: "c2", ids[7]: "c4"}

@@ -39,9 +39,12 @@ from ..io import (
     as_membership,
     factorize,
     id_kind,
+    int_offsets,
     keyed_frame,
     read_table,
+    span_ids,
     to_arrow_ids,
+    within_span,
 )
 from ..io import dense_int_span as _dense_int_span
 from ..summary import name_codes as read_name_codes
@@ -131,7 +134,7 @@ class PreparedPrediction:
             return None
         lo, width = span
         pos = np.full(width, -1, dtype=np.int64)
-        pos[(self.records - lo).astype(np.int64)] = np.arange(self.n_records, dtype=np.int64)
+        pos[int_offsets(self.records, lo)] = np.arange(self.n_records, dtype=np.int64)
         return lo, pos
 
     def locate(self, records: npt.NDArray[Any]) -> IntArray:
@@ -141,9 +144,8 @@ class PreparedPrediction:
             lo, table = dense
             out = np.full(records.shape[0], -1, dtype=np.int64)
             if records.dtype.kind in "iu":
-                rel = records.astype(np.int64) - lo
-                inside = (rel >= 0) & (rel < table.shape[0])
-                out[inside] = table[rel[inside]]
+                inside = within_span(records, lo, table.shape[0])
+                out[inside] = table[int_offsets(records[inside], lo)]
                 return out
         if self.indexed:
             found: IntArray = self._index.get_indexer(records).astype(np.int64)
@@ -270,10 +272,10 @@ def _cluster_codes(clusters: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[An
         codes, labels = factorize(clusters)
         return codes.astype(np.int64), np.asarray(labels)
     lo, width = span
-    offset = (clusters - lo).astype(np.int64)
+    offset = int_offsets(clusters, lo)
     present = np.bincount(offset, minlength=width) > 0
     remap = np.cumsum(present, dtype=np.int64) - 1
-    return remap[offset], (np.flatnonzero(present) + lo).astype(clusters.dtype)
+    return remap[offset], span_ids(np.flatnonzero(present), lo, clusters.dtype)
 
 
 def _names(names: Any, frame: Any, m: Membership) -> tuple[IntArray | None, IntArray | None]:

@@ -59,12 +59,15 @@ from ._ids import (
     factorize,
     frame_column,
     id_kind,
+    int_offsets,
     missing_mask,
     same_ids,
+    span_ids,
     take,
     to_arrow_ids,
     to_numpy,
     union,
+    within_span,
 )
 from ._integer_keys import integer_keys
 from ._keys import (
@@ -122,6 +125,7 @@ __all__ = [
     "frame_column",
     "header",
     "id_kind",
+    "int_offsets",
     "id_type_error",
     "integer_keys",
     "key_ids",
@@ -143,9 +147,11 @@ __all__ = [
     "same_ids",
     "same_source",
     "sorted_search",
+    "span_ids",
     "take",
     "to_arrow_ids",
     "to_numpy",
     "union",
+    "within_span",
     "warn_if_identical",
 ]

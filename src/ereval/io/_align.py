@@ -40,6 +40,7 @@ from ._ids import (
     same_id_set,
     same_ids,
     smallest,
+    span_ids,
     take,
     to_numpy,
     union,
@@ -528,7 +529,7 @@ def _dense_duplicates(
         return
     counts = np.bincount(offsets, minlength=width)
     dup = np.flatnonzero(counts > 1)
-    raise duplicate_error(name, dup + lo, int((counts[dup] - 1).sum()))
+    raise duplicate_error(name, span_ids(dup, lo, records.dtype), int((counts[dup] - 1).sum()))
 
 
 def _union(
@@ -553,8 +554,7 @@ def _union(
         true_of[off_t] = t_codes
         pred_of[off_p] = p_codes
         present = np.flatnonzero((true_of >= 0) | (pred_of >= 0))
-        dtype = np.result_type(t_rec.dtype, p_rec.dtype)
-        return (present + lo).astype(dtype), true_of[present], pred_of[present]
+        return span_ids(present, lo, t_rec.dtype, p_rec.dtype), true_of[present], pred_of[present]
     ids, pos_t, pos_p = union(t_rec, p_rec, same_set=False)  # not one set: looked at before
     n = len(ids)
     for pos, name in ((pos_t, "truth"), (pos_p, "pred")):

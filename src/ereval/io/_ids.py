@@ -52,10 +52,12 @@ __all__ = [
     "same_ids",
     "same_id_set",
     "smallest",
+    "span_ids",
     "take",
     "to_arrow_ids",
     "to_numpy",
     "union",
+    "within_span",
 ]
 
 #: An id column: a NumPy array or a pyarrow string array.
@@ -306,13 +308,65 @@ def dense_int_span(*arrays: IdArray) -> tuple[int, int] | None:
 
 
 def int_offsets(values: npt.NDArray[Any], lo: int) -> IntArray:
-    """``values - lo`` as int64, with a single pass over the data."""
+    """``values - lo`` as int64, with a single pass over the data, for integers of any
+    type within a span of :func:`dense_int_span` from ``lo``: unsigned ids are taken
+    from ``lo`` in their own type, so that ids past ``2^63`` stay exact.
+
+    Examples
+    --------
+    >>> int_offsets(np.array([2**63 + 7, 2**63 + 5], dtype=np.uint64), 2**63 + 5).tolist()
+    [2, 0]
+    """
     if values.dtype == np.int64:
         return values - lo if lo else values
-    out = values.astype(np.int64)
+    if values.dtype.kind == "u" and lo >= 0:  # every value is at least lo
+        offsets: IntArray = (values - values.dtype.type(lo)).astype(np.int64, copy=False)
+        return offsets
+    out = values.astype(np.int64)  # signed, or unsigned below 2^63 (lo < 0 spans little)
     if lo:
         out -= lo
     return out
+
+
+def within_span(values: npt.NDArray[Any], lo: int, span: int) -> npt.NDArray[np.bool_]:
+    """Which integers of ``values`` lie in ``lo .. lo + span - 1``, compared in their own
+    type (bounds past its range clipped to it), so that no value is rounded.
+
+    Examples
+    --------
+    >>> within_span(np.array([-1, 3, 2**62]), 2**63, 4).tolist(), within_span(np.array([2, 3]), 3, 1).tolist()
+    ([False, False, False], [False, True])
+    """
+    info = np.iinfo(values.dtype)
+    first, last = max(lo, int(info.min)), min(lo + span - 1, int(info.max))
+    if first > last:
+        return np.zeros(values.shape[0], dtype=bool)
+    kind = values.dtype.type
+    inside: npt.NDArray[np.bool_] = (values >= kind(first)) & (values <= kind(last))
+    return inside
+
+
+def span_ids(offsets: IntArray, lo: int, *dtypes: np.dtype[Any]) -> npt.NDArray[Any]:
+    """The integer ids ``lo + offsets`` (offsets of :func:`int_offsets`) in the type of
+    the columns they come from (``dtypes``): NumPy's common type, or where it has none
+    among the integers (64-bit unsigned ids with signed ones), ``int64`` for ids below
+    ``2^63`` and ``uint64`` for the others. Never floats: an id is what was written.
+
+    Examples
+    --------
+    >>> u, i = np.dtype(np.uint64), np.dtype(np.int64)
+    >>> span_ids(np.array([0, 2]), 2**63, u, i).tolist(), span_ids(np.array([0, 2]), 5, u, i).dtype
+    ([9223372036854775808, 9223372036854775810], dtype('int64'))
+    """
+    dtype = np.result_type(*dtypes)
+    if dtype.kind not in "iu":
+        top = lo + (int(offsets.max()) if offsets.size else 0)
+        dtype = np.dtype(np.uint64 if top >= 1 << 63 else np.int64)
+    if dtype.kind == "u" and lo >= 0:
+        out: npt.NDArray[Any] = offsets.astype(dtype)
+        out += dtype.type(lo)
+        return out
+    return (offsets + lo).astype(dtype, copy=False)
 
 
 def _arrow_codes(encoded: Any) -> IntArray:
@@ -354,7 +408,7 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
     dense = dense_int_span(values)
     if dense is not None:
         lo, span = dense
-        labels = np.arange(lo, lo + span, dtype=np.int64).astype(values.dtype, copy=False)
+        labels = span_ids(np.arange(span, dtype=np.int64), lo, values.dtype)
         offsets = int_offsets(values, lo)
         return (offsets.copy() if offsets is values else offsets), labels
     import pandas as pd
@@ -456,8 +510,7 @@ def union(a: IdArray, b: IdArray, *, same_set: bool = True) -> tuple[IdArray, In
         present = np.flatnonzero(used)
         where = np.full(span, -1, dtype=np.int64)
         where[present] = np.arange(present.shape[0], dtype=np.int64)
-        dtype = np.result_type(a.dtype, b.dtype)
-        return (present + lo).astype(dtype), where[oa], where[ob]
+        return span_ids(present, lo, a.dtype, b.dtype), where[oa], where[ob]
     both = (
         np.concatenate([a, b])
         if a.dtype == b.dtype or (a.dtype.kind in "iu" and b.dtype.kind in "iu")
@@ -491,7 +544,7 @@ def duplicate_ids(ids: IdArray) -> tuple[IdArray, int]:
             return take(ids, np.zeros(0, dtype=np.int64)), 0
         counts = np.bincount(offsets, minlength=span)
         dup = np.flatnonzero(counts > 1)
-        return dup + lo, int((counts[dup] - 1).sum())
+        return span_ids(dup, lo, ids.dtype), int((counts[dup] - 1).sum())
     if _is_text(ids) and surely_distinct(ids):
         return take(ids, np.zeros(0, dtype=np.int64)), 0
     codes, uniques = encode(ids, sort=False)
