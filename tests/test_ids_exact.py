@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import math
 import warnings
 from pathlib import Path
@@ -116,6 +117,22 @@ def test_every_reader_and_engine_reads_the_spellings_alike(
     )
     assert out.exit_code == 0 and out_duck.exit_code == 0, out.output + out_duck.output
     assert out.stdout == out_duck.stdout
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_a_byte_order_mark_and_crlf_lines_are_csv_syntax(tmp_path: Path, engine: str) -> None:
+    # as spreadsheet programs write UTF-8 CSV: a byte-order mark before the header
+    # (it once made the DuckDB engine look for a column '\ufeffrecord_id') and CRLF
+    t, p = tmp_path / "t.csv", tmp_path / "p.csv"
+    t.write_bytes("\ufeffrecord_id,cluster_id\r\na,1\r\nb,1\r\nc,2\r\n".encode())
+    p.write_bytes(b"record_id,cluster_id\nc,x\nb,y\na,y\n")
+    plain = tmp_path / "plain.csv"
+    plain.write_text("record_id,cluster_id\na,1\nb,1\nc,2\n", encoding="utf-8")
+    out = runner.invoke(app, ["metrics", str(t), str(p), "-f", "json", "--engine", engine])
+    reference = runner.invoke(app, ["metrics", str(plain), str(p), "-f", "json"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout == reference.stdout
+    assert json.loads(out.stdout)["pairwise_f1"] == 1.0
 
 
 def test_text_ids_do_not_match_zero_padded_ones(tmp_path: Path) -> None:

@@ -180,7 +180,7 @@ def _part_header(spec: FileSpec, part: Path, name: str) -> list[str]:
 
             return list(pq.read_schema(part).names)
         opener = gzip.open if spec.gzip else open
-        with opener(part, "rt", encoding="utf-8", newline="") as fh:
+        with opener(part, "rt", encoding="utf-8-sig", newline="") as fh:
             row = next(csv.reader(fh, delimiter=spec.delimiter), None)
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise InputError(f"'{name}': cannot read '{part}' ({exc})") from exc
