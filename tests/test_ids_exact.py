@@ -876,3 +876,34 @@ def test_distinct_text_ids_are_not_numbered_to_be_checked(
     assert ids is a and pos_a.tolist() == list(range(n)) and pos_b.tolist() == pos_a.tolist()[::-1]
     with pytest.raises(AssertionError, match="numbered"):
         duplicate_ids(pa.concat_arrays([a, a[:1]]))
+
+
+@pytest.mark.parametrize("engine", ["numpy", "duckdb"])
+def test_float_ids_are_numbers(tmp_path: Path, engine: str) -> None:
+    # -0.0 and 0.0 are one cluster, written 0.0 (the DuckDB engine once counted one
+    # true cluster of 6 records and scored them as two); NaN is a missing id
+    t, p, nan = tmp_path / "t.parquet", tmp_path / "p.parquet", tmp_path / "nan.parquet"
+    records = np.arange(6)
+    pq.write_table(
+        pa.table({"record_id": records, "cluster_id": [-0.0, 0.0, -0.0, 0.0, 0.0, -0.0]}), t
+    )
+    pq.write_table(pa.table({"record_id": records, "cluster_id": [1, 1, 1, 2, 2, 2]}), p)
+    pq.write_table(pa.table({"record_id": records, "cluster_id": [1.0, np.nan, 1, 2, 2, 2]}), nan)
+    out = runner.invoke(app, ["metrics", str(t), str(p), "-f", "json", "--engine", engine])
+    assert out.exit_code == 0, out.output
+    scores = json.loads(out.stdout)
+    assert (scores["n_true_clusters"], scores["pairwise_precision"]) == (1, 1.0)
+    assert scores["pairwise_recall"] == 6 / 15  # 2 x 3 of the 15 true pairs
+    out = runner.invoke(
+        app, ["errors", str(t), str(p), "--by", "record", "-f", "csv", "--engine", engine]
+    )
+    assert out.exit_code == 0, out.output
+    assert {line.split(",")[1] for line in out.stdout.splitlines()[1:]} == {"0.0"}
+    for side in ([str(nan), str(p)], [str(p), str(nan)]):
+        out = runner.invoke(app, ["metrics", *side, "--engine", engine])
+        assert out.exit_code == 2
+        assert "1 missing cluster ids (empty, null or NaN)" in out.output
+    floats = tmp_path / "floats.parquet"
+    pq.write_table(pa.table({"record_id": [0.0, np.nan, 2.0], "cluster_id": [1, 1, 2]}), floats)
+    out = runner.invoke(app, ["summary", str(floats), "--engine", engine])
+    assert out.exit_code == 2 and "1 missing record ids" in out.output

@@ -64,6 +64,7 @@ __all__ = [
     "mismatch_examples_sql",
     "missing_count_sql",
     "nulls_sql",
+    "plain_zero",
     "part_nulls_sql",
     "parts_sql",
     "quote",
@@ -287,10 +288,29 @@ def size_distribution_sql(side: str) -> str:
     )
 
 
+def plain_zero(key: str, type_sql: str) -> str:
+    """A key of floats with ``-0.0`` read as ``0.0`` (``x + 0`` in the key's own type),
+    so that every query groups, joins, hashes and writes the two as one id.
+
+    Examples
+    --------
+    >>> plain_zero('"c"', "DOUBLE")
+    '("c" + CAST(0 AS DOUBLE))'
+    """
+    return f"({key} + CAST(0 AS {type_sql}))"
+
+
 def nulls_sql(
-    side: str, *, record_text: bool, cluster_text: bool, parts: Sequence[tuple[str, bool]] = ()
+    side: str,
+    *,
+    record_text: bool,
+    cluster_text: bool,
+    parts: Sequence[tuple[str, bool]] = (),
+    floats: tuple[bool, bool] = (False, False),
 ) -> str:
-    """Rows, missing record keys and missing cluster keys of ``side`` (empty text is missing).
+    """Rows, missing record keys and missing cluster keys of ``side`` (empty text is
+    missing, and NaN where the key is of floats: ``floats``, for the record key and
+    the cluster key).
 
     NULLs are counted as ``count(*) - count(key)``, which DuckDB answers from the
     statistics of Parquet files without reading the columns; only empty text needs
@@ -306,6 +326,7 @@ def nulls_sql(
 count(*) FILTER (WHERE a IS NULL OR a = '') FROM t
     """
     empty_c = " + count(*) FILTER (WHERE c = '')" if cluster_text else ""
+    empty_c += " + count(*) FILTER (WHERE isnan(c))" if floats[1] else ""
     if parts:
         each = _missing_parts(parts)
         missing_r = f"count(*) FILTER (WHERE {' OR '.join(each)})"
@@ -314,6 +335,7 @@ count(*) FILTER (WHERE a IS NULL OR a = '') FROM t
         missing_r = "count(*) - count(r)" + (
             " + count(*) FILTER (WHERE r = '')" if record_text else ""
         )
+        missing_r += " + count(*) FILTER (WHERE isnan(r))" if floats[0] else ""
         per_part = ""
     return f"SELECT count(*), {missing_r}, count(*) - count(c){empty_c}{per_part} FROM {side}"
 

@@ -177,6 +177,11 @@ def _kind(duck_type: str) -> str:
     return t.lower()
 
 
+def _floats(cols: list[str], types: dict[str, str]) -> bool:
+    """Whether ``cols`` are one column of binary floats (which may hold NaN and -0.0)."""
+    return len(cols) == 1 and types[cols[0]].upper() in ("FLOAT", "DOUBLE")
+
+
 def _key(cols: list[str], types: dict[str, str], *, name: str) -> tuple[str, str]:
     """SQL of the key of ``cols`` and its kind (text for a key of several columns)."""
     key, kinds, _ = key_of(cols, [_kind(types[c]) for c in cols], name=name)
@@ -529,6 +534,11 @@ class _Side:
             )
         else:
             c_sql, c_kind = _key(self.clusters, types, name=self.name)
+        floats = (_floats(self.records, types), _floats(self.clusters, types))
+        if floats[0]:
+            r_sql = sql.plain_zero(r_sql, types[self.records[0]])
+        if floats[1]:
+            c_sql = sql.plain_zero(c_sql, types[self.clusters[0]])
         r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         # a CSV file is parsed once, into a temporary table (spilled past the memory
         # limit); Parquet files and relations are read where they are
@@ -557,6 +567,7 @@ class _Side:
                 record_text=r_kind == "text",
                 cluster_text=c_kind == "text",
                 parts=parts,
+                floats=floats,
             )
         ).fetchall()[0]
         if self.spec.parts and not parts and (counts[1] or (self.spec.pair and counts[2])):

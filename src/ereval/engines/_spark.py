@@ -71,6 +71,11 @@ def _kind(data_type: Any) -> str:
     return str(data_type.simpleString())
 
 
+def _floats(cols: list[str], types: dict[str, Any]) -> bool:
+    """Whether ``cols`` are one column of binary floats (which may hold NaN and -0.0)."""
+    return len(cols) == 1 and type(types[cols[0]]).__name__ in ("FloatType", "DoubleType")
+
+
 class SparkEngine:
     """Builds the contingency table, or computes its statistics, with Apache Spark.
 
@@ -388,6 +393,11 @@ class _Side:
             )
         else:
             c_sql, c_kind = self._key(self.clusters, types)
+        floats = (_floats(self.records, types), _floats(self.clusters, types))
+        if floats[0]:
+            r_sql = sql.plain_zero(r_sql, types[self.records[0]].simpleString())
+        if floats[1]:
+            c_sql = sql.plain_zero(c_sql, types[self.clusters[0]].simpleString())
         r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
         extra = tuple((alias, self._key(list(cols), types)[0]) for alias, cols in self.spec.extra)
         parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
@@ -397,7 +407,11 @@ class _Side:
         side = sql.side_sql(source, r_sql, c_sql, record_as_text=cast, extra=extra, dialect=_D)
         self.run.register(self.view, self.run.spark.sql(side))
         query = sql.nulls_sql(
-            self.view, record_text=r_kind == "text", cluster_text=c_kind == "text", parts=parts
+            self.view,
+            record_text=r_kind == "text",
+            cluster_text=c_kind == "text",
+            parts=parts,
+            floats=floats,
         )
         try:
             counts = self.run.rows(query)[0]

@@ -391,8 +391,12 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
     not). Anything else is hashed to dense codes, in sorted order of the ids
     when ``sort`` (so cell order, hence every floating-point sum, does not
     depend on the input order), else in order of first appearance. Ids of
-    mutually unorderable Python types keep the order of first appearance.
+    mutually unorderable Python types keep the order of first appearance. Float ids
+    are numbers: ``-0.0`` and ``0.0`` are one id, written ``0.0`` (as every engine
+    reads them).
     """
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        values = values + values.dtype.type(0)  # -0.0 + 0.0 is 0.0, every other value kept
     if isinstance(values, pa.Array):
         fast = text_codes([values]) if _is_text(values) else None
         if fast is not None:
