@@ -125,8 +125,8 @@ __all__ = [
     "frame_column",
     "header",
     "id_kind",
-    "int_offsets",
     "id_type_error",
+    "int_offsets",
     "integer_keys",
     "key_ids",
     "keyed_frame",
@@ -152,6 +152,6 @@ __all__ = [
     "to_arrow_ids",
     "to_numpy",
     "union",
-    "within_span",
     "warn_if_identical",
+    "within_span",
 ]
