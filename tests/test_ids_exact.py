@@ -6,6 +6,7 @@ import gzip
 import json
 import math
 import warnings
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -907,3 +908,24 @@ def test_float_ids_are_numbers(tmp_path: Path, engine: str) -> None:
     pq.write_table(pa.table({"record_id": [0.0, np.nan, 2.0], "cluster_id": [1, 1, 2]}), floats)
     out = runner.invoke(app, ["summary", str(floats), "--engine", engine])
     assert out.exit_code == 2 and "1 missing record ids" in out.output
+
+
+def test_decimal_ids_keep_their_digits_on_every_path(tmp_path: Path) -> None:
+    # the DuckDB engine's table on stdout once came through NumPy's fetch, which reads
+    # a DECIMAL as a float: 1.50 was written 1.5 (and 1.5 by COPY into a file)
+    ids = pa.array([Decimal("1.50"), Decimal("2.00"), Decimal("3.25")], pa.decimal128(6, 2))
+    t = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"record_id": ids, "cluster_id": ids}), t)
+    outputs = []
+    for engine in ("numpy", "duckdb"):
+        for by in ("record", "cluster"):
+            args = ["errors", str(t), str(t), "--by", by, "--engine", engine]
+            out = runner.invoke(app, [*args, "-f", "csv"])
+            assert out.exit_code == 0, out.output
+            written = tmp_path / f"{engine}-{by}.csv"
+            assert runner.invoke(app, [*args, "-o", str(written), "-q"]).exit_code == 0
+            assert written.read_text(encoding="utf-8") == out.stdout
+            outputs.append(out.stdout)
+            first = [line.split(",")[0] for line in out.stdout.splitlines()[1:]]
+            assert first == ["1.50", "2.00", "3.25"], (engine, by)
+    assert outputs[:2] == outputs[2:]

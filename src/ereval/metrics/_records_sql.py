@@ -31,7 +31,7 @@ from ..engines import Database
 from ..engines import _dialect as sql
 from ..engines._plan import in_passes
 from ..engines._sources import push_table, side_specs
-from ..io import AlignOptions, MismatchPolicy, check_options
+from ..io import AlignOptions, MismatchPolicy, check_options, frame_column, to_numpy
 from ..statistics._cells import checked_cells
 
 if TYPE_CHECKING:
@@ -341,7 +341,7 @@ class _ErrorsJob:
             query = cluster_errors_sql("cell_errors", dialect=dialect)
         if out is not None and fmt is not None:
             return db.copy_to(query, Path(out), fmt)
-        return _frame(db.fetch_numpy(query), table)
+        return _frame(db.fetch_arrow(query), table)
 
 
 def load_cell_errors(
@@ -413,17 +413,19 @@ _INTEGER_COLUMNS = {
 }
 
 
-def _frame(columns: dict[str, Any], table: Table) -> pd.DataFrame:
-    """The fetched columns as the in-memory engine's frame (counts as int64, metrics as
-    float64, ids as they are: Python ``str`` objects for text)."""
-    out = {}
-    for name, values in columns.items():
-        arr = np.asarray(values)
+def _frame(rows: Any, table: Table) -> pd.DataFrame:
+    """The fetched rows (an Arrow table) as the in-memory engine's frame: counts as
+    int64, metrics as float64, ids as written (:func:`~ereval.io.frame_column`; a
+    decimal id keeps its digits, which NumPy's fetch turned into a float)."""
+    out: dict[str, Any] = {}
+    for name in rows.column_names:
+        values = rows.column(name).combine_chunks()
         if name in _INTEGER_COLUMNS[table]:
-            arr = arr.astype(np.int64, copy=False)
+            out[name] = to_numpy(values).astype(np.int64, copy=False)
         elif name in ERROR_COLUMNS:
-            arr = arr.astype(np.float64, copy=False)
-        out[name] = arr
+            out[name] = to_numpy(values).astype(np.float64, copy=False)
+        else:
+            out[name] = frame_column(values)
     import pandas as pd
 
     return pd.DataFrame(out)
