@@ -14,7 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from ereval.cli import _common, app
+from ereval.cli import _metrics as metrics_cli
 from ereval.cli._common import MAX_TABLE_ROWS, emit_frame, emit_records, rows_shown
+from ereval.metrics import _records_sql as records_sql
 
 from ._example_data import EXAMPLES
 
@@ -110,6 +112,32 @@ def test_errors_table_is_cut_and_out_prints_nothing_but_the_file(tmp_path: Path)
             rows = len(pd.read_parquet(out))
             assert (rows == n) if by == "cluster" else (rows > n)  # n: the clusters
             assert res.stderr.strip().splitlines()[-1] == f"wrote {rows:,} rows to {out}"
+
+
+def test_duckdb_writes_a_csv_on_stdout_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # under a memory limit, a CSV on stdout is the file the engine writes (as --out
+    # does), copied out a block at a time: no table of every row is held in Python
+    # (10^7 records under 1 GB peaked at 3.3 GB when it was)
+    pred = str(EXAMPLES / "pred_poor.csv")
+    for by in ("record", "cluster"):
+        expected = runner.invoke(app, ["errors", TRUTH, pred, "--by", by, "-f", "csv"]).stdout
+        with monkeypatch.context() as patched:
+            patched.setattr(records_sql, "_frame", _never)
+            patched.setattr(metrics_cli, "COPY_BLOCK", 1000)  # several blocks
+            args = ["errors", TRUTH, pred, "--by", by, "-f", "csv", "--engine", "duckdb"]
+            res = runner.invoke(app, [*args, "--temp-dir", str(tmp_path)])
+        assert res.exit_code == 0, res.output
+        assert len(res.stdout) > 1000 and res.stdout == expected
+        assert list(tmp_path.iterdir()) == []  # the engine's file is gone
+    # other formats still read the rows back
+    res = runner.invoke(app, ["errors", TRUTH, pred, "-f", "json", "--engine", "duckdb"])
+    assert res.exit_code == 0 and len(json.loads(res.stdout)) > MAX_TABLE_ROWS
+
+
+def _never(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the rows were fetched into Python")
 
 
 def test_compare_out_says_the_rows_written_on_every_engine(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import json
 import math
@@ -910,22 +911,44 @@ def test_float_ids_are_numbers(tmp_path: Path, engine: str) -> None:
     assert out.exit_code == 2 and "1 missing record ids" in out.output
 
 
-def test_decimal_ids_keep_their_digits_on_every_path(tmp_path: Path) -> None:
-    # the DuckDB engine's table on stdout once came through NumPy's fetch, which reads
-    # a DECIMAL as a float: 1.50 was written 1.5 (and 1.5 by COPY into a file)
-    ids = pa.array([Decimal("1.50"), Decimal("2.00"), Decimal("3.25")], pa.decimal128(6, 2))
+#: Ids of types other than text and integers, and how every output writes them.
+TYPED_IDS = {
+    "decimal": (
+        pa.array([Decimal("1.50"), Decimal("2.00"), Decimal("3.25")], pa.decimal128(6, 2)),
+        ["1.50", "2.00", "3.25"],
+    ),
+    "date": (
+        pa.array([datetime.date(2000, 1, 1), datetime.date(2000, 1, 2), datetime.date(2001, 3, 4)]),
+        ["2000-01-01", "2000-01-02", "2001-03-04"],
+    ),
+    "timestamp": (
+        pa.array([datetime.datetime(2020, 1, 1), datetime.datetime(2020, 1, 1, 0, 0, 1)]),
+        ["2020-01-01 00:00:00", "2020-01-01 00:00:01"],
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(TYPED_IDS))
+def test_typed_ids_are_written_alike_on_every_path(tmp_path: Path, kind: str) -> None:
+    # once: a DECIMAL 1.50 came out as 1.5 on the DuckDB engine's stdout (NumPy's fetch
+    # reads it as a float), a date as a midnight on NumPy's, and both stopped -f json
+    ids, written = TYPED_IDS[kind]
     t = tmp_path / "t.parquet"
     pq.write_table(pa.table({"record_id": ids, "cluster_id": ids}), t)
-    outputs = []
-    for engine in ("numpy", "duckdb"):
-        for by in ("record", "cluster"):
-            args = ["errors", str(t), str(t), "--by", by, "--engine", engine]
-            out = runner.invoke(app, [*args, "-f", "csv"])
-            assert out.exit_code == 0, out.output
-            written = tmp_path / f"{engine}-{by}.csv"
-            assert runner.invoke(app, [*args, "-o", str(written), "-q"]).exit_code == 0
-            assert written.read_text(encoding="utf-8") == out.stdout
-            outputs.append(out.stdout)
-            first = [line.split(",")[0] for line in out.stdout.splitlines()[1:]]
-            assert first == ["1.50", "2.00", "3.25"], (engine, by)
-    assert outputs[:2] == outputs[2:]
+    for by in ("record", "cluster"):
+        texts = {}
+        for engine in ("numpy", "duckdb"):
+            args = ["errors", str(t), str(t), "--by", by, "--engine", engine, "-q"]
+            for fmt in ("csv", "json"):
+                out = runner.invoke(app, [*args, "-f", fmt])
+                assert out.exit_code == 0, out.output
+                texts[engine, fmt] = out.stdout
+            file = tmp_path / f"{engine}-{by}.csv"
+            assert runner.invoke(app, [*args, "-o", str(file)]).exit_code == 0
+            assert file.read_text(encoding="utf-8") == texts[engine, "csv"]
+        assert texts["numpy", "csv"] == texts["duckdb", "csv"]
+        assert texts["numpy", "json"] == texts["duckdb", "json"]
+        first = [line.split(",")[0] for line in texts["numpy", "csv"].splitlines()[1:]]
+        assert first == written, by
+        column = "record_id" if by == "record" else "cluster_id"
+        assert [row[column] for row in json.loads(texts["numpy", "json"])] == written

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 import typer
@@ -12,7 +15,12 @@ from .._validation import check_beta
 from ..io import IdType, MismatchPolicy, as_pairs, check_link_only
 from ..metrics._pairwise import pairwise_scores_from_pairs
 from ..metrics._records import cluster_errors, record_errors
-from ..metrics._records_sql import copy_format, engine_cluster_errors, engine_record_errors
+from ..metrics._records_sql import (
+    CopyFormat,
+    copy_format,
+    engine_cluster_errors,
+    engine_record_errors,
+)
 from ..metrics._registry import cells_wanted, evaluate, resolve_metrics
 from ..statistics import compute_statistics, pair_space
 from ._columns import (
@@ -73,6 +81,10 @@ PredArg = Annotated[
         help="Predicted clustering (or predicted pairs with --pairs), CSV or Parquet.",
     ),
 ]
+
+
+#: Characters copied to stdout at a time from a table the engine wrote.
+COPY_BLOCK = 1 << 20
 
 
 @handle_errors
@@ -409,26 +421,29 @@ def errors_command(
         fn = record_errors if by == "record" else cluster_errors
         in_sql = engine_record_errors if by == "record" else engine_cluster_errors
         kind = copy_format(out) if out is not None and builder.writes_files else None
-        if out is not None and kind is not None:
+        rows = 0
+
+        def write(tmp: Path, kind: CopyFormat) -> None:
             # the engine writes the file itself: the rows never pass through Python
-            rows = 0
+            nonlocal rows
+            got = in_sql(
+                builder, truth_file, pred_file, out=tmp, out_format=kind, progress=report, **options
+            )
+            rows = cast("int", got)
 
-            def write(tmp: Path) -> None:
-                nonlocal rows
-                got = in_sql(
-                    builder,
-                    truth_file,
-                    pred_file,
-                    out=tmp,
-                    out_format=kind,
-                    progress=report,
-                    **options,
-                )
-                rows = cast("int", got)
-
+        if out is not None and kind is not None:
             with Outputs() as outputs:
-                outputs.add(out, write)
+                outputs.add(out, lambda tmp: write(tmp, kind))
             note_written(out, rows=rows, quiet=quiet)
+            return
+        if out is None and fmt == "csv" and builder.writes_files:
+            # CSV on stdout: the same file, written by the engine within its memory
+            # limit in its temporary directory, then copied out a block at a time
+            with TemporaryDirectory(dir=temp_dir) as folder:
+                written = Path(folder) / "errors.csv"
+                write(written, "csv")
+                with written.open(encoding="utf-8", newline="") as text:
+                    shutil.copyfileobj(text, sys.stdout, COPY_BLOCK)
             return
         frame = cast(
             "pd.DataFrame",

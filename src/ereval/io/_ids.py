@@ -222,7 +222,10 @@ def frame_column(arr: IdArray) -> Any:
         dtype = pd.Series(np.array([""], dtype=object)).dtype  # pandas' own for text
         if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
             return pd.array(arr, dtype=dtype)
-    return to_numpy(arr)
+    values = to_numpy(arr)
+    if values.dtype == np.dtype("datetime64[D]"):  # dates: pandas would make them midnights
+        return values.astype(object)
+    return values
 
 
 def take(arr: IdArray, index: npt.NDArray[Any]) -> IdArray:

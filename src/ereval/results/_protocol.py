@@ -24,6 +24,8 @@ results; they compute nothing.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import html
 import math
 from collections.abc import Mapping
@@ -53,7 +55,8 @@ class Result(Protocol):
 
 def json_ready(value: Any) -> Any:
     """Plain JSON types: NaN and infinities become None, NumPy scalars and arrays Python
-    numbers and lists, tuples lists; mapping keys become text.
+    numbers and lists, tuples lists; mapping keys become text; dates, times and
+    decimals their text (JSON has no type for them: the text a CSV file holds).
 
     >>> import numpy as np
     >>> json_ready({1: np.float64("nan"), "x": np.arange(2)})
@@ -69,6 +72,8 @@ def json_ready(value: Any) -> Any:
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, datetime.date | decimal.Decimal):  # ids of dates or decimals: as in CSV
+        return str(value)
     return value
 
 
