@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
 from .._errors import InputError
 from ..engines import Database
@@ -114,7 +115,6 @@ def _text_order(ids: pd.Series) -> npt.NDArray[np.int64]:
     the digits), then by their digits as a 19-digit number, a shorter one first
     among equals (``'1' < '10' < '2'``). Other ids are sorted by Arrow, as their
     decimal text or their ``str``; text compares by code point, as Python's does."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     values = ids.to_numpy()
@@ -245,8 +245,9 @@ class _WorstJob:
             "CREATE TEMP TABLE worst_cells AS SELECT * FROM cell_errors "
             "WHERE tc IN (SELECT tc FROM worst_top)"
         )
+        # read as the other blocks below are (NumPy's fetch), so that their ids join
         errors = _frame(
-            db.fetch_numpy(cluster_errors_sql("worst_cells", dialect=dialect)), "cluster"
+            pa.table(db.fetch_numpy(cluster_errors_sql("worst_cells", dialect=dialect))), "cluster"
         )
         placed = db.fetch_numpy(
             f"SELECT tc AS cluster_id, split_off, outside AS {q('foreign')}, misplaced FROM worst_top"
