@@ -9,6 +9,7 @@ entry point in a fresh interpreter and reads ``sys.modules`` afterwards.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -203,6 +204,28 @@ def test_console_script_runs_a_one_command_module(files: dict[str, Path], tmp_pa
     assert wrong.stderr.strip().splitlines() == [
         "error: ereval: no such command 'metricz'; did you mean 'metrics'?"
     ]
+
+
+def test_version_is_printed_by_the_console_script_and_the_whole_application() -> None:
+    from ereval import __version__
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "ereval", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"ereval {__version__}\n", "")
+    assert __version__ == importlib.metadata.version("ereval")  # the installed package's
+    from typer.testing import CliRunner
+
+    from ereval.cli import app
+
+    listed = CliRunner().invoke(app, ["--help"])
+    assert "--version  Print the version of ereval and exit." in listed.stdout
+    # a command runs as before: the option belongs to ereval itself
+    assert "--version" not in CliRunner().invoke(app, ["summary", "--help"]).stdout
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,11 @@ import functools
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import Annotated
 
 import typer
 
+from .._version import __version__
 from ._allocator import keep_freed_memory
 from ._common import App
 
@@ -47,7 +49,29 @@ _COMMAND_MODULES: dict[str, tuple[str, ...]] = {
 
 
 def _new_app() -> App:
-    return App(name=_NAME, help=_HELP, add_completion=False)
+    app = App(name=_NAME, help=_HELP, add_completion=False)
+    app.callback()(_top)
+    return app
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(f"{_NAME} {__version__}")
+        raise typer.Exit()
+
+
+def _top(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version of ereval and exit.",
+            is_eager=True,
+            callback=_print_version,
+        ),
+    ] = False,
+) -> None:
+    """The options of ``ereval`` itself, before any command."""
 
 
 def build_app(command: str | None = None) -> App:
