@@ -119,7 +119,7 @@ def test_duckdb_writes_a_csv_on_stdout_itself(
 ) -> None:
     # under a memory limit, a CSV on stdout is the file the engine writes (as --out
     # does), copied out a block at a time: no table of every row is held in Python
-    # (10^7 records under 1 GB peaked at 3.3 GB when it was)
+    # (10^7 records under 1 GB peaked at 3,253 MB when it was)
     pred = str(EXAMPLES / "pred_poor.csv")
     for by in ("record", "cluster"):
         expected = runner.invoke(app, ["errors", TRUTH, pred, "--by", by, "-f", "csv"]).stdout
