@@ -182,24 +182,23 @@ def test_one_command_application_reads_as_the_whole(argv: list[str]) -> None:
     assert got.output == want.output
 
 
+def _console(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``python -m ereval ARGV`` in a fresh interpreter."""
+    return subprocess.run(
+        [sys.executable, "-m", "ereval", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
 def test_console_script_runs_a_one_command_module(files: dict[str, Path], tmp_path: Path) -> None:
     # 'example' is the only command of its module: it must not become the top level
-    proc = subprocess.run(
-        [sys.executable, "-m", "ereval", "example", "--help"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = _console("example", "--help")
     assert proc.returncode == 0, proc.stderr
     assert "Usage: python -m ereval example" in proc.stdout
-    wrong = subprocess.run(
-        [sys.executable, "-m", "ereval", "metricz"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    wrong = _console("metricz")
     assert wrong.returncode == 2
     assert wrong.stderr.strip().splitlines() == [
         "error: ereval: no such command 'metricz'; did you mean 'metrics'?"
@@ -209,13 +208,7 @@ def test_console_script_runs_a_one_command_module(files: dict[str, Path], tmp_pa
 def test_version_is_printed_by_the_console_script_and_the_whole_application() -> None:
     from ereval import __version__
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "ereval", "--version"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    proc = _console("--version")
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"ereval {__version__}\n", "")
     assert __version__ == importlib.metadata.version("ereval")  # the installed package's
     from typer.testing import CliRunner
