@@ -1,8 +1,13 @@
-"""The CSV writer of tables written to files: the text of pandas' ``to_csv``, faster."""
+"""The CSV and JSON writers of tables: the text of pandas' ``to_csv`` and of the json
+module, faster."""
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import io
+import itertools
+import json
 
 import numpy as np
 import pandas as pd
@@ -61,9 +66,12 @@ def test_every_kind_of_column_is_written_as_pandas_writes_it() -> None:
     )
 )
 def test_any_floats_ints_and_text_match_pandas(rows: list[tuple[float, int, str | None]]) -> None:
+    from ereval.cli._common import dumps_json
+
     frame = pd.DataFrame(rows, columns=["x", "n", "s"])
     frame["s"] = frame["s"].astype(object)
     assert _text(frame) == frame.to_csv(index=False)
+    assert _json(frame) == dumps_json(frame.to_dict("records")) + "\n"
 
 
 def test_written_files_read_back_to_the_same_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -126,6 +134,7 @@ def test_a_large_table_is_turned_into_text_a_chunk_at_a_time() -> None:
     from unittest import mock
 
     from ereval.cli import _csv_text, _json_text
+    from ereval.cli._common import dumps_json
 
     frame = _mixed(1000, 3)
     seen: list[int] = []
@@ -142,16 +151,98 @@ def test_a_large_table_is_turned_into_text_a_chunk_at_a_time() -> None:
         assert _text(frame) == frame.to_csv(index=False)
     assert max(seen) == 128 and sum(seen) == 1000 * frame.shape[1]
     records: list[int] = []
-    to_dict = pd.DataFrame.to_dict
+    json_column = _json_text._column_text
 
-    def counted_dict(self: pd.DataFrame, *args: object, **kwargs: object) -> object:
-        records.append(len(self))
-        return to_dict(self, *args, **kwargs)  # type: ignore[call-overload]
+    def counted_json(column: pd.Series) -> list[str]:
+        records.append(len(column))
+        return json_column(column)
 
     out = io.StringIO()
     with (
         mock.patch.object(_json_text, "CHUNK_ROWS", 300),
-        mock.patch.object(pd.DataFrame, "to_dict", counted_dict),
+        mock.patch.object(_json_text, "_column_text", counted_json),
     ):
         _json_text.write_json(frame, out)
-    assert records == [300, 300, 300, 100]
+    assert records == [300] * 4 + [300] * 4 + [300] * 4 + [100] * 4
+    assert out.getvalue() == dumps_json(frame.to_dict("records")) + "\n"
+
+
+def _json(frame: pd.DataFrame) -> str:
+    from ereval.cli._json_text import write_json
+
+    out = io.StringIO()
+    write_json(frame, out)
+    return out.getvalue()
+
+
+def _every_kind(n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    return pd.DataFrame(
+        {
+            "f": np.where(
+                rng.random(n) < 0.2, np.nan, rng.normal(size=n) * 10.0 ** rng.integers(-9, 18, n)
+            ),
+            "inf": np.where(rng.random(n) < 0.5, np.inf, -np.inf),
+            "zeros": np.resize([0.0, -0.0, np.nan, -np.nan, 1.0, np.inf], n),
+            "i": rng.integers(-(2**62), 2**62, n),
+            "u": np.arange(n, dtype=np.uint64) + np.uint64(2**64 - 1000),
+            "b": rng.random(n) < 0.5,
+            "f32": rng.random(n).astype(np.float32),
+            "s": pd.array(
+                np.where(rng.random(n) < 0.3, None, 'a,"b"\n\\c\u00e9\U0001f600%s'), dtype="string"
+            ),
+            "o": pd.Series([1, "x", 2.5, None] * (n // 4), dtype=object),
+            "nested": pd.Series([[1, [2]], {"a": [1]}, [], {}] * (n // 4), dtype=object),
+            "typed": pd.Series(
+                [datetime.date(2000, 1, 2), decimal.Decimal("1.50"), np.int64(3), np.float64("nan")]
+                * (n // 4),
+                dtype=object,
+            ),
+            "c": pd.Categorical(np.where(rng.random(n) < 0.5, "p", "q q")),
+            "t": pd.to_datetime("2024-01-01") + pd.to_timedelta(np.arange(n), unit="s"),
+            'k%s"\u00e9': 1,
+            7: 2.5,
+        }
+    )
+
+
+def test_every_kind_of_column_is_written_as_json_writes_its_rows() -> None:
+    """The text of Python's json module (indented, NaN as null) of the list of the rows,
+    for numbers of every width, text of any character, objects, nested lists, dates,
+    decimals and keys that are not text or hold '%'."""
+    from ereval.cli._common import dumps_json
+
+    frame = _every_kind(400)
+    assert _json(frame) == dumps_json(frame.to_dict("records")) + "\n"
+    for column in frame.columns:
+        assert _json(frame[[column]]) == dumps_json(frame[[column]].to_dict("records")) + "\n"
+    assert _json(frame.iloc[:0]) == "[]\n"
+    assert _json(pd.DataFrame(index=range(2))) == "[\n  {},\n  {}\n]\n"
+
+
+def test_json_missing_values_are_null() -> None:
+    # pandas' own missing values (which the json module cannot write) as None is
+    frame = pd.DataFrame(
+        {
+            "I": pd.array([1, None], dtype="Int64"),
+            "B": pd.array([True, None], dtype="boolean"),
+            "T": pd.to_datetime(["2020-01-01", None]),
+            "S": pd.array(["x", None], dtype="string"),
+        }
+    )
+    assert json.loads(_json(frame)) == [
+        {"I": 1, "B": True, "T": "2020-01-01 00:00:00", "S": "x"},
+        {"I": None, "B": None, "T": None, "S": None},
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=5))
+def test_frames_written_one_after_another_are_one_list(sizes: list[int]) -> None:
+    from ereval.cli._json_text import write_json_chunks
+
+    frame = _every_kind(sum(sizes) // 4 * 4 + 4).iloc[: sum(sizes)]
+    bounds = np.cumsum([0, *sizes])
+    out = io.StringIO()
+    write_json_chunks((frame.iloc[a:b] for a, b in itertools.pairwise(bounds)), out)
+    assert out.getvalue() == _json(frame)

@@ -747,11 +747,24 @@ def emit_frame(
 
         write_json(frame.loc[:, shown] if columns is not None else frame, sys.stdout)
         return
-    n_head, n_tail = rows_shown(len(frame))
     part = frame.loc[:, shown]
-    head = part.iloc[:n_head].to_dict("records")
-    tail = part.iloc[len(frame) - n_tail :].to_dict("records") if n_tail else []
-    _print_rows(head, tail, shown, len(frame) - n_head - n_tail, title)
+    emit_rows_of(len(frame), lambda start, stop: part.iloc[start:stop], shown, title=title)
+
+
+def emit_rows_of(
+    n_rows: int,
+    rows: Callable[[int, int], pd.DataFrame],
+    columns: list[str],
+    *,
+    title: str | None = None,
+) -> None:
+    """Print the table of ``n_rows`` rows whose rows ``start .. stop - 1`` are
+    ``rows(start, stop)``, as :func:`emit_frame` prints a table: only the rows shown
+    are read."""
+    n_head, n_tail = rows_shown(n_rows)
+    head = rows(0, n_head).loc[:, columns].to_dict("records")
+    tail = rows(n_rows - n_tail, n_rows).loc[:, columns].to_dict("records") if n_tail else []
+    _print_rows(head, tail, columns, n_rows - n_head - n_tail, title)
 
 
 def emit_records(

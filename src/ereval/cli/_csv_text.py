@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-__all__ = ["CHUNK_ROWS", "write_csv"]
+__all__ = ["CHUNK_ROWS", "each_once", "write_csv"]
 
 #: Rows turned into text at a time.
 CHUNK_ROWS = 1 << 16
@@ -49,9 +49,9 @@ def _column_text(column: pd.Series) -> list[str]:
     dtype = column.dtype
     if dtype == np.float64:  # each bit pattern once: -0.0 is not 0.0, a NaN is empty
         bits = column.to_numpy().view(np.int64)
-        return _each_once(bits, lambda b: "" if b != b else repr(b), np.float64)
+        return each_once(bits, lambda b: "" if b != b else repr(b), np.float64)
     if isinstance(dtype, np.dtype) and dtype.kind in "iub":
-        return _each_once(column.to_numpy(), str, None)
+        return each_once(column.to_numpy(), str, None)
     if isinstance(dtype, np.dtype) and dtype.kind == "f":  # float32, float16: their own digits
         values = column.to_numpy()
         return ["" if v != v else str(v) for v in values]
@@ -62,9 +62,11 @@ def _column_text(column: pd.Series) -> list[str]:
     return _quoted(out)
 
 
-def _each_once(values: npt.NDArray[Any], text: Callable[[Any], str], view: Any) -> list[str]:
+def each_once(values: npt.NDArray[Any], text: Callable[[Any], str], view: Any) -> list[str]:
     """``text`` of each of ``values`` (seen as ``view``, if given), made once for each
-    distinct value: the columns of an error table hold few (sizes, counts, ratios)."""
+    distinct value: the columns of an error table hold few (sizes, counts, ratios).
+    Floats are given as their bits (``view`` ``np.float64``), so that ``-0.0`` and
+    ``0.0`` stay two values."""
     codes, distinct = pd.factorize(values)
     if view is not None:
         distinct = distinct.view(view)

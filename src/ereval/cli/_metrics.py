@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING, Annotated, Literal, cast
@@ -17,6 +18,7 @@ from ..metrics._pairwise import pairwise_scores_from_pairs
 from ..metrics._records import cluster_errors, record_errors
 from ..metrics._records_sql import (
     CopyFormat,
+    ErrorFile,
     copy_format,
     engine_cluster_errors,
     engine_record_errors,
@@ -43,6 +45,7 @@ from ._common import (
     QuietOpt,
     emit_frame,
     emit_mapping,
+    emit_rows_of,
     examples,
     handle_errors,
     note_written,
@@ -413,55 +416,80 @@ def errors_command(
     )
     if out is not None:
         check_table_path(out, flag="--out")
-    with progress(f"computing {by} errors ({builder.name})", quiet=quiet) as bar:
+    # on stdout through an engine that writes files: a file written by the engine within
+    # its memory limit in its temporary directory, then read back a part at a time
+    spooled = out is None and builder.writes_files
+    with TemporaryDirectory(dir=temp_dir) if spooled else nullcontext(None) as folder:
+        with progress(f"computing {by} errors ({builder.name})", quiet=quiet) as bar:
 
-        def report(what: str) -> None:
-            bar.update(description=what)
+            def report(what: str) -> None:
+                bar.update(description=what)
 
-        fn = record_errors if by == "record" else cluster_errors
-        in_sql = engine_record_errors if by == "record" else engine_cluster_errors
-        kind = copy_format(out) if out is not None and builder.writes_files else None
-        rows = 0
+            fn = record_errors if by == "record" else cluster_errors
+            in_sql = engine_record_errors if by == "record" else engine_cluster_errors
+            kind = copy_format(out) if out is not None and builder.writes_files else None
+            rows = 0
 
-        def write(tmp: Path, kind: CopyFormat) -> None:
-            # the engine writes the file itself: the rows never pass through Python
-            nonlocal rows
-            got = in_sql(
-                builder, truth_file, pred_file, out=tmp, out_format=kind, progress=report, **options
-            )
-            rows = cast("int", got)
+            def write(tmp: Path, kind: CopyFormat) -> None:
+                # the engine writes the file itself: the rows never pass through Python
+                nonlocal rows
+                got = in_sql(
+                    builder,
+                    truth_file,
+                    pred_file,
+                    out=tmp,
+                    out_format=kind,
+                    progress=report,
+                    **options,
+                )
+                rows = cast("int", got)
 
-        if out is not None and kind is not None:
-            with Outputs() as outputs:
-                outputs.add(out, lambda tmp: write(tmp, kind))
-            note_written(out, rows=rows, quiet=quiet)
+            if out is not None and kind is not None:
+                with Outputs() as outputs:
+                    outputs.add(out, lambda tmp: write(tmp, kind))
+                note_written(out, rows=rows, quiet=quiet)
+                return
+            if folder is not None:
+                # CSV: the text of -o FILE.csv; JSON and the table: read from Parquet
+                spool = Path(folder) / ("errors.csv" if fmt == "csv" else "errors.parquet")
+                write(spool, "csv" if fmt == "csv" else "parquet")
+            else:
+                frame = cast(
+                    "pd.DataFrame",
+                    in_sql(
+                        builder,
+                        truth_file,
+                        pred_file,
+                        progress=report,
+                        in_memory=lambda: fn(truth_file, pred_file, engine=builder, **options),
+                        **options,
+                    ),
+                )
+        if folder is not None:
+            _print_spooled(spool, fmt, by)
             return
-        if out is None and fmt == "csv" and builder.writes_files:
-            # CSV on stdout: the same file, written by the engine within its memory
-            # limit in its temporary directory, then copied out a block at a time
-            with TemporaryDirectory(dir=temp_dir) as folder:
-                written = Path(folder) / "errors.csv"
-                write(written, "csv")
-                with written.open(encoding="utf-8", newline="") as text:
-                    shutil.copyfileobj(text, sys.stdout, COPY_BLOCK)
-            return
-        frame = cast(
-            "pd.DataFrame",
-            in_sql(
-                builder,
-                truth_file,
-                pred_file,
-                progress=report,
-                in_memory=lambda: fn(truth_file, pred_file, engine=builder, **options),
-                **options,
-            ),
-        )
     if out is not None:
         with Outputs() as outputs:
             outputs.add(out, lambda tmp: write_table(frame, tmp))
         note_written(out, rows=len(frame), quiet=quiet)
         return
     emit_frame(frame, fmt, title=f"{by} errors")
+
+
+def _print_spooled(path: Path, fmt: OutputFormat, by: Literal["record", "cluster"]) -> None:
+    """Print an error table the engine wrote to ``path`` (CSV for ``-f csv``, else
+    Parquet) as ``fmt``, holding a block of it in memory at a time."""
+    if fmt == "csv":
+        with path.open(encoding="utf-8", newline="") as text:
+            shutil.copyfileobj(text, sys.stdout, COPY_BLOCK)
+        return
+    table = ErrorFile(path, by)
+    if fmt == "json":
+        from ._json_text import write_json_chunks
+
+        write_json_chunks(table.frames(), sys.stdout)
+        return
+    emit_rows_of(len(table), table.rows, table.columns, title=f"{by} errors")
 
 
 def register(app: typer.Typer) -> None:

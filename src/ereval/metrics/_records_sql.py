@@ -19,7 +19,7 @@ of :meth:`pandas.DataFrame.to_csv`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Unpack, cast
 
@@ -41,6 +41,7 @@ __all__ = [
     "COPY_FORMATS",
     "CopyFormat",
     "ERROR_COLUMNS",
+    "ErrorFile",
     "cell_errors_sql",
     "cluster_errors_sql",
     "copy_format",
@@ -429,3 +430,49 @@ def _frame(rows: Any, table: Table) -> pd.DataFrame:
     import pandas as pd
 
     return pd.DataFrame(out)
+
+
+class ErrorFile:
+    """An error table written to a Parquet file by ``out=`` (DuckDB), read back a part
+    at a time as the frames the in-memory engine returns (:func:`_frame`): the table
+    of a big input is printed without being held in memory whole.
+
+    ``len()`` is its number of rows and :attr:`columns` its columns; :meth:`rows`
+    reads the row groups that hold a range of rows; :meth:`frames` reads them all,
+    one row group after another.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], table: Table) -> None:
+        import pyarrow.parquet as pq
+
+        self._file = pq.ParquetFile(path)
+        self._table = table
+        sizes = [self._file.metadata.row_group(k).num_rows for k in range(self._groups)]
+        self._starts = np.cumsum([0, *sizes])
+
+    @property
+    def _groups(self) -> int:
+        return int(self._file.metadata.num_row_groups)
+
+    def __len__(self) -> int:
+        return int(self._file.metadata.num_rows)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self._file.schema_arrow.names)
+
+    def frames(self) -> Iterator[pd.DataFrame]:
+        """The table, a frame of each row group in order."""
+        for k in range(self._groups):
+            yield _frame(self._file.read_row_group(k), self._table)
+
+    def rows(self, start: int, stop: int) -> pd.DataFrame:
+        """Rows ``start .. stop - 1`` (``0 <= start <= stop <= len(self)``)."""
+        first = max(int(np.searchsorted(self._starts, start, side="right")) - 1, 0)
+        last = max(int(np.searchsorted(self._starts, stop, side="left")), first + 1)
+        groups = list(range(first, min(last, self._groups)))
+        read = (
+            self._file.read_row_groups(groups) if groups else self._file.schema_arrow.empty_table()
+        )
+        at = start - int(self._starts[first]) if groups else 0
+        return _frame(read.slice(at, stop - start), self._table)
