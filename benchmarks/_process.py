@@ -22,14 +22,18 @@ from typing import Any
 
 _CHILD = """
 import json, resource, subprocess, sys, time
+to = sys.argv[1]  # a file for the command's stdout, or "-" to report it
 start = time.perf_counter()
-proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+with open(to if to != "-" else "/dev/null", "wb") as sink:
+    proc = subprocess.run(sys.argv[2:], stdout=subprocess.PIPE if to == "-" else sink,
+                          stderr=subprocess.PIPE)
 wall = time.perf_counter() - start
 if proc.returncode:
-    sys.exit(proc.stderr)
+    sys.exit(proc.stderr.decode())
 use = resource.getrusage(resource.RUSAGE_CHILDREN)
+out = proc.stdout.decode() if to == "-" else ""
 print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "wall": wall,
-                  "rss_mb": use.ru_maxrss / 1024, "out": proc.stdout}))
+                  "rss_mb": use.ru_maxrss / 1024, "out": out}))
 """
 
 
@@ -48,12 +52,14 @@ def byte_compiled(*trees: Path) -> None:
         compileall.compile_dir(tree, quiet=1)
 
 
-def measure(cmd: list[str]) -> dict[str, Any]:
+def measure(cmd: list[str], stdout: Path | None = None) -> dict[str, Any]:
     """``{"cpu", "wall", "rss_mb", "out"}`` of ``cmd`` run in a fresh process (the
     benchmark stops with the command's error if it fails); ereval's modules are
-    compiled first (:func:`byte_compiled`)."""
+    compiled first (:func:`byte_compiled`). With ``stdout``, what the command prints
+    goes to that file (``out`` is then empty): a big output is never held here."""
     byte_compiled()
-    out = subprocess.run([sys.executable, "-c", _CHILD, *cmd], capture_output=True, text=True)
+    to = "-" if stdout is None else str(stdout)
+    out = subprocess.run([sys.executable, "-c", _CHILD, to, *cmd], capture_output=True, text=True)
     if out.returncode:
         sys.exit(f"{' '.join(cmd[:8])} ... failed:\n{out.stderr}")
     result: dict[str, Any] = json.loads(out.stdout)

@@ -5,7 +5,7 @@ process, and whether the two give the same output.
 The input is a truth and a prediction of one of the shapes of ``bench_shapes.py``
 (written there with ``--data-dir``, or here), each a folder of Parquet parts.
 The commands: ``metrics``, ``errors --by cluster``, ``errors --by record`` (written
-to a file), ``summary`` of the prediction, ``compare`` of the truth and the
+to a file; and on stdout as JSON and as the human table), ``summary`` of the prediction, ``compare`` of the truth and the
 prediction as two releases, ``monitor`` of the two. Outputs are compared as the
 numbers they print (floats to 1e-12) or the files they write (byte for byte).
 
@@ -27,7 +27,18 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from _process import measure
 
-COMMANDS = ("metrics", "errors-cluster", "errors-record", "summary", "compare", "monitor")
+COMMANDS = (
+    "metrics",
+    "errors-cluster",
+    "errors-record",
+    "errors-json",
+    "errors-table",
+    "summary",
+    "compare",
+    "monitor",
+)
+#: Commands whose output on stdout is compared byte for byte (kept in a file).
+PRINTED = ("errors-json", "errors-table")
 
 
 def _argv(command: str, truth: Path, pred: Path, out: Path, policy: list[str]) -> list[str]:
@@ -37,6 +48,9 @@ def _argv(command: str, truth: Path, pred: Path, out: Path, policy: list[str]) -
         return ["errors", str(truth), str(pred), "--by", "cluster", "-o", str(out), *policy]
     if command == "errors-record":
         return ["errors", str(truth), str(pred), "--by", "record", "-o", str(out), *policy]
+    if command in PRINTED:  # the record table on stdout
+        fmt = "json" if command == "errors-json" else "table"
+        return ["errors", str(truth), str(pred), "--by", "record", "-f", fmt, *policy]
     if command == "summary":
         return ["summary", str(pred), "-f", "json"]
     if command == "compare":
@@ -106,7 +120,8 @@ def main() -> None:
                         "ereval",
                         *_argv(command, truth, pred, out, policy),
                         *extra,
-                    ]
+                    ],
+                    stdout=out if command in PRINTED else None,
                 )
                 outputs.append(out.read_bytes() if out.exists() else got["out"])
                 same = ""
