@@ -8,7 +8,7 @@ floats with NaN and -0.0, ids only one space or one normalisation apart, a CSV w
 a byte-order mark and CRLF lines, numbers past 2^64 written in CSV, empty files,
 one record, keys of two columns, two files of partly the same records. Each case
 runs ``metrics``, ``summary``, ``compare``, ``monitor`` and ``errors --by
-record|cluster`` on NumPy and on ``--engine duckdb --memory-limit 1GB`` and
+record|cluster`` (and ``--by record`` as JSON) on NumPy and on ``--engine duckdb --memory-limit 1GB`` and
 compares the exit status, the first error line (without the row the in-memory
 reader adds) and the output (JSON numbers to 1e-12, CSV text exactly). Any line
 ``differ`` is a defect; an ``unexpected`` error (a traceback's one line) too.
@@ -44,6 +44,7 @@ COMMANDS: dict[str, Callable[[str, str], list[str]]] = {
     "monitor": lambda t, p: ["monitor", t, p, "-f", "json"],
     "errors-record": lambda t, p: ["errors", t, p, "--by", "record", "-f", "csv"],
     "errors-cluster": lambda t, p: ["errors", t, p, "--by", "cluster", "-f", "csv"],
+    "errors-json": lambda t, p: ["errors", t, p, "--by", "record", "-f", "json"],
 }
 Side = pa.Table | str  # a table (written as Parquet) or CSV text
 
