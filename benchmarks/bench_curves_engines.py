@@ -14,7 +14,9 @@ pair distinct, about 15% of them true pairs). Scores: ``+1.5`` for a true pair a
 hundred distinct scores, as rounded match weights have). Every record ends up in
 one component at the lowest threshold, so the union-find merges N - 1 times.
 
-``--shape text`` writes other data for the same pairs: text ids of 2-21
+``--shape distinct`` writes the blocks' pairs with scores not rounded: about one
+distinct score a pair, as the probabilities of a model give, so that the curve has
+as many rows as there are pairs. ``--shape text`` writes other data for the same pairs: text ids of 2-21
 characters (``x`` repeated ``a mod 12`` times, ``-`` and the integer id), skewed
 true cluster sizes (record ``a`` in cluster ``floor((a / N)^2 N / 3)``: a few
 clusters of thousands of records, most of one), the pairs in shuffled order, and
@@ -52,8 +54,8 @@ def write_data(directory: Path, n: int, m: int, shape: str = "blocks") -> tuple[
     con = duckdb.connect()
     con.execute(f"SET temp_directory = '{directory / 'duckdb_tmp'}'")
     perm = "((({x}) * 7919 + 12345) % {n})"
-    if shape == "blocks":
-        rid, cluster, digits, order = perm, "{x} // 4", 2, ""
+    if shape in ("blocks", "distinct"):  # distinct: the scores not rounded
+        rid, cluster, digits, order = perm, "{x} // 4", 2 if shape == "blocks" else None, ""
     else:  # text ids of 2-21 characters, cluster sizes skewed, pairs shuffled
         rid = "repeat('x', ({x}) % 12) || '-' || " + perm
         cluster = "CAST(pow(({x}) / {n}, 2) * {n} / 3 AS BIGINT)"
@@ -66,12 +68,16 @@ def write_data(directory: Path, n: int, m: int, shape: str = "blocks") -> tuple[
         )
     if not pairs.exists():
         noise = "((hash(i, {k}) % 2000000) / 1000000.0 - 1.0)"
+        if digits is None:  # a double of 53 bits each: every score distinct (about)
+            noise = "((hash(i, {k}) >> 11) / 4503599627370496.0 - 1.0)"
         same = f"{cluster.format(x='a', n=n)} = {cluster.format(x='b', n=n)}"
+        score = (
+            f"CASE WHEN {same} THEN 1.5 ELSE -1.5 END + {noise.format(k=1)} + {noise.format(k=2)}"
+        )
         con.execute(
             f"COPY (SELECT {rid.format(x='a', n=n)} AS record_id_1, "
             f"{rid.format(x='b', n=n)} AS record_id_2, "
-            f"round(CASE WHEN {same} THEN 1.5 ELSE -1.5 END + "
-            f"{noise.format(k=1)} + {noise.format(k=2)}, {digits}) AS score "
+            f"{score if digits is None else f'round({score}, {digits})'} AS score "
             f"FROM (SELECT i, i % {n} AS a, (i % {n} + 1 + i // {n}) % {n} AS b "
             f"FROM range({m}) AS r(i)){order}) TO '{pairs}' (FORMAT parquet)"
         )
@@ -96,10 +102,11 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None, help="where the data go")
     parser.add_argument(
         "--shape",
-        choices=("blocks", "text"),
+        choices=("blocks", "text", "distinct"),
         default="blocks",
-        help="blocks (above) or text: ids of 2-21 characters, skewed cluster sizes, pairs "
-        "in shuffled order, scores to 3 decimals",
+        help="blocks (above); text: ids of 2-21 characters, skewed cluster sizes, pairs "
+        "in shuffled order, scores to 3 decimals; distinct: blocks with scores not "
+        "rounded (about one threshold a pair, as model probabilities give)",
     )
     args = parser.parse_args()
     n, m = int(args.records), int(args.pairs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -161,3 +162,50 @@ def test_splink_preset_of_a_link_job(tmp_path: Path) -> None:
         (1.0, 1, 1),
         (3.0, 1, 0),
     ]
+
+
+def test_the_curve_is_written_a_block_of_rows_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a curve of many distinct scores is never held whole (10^7 distinct scores:
+    # 4.5 GB under a 1 GB limit when it was): every output is made a block of rows at
+    # a time, and is the text of the whole frame
+    from ereval.cli._common import dumps_json
+    from ereval.cli._csv_text import write_csv
+    from ereval.curves import ThresholdCurve, _result
+
+    base = ["curve", TRUTH, PAIRS, "--score-col", "probability"]
+    frame = threshold_curve(
+        pd.read_csv(TRUTH, dtype=str),
+        pd.read_csv(PAIRS, dtype={"record_id_1": str, "record_id_2": str}),
+        score_col="probability",
+    ).frame
+    assert len(frame) > 40
+    expected_csv = io.StringIO()
+    write_csv(frame, expected_csv)
+    table = runner.invoke(app, [*base, "-f", "table"]).stdout
+
+    def never(self: object) -> None:
+        raise AssertionError("the whole frame was made")
+
+    monkeypatch.setattr(ThresholdCurve, "frame", property(never))
+    monkeypatch.setattr(_result, "CHUNK_ROWS", 7)
+    for engine in ("numpy", "duckdb"):
+        got = runner.invoke(app, [*base, "-f", "csv", "--engine", engine])
+        assert got.exit_code == 0, got.output
+        assert got.stdout == expected_csv.getvalue()
+        got = runner.invoke(app, [*base, "-f", "json", "--engine", engine])
+        assert got.stdout == dumps_json(frame.to_dict("records")) + "\n"
+        got = runner.invoke(app, [*base, "-f", "table", "--engine", engine])
+        assert got.stdout == table
+        for name in ("c.csv", "c.json", "c.parquet", "c.csv.gz"):
+            out = tmp_path / f"{engine}-{name}"
+            got = runner.invoke(app, [*base, "-o", str(out), "--engine", engine])
+            assert got.exit_code == 0, got.output
+            if name.endswith("parquet"):
+                back = pd.read_parquet(out)
+            elif name.endswith("json"):
+                back = pd.DataFrame(json.loads(out.read_text()))
+            else:
+                back = pd.read_csv(out)
+            pd.testing.assert_frame_equal(back, frame, check_dtype=name.endswith("parquet"))

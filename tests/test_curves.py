@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 
@@ -458,3 +458,68 @@ def test_rows_keep_integer_counts() -> None:
     pairs = pd.DataFrame({"record_id_1": ["a", "b"], "record_id_2": ["b", "c"], "score": [2, 1]})
     row = threshold_curve(truth, pairs).best("links_f1")
     assert row["threshold"] == 2.0 and type(row["links_tp"]) is int and row["links_tp"] == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([None, 5, [0.1, 0.45, 0.9, 2.0]]),
+    st.sampled_from([None, ["pairwise", "ceafe"], []]),
+    st.sampled_from([1.0, 2.0]),
+    st.integers(1, 7),
+)
+def test_rows_made_a_block_at_a_time_are_the_frame(
+    seed: int, thresholds: Any, metrics: Any, beta: float, size: int
+) -> None:
+    """A curve's rows are made when asked for: in blocks of any size, one column at a
+    time (for :meth:`best`) or a range of rows, they are the rows of its whole frame."""
+    from unittest import mock
+
+    from ereval.curves import _result
+
+    truth, pairs = _random_case(np.random.default_rng(seed))
+    options: dict[str, Any] = {"thresholds": thresholds, "metrics": metrics, "beta": beta}
+    lazy = threshold_curve(truth, pairs, **options)
+    whole = threshold_curve(truth, pairs, **options).frame
+    assert "frame" not in lazy.__dict__  # nothing made yet but the columns' names
+    assert lazy.columns == [str(c) for c in whole.columns] and len(lazy) == len(whole)
+    pd.testing.assert_frame_equal(pd.concat(list(lazy.chunks(size)), ignore_index=True), whole)
+    start = len(whole) // 3
+    pd.testing.assert_frame_equal(
+        lazy.rows(start, start + size), whole.iloc[start : start + size].reset_index(drop=True)
+    )
+    made = threshold_curve(truth, pairs, **options)
+    made.frame  # noqa: B018  (made whole: the rows read from it)
+    with mock.patch.object(_result, "CHUNK_ROWS", size):
+        for column in lazy.columns[1:]:  # one column at a time, in blocks: the frame's
+            assert np.array_equal(lazy._column(column), made._column(column), equal_nan=True)
+            if not np.isnan(made._column(column)).all():
+                assert _same_row(lazy.best(column), made.best(column))
+    assert "frame" not in lazy.__dict__
+    pd.testing.assert_frame_equal(lazy.roc(), made.roc())
+    pd.testing.assert_frame_equal(lazy.pr(), made.pr())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_roc_areas_summed_in_blocks(seed: int) -> None:
+    # the areas summed over blocks of points, as over all of them at once
+    from unittest import mock
+
+    from ereval.curves import _curve
+
+    truth, pairs = _random_case(np.random.default_rng(900 + seed))
+    whole = threshold_curve(truth, pairs).summary
+    with mock.patch.object(_curve, "ROC_CHUNK", 2):
+        blocks = threshold_curve(truth, pairs).summary
+    for key in ("roc_auc", "average_precision"):
+        assert blocks[key] == pytest.approx(whole[key], abs=1e-15) or (
+            math.isnan(blocks[key]) and math.isnan(whole[key])
+        )
+
+
+def _same_row(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Rows of the same keys and values (NaN equal to NaN)."""
+    return list(a) == list(b) and all(
+        x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y))
+        for x, y in zip(a.values(), b.values(), strict=True)
+    )

@@ -28,7 +28,7 @@ import re
 import sys
 import typing
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 
@@ -737,18 +737,24 @@ def emit_frame(
     """Print a data frame's ``columns`` (all by default) as :func:`emit_records` does,
     converting only the rows a table shows."""
     shown = [str(c) for c in frame.columns] if columns is None else columns
-    if fmt == "csv":  # the text a file written with --out holds
-        from ._csv_text import write_csv
-
-        write_csv(frame.loc[:, shown] if columns is not None else frame, sys.stdout)
-        return
-    if fmt == "json":
-        from ._json_text import write_json
-
-        write_json(frame.loc[:, shown] if columns is not None else frame, sys.stdout)
+    if fmt in ("csv", "json"):
+        emit_chunks([frame.loc[:, shown] if columns is not None else frame], fmt)
         return
     part = frame.loc[:, shown]
     emit_rows_of(len(frame), lambda start, stop: part.iloc[start:stop], shown, title=title)
+
+
+def emit_chunks(frames: Iterable[pd.DataFrame], fmt: Literal["csv", "json"]) -> None:
+    """Print the rows of the frames (one at least, of the same columns, one after the
+    other) as one CSV or JSON table: the text a file written with ``--out`` holds."""
+    if fmt == "csv":
+        from ._csv_text import write_csv_chunks
+
+        write_csv_chunks(frames, sys.stdout)
+    else:
+        from ._json_text import write_json_chunks
+
+        write_json_chunks(frames, sys.stdout)
 
 
 def emit_rows_of(

@@ -28,14 +28,14 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import IO, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-__all__ = ["CHUNK_ROWS", "each_once", "write_csv"]
+__all__ = ["CHUNK_ROWS", "each_once", "write_csv", "write_csv_chunks"]
 
 #: Rows turned into text at a time.
 CHUNK_ROWS = 1 << 16
@@ -90,12 +90,23 @@ def _quoted(fields: list[str]) -> list[str]:
     return fields
 
 
+def write_csv_chunks(frames: Iterable[pd.DataFrame], handle: IO[str]) -> None:
+    """Write the rows of the frames (of the same columns, one after the other) to the
+    open text ``handle`` as one CSV table, as :func:`write_csv` writes one frame; the
+    header is the first frame's."""
+    header = False
+    for frame in frames:
+        if not header:
+            csv.writer(handle, lineterminator="\n").writerow([str(c) for c in frame.columns])
+            header = True
+        for start in range(0, frame.shape[0], CHUNK_ROWS):
+            rows = frame.iloc[start : start + CHUNK_ROWS]
+            columns = [_column_text(rows.iloc[:, j]) for j in range(rows.shape[1])]
+            if len(columns) == 1:  # a lone empty field is quoted: the line is not blank
+                columns = [[field or '""' for field in columns[0]]]
+            handle.write("\n".join(map(",".join, zip(*columns, strict=True))) + "\n")
+
+
 def write_csv(frame: pd.DataFrame, handle: IO[str]) -> None:
     """Write ``frame`` (without its index) to the open text ``handle`` as CSV."""
-    csv.writer(handle, lineterminator="\n").writerow([str(c) for c in frame.columns])
-    for start in range(0, frame.shape[0], CHUNK_ROWS):
-        rows = frame.iloc[start : start + CHUNK_ROWS]
-        columns = [_column_text(rows.iloc[:, j]) for j in range(rows.shape[1])]
-        if len(columns) == 1:  # a lone empty field is quoted: the line is not blank
-            columns = [[field or '""' for field in columns[0]]]
-        handle.write("\n".join(map(",".join, zip(*columns, strict=True))) + "\n")
+    write_csv_chunks([frame], handle)

@@ -15,8 +15,9 @@ from ._columns import IdTypeOpt, LinkOnlyOpt, split_columns
 from ._common import (
     FormatOpt,
     QuietOpt,
-    emit_frame,
+    emit_chunks,
     emit_mapping,
+    emit_rows_of,
     examples,
     handle_errors,
     note,
@@ -31,7 +32,13 @@ from ._engine import (
     ThreadsOpt,
     engine_from_options,
 )
-from ._output import Outputs, check_figure_path, check_table_path, write_figure, write_table
+from ._output import (
+    Outputs,
+    check_figure_path,
+    check_table_path,
+    write_figure,
+    write_table_chunks,
+)
 from ._progress import progress
 
 Preset = Literal["none", "splink"]
@@ -295,15 +302,17 @@ def curve_command(
             source_col=split_columns(source_col),
             engine=builder,
         )
-    if maximize not in curve.frame.columns or maximize == "threshold":
+    if maximize not in curve.columns or maximize == "threshold":
         raise InputError(
             f"'--maximize': {maximize!r} is not a column of the curve; choose one of "
-            f"{[c for c in curve.frame.columns if c != 'threshold']}"
+            f"{[c for c in curve.columns if c != 'threshold']}"
         )
     summary: dict[str, Any] = dict(curve.summary)
-    values = curve.frame[maximize]
-    if values.notna().any():
-        best = curve.best(maximize)
+    try:
+        best: dict[str, Any] | None = curve.best(maximize)
+    except InputError:  # the metric is undefined (NaN) at every threshold
+        best = None
+    if best is not None:
         summary[f"best_{maximize}"] = best[maximize]
         summary[f"best_{maximize}_threshold"] = best["threshold"]
     if precision_target is not None:
@@ -311,26 +320,25 @@ def curve_command(
         summary["precision_target"] = precision_target
         summary["precision_target_threshold"] = None if hit is None else hit["threshold"]
         summary["precision_target_links_recall"] = None if hit is None else hit["links_recall"]
+    # the rows are made a block at a time: a curve of 10^7 distinct scores is some 2.5 GB
     with Outputs() as outputs:
         if out is not None:
-            outputs.add(out, lambda tmp: write_table(curve.frame, tmp))
+            outputs.add(out, lambda tmp: write_table_chunks(curve.chunks(), tmp))
         if plot is not None:
             from ..plots._curves import plot_threshold_curve
 
             figure = plot_threshold_curve(curve)
             outputs.add(plot, lambda tmp: write_figure(figure, tmp, plot))
     if out is not None:
-        note_written(out, rows=len(curve.frame), quiet=quiet)
+        note_written(out, rows=len(curve), quiet=quiet)
     if fmt == "table":
         # with --out the file holds the curve: the terminal gets its summary only
         if out is None:
-            shown = [c for c in _TABLE_COLUMNS if c in curve.frame.columns]
-            emit_frame(
-                curve.frame, "table", columns=shown, title=f"{pairs.name} against {truth.name}"
-            )
+            shown = [c for c in _TABLE_COLUMNS if c in curve.columns]
+            emit_rows_of(len(curve), curve.rows, shown, title=f"{pairs.name} against {truth.name}")
         emit_mapping(summary, "table", title="summary", key_header="quantity")
         return
-    emit_frame(curve.frame, fmt)
+    emit_chunks(curve.chunks(), fmt)
     if not quiet:
         best_key = f"best_{maximize}_threshold"
         if best_key in summary:

@@ -483,13 +483,13 @@ def _print_spooled(path: Path, fmt: OutputFormat, by: Literal["record", "cluster
         with path.open(encoding="utf-8", newline="") as text:
             shutil.copyfileobj(text, sys.stdout, COPY_BLOCK)
         return
-    table = ErrorFile(path, by)
-    if fmt == "json":
-        from ._json_text import write_json_chunks
+    with ErrorFile(path, by) as table:
+        if fmt == "json":
+            from ._json_text import write_json_chunks
 
-        write_json_chunks(table.frames(), sys.stdout)
-        return
-    emit_rows_of(len(table), table.rows, table.columns, title=f"{by} errors")
+            write_json_chunks(table.frames(), sys.stdout)
+        else:
+            emit_rows_of(len(table), table.rows, table.columns, title=f"{by} errors")
 
 
 def register(app: typer.Typer) -> None:

@@ -212,17 +212,40 @@ def write_table(frame: pd.DataFrame, path: Path) -> None:
     kind = _suffix(path, TABLE_SUFFIXES)
     if kind in (".parquet", ".pq"):
         frame.to_parquet(path, index=False)
+    else:
+        write_table_chunks([frame], path)
+
+
+def write_table_chunks(frames: Iterable[pd.DataFrame], path: Path) -> None:
+    """Write the rows of the frames (one at least, of the same columns, one after the
+    other) to ``path`` as one table in the format of its suffix, one frame in memory
+    at a time (a Parquet file gets a row group or more of each)."""
+    kind = _suffix(path, TABLE_SUFFIXES)
+    if kind in (".parquet", ".pq"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        writer = None
+        try:
+            for frame in frames:
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(path, table.schema)
+                writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
     elif kind == ".json":
-        from ._json_text import write_json
+        from ._json_text import write_json_chunks
 
         with path.open("w", encoding="utf-8") as handle:
-            write_json(frame, handle)
+            write_json_chunks(frames, handle)
     elif kind in (".csv", ".csv.gz"):
-        from ._csv_text import write_csv
+        from ._csv_text import write_csv_chunks
 
         opener = gzip.open if kind == ".csv.gz" else open
         with opener(path, "wt", encoding="utf-8", newline="") as handle:
-            write_csv(frame, handle)
+            write_csv_chunks(frames, handle)
     else:  # checked beforehand by check_table_path
         raise InputError(f"'{path}' must end in {_listing(TABLE_SUFFIXES)}")
 

@@ -278,7 +278,47 @@ def _report_positions(
     else:
         t = np.unique(np.asarray(thresholds, dtype=np.float64))[::-1]
         j = np.searchsorted(-scores, -t, side="right").astype(np.int64)
-    return t[::-1].copy(), np.asarray(j[::-1], dtype=np.int64)
+    # views: a curve of every distinct score keeps no second copy of them
+    return t[::-1], np.asarray(j[::-1], dtype=np.int64)
+
+
+def _giving(names: tuple[str, ...], wanted: Sequence[str]) -> tuple[str, ...]:
+    """The metrics of ``names`` whose columns hold those ``wanted`` (besides the link
+    columns, always made): a metric's F-beta (and V(beta)) come with its F1 (and V),
+    ``n_pred_clusters`` with any metric of the clustering.
+
+    >>> _giving(("pairwise_f1", "b3_f1", "v_measure"), ["b3_fbeta", "v_measure_beta"])
+    ('b3_f1', 'v_measure')
+    """
+    asked = set(wanted)
+    return tuple(
+        x
+        for k, x in enumerate(names)
+        if {x, x.replace("_f1", "_fbeta"), f"{x}_beta"} & asked
+        or (k == 0 and "n_pred_clusters" in asked)
+    )
+
+
+#: Distinct scores whose ROC and precision-recall points are made at a time.
+ROC_CHUNK = 1 << 20
+
+
+def _roc_areas(acc: IntArray, cum_true: IntArray, n_pos: int, n_neg: int) -> tuple[float, float]:
+    """ROC AUC (trapezoids) and average precision (steps) over the scored pairs, from
+    the pairs and true pairs accepted down to each distinct score (``acc[0] = 0``),
+    :data:`ROC_CHUNK` points at a time; NaN where undefined (no true, or no false,
+    scored pair)."""
+    auc, ap = 0.0, 0.0
+    last_tpr, last_fpr = 0.0, 0.0
+    for lo in range(1, acc.shape[0], ROC_CHUNK):
+        hi = min(lo + ROC_CHUNK, acc.shape[0])
+        ctp = cum_true[lo:hi]
+        tpr = np.r_[last_tpr, ratio(ctp, n_pos)]
+        fpr = np.r_[last_fpr, ratio(acc[lo:hi] - ctp, n_neg)]
+        auc += float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
+        ap += float(np.sum(np.diff(tpr) * ratio(ctp, acc[lo:hi])))
+        last_tpr, last_fpr = float(tpr[-1]), float(fpr[-1])
+    return (auc if n_neg and n_pos else math.nan), (ap if n_pos else math.nan)
 
 
 def curve_from_scored_pairs(
@@ -331,6 +371,10 @@ def curve_from_ranked(
     n_scored_true = int(cum_true[-1])
     m = data.n_pairs
     t, j = _report_positions(s, thresholds, bool(scratch))
+    source_of = data.source_of
+    # the merges until they are replayed, then let go (in memory they hold every pair);
+    # the curve's rows, made later, keep no other part of ``data``
+    pending = [data.merges]
     merged: list[tuple[Any, Any]] = []
 
     def merges() -> tuple[Any, Any]:
@@ -339,10 +383,10 @@ def curve_from_ranked(
         if not merged:
             if progress is not None:
                 progress("merging components")
-            steps = replay_merges(true_of, *data.merges())
+            steps = replay_merges(true_of, *pending.pop()())
             cross = None
-            if data.source_of is not None:
-                within = cross_steps(steps, true_of, data.source_of)
+            if source_of is not None:
+                within = cross_steps(steps, true_of, source_of)
                 cross = (within, n_true_pairs, all_pairs)
             merged.append((steps, cross))
         return merged[0]
@@ -371,12 +415,20 @@ def curve_from_ranked(
             if hard:  # computed once per distinct clustering
                 at, back = np.unique(n_merges, return_inverse=True)
                 once = from_scratch(
-                    true_of, data.source_of, steps, at.astype(np.int64), hard, beta, progress
+                    true_of, source_of, steps, at.astype(np.int64), hard, beta, progress
                 )
                 cols.update({key: v[back.ravel()] for key, v in once.items()})
         return cols
 
-    frame = pd.DataFrame(rows(t, j, names), copy=False)  # fresh arrays: one block each
+    def made(start: int, stop: int, wanted: Sequence[str] | None) -> pd.DataFrame:
+        """Rows ``start .. stop - 1`` of the frame: every column, or the links and the
+        columns ``wanted`` (with the metrics that give them)."""
+        chosen = names if wanted is None else _giving(names, wanted)
+        at, jj = t[start:stop].copy(), j[start:stop]  # a copy: the frame's own thresholds
+        got = pd.DataFrame(rows(at, jj, chosen), copy=False)
+        if wanted is not None and not set(wanted) <= set(got.columns):
+            got = pd.DataFrame(rows(at, jj, names), copy=False)
+        return got
 
     def exact(metric: str, at: FloatArray | None) -> tuple[FloatArray, pd.DataFrame]:
         """``metric`` at every distinct score (ascending), or every column at the
@@ -385,22 +437,25 @@ def curve_from_ranked(
             jj = np.searchsorted(-s, -at, side="right").astype(np.int64)
             return at, pd.DataFrame(rows(at, jj, names), copy=False)
         every_t, every_j = _report_positions(s, None, False)
-        wanted = [metric] if metric in names else []
+        wanted = _giving(names, [metric])
         return every_t, pd.DataFrame(rows(every_t, every_j, wanted), copy=False)
 
-    # ROC and PR over the scored pairs, at every distinct score
-    ctp = cum_true[1:]
-    cfp = acc[1:] - ctp
     n_neg = m - n_scored_true
-    tpr = np.r_[0.0, ratio(ctp, n_scored_true)]
-    fpr = np.r_[0.0, ratio(cfp, n_neg)]
-    prec = ratio(ctp, acc[1:])
-    roc_auc = (
-        float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
-        if n_neg and n_scored_true
-        else math.nan
-    )
-    ap = float(np.sum(np.diff(tpr) * prec)) if n_scored_true else math.nan
+
+    def roc() -> dict[str, FloatArray]:
+        """ROC and precision-recall points over the scored pairs, at every distinct
+        score (made when asked for: a curve of many scores keeps no copy)."""
+        ctp = cum_true[1:]
+        tpr = np.r_[0.0, ratio(ctp, n_scored_true)]
+        fpr = np.r_[0.0, ratio(acc[1:] - ctp, n_neg)]
+        return {
+            "threshold": np.r_[np.inf, s],
+            "fpr": fpr,
+            "tpr": tpr,
+            "precision": ratio(ctp, acc[1:]),
+        }
+
+    roc_auc, ap = _roc_areas(acc, cum_true, n_scored_true, n_neg)
     summary: dict[str, Any] = {
         "n_records": n,
         **({} if data.source_of is None else {"n_sources": int(data.source_of.max()) + 1}),
@@ -414,9 +469,10 @@ def curve_from_ranked(
         "roc_auc": roc_auc,
         "average_precision": ap,
     }
-    roc = {"threshold": np.r_[np.inf, s], "fpr": fpr, "tpr": tpr, "precision": prec}
     every = thresholds is None and not scratch  # the frame holds every distinct score
-    return ThresholdCurve(frame, summary, beta, roc, None if every else exact)
+    curve = ThresholdCurve(summary, beta, t, made, roc, None if every else exact)
+    _ = curve.columns  # the merges replayed now (in the memory an engine lends for them)
+    return curve
 
 
 def evaluate_pairs(

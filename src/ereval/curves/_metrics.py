@@ -355,5 +355,10 @@ def from_scratch(
             within = source_pairs(true_of, labels.astype(np.int64), source_of, n_src)
             table = replace(table, within_source=within, _cache={})
         rows.append(evaluate(table, metrics=list(names), beta=beta))
-    keys = list(rows[0]) if rows else list(names)
+    if not rows:  # no row: the keys of the metrics (with their F-beta), of any table
+        one = np.zeros(1, dtype=np.int64)
+        table = ContingencyTable.from_codes(one, one, n_true_codes=1, n_pred_codes=1)
+        keys = list(evaluate(table, metrics=list(names), beta=beta))
+    else:
+        keys = list(rows[0])
     return {key: np.asarray([r[key] for r in rows], dtype=np.float64) for key in keys}

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -15,9 +16,16 @@ from .._errors import InputError
 from .._validation import check_in_range
 from ..results import FrameRepr, json_ready
 
-__all__ = ["ThresholdCurve"]
+__all__ = ["CHUNK_ROWS", "RowMaker", "ThresholdCurve"]
 
 FloatArray = npt.NDArray[np.float64]
+
+
+#: ``rows(start, stop, wanted)``: rows ``start .. stop - 1`` of a curve's frame, with
+#: every column (``wanted`` ``None``) or the threshold, link columns and ``wanted``.
+RowMaker = Callable[[int, int, "Sequence[str] | None"], pd.DataFrame]
+#: Rows of the frame made at a time by :meth:`ThresholdCurve.chunks`.
+CHUNK_ROWS = 1 << 18
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +34,12 @@ class ThresholdCurve(FrameRepr):
 
     :meth:`best` and :meth:`threshold_for` look at every distinct score, whatever
     thresholds :attr:`frame` reports (a grid only thins what is shown).
+
+    The rows are made when first asked for: :attr:`frame` makes them all (and
+    keeps them); :meth:`chunks` makes them a block at a time, so that a curve of
+    many distinct scores is written without its whole frame in memory (some 256
+    bytes a row); :meth:`best` and :meth:`threshold_for` make the column they
+    look at and the rows they return.
 
     Attributes
     ----------
@@ -46,16 +60,47 @@ class ThresholdCurve(FrameRepr):
         The weight of recall in the ``*_fbeta`` columns (present when not 1).
     """
 
-    frame: pd.DataFrame
     summary: dict[str, Any]
-    beta: float = 1.0
-    _roc: dict[str, FloatArray] = field(default_factory=dict, repr=False)
+    beta: float
+    #: the frame's thresholds, ascending
+    _thresholds: FloatArray = field(repr=False)
+    _rows: RowMaker = field(repr=False)
+    #: the ROC and precision-recall points, made when asked for
+    _roc: Callable[[], dict[str, FloatArray]] = field(repr=False)
     #: ``exact(metric, None)`` gives the thresholds and ``metric`` at every distinct
     #: score, ``exact(metric, t)`` every column at the thresholds ``t``; ``None`` when
-    #: :attr:`frame` holds every distinct score already.
+    #: the frame holds every distinct score already.
     _exact: Callable[[str, FloatArray | None], tuple[FloatArray, pd.DataFrame]] | None = field(
         default=None, repr=False
     )
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """Every row (see the class's attributes), made once."""
+        return self._rows(0, len(self), None)
+
+    @cached_property
+    def columns(self) -> list[str]:
+        """The columns of :attr:`frame`, without making its rows."""
+        return [str(c) for c in self._rows(0, 0, None).columns]
+
+    def __len__(self) -> int:
+        """The number of rows (thresholds) of :attr:`frame`."""
+        return int(self._thresholds.shape[0])
+
+    def rows(self, start: int, stop: int) -> pd.DataFrame:
+        """Rows ``start .. stop - 1`` of :attr:`frame` (made anew unless it is made)."""
+        if "frame" in self.__dict__:
+            return self.frame.iloc[start:stop].reset_index(drop=True)
+        return self._rows(start, stop, None)
+
+    def chunks(self, rows: int | None = None) -> Iterator[pd.DataFrame]:
+        """The rows of :attr:`frame` in order, ``rows`` (default :data:`CHUNK_ROWS`) at
+        a time: at least one frame, empty for a curve of no row."""
+        size = max(int(CHUNK_ROWS if rows is None else rows), 1)
+        n = len(self)
+        for start in range(0, max(n, 1), size):
+            yield self.rows(start, min(start + size, n))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per threshold: a copy of :attr:`frame`."""
@@ -74,31 +119,39 @@ class ThresholdCurve(FrameRepr):
         return out
 
     def _column(self, metric: str) -> FloatArray:
-        if metric not in self.frame.columns or metric in ("threshold",):
-            known = [c for c in self.frame.columns if c != "threshold"]
+        if metric not in self.columns or metric in ("threshold",):
+            known = [c for c in self.columns if c != "threshold"]
             raise InputError(
                 f"'metric' must be a column of the curve ({known}); received {metric!r}"
             )
-        return np.asarray(self.frame[metric], dtype=np.float64)
+        if "frame" in self.__dict__:
+            return np.asarray(self.frame[metric], dtype=np.float64)
+        n = len(self)
+        out = np.empty(n, dtype=np.float64)
+        for start in range(0, n, CHUNK_ROWS):  # the other columns a block at a time
+            stop = min(start + CHUNK_ROWS, n)
+            out[start:stop] = self._rows(start, stop, [metric])[metric]
+        return out
 
     def _row(self, k: int) -> dict[str, Any]:
         """Row ``k`` as a dict of Python numbers (counts stay integers)."""
-        row: dict[str, Any] = self.frame.iloc[[k]].to_dict(orient="records")[0]
+        row: dict[str, Any] = self.rows(k, k + 1).to_dict(orient="records")[0]
         return row
 
     def _every(self, metric: str) -> tuple[FloatArray, FloatArray]:
         """The thresholds and ``metric`` at every distinct score, ascending."""
-        self._column(metric)  # a column of the curve, or an error naming them
+        values = self._column(metric)  # a column of the curve, or an error naming them
         if self._exact is None:
-            return np.asarray(self.frame["threshold"], dtype=np.float64), self._column(metric)
+            return self._thresholds, values
         t, frame = self._exact(metric, None)
         return t, np.asarray(frame[metric], dtype=np.float64)
 
     def _row_at(self, threshold: float) -> dict[str, Any]:
         """Every column at ``threshold``: a row of :attr:`frame`, or computed."""
-        at = np.flatnonzero(np.asarray(self.frame["threshold"]) == threshold)
-        if at.size or self._exact is None:
-            return self._row(int(at[0]))
+        at = int(np.searchsorted(self._thresholds, threshold))
+        found = at < len(self) and self._thresholds[at] == threshold
+        if found or self._exact is None:
+            return self._row(at)
         _, frame = self._exact("threshold", np.asarray([threshold], dtype=np.float64))
         row: dict[str, Any] = frame.iloc[[0]].to_dict(orient="records")[0]
         return row
@@ -138,16 +191,16 @@ class ThresholdCurve(FrameRepr):
         A true pair that was never scored is not in it (see :attr:`summary`'s
         ``pairs_completeness`` for their share).
         """
-        return pd.DataFrame(
-            {"threshold": self._roc["threshold"], "fpr": self._roc["fpr"], "tpr": self._roc["tpr"]}
-        )
+        roc = self._roc()
+        return pd.DataFrame({"threshold": roc["threshold"], "fpr": roc["fpr"], "tpr": roc["tpr"]})
 
     def pr(self) -> pd.DataFrame:
         """The precision-recall curve over the scored pairs (recall of the scored true pairs)."""
+        roc = self._roc()
         return pd.DataFrame(
             {
-                "threshold": self._roc["threshold"][1:],
-                "precision": self._roc["precision"],
-                "recall": self._roc["tpr"][1:],
+                "threshold": roc["threshold"][1:],
+                "precision": roc["precision"],
+                "recall": roc["tpr"][1:],
             }
         )

@@ -56,6 +56,9 @@ FOREST_BYTES = 32
 #: Bytes per row of a batch (its two record numbers, in Arrow and in NumPy) and per
 #: row of a step (:meth:`StreamedForest.add`'s temporaries: 180-250 measured).
 BATCH_BYTES, STEP_BYTES = 32, 256
+#: Bytes per distinct score held while the pairs stream: the score and the pairs and
+#: true pairs accepted down to it.
+SCORE_BYTES = 24
 #: The largest finite double: ``abs(x) <= MAX`` is false for NaN and the infinities
 #: in DuckDB and Spark alike (both order NaN above every number).
 _MAX = "1.7976931348623157e308"
@@ -192,20 +195,34 @@ def _check_sources(db: Database) -> None:
         )
 
 
-def _counts(db: Database) -> tuple[npt.NDArray[np.float64], IntArray, IntArray]:
+def _counts(db: Database, batch_rows: int) -> tuple[npt.NDArray[np.float64], IntArray, IntArray]:
     """The distinct scores (descending), the pairs accepted down to each and the true
-    pairs among them: running sums over the scores' groups."""
+    pairs among them: running sums over the scores' groups. The groups are counted
+    first, so that the arrays they fill (:data:`SCORE_BYTES` a score) are held within
+    the engine's memory limit while it computes the sums and sends them in batches."""
+    db.execute(
+        "CREATE TEMP TABLE score_groups AS SELECT s, count(*) AS n, sum(same) AS tp "
+        "FROM qc GROUP BY s"
+    )
+    k = _count(db, "SELECT count(*) FROM score_groups")
+    scores = np.empty(k, dtype=np.float64)
+    accepted = np.empty(k, dtype=np.int64)
+    true_accepted = np.empty(k, dtype=np.int64)
     run = "ORDER BY s DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
-    got = db.fetch_numpy(
-        f"SELECT s, sum(n) OVER ({run}) AS accepted, sum(tp) OVER ({run}) AS true_accepted "
-        "FROM (SELECT s, count(*) AS n, sum(same) AS tp FROM qc GROUP BY s) AS g "
-        "ORDER BY s DESC"
-    )
-    return (
-        np.asarray(got["s"], dtype=np.float64),
-        np.asarray(got["accepted"], dtype=np.int64),
-        np.asarray(got["true_accepted"], dtype=np.int64),
-    )
+    at = 0
+    with db.hold_memory(SCORE_BYTES * k):
+        for batch in db.fetch_batches(
+            f"SELECT s, CAST(sum(n) OVER ({run}) AS BIGINT) AS accepted, "
+            f"CAST(sum(tp) OVER ({run}) AS BIGINT) AS true_accepted "
+            "FROM score_groups ORDER BY s DESC",
+            batch_rows,
+        ):
+            stop = at + batch.num_rows
+            for out, column in zip((scores, accepted, true_accepted), batch.columns, strict=True):
+                out[at:stop] = column.to_numpy(zero_copy_only=False)
+            at = stop
+    db.execute("DROP TABLE score_groups")
+    return scores, accepted, true_accepted
 
 
 def score_ranges(
@@ -297,7 +314,7 @@ def ranked_in_sql(
         "FROM qs AS q JOIN tc AS a ON q.r = a.r JOIN tc AS b ON q.c = b.r"
     )
     say("counting the pairs by score")
-    scores, accepted, true_accepted = _counts(db)
+    scores, accepted, true_accepted = _counts(db, batch_rows)
     n_kept = int(accepted[-1]) if accepted.shape[0] else 0
     if n_given > n_kept:  # pairs naming a record absent from the truth
         anti = db.dialect.anti_join
@@ -338,10 +355,11 @@ def ranked_in_sql(
                 f"SELECT u, v FROM qc WHERE s <= {hi!r} AND s >= {lo!r} ORDER BY s DESC"
                 for hi, lo in score_ranges(scores, accepted, batch_rows)
             ]
-        # the forest, the arrays of its merges and a batch at work, held while the
-        # database sorts
+        # the forest, the arrays of its merges, a batch at work and the counts per
+        # distinct score, held while the database sorts
         step = min(STEP_ROWS, batch_rows)
         held = FOREST_BYTES * int(true_of.shape[0]) + BATCH_BYTES * batch_rows
+        held += SCORE_BYTES * int(scores.shape[0])
         with db.hold_memory(held + STEP_BYTES * step):
             for query in queries:
                 for batch in db.fetch_batches(query, batch_rows):

@@ -439,7 +439,7 @@ class ErrorFile:
 
     ``len()`` is its number of rows and :attr:`columns` its columns; :meth:`rows`
     reads the row groups that hold a range of rows; :meth:`frames` reads them all,
-    one row group after another.
+    one row group after another. Used as a context manager, it closes the file.
     """
 
     def __init__(self, path: str | os.PathLike[str], table: Table) -> None:
@@ -449,6 +449,12 @@ class ErrorFile:
         self._table = table
         sizes = [self._file.metadata.row_group(k).num_rows for k in range(self._groups)]
         self._starts = np.cumsum([0, *sizes])
+
+    def __enter__(self) -> ErrorFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()  # the folder it is in can then be removed on any system
 
     @property
     def _groups(self) -> int:
