@@ -370,3 +370,22 @@ def test_cli_engine_options(tmp_path: Path) -> None:
         res = runner.invoke(app, ["curve", t, p, *flags])
         assert res.exit_code != 0
         assert error in res.output and "Traceback" not in res.output
+
+
+def test_a_curve_that_cannot_fit_the_limit_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # what the curve holds in memory while the pairs are sorted (its union-find and the
+    # counts of each distinct score) is checked against the limit before the sort:
+    # a line naming the option, not DuckDB's own error after minutes of work
+    from ereval.curves import _sql
+
+    truth, pairs = _data(3, n=60, m=200)
+    t, p = _write(tmp_path, truth, pairs, "parquet")
+    engine = DuckDBEngine(threads=1, memory_limit="1GB")
+    assert threshold_curve(t, p, engine=engine).summary["n_pairs"] == 200
+    n_scores = len(set(pairs["score"]))
+    monkeypatch.setattr(_sql, "SCORE_BYTES", 2**30 // n_scores + 1)  # > 1 GB in all
+    with pytest.raises(InputError, match=r"'memory_limit' leaves [\d,]+ MiB for the work") as e:
+        threshold_curve(t, p, engine=engine)
+    assert f"60 records and {n_scores:,} distinct scores holds" in str(e.value)

@@ -39,7 +39,7 @@ class ThresholdCurve(FrameRepr):
     keeps them); :meth:`chunks` makes them a block at a time, so that a curve of
     many distinct scores is written without its whole frame in memory (some 256
     bytes a row); :meth:`best` and :meth:`threshold_for` make the column they
-    look at and the rows they return.
+    look at and the rows they return; :meth:`column` makes one column.
 
     Attributes
     ----------
@@ -118,14 +118,18 @@ class ThresholdCurve(FrameRepr):
         )
         return out
 
-    def _column(self, metric: str) -> FloatArray:
-        if metric not in self.columns or metric in ("threshold",):
-            known = [c for c in self.columns if c != "threshold"]
+    def column(self, metric: str) -> FloatArray:
+        """The column ``metric`` of :attr:`frame` (``"threshold"`` included) as floats,
+        made a block of rows at a time unless the frame is made: no other column is
+        held whole."""
+        if metric not in self.columns:
             raise InputError(
-                f"'metric' must be a column of the curve ({known}); received {metric!r}"
+                f"'metric' must be a column of the curve ({self.columns}); received {metric!r}"
             )
         if "frame" in self.__dict__:
             return np.asarray(self.frame[metric], dtype=np.float64)
+        if metric == "threshold":
+            return np.array(self._thresholds, dtype=np.float64)
         n = len(self)
         out = np.empty(n, dtype=np.float64)
         for start in range(0, n, CHUNK_ROWS):  # the other columns a block at a time
@@ -140,7 +144,12 @@ class ThresholdCurve(FrameRepr):
 
     def _every(self, metric: str) -> tuple[FloatArray, FloatArray]:
         """The thresholds and ``metric`` at every distinct score, ascending."""
-        values = self._column(metric)  # a column of the curve, or an error naming them
+        known = [c for c in self.columns if c != "threshold"]
+        if metric not in known:
+            raise InputError(
+                f"'metric' must be a column of the curve ({known}); received {metric!r}"
+            )
+        values = self.column(metric)
         if self._exact is None:
             return self._thresholds, values
         t, frame = self._exact(metric, None)

@@ -195,7 +195,36 @@ def _check_sources(db: Database) -> None:
         )
 
 
-def _counts(db: Database, batch_rows: int) -> tuple[npt.NDArray[np.float64], IntArray, IntArray]:
+def _held(n_records: int, n_scores: int, batch_rows: int) -> int:
+    """The bytes held in memory while the engine sorts the pairs and streams them: the
+    union-find over ``n_records`` records and its merges, a batch at work and the
+    counts of ``n_scores`` distinct scores."""
+    step = min(STEP_ROWS, batch_rows)
+    return (
+        FOREST_BYTES * n_records
+        + BATCH_BYTES * batch_rows
+        + STEP_BYTES * step
+        + SCORE_BYTES * n_scores
+    )
+
+
+def _check_room(db: Database, n_records: int, n_scores: int, batch_rows: int) -> None:
+    """An error, before the pairs are sorted, when what the curve holds in memory
+    (:func:`_held`) is more than the engine's limit leaves for the work."""
+    room = db.memory_bytes()
+    held = _held(n_records, n_scores, batch_rows)
+    if room is not None and held > room:
+        raise InputError(
+            f"'memory_limit' leaves {room >> 20:,} MiB for the work; a curve of "
+            f"{n_records:,} records and {n_scores:,} distinct scores holds {held >> 20:,} "
+            "MiB in memory while the pairs are sorted (the union-find of the records and "
+            "the counts of each score): raise 'memory_limit'"
+        )
+
+
+def _counts(
+    db: Database, n_records: int, batch_rows: int
+) -> tuple[npt.NDArray[np.float64], IntArray, IntArray]:
     """The distinct scores (descending), the pairs accepted down to each and the true
     pairs among them: running sums over the scores' groups. The groups are counted
     first, so that the arrays they fill (:data:`SCORE_BYTES` a score) are held within
@@ -205,6 +234,7 @@ def _counts(db: Database, batch_rows: int) -> tuple[npt.NDArray[np.float64], Int
         "FROM qc GROUP BY s"
     )
     k = _count(db, "SELECT count(*) FROM score_groups")
+    _check_room(db, n_records, k, batch_rows)
     scores = np.empty(k, dtype=np.float64)
     accepted = np.empty(k, dtype=np.int64)
     true_accepted = np.empty(k, dtype=np.int64)
@@ -314,7 +344,7 @@ def ranked_in_sql(
         "FROM qs AS q JOIN tc AS a ON q.r = a.r JOIN tc AS b ON q.c = b.r"
     )
     say("counting the pairs by score")
-    scores, accepted, true_accepted = _counts(db, batch_rows)
+    scores, accepted, true_accepted = _counts(db, n_records, batch_rows)
     n_kept = int(accepted[-1]) if accepted.shape[0] else 0
     if n_given > n_kept:  # pairs naming a record absent from the truth
         anti = db.dialect.anti_join
@@ -358,9 +388,7 @@ def ranked_in_sql(
         # the forest, the arrays of its merges, a batch at work and the counts per
         # distinct score, held while the database sorts
         step = min(STEP_ROWS, batch_rows)
-        held = FOREST_BYTES * int(true_of.shape[0]) + BATCH_BYTES * batch_rows
-        held += SCORE_BYTES * int(scores.shape[0])
-        with db.hold_memory(held + STEP_BYTES * step):
+        with db.hold_memory(_held(int(true_of.shape[0]), int(scores.shape[0]), batch_rows)):
             for query in queries:
                 for batch in db.fetch_batches(query, batch_rows):
                     u = np.asarray(batch.column(0).to_numpy(zero_copy_only=False), np.int64)

@@ -27,23 +27,25 @@ def threshold_curve_figure(
     connected-components clustering (recall over every true pair, scored or
     not); and the ROC curve over the scored pairs, with its area.
     """
-    frame = curve.frame
+    columns = curve.columns  # each column drawn is made alone (a curve may be long)
     if metrics is None:
-        chosen = [m for m in _DEFAULT_METRICS if m in frame.columns]
+        chosen = [m for m in _DEFAULT_METRICS if m in columns]
     else:
         chosen = list(metrics)
-        unknown = [m for m in chosen if m not in frame.columns or m == "threshold"]
+        unknown = [m for m in chosen if m not in columns or m == "threshold"]
         if unknown:
             raise InputError(f"'metrics' are not columns of the curve: {unknown!r}")
-    t = np.asarray(frame["threshold"], dtype=np.float64)
-    lines = tuple(Line(t, _f(frame[m]), m, marker=None) for m in chosen)
+    t = curve.column("threshold")
+    lines = tuple(Line(t, curve.column(m), m, marker=None) for m in chosen)
     vs_threshold = Panel(lines, "threshold (pairs with score >= t accepted)", "value")
-    pr_lines = [Line(_f(frame["links_recall"]), _f(frame["links_precision"]), "links", "black")]
-    if "pairwise_precision" in frame.columns:
+    pr_lines = [
+        Line(curve.column("links_recall"), curve.column("links_precision"), "links", "black")
+    ]
+    if "pairwise_precision" in columns:
         pr_lines.append(
             Line(
-                _f(frame["pairwise_recall"]),
-                _f(frame["pairwise_precision"]),
+                curve.column("pairwise_recall"),
+                curve.column("pairwise_precision"),
                 "connected components (pairwise)",
                 "tab:orange",
             )
