@@ -389,3 +389,24 @@ def test_a_curve_that_cannot_fit_the_limit_says_so(
     with pytest.raises(InputError, match=r"'memory_limit' leaves [\d,]+ MiB for the work") as e:
         threshold_curve(t, p, engine=engine)
     assert f"60 records and {n_scores:,} distinct scores holds" in str(e.value)
+
+
+@pytest.mark.parametrize("kind", ["int", "text"])
+def test_every_engine_names_the_same_repeated_pair(tmp_path: Path, kind: str) -> None:
+    # the least repeated pair in the order of the ids, its ids in that order (numbers
+    # as numbers), whatever the order of the rows; the same on every run
+    rng = np.random.default_rng(7)
+    n = 40
+    ids = np.arange(100, 100 + n) if kind == "int" else np.array([f"r{k:03d}" for k in range(n)])
+    truth = pd.DataFrame({"record_id": ids, "cluster_id": np.arange(n) // 4})
+    pairs = [(ids[k], ids[k + 1], 0.01 * k) for k in range(n - 1)]
+    pairs += [(ids[30], ids[12], 0.5), (ids[12], ids[30], 0.25)]
+    pairs += [(ids[9], ids[35], 0.75), (ids[35], ids[9], 0.125)]
+    frame = pd.DataFrame(pairs, columns=["record_id_1", "record_id_2", "score"])
+    frame = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+    t, p = _write(tmp_path, truth, frame, "parquet")
+    least = repr(tuple(ids[[9, 35]].tolist()))  # ('r009', 'r035') or (109, 135)
+    for engine in ("numpy", "duckdb", "duckdb"):
+        with pytest.raises(Error, match=r"2 repeated pair\(s\)") as e:
+            threshold_curve(t, p, engine=engine)
+        assert f"e.g. {least} scored " in str(e.value), str(e.value)

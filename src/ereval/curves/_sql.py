@@ -108,7 +108,9 @@ def _check_pairs(db: Database, score_col: str) -> None:
 
 def _check_repeated(db: Database, n_records: int, n_kept: int, n_given: int) -> None:
     """No pair given twice (in either order): among the pairs of known records by
-    their numbers, among the others by their ids (a repeat is always in one set)."""
+    their numbers, among the others by their ids (a repeat is always in one set). The
+    error names the least repeated pair in the order of the ids (the records are
+    numbered in that order), as the in-memory reader does, and its scores."""
     key = f"CAST(least(u, v) AS BIGINT) * {max(n_records, 1)} + greatest(u, v)"
     # a GROUP BY, which DuckDB spills to disk, where count(DISTINCT) holds every key
     surplus = (
@@ -126,13 +128,15 @@ def _check_repeated(db: Database, n_records: int, n_kept: int, n_given: int) -> 
         row = db.fetch_all(
             "SELECT a.r, b.r, x.k FROM (SELECT min(least(u, v)) AS lo, "
             f"min(greatest(u, v)) AS hi, {key} AS k FROM qc GROUP BY {key} "
-            "HAVING count(*) > 1 LIMIT 1) AS x "
+            "HAVING count(*) > 1 ORDER BY lo, hi LIMIT 1) AS x "
             "JOIN tc AS a ON a.code = x.lo JOIN tc AS b ON b.code = x.hi"
         )[0]
         pair = (row[0], row[1])
         scores = [
             float(r[0])
-            for r in db.fetch_all(f"SELECT s FROM qc WHERE {key} = {int(row[2])} LIMIT 4")
+            for r in db.fetch_all(
+                f"SELECT s FROM qc WHERE {key} = {int(row[2])} ORDER BY s LIMIT 4"
+            )
         ]
     if n_given > n_kept:
         unknown = _count(
@@ -145,7 +149,7 @@ def _check_repeated(db: Database, n_records: int, n_kept: int, n_given: int) -> 
             if pair is None:
                 row = db.fetch_all(
                     "SELECT least(r, c), greatest(r, c) FROM qu GROUP BY least(r, c), "
-                    "greatest(r, c) HAVING count(*) > 1 LIMIT 1"
+                    "greatest(r, c) HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1"
                 )[0]
                 pair = (row[0], row[1])
     if surplus and pair is not None:

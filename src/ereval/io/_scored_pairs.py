@@ -131,22 +131,26 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
 def _repeated_error(
     table: Any, lcols: list[str], rcols: list[str], scores: npt.NDArray[np.float64]
 ) -> RepeatedPairsError:
-    """The error for pairs given more than once, naming the scores of one of them."""
+    """The error for pairs given more than once, naming the least of them in the order
+    of the ids (as the SQL engines name it), its two ids in that order, and its scores
+    in the order of its rows."""
     left = key_ids(table, lcols, name="pairs")
     right = key_ids(table, rcols, name="pairs")
-    _, a, b = union(left, right)
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key = lo * np.int64(max(int(hi.max()) + 1, 1)) + hi
+    ids, a, b = union(left, right)
+    n = max(len(ids), 1)
+    order_of_ids = _id_order(ids)
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[order_of_ids] = np.arange(len(ids), dtype=np.int64)
+    ra, rb = rank[a], rank[b]
+    key = np.minimum(ra, rb) * np.int64(n) + np.maximum(ra, rb)
     order = np.argsort(key, kind="stable")
     ks = key[order]
     dup = np.flatnonzero(ks[1:] == ks[:-1])
     n_surplus = int(dup.size)
-    rows = order[ks == ks[dup[0]]]
-    first = int(rows[0])
-    pair = (
-        to_numpy(take(left, np.array([first])))[0],
-        to_numpy(take(right, np.array([first])))[0],
-    )
+    least = int(ks[dup[0]])  # the keys are in order: the first repeated is the least
+    rows = order[ks == least]
+    ends = order_of_ids[[least // n, least % n]]
+    pair = tuple(to_numpy(take(ids, ends)).tolist())
     given = ", ".join(f"{scores[r]:g} (row {int(r)})" for r in rows[:4])
     return RepeatedPairsError(
         f"'pairs' has {n_surplus} repeated pair(s) (in either order), e.g. {pair!r} scored "
@@ -154,6 +158,16 @@ def _repeated_error(
         name="pairs",
         n_repeated=n_surplus,
     )
+
+
+def _id_order(ids: Any) -> npt.NDArray[np.int64]:
+    """The positions of ``ids`` in increasing order (text by its bytes), as SQL's
+    ``ORDER BY`` puts them."""
+    if isinstance(ids, pa.Array):
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.sort_indices(ids), dtype=np.int64)
+    return np.argsort(ids, kind="stable").astype(np.int64, copy=False)
 
 
 def read_scored_pairs(
