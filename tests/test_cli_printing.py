@@ -293,3 +293,39 @@ def test_a_closed_pipe_is_told_from_other_outputs(tmp_path: Path) -> None:
     with open(tmp_path / "out.txt", "w") as file:
         assert not _common._reader_gone(file)
     assert not _common._reader_gone(io.StringIO())
+
+
+def test_duckdb_writes_json_files_from_its_own_parquet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # -o FILE.json, which DuckDB does not write itself: the table is written to Parquet
+    # by DuckDB and turned into JSON a row group at a time, never fetched whole
+    pred = str(EXAMPLES / "pred_poor.csv")
+    runs = {
+        "errors-record": ["errors", TRUTH, pred, "--by", "record"],
+        "errors-cluster": ["errors", TRUTH, pred, "--by", "cluster"],
+        "compare": ["compare", TRUTH, pred],
+    }
+    fetched: list[int] = []
+    frame_of = DuckDBDatabase.fetch_frame
+
+    def counted(self: DuckDBDatabase, query: str) -> pd.DataFrame:
+        got = frame_of(self, query)
+        fetched.append(len(got))
+        return got
+
+    for name, args in runs.items():
+        expected = tmp_path / f"{name}-numpy.json"
+        res = runner.invoke(app, [*args, "-o", str(expected), "-q"])
+        assert res.exit_code == 0, res.output
+        n_rows = len(json.loads(expected.read_text()))
+        fetched.clear()
+        got = tmp_path / f"{name}-duckdb.json"
+        with monkeypatch.context() as patched:
+            patched.setattr(DuckDBDatabase, "fetch_arrow", _never)
+            patched.setattr(DuckDBDatabase, "fetch_frame", counted)
+            res = runner.invoke(app, [*args, "-o", str(got), "--engine", "duckdb"])
+        assert res.exit_code == 0, res.output
+        assert got.read_bytes() == expected.read_bytes(), name
+        assert f"wrote {n_rows:,} rows to {got}" in res.stderr
+        assert sum(fetched) < n_rows  # at most the few rows of a summary

@@ -300,10 +300,13 @@ class Comparison(FrameRepr):
         mask = moved_records(changed)
         return int(mask.sum()), changed[mask].head(first).reset_index(drop=True)
 
-    def write_records(self, path: str | Path, *, changed_only: bool = False) -> int:
+    def write_records(
+        self, path: str | Path, *, changed_only: bool = False, ordered: bool = False
+    ) -> int:
         """Write :meth:`records` to ``path`` (CSV, gzipped CSV or Parquet by its ending):
         the engine writes the file itself when it can (DuckDB, the rows never pass
-        through Python); the number of rows written.
+        through Python; in the order of their ids with ``ordered``, as :meth:`records`
+        gives them, else in the engine's order); the number of rows written.
 
         Raises
         ------
@@ -318,7 +321,7 @@ class Comparison(FrameRepr):
         source = self.source
         if self.alignment is None and source is not None and source.engine.writes_files:
             written: int = self._again(
-                _rows(records_sql(changed_only=changed_only), (Path(path), fmt))
+                _rows(records_sql(changed_only=changed_only, ordered=ordered), (Path(path), fmt))
             )
             return written
         frame = self.records(changed_only=changed_only)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Annotated, Any
 
 import typer
@@ -31,7 +32,7 @@ from ._engine import (
     ThreadsOpt,
     engine_from_options,
 )
-from ._output import Outputs, check_table_path, write_table
+from ._output import Outputs, check_table_path, parquet_frames, write_table, write_table_chunks
 from ._progress import progress
 
 
@@ -121,6 +122,18 @@ def compare_command(
                         rows = result.write_records(tmp, changed_only=changed_only)
 
                     outputs.add(out, write)
+                elif builder.writes_files:  # JSON: from a Parquet file the engine writes
+
+                    def spooled(tmp: Path) -> None:
+                        nonlocal rows
+                        with TemporaryDirectory(dir=temp_dir) as folder:
+                            parquet = Path(folder) / "records.parquet"
+                            rows = result.write_records(
+                                parquet, changed_only=changed_only, ordered=True
+                            )  # the rows of records(), in its order
+                            write_table_chunks(parquet_frames(parquet), tmp)
+
+                    outputs.add(out, spooled)
                 else:
                     frame = result.records(changed_only=changed_only)
                     rows = len(frame)

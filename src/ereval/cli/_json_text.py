@@ -51,6 +51,8 @@ def _value_text(value: Any) -> str:
     """The JSON text of one value of a column of Python objects."""
     if type(value) is str:
         return _TEXT(value)
+    if type(value) is int:  # not a bool
+        return int.__repr__(value)
     if value is None or value is pd.NA or value is pd.NaT:
         return "null"
     if isinstance(value, float):  # NaN is a missing value

@@ -61,7 +61,7 @@ from ._engine import (
     engine_from_options,
     refuse_engine_options,
 )
-from ._output import Outputs, check_table_path, write_table
+from ._output import Outputs, check_table_path, write_table, write_table_chunks
 from ._progress import progress
 
 if TYPE_CHECKING:
@@ -416,9 +416,11 @@ def errors_command(
     )
     if out is not None:
         check_table_path(out, flag="--out")
-    # on stdout through an engine that writes files: a file written by the engine within
-    # its memory limit in its temporary directory, then read back a part at a time
-    spooled = out is None and builder.writes_files
+    # on stdout, or to a file of a format it does not write (JSON), through an engine
+    # that writes files: a file written by the engine within its memory limit in its
+    # temporary directory, then read back a part at a time
+    direct = out is not None and copy_format(out) is not None
+    spooled = builder.writes_files and not direct
     with TemporaryDirectory(dir=temp_dir) if spooled else nullcontext(None) as folder:
         with progress(f"computing {by} errors ({builder.name})", quiet=quiet) as bar:
 
@@ -450,9 +452,10 @@ def errors_command(
                 note_written(out, rows=rows, quiet=quiet)
                 return
             if folder is not None:
-                # CSV: the text of -o FILE.csv; JSON and the table: read from Parquet
-                spool = Path(folder) / ("errors.csv" if fmt == "csv" else "errors.parquet")
-                write(spool, "csv" if fmt == "csv" else "parquet")
+                # CSV on stdout: the text of -o FILE.csv; the others read from Parquet
+                copied = out is None and fmt == "csv"
+                spool = Path(folder) / ("errors.csv" if copied else "errors.parquet")
+                write(spool, "csv" if copied else "parquet")
             else:
                 frame = cast(
                     "pd.DataFrame",
@@ -465,6 +468,11 @@ def errors_command(
                         **options,
                     ),
                 )
+        if folder is not None and out is not None:  # -o FILE.json
+            with ErrorFile(spool, by) as table, Outputs() as outputs:  # written, then closed
+                outputs.add(out, lambda tmp: write_table_chunks(table.frames(), tmp))
+            note_written(out, rows=rows, quiet=quiet)
+            return
         if folder is not None:
             _print_spooled(spool, fmt, by)
             return

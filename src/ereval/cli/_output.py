@@ -250,6 +250,17 @@ def write_table_chunks(frames: Iterable[pd.DataFrame], path: Path) -> None:
         raise InputError(f"'{path}' must end in {_listing(TABLE_SUFFIXES)}")
 
 
+def parquet_frames(path: Path) -> Iterator[pd.DataFrame]:
+    """The rows of a Parquet file a row group at a time, as frames of the types an
+    engine's fetch gives (:meth:`ereval.engines.Database.fetch_frame`: an integer
+    column with nulls keeps its integers)."""
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(path) as file:
+        for k in range(file.metadata.num_row_groups):
+            yield file.read_row_group(k).to_pandas(integer_object_nulls=True)
+
+
 def write_figure(figure: Any, path: Path, target: Path | None = None) -> None:
     """Save a matplotlib ``figure`` to ``path`` in the format of ``target``'s suffix."""
     fmt = (target or path).suffix.lstrip(".").lower()
