@@ -419,8 +419,8 @@ def errors_command(
     # on stdout, or to a file of a format it does not write (JSON), through an engine
     # that writes files: a file written by the engine within its memory limit in its
     # temporary directory, then read back a part at a time
-    direct = out is not None and copy_format(out) is not None
-    spooled = builder.writes_files and not direct
+    kind = copy_format(out) if out is not None and builder.writes_files else None
+    spooled = builder.writes_files and kind is None
     with TemporaryDirectory(dir=temp_dir) if spooled else nullcontext(None) as folder:
         with progress(f"computing {by} errors ({builder.name})", quiet=quiet) as bar:
 
@@ -429,7 +429,6 @@ def errors_command(
 
             fn = record_errors if by == "record" else cluster_errors
             in_sql = engine_record_errors if by == "record" else engine_cluster_errors
-            kind = copy_format(out) if out is not None and builder.writes_files else None
             rows = 0
 
             def write(tmp: Path, kind: CopyFormat) -> None:

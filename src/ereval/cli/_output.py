@@ -209,11 +209,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 
 def write_table(frame: pd.DataFrame, path: Path) -> None:
     """Write ``frame`` to ``path`` in the format of its suffix (see :data:`TABLE_SUFFIXES`)."""
-    kind = _suffix(path, TABLE_SUFFIXES)
-    if kind in (".parquet", ".pq"):
-        frame.to_parquet(path, index=False)
-    else:
-        write_table_chunks([frame], path)
+    write_table_chunks([frame], path)
 
 
 def write_table_chunks(frames: Iterable[pd.DataFrame], path: Path) -> None:

@@ -311,14 +311,22 @@ def _roc_areas(acc: IntArray, cum_true: IntArray, n_pos: int, n_neg: int) -> tup
     auc, ap = 0.0, 0.0
     last_tpr, last_fpr = 0.0, 0.0
     for lo in range(1, acc.shape[0], ROC_CHUNK):
-        hi = min(lo + ROC_CHUNK, acc.shape[0])
-        ctp = cum_true[lo:hi]
-        tpr = np.r_[last_tpr, ratio(ctp, n_pos)]
-        fpr = np.r_[last_fpr, ratio(acc[lo:hi] - ctp, n_neg)]
+        at = slice(lo, min(lo + ROC_CHUNK, acc.shape[0]))
+        tpr_at, fpr_at, precision = _roc_points(acc, cum_true, at, n_pos, n_neg)
+        tpr, fpr = np.r_[last_tpr, tpr_at], np.r_[last_fpr, fpr_at]
         auc += float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2))
-        ap += float(np.sum(np.diff(tpr) * ratio(ctp, acc[lo:hi])))
+        ap += float(np.sum(np.diff(tpr) * precision))
         last_tpr, last_fpr = float(tpr[-1]), float(fpr[-1])
     return (auc if n_neg and n_pos else math.nan), (ap if n_pos else math.nan)
+
+
+def _roc_points(
+    acc: IntArray, cum_true: IntArray, at: slice, n_pos: int, n_neg: int
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The true and false positive rates and the precision at the distinct scores
+    ``at`` (positions in ``acc``, the pairs accepted down to each, ``acc[0] = 0``)."""
+    ctp = cum_true[at]
+    return ratio(ctp, n_pos), ratio(acc[at] - ctp, n_neg), ratio(ctp, acc[at])
 
 
 def curve_from_scored_pairs(
@@ -445,14 +453,12 @@ def curve_from_ranked(
     def roc() -> dict[str, FloatArray]:
         """ROC and precision-recall points over the scored pairs, at every distinct
         score (made when asked for: a curve of many scores keeps no copy)."""
-        ctp = cum_true[1:]
-        tpr = np.r_[0.0, ratio(ctp, n_scored_true)]
-        fpr = np.r_[0.0, ratio(acc[1:] - ctp, n_neg)]
+        tpr, fpr, precision = _roc_points(acc, cum_true, slice(1, None), n_scored_true, n_neg)
         return {
             "threshold": np.r_[np.inf, s],
-            "fpr": fpr,
-            "tpr": tpr,
-            "precision": ratio(ctp, acc[1:]),
+            "fpr": np.r_[0.0, fpr],
+            "tpr": np.r_[0.0, tpr],
+            "precision": precision,
         }
 
     roc_auc, ap = _roc_areas(acc, cum_true, n_scored_true, n_neg)

@@ -149,9 +149,8 @@ class ThresholdCurve(FrameRepr):
             raise InputError(
                 f"'metric' must be a column of the curve ({known}); received {metric!r}"
             )
-        values = self.column(metric)
-        if self._exact is None:
-            return self._thresholds, values
+        if self._exact is None:  # the frame's rows are every distinct score
+            return self._thresholds, self.column(metric)
         t, frame = self._exact(metric, None)
         return t, np.asarray(frame[metric], dtype=np.float64)
 
