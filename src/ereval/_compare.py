@@ -62,6 +62,7 @@ from .io import (
     align,
     frame_column,
     id_type_error,
+    in_id_order,
     take,
     to_numpy,
 )
@@ -256,11 +257,12 @@ class Comparison(FrameRepr):
     def records(self, *, changed_only: bool = False) -> pd.DataFrame:
         """One row per record of either release: ``record_id, old_cluster, new_cluster,
         category`` (``added`` / ``removed`` for a record of one release only; the
-        missing side is empty).
+        missing side is empty), in the order of their ids (numbers by value, text by
+        its bytes) on every engine.
 
         With ``changed_only``, only records of old clusters that were not kept, and
         added or removed records. After an SQL engine compared the releases, it reads
-        them again and joins them where they are (the rows in the order of their ids).
+        them again and joins them where they are.
         """
         held = self._in_memory()
         if held is None:
@@ -274,7 +276,7 @@ class Comparison(FrameRepr):
         cat = np.where(rows >= 0, category[np.maximum(rows, 0)], len(CATEGORIES))
         cat = np.where((rows >= 0) & (cols < 0), CATEGORIES.index("removed"), cat)
         keep = cat != CATEGORIES.index("kept") if changed_only else np.ones(cat.size, dtype=bool)
-        at = np.flatnonzero(keep)
+        at = in_id_order(a.records, np.flatnonzero(keep))
         r, c = rows[at], cols[at]
         return pd.DataFrame(
             {
@@ -296,17 +298,13 @@ class Comparison(FrameRepr):
             found: tuple[int, pd.DataFrame] = self._again(_moved_rows(first))
             return found
         changed = self.records(changed_only=True)
-        changed = changed.sort_values("record_id", kind="stable").reset_index(drop=True)
         mask = moved_records(changed)
         return int(mask.sum()), changed[mask].head(first).reset_index(drop=True)
 
-    def write_records(
-        self, path: str | Path, *, changed_only: bool = False, ordered: bool = False
-    ) -> int:
-        """Write :meth:`records` to ``path`` (CSV, gzipped CSV or Parquet by its ending):
-        the engine writes the file itself when it can (DuckDB, the rows never pass
-        through Python; in the order of their ids with ``ordered``, as :meth:`records`
-        gives them, else in the engine's order); the number of rows written.
+    def write_records(self, path: str | Path, *, changed_only: bool = False) -> int:
+        """Write :meth:`records` to ``path`` (CSV, gzipped CSV or Parquet by its ending),
+        the rows in the order of their ids: the engine writes the file itself when it
+        can (DuckDB, the rows never pass through Python); the number of rows written.
 
         Raises
         ------
@@ -321,7 +319,7 @@ class Comparison(FrameRepr):
         source = self.source
         if self.alignment is None and source is not None and source.engine.writes_files:
             written: int = self._again(
-                _rows(records_sql(changed_only=changed_only, ordered=ordered), (Path(path), fmt))
+                _rows(records_sql(changed_only=changed_only, ordered=True), (Path(path), fmt))
             )
             return written
         frame = self.records(changed_only=changed_only)

@@ -128,9 +128,7 @@ def compare_command(
                         nonlocal rows
                         with TemporaryDirectory(dir=temp_dir) as folder:
                             parquet = Path(folder) / "records.parquet"
-                            rows = result.write_records(
-                                parquet, changed_only=changed_only, ordered=True
-                            )  # the rows of records(), in its order
+                            rows = result.write_records(parquet, changed_only=changed_only)
                             write_table_chunks(parquet_frames(parquet), tmp)
 
                     outputs.add(out, spooled)

@@ -238,6 +238,29 @@ def take(arr: IdArray, index: npt.NDArray[Any]) -> IdArray:
     return arr[index]
 
 
+def in_id_order(ids: IdArray, index: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``index`` (of distinct ids of ``ids``) reordered by increasing id, as SQL's
+    ``ORDER BY`` gives them: numbers by value, text by its bytes; ids of mutually
+    unorderable types keep their order.
+
+    Examples
+    --------
+    >>> in_id_order(np.array([30, 10, 20]), np.array([0, 1, 2])).tolist()
+    [1, 2, 0]
+    >>> in_id_order(pa.array(["b", "a,b", "B"]), np.array([0, 1, 2])).tolist()
+    [2, 1, 0]
+    """
+    chosen = take(ids, index)
+    if isinstance(chosen, np.ndarray) and chosen.dtype.kind in "iuf":
+        if chosen.shape[0] < 2 or bool(np.all(chosen[1:] > chosen[:-1])):
+            return index  # already sorted
+        return index[np.argsort(chosen)]  # distinct: any sort gives the one order
+    if isinstance(chosen, pa.Array):  # text: sorted by its bytes, as its codes would be
+        return index[arrow_to_numpy(pc.array_sort_indices(chosen)).astype(np.int64)]
+    codes, _ = encode(chosen, sort=True)  # distinct ids: codes are their ranks
+    return index[np.argsort(codes, kind="stable")]
+
+
 def smallest(ids: IdArray, k: int = 3) -> IdArray:
     """The ``k`` smallest of ``ids`` in increasing order, as SQL's ``ORDER BY ... LIMIT
     k`` gives them (text by its bytes); the first ``k`` for ids of no common order.

@@ -27,17 +27,14 @@ from typing import TYPE_CHECKING, Any, Unpack, cast
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..contingency import ContingencyTable, record_cells
 from ..io import (
     Alignment,
     AlignOptions,
     align,
-    arrow_to_numpy,
-    encode,
     frame_column,
+    in_id_order,
     take,
     to_numpy,
 )
@@ -51,25 +48,11 @@ if TYPE_CHECKING:
 __all__ = ["cluster_errors", "record_errors", "table_cluster_errors"]
 
 
-def _in_id_order(ids: Any, index: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """``index`` (of distinct ids) reordered by increasing id (numbers by value, text by
-    code point; ids of mutually unorderable types keep their order)."""
-    chosen = take(ids, index)
-    if isinstance(chosen, np.ndarray) and chosen.dtype.kind in "iuf":
-        if chosen.shape[0] < 2 or bool(np.all(chosen[1:] > chosen[:-1])):
-            return index  # already sorted
-        return index[np.argsort(chosen)]  # distinct: any sort gives the one order
-    if isinstance(chosen, pa.Array):  # text: sorted by its bytes, as its codes would be
-        return index[arrow_to_numpy(pc.array_sort_indices(chosen)).astype(np.int64)]
-    codes, _ = encode(chosen, sort=True)  # distinct ids: codes are their ranks
-    return index[np.argsort(codes, kind="stable")]
-
-
 def _truth_records_in_pred(al: Alignment) -> npt.NDArray[np.int64]:
     on_true = al.true_codes >= 0
     missing = on_true & (al.pred_codes < 0)
     if missing.any():
-        shown = _in_id_order(al.records, np.flatnonzero(missing))[:3]
+        shown = in_id_order(al.records, np.flatnonzero(missing))[:3]
         from ._records_sql import missing_truth_error
 
         raise missing_truth_error(int(missing.sum()), to_numpy(take(al.records, shown)).tolist())
@@ -79,7 +62,7 @@ def _truth_records_in_pred(al: Alignment) -> npt.NDArray[np.int64]:
 def _record_frame(al: Alignment) -> pd.DataFrame:
     import pandas as pd
 
-    idx = _in_id_order(al.records, _truth_records_in_pred(al))
+    idx = in_id_order(al.records, _truth_records_in_pred(al))
     tab, rows, cols = record_cells(al)
     row, col = rows[idx], cols[idx]
     del rows, cols
