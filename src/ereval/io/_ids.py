@@ -32,6 +32,7 @@ from ._text_keys import (
     surely_distinct,
     text_codes,
 )
+from ._text_order import text_order
 
 __all__ = [
     "IdArray",
@@ -256,7 +257,10 @@ def in_id_order(ids: IdArray, index: npt.NDArray[np.int64]) -> npt.NDArray[np.in
             return index  # already sorted
         return index[np.argsort(chosen)]  # distinct: any sort gives the one order
     if isinstance(chosen, pa.Array):  # text: sorted by its bytes, as its codes would be
-        return index[arrow_to_numpy(pc.array_sort_indices(chosen)).astype(np.int64)]
+        order = text_order(chosen)
+        if order is None:
+            order = arrow_to_numpy(pc.array_sort_indices(chosen)).astype(np.int64)
+        return index[order]
     codes, _ = encode(chosen, sort=True)  # distinct ids: codes are their ranks
     return index[np.argsort(codes, kind="stable")]
 
