@@ -32,7 +32,7 @@ from ._text_keys import (
     surely_distinct,
     text_codes,
 )
-from ._text_order import text_order
+from ._text_order import text_sort
 
 __all__ = [
     "IdArray",
@@ -257,10 +257,7 @@ def in_id_order(ids: IdArray, index: npt.NDArray[np.int64]) -> npt.NDArray[np.in
             return index  # already sorted
         return index[np.argsort(chosen)]  # distinct: any sort gives the one order
     if isinstance(chosen, pa.Array):  # text: sorted by its bytes, as its codes would be
-        order = text_order(chosen)
-        if order is None:
-            order = arrow_to_numpy(pc.array_sort_indices(chosen)).astype(np.int64)
-        return index[order]
+        return index[text_sort(chosen)]
     codes, _ = encode(chosen, sort=True)  # distinct ids: codes are their ranks
     return index[np.argsort(codes, kind="stable")]
 
@@ -407,7 +404,7 @@ def _arrow_codes(encoded: Any) -> IntArray:
 
 
 def _sorted_dictionary(dictionary: pa.Array, codes: IntArray) -> tuple[IntArray, pa.Array]:
-    order = arrow_to_numpy(pc.sort_indices(dictionary)).astype(np.int64)
+    order = text_sort(dictionary)
     rank = np.empty(order.shape[0], dtype=np.int64)
     rank[order] = np.arange(order.shape[0], dtype=np.int64)
     return rank[codes], dictionary.take(positions_to_arrow(order))

@@ -24,6 +24,7 @@ from ._ids import IdType, factorize, take, to_numpy, union
 from ._keys import Columns, column_names, key_ids
 from ._memberships import read_membership
 from ._pairs import as_pairs, pairs_frame
+from ._text_order import text_sort
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -164,9 +165,7 @@ def _id_order(ids: Any) -> npt.NDArray[np.int64]:
     """The positions of ``ids`` in increasing order (text by its bytes), as SQL's
     ``ORDER BY`` puts them."""
     if isinstance(ids, pa.Array):
-        import pyarrow.compute as pc
-
-        return np.asarray(pc.sort_indices(ids), dtype=np.int64)
+        return text_sort(ids)
     return np.argsort(ids, kind="stable").astype(np.int64, copy=False)
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._words import word_rows, word_width
 
-__all__ = ["text_order"]
+__all__ = ["text_order", "text_sort"]
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -26,14 +27,17 @@ U64 = npt.NDArray[np.uint64]
 def text_order(ids: pa.Array) -> IntArray | None:
     """The positions of ``ids`` (distinct ids of a column of strings) in increasing
     order of their bytes, as ``pyarrow.compute.array_sort_indices`` gives them; ``None``
-    where the ids cannot be laid out in words (not ASCII, a NUL byte, longer than
-    :data:`~._words.MAX_BYTES`, or of lengths too uneven): then sort them by Arrow.
+    where the ids cannot be laid out in words (not text, not ASCII, a NUL byte,
+    longer than :data:`~._words.MAX_BYTES`, or of lengths too uneven): then sort
+    them by Arrow (:func:`text_sort`).
 
     Examples
     --------
     >>> text_order(pa.array(["rec-10", "rec-9", "rec-1", "a"])).tolist()
     [3, 2, 0, 1]
     """
+    if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
+        return None
     width = word_width([ids])
     rows = None if width is None else word_rows(ids, width)
     if rows is None:
@@ -60,6 +64,15 @@ def text_order(ids: pa.Array) -> IntArray | None:
         bit += step
         still, runs = _ties(key[by])
         tied = tied[still]
+    return order
+
+
+def text_sort(ids: pa.Array) -> IntArray:
+    """The positions of ``ids`` (distinct values of an Arrow array) in increasing
+    order (text by its bytes): :func:`text_order`, else Arrow's sort."""
+    order = text_order(ids)
+    if order is None:
+        order = np.asarray(pc.array_sort_indices(ids), dtype=np.int64)
     return order
 
 
