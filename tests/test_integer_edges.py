@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from ereval import estimate
 from ereval.cli import app
 from ereval.estimators import prepare_prediction
-from ereval.io import dense_int_span, int_offsets, span_ids, within_span
+from ereval.io import dense_int_span, int_offsets, span_ids, union, within_span
 
 INTEGER_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 
@@ -80,6 +80,57 @@ def test_the_edges_of_unsigned_ids_by_hand() -> None:
     assert span_ids(np.array([0, 1]), 2**63 - 1, u, i).dtype == u
     assert within_span(np.array([2**63 - 1]), 2**63 - 1, 1).tolist() == [True]
     assert within_span(np.array([2**63 - 1]), 2**63, 5).tolist() == [False]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 2**64 - 1), max_size=30),
+    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=30),
+)
+def test_unsigned_and_signed_ids_are_joined_as_integers(
+    unsigned: list[int], signed: list[int]
+) -> None:
+    """NumPy's common type of ``uint64`` and ``int64`` is float64, under which ids past
+    2^53 would meet: the union keeps every id exactly, in an integer type."""
+    a, b = np.array(unsigned, dtype=np.uint64), np.array(signed, dtype=np.int64)
+    for x, y, xs, ys in ((a, b, unsigned, signed), (b, a, signed, unsigned)):
+        ids, pos_x, pos_y = union(x, y)
+        values = [int(v) for v in ids.tolist()]
+        assert len(set(values)) == len(values) == len(set(xs) | set(ys))
+        assert [values[k] for k in pos_x.tolist()] == xs
+        assert [values[k] for k in pos_y.tolist()] == ys
+
+
+@pytest.mark.each_engine(spark=True)
+def test_every_engine_scores_unsigned_ids_against_signed_ones(tmp_path: Path, engine: str) -> None:
+    """Unsigned ids past 2^63 in the truth, signed ones (some negative) in the
+    prediction: the numbers of the same ids written as text, and the same error."""
+    rng = np.random.default_rng(3)
+    common = list(range(50))
+    high = [2**64 - 1 - 2 * k for k in range(40)]  # 1 apart as float64: equal
+    truth_ids, pred_ids = common + high, [-1, -7, *common[::-1]]
+    clusters = {"t": rng.integers(0, 20, len(truth_ids)), "p": rng.integers(0, 15, len(pred_ids))}
+    paths = {}
+    for text in (False, True):
+        for name, ids, dtype in (("t", truth_ids, np.uint64), ("p", pred_ids, np.int64)):
+            column = pa.array([str(v) for v in ids]) if text else pa.array(np.array(ids, dtype))
+            path = tmp_path / f"{name}{'_text' if text else ''}.parquet"
+            pq.write_table(pa.table({"record_id": column, "cluster_id": clusters[name]}), path)
+            paths[name, text] = str(path)
+    command = ["metrics", "--on-mismatch", "twinless", "-f", "json"]
+    got = json.loads(_run(*command, paths["t", False], paths["p", False], "--engine", engine))
+    reference = json.loads(_run(*command, paths["t", True], paths["p", True], "--engine", "numpy"))
+    assert got.keys() == reference.keys()
+    for key, value in reference.items():
+        assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+    assert got["n_twinless_true"] == 40 and got["n_twinless_pred"] == 2
+    result = CliRunner().invoke(
+        app, ["errors", paths["t", False], paths["p", False], "--engine", engine, "-q"]
+    )
+    assert result.exit_code == 2
+    smallest = ", ".join(str(v) for v in sorted(high)[:3])
+    assert f"40 record(s) only in 'truth' (e.g. {smallest});" in result.output, result.output
+    assert "2 record(s) only in 'pred' (e.g. -7, -1)." in result.output, result.output
 
 
 # ---------------------------------------------------------------------------

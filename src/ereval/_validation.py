@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any, TypeVar
 
 import numpy as np
@@ -39,10 +40,21 @@ def examples(
     values: Sequence[Any] | npt.NDArray[Any], *, k: int = 3, total: int | None = None
 ) -> str:
     """Render up to ``k`` example values, e.g. ``'r1', 'r7', 'r9'``, and how many more of
-    the ``total`` (default: of ``values``) there are."""
-    shown = [repr(v.item() if isinstance(v, np.generic) else v) for v in list(values[:k])]
+    the ``total`` (default: of ``values``) there are; numbers as written (a decimal,
+    such as an unsigned 64-bit id Spark reads, without its type).
+
+    >>> examples(["r1", np.int64(7), Decimal("18446744073709551615"), Decimal("1.50")])
+    "'r1', 7, 18446744073709551615 and 1 more"
+    """
+    shown = [_shown(v) for v in list(values[:k])]
     more = (len(values) if total is None else total) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, np.generic):
+        value = value.item()
+    return str(value) if isinstance(value, Decimal) else repr(value)
 
 
 def check_real(name: str, value: Any) -> float:

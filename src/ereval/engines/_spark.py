@@ -64,6 +64,8 @@ def _kind(data_type: Any) -> str:
         return "text"
     if name in ("ByteType", "ShortType", "IntegerType", "LongType"):
         return "integer"
+    if name == "DecimalType" and data_type.scale == 0:  # Parquet's uint64: DECIMAL(20,0)
+        return "integer"
     if name in ("FloatType", "DoubleType", "DecimalType"):
         return "float"
     if name == "BooleanType":

@@ -344,6 +344,8 @@ def int_offsets(values: npt.NDArray[Any], lo: int) -> IntArray:
     >>> int_offsets(np.array([2**63 + 7, 2**63 + 5], dtype=np.uint64), 2**63 + 5).tolist()
     [2, 0]
     """
+    if not values.shape[0]:  # ``lo`` may lie past this type's range
+        return np.zeros(0, dtype=np.int64)
     if values.dtype == np.int64:
         return values - lo if lo else values
     if values.dtype.kind == "u" and lo >= 0:  # every value is at least lo
@@ -531,7 +533,9 @@ def union(a: IdArray, b: IdArray, *, same_set: bool = True) -> tuple[IdArray, In
         return _text_union(a, b)
     if isinstance(a, pa.Array) or isinstance(b, pa.Array):
         raise InputTypeError("text and non-text ids cannot be combined")
-    dense = dense_int_span(a, b)
+    # an empty side spans nothing (encode would then label every id of the range)
+    given = [x for x in (a, b) if x.shape[0]]
+    dense = dense_int_span(*given) if given else None
     if dense is not None:
         lo, span = dense
         used = np.zeros(span, dtype=bool)
@@ -542,13 +546,38 @@ def union(a: IdArray, b: IdArray, *, same_set: bool = True) -> tuple[IdArray, In
         where = np.full(span, -1, dtype=np.int64)
         where[present] = np.arange(present.shape[0], dtype=np.int64)
         return span_ids(present, lo, a.dtype, b.dtype), where[oa], where[ob]
-    both = (
-        np.concatenate([a, b])
-        if a.dtype == b.dtype or (a.dtype.kind in "iu" and b.dtype.kind in "iu")
-        else np.concatenate([a.astype(object), b.astype(object)])
-    )
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        both = _integers_together(a, b)
+    elif a.dtype == b.dtype:
+        both = np.concatenate([a, b])
+    else:
+        both = np.concatenate([a.astype(object), b.astype(object)])
     codes, ids = encode(both, sort=False)
     return ids, codes[: a.shape[0]], codes[a.shape[0] :]
+
+
+def _integers_together(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Two columns of integer ids as one, in an integer type that holds every id: NumPy's
+    common type, or for 64-bit unsigned ids with signed ones (whose common type is
+    float64, under which ids past 2^53 would meet) ``int64`` when no unsigned id passes
+    ``2^63 - 1``, ``uint64`` when no signed id is negative, else Python's integers.
+
+    Examples
+    --------
+    >>> u, i = np.array([2**64 - 1, 2**64 - 2], np.uint64), np.array([-1], np.int64)
+    >>> _integers_together(u, i).tolist()
+    [18446744073709551615, 18446744073709551614, -1]
+    """
+    dtype = np.result_type(a.dtype, b.dtype)
+    if dtype.kind not in "iu":
+        unsigned, signed = (a, b) if a.dtype.kind == "u" else (b, a)
+        if not unsigned.size or int(unsigned.max()) < 1 << 63:
+            dtype = np.dtype(np.int64)
+        elif not signed.size or int(signed.min()) >= 0:
+            dtype = np.dtype(np.uint64)
+        else:
+            dtype = np.dtype(object)
+    return np.concatenate([a.astype(dtype, copy=False), b.astype(dtype, copy=False)])
 
 
 def check_no_missing(arr: IdArray, *, name: str, what: str) -> None:
