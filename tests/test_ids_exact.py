@@ -952,3 +952,59 @@ def test_typed_ids_are_written_alike_on_every_path(tmp_path: Path, kind: str) ->
         assert first == written, by
         column = "record_id" if by == "record" else "cluster_id"
         assert [row[column] for row in json.loads(texts["numpy", "json"])] == written
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=40))
+def test_bytes_are_written_as_duckdb_writes_a_blob(value: bytes) -> None:
+    import duckdb
+
+    from ereval.results import bytes_text
+
+    with duckdb.connect() as con:
+        expected = con.execute("SELECT ?::BLOB::VARCHAR", [value]).fetchone()[0]
+    assert bytes_text(value) == expected
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "table"])
+def test_ids_of_bytes_are_written_alike_by_every_engine(tmp_path: Path, fmt: str) -> None:
+    """A Parquet column of bytes (no text type): the record table in CSV, JSON and the
+    table shows each id as DuckDB writes a BLOB, on both engines (NumPy wrote Python's
+    ``b'...'``, and its JSON stopped with a TypeError)."""
+    ids = [b"a1", b"\xff\\x", b"a,3", b"\x00z", b'q"', "é".encode()]
+    path = tmp_path / "t.parquet"
+    pq.write_table(
+        pa.table({"record_id": pa.array(ids, pa.binary()), "cluster_id": [1, 1, 2, 2, 2, 3]}),
+        path,
+    )
+    outputs = {}
+    for engine in ("numpy", "duckdb"):
+        args = ["errors", str(path), str(path), "--by", "record", "--engine", engine, "-q"]
+        result = CliRunner().invoke(app, [*args, *([] if fmt == "table" else ["-f", fmt])])
+        assert result.exit_code == 0, result.output
+        outputs[engine] = result.stdout
+    assert outputs["numpy"] == outputs["duckdb"]
+    text = outputs["numpy"]
+    assert "b'" not in text
+    for shown in ("\\xFF\\x5Cx", "\\x00z", "q\\x22", "\\xC3\\xA9"):
+        assert shown.replace("\\", "\\\\" if fmt == "json" else "\\") in text, shown
+    if fmt == "csv":
+        assert '"a,3"' in text
+
+
+@pytest.mark.each_engine(spark=True)
+def test_ids_of_bytes_against_text_are_refused_alike(tmp_path: Path, engine: str) -> None:
+    """Bytes and text are two kinds of id: the same one-line refusal on every engine
+    (DuckDB called them ``blob``, NumPy ``mixed (bytes)``)."""
+    text, raw = tmp_path / "t.parquet", tmp_path / "p.parquet"
+    pq.write_table(pa.table({"record_id": ["a1", "a2"], "cluster_id": [1, 1]}), text)
+    pq.write_table(
+        pa.table({"record_id": pa.array([b"a1", b"a2"], pa.binary()), "cluster_id": [1, 2]}), raw
+    )
+    result = CliRunner().invoke(app, ["metrics", str(text), str(raw), "--engine", engine])
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "error: record ids of 'truth' are text (e.g. 'a1', 'a2') but those of 'pred' are "
+        "bytes (e.g. b'a1', b'a2'), so no record can match"
+    ), result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -36,7 +36,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from .._errors import Error, InputError
-from ..results import json_ready
+from ..results import bytes_text, json_ready
 
 if TYPE_CHECKING:  # rich is imported when something is printed through it
     import pandas as pd
@@ -601,6 +601,8 @@ def format_number(value: Any, digits: int = 6) -> str:
         return "-"
     if isinstance(value, float):
         return "nan" if math.isnan(value) else f"{value:.{digits}g}"
+    if isinstance(value, bytes):  # as in CSV and JSON
+        return bytes_text(value)
     return str(value)
 
 

@@ -35,6 +35,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ..results import bytes_text
+
 __all__ = ["CHUNK_ROWS", "each_once", "write_csv", "write_csv_chunks"]
 
 #: Rows turned into text at a time.
@@ -56,7 +58,10 @@ def _column_text(column: pd.Series) -> list[str]:
         values = column.to_numpy()
         return ["" if v != v else str(v) for v in values]
     missing = pd.isna(column).to_numpy()
-    out = [v if isinstance(v, str) else str(v) for v in column.astype(object).tolist()]
+    out = [
+        v if isinstance(v, str) else bytes_text(v) if isinstance(v, bytes) else str(v)
+        for v in column.astype(object).tolist()
+    ]
     for i in np.flatnonzero(missing).tolist():
         out[i] = ""
     return _quoted(out)

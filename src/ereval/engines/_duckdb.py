@@ -174,6 +174,8 @@ def _kind(duck_type: str) -> str:
         return "float"
     if t == "BOOLEAN":
         return "boolean"
+    if t == "BLOB":
+        return "bytes"
     return t.lower()
 
 

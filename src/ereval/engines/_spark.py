@@ -70,6 +70,8 @@ def _kind(data_type: Any) -> str:
         return "float"
     if name == "BooleanType":
         return "boolean"
+    if name == "BinaryType":
+        return "bytes"
     return str(data_type.simpleString())
 
 

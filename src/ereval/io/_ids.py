@@ -159,6 +159,8 @@ def id_kind(arr: IdArray) -> str:
         return "text"
     if kinds <= {"integer"}:
         return "integer"
+    if kinds <= {"bytes"}:
+        return "bytes"
     return "mixed (" + ", ".join(sorted(kinds)) + ")"
 
 

@@ -26,7 +26,7 @@ from ._estimate import (
     problem_warning,
     range_problems,
 )
-from ._protocol import FrameRepr, Result, html_table, json_ready
+from ._protocol import FrameRepr, Result, bytes_text, html_table, json_ready
 
 __all__ = [
     "Estimate",
@@ -35,6 +35,7 @@ __all__ = [
     "FrameRepr",
     "Result",
     "UNIT_RANGE",
+    "bytes_text",
     "clamp_interval",
     "html_table",
     "interval_estimate",

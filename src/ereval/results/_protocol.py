@@ -34,10 +34,27 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FrameRepr", "Result", "html_table", "json_ready"]
+__all__ = ["FrameRepr", "Result", "bytes_text", "html_table", "json_ready"]
 
 #: Most rows :func:`html_table` shows (the first ones; a last row counts the rest).
 HTML_ROWS = 20
+
+
+#: Each byte's text in :func:`bytes_text`.
+_BYTE_TEXT = {
+    b: chr(b) if 32 <= b <= 126 and chr(b) not in "\"'\\" else f"\\x{b:02X}" for b in range(256)
+}
+
+
+def bytes_text(value: bytes) -> str:
+    r"""A binary value (an id of a Parquet column of bytes) as text, as DuckDB writes a
+    BLOB: printable ASCII as it is, but for the quotes and the backslash, and every
+    other byte as ``\xHH``.
+
+    >>> print(bytes_text(b"id-7"), bytes_text(b"\xff\\x\x00"))
+    id-7 \xFF\x5Cx\x00
+    """
+    return value.decode("latin-1").translate(_BYTE_TEXT)
 
 
 @runtime_checkable
@@ -74,6 +91,8 @@ def json_ready(value: Any) -> Any:
         return None
     if isinstance(value, datetime.date | decimal.Decimal):  # ids of dates or decimals: as in CSV
         return str(value)
+    if isinstance(value, bytes):
+        return bytes_text(value)
     return value
 
 
@@ -92,7 +111,7 @@ def _cell(value: Any) -> str:
 
     if pd.api.types.is_scalar(value) and pd.isna(value):  # pandas NA and NaT
         return ""
-    return str(value)
+    return bytes_text(value) if isinstance(value, bytes) else str(value)
 
 
 def html_table(frame: pd.DataFrame, *, title: str) -> str:
