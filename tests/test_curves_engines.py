@@ -270,6 +270,30 @@ def test_negative_zero_is_the_score_zero(tmp_path: Path, fmt: str) -> None:
         assert frame["n_accepted"].tolist() == [4, 1]
 
 
+def test_decimal_scores_are_numbers_on_every_engine(tmp_path: Path) -> None:
+    """A Parquet column of decimals (as SQL systems write scores) is read as the nearest
+    doubles on every engine (NumPy refused it as not numbers)."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    truth, pairs = _data(11)
+    t, _ = _write(tmp_path, truth, pairs, "parquet")
+    text = [f"{v:.1f}" for v in pairs["score"]]
+    table = pa.table(
+        {
+            "record_id_1": pairs["record_id_1"].tolist(),
+            "record_id_2": pairs["record_id_2"].tolist(),
+            "score": pa.array([decimal.Decimal(v) for v in text], pa.decimal128(6, 2)),
+        }
+    )
+    pq.write_table(table, tmp_path / "decimal.parquet")
+    expected = threshold_curve(t, pairs.assign(score=[float(v) for v in text]), engine="numpy")
+    for engine in ("numpy", "duckdb"):
+        _same(threshold_curve(t, str(tmp_path / "decimal.parquet"), engine=engine), expected)
+
+
 @pytest.mark.parametrize(
     ("rows", "error"),
     [

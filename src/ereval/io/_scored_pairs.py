@@ -96,6 +96,7 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
         if not (
             pa.types.is_integer(column.type)
             or pa.types.is_floating(column.type)
+            or pa.types.is_decimal(column.type)  # as the nearest double, as the engines do
             or pa.types.is_boolean(column.type)
         ):
             held = str(column.type)
