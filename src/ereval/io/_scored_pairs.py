@@ -20,11 +20,10 @@ from .._errors import InputError, InputTypeError, RecordMismatchError, RepeatedP
 from .._validation import check_choice, describe, examples
 from ._align import check_link_only, locate_pairs
 from ._files import file_spec, header, read_arrow
-from ._ids import IdType, factorize, take, to_numpy, union
+from ._ids import IdType, factorize, in_id_order, take, to_numpy, union
 from ._keys import Columns, column_names, key_ids
 from ._memberships import read_membership
 from ._pairs import as_pairs, pairs_frame
-from ._text_order import text_sort
 
 __all__ = ["CURVE_MISMATCH_POLICIES", "CurveMismatchPolicy", "ScoredPairs", "read_scored_pairs"]
 
@@ -140,7 +139,7 @@ def _repeated_error(
     right = key_ids(table, rcols, name="pairs")
     ids, a, b = union(left, right)
     n = max(len(ids), 1)
-    order_of_ids = _id_order(ids)
+    order_of_ids = in_id_order(ids, np.arange(len(ids), dtype=np.int64))  # as SQL orders them
     rank = np.empty(len(ids), dtype=np.int64)
     rank[order_of_ids] = np.arange(len(ids), dtype=np.int64)
     ra, rb = rank[a], rank[b]
@@ -160,14 +159,6 @@ def _repeated_error(
         name="pairs",
         n_repeated=n_surplus,
     )
-
-
-def _id_order(ids: Any) -> npt.NDArray[np.int64]:
-    """The positions of ``ids`` in increasing order (text by its bytes), as SQL's
-    ``ORDER BY`` puts them."""
-    if isinstance(ids, pa.Array):
-        return text_sort(ids)
-    return np.argsort(ids, kind="stable").astype(np.int64, copy=False)
 
 
 def read_scored_pairs(
