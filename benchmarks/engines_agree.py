@@ -3,15 +3,16 @@ same thing?
 
 Small files (a few thousand records, seeded) of ids and cluster ids that engines
 read differently if they are careless: unsigned 64-bit ids past 2^63, sides of two
-integer types, dictionary-encoded and large strings, dates, timestamps, decimals,
-floats with NaN and -0.0, ids only one space or one normalisation apart, a CSV with
-a byte-order mark and CRLF lines, numbers past 2^64 written in CSV, empty files,
-one record, keys of two columns, two files of partly the same records. Each case
-runs ``metrics``, ``summary``, ``compare``, ``monitor`` and ``errors --by
-record|cluster`` (and ``--by record`` as JSON) on NumPy and on ``--engine duckdb --memory-limit 1GB`` and
-compares the exit status, the first error line (without the row the in-memory
-reader adds) and the output (JSON numbers to 1e-12, CSV text exactly). Any line
-``differ`` is a defect; an ``unexpected`` error (a traceback's one line) too.
+integer types (unsigned past 2^63 against signed), dictionary-encoded and large
+strings, dates, timestamps, decimals, floats with NaN and -0.0, bytes, ids only one
+space or one normalisation apart, a CSV with a byte-order mark and CRLF lines,
+numbers past 2^64 written in CSV, empty files, one record, keys of two columns, two
+files of partly the same records. Each case runs ``metrics``, ``summary``,
+``compare``, ``monitor`` and ``errors --by record|cluster`` (and ``--by record`` as
+JSON) on NumPy and on ``--engine duckdb --memory-limit 1GB`` and compares the exit
+status, the first error line (without the row the in-memory reader adds) and the
+output (JSON numbers to 1e-12, CSV text exactly). Any line ``differ`` is a defect;
+an ``unexpected`` error (a traceback's one line) too.
 
     python benchmarks/engines_agree.py [--only NAME] [--keep DIR]
 """
@@ -76,6 +77,8 @@ def _cases(rng: np.random.Generator) -> dict[str, tuple[Side, Side, list[str]]]:
     decimals = pa.array([decimal.Decimal(i) / 4 for i in range(N)], pa.decimal128(12, 2))
     spaced = [f"r{i}" + (" " if i % 100 == 0 else "") for i in range(N)]
     signed = pa.array(np.arange(N, dtype=np.int64)[::-1].copy())
+    far = high.to_numpy()[:1000:2]  # 2 apart past 2^63: one number as floats
+    raw = pa.array([f"r\\{i:05d},\xff".encode("latin-1") for i in range(N)])  # no text type
     nan_clusters = clusters(300).astype(float)
     nan_clusters[3] = np.nan
     both = ["--on-mismatch", "twinless"]
@@ -104,6 +107,12 @@ def _cases(rng: np.random.Generator) -> dict[str, tuple[Side, Side, list[str]]]:
             table(signed, 400),
             [],
         ),
+        "unsigned past 2^63 against signed, two files": (
+            table(pa.array(np.r_[np.arange(N - 500, dtype=np.uint64), far]), 300),
+            table(pa.array(np.r_[np.arange(N - 500)[::-1], -np.arange(1, 501)]), 400),
+            both,
+        ),
+        "bytes": (table(raw, 300), table(shuffled(raw), 400), []),
         "cluster ids past 2^63": (
             pa.table(
                 {
