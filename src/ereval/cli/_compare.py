@@ -57,8 +57,8 @@ def compare_command(
         typer.Option(
             "--out",
             "-o",
-            help="Write one row per record (record_id, old_cluster, new_cluster, category) "
-            "to this file (.csv, .csv.gz, .parquet or .json).",
+            help="Write one row per record (record_id, old_cluster, new_cluster, category), "
+            "in the order of the record ids, to this file (.csv, .csv.gz, .parquet or .json).",
         ),
     ] = None,
     changed_only: Annotated[
