@@ -252,3 +252,32 @@ def test_an_estimate_over_unsigned_cluster_ids_past_2_63() -> None:
     )
     for name in ("pairwise_precision", "pairwise_recall"):
         assert got[name].value == reference[name].value
+
+
+@pytest.mark.each_engine(spark=True)
+def test_decimals_of_no_fraction_are_integers_on_every_engine(tmp_path: Path, engine: str) -> None:
+    """A ``DECIMAL(38, 0)`` column of ids (past 2^64 and below -2^63 too) against
+    unsigned and signed integers: whole numbers, equal by value on every engine, as
+    the same ids written as text."""
+    from decimal import Decimal
+
+    rng = np.random.default_rng(4)
+    common = [2**64 - 1 - 2 * k for k in range(30)] + list(range(30))
+    truth_ids = [Decimal(v) for v in common] + [Decimal(-(10**30) - k) for k in range(5)]
+    pred_ids = common[::-1]
+    tc, pc = rng.integers(0, 9, len(truth_ids)), rng.integers(0, 7, len(pred_ids))
+    t, p = tmp_path / "t.parquet", tmp_path / "p.parquet"
+    tt, pt = tmp_path / "tt.parquet", tmp_path / "pt.parquet"
+    pq.write_table(
+        pa.table({"record_id": pa.array(truth_ids, pa.decimal128(38, 0)), "cluster_id": tc}), t
+    )
+    pq.write_table(pa.table({"record_id": pa.array(pred_ids, pa.uint64()), "cluster_id": pc}), p)
+    pq.write_table(pa.table({"record_id": [str(v) for v in truth_ids], "cluster_id": tc}), tt)
+    pq.write_table(pa.table({"record_id": [str(v) for v in pred_ids], "cluster_id": pc}), pt)
+    command = ["metrics", "--on-mismatch", "twinless", "-f", "json"]
+    got = json.loads(_run(*command, str(t), str(p), "--engine", engine))
+    reference = json.loads(_run(*command, str(tt), str(pt), "--engine", "numpy"))
+    assert got.keys() == reference.keys()
+    for key, value in reference.items():
+        assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+    assert got["n_twinless_true"] == 5 and got["n_twinless_pred"] == 0

@@ -170,6 +170,8 @@ def _kind(duck_type: str) -> str:
         return "text"
     if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT") or t.startswith("U"):
         return "integer"
+    if t.startswith("DECIMAL(") and t.endswith(",0)"):  # no fraction: whole numbers
+        return "integer"
     if t in ("FLOAT", "DOUBLE") or t.startswith("DECIMAL"):
         return "float"
     if t == "BOOLEAN":

@@ -94,6 +94,8 @@ def to_arrow_ids(values: Any) -> IdArray:
             return values.cast(pa.large_string())
         if values.null_count:
             return np.asarray(values.to_pandas().astype(object).to_numpy())
+        if pa.types.is_decimal(values.type) and values.type.scale == 0:
+            return _whole_decimals(values)
         return arrow_to_numpy(values)
     arr = np.asarray(values)
     if arr.dtype.kind == "U":
@@ -108,6 +110,26 @@ def to_arrow_ids(values: Any) -> IdArray:
         except OverflowError:
             return arr
     return arr
+
+
+def _whole_decimals(values: pa.Array) -> npt.NDArray[Any]:
+    """Decimals of no fraction (a ``DECIMAL(p, 0)`` column, as Spark writes unsigned
+    64-bit integers) as the integers they are, as every engine reads them: ``int64``
+    or ``uint64`` where every value fits, else Python's integers.
+
+    Examples
+    --------
+    >>> from decimal import Decimal
+    >>> got = _whole_decimals(pa.array([Decimal(5), Decimal(2**64 - 1)], pa.decimal128(20, 0)))
+    >>> got.tolist(), got.dtype
+    ([5, 18446744073709551615], dtype('uint64'))
+    """
+    for kind in (pa.int64(), pa.uint64()):
+        try:
+            return arrow_to_numpy(values.cast(kind))
+        except (pa.ArrowInvalid, OverflowError):
+            continue
+    return np.asarray([int(v) for v in values.to_pylist()], dtype=object)
 
 
 def arrow_to_numpy(values: pa.Array) -> npt.NDArray[Any]:
