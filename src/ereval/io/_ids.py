@@ -411,10 +411,8 @@ def span_ids(offsets: IntArray, lo: int, *dtypes: np.dtype[Any]) -> npt.NDArray[
     >>> span_ids(np.array([0, 2]), 2**63, u, i).tolist(), span_ids(np.array([0, 2]), 5, u, i).dtype
     ([9223372036854775808, 9223372036854775810], dtype('int64'))
     """
-    dtype = np.result_type(*dtypes)
-    if dtype.kind not in "iu":
-        top = lo + (int(offsets.max()) if offsets.size else 0)
-        dtype = np.dtype(np.uint64 if top >= 1 << 63 else np.int64)
+    top = lo + (int(offsets.max()) if offsets.size else 0)
+    dtype = _integer_type(dtypes, lo, top)  # never object: a span is narrow
     if dtype.kind == "u" and lo >= 0:
         out: npt.NDArray[Any] = offsets.astype(dtype)
         out += dtype.type(lo)
@@ -592,16 +590,24 @@ def _integers_together(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> npt.NDArray[
     >>> _integers_together(u, i).tolist()
     [18446744073709551615, 18446744073709551614, -1]
     """
-    dtype = np.result_type(a.dtype, b.dtype)
-    if dtype.kind not in "iu":
-        unsigned, signed = (a, b) if a.dtype.kind == "u" else (b, a)
-        if not unsigned.size or int(unsigned.max()) < 1 << 63:
-            dtype = np.dtype(np.int64)
-        elif not signed.size or int(signed.min()) >= 0:
-            dtype = np.dtype(np.uint64)
-        else:
-            dtype = np.dtype(object)
+    given = [x for x in (a, b) if x.size]
+    least = min((int(x.min()) for x in given), default=0)
+    greatest = max((int(x.max()) for x in given), default=0)
+    dtype = _integer_type((a.dtype, b.dtype), least, greatest)
     return np.concatenate([a.astype(dtype, copy=False), b.astype(dtype, copy=False)])
+
+
+def _integer_type(dtypes: Iterable[np.dtype[Any]], least: int, greatest: int) -> np.dtype[Any]:
+    """The type of integer ids from columns of ``dtypes``, from ``least`` to
+    ``greatest``: NumPy's common type, or where it has none among the integers (64-bit
+    unsigned with signed, float64 to NumPy) ``int64`` when every id fits it, ``uint64``
+    when none is negative, else Python's integers (``object``)."""
+    dtype = np.result_type(*dtypes)
+    if dtype.kind in "iu":
+        return dtype
+    if greatest < 1 << 63:
+        return np.dtype(np.int64)
+    return np.dtype(np.uint64 if least >= 0 else object)
 
 
 def check_no_missing(arr: IdArray, *, name: str, what: str) -> None:

@@ -46,7 +46,7 @@ def text_order(ids: pa.Array) -> IntArray | None:
     first = 0  # words every id shares (a common prefix) tell none apart
     while first < n_words - 1 and bool((rows[:, first] == rows[0, first]).all()):
         first += 1
-    key = rows[:, first].byteswap()
+    key = rows[:, first].byteswap()  # every id in one run: its word read in place
     order: IntArray = np.argsort(key)
     tied, runs = _ties(key[order])
     del key
