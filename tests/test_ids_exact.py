@@ -1008,3 +1008,118 @@ def test_ids_of_bytes_against_text_are_refused_alike(tmp_path: Path, engine: str
         "bytes (e.g. b'a1', b'a2'), so no record can match"
     ), result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def _decimal_side(path: Path, ids: list[str], clusters: list[int], typed: pa.DataType) -> Path:
+    """A clustering whose ids ``ids`` (decimal text) are of the Arrow type ``typed``."""
+    values = pa.array([Decimal(v) for v in ids]).cast(typed)
+    pq.write_table(pa.table({"record_id": values, "cluster_id": clusters}), path)
+    return path
+
+
+@pytest.mark.each_engine(spark=True)
+def test_decimals_against_floats_are_refused_alike(tmp_path: Path, engine: str) -> None:
+    """A decimal with a fraction is an exact number, a float a binary one (0.1 is not
+    1/10): like integers against floats, they are two kinds, refused in one line on
+    every engine (DuckDB and Spark compared them as floats, NumPy refused them)."""
+    ids = ["1.50", "2.25", "3.10"]
+    t = _decimal_side(tmp_path / "t.parquet", ids, [1, 1, 2], pa.decimal128(6, 2))
+    for other, kind in ((pa.float64(), "float (e.g. 1.5, 2.25)"), (pa.int64(), "integer")):
+        written = ids if other == pa.float64() else ["1", "2", "3"]
+        p = _decimal_side(tmp_path / "p.parquet", written, [1, 1, 2], other)
+        result = CliRunner().invoke(app, ["metrics", str(t), str(p), "--engine", engine])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(
+            f"error: record ids of 'truth' are decimal (e.g. 1.50, 2.25) but those of 'pred' "
+            f"are {kind}"
+        ), result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.each_engine(spark=True)
+def test_decimals_of_two_scales_match_by_value(tmp_path: Path, engine: str) -> None:
+    """``DECIMAL(8,2)`` 1.50 and ``DECIMAL(10,4)`` 1.5000 are one id on every engine:
+    the metrics equal those of the same ids written once as text."""
+    rng = np.random.default_rng(7)
+    ids = [f"{k / 100:.2f}" for k in range(1, 301)]
+    true, pred = rng.integers(0, 40, 300), rng.integers(0, 40, 300)
+    t = _decimal_side(tmp_path / "t.parquet", ids, true.tolist(), pa.decimal128(8, 2))
+    p = _decimal_side(tmp_path / "p.parquet", ids, pred.tolist(), pa.decimal128(10, 4))
+    expected = evaluate(
+        pa.table({"record_id": ids, "cluster_id": true}),
+        pa.table({"record_id": ids, "cluster_id": pred}),
+    )
+    close = pytest.approx(expected, rel=1e-12, abs=1e-12, nan_ok=True)  # Spark's sums
+    assert evaluate(t, p, engine=engine) == close
+    if engine == "duckdb":  # the plan of a memory limit: the ids hashed into passes
+        assert evaluate(t, p, engine=DuckDBEngine(passes=3)) == close
+
+
+@pytest.mark.each_engine(spark=True)
+def test_decimals_no_decimal_holds_are_exact_or_refused(tmp_path: Path, engine: str) -> None:
+    """``DECIMAL(38,20)`` against ``DECIMAL(38,10)``: SQL compares them in a decimal
+    of 38 digits, which rounds the first to ten places (Spark matched
+    0.12345678901234567890 with 0.1234567890). NumPy compares Python's decimals,
+    exactly; DuckDB and Spark refuse in one line."""
+    t = _decimal_side(
+        tmp_path / "t.parquet",
+        ["0.12345678901234567890", "0.12345678901234567891", "1"],
+        [1, 2, 3],
+        pa.decimal128(38, 20),
+    )
+    p = _decimal_side(
+        tmp_path / "p.parquet",
+        ["0.1234567890", "0.1234567891", "1"],
+        [1, 2, 3],
+        pa.decimal128(38, 10),
+    )
+    result = CliRunner().invoke(app, ["metrics", str(t), str(p), "--engine", engine])
+    assert result.exit_code == 2, result.output
+    if engine == "numpy":
+        assert "2 record(s) only in 'truth'" in result.output
+        assert "2 record(s) only in 'pred'" in result.output
+    else:
+        assert result.output == (
+            "error: record ids of 'truth' are DECIMAL(38,20) and those of 'pred' "
+            "DECIMAL(38,10): no decimal of 38 digits holds both exactly, so they cannot be "
+            "compared; give both sides the same decimal type\n"
+        )
+
+
+#: Ids of kinds that never match integers, how every engine names them and shows them.
+NAMED_KINDS = {
+    "date": (pa.array([datetime.date(2000, 1, 1), datetime.date(2000, 1, 2)]), "2000-01-01"),
+    "timestamp": (
+        pa.array([datetime.datetime(2000, 1, 1), datetime.datetime(2000, 1, 2, 3)]),
+        "2000-01-01 00:00:00",
+    ),
+    "boolean": (pa.array([True, False]), "True"),
+    "decimal": (pa.array([Decimal("1.5"), Decimal("2")]).cast(pa.decimal128(4, 2)), "1.50"),
+    "float": (pa.array([1.5, 2.0]), "1.5"),
+}
+
+
+@pytest.mark.each_engine(spark=True)
+@pytest.mark.parametrize("kind", list(NAMED_KINDS))
+def test_kinds_of_ids_are_named_alike(tmp_path: Path, engine: str, kind: str) -> None:
+    """The refusals of ids of a kind that cannot be compared with integers, or be part
+    of a key of several columns, are the same line on every engine (NumPy named a
+    date ``datetime`` and a decimal ``mixed (Decimal)``, and showed a date as
+    ``datetime.date(2000, 1, 1)``; DuckDB ``date`` and ``float``)."""
+    ids, shown = NAMED_KINDS[kind]
+    path = tmp_path / "t.parquet"
+    columns = {"x": ids, "i": [1, 2], "s": ["a", "b"], "c": [1, 1]}
+    pq.write_table(pa.table(columns), path)
+    common = ["metrics", str(path), str(path), "--cluster-col", "c", "--engine", engine]
+    single = CliRunner().invoke(app, [*common, "--truth-record-col", "x", "--pred-record-col", "i"])
+    assert single.exit_code == 2
+    assert single.output.startswith(f"error: record ids of 'truth' are {kind} (e.g. {shown}, "), (
+        single.output
+    )
+    assert "but those of 'pred' are integer (e.g. 1, 2), so no record can match" in single.output
+    several = CliRunner().invoke(app, [*common, "--record-col", "s,x"])
+    assert several.exit_code == 2
+    assert several.output == (
+        "error: 'truth': column 'x' of a key made of several columns must hold integers or "
+        f"text; it holds {kind} values\n"
+    )

@@ -7,6 +7,7 @@ states what was expected and shows what was received.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import numbers
 from collections.abc import Sequence
@@ -45,6 +46,9 @@ def examples(
 
     >>> examples(["r1", np.int64(7), Decimal("18446744073709551615"), Decimal("1.50")])
     "'r1', 7, 18446744073709551615 and 1 more"
+    >>> examples([dt.date(2000, 1, 2), np.datetime64("2000-01-02T03:04:05", "ns")])
+    '2000-01-02, 2000-01-02 03:04:05'
+
     """
     shown = [_shown(v) for v in list(values[:k])]
     more = (len(values) if total is None else total) - len(shown)
@@ -52,9 +56,12 @@ def examples(
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, np.datetime64) and np.datetime_data(value.dtype)[0] != "D":
+        value = value.astype("datetime64[us]")  # as Python reads it (.item() of ns: int)
     if isinstance(value, np.generic):
         value = value.item()
-    return str(value) if isinstance(value, Decimal) else repr(value)
+    # numbers, dates and times as the outputs write them
+    return str(value) if isinstance(value, Decimal | dt.date | dt.time) else repr(value)
 
 
 def check_real(name: str, value: Any) -> float:

@@ -45,6 +45,7 @@ from ._plan import FIRST_TRY, MAX_MODULUS, check_memory_size, limit_bytes, pass_
 from ._sources import (
     SideSpec,
     check_columns,
+    check_decimals,
     check_scan,
     key_of,
     second_key,
@@ -172,12 +173,16 @@ def _kind(duck_type: str) -> str:
         return "integer"
     if t.startswith("DECIMAL(") and t.endswith(",0)"):  # no fraction: whole numbers
         return "integer"
-    if t in ("FLOAT", "DOUBLE") or t.startswith("DECIMAL"):
+    if t.startswith("DECIMAL"):  # exact numbers with a fraction: never equal to floats
+        return "decimal"
+    if t in ("FLOAT", "DOUBLE"):
         return "float"
     if t == "BOOLEAN":
         return "boolean"
     if t == "BLOB":
         return "bytes"
+    if t in ("TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS"):  # of any unit
+        return "timestamp"
     return t.lower()
 
 
@@ -444,6 +449,8 @@ class DuckDBDatabase(Database):
             raise id_type_error(
                 first.kind, other.kind, ex[0], ex[1], truth=first.name, other=other.name
             )
+        for a, b in itertools.pairwise(loaded):
+            check_decimals(a.decimal, b.decimal, truth=a.name, name=b.name)
         return [side.n_rows for side in loaded]
 
     def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> int:
@@ -473,6 +480,7 @@ class _Side:
         self.records, self.clusters = spec.records, spec.clusters
         self.n_rows = 0
         self.kind: tuple[str, ...] = ()
+        self.decimal: tuple[int, int] | None = None  # a decimal id's (precision, scale)
         self.parquet_or_table = True
 
     def _source(self) -> tuple[str, dict[str, str]]:
@@ -582,4 +590,7 @@ class _Side:
             counts = (*counts[:3], *got)
         check_scan(self.spec, counts, by_parts=bool(parts))
         self.n_rows, self.kind = int(counts[0]), r_kinds
+        if r_kinds == ("decimal",):
+            p, s = types[self.records[0]][len("DECIMAL(") : -1].split(",")
+            self.decimal = (int(p), int(s))
         return r_kinds

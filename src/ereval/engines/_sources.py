@@ -309,6 +309,23 @@ def column_of(con: Any, query: str) -> list[Any]:
     return [r[0] for r in con.execute(query).fetchall()]
 
 
+def check_decimals(
+    first: tuple[int, int] | None, other: tuple[int, int] | None, *, truth: str, name: str
+) -> None:
+    """Record ids of two decimal columns, of the (precision, scale) ``first`` and
+    ``other``, are compared in one decimal type that holds both exactly; an error when
+    it would need more than the 38 digits SQL engines have (where they would round)."""
+    if first is None or other is None:
+        return
+    scale = max(first[1], other[1])
+    if max(first[0] - first[1], other[0] - other[1]) + scale > 38:
+        a, b = (f"DECIMAL({p},{s})" for p, s in (first, other))
+        raise InputError(
+            f"record ids of '{truth}' are {a} and those of '{name}' {b}: no decimal of 38 digits holds both exactly, so they cannot be "
+            "compared; give both sides the same decimal type"
+        )
+
+
 def check_scan(spec: SideSpec, counts: Sequence[int], *, by_parts: bool) -> None:
     """:func:`check_side` on the counts of ``spec``'s view
     (:func:`ereval.engines._dialect.nulls_sql`), the first part holding a missing

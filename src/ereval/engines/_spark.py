@@ -37,6 +37,7 @@ from ._duckdb import is_arrow_table
 from ._sources import (
     SideSpec,
     check_columns,
+    check_decimals,
     check_scan,
     key_of,
     second_key,
@@ -66,12 +67,16 @@ def _kind(data_type: Any) -> str:
         return "integer"
     if name == "DecimalType" and data_type.scale == 0:  # Parquet's uint64: DECIMAL(20,0)
         return "integer"
-    if name in ("FloatType", "DoubleType", "DecimalType"):
+    if name == "DecimalType":  # exact numbers with a fraction: never equal to floats
+        return "decimal"
+    if name in ("FloatType", "DoubleType"):
         return "float"
     if name == "BooleanType":
         return "boolean"
     if name == "BinaryType":
         return "bytes"
+    if name in ("TimestampType", "TimestampNTZType"):  # as DuckDB names them
+        return "timestamp"
     return str(data_type.simpleString())
 
 
@@ -301,6 +306,7 @@ class SparkDatabase(Database):
                 raise id_type_error(
                     first.kind, other.kind, ex_t, ex_p, truth=first.name, other=other.name
                 )
+            check_decimals(first.decimal, other.decimal, truth=first.name, name=other.name)
         return [side.n_rows for side in loaded]
 
     def close(self) -> None:
@@ -353,6 +359,7 @@ class _Side:
         self.records, self.clusters = spec.records, spec.clusters
         self.n_rows = 0
         self.kind: tuple[str, ...] = ()
+        self.decimal: tuple[int, int] | None = None  # a decimal id's (precision, scale)
 
     def _frame(self) -> Any:
         if is_spark_dataframe(self.data):
@@ -423,6 +430,9 @@ class _Side:
             raise InputError(f"'{self.name}': cannot read it ({spark_error(exc)})") from exc
         check_scan(self.spec, counts, by_parts=bool(parts))
         self.n_rows, self.kind = int(counts[0]), r_kinds
+        if r_kinds == ("decimal",):
+            decimal = types[self.records[0]]
+            self.decimal = (int(decimal.precision), int(decimal.scale))
         return r_kinds
 
     def _key(self, cols: list[str], types: dict[str, Any]) -> tuple[str, str]:

@@ -16,7 +16,9 @@ caller asks for it.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import Any, Literal, TypeAlias, TypeGuard
 
 import numpy as np
@@ -164,35 +166,42 @@ def id_kind(arr: IdArray) -> str:
     """A readable name of the kind of ids in ``arr`` (``"integer"``, ``"text"``, ...)."""
     if _is_text(arr):
         return "text"
-    kind = np.asarray(arr).dtype.kind if not isinstance(arr, pa.Array) else "O"
+    dtype = np.asarray(arr).dtype if not isinstance(arr, pa.Array) else np.dtype(object)
     names = {
         "i": "integer",
         "u": "integer",
         "b": "boolean",
         "f": "float",
         "c": "complex",
-        "M": "datetime",
         "m": "timedelta",
     }
-    if kind in names:
-        return names[kind]
+    if dtype.kind in names:
+        return names[dtype.kind]
+    if dtype.kind == "M":  # named as the SQL engines name them
+        return "date" if dtype == np.dtype("datetime64[D]") else "timestamp"
     kinds = {_kind_of_value(v) for v in np.asarray(arr)[:1000]}
-    if kinds <= {"text"}:
-        return "text"
-    if kinds <= {"integer"}:
-        return "integer"
-    if kinds <= {"bytes"}:
-        return "bytes"
+    if len(kinds) <= 1:  # no id: of no kind that could clash with text
+        return kinds.pop() if kinds else "text"
     return "mixed (" + ", ".join(sorted(kinds)) + ")"
 
 
 def _kind_of_value(value: Any) -> str:
     if isinstance(value, str):
         return "text"
-    if isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_):
+    if isinstance(value, bool | np.bool_):
+        return "boolean"
+    if isinstance(value, int | np.integer):
         return "integer"
     if isinstance(value, float | np.floating):
         return "float"
+    if isinstance(value, Decimal):  # exact numbers: equal to a float only by chance
+        return "decimal"
+    if isinstance(value, dt.datetime):  # dates and times as the SQL engines name them
+        return "timestamp"
+    if isinstance(value, dt.date):
+        return "date"
+    if isinstance(value, dt.time):
+        return "time"
     return type(value).__name__
 
 
