@@ -434,3 +434,32 @@ def test_every_engine_names_the_same_repeated_pair(tmp_path: Path, kind: str) ->
         with pytest.raises(Error, match=r"2 repeated pair\(s\)") as e:
             threshold_curve(t, p, engine=engine)
         assert f"e.g. {least} scored " in str(e.value), str(e.value)
+
+
+@pytest.mark.each_engine(spark=True)
+@pytest.mark.parametrize(
+    ("scores", "held"),
+    [
+        (["0.5", "0.25", "0.9"], "text such as '0.5', '0.25', '0.9'"),
+        (["0.5", "n/a", "0.9"], "text such as 'n/a'"),
+        ([None, None, None], "text, every value missing"),
+    ],
+)
+def test_typed_text_scores_are_refused_alike(
+    tmp_path: Path, engine: str, scores: list[str | None], held: str
+) -> None:
+    """A Parquet score column of text is not numbers, whatever it holds, on every
+    engine (DuckDB and Spark parsed numbers written as text; NumPy refused them). A
+    CSV file's fields are text and are read as numbers everywhere (above)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t, p = tmp_path / "t.parquet", tmp_path / "p.parquet"
+    pq.write_table(pa.table({"record_id": [1, 2, 3, 4], "cluster_id": [1, 1, 2, 2]}), t)
+    pairs = {"record_id_1": [1, 1, 3], "record_id_2": [2, 3, 4]}
+    pq.write_table(pa.table({**pairs, "score": pa.array(scores, pa.string())}), p)
+    result = runner.invoke(app, ["curve", str(t), str(p), "--engine", engine])
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        f"error: '--score-col': column 'score' of 'pairs' must hold numbers; it holds {held}\n"
+    )

@@ -27,6 +27,7 @@ replayed in another order).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +39,7 @@ from .._errors import InputError, InputTypeError, RecordMismatchError, RepeatedP
 from .._validation import examples
 from ..engines import Database
 from ..engines._sources import SideSpec, check_unique
-from ..io import CurveMismatchPolicy, column_names
+from ..io import CurveMismatchPolicy, column_names, file_spec, text_scores_held
 from ._ranked import Merges, RankedPairs
 
 __all__ = ["BATCH_ROWS", "ranked_in_sql", "score_ranges"]
@@ -73,10 +74,16 @@ def _pair_text(pair: tuple[Any, ...]) -> str:
     return repr(tuple(pair[:2]))
 
 
-def _check_pairs(db: Database, score_col: str) -> None:
+def _typed(pairs: Any) -> bool:
+    """Whether ``pairs`` has typed columns (Parquet, a table): a CSV file's are text."""
+    return not isinstance(pairs, str | os.PathLike) or file_spec(pairs).format == "parquet"
+
+
+def _check_pairs(db: Database, score_col: str, *, typed: bool) -> None:
     """Every score a finite number and no self-pair, as
     :func:`ereval.io.read_scored_pairs` requires: one pass over the pairs (another
-    for an example, on error only)."""
+    for an example, on error only). A CSV file's text is read as numbers; a typed
+    column of text is not numbers, whatever it holds."""
     cast = "TRY_CAST" if db.dialect.name == "duckdb" else "try_cast"
     db.execute(
         f"CREATE TEMP VIEW qs AS SELECT r, c, s AS given, {cast}(s AS DOUBLE) + 0.0 AS s FROM q"
@@ -88,11 +95,13 @@ def _check_pairs(db: Database, score_col: str) -> None:
         f"sum(CASE WHEN {infinite} THEN 1 ELSE 0 END), "
         "sum(CASE WHEN r = c THEN 1 ELSE 0 END) FROM qs"
     )[0]
-    if n_text:
-        bad = db.fetch_all(f"SELECT given FROM qs WHERE {text} LIMIT 3")
+    held = db.fetch_all("SELECT typeof(given) FROM qs LIMIT 1") if typed else []
+    if n_text or (held and str(held[0][0]).lower() in ("varchar", "string")):
+        shown = text if n_text else "given IS NOT NULL"  # else numbers as text: the first
+        bad = db.fetch_all(f"SELECT given FROM qs WHERE {shown} LIMIT 3")
         raise InputTypeError(
             f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds "
-            f"text such as {examples([row[0] for row in bad])}"
+            + text_scores_held([str(row[0]) for row in bad])
         )
     if n_bad:
         first = db.fetch_all(f"SELECT r, c FROM qs WHERE {infinite} LIMIT 1")[0]
@@ -338,7 +347,7 @@ def ranked_in_sql(
     )
     n_records, n_given = db.load([t_spec, q_spec], id_type=id_type)
     check_unique(db, "t", "truth")
-    _check_pairs(db, score_col)
+    _check_pairs(db, score_col, typed=_typed(pairs))
     say("numbering the records")
     _number(db, link_only)
     more = ", a.g AS gu, b.g AS gv" if link_only else ""

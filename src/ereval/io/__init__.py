@@ -89,6 +89,7 @@ from ._scored_pairs import (
     CurveMismatchPolicy,
     ScoredPairs,
     read_scored_pairs,
+    text_scores_held,
 )
 from ._search import sorted_search
 
@@ -151,6 +152,7 @@ __all__ = [
     "sorted_search",
     "span_ids",
     "take",
+    "text_scores_held",
     "to_arrow_ids",
     "to_numpy",
     "union",

@@ -100,7 +100,7 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
         ):
             held = str(column.type)
             if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-                held = _text_held(column.drop_null().slice(0, 1000).to_pylist())
+                held = text_scores_held(column.drop_null().slice(0, 1000).to_pylist())
             raise InputTypeError(
                 f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds {held}"
             )
@@ -113,7 +113,7 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
             raw.dtype == object and all(isinstance(v, int | float) for v in raw[:1000])
         ):
             text = [v for v in raw[:1000] if isinstance(v, str)]
-            held = _text_held(text) if text else describe(raw)
+            held = text_scores_held(text) if text else describe(raw)
             raise InputTypeError(
                 f"'score_col': column {score_col!r} of 'pairs' must hold numbers; it holds {held}"
             )
@@ -273,9 +273,15 @@ def read_scored_pairs(
     return ScoredPairs(true_of, lrec, rrec, scores, n_dropped, source_of)
 
 
-def _text_held(values: list[str]) -> str:
-    """What a column of text scores holds, as the engines say it: the values that are
-    not numbers (``text such as 'abc'``)."""
+def text_scores_held(values: list[str]) -> str:
+    """What a column of text scores holding ``values`` (some of them) holds, as every
+    engine says it: the values that are not numbers, else the numbers written as text.
+
+    Examples
+    --------
+    >>> text_scores_held(["0.5", "high"]), text_scores_held(["0.5"]), text_scores_held([])
+    ("text such as 'high'", "text such as '0.5'", 'text, every value missing')
+    """
 
     def number(v: str) -> bool:
         try:
@@ -285,4 +291,4 @@ def _text_held(values: list[str]) -> str:
         return True
 
     bad = [v for v in values if not number(v)] or values
-    return f"text such as {examples(bad)}"
+    return f"text such as {examples(bad)}" if bad else "text, every value missing"
