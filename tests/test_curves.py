@@ -523,3 +523,17 @@ def _same_row(a: dict[str, Any], b: dict[str, Any]) -> bool:
         x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y))
         for x, y in zip(a.values(), b.values(), strict=True)
     )
+
+
+def test_best_sees_the_thresholds_of_the_frame() -> None:
+    """A threshold above every score (no link) is a row of the frame: ``best`` weighs
+    it too. Here the adjusted Rand index is undefined at the one score (both
+    clusterings one cluster) and 0 above it; ``best`` said it was undefined at every
+    threshold."""
+    truth = pd.DataFrame({"record_id": ["a", "b"], "cluster_id": [1, 1]})
+    pairs = pd.DataFrame({"record_id_1": ["a"], "record_id_2": ["b"], "score": [0.5]})
+    curve = threshold_curve(truth, pairs, thresholds=[0.5, 2.0])
+    assert np.isnan(curve.column("adjusted_rand_index")[0])
+    best = curve.best("adjusted_rand_index")
+    assert best["threshold"] == 2.0 and best["adjusted_rand_index"] == 0.0
+    assert best["n_accepted"] == 0

@@ -172,6 +172,11 @@ class ThresholdCurve(FrameRepr):
         raises when ``metric`` is NaN at every threshold.
         """
         thresholds, values = self._every(metric)
+        if self._exact is not None:  # and the frame's own (one above every score: no link)
+            thresholds = np.concatenate([thresholds, self._thresholds])
+            values = np.concatenate([values, self.column(metric)])
+            order = np.argsort(thresholds, kind="stable")
+            thresholds, values = thresholds[order], values[order]
         if values.size == 0 or np.isnan(values).all():
             raise InputError(f"'metric' {metric!r} is undefined at every threshold")
         best = np.nanmax(values)
