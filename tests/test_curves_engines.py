@@ -463,3 +463,31 @@ def test_typed_text_scores_are_refused_alike(
     assert result.output == (
         f"error: '--score-col': column 'score' of 'pairs' must hold numbers; it holds {held}\n"
     )
+
+
+@pytest.mark.each_engine(spark=True)
+@pytest.mark.parametrize(
+    ("scores", "n_bad"),
+    [([float("nan"), 0.5, 0.3, 0.2], 1), ([float("nan"), 0.5, None, float("-inf")], 3)],
+)
+def test_nan_scores_of_parquet_are_refused_alike(
+    tmp_path: Path, engine: str, scores: list[float | None], n_bad: int
+) -> None:
+    """A NaN score read from Parquet is refused on every engine, with the same count
+    and the least bad pair in the order of its ids (DuckDB found such a NaN
+    ``<= 1.79e308``, so took it for a finite score: a curve with a NaN threshold)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t, p = tmp_path / "t.parquet", tmp_path / "p.parquet"
+    truth = {"record_id": ["a", "b", "c", "d", "e"], "cluster_id": [1, 1, 2, 2, 3]}
+    pq.write_table(pa.table(truth), t)
+    pairs = {"record_id_1": ["d", "c", "b", "a"], "record_id_2": ["e", "d", "c", "e"]}
+    pq.write_table(pa.table({**pairs, "score": pa.array(scores, pa.float64())}), p)
+    result = runner.invoke(app, ["curve", str(t), str(p), "--engine", engine])
+    assert result.exit_code == 2, result.output
+    least = "('d', 'e')" if n_bad == 1 else "('a', 'e')"
+    assert result.output == (
+        f"error: '--score-col': column 'score' of 'pairs' has {n_bad} missing, NaN or "
+        f"infinite score(s) (e.g. the pair {least}); every pair needs a finite score\n"
+    )

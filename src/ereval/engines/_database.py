@@ -109,6 +109,12 @@ class Database(ABC):
         for NumPy arrays held while it works (nothing by default)."""
         return contextlib.nullcontext()
 
+    def nan_seen(self) -> contextlib.AbstractContextManager[None]:
+        """A context in which a float read from a file is NaN by its value, whatever the
+        file's statistics say (which leave NaN out of a column's range); nothing by
+        default."""
+        return contextlib.nullcontext()
+
     def lend_memory(self, records: int) -> contextlib.AbstractContextManager[None]:
         """A context in which the backend gives back the memory it keeps, for NumPy
         arrays of about ``records`` rows built from its results (nothing by default)."""

@@ -361,6 +361,16 @@ class DuckDBDatabase(Database):
                 self.connection.execute(f"SET memory_limit = {sql.quote(limit)}")
 
     @contextmanager
+    def nan_seen(self) -> Iterator[None]:
+        """DuckDB's propagation of statistics off meanwhile: from a Parquet column's
+        range, which leaves NaN out, it folds ``isnan(x)`` to false (DuckDB 2.0)."""
+        self.connection.execute("SET disabled_optimizers = 'statistics_propagation'")
+        try:
+            yield
+        finally:
+            self.connection.execute("RESET disabled_optimizers")
+
+    @contextmanager
     def hold_memory(self, size: int) -> Iterator[None]:
         """DuckDB's memory limit (its share, :attr:`DuckDBEngine.buffer_limit`) lowered
         by ``size`` bytes meanwhile (to no less than :data:`LENT_LIMIT`), so that DuckDB

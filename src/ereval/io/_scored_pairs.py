@@ -79,7 +79,9 @@ def _table(data: Any, cols: list[str], id_cols: list[str]) -> Any:
     return data
 
 
-def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
+def _scores(
+    table: Any, score_col: str, lcols: list[str], rcols: list[str]
+) -> npt.NDArray[np.float64]:
     names = getattr(table, "column_names", None)
     if names is None:
         names = [str(c) for c in getattr(table, "columns", [])]
@@ -123,10 +125,20 @@ def _scores(table: Any, score_col: str) -> npt.NDArray[np.float64]:
         pos = np.flatnonzero(bad)
         raise InputError(
             f"'score_col': column {score_col!r} of 'pairs' has {pos.size} missing, NaN or "
-            f"infinite score(s) (first at row {int(pos[0])}); every pair needs a finite score"
+            f"infinite score(s) (e.g. the pair {_least_pair(table, lcols, rcols, pos)}); every "
+            "pair needs a finite score"
         )
     # -0.0 and 0.0 are one score (equal, so tied): written 0.0 whichever comes first
     return values + 0.0
+
+
+def _least_pair(table: Any, lcols: list[str], rcols: list[str], rows: IntArray) -> str:
+    """The least of the pairs at ``rows``, in the order of its ids (missing ids last),
+    as the SQL engines name it."""
+    left, right = (to_numpy(take(key_ids(table, c, name="pairs"), rows)) for c in (lcols, rcols))
+    pairs = zip(left.tolist(), right.tolist(), strict=True)
+    least = min(pairs, key=lambda pair: tuple((v is None, v) for v in pair))
+    return repr(least)
 
 
 def _repeated_error(
@@ -221,7 +233,7 @@ def read_scored_pairs(
             "'pairs' must be a table or a CSV/Parquet file with a score column; "
             f"received {describe(table)}"
         )
-    scores = None if score_col is None else _scores(table, score_col)
+    scores = None if score_col is None else _scores(table, score_col, lcols, rcols)
     try:
         pl = as_pairs(table, name="pairs", left_col=left_col, right_col=right_col)
     except RepeatedPairsError:
