@@ -129,11 +129,12 @@ def release_summaries(
     say("reading the releases")
     try:
         rows = db.load(specs, id_type="exact")
-    except IdKindError as exc:
+    except IdKindError as exc:  # the first release of another kind than the first's
+        label = dict((spec.name, label) for spec, (label, _) in zip(specs, sources, strict=True))
         raise InputTypeError(
-            "record ids of the releases are of different kinds "
-            f"({'/'.join(exc.kinds[0])} and {'/'.join(exc.kinds[1])}); give every release "
-            "the same id type"
+            f"record ids of release {label[exc.sides[1]]!r} are {'/'.join(exc.kinds[1])} but "
+            f"those of release {sources[0][0]!r} are {'/'.join(exc.kinds[0])}; give every "
+            "release the same id type"
         ) from None
     views = [spec.view for spec in specs]
     summaries = []
