@@ -48,9 +48,13 @@ def test_every_kind_of_column_is_written_as_pandas_writes_it() -> None:
         }
     )
     frame.loc[3, "t"] = pd.NaT
-    assert _text(frame) == frame.to_csv(index=False)
+    # booleans as SQL engines write them, true and false (pandas: True, False)
+    sql = {True: "true", False: "false"}
+    expected = frame.assign(b=frame["b"].map(sql), B=frame["B"].astype(object).map(sql))
+    assert expected["B"].isna().sum() == n // 2
+    assert _text(frame) == expected.to_csv(index=False)
     for column in frame.columns:  # one column alone: an empty value is quoted
-        assert _text(frame[[column]]) == frame[[column]].to_csv(index=False)
+        assert _text(frame[[column]]) == expected[[column]].to_csv(index=False)
 
 
 @settings(max_examples=80, deadline=None)

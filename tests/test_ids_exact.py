@@ -1123,3 +1123,24 @@ def test_kinds_of_ids_are_named_alike(tmp_path: Path, engine: str, kind: str) ->
         "error: 'truth': column 'x' of a key made of several columns must hold integers or "
         f"text; it holds {kind} values\n"
     )
+
+
+def test_boolean_cluster_ids_are_written_alike(tmp_path: Path) -> None:
+    """Boolean ids are written ``true``/``false`` in CSV on every engine, as SQL and
+    JSON write them (NumPy wrote pandas' ``True``)."""
+    t, p = tmp_path / "t.parquet", tmp_path / "p.parquet"
+    clusters = [True, True, False, False, True, False]
+    pq.write_table(pa.table({"record_id": range(6), "cluster_id": clusters}), t)
+    pq.write_table(pa.table({"record_id": range(6), "cluster_id": clusters[::-1]}), p)
+    texts = {}
+    for engine in ("numpy", "duckdb"):
+        for by in ("cluster", "record"):
+            args = ["errors", str(t), str(p), "--by", by, "--engine", engine, "-f", "csv"]
+            out = runner.invoke(app, args)
+            assert out.exit_code == 0, out.output
+            texts[engine, by] = out.stdout
+    assert texts["numpy", "cluster"] == texts["duckdb", "cluster"]
+    assert texts["numpy", "record"] == texts["duckdb", "record"]
+    rows = texts["numpy", "cluster"].splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == ["false", "true"]
+    assert texts["numpy", "record"].splitlines()[1].startswith("0,true,false,")

@@ -4,7 +4,8 @@ pandas turns every float into text through NumPy's ``astype(str)``, which is sev
 times slower than Python's own shortest round-trip ``repr`` of a float; both give the
 same digits (the shortest text that reads back to the same double, in the same
 notation), so this writer turns each column into text with ``repr``. Missing values
-(``NaN``, ``None``, ``NaT``, ``pd.NA``) are empty, as in pandas.
+(``NaN``, ``None``, ``NaT``, ``pd.NA``) are empty, as in pandas; booleans are
+``true`` and ``false``, as DuckDB and Spark write them (pandas writes ``True``).
 
 Only a field holding a comma, a quote or a line break may need quotes: those
 fields, found in the text columns alone, are quoted by the :mod:`csv` module
@@ -52,19 +53,32 @@ def _column_text(column: pd.Series) -> list[str]:
     if dtype == np.float64:  # each bit pattern once: -0.0 is not 0.0, a NaN is empty
         bits = column.to_numpy().view(np.int64)
         return each_once(bits, lambda b: "" if b != b else repr(b), np.float64)
-    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
+    if isinstance(dtype, np.dtype) and dtype.kind == "b":
+        return each_once(column.to_numpy(), _bool_text, None)
+    if isinstance(dtype, np.dtype) and dtype.kind in "iu":
         return each_once(column.to_numpy(), str, None)
     if isinstance(dtype, np.dtype) and dtype.kind == "f":  # float32, float16: their own digits
         values = column.to_numpy()
         return ["" if v != v else str(v) for v in values]
     missing = pd.isna(column).to_numpy()
     out = [
-        v if isinstance(v, str) else bytes_text(v) if isinstance(v, bytes) else str(v)
+        v
+        if isinstance(v, str)
+        else bytes_text(v)
+        if isinstance(v, bytes)
+        else _bool_text(v)
+        if isinstance(v, bool)
+        else str(v)
         for v in column.astype(object).tolist()
     ]
     for i in np.flatnonzero(missing).tolist():
         out[i] = ""
     return _quoted(out)
+
+
+def _bool_text(value: bool) -> str:
+    """A boolean as SQL engines write it (and JSON): ``true``, ``false``."""
+    return "true" if value else "false"
 
 
 def each_once(values: npt.NDArray[Any], text: Callable[[Any], str], view: Any) -> list[str]:
