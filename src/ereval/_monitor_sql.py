@@ -130,7 +130,7 @@ def release_summaries(
     try:
         rows = db.load(specs, id_type="exact")
     except IdKindError as exc:  # the first release of another kind than the first's
-        label = dict((spec.name, label) for spec, (label, _) in zip(specs, sources, strict=True))
+        label = {spec.name: label for spec, (label, _) in zip(specs, sources, strict=True)}
         raise InputTypeError(
             f"record ids of release {label[exc.sides[1]]!r} are {'/'.join(exc.kinds[1])} but "
             f"those of release {sources[0][0]!r} are {'/'.join(exc.kinds[0])}; give every "

@@ -48,7 +48,6 @@ def examples(
     "'r1', 7, 18446744073709551615 and 1 more"
     >>> examples([dt.date(2000, 1, 2), np.datetime64("2000-01-02T03:04:05", "ns")])
     '2000-01-02, 2000-01-02 03:04:05'
-
     """
     shown = [_shown(v) for v in list(values[:k])]
     more = (len(values) if total is None else total) - len(shown)

@@ -321,8 +321,9 @@ def check_decimals(
     if max(first[0] - first[1], other[0] - other[1]) + scale > 38:
         a, b = (f"DECIMAL({p},{s})" for p, s in (first, other))
         raise InputError(
-            f"record ids of '{truth}' are {a} and those of '{name}' {b}: no decimal of 38 digits holds both exactly, so they cannot be "
-            "compared; give both sides the same decimal type"
+            f"record ids of '{truth}' are {a} and those of '{name}' {b}: no decimal of 38 "
+            "digits holds both exactly, so they cannot be compared; give both sides the same "
+            "decimal type"
         )
 
 
