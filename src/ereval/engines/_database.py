@@ -56,6 +56,9 @@ class Database(ABC):
     name: str
     #: The SQL dialect the job's statements are written in.
     dialect: Dialect
+    #: The kinds of the record keys of the sides :meth:`load` read last, one tuple a
+    #: side (a kind per column of the key), named as :func:`ereval.io.id_kind` names them.
+    kinds: list[tuple[str, ...]]
 
     @abstractmethod
     def execute(self, query: str) -> Any:
@@ -127,9 +130,9 @@ class Database(ABC):
     @abstractmethod
     def load(self, sides: Sequence[SideSpec], *, id_type: str = "exact") -> list[int]:
         """Make each side the view ``spec.view(r, c, ...)`` by the rules of
-        :mod:`ereval.io`; the number of rows of each. Every side is checked for rows
-        and missing ids; record ids of different kinds on two sides are an error
-        unless ``id_type="string"``."""
+        :mod:`ereval.io`; the number of rows of each (and their kinds in
+        :attr:`kinds`). Every side is checked for rows and missing ids; record ids of
+        different kinds on two sides are an error unless ``id_type="string"``."""
 
     def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> int:
         """Write the rows of ``query`` to the file ``path`` (``fmt``: ``"csv"``,

@@ -322,6 +322,7 @@ class DuckDBDatabase(Database):
         self.engine = engine
         #: DuckDB's own connection (a new one of ``engine`` when none is given).
         self.connection = engine.connect() if connection is None else connection
+        self.kinds = []
 
     def planned_passes(self, rows: int) -> int:
         """The passes of a join of ``rows`` rows (:meth:`DuckDBEngine.planned_passes`)."""
@@ -461,6 +462,7 @@ class DuckDBDatabase(Database):
             )
         for a, b in itertools.pairwise(loaded):
             check_decimals(a.decimal, b.decimal, truth=a.name, name=b.name)
+        self.kinds = [side.kind for side in loaded]
         return [side.n_rows for side in loaded]
 
     def copy_to(self, query: str, path: str | os.PathLike[str], fmt: str) -> int:

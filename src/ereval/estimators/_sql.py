@@ -257,15 +257,18 @@ class _PredictionJob:
         check_unique(con, "p", "pred")
         if name_cols is not None:
             _check_names(con, name_cols)
-        first = con.execute(first_records_sql("p")).fetchnumpy()["r"]
-        check_id_kinds(sample_np, np.asarray(first))
+        # the kind the engine read (a fetch would turn decimals into floats, dates into
+        # timestamps), a key of several columns compared as its text
+        kind = db.kinds[0][0] if len(db.kinds[0]) == 1 else "text"
+        first = [row[0] for row in con.execute(first_records_sql("p")).fetchall()]
+        check_id_kinds(sample_np, first, pred_kind=kind)
         if progress is not None:
             progress(f"joining the sample to the prediction ({db.name})")
         ids = sample_ids if isinstance(sample_ids, pa.Array) else pa.array(sample_ids)
         push_table(con, "q", pa.table({"r": ids}))
         with_names = name_cols is not None
         con.execute("CREATE TEMP TABLE x AS " + sampled_records_sql("q", "p", names=with_names))
-        got = con.execute(touched_sql("x", "p", names=with_names)).fetchnumpy()
+        got = _exact_records(db.fetch_arrow(touched_sql("x", "p", names=with_names)))
         found = np.asarray(got["r"])
         absent = pd.Index(found).get_indexer(pd.Index(sample_np)) < 0
         if absent.any():
@@ -274,6 +277,20 @@ class _PredictionJob:
             progress(f"counting the prediction's clusters ({db.name})")
         constants = population_constants(*size_distribution(con, "p"))
         return _prepared(got, constants, with_names)
+
+
+def _exact_records(table: pa.Table) -> dict[str, Any]:
+    """The columns of ``table`` as NumPy arrays, its record ids ``r`` as the in-memory
+    path reads a file's (decimals stay decimals and dates are Python's dates, as
+    pandas reads them; NumPy's fetch would make them floats and timestamps)."""
+    got = {name: table[name].to_numpy() for name in table.column_names if name != "r"}
+    column = table["r"]
+    ids = to_arrow_ids(column)
+    if isinstance(ids, pa.Array) or pa.types.is_date(column.type):
+        got["r"] = np.asarray(column.to_pylist(), dtype=object)
+    else:
+        got["r"] = ids
+    return got
 
 
 def _check_names(con: Any, name_cols: list[str]) -> None:

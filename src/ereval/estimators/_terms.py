@@ -332,10 +332,12 @@ def _sum_by(index: IntArray, values: npt.ArrayLike, k: int) -> FloatArray:
     return out
 
 
-def check_id_kinds(sample_records: npt.NDArray[Any], pred_records: npt.NDArray[Any]) -> None:
+def check_id_kinds(
+    sample_records: npt.NDArray[Any], pred_records: Any, *, pred_kind: str | None = None
+) -> None:
     """An error unless the record ids of the sample and of the prediction are of one kind
-    (judged from the first 1000 of each)."""
-    k_pred = id_kind(to_arrow_ids(pred_records[:1000]))
+    (judged from the first 1000 of each, or ``pred_kind``, the kind an engine read)."""
+    k_pred = id_kind(to_arrow_ids(pred_records[:1000])) if pred_kind is None else pred_kind
     k_sample = id_kind(to_arrow_ids(sample_records[:1000]))
     if k_pred != k_sample:
         raise InputTypeError(
