@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from ereval import estimate
+from ereval import estimate, evaluate
 from ereval.cli import app
 from ereval.estimators import prepare_prediction
 from ereval.io import dense_int_span, int_offsets, span_ids, union, within_span
@@ -281,3 +281,24 @@ def test_decimals_of_no_fraction_are_integers_on_every_engine(tmp_path: Path, en
     for key, value in reference.items():
         assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
     assert got["n_twinless_true"] == 5 and got["n_twinless_pred"] == 0
+
+
+@pytest.mark.each_engine(spark=True)
+def test_arrow_tables_of_unsigned_ids_on_every_engine(engine: str) -> None:
+    """Arrow tables of unsigned ids (``uint64`` past 2^63, ``uint32`` and ``uint8``
+    cluster ids) give the metrics of the same ids written as text on every engine
+    (Spark could not take an unsigned column from Arrow)."""
+    ids = np.arange(100, dtype=np.uint64) + np.uint64(2**63)
+    true = pa.array(np.arange(100) // 3, pa.uint32())
+    pred = pa.array(np.arange(100)[::-1] // 4, pa.uint8())
+    got = evaluate(
+        pa.table({"record_id": ids, "cluster_id": true}),
+        pa.table({"record_id": ids, "cluster_id": pred}),
+        engine=engine,
+    )
+    text = pa.array([str(i) for i in ids.tolist()])
+    want = evaluate(
+        pa.table({"record_id": text, "cluster_id": true.cast(pa.int64())}),
+        pa.table({"record_id": text, "cluster_id": pred.cast(pa.int64())}),
+    )
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12, nan_ok=True)

@@ -42,7 +42,7 @@ from ._sources import (
     key_of,
     second_key,
 )
-from ._spark_connection import SparkConnection
+from ._spark_connection import SparkConnection, signed_columns
 from ._spark_session import (
     check_spark_conf,
     check_spark_master,
@@ -261,6 +261,7 @@ class SparkDatabase(Database):
     def __init__(self, engine: SparkEngine) -> None:
         self.engine = engine
         self._run: SparkConnection | None = None
+        self.kinds = []
 
     @property
     def connection(self) -> SparkConnection:
@@ -307,6 +308,7 @@ class SparkDatabase(Database):
                     first.kind, other.kind, ex_t, ex_p, truth=first.name, other=other.name
                 )
             check_decimals(first.decimal, other.decimal, truth=first.name, name=other.name)
+        self.kinds = [side.kind for side in loaded]
         return [side.n_rows for side in loaded]
 
     def close(self) -> None:
@@ -365,7 +367,7 @@ class _Side:
         if is_spark_dataframe(self.data):
             return self.run.frame(self.data)
         if is_arrow_table(self.data):
-            return self.run.spark.createDataFrame(self.data)
+            return self.run.spark.createDataFrame(signed_columns(self.data))
         spec = file_spec(self.data, name=self.name)
         paths = [str(p) for p in spec.parts]
         try:

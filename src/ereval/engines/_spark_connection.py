@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _dialect as sql
 
-__all__ = ["SparkConnection"]
+__all__ = ["SparkConnection", "signed_columns"]
 
 
 class _Result:
@@ -96,7 +96,7 @@ class SparkConnection:
     def push(self, name: str, table: Any) -> None:
         """Copy the Arrow table ``table`` (small: a sample's ids, say) into the temporary
         view ``name``."""
-        self.register(name, self.spark.createDataFrame(table))
+        self.register(name, self.spark.createDataFrame(signed_columns(table)))
 
     def rows(self, query: str) -> list[tuple[Any, ...]]:
         """The rows of ``query``."""
@@ -145,3 +145,33 @@ def _isolated(spark: Any) -> Any:
     except Exception:  # PySpark before 4 has no conf.getAll: the context's settings only
         pass
     return child
+
+
+def signed_columns(table: Any) -> Any:
+    """The Arrow table ``table`` with its unsigned integer columns, which Spark cannot
+    take from Arrow, as Spark reads them from Parquet: a wider signed type, and
+    ``uint64`` as ``int64`` where every value fits, else ``DECIMAL(20,0)``.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> t = signed_columns(pa.table({"a": pa.array([1, 2**64 - 1], pa.uint64()),
+    ...                              "b": pa.array([7], pa.uint8()).take([0, 0])}))
+    >>> [str(t.schema.field(c).type) for c in ("a", "b")], t["a"].to_pylist()[1]
+    (['decimal128(20, 0)', 'int16'], Decimal('18446744073709551615'))
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    wider = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64()}
+    for k, field in enumerate(table.schema):
+        kind = field.type
+        if kind in wider:
+            target = wider[kind]
+        elif kind == pa.uint64():
+            top = pc.max(table.column(k)).as_py()
+            target = pa.int64() if top is None or top < 2**63 else pa.decimal128(20, 0)
+        else:
+            continue
+        table = table.set_column(k, field.name, table.column(k).cast(target))
+    return table
