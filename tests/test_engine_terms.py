@@ -419,6 +419,10 @@ def _typed_ids(kind: str, ids: np.ndarray) -> Any:
         return pa.array([datetime.date(2000, 1, 1) + datetime.timedelta(days=int(i)) for i in ids])
     if kind == "unsigned":  # past 2^63: Spark reads the Parquet column as DECIMAL(20,0)
         return pa.array(ids.astype(np.uint64) + np.uint64(2**63))
+    if kind == "top":  # up to 2^64 - 1: no larger uint64 is left
+        return pa.array(np.uint64(2**64 - 1) - ids.astype(np.uint64))
+    if kind == "float":
+        return pa.array(ids / 4.0)
     return pa.array([f"r{i}" for i in ids])
 
 
@@ -458,3 +462,38 @@ def test_estimates_over_typed_ids_are_those_of_text_ids(
         assert got[key].keys() == fields.keys()
         for field, value in fields.items():
             assert _same(got[key][field], value), (key, field, got[key][field], value)
+
+
+@pytest.mark.each_engine(spark=True)
+@pytest.mark.parametrize("kind", ["decimal", "date", "top", "float"])
+def test_sample_errors_over_typed_ids_are_those_of_text_ids(
+    tmp_path: Path, engine: str, kind: str
+) -> None:
+    """``analyze`` (the error table of a sample against the whole prediction) gives the
+    table of the same ids written as text, on every engine. The SQL engines bring back
+    the sampled records only and stand for the rest of their clusters by new ids of the
+    same kind: text ids for decimals, dates and floats (refused as ids of two kinds),
+    and integers past the largest, which overflowed next to 2^64 - 1."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    n = 1500
+    ids = rng.permutation(n)
+    truth = rng.integers(0, 400, n)
+    pred = np.where(rng.random(n) < 0.8, truth, rng.integers(0, 400, n))
+    sampled = np.isin(truth, rng.choice(400, 30, replace=False))
+    tables = {}
+    for written in (kind, "text"):
+        p, s = tmp_path / f"p-{written}.parquet", tmp_path / f"s-{written}.parquet"
+        pq.write_table(pa.table({"record_id": _typed_ids(written, ids), "cluster_id": pred}), p)
+        sample = {"record_id": _typed_ids(written, ids[sampled]), "cluster_id": truth[sampled]}
+        pq.write_table(pa.table(sample), s)
+        argv = ["analyze", "--pred", str(p), "--sample", str(s), "--design", "cluster"]
+        options = ["--weights", "uniform", "--engine", engine, "-f", "csv", "-q"]
+        result = runner.invoke(app, [*argv, *options])
+        assert result.exit_code == 0, result.output
+        tables[written] = result.stdout
+    assert tables[kind] == tables["text"]
+    # a header and a row for each sampled cluster
+    assert len(tables["text"].splitlines()) == 1 + np.unique(truth[sampled]).shape[0]

@@ -8,8 +8,10 @@ the sample still count, as ``on_mismatch="twinless"`` of
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal
 
 import numpy as np
@@ -234,18 +236,60 @@ def _whole(prepared: PreparedPrediction) -> Membership:
     held = np.bincount(prepared.codes, minlength=prepared.sizes.shape[0])
     more = prepared.sizes - held
     extra_clusters = np.repeat(prepared.labels, more)
-    k = int(more.sum())
     records = prepared.records
-    if records.dtype.kind in "iu":
-        top = int(records.max()) if records.size else 0
-        extra: np.ndarray = np.arange(top + 1, top + 1 + k, dtype=np.int64)
-    else:
-        taken = set(records.tolist())
-        prefix = "\x00filler-"
-        while any(str(r).startswith(prefix) for r in taken):
-            prefix += "\x00"
-        extra = np.array([f"{prefix}{i}" for i in range(k)], dtype=object)
+    extra = _fillers(records, int(more.sum()))
     return Membership(np.concatenate([records, extra]), np.concatenate([clusters, extra_clusters]))
+
+
+def _fillers(records: np.ndarray, k: int) -> np.ndarray:
+    """``k`` ids of the kind of ``records`` and none of them: past the largest, for
+    numbers, decimals, dates and times (below the least where the largest leaves no
+    room); text found in no id otherwise.
+
+    Examples
+    --------
+    >>> _fillers(np.array([2**64 - 2, 5], dtype=np.uint64), 2).tolist()
+    [3, 4]
+    >>> _fillers(np.array([2.0**53]), 2).tolist()
+    [9007199254740994.0, 9007199254740996.0]
+    >>> import datetime
+    >>> _fillers(np.array([datetime.date(2000, 1, 1)], dtype=object), 1).tolist()
+    [datetime.date(2000, 1, 2)]
+    """
+    if k == 0 or not records.size:
+        return records[:0] if k == 0 else np.arange(1, k + 1, dtype=np.int64)
+    kind = records.dtype.kind
+    if kind in "iu":
+        info = np.iinfo(records.dtype)
+        top, least = int(records.max()), int(records.min())
+        if top + k <= info.max:
+            return np.arange(top + 1, top + 1 + k, dtype=records.dtype)
+        return np.arange(least - k, least, dtype=records.dtype)
+    if kind == "f":  # steps of at least 1 that stay apart where the floats thin out
+        top_float, step = float(records.max()), 1.0
+        while True:
+            floats = top_float + step * np.arange(1, k + 1, dtype=np.float64)
+            if np.unique(floats).shape[0] == k and floats[0] > top_float:
+                return floats.astype(records.dtype)
+            step *= 2.0
+    if kind == "M":
+        unit = np.datetime_data(records.dtype)[0]
+        steps = np.arange(1, k + 1).astype(f"timedelta64[{unit}]")
+        return np.asarray(records.max() + steps)
+    values = records.tolist()
+    first = values[0]
+    if isinstance(first, dt.date) and all(isinstance(v, type(first)) for v in values):
+        top_day = max(values)
+        return np.array([top_day + dt.timedelta(days=i) for i in range(1, k + 1)], dtype=object)
+    if isinstance(first, int | Decimal) and not isinstance(first, bool):
+        if all(isinstance(v, int | Decimal) and not isinstance(v, bool) for v in values):
+            top_number = max(values)
+            return np.array([top_number + i for i in range(1, k + 1)], dtype=object)
+    taken = set(values)
+    prefix = "\x00filler-"
+    while any(str(r).startswith(prefix) for r in taken):
+        prefix += "\x00"
+    return np.array([f"{prefix}{i}" for i in range(k)], dtype=object)
 
 
 def sample_errors(
