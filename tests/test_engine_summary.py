@@ -495,3 +495,24 @@ def test_cli_output_is_the_same_on_spark(tmp_path: Path, request: pytest.Fixture
     assert res.exit_code == 2 and "'--spark-conf' applies to the Spark engine" in res.stderr
     res = runner.invoke(app, [*args, "--engine", "spark", "--temp-dir", str(tmp_path)])
     assert res.exit_code == 2 and "'--temp-dir' applies to the DuckDB engine" in res.stderr
+
+
+@pytest.mark.each_engine(spark=True)
+def test_names_of_several_columns_are_refused_alike(tmp_path: Path, engine: str) -> None:
+    """Names of several columns with a date part: the same line on every engine, naming
+    the option (DuckDB and Spark named the clustering)."""
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "c.parquet"
+    days = [datetime.date(2000, 1, 1 + k) for k in range(4)]
+    columns = {"record_id": range(4), "cluster_id": [1, 1, 2, 2], "n": list("abab"), "d": days}
+    pq.write_table(pa.table(columns), path)
+    result = runner.invoke(app, ["summary", str(path), "--names", "n,d", "--engine", engine])
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: '--names': column 'd' of a key made of several columns must hold integers or "
+        "text; it holds date values\n"
+    )

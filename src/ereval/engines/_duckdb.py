@@ -568,7 +568,8 @@ class _Side:
         # limit); Parquet files and relations are read where they are
         kind = "VIEW" if self.parquet_or_table else "TABLE"
         extra = tuple(
-            (alias, _key(list(cols), types, name=self.name)[0]) for alias, cols in self.spec.extra
+            (alias, _key(list(cols), types, name=self.spec.extra_option)[0])
+            for alias, cols in self.spec.extra
         )
         parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
         # the key's parts, to join on and to check, where they are read in place: a CSV

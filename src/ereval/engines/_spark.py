@@ -412,7 +412,10 @@ class _Side:
         if floats[1]:
             c_sql = sql.plain_zero(c_sql, types[self.clusters[0]].simpleString())
         r_kind = "text" if len(r_kinds) > 1 else r_kinds[0]
-        extra = tuple((alias, self._key(list(cols), types)[0]) for alias, cols in self.spec.extra)
+        extra = tuple(
+            (alias, self._key(list(cols), types, name=self.spec.extra_option)[0])
+            for alias, cols in self.spec.extra
+        )
         parts: list[tuple[str, bool]] = []  # a key's parts, and which are text
         for k, column in enumerate(self.spec.parts):  # each part, for its missing values
             extra += ((f"{sql.PARTS}{k}", sql.ident(column, dialect=_D)),)
@@ -437,7 +440,11 @@ class _Side:
             self.decimal = (int(decimal.precision), int(decimal.scale))
         return r_kinds
 
-    def _key(self, cols: list[str], types: dict[str, Any]) -> tuple[str, str]:
-        """Spark SQL of the key of ``cols`` and its kind (text for several columns)."""
-        key, kinds, _ = key_of(cols, [_kind(types[c]) for c in cols], name=self.name, dialect=_D)
+    def _key(
+        self, cols: list[str], types: dict[str, Any], *, name: str | None = None
+    ) -> tuple[str, str]:
+        """Spark SQL of the key of ``cols`` (of the argument ``name``, default the side's)
+        and its kind (text for several columns)."""
+        named = self.name if name is None else name
+        key, kinds, _ = key_of(cols, [_kind(types[c]) for c in cols], name=named, dialect=_D)
         return key, "text" if len(kinds) > 1 else kinds[0]
