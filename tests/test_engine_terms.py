@@ -426,16 +426,12 @@ def _typed_ids(kind: str, ids: np.ndarray) -> Any:
     return pa.array([f"r{i}" for i in ids])
 
 
-@pytest.mark.each_engine(spark=True)
-@pytest.mark.parametrize("kind", ["decimal", "date", "unsigned"])
-def test_estimates_over_typed_ids_are_those_of_text_ids(
-    tmp_path: Path, engine: str, kind: str
-) -> None:
-    """``estimate`` with ids of decimals, dates or unsigned integers past 2^63 gives the
-    estimates of the same ids written as text, on every engine. DuckDB refused decimals
-    and dates (its fetch made them floats and timestamps, of another kind than the
-    sample's); Spark refused the unsigned ids (as decimals) and could not take the
-    sample's ``uint64`` column in."""
+def _typed_runs(
+    tmp_path: Path, command: str, engine: str, kind: str, fmt: str
+) -> tuple[dict[str, str], int]:
+    """The output of ``ereval COMMAND --format FMT`` on a prediction and a labelled
+    sample whose ids are of ``kind`` and, again, written as text; and the number of
+    sampled clusters."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -451,12 +447,26 @@ def test_estimates_over_typed_ids_are_those_of_text_ids(
         pq.write_table(pa.table({"record_id": _typed_ids(written, ids), "cluster_id": pred}), p)
         sample = {"record_id": _typed_ids(written, ids[sampled]), "cluster_id": truth[sampled]}
         pq.write_table(pa.table(sample), s)
-        argv = ["estimate", "--pred", str(p), "--sample", str(s), "--design", "cluster"]
-        options = ["--weights", "uniform", "--engine", engine, "-f", "json", "-q"]
+        argv = [command, "--pred", str(p), "--sample", str(s), "--design", "cluster"]
+        options = ["--weights", "uniform", "--engine", engine, "-f", fmt, "-q"]
         result = runner.invoke(app, [*argv, *options])
         assert result.exit_code == 0, result.output
-        outputs[written] = json.loads(result.stdout)
-    got, want = outputs[kind], outputs["text"]
+        outputs[written] = result.stdout
+    return outputs, int(np.unique(truth[sampled]).shape[0])
+
+
+@pytest.mark.each_engine(spark=True)
+@pytest.mark.parametrize("kind", ["decimal", "date", "unsigned"])
+def test_estimates_over_typed_ids_are_those_of_text_ids(
+    tmp_path: Path, engine: str, kind: str
+) -> None:
+    """``estimate`` with ids of decimals, dates or unsigned integers past 2^63 gives the
+    estimates of the same ids written as text, on every engine. DuckDB refused decimals
+    and dates (its fetch made them floats and timestamps, of another kind than the
+    sample's); Spark refused the unsigned ids (as decimals) and could not take the
+    sample's ``uint64`` column in."""
+    outputs, _ = _typed_runs(tmp_path, "estimate", engine, kind, "json")
+    got, want = json.loads(outputs[kind]), json.loads(outputs["text"])
     assert list(got) == list(want) and "pairwise_precision" in want
     for key, fields in want.items():
         assert got[key].keys() == fields.keys()
@@ -474,26 +484,7 @@ def test_sample_errors_over_typed_ids_are_those_of_text_ids(
     the sampled records only and stand for the rest of their clusters by new ids of the
     same kind: text ids for decimals, dates and floats (refused as ids of two kinds),
     and integers past the largest, which overflowed next to 2^64 - 1."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    rng = np.random.default_rng(5)
-    n = 1500
-    ids = rng.permutation(n)
-    truth = rng.integers(0, 400, n)
-    pred = np.where(rng.random(n) < 0.8, truth, rng.integers(0, 400, n))
-    sampled = np.isin(truth, rng.choice(400, 30, replace=False))
-    tables = {}
-    for written in (kind, "text"):
-        p, s = tmp_path / f"p-{written}.parquet", tmp_path / f"s-{written}.parquet"
-        pq.write_table(pa.table({"record_id": _typed_ids(written, ids), "cluster_id": pred}), p)
-        sample = {"record_id": _typed_ids(written, ids[sampled]), "cluster_id": truth[sampled]}
-        pq.write_table(pa.table(sample), s)
-        argv = ["analyze", "--pred", str(p), "--sample", str(s), "--design", "cluster"]
-        options = ["--weights", "uniform", "--engine", engine, "-f", "csv", "-q"]
-        result = runner.invoke(app, [*argv, *options])
-        assert result.exit_code == 0, result.output
-        tables[written] = result.stdout
+    tables, n_clusters = _typed_runs(tmp_path, "analyze", engine, kind, "csv")
     assert tables[kind] == tables["text"]
     # a header and a row for each sampled cluster
-    assert len(tables["text"].splitlines()) == 1 + np.unique(truth[sampled]).shape[0]
+    assert len(tables["text"].splitlines()) == 1 + n_clusters
