@@ -256,8 +256,10 @@ def _fillers(records: np.ndarray, k: int) -> np.ndarray:
     >>> _fillers(np.array([datetime.date(2000, 1, 1)], dtype=object), 1).tolist()
     [datetime.date(2000, 1, 2)]
     """
-    if k == 0 or not records.size:
-        return records[:0] if k == 0 else np.arange(1, k + 1, dtype=np.int64)
+    if k == 0:
+        return records[:0]
+    if not records.size:
+        return np.arange(1, k + 1, dtype=np.int64)
     kind = records.dtype.kind
     if kind in "iu":
         info = np.iinfo(records.dtype)

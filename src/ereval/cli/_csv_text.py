@@ -61,16 +61,7 @@ def _column_text(column: pd.Series) -> list[str]:
         values = column.to_numpy()
         return ["" if v != v else str(v) for v in values]
     missing = pd.isna(column).to_numpy()
-    out = [
-        v
-        if isinstance(v, str)
-        else bytes_text(v)
-        if isinstance(v, bytes)
-        else _bool_text(v)
-        if isinstance(v, bool)
-        else str(v)
-        for v in column.astype(object).tolist()
-    ]
+    out = [_value_text(v) for v in column.astype(object).tolist()]
     for i in np.flatnonzero(missing).tolist():
         out[i] = ""
     return _quoted(out)
@@ -79,6 +70,16 @@ def _column_text(column: pd.Series) -> list[str]:
 def _bool_text(value: bool) -> str:
     """A boolean as SQL engines write it (and JSON): ``true``, ``false``."""
     return "true" if value else "false"
+
+
+def _value_text(value: Any) -> str:
+    """A value of a column of objects as written: bytes as DuckDB writes a BLOB,
+    booleans as :func:`_bool_text`."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return bytes_text(value)
+    return _bool_text(value) if isinstance(value, bool) else str(value)
 
 
 def each_once(values: npt.NDArray[Any], text: Callable[[Any], str], view: Any) -> list[str]:

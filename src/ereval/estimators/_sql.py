@@ -281,8 +281,9 @@ class _PredictionJob:
 
 def _exact_records(table: pa.Table) -> dict[str, Any]:
     """The columns of ``table`` as NumPy arrays, its record ids ``r`` as the in-memory
-    path reads a file's (decimals stay decimals and dates are Python's dates, as
-    pandas reads them; NumPy's fetch would make them floats and timestamps)."""
+    path reads a file's (decimals stay decimals, but for Spark's ``DECIMAL(20,0)``
+    of unsigned ids, which are integers, and dates are Python's dates, as pandas reads
+    them; NumPy's fetch would make them floats and timestamps)."""
     got = {name: table[name].to_numpy() for name in table.column_names if name != "r"}
     column = table["r"]
     ids = to_arrow_ids(column)
