@@ -4,6 +4,7 @@ counted from them: the same as the table of the keys' JSON text, record for reco
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -118,28 +119,70 @@ def test_hashed_keys_are_equal_exactly_where_the_keys_are(
     assert sorted(set(codes)) == list(range(len(set(keys))))  # then the second's own
 
 
-def test_hashed_keys_check_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hashes are never trusted: keys of one side that share a hash, or keys of both
-    sides that share one but differ, are not numbered, and the table is still that of
-    the keys' text."""
-    a = KeyParts(("s", "u"), (pa.array(["x", "y", "z"]), np.array([1, 2, 3])))
-    b = KeyParts(("s", "u"), (pa.array(["z", "y", "w"]), np.array([3, 2, 1])))
-    assert [k.tolist() for k in hashed_keys(a, b)] == [[0, 1, 2], [2, 1, 3]]  # type: ignore[union-attr]
-    with monkeypatch.context() as patch:  # every key of a side one hash
-        patch.setattr(hashed_module, "word_hashes", lambda words: np.zeros(len(words), np.uint64))
-        assert hashed_keys(a, b) is None
-    with monkeypatch.context() as patch:  # each key hashed to its position: z=x, w=z, ...
+def _weakened(keep: int, of: str) -> Callable[[np.ndarray], np.ndarray]:
+    """A hash of ``hashed_module`` (``of``) kept to the bits of ``keep``: a function of
+    the key still, but one that many keys share, wholly or in their top bits."""
+    real = getattr(hashed_module, of)
+    return lambda words: real(words) & np.uint64(keep)
+
+
+#: Hashes that many keys share: every key one; four values in the top bits only (every
+#: key ties with its neighbours); the top bits all equal, the rest told apart; three
+#: values, spread over the top and the bottom bits.
+WEAK = [0, 0xC000000000000000, 0x0000FFFFFFFFFFFF, 0xC000000000000003]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    kinds=st.lists(st.sampled_from(["text", "integer"]), min_size=1, max_size=3),
+    keep=st.sampled_from(WEAK),
+    chunk=st.integers(1, 4),
+)
+def test_hashes_shared_by_other_keys_are_never_trusted(
+    data: st.DataObject, kinds: list[str], keep: int, chunk: int
+) -> None:
+    """Hashes are never trusted: where other keys share a hash, wholly or in its top
+    bits, within a side or across the sides, the keys are still numbered exactly as
+    they are equal (a brute force over every pair), or not numbered at all (three
+    keys of one hash); a key given twice on one side is never numbered. The sorted
+    hashes are gone through a few at a time, so that runs of them cross chunks."""
+    left, right = _drawn(data, kinds, {"text": ASCII, "integer": WIDE})
+    with pytest.MonkeyPatch.context() as patch:
+        for of in ("word_hashes", "_mixed"):
+            patch.setattr(hashed_module, of, _weakened(keep, of))
         patch.setattr(
-            hashed_module, "_hashes", lambda parts: np.arange(len(parts[0][0]), dtype=np.uint64)
+            hashed_module,
+            "chunks",
+            lambda n: [slice(i, min(i + chunk, n)) for i in range(0, n, chunk)],
         )
-        assert hashed_keys(a, b) is None
-        shorter = KeyParts(("s", "u"), (pa.array(["x", "q"]), np.array([1, 5])))
-        assert hashed_keys(a, shorter) is None  # "q" matched with "y": refused
-        t = pd.DataFrame({"source": ["x", "y", "z"], "uid": [1, 2, 3], "cluster_id": [0, 0, 1]})
-        p = pd.DataFrame({"source": ["z", "y", "x"], "uid": [3, 2, 1], "cluster_id": [5, 6, 6]})
-        with monkeypatch.context() as few:
-            few.setattr(keys_module, "INTEGER_KEY_SPAN", 2)  # numbered by hashing
-            got = contingency_table(t, p, record_col=["source", "uid"])
+        got = hashed_keys(_parts(left, tuple(kinds)), _parts(right, tuple(kinds)))
+    if len(set(left)) < len(left) or len(set(right)) < len(right):
+        assert got is None
+        return
+    if got is None:  # only three keys of one full hash refuse distinct keys
+        assert keep in (0, 0xC000000000000000, 0xC000000000000003)
+        return
+    codes = _equal_where_the_keys_are(got, left + right)
+    assert got[0].tolist() == list(range(len(left)))
+    assert sorted(set(codes)) == list(range(len(set(left + right))))
+
+
+def test_hashes_shared_by_other_keys_give_the_table_of_their_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Keys of a text part whose hash is the same for all but in its low bits: the
+    table is still that of the keys' text."""
+    t = pd.DataFrame({"source": ["x", "y", "z"], "uid": [1, 2, 3], "cluster_id": [0, 0, 1]})
+    p = pd.DataFrame({"source": ["z", "y", "x"], "uid": [3, 2, 1], "cluster_id": [5, 6, 6]})
+    numbered: list[bool] = []
+    with monkeypatch.context() as patch:
+        for of in ("word_hashes", "_mixed"):
+            patch.setattr(hashed_module, of, _weakened(0x0000FFFFFFFFFFFF, of))
+        patch.setattr(keys_module, "INTEGER_KEY_SPAN", 2)  # numbered by hashing
+        patch.setattr(keys_module, "hashed_keys", noting(hashed_keys, numbered))
+        got = contingency_table(t, p, record_col=["source", "uid"])
+    assert numbered == [True]
     _same(got, _text_table(t, p))
 
 

@@ -74,3 +74,29 @@ def test_a_difference_in_the_last_byte_of_the_last_id_is_seen(monkeypatch, compa
     every = np.arange(5000, dtype=np.int64)
     assert not test(every, every)
     assert test(every[:-1], every[:-1]) and test(every[:-1], slice(0, 4999))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.sampled_from(["one length", "lengths", "one length each, other"]))
+def test_each_matched_pair_is_equal_as_python_says(data: st.DataObject, kind: str) -> None:
+    """Random pairs of positions of two columns: each pair's test is Python's
+    ``x[i] == y[j]``, whichever way it compares (every pair equal, some, or none)."""
+    alphabet = st.sampled_from(["ab", "ba", "zz"]) if kind != "lengths" else _ID
+    x = data.draw(st.lists(alphabet, min_size=1, max_size=10))
+    other = st.sampled_from(["abc", "bca"]) if kind == "one length each, other" else alphabet
+    y = data.draw(st.lists(other, min_size=1, max_size=10))
+    n = data.draw(st.integers(0, 12))
+    at = [st.lists(st.integers(0, len(c) - 1), min_size=n, max_size=n) for c in (x, y)]
+    at_x, at_y = (np.array(data.draw(s), dtype=np.int64) for s in at)
+    got = matched.each_equal(pa.array(x), pa.array(y))(at_x, at_y)
+    assert got.dtype == bool
+    assert got.tolist() == [x[i] == y[j] for i, j in zip(at_x, at_y, strict=True)]
+
+
+def test_ids_of_one_length_first_and_another_later_are_not_read_in_place() -> None:
+    """The first ids' lengths tell most columns of several lengths apart; a column of
+    one length for its first thousands of ids is still read to its end."""
+    same = [f"{i:06d}" for i in range(5000)]
+    assert matched.fixed_width(pa.array(same)) is not None
+    assert matched.fixed_width(pa.array([*same, "1234567"])) is None
+    assert matched.fixed_width(pa.array(["a", *same])) is None

@@ -5,16 +5,20 @@ Some keys cannot be numbered part by part in mixed radix
 dictionaries would cost more than the keys themselves), or parts whose codes
 together pass 62 bits. Such a key is hashed to 64 bits from its parts (a text
 part laid out in words as text ids are, :mod:`ereval.io._words`; an integer
-part by its value), each side's hashes are sorted, and the sorted hashes of the
-two sides matched. The match is then made exact: every matched pair of keys is
-compared part by part. Keys of one side with one hash (a key given twice, or a
-collision) are not numbered: the caller goes the general way, which names a
-repeated key. The first side's keys are numbered by their position, the
-second's by their match's, or past the first side's when they have none.
+part by its value). The hashes of both sides are sorted together, each packed with
+its key's position: keys whose hashes agree in their top bits are then neighbours,
+and each such pair of keys is compared part by part (a run of more neighbours is
+told apart by the full hashes first). A hash is never trusted: keys of two sides
+match only where every part is equal. A key given twice on one side is not
+numbered: the caller goes the general way, which names it. The first side's keys
+are numbered by their position, the second's by their match's, or past the first
+side's when they have none.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -23,14 +27,14 @@ import pyarrow as pa
 
 from .._threads import both
 from ._keys import KeyParts
-from ._matched_text import matched_equal
-from ._search import sorted_search
-from ._words import chunks, key_order, word_hashes, word_rows, word_width
+from ._matched_text import each_equal
+from ._words import chunks, word_hashes, word_rows, word_width
 
 __all__ = ["hashed_keys"]
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
+Bools = npt.NDArray[np.bool_]
 
 #: A part ready to hash: integers as 64-bit values (``width`` ``None``), or text
 #: and the width of its words.
@@ -75,21 +79,9 @@ def hashed_keys(a: KeyParts, b: KeyParts) -> tuple[IntArray, IntArray] | None:
     ]
     left = [(values, w) for (values, _), w in zip(read_a, widths, strict=True)]
     right = [(values, w) for (values, _), w in zip(read_b, widths, strict=True)]
-    # hashes sorted in each side's thread when the sides cannot hold the same keys
-    got_a, got_b = both(lambda parts: _ordered_hashes(parts, n_a != n_b), left, right, size=size)
-    if got_a is None or got_b is None:
-        return None  # a repeated key, or a collision: the general path tells them apart
-    (hashes_a, order_a), (hashes_b, order_b) = got_a, got_b
-    if n_a == n_b:  # the k-th least hash of each side paired: right if the keys are equal
-        match = np.empty(n_b, dtype=np.int64)
-        match[order_b] = order_a
-        if _same_keys(left, right, match):
-            return np.arange(n_a, dtype=np.int64), match
-        hashes_a, hashes_b = hashes_a[order_a], hashes_b[order_b]
-    match = _matches((hashes_a, order_a), (hashes_b, order_b))
-    del got_a, got_b, hashes_a, hashes_b, order_a, order_b
-    if not _same_keys(left, right, match):
-        return None  # two keys of one hash (a collision) across the sides
+    match = _match(left, right)
+    if match is None:
+        return None  # a key twice, or keys of one hash: the general path tells them apart
     lone = match < 0
     match[lone] = n_a + np.arange(int(np.count_nonzero(lone)), dtype=np.int64)
     return np.arange(n_a, dtype=np.int64), match
@@ -130,12 +122,15 @@ def _signed(values: npt.NDArray[Any]) -> npt.NDArray[np.int64] | None:
     return values.astype(np.int64, copy=False)
 
 
-def _hashes(parts: list[_Part]) -> U64 | None:
+def _hashes(parts: list[_Part], out: U64 | None = None) -> U64 | None:
     """One 64-bit hash per key, of the words of all its parts in one row (an integer
-    part one word, a text part its padded bytes), a chunk of keys at a time."""
+    part one word, a text part its padded bytes), a chunk of keys at a time, into
+    ``out`` when given. A key of one word is mixed by a one-to-one map, so that keys
+    near one another (integers of a narrow range) still spread over the top bits."""
     n = len(parts[0][0])
     spans = np.cumsum([0] + [1 if width is None else width // 8 for _, width in parts])
-    out = np.empty(n, dtype=np.uint64)
+    if out is None:
+        out = np.empty(n, dtype=np.uint64)
     for at in chunks(n):
         words = np.empty((at.stop - at.start, int(spans[-1])), dtype=np.uint64)
         for k, (values, width) in enumerate(parts):
@@ -147,60 +142,185 @@ def _hashes(parts: list[_Part]) -> U64 | None:
             if text is None:
                 return None
             words[:, row] = text
-        out[at] = word_hashes(words)
+        out[at] = word_hashes(words) if words.shape[1] > 1 else _mixed(words[:, 0])
     return out
 
 
-def _ordered_hashes(parts: list[_Part], sort: bool) -> tuple[U64, IntArray] | None:
-    """One side's hashes (put in order with ``sort``) and their order (``argsort``);
-    ``None`` when two keys share a hash."""
-    hashes = _hashes(parts)
-    if hashes is None:
+def _mixed(words: U64) -> U64:
+    """A one-to-one map of 64-bit words that spreads words close together over all
+    the bits (shifted xors and products by odd numbers are each one-to-one)."""
+    with np.errstate(over="ignore"):
+        h = words * _ODD
+        h ^= h >> np.uint64(29)
+        h *= _ODD
+        h ^= h >> np.uint64(32)
+    return h
+
+
+_ODD = np.uint64(0xBF58476D1CE4E5B9)
+
+
+def _packed(side: tuple[list[_Part], int], packed: U64, bits: int) -> bool:
+    """One side's hashes (its parts, and where it starts) written into ``packed``, each
+    packed with its position there in the low ``bits``; ``False`` when the side cannot
+    be hashed."""
+    parts, start = side
+    out = packed[start : start + len(parts[0][0])]
+    if _hashes(parts, out) is None:
+        return False
+    out &= ~np.uint64((1 << bits) - 1)
+    for part in chunks(out.shape[0]):
+        out[part] |= np.arange(start + part.start, start + part.stop, dtype=np.uint64)
+    return True
+
+
+def _match(left: list[_Part], right: list[_Part]) -> IntArray | None:
+    """For each key of the second side, the position of the equal key of the first, or
+    ``-1``; ``None`` when one side holds a key twice (or keys it cannot tell apart, or
+    cannot hash).
+
+    The hashes of both sides' keys (the first side's, then the second's) are written
+    into one array, each side's in its own thread, each packed with its position in
+    the low bits (:func:`_packed`), and sorted, so that keys whose hashes' top bits
+    are equal (equal keys among them) are neighbours. Two such neighbours alone are
+    compared key for key; the keys of a longer run are hashed again and compared by
+    their full hashes. Each step goes a chunk of keys at a time (no array of every
+    pair)."""
+    n_a, n_b = len(left[0][0]), len(right[0][0])
+    n = n_a + n_b
+    bits = max(int(n - 1).bit_length(), 1)
+    packed = np.empty(n, dtype=np.uint64)
+    hashed = both(partial(_packed, packed=packed, bits=bits), (left, 0), (right, n_a), size=n)
+    if not all(hashed):
         return None
-    order, distinct = key_order(hashes)
-    if not distinct:
+    packed.sort()
+    # positions fit 32 bits below 2^31 keys: half the memory while the hashes are held
+    match: npt.NDArray[np.signedinteger[Any]]
+    match = np.full(n_b, -1, dtype=np.int32 if n < 2**31 else np.int64)
+    pairs = _Pairs(left, right, match)
+    top, low = np.uint64(bits), np.uint64((1 << bits) - 1)
+    longer = []
+    for part in chunks(n - 1):  # neighbours k, k + 1 for k in part
+        lo, hi = max(part.start - 1, 0), min(part.stop + 2, n)
+        tops = packed[lo:hi] >> top
+        # ties[j + 1]: whether neighbours lo + j and lo + j + 1 have the same top bits
+        # (False at both ends)
+        ties = np.zeros(hi - lo + 1, dtype=bool)
+        np.equal(tops[1:], tops[:-1], out=ties[1:-1])
+        at = np.flatnonzero(ties[part.start - lo + 1 : part.stop - lo + 1]) + (part.start - lo)
+        alone = ~ties[at] & ~ties[at + 2]  # a run of two: no tie before nor after
+        longer.append(at[~alone] + lo)
+        at = at[alone] + lo
+        if not pairs.add(_positions(packed[at], low), _positions(packed[at + 1], low)):
+            return None
+    runs = _longer_runs(left, right, packed, np.concatenate(longer), n_a, bits)
+    del packed
+    if runs is None or not pairs.add(*runs):
         return None
-    return (hashes[order] if sort else hashes), order
+    del pairs
+    wide: IntArray = match.astype(np.int64, copy=False)
+    del match
+    # each pair compared in the second side's order, each half in its own thread
+    equal = _equal(left, right)
+
+    def compare(rows: range) -> None:
+        for part in chunks(len(rows)):
+            start = rows.start + part.start
+            sought = start + np.flatnonzero(wide[start : rows.start + part.stop] >= 0)
+            differ = ~equal(wide[sought], sought)
+            wide[sought[differ]] = -1
+
+    half = wide.shape[0] // 2
+    both(compare, range(half), range(half, wide.shape[0]), size=half)
+    return wide
 
 
-def _matches(a: tuple[U64, IntArray], b: tuple[U64, IntArray]) -> IntArray:
-    """For each key of the second side, the position of the key of the first side with
-    its hash, or ``-1``, from each side's sorted hashes and their order; each half of
-    the second side in its own thread (the halves write at positions of their own: the
-    order is a permutation)."""
-    (ha, order_a), (hb, order_b) = a, b
-    match = np.full(hb.shape[0], -1, dtype=np.int64)
+class _Pairs:
+    """Neighbours of both sides' keys taken as pairs into ``match``: a key of the second
+    side matched with one of the first (compared later); two keys of one side
+    compared at once."""
 
-    def half(rows: slice) -> None:
-        sought = hb[rows]
-        at = sorted_search(ha, sought)
-        np.minimum(at, ha.shape[0] - 1, out=at)
-        hit = ha[at] == sought
-        match[order_b[rows][hit]] = order_a[at[hit]]
+    def __init__(
+        self, left: list[_Part], right: list[_Part], match: npt.NDArray[np.signedinteger[Any]]
+    ) -> None:
+        self.left, self.right, self.match = left, right, match
+        self.n_a = len(left[0][0])
+        self.tests: dict[bool, Callable[[IntArray, IntArray], Bools]] = {}
 
-    middle = hb.shape[0] // 2
-    both(half, slice(0, middle), slice(middle, None), size=middle)
-    return match
+    def add(self, x: IntArray, y: IntArray) -> bool:
+        """Take the pairs of positions ``x[k] < y[k]``; ``False`` when a side holds a key
+        twice (the general path names it)."""
+        n_a = self.n_a
+        for first, of in ((True, y < n_a), (False, x >= n_a)):
+            if of.any():
+                shift = 0 if first else n_a
+                if self._same_side(first)(x[of] - shift, y[of] - shift).any():
+                    return False
+        cross = (x < n_a) & (y >= n_a)  # within a run, the first side's keys come first
+        self.match[y[cross] - n_a] = x[cross]
+        return True
+
+    def _same_side(self, first: bool) -> Callable[[IntArray, IntArray], Bools]:
+        """The test of keys of one side (made once, when first needed)."""
+        if first not in self.tests:
+            side = self.left if first else self.right
+            self.tests[first] = _equal(side, side)
+        return self.tests[first]
 
 
-def _same_keys(a: list[_Part], b: list[_Part], match: IntArray) -> bool:
-    """Whether every key of ``b`` is equal, part by part, to the key of ``a`` it was
-    matched with; each half of ``b`` in its own thread."""
-    matched = np.flatnonzero(match >= 0)
-    half = matched.shape[0] // 2
-    texts = [
-        None if width is None else matched_equal(x, y)
+def _positions(values: U64, low: np.uint64) -> IntArray:
+    """The positions packed in the low bits of hashes."""
+    return (values & low).view(np.int64)
+
+
+def _longer_runs(
+    left: list[_Part], right: list[_Part], packed: U64, at: IntArray, n_a: int, bits: int
+) -> tuple[IntArray, IntArray] | None:
+    """The pairs of keys of one full hash within the runs of three or more neighbours
+    of the same top bits (``at``: where a neighbour ties with the next), positions in
+    order in each pair; ``None`` where three keys share one hash."""
+    if not at.shape[0]:
+        none = np.zeros(0, dtype=np.int64)
+        return none, none
+    values = packed[np.union1d(at, at + 1)]
+    run = values >> np.uint64(bits)  # the keys of a run, and those only, share top bits
+    sub = _positions(values, np.uint64((1 << bits) - 1))
+    full = np.empty(sub.shape[0], dtype=np.uint64)
+    for parts, of, shift in ((left, sub < n_a, 0), (right, sub >= n_a, n_a)):
+        if of.any():
+            hashed = _hashes(_taken(parts, sub[of] - shift))
+            if hashed is None:
+                return None
+            full[of] = hashed
+    by = np.lexsort((sub, full, run))
+    run, full, sub = run[by], full[by], sub[by]
+    one = (run[1:] == run[:-1]) & (full[1:] == full[:-1])
+    if (one[1:] & one[:-1]).any():
+        return None  # three keys of one hash
+    k = np.flatnonzero(one)
+    return sub[k], sub[k + 1]
+
+
+def _taken(parts: list[_Part], at: IntArray) -> list[_Part]:
+    """The keys at positions ``at`` of one side's parts."""
+    return [
+        (values[at] if width is None else values.take(pa.array(at)), width)
+        for values, width in parts
+    ]
+
+
+def _equal(a: list[_Part], b: list[_Part]) -> Callable[[IntArray, IntArray], Bools]:
+    """The test whether key ``ia[k]`` of ``a`` equals key ``ib[k]`` of ``b``, part by
+    part, for each ``k`` (each text part's test made once)."""
+    tests = [
+        (lambda ia, ib, x=x, y=y: x[ia] == y[ib]) if width is None else each_equal(x, y)
         for (x, width), (y, _) in zip(a, b, strict=True)
     ]
 
-    def same(at: IntArray) -> bool:
-        for part in chunks(at.shape[0]):
-            ib = at[part]
-            ia = match[ib]
-            for (x, _), (y, _), text in zip(a, b, texts, strict=True):
-                equal = np.array_equal(x[ia], y[ib]) if text is None else text(ia, ib)
-                if not equal:
-                    return False
-        return True
+    def equal(ia: IntArray, ib: IntArray) -> Bools:
+        out = np.ones(ia.shape[0], dtype=bool)
+        for test in tests:
+            out &= test(ia, ib)
+        return out
 
-    return all(both(same, matched[:half], matched[half:], size=half))
+    return equal
