@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ereval.io import _hashed_keys, align
-from ereval.io._ids import union
+from ereval.io._ids import other_id_sets, union
 
 from ._spies import noting
 
@@ -95,8 +95,11 @@ def _ids_min() -> int:
 
 
 def test_integer_ids_are_united_too() -> None:
-    ids, pos_a, pos_b = union(np.array([5, 2**40]), np.array([2**40, 7]))
+    """Integer ids too far apart to place by their values: united by hashing."""
+    numbered: list[bool] = []
+    ids, pos_a, pos_b = _union_noting(np.array([5, 2**40]), np.array([2**40, 7]), numbered)
     assert (ids.tolist(), pos_a.tolist(), pos_b.tolist()) == ([5, 2**40, 7], [0, 1], [1, 2])
+    assert numbered == [True]
 
 
 def test_a_repeated_text_id_of_two_files_is_still_named() -> None:
@@ -107,3 +110,65 @@ def test_a_repeated_text_id_of_two_files_is_still_named() -> None:
     p = pd.DataFrame({"record_id": ["a1", "c3"], "cluster_id": [5, 6]})
     with pytest.raises(ValueError, match="'truth' has 1 duplicate record ids"):
         align(t, p, on_mismatch="twinless")
+
+
+_INTEGER_TYPES = [np.int64, np.int32, np.uint32, np.uint64, np.int8]
+_VALUES = [-(2**63), -(2**31), -5, 0, 1, 7, 2**31 - 1, 2**40, 2**63 - 1, 2**64 - 1]
+
+
+def _values_of(kind: type) -> list[int]:
+    info = np.iinfo(kind)
+    return [v for v in _VALUES if info.min <= v <= info.max]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    kinds=st.tuples(st.sampled_from(_INTEGER_TYPES), st.sampled_from(_INTEGER_TYPES)),
+    distinct=st.booleans(),
+)
+def test_integer_ids_are_united_as_python_unites_them(
+    data: st.DataObject, kinds: tuple[type, type], distinct: bool
+) -> None:
+    """Integer ids of any two types (past 2^63 unsigned among them, an id twice on a
+    side): hashed or not, each id once and every position right (hashed, in the order
+    of Python's union), the ids of the type they have when united without hashing."""
+    a, b = (
+        np.array(data.draw(st.lists(st.sampled_from(_values_of(k)), unique=distinct)), dtype=k)
+        for k in kinds
+    )
+    numbered: list[bool] = []
+    ids, pos_a, pos_b = _union_noting(a, b, numbered)
+    united = [int(x) for x in ids]
+    assert sorted(united) == sorted({int(x) for x in (*a, *b)})  # each id once
+    assert [united[k] for k in pos_a] == a.tolist() and [united[k] for k in pos_b] == b.tolist()
+    if numbered == [True]:  # hashed: in order of first appearance
+        assert (united, pos_a.tolist(), pos_b.tolist()) == _reference(a.tolist(), b.tolist())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_hashed_keys, "hashed_keys", lambda a, b: None)
+        assert np.asarray(ids).dtype == np.asarray(union(a, b)[0]).dtype
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pool=st.lists(_ASCII, min_size=1, max_size=30, unique=True),
+    data=st.data(),
+    as_text=st.booleans(),
+)
+def test_sides_told_apart_cheaply_hold_other_ids(
+    pool: list[str], data: st.DataObject, as_text: bool
+) -> None:
+    """``other_id_sets`` never tells apart two columns of the same ids in another order,
+    and tells apart only columns whose ids differ (text, or integers of one type)."""
+
+    def column(ids: list[str]) -> Any:
+        if as_text:
+            return pa.array(ids, pa.string())
+        return np.array([pool.index(x) * 2**50 - 2**62 for x in ids], dtype=np.int64)
+
+    a = data.draw(st.lists(st.sampled_from(pool), max_size=len(pool)))
+    shuffled = data.draw(st.permutations(a))
+    assert not other_id_sets(column(a), column(shuffled))
+    b = data.draw(st.lists(st.sampled_from(pool), max_size=len(pool)))
+    if other_id_sets(column(a), column(b)):
+        assert sorted(a) != sorted(b)

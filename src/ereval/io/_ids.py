@@ -29,6 +29,8 @@ import pyarrow.compute as pc
 from .._errors import InputError, InputTypeError
 from ._files import text_offsets
 from ._text_keys import (
+    other_int_sets,
+    other_text_sets,
     same_int_set_positions,
     same_set_positions,
     surely_distinct,
@@ -51,9 +53,10 @@ __all__ = [
     "int_offsets",
     "missing_mask",
     "object_array",
+    "other_id_sets",
     "positions_to_arrow",
-    "same_ids",
     "same_id_set",
+    "same_ids",
     "smallest",
     "span_ids",
     "take",
@@ -484,6 +487,19 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
+def other_id_sets(a: IdArray, b: IdArray) -> bool:
+    """Whether two id columns surely hold other sets of ids, told cheaply (by their
+    lengths and sums of their values, for text ids or integer ids of one dtype);
+    ``False`` says they may hold the same set."""
+    if len(a) != len(b):
+        return True
+    if _is_text(a) and _is_text(b):
+        return other_text_sets(a, b)
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype:
+        return a.dtype.kind in "iu" and other_int_sets(a, b)
+    return False
+
+
 def same_id_set(a: IdArray, b: IdArray) -> IntArray | None:
     """For two text columns, or two integer columns of one dtype whose ids are not
     dense (those are placed by their values), holding the same distinct ids in
@@ -521,10 +537,7 @@ def _text_union(a: pa.Array, b: pa.Array) -> tuple[pa.Array, IntArray, IntArray]
     side, by hashing (:func:`~._hashed_keys.hashed_keys`, exact; the ids of ``a``, then
     those of ``b`` it lacks, in their order), else by numbering the ids of both
     (:func:`~._text_keys.text_codes`, short ASCII text), else by Arrow's dictionary."""
-    from ._hashed_keys import hashed_keys  # their modules read this one's ids
-    from ._keys import KeyParts
-
-    numbered = hashed_keys(KeyParts(("id",), (a,)), KeyParts(("id",), (b,)))
+    numbered = _hashed(a, b)
     if numbered is not None:
         pos_a, pos_b = numbered
         lone = np.flatnonzero(pos_b >= len(a))
@@ -538,6 +551,16 @@ def _text_union(a: pa.Array, b: pa.Array) -> tuple[pa.Array, IntArray, IntArray]
     codes = _arrow_codes(encoded)
     ids = encoded.chunk(0).dictionary if encoded.num_chunks else a[:0]
     return ids, codes[: len(a)], codes[len(a) :]
+
+
+def _hashed(a: IdArray, b: IdArray) -> tuple[IntArray, IntArray] | None:
+    """:func:`~._hashed_keys.hashed_keys` of two id columns: ``a``'s ids numbered by
+    position, ``b``'s by their match in ``a`` or past it; ``None`` where an id repeats
+    on a side or hashing does not apply."""
+    from ._hashed_keys import hashed_keys  # their modules read this one's ids
+    from ._keys import KeyParts
+
+    return hashed_keys(KeyParts(("id",), (a,)), KeyParts(("id",), (b,)))
 
 
 def union(a: IdArray, b: IdArray, *, same_set: bool = True) -> tuple[IdArray, IntArray, IntArray]:
@@ -578,6 +601,10 @@ def union(a: IdArray, b: IdArray, *, same_set: bool = True) -> tuple[IdArray, In
         where[present] = np.arange(present.shape[0], dtype=np.int64)
         return span_ids(present, lo, a.dtype, b.dtype), where[oa], where[ob]
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        numbered = _hashed(a, b)
+        if numbered is not None:
+            pos_a, pos_b = numbered
+            return _integers_together(a, b[pos_b >= a.shape[0]]), pos_a, pos_b
         both = _integers_together(a, b)
     elif a.dtype == b.dtype:
         both = np.concatenate([a, b])
