@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 from ereval import RecordMismatchError
 from ereval.contingency import ContingencyTable, contingency_table, count_cells
 from ereval.contingency._packed import pack_side, paired_cells
-from ereval.io import IdenticalColumnsWarning, align
+from ereval.io import IdenticalColumnsWarning, align, as_membership
+from ereval.io._ids import other_id_sets
+
+from ._spies import noting
 
 FIELDS = ("rows", "cols", "counts", "true_sizes", "pred_sizes")
 
@@ -400,10 +403,9 @@ def test_text_ids_of_two_files_are_numbered_as_keys(
     seed: int, policy: str, ids: str, repeat: str | None
 ) -> None:
     """Text ids on sides of different lengths (two files; a record twice on either
-    side): numbered as keys of one part where the text is short ASCII, else by the
-    general alignment; the table, or the error, is the general alignment's."""
+    side): numbered by hashing where the text is short ASCII, else by the general
+    alignment; the table, or the error, is the general alignment's."""
     from ereval.contingency import _table
-    from ereval.io import _integer_keys
 
     rng = np.random.default_rng(seed)
     stem = {"short": "r", "long": "record-of-file-", "accented": "fiché-", "very long": "x" * 70}
@@ -419,13 +421,6 @@ def test_text_ids_of_two_files_are_numbered_as_keys(
     t = pd.DataFrame({"record_id": t_rec, "cluster_id": rng.integers(0, 5, t_rec.shape[0])})
     p = pd.DataFrame({"record_id": p_rec, "cluster_id": rng.integers(0, 5, p_rec.shape[0]) + 50})
     numbered: list[bool] = []
-    hashed = _integer_keys.hashed_keys
-
-    def spy(a, b):  # type: ignore[no-untyped-def]
-        got = hashed(a, b)
-        numbered.append(got is not None)
-        return got
-
     try:
         expected = _factorized_table(t, p, on_mismatch=policy)
     except ValueError as exc:
@@ -434,8 +429,7 @@ def test_text_ids_of_two_files_are_numbered_as_keys(
         return
     keyed = ids in ("short", "long")  # short ASCII text; other text is refused
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_integer_keys, "hashed_keys", spy)
-        patch.setattr(_integer_keys, "SAMPLE", 1)  # the ids taken as ids of their own
+        patch.setattr(_table, "hashed_keys", noting(_table.hashed_keys, numbered))
         if keyed:  # counted from the numbered keys alone
             patch.setattr(_table, "aligned", _refuse)
         got = contingency_table(t, p, on_mismatch=policy)
@@ -485,3 +479,60 @@ def test_cell_counts_are_the_records_of_each_cell_asked_for(
         tab.cell_counts(rows, cols),
         [count[k] for k in zip(rows.tolist(), cols.tolist(), strict=True)],
     )
+
+
+def _ids_of(kind: str, pool: np.ndarray) -> Any:
+    """The ids ``pool`` (distinct integers 0..127) written as ``kind``: integers spread
+    over 2^63 (too far apart to pack with cluster codes), text of one length, or text
+    of several lengths."""
+    if kind == "wide":
+        return pool * 2**56 - 2**62
+    if kind == "one length":
+        return pd.array([f"id-{v:016x}-x" for v in pool], dtype="string")
+    return pd.array(["r" * int(v % 7) + str(v) for v in pool], dtype="string")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    kind=st.sampled_from(["wide", "one length", "lengths"]),
+    policy=st.sampled_from(["error", "twinless", "intersection", "singletons"]),
+    repeat=st.sampled_from([None, "truth", "pred"]),
+)
+def test_sides_of_as_many_rows_and_other_records_are_numbered_by_hashing(
+    seed: int, kind: str, policy: str, repeat: str | None
+) -> None:
+    """Two sides of as many rows holding other records (two files of one size), ids of
+    one column: numbered over both sides by hashing and packed, the table (or the
+    error) of the general alignment, ids numbered there by pandas' factorize."""
+    from ereval.contingency import _table
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    pool = rng.permutation(2 * n)
+    shift = int(rng.integers(1, n + 1))  # the prediction's records: shift on in the pool
+    # one record in both, whose wide id is far from the others (no side packs as read)
+    t_rec, p_rec = np.append(pool[:n], 127), np.append(pool[shift : shift + n], 127)
+    if repeat == "truth":
+        t_rec[-1] = t_rec[0]
+    if repeat == "pred":
+        p_rec[0] = p_rec[-1]
+    t = pd.DataFrame({"record_id": _ids_of(kind, t_rec), "cluster_id": rng.integers(0, 5, n + 1)})
+    p = pd.DataFrame(
+        {"record_id": _ids_of(kind, p_rec), "cluster_id": rng.integers(0, 5, n + 1) * 3 + 100}
+    )
+    numbered: list[bool] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_table, "hashed_keys", noting(_table.hashed_keys, numbered))
+        try:
+            expected = _factorized_table(t, p, on_mismatch=policy)
+        except ValueError as exc:
+            with pytest.raises(type(exc), match=re.escape(str(exc))):
+                contingency_table(t, p, on_mismatch=policy)
+            return
+        got = contingency_table(t, p, on_mismatch=policy)
+    # numbered by hashing (unless an id repeats on a side) where the ids' lengths and
+    # sums tell the sides apart; else compared as a set first
+    routed = other_id_sets(as_membership(t).record_ids, as_membership(p).record_ids)
+    assert numbered == ([repeat is None] if routed else [])
+    _same_under(policy, got, expected, p)

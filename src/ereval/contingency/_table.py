@@ -42,6 +42,8 @@ from ..io import (
     take,
     warn_if_identical,
 )
+from ..io._hashed_keys import hashed_keys
+from ..io._ids import other_id_sets
 from ._link_only import SourcePairs, source_pairs
 from ._packed import (
     PackedCells,
@@ -401,10 +403,11 @@ def contingency_table(truth: Any, pred: Any, **options: Unpack[AlignOptions]) ->
                 else same_order
             ):
                 warn_if_identical(sides.t, sides.p, sides.t_cols, sides.p_cols)
-            table = _table_of_cells(cells, sides)
-            del sides, cells  # the records, read into Arrow's memory: freed before the metrics
+            n_codes, policy = (len(sides.t_labels), len(sides.p_labels)), sides.policy
+            # the records, read into Arrow's memory: freed before the table is made
+            del sides
             release_arrow_memory()
-            return table
+            return _table_of_cells(cells, n_codes, policy)
     alignment = aligned(sides)
     del sides
     # the records' ids are not counted: freed, and Arrow's memory given back, before
@@ -425,18 +428,20 @@ def _pack(side: Membership, codes: IntArray, n_codes: int) -> PackedSide | None:
 
 
 def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
-    """Records keyed by several columns, or by text ids on sides of different lengths
-    (two files), numbered as integers over both sides (:func:`ereval.io.integer_keys`)
-    and packed with their cluster codes, each side in its own thread; and whether
-    both sides list the same keys in the same order.
+    """Records keyed by several columns (numbered as integers over both sides by
+    :func:`ereval.io.integer_keys`), or by ids of one column (text, or integers too
+    far apart to pack) on sides that surely hold other records, two files (numbered
+    from 0 over both sides by hashing), packed with their cluster codes, each side in
+    its own thread; and whether both sides list the same keys in the same order.
     Unchanged (and ``None``) where that does not apply: ids compared as text,
     link-only, parts of kinds that differ, or codes too wide."""
     t, p = sides.t, sides.p
     t_key, p_key = t.key, p.key
-    if t_key is None and p_key is None and len(t) != len(p):
-        # text ids of sides that cannot hold the same records: numbered as keys
-        # (sides of as many rows are first compared as a set, which costs less)
-        t_key, p_key = _text_key(t), _text_key(p)
+    number = integer_keys
+    if t_key is None and p_key is None and other_id_sets(t.record_ids, p.record_ids):
+        # sides that may hold the same records are first compared as a set, which
+        # costs less; ids of one column are numbered from 0 by hashing, to pack
+        t_key, p_key, number = _id_key(t), _id_key(p), hashed_keys
     if (
         t_key is None
         or p_key is None
@@ -446,7 +451,7 @@ def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
         or sides.p_codes is None
     ):
         return sides, None
-    ids = integer_keys(t_key, p_key)
+    ids = number(t_key, p_key)
     if ids is None:
         return sides, None
     same = bool(np.array_equal(ids[0], ids[1]))
@@ -461,24 +466,30 @@ def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
     return replace(sides, t_codes=None, p_codes=None, t_packed=t_packed, p_packed=p_packed), same
 
 
-def _text_key(side: Membership) -> KeyParts | None:
-    """A side's text record ids as a key of one part; ``None`` for other ids."""
+def _id_key(side: Membership) -> KeyParts | None:
+    """A side's text or integer record ids as a key of one part; ``None`` for other
+    ids."""
     ids = side.record_ids
-    return KeyParts(("record_id",), (ids,)) if isinstance(ids, pa.Array) else None
+    if isinstance(ids, pa.Array) or ids.dtype.kind in "iu":
+        return KeyParts(("record_id",), (ids,))
+    return None
 
 
-def _table_of_cells(cells: PackedCells, sides: Sides) -> ContingencyTable:
-    """The table of packed cells, each cluster's size as the cells give it unless given
-    (codes of size 0 dropped, as :meth:`ContingencyTable.from_codes` does)."""
+def _table_of_cells(
+    cells: PackedCells, n_codes: tuple[int, int], policy: MismatchPolicy
+) -> ContingencyTable:
+    """The table of packed cells of sides of ``n_codes`` cluster codes, each cluster's
+    size as the cells give it unless given (codes of size 0 dropped, as
+    :meth:`ContingencyTable.from_codes` does)."""
     true_sizes = cells.true_sizes
     if true_sizes is None:
-        true_sizes = _sum_by(cells.rows, cells.counts, len(sides.t_labels))
+        true_sizes = _sum_by(cells.rows, cells.counts, n_codes[0])
     pred_sizes = cells.pred_sizes
     if pred_sizes is None:
-        pred_sizes = _sum_by(cells.cols, cells.counts, len(sides.p_labels))
+        pred_sizes = _sum_by(cells.cols, cells.counts, n_codes[1])
     rows, true_sizes = _compact(cells.rows, true_sizes)
     cols, pred_sizes = _compact(cells.cols, pred_sizes)
-    return ContingencyTable(rows, cols, cells.counts, true_sizes, pred_sizes, sides.policy)
+    return ContingencyTable(rows, cols, cells.counts, true_sizes, pred_sizes, policy)
 
 
 def record_cells(alignment: Alignment) -> tuple[ContingencyTable, IntArray, IntArray]:
