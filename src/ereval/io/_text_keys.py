@@ -122,9 +122,9 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
     )
     if not distinct:
         return None  # a repeated id: the general path reports it
-    where = np.empty(len(b), dtype=np.int64)
-    where[order_b] = order_a
+    where = _paired(order_a, order_b)
     del order_a, order_b
+    where = where.astype(np.int64, copy=False)
     if not _same_keys(ka, where, kb):
         return None
     return where
@@ -144,6 +144,17 @@ def other_text_sets(a: pa.Array, b: pa.Array) -> bool:
     if len(a) != len(b) or _text_bytes(a) != _text_bytes(b):
         return True  # the same set of ids has as many bytes in all
     return _word_sums(a) != _word_sums(b)
+
+
+def _paired(order_a: IntArray, order_b: IntArray) -> npt.NDArray[np.signedinteger[Any]]:
+    """``where`` with ``where[order_b[k]] = order_a[k]``: the k-th least key of each side
+    paired. In 32 bits where the positions fit (half the memory while the orders are
+    held; the caller widens it once they are freed)."""
+    n = order_b.shape[0]
+    where: npt.NDArray[np.signedinteger[Any]]
+    where = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+    where[order_b] = order_a
+    return where
 
 
 def _total(values: npt.NDArray[np.unsignedinteger[Any]]) -> int:
@@ -194,9 +205,9 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
         return None  # a repeated id (or a hash collision): the general path reports it
     # the k-th smallest key of each side paired: a one-to-one map from b to a, which
     # matches every key iff both sides hold the same keys
-    where = np.empty(len(b), dtype=np.int64)
-    where[order_b] = order_a
+    where = _paired(order_a, order_b)
     del order_a, order_b
+    where = where.astype(np.int64, copy=False)
     if ka is not None and kb is not None:  # each key is its id
         return where if _same_keys(ka, where, kb) else None
     # hashed keys: every matched pair must hold the same id (which also proves the
