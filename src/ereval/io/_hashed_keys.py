@@ -48,9 +48,9 @@ def hashed_keys(a: KeyParts, b: KeyParts) -> tuple[IntArray, IntArray] | None:
     first lacks (in their order).
 
     ``None`` where hashing does not apply (parts of kinds that differ; text that is
-    not short ASCII; unsigned integers past ``2^63``; an empty side) and where one
-    side holds two keys of one hash: a repeated key, or a collision. The caller then
-    compares the keys' text.
+    not short ASCII; unsigned integers past ``2^63``; an empty side), where one side
+    holds a key twice, and where three keys share one 64-bit hash (a collision of
+    two keys is told apart). The caller then compares the keys' text.
 
     Examples
     --------
@@ -81,7 +81,7 @@ def hashed_keys(a: KeyParts, b: KeyParts) -> tuple[IntArray, IntArray] | None:
     right = [(values, w) for (values, _), w in zip(read_b, widths, strict=True)]
     match = _match(left, right)
     if match is None:
-        return None  # a key twice, or keys of one hash: the general path tells them apart
+        return None  # a key twice, or three of one hash: the general path tells them apart
     lone = match < 0
     match[lone] = n_a + np.arange(int(np.count_nonzero(lone)), dtype=np.int64)
     return np.arange(n_a, dtype=np.int64), match
