@@ -35,7 +35,7 @@ The shapes:
   record's own (the decimal text of a random 62-bit number, up to 19
   characters) and the number of its data set, 0 to 3 (``--record-col uid,part``).
 
-Six more shapes, run when named in ``--shapes``:
+Nine more shapes, run when named in ``--shapes``:
 
 * ``singletons``: a prediction of singletons (every record alone), the truth's
   clusters of three records on average, record ids negative and within 2^40;
@@ -47,10 +47,11 @@ Six more shapes, run when named in ``--shapes``:
 * ``textfiles``, ``textevenfiles``: the ``twofiles`` and ``evenfiles`` shapes
   with record ids as text, ``rec-`` and the number;
 * ``hexfiles``: the ``twofiles`` shape with record ids as 32 hexadecimal digits;
-* ``tangled``, ``tangledtext``: two files of as many rows of tangled clusters
-  (geometric sizes of mean 2.9, 15% of the records moved to any of N/3 predicted
-  clusters, each side missing its own 5%), with 32-bit ids, and with text ids
-  ``id-`` + 16 hexadecimal digits + ``-x``.
+* ``tangled``, ``tangledtext``, ``tangledwide``: two files of as many rows of
+  tangled clusters (geometric sizes of mean 2.9, 15% of the records moved to any
+  of N/3 predicted clusters, each side missing its own 5%), with 32-bit ids, with
+  text ids ``id-`` + 16 hexadecimal digits + ``-x``, and with 64-bit ids spread
+  over the whole range (too far apart to pack with cluster codes).
 
 For each shape it prints CPU seconds (user + system), wall seconds and peak
 resident memory of each case, and their ratios to the unlimited bare join;
@@ -107,6 +108,7 @@ MORE_SHAPES = (
     "hexfiles",
     "tangled",
     "tangledtext",
+    "tangledwide",
 )
 #: The record key of each shape (a shape not listed: ``record_id``).
 KEYS = {"keys": ("source", "local_id"), "textkeys": ("uid", "part")}
@@ -121,6 +123,7 @@ TWO_FILES = (
     "lopsided",
     "tangled",
     "tangledtext",
+    "tangledwide",
 )
 #: The shapes whose sides are cut to as many rows.
 EVEN = ("evenfiles", "textevenfiles")
@@ -186,7 +189,7 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
         reverse = np.arange(n)[::-1].copy()
         _write_pair(folder, records, truth, pred, None, reverse, parts)
         return
-    if shape in ("singletons", "giant", "lopsided", "tangled", "tangledtext"):
+    if shape in ("singletons", "giant", "lopsided", "tangled", "tangledtext", "tangledwide"):
         _write_more(folder, shape, n, rng)
         return
     if shape in ("zipf", *TWO_FILES):
@@ -234,9 +237,9 @@ def write_shape(folder: Path, shape: str, n: int, seed: int) -> None:
 
 
 def _write_more(folder: Path, shape: str, n: int, rng: np.random.Generator) -> None:
-    """The files of ``singletons``, ``giant``, ``lopsided``, ``tangled`` and
-    ``tangledtext`` (see the module's doc)."""
-    if shape in ("tangled", "tangledtext"):
+    """The files of ``singletons``, ``giant``, ``lopsided`` and the ``tangled`` shapes
+    (see the module's doc)."""
+    if shape in ("tangled", "tangledtext", "tangledwide"):
         sizes = rng.geometric(0.35, size=n)
         truth = rng.permutation(np.repeat(np.arange(n), sizes)[:n])
         pred = truth.copy()
@@ -250,6 +253,9 @@ def _write_more(folder: Path, shape: str, n: int, rng: np.random.Generator) -> N
         if shape == "tangledtext":
             digits = rng.integers(0, 2**62, size=n, dtype=np.int64)
             records = pa.array([f"id-{x:016x}-x" for x in digits])
+        if shape == "tangledwide":  # distinct: a product by an odd number, modulo 2^64
+            spread = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+            records = pa.array(spread.view(np.int64))
         _write_pair(folder, records, truth, pred, t_order[:rows], p_order[:rows])
     elif shape == "singletons":
         ids = -rng.choice(2**40, size=n, replace=False).astype(np.int64)
