@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from ereval import RecordMismatchError
 from ereval.contingency import ContingencyTable, contingency_table, count_cells
 from ereval.contingency._packed import pack_side, paired_cells
-from ereval.io import IdenticalColumnsWarning, align, as_membership
-from ereval.io._ids import other_id_sets
+from ereval.io import IdenticalColumnsWarning, align
 
 from ._spies import noting
 
@@ -481,12 +480,12 @@ def test_cell_counts_are_the_records_of_each_cell_asked_for(
     )
 
 
-def _ids_of(kind: str, pool: np.ndarray) -> Any:
-    """The ids ``pool`` (distinct integers 0..127) written as ``kind``: integers spread
-    over 2^63 (too far apart to pack with cluster codes), text of one length, or text
-    of several lengths."""
+def _ids_of(kind: str, pool: np.ndarray, top: int = 127) -> Any:
+    """The ids ``pool`` (distinct integers from 0 to ``top``) written as ``kind``:
+    integers spread over 2^63 (too far apart to pack with cluster codes where ``top``
+    is among them), text of one length, or text of several lengths."""
     if kind == "wide":
-        return pool * 2**56 - 2**62
+        return pool * (2**63 // (top + 1)) - 2**62
     if kind == "one length":
         return pd.array([f"id-{v:016x}-x" for v in pool], dtype="string")
     return pd.array(["r" * int(v % 7) + str(v) for v in pool], dtype="string")
@@ -531,8 +530,26 @@ def test_sides_of_as_many_rows_and_other_records_are_numbered_by_hashing(
                 contingency_table(t, p, on_mismatch=policy)
             return
         got = contingency_table(t, p, on_mismatch=policy)
-    # numbered by hashing (unless an id repeats on a side) where the ids' lengths and
-    # sums tell the sides apart; else compared as a set first
-    routed = other_id_sets(as_membership(t).record_ids, as_membership(p).record_ids)
-    assert numbered == ([repeat is None] if routed else [])
+    assert numbered == [repeat is None]  # hashed, unless an id repeats on a side
     _same_under(policy, got, expected, p)
+
+
+@pytest.mark.parametrize("kind", ["wide", "one length", "lengths"])
+def test_sides_of_one_set_are_compared_as_a_set_once(kind: str) -> None:
+    """Two sides of one set of ids of one column in two orders, past the size where
+    text ids are compared as a set: compared so once (the answer kept for the
+    alignment), and the table of the general alignment."""
+    from ereval.io import _ids, _text_keys
+
+    rng = np.random.default_rng(5)
+    n = _text_keys.MIN_IDS + 10
+    pool = rng.permutation(n)
+    t = pd.DataFrame({"record_id": _ids_of(kind, pool, n), "cluster_id": rng.integers(0, 9, n)})
+    p = pd.DataFrame({"record_id": _ids_of(kind, pool[::-1], n), "cluster_id": pool % 7 + 50})
+    compared: list[bool] = []
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("same_set_positions", "same_int_set_positions"):
+            patch.setattr(_ids, name, noting(getattr(_ids, name), compared))
+        got = contingency_table(t, p)
+    assert compared == [True]
+    _same(got, _factorized_table(t, p))

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ereval.io import _hashed_keys, align
-from ereval.io._ids import other_id_sets, union
+from ereval.io._ids import union
 
 from ._spies import noting
 
@@ -147,28 +147,3 @@ def test_integer_ids_are_united_as_python_unites_them(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_hashed_keys, "hashed_keys", lambda a, b: None)
         assert np.asarray(ids).dtype == np.asarray(union(a, b)[0]).dtype
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    pool=st.lists(_ASCII, min_size=1, max_size=30, unique=True),
-    data=st.data(),
-    as_text=st.booleans(),
-)
-def test_sides_told_apart_cheaply_hold_other_ids(
-    pool: list[str], data: st.DataObject, as_text: bool
-) -> None:
-    """``other_id_sets`` never tells apart two columns of the same ids in another order,
-    and tells apart only columns whose ids differ (text, or integers of one type)."""
-
-    def column(ids: list[str]) -> Any:
-        if as_text:
-            return pa.array(ids, pa.string())
-        return np.array([pool.index(x) * 2**50 - 2**62 for x in ids], dtype=np.int64)
-
-    a = data.draw(st.lists(st.sampled_from(pool), max_size=len(pool)))
-    shuffled = data.draw(st.permutations(a))
-    assert not other_id_sets(column(a), column(shuffled))
-    b = data.draw(st.lists(st.sampled_from(pool), max_size=len(pool)))
-    if other_id_sets(column(a), column(b)):
-        assert sorted(a) != sorted(b)

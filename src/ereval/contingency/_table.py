@@ -43,7 +43,7 @@ from ..io import (
     warn_if_identical,
 )
 from ..io._hashed_keys import hashed_keys
-from ..io._ids import other_id_sets
+from ..io._ids import same_id_set
 from ._link_only import SourcePairs, source_pairs
 from ._packed import (
     PackedCells,
@@ -436,20 +436,27 @@ def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
     Unchanged (and ``None``) where that does not apply: ids compared as text,
     link-only, parts of kinds that differ, or codes too wide."""
     t, p = sides.t, sides.p
-    t_key, p_key = t.key, p.key
-    number = integer_keys
-    if t_key is None and p_key is None and other_id_sets(t.record_ids, p.record_ids):
-        # sides that may hold the same records are first compared as a set, which
-        # costs less; ids of one column are numbered from 0 by hashing, to pack
-        t_key, p_key, number = _id_key(t), _id_key(p), hashed_keys
     if (
-        t_key is None
-        or p_key is None
-        or sides.id_type != "exact"
+        sides.id_type != "exact"
         or t.sources is not None
         or sides.t_codes is None
         or sides.p_codes is None
     ):
+        return sides, None
+    t_key, p_key = t.key, p.key
+    number = integer_keys
+    if t_key is None and p_key is None:
+        rt, rp = t.record_ids, p.record_ids
+        if same_ids(rt, rp):
+            return sides, None  # one record list: aligned as it is
+        # sides of as many rows are first compared as a set (which costs less than
+        # numbering them), the answer kept for the alignment
+        where = same_id_set(rt, rp) if len(rt) == len(rp) else None
+        if where is not None:
+            return replace(sides, same_set=where), None
+        # ids of one column on sides of other records: numbered from 0 by hashing
+        t_key, p_key, number = _id_key(t), _id_key(p), hashed_keys
+    if t_key is None or p_key is None:
         return sides, None
     ids = number(t_key, p_key)
     if ids is None:

@@ -284,7 +284,9 @@ def align(
 class Sides:
     """Both clusterings read by :func:`read_sides`, their cluster ids encoded (or, when
     ``pack`` gave something for a side, packed with its record ids: its codes are
-    then given up)."""
+    then given up). ``same_set``, where a caller found the two sides to hold one set
+    of records in another order: where each predicted record is in the truth (see
+    :func:`~._ids.same_id_set`), which :func:`aligned` then takes as it is."""
 
     truth: Any
     pred: Any
@@ -300,6 +302,7 @@ class Sides:
     p_packed: Any
     policy: MismatchPolicy
     id_type: IdType
+    same_set: IntArray | None = None
 
 
 def read_sides(
@@ -385,7 +388,7 @@ def aligned(sides: Sides) -> Alignment:
         if not same_source(truth, pred):
             warn_if_identical(t, p, t_cols, p_cols, stacklevel=4)
         return _alignment(rt, t_codes, p_codes, t_labels, p_labels, policy, n_src)
-    where = same_id_set(rt, rp)
+    where = same_id_set(rt, rp) if sides.same_set is None else sides.same_set
     if where is not None:  # the same records in another order (checked distinct)
         pred_of = np.empty(len(rt), dtype=np.int64)
         pred_of[where] = p_codes

@@ -29,8 +29,6 @@ import pyarrow.compute as pc
 from .._errors import InputError, InputTypeError
 from ._files import text_offsets
 from ._text_keys import (
-    other_int_sets,
-    other_text_sets,
     same_int_set_positions,
     same_set_positions,
     surely_distinct,
@@ -53,7 +51,6 @@ __all__ = [
     "int_offsets",
     "missing_mask",
     "object_array",
-    "other_id_sets",
     "positions_to_arrow",
     "same_id_set",
     "same_ids",
@@ -485,19 +482,6 @@ def encode(values: IdArray, *, sort: bool = True) -> tuple[IntArray, IdArray]:
     except TypeError:  # ids of mutually unorderable types
         codes, uniques = pd.factorize(values)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
-
-
-def other_id_sets(a: IdArray, b: IdArray) -> bool:
-    """Whether two id columns surely hold other sets of ids, told cheaply (by their
-    lengths and sums of their values, for text ids or integer ids of one dtype);
-    ``False`` says they may hold the same set."""
-    if len(a) != len(b):
-        return True
-    if _is_text(a) and _is_text(b):
-        return other_text_sets(a, b)
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype:
-        return a.dtype.kind in "iu" and other_int_sets(a, b)
-    return False
 
 
 def same_id_set(a: IdArray, b: IdArray) -> IntArray | None:

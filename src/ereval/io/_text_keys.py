@@ -25,14 +25,7 @@ from ._files import release_arrow_memory, text_offsets
 from ._matched_text import MatchTest, fixed_width, matched_equal
 from ._words import chunks, key_order, word_hashes, word_rows, word_width
 
-__all__ = [
-    "other_int_sets",
-    "other_text_sets",
-    "same_int_set_positions",
-    "same_set_positions",
-    "surely_distinct",
-    "text_codes",
-]
+__all__ = ["same_set_positions", "surely_distinct", "text_codes"]
 
 IntArray = npt.NDArray[np.int64]
 U64 = npt.NDArray[np.uint64]
@@ -112,7 +105,7 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
         return None
     if not a.size:
         return np.zeros(0, dtype=np.int64)
-    if other_int_sets(a, b):
+    if _other_int_sets(a, b):
         return None
     ends = _ordered_keys(np.array([min(a.min(), b.min()), max(a.max(), b.max())], dtype=a.dtype))
     lo = int(ends[0])
@@ -130,14 +123,14 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
     return where
 
 
-def other_int_sets(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
+def _other_int_sets(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
     """Whether two integer id columns of one dtype surely hold other sets of ids, told
     by their totals (the same set has the same total, in any order)."""
     unsigned = a.dtype.str.replace("i", "u")
     return _total(a.view(unsigned)) != _total(b.view(unsigned))
 
 
-def other_text_sets(a: pa.Array, b: pa.Array) -> bool:
+def _other_text_sets(a: pa.Array, b: pa.Array) -> bool:
     """Whether two text id columns surely hold other sets of ids, told without hashing
     them: by their lengths, their bytes in all, and for ids of one length the sums of
     their words (:func:`_word_sums`)."""
@@ -177,7 +170,7 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     layout does not apply), so that the caller takes the general path.
     Sorting 64-bit keys is far cheaper than hashing them.
     """
-    if other_text_sets(a, b):
+    if _other_text_sets(a, b):
         return None
     width = word_width([a, b], least=MIN_IDS)
     if width is None:
