@@ -430,9 +430,11 @@ def _pack(side: Membership, codes: IntArray, n_codes: int) -> PackedSide | None:
 def _packed_keys(sides: Sides) -> tuple[Sides, bool | None]:
     """Records keyed by several columns (numbered as integers over both sides by
     :func:`ereval.io.integer_keys`), or by ids of one column (text, or integers too
-    far apart to pack) on sides that surely hold other records, two files (numbered
-    from 0 over both sides by hashing), packed with their cluster codes, each side in
-    its own thread; and whether both sides list the same keys in the same order.
+    far apart to pack) on sides that do not hold one set of records, two files
+    (numbered from 0 over both sides by hashing), packed with their cluster codes,
+    each side in its own thread; and whether both sides list the same keys in the
+    same order. Sides of as many rows that hold one set in another order are left to
+    the alignment, with where each predicted record is (``Sides.same_set``).
     Unchanged (and ``None``) where that does not apply: ids compared as text,
     link-only, parts of kinds that differ, or codes too wide."""
     t, p = sides.t, sides.p

@@ -17,7 +17,6 @@ side's when they have none.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -27,7 +26,7 @@ import pyarrow as pa
 
 from .._threads import both
 from ._keys import KeyParts
-from ._matched_text import each_equal
+from ._matched_text import EachTest, each_equal
 from ._words import chunks, word_hashes, word_rows, word_width
 
 __all__ = ["hashed_keys"]
@@ -245,7 +244,7 @@ class _Pairs:
     ) -> None:
         self.left, self.right, self.match = left, right, match
         self.n_a = len(left[0][0])
-        self.tests: dict[bool, Callable[[IntArray, IntArray], Bools]] = {}
+        self.tests: dict[bool, EachTest] = {}
 
     def add(self, x: IntArray, y: IntArray) -> bool:
         """Take the pairs of positions ``x[k] < y[k]``; ``False`` when a side holds a key
@@ -260,7 +259,7 @@ class _Pairs:
         self.match[y[cross] - n_a] = x[cross]
         return True
 
-    def _same_side(self, first: bool) -> Callable[[IntArray, IntArray], Bools]:
+    def _same_side(self, first: bool) -> EachTest:
         """The test of keys of one side (made once, when first needed)."""
         if first not in self.tests:
             side = self.left if first else self.right
@@ -309,7 +308,7 @@ def _taken(parts: list[_Part], at: IntArray) -> list[_Part]:
     ]
 
 
-def _equal(a: list[_Part], b: list[_Part]) -> Callable[[IntArray, IntArray], Bools]:
+def _equal(a: list[_Part], b: list[_Part]) -> EachTest:
     """The test whether key ``ia[k]`` of ``a`` equals key ``ib[k]`` of ``b``, part by
     part, for each ``k`` (each text part's test made once)."""
     tests = [

@@ -105,8 +105,9 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
         return None
     if not a.size:
         return np.zeros(0, dtype=np.int64)
-    if _other_int_sets(a, b):
-        return None
+    unsigned = a.dtype.str.replace("i", "u")
+    if _total(a.view(unsigned)) != _total(b.view(unsigned)):
+        return None  # other ids: the same set has the same total
     ends = _ordered_keys(np.array([min(a.min(), b.min()), max(a.max(), b.max())], dtype=a.dtype))
     lo = int(ends[0])
     shift = 64 - max(int(ends[1]) - lo, 1).bit_length()
@@ -121,22 +122,6 @@ def same_int_set_positions(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> IntArray
     if not _same_keys(ka, where, kb):
         return None
     return where
-
-
-def _other_int_sets(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
-    """Whether two integer id columns of one dtype surely hold other sets of ids, told
-    by their totals (the same set has the same total, in any order)."""
-    unsigned = a.dtype.str.replace("i", "u")
-    return _total(a.view(unsigned)) != _total(b.view(unsigned))
-
-
-def _other_text_sets(a: pa.Array, b: pa.Array) -> bool:
-    """Whether two text id columns surely hold other sets of ids, told without hashing
-    them: by their lengths, their bytes in all, and for ids of one length the sums of
-    their words (:func:`_word_sums`)."""
-    if len(a) != len(b) or _text_bytes(a) != _text_bytes(b):
-        return True  # the same set of ids has as many bytes in all
-    return _word_sums(a) != _word_sums(b)
 
 
 def _paired(order_a: IntArray, order_b: IntArray) -> npt.NDArray[np.signedinteger[Any]]:
@@ -170,8 +155,10 @@ def same_set_positions(a: pa.Array, b: pa.Array) -> IntArray | None:
     layout does not apply), so that the caller takes the general path.
     Sorting 64-bit keys is far cheaper than hashing them.
     """
-    if _other_text_sets(a, b):
-        return None
+    if len(a) != len(b) or _text_bytes(a) != _text_bytes(b):
+        return None  # other ids (the same set of ids has as many bytes in all)
+    if _word_sums(a) != _word_sums(b):
+        return None  # other ids, of one length on one side at least (read in place)
     width = word_width([a, b], least=MIN_IDS)
     if width is None:
         return None
